@@ -1,0 +1,58 @@
+package io.shipstream.failover.model;
+
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Kubernetes/Go style durations: a sequence of number+unit ({@code 500ms}, {@code 2s}, {@code 5m},
+ * {@code 1h30m}). Units: ms, s, m, h. Negative values and bare numbers are refused, because a
+ * knob without a unit is the classic way to get milliseconds where seconds were meant.
+ */
+public final class Durations {
+  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
+
+  private Durations() {}
+
+  public static Duration parse(String text) {
+    if (text == null || text.isBlank()) {
+      throw new IllegalArgumentException("empty duration");
+    }
+    String s = text.trim();
+    Matcher m = PART.matcher(s);
+    int pos = 0;
+    long nanos = 0;
+    while (pos < s.length()) {
+      if (!m.find(pos) || m.start() != pos) {
+        throw new IllegalArgumentException("invalid duration '" + text + "': expected e.g. 500ms, 30s, 5m, 1h30m");
+      }
+      double value = Double.parseDouble(m.group(1));
+      long unitNanos = switch (m.group(2)) {
+        case "ms" -> 1_000_000L;
+        case "s" -> 1_000_000_000L;
+        case "m" -> 60_000_000_000L;
+        default -> 3_600_000_000_000L;
+      };
+      nanos = Math.addExact(nanos, Math.round(value * unitNanos));
+      pos = m.end();
+    }
+    return Duration.ofNanos(nanos);
+  }
+
+  /** Formats the way a user would have written it: {@code 1m30s}, {@code 500ms}, {@code 0s}. */
+  public static String format(Duration d) {
+    if (d.isZero()) {
+      return "0s";
+    }
+    StringBuilder b = new StringBuilder();
+    long h = d.toHours();
+    int m = d.toMinutesPart();
+    int s = d.toSecondsPart();
+    int ms = d.toMillisPart();
+    if (h > 0) b.append(h).append('h');
+    if (m > 0) b.append(m).append('m');
+    if (s > 0) b.append(s).append('s');
+    if (ms > 0) b.append(ms).append("ms");
+    return b.toString();
+  }
+}

@@ -1,0 +1,23 @@
+package io.shipstream.failover.model;
+
+/**
+ * Why a failover ended the way it did. The names are the reasons of the planned-failover page and
+ * double as Temporal failure types, so the UI, the status and the Events all say the same word.
+ */
+public enum Reason {
+  InvalidAnnotation,
+  UnknownSite,
+  AlreadyActive,
+  TargetUnhealthy,
+  NoActivePrimary,
+  CooldownActive,
+  Cancelled,
+  ConcurrentOperation,
+  LagTimeout,
+  SourceCrashed,
+  ExecuteFailed,
+  DragonflySyncTimeout,
+  DragonflyPromotionFailed,
+  DnsFlipFailed,
+  InvalidSpec
+}

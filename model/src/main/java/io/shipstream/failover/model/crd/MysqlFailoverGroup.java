@@ -1,0 +1,31 @@
+package io.shipstream.failover.model.crd;
+
+import io.fabric8.kubernetes.api.model.Namespaced;
+import io.fabric8.kubernetes.client.CustomResource;
+import io.fabric8.kubernetes.model.annotation.Group;
+import io.fabric8.kubernetes.model.annotation.Kind;
+import io.fabric8.kubernetes.model.annotation.Plural;
+import io.fabric8.kubernetes.model.annotation.ShortNames;
+import io.fabric8.kubernetes.model.annotation.Singular;
+import io.fabric8.kubernetes.model.annotation.Version;
+
+/**
+ * One MySQL (or MariaDB) primary and its replicas spread over sites. The spec says where the
+ * servers are and how cautious a failover must be; the status says which site is active and
+ * what the current or last failover did.
+ */
+@Group(MysqlFailoverGroup.GROUP)
+@Version(MysqlFailoverGroup.VERSION)
+@Kind("MysqlFailoverGroup")
+@Singular("mysqlfailovergroup")
+@Plural("mysqlfailovergroups")
+@ShortNames("mfg")
+public class MysqlFailoverGroup extends CustomResource<MysqlFailoverGroupSpec, MysqlFailoverGroupStatus>
+    implements Namespaced {
+  public static final String GROUP = "shipstream.io";
+  public static final String VERSION = "v1alpha1";
+  public static final String API_VERSION = GROUP + "/" + VERSION;
+
+  /** The annotation an operator sets to request a planned failover. */
+  public static final String PLANNED_FAILOVER_ANNOTATION = "bloodraven.shipstream.io/planned-failover";
+}

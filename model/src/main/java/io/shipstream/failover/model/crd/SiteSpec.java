@@ -1,0 +1,35 @@
+package io.shipstream.failover.model.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Required;
+import java.util.Map;
+
+/** One site of a group: where its MySQL, pods, nodes, sidecar and session store are. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record SiteSpec(
+    @Required String name,
+    @JsonPropertyDescription("primary-candidate | dr-only | read-only") String role,
+    String zone,
+    @Required Endpoint mysql,
+    @JsonPropertyDescription("Selects the pods of this site that carry the shipstream.io/role label.")
+    Map<String, String> podSelector,
+    @Required @JsonPropertyDescription("Selects the nodes of this site that get the read-only taint.")
+    Map<String, String> taintNodeSelector,
+    @JsonPropertyDescription("The address the DNS A record points at while this site is active.") String lbIP,
+    Sidecar sidecar,
+    Endpoint dragonfly) {
+
+  public static final String ROLE_PRIMARY_CANDIDATE = "primary-candidate";
+  public static final String ROLE_DR_ONLY = "dr-only";
+  public static final String ROLE_READ_ONLY = "read-only";
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record Endpoint(@Required String host, Integer port) {}
+
+  public record Sidecar(String url) {}
+
+  public boolean isPrimaryCandidate() {
+    return role == null || ROLE_PRIMARY_CANDIDATE.equals(role);
+  }
+}

@@ -1,0 +1,29 @@
+package io.shipstream.failover.workflows;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * Moves the primary of one group to the site an operator named, with zero transactions lost or
+ * no change at all. Runs under {@link GroupRef#workflowId()}.
+ */
+@WorkflowInterface
+public interface PlannedFailoverWorkflow {
+
+  /** What the watcher saw: the group and the raw annotation value, parsed by the workflow itself. */
+  record Request(GroupRef group, String annotation) {}
+
+  @WorkflowMethod(name = "PlannedFailover")
+  PlannedFailoverStatus run(Request request);
+
+  /** Cancels while Deferred or before Promoting; ignored once the target may be writable. */
+  @SignalMethod
+  void cancel(String reason);
+
+  @QueryMethod
+  PlannedFailoverStatus status();
+}

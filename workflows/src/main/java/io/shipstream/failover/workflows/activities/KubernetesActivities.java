@@ -1,0 +1,62 @@
+package io.shipstream.failover.workflows.activities;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.temporal.activity.ActivityInterface;
+import io.temporal.activity.ActivityMethod;
+import java.util.List;
+
+/**
+ * Everything the workflows read from and write to the Kubernetes API. Writes are patches or
+ * edits that are correct on a real API server, and every one is idempotent.
+ */
+@ActivityInterface
+public interface KubernetesActivities {
+
+  /** The resource as it is now; {@code annotation} is the planned-failover annotation or null. */
+  record GroupSnapshot(MysqlFailoverGroupSpec spec, MysqlFailoverGroupStatus status, String annotation,
+      Long generation) {}
+
+  /** Fails non-retryably with type {@code GroupNotFound} when the resource is gone. */
+  @ActivityMethod
+  GroupSnapshot loadGroup(GroupRef group);
+
+  /** Replaces {@code status.plannedFailover} and {@code status.workflow}; leaves the rest alone. */
+  @ActivityMethod
+  void writePlannedFailoverStatus(GroupRef group, PlannedFailoverStatus planned,
+      MysqlFailoverGroupStatus.WorkflowRef workflow);
+
+  /** Sets activeSite, lastFailover (now), lastFailoverTarget and promotionGtidExecuted. */
+  @ActivityMethod
+  void recordFailover(GroupRef group, String activeSite, String at, String promotionGtid);
+
+  /** An Event on the resource; {@code type} is Normal or Warning. */
+  @ActivityMethod
+  void emitEvent(GroupRef group, String type, String reason, String message);
+
+  /**
+   * Labels the site's pods (its podSelector) {@code shipstream.io/role=<role>} and
+   * {@code shipstream.io/group=<group>}, and makes sure Service {@code mysql-<group>-primary}
+   * exists and selects role=primary of this group.
+   */
+  @ActivityMethod
+  void setSiteRole(GroupRef group, SiteSpec site, String role);
+
+  /** Points DNSEndpoint {@code <group>-primary} (externaldns.k8s.io/v1alpha1) at the site's lbIP. */
+  @ActivityMethod
+  void updateDns(GroupRef group, String hostname, String ip, int ttl);
+
+  /**
+   * Taints {@code shipstream.io/db-readonly-<group>=true:NoExecute} on the nodes of every site but
+   * the active one, and removes it from the active site's nodes.
+   */
+  @ActivityMethod
+  void applyTaints(GroupRef group, List<SiteSpec> sites, String activeSite);
+
+  /** Removes the planned-failover annotation if it still holds {@code expectedValue}. */
+  @ActivityMethod
+  void clearAnnotation(GroupRef group, String expectedValue);
+}
