@@ -1,5 +1,7 @@
 package io.shipstream.failover.model;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -11,6 +13,8 @@ import java.util.regex.Pattern;
  */
 public final class Durations {
   private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m|h)");
+
+  private static final BigDecimal MAX_NANOS = BigDecimal.valueOf(Long.MAX_VALUE);
 
   private Durations() {}
 
@@ -26,33 +30,50 @@ public final class Durations {
       if (!m.find(pos) || m.start() != pos) {
         throw new IllegalArgumentException("invalid duration '" + text + "': expected e.g. 500ms, 30s, 5m, 1h30m");
       }
-      double value = Double.parseDouble(m.group(1));
+      BigDecimal value = new BigDecimal(m.group(1));
       long unitNanos = switch (m.group(2)) {
         case "ms" -> 1_000_000L;
         case "s" -> 1_000_000_000L;
         case "m" -> 60_000_000_000L;
         default -> 3_600_000_000_000L;
       };
-      nanos = Math.addExact(nanos, Math.round(value * unitNanos));
+      // Exact decimal arithmetic: 0.1s is 100000000ns, not whatever the nearest double rounds to, and
+      // an absurd value is a parse error rather than an ArithmeticException escaping to the caller.
+      BigDecimal partNanos = value.multiply(BigDecimal.valueOf(unitNanos)).setScale(0, RoundingMode.HALF_UP);
+      if (partNanos.compareTo(MAX_NANOS.subtract(BigDecimal.valueOf(nanos))) > 0) {
+        throw new IllegalArgumentException("duration '" + text + "' is too large");
+      }
+      nanos += partNanos.longValueExact();
       pos = m.end();
     }
     return Duration.ofNanos(nanos);
   }
 
-  /** Formats the way a user would have written it: {@code 1m30s}, {@code 500ms}, {@code 0s}. */
+  /**
+   * Formats the way a user would have written it: {@code 1m30s}, {@code 500ms}, {@code 0s}. A
+   * sub-millisecond remainder is kept as a decimal ({@code 0.25ms}) so that {@code parse(format(d))}
+   * gives back {@code d} for every duration {@link #parse} can produce. A negative duration, which
+   * parse refuses, is still shown readably with a leading minus rather than as garbage.
+   */
   public static String format(Duration d) {
     if (d.isZero()) {
       return "0s";
+    }
+    if (d.isNegative()) {
+      return "-" + format(d.negated());
     }
     StringBuilder b = new StringBuilder();
     long h = d.toHours();
     int m = d.toMinutesPart();
     int s = d.toSecondsPart();
-    int ms = d.toMillisPart();
+    int nanosOfSecond = d.toNanosPart();
     if (h > 0) b.append(h).append('h');
     if (m > 0) b.append(m).append('m');
     if (s > 0) b.append(s).append('s');
-    if (ms > 0) b.append(ms).append("ms");
+    if (nanosOfSecond > 0) {
+      BigDecimal ms = BigDecimal.valueOf(nanosOfSecond).movePointLeft(6).stripTrailingZeros();
+      b.append(ms.toPlainString()).append("ms");
+    }
     return b.toString();
   }
 }

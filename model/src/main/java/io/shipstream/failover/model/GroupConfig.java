@@ -4,11 +4,14 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.SiteSpec;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * The spec with every default applied and every duration parsed: what the workflows and the
@@ -43,6 +46,8 @@ public record GroupConfig(
   public static final Duration MIN_PEER_CHECK_INTERVAL = Duration.ofMillis(100);
   public static final Duration MIN_LEASE_TIMEOUT = Duration.ofSeconds(1);
 
+  private static final Pattern SITE_NAME = Pattern.compile("[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?");
+
   public Optional<SiteSpec> site(String name) {
     return sites.stream().filter(s -> s.name().equals(name)).findFirst();
   }
@@ -70,7 +75,8 @@ public record GroupConfig(
     if (spec == null) {
       throw new InvalidSpecException(List.of("spec is missing"));
     }
-    List<SiteSpec> sites = spec.sites() == null ? List.of() : List.copyOf(spec.sites());
+    // Not List.copyOf: it throws on a null entry (a stray "- " in the YAML), which must be reported, not crash.
+    List<SiteSpec> sites = spec.sites() == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(spec.sites()));
     checkSites(sites, problems);
 
     var pf = spec.plannedFailover();
@@ -89,10 +95,14 @@ public record GroupConfig(
     Duration drainTimeout = duration("plannedFailover.drainTimeout", pf == null ? null : pf.drainTimeout(), "30s", problems);
     OnCooldown onCooldown = choice("plannedFailover.onCooldown", pf == null ? null : pf.onCooldown(),
         OnCooldown.reject, OnCooldown::valueOf, problems);
-    List<String> priorities = sb == null || sb.sitePriorities() == null ? List.of() : List.copyOf(sb.sitePriorities());
+    List<String> priorities = sb == null || sb.sitePriorities() == null ? List.of()
+        : Collections.unmodifiableList(new ArrayList<>(sb.sitePriorities()));
+    Set<String> prioritised = new HashSet<>();
     for (String p : priorities) {
-      if (sites.stream().noneMatch(s -> p.equals(s.name()))) {
+      if (sites.stream().noneMatch(s -> s != null && Objects.equals(p, s.name()))) {
         problems.add("splitBrainPolicy.sitePriorities names unknown site '" + p + "'");
+      } else if (!prioritised.add(p)) {
+        problems.add("splitBrainPolicy.sitePriorities names site '" + p + "' twice");
       }
     }
     int ttl = positive("dns.ttl", dns == null ? null : dns.ttl(), 60, problems);
@@ -120,7 +130,7 @@ public record GroupConfig(
         OnSyncTimeout.proceed, OnSyncTimeout::valueOf, problems);
     if (dfEnabled) {
       for (SiteSpec s : sites) {
-        if (s.isPrimaryCandidate() && s.dragonfly() == null) {
+        if (s != null && s.isPrimaryCandidate() && s.dragonfly() == null) {
           problems.add("site '" + s.name() + "' has no dragonfly endpoint but dragonfly is enabled");
         }
       }
@@ -142,8 +152,17 @@ public record GroupConfig(
     for (int i = 0; i < sites.size(); i++) {
       SiteSpec s = sites.get(i);
       String where = "sites[" + i + "]";
+      if (s == null) {
+        problems.add(where + " is empty");
+        continue;
+      }
       if (s.name() == null || s.name().isBlank()) {
         problems.add(where + ".name is required");
+      } else if (!SITE_NAME.matcher(s.name()).matches()) {
+        // The name is what an operator types in the planned-failover annotation, whose grammar only
+        // admits DNS labels: a site named otherwise could never be the target of a planned failover.
+        problems.add(where + ".name '" + s.name() + "' must be a DNS label: lower-case letters, digits and '-', "
+            + "at most 63 characters");
       } else if (!names.add(s.name())) {
         problems.add("site name '" + s.name() + "' is used twice");
       } else {
