@@ -1,5 +1,7 @@
 package io.shipstream.failover.model.crd;
 
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
+import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
 import io.fabric8.kubernetes.api.model.Namespaced;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.model.annotation.Group;
@@ -20,6 +22,9 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Singular("mysqlfailovergroup")
 @Plural("mysqlfailovergroups")
 @ShortNames("mfg")
+@AdditionalPrinterColumn(name = "Active", jsonPath = ".status.activeSite", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.plannedFailover.phase", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class MysqlFailoverGroup extends CustomResource<MysqlFailoverGroupSpec, MysqlFailoverGroupStatus>
     implements Namespaced {
   public static final String GROUP = "shipstream.io";

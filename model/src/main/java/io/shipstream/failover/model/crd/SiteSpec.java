@@ -1,15 +1,19 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import java.util.Map;
 
 /** One site of a group: where its MySQL, pods, nodes, sidecar and session store are. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SiteSpec(
-    @Required String name,
-    @JsonPropertyDescription("primary-candidate | dr-only | read-only") String role,
+    @Required @Pattern("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+    @JsonPropertyDescription("A DNS label; the value of the planned-failover annotation.") String name,
+    @Default(ROLE_PRIMARY_CANDIDATE) @JsonPropertyDescription("primary-candidate | dr-only | read-only") String role,
     String zone,
     @Required Endpoint mysql,
     @JsonPropertyDescription("Selects the pods of this site that carry the shipstream.io/role label.")
@@ -29,6 +33,8 @@ public record SiteSpec(
 
   public record Sidecar(String url) {}
 
+  /** Derived from {@code role}; ignored by Jackson so it neither appears in the CRD schema nor is written back. */
+  @JsonIgnore
   public boolean isPrimaryCandidate() {
     return role == null || ROLE_PRIMARY_CANDIDATE.equals(role);
   }
