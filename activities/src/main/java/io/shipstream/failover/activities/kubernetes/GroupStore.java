@@ -1,0 +1,150 @@
+package io.shipstream.failover.activities.kubernetes;
+
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
+import io.temporal.failure.ApplicationFailure;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads and writes the {@code MysqlFailoverGroup} itself: the snapshot the workflows start from,
+ * the status fields they own, and the request annotation they consume.
+ */
+final class GroupStore {
+  private static final Logger log = LoggerFactory.getLogger(GroupStore.class);
+  static final String KIND = "MysqlFailoverGroup";
+  static final String GROUP_NOT_FOUND = "GroupNotFound";
+
+  private final KubernetesClient client;
+
+  GroupStore(KubernetesClient client) {
+    this.client = client;
+  }
+
+  /** The resource, or null when it does not exist. */
+  MysqlFailoverGroup find(GroupRef group) {
+    return resource(group).get();
+  }
+
+  GroupSnapshot load(GroupRef group) {
+    MysqlFailoverGroup cr = find(group);
+    if (cr == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "MysqlFailoverGroup " + group + " does not exist", GROUP_NOT_FOUND);
+    }
+    Map<String, String> annotations = cr.getMetadata().getAnnotations();
+    String annotation = annotations == null ? null : annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+    return new GroupSnapshot(cr.getSpec(), cr.getStatus(), annotation, cr.getMetadata().getGeneration());
+  }
+
+  /**
+   * Sets the given top-level status fields (a null value removes the field) through the status
+   * subresource, leaving every other status field as the server has it. Each field is replaced
+   * whole, so no stale member of, say, the previous plannedFailover survives.
+   */
+  void patchStatusFields(GroupRef group, Map<String, Object> fields, String what) {
+    Conflicts.retryRun(what + " on " + group, () -> {
+      MysqlFailoverGroup cr = require(group);
+      JsonPatch patch = new JsonPatch();
+      if (cr.getStatus() == null) {
+        // A fresh resource has no status object, and a JSON patch cannot add a member to a
+        // missing parent on a real API server (the mock would create it). So add the whole
+        // object, guarded so that a status another writer created meanwhile is never replaced.
+        Map<String, Object> status = new LinkedHashMap<>();
+        fields.forEach((k, v) -> {
+          if (v != null) {
+            status.put(k, v);
+          }
+        });
+        if (status.isEmpty()) {
+          return;
+        }
+        patch.test("/metadata/resourceVersion", cr.getMetadata().getResourceVersion()).add("/status", status);
+      } else {
+        Map<String, Object> current = asMap(cr.getStatus());
+        fields.forEach((k, v) -> {
+          if (v != null) {
+            patch.add(JsonPatch.pointer("status", k), v);
+          } else if (current.containsKey(k)) {
+            patch.remove(JsonPatch.pointer("status", k));
+          }
+        });
+      }
+      if (!patch.changesSomething()) {
+        return;
+      }
+      resource(group).subresource("status").patch(PatchContext.of(PatchType.JSON), json(patch));
+      log.info("Wrote status {} of MysqlFailoverGroup {}", fields.keySet(), group);
+    });
+  }
+
+  /**
+   * Removes the planned-failover annotation only while it still holds expectedValue. The
+   * {@code test} op makes the check and the removal one atomic step on the server: an operator
+   * who re-annotated in between keeps the new request.
+   */
+  void clearAnnotation(GroupRef group, String expectedValue) {
+    String key = MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION;
+    if (expectedValue == null) {
+      log.debug("No expected value for {} on {}; nothing to clear", key, group);
+      return;
+    }
+    Conflicts.retryRun("clear annotation on " + group, () -> {
+      MysqlFailoverGroup cr = find(group);
+      Map<String, String> annotations = cr == null ? null : cr.getMetadata().getAnnotations();
+      String current = annotations == null ? null : annotations.get(key);
+      if (!expectedValue.equals(current)) {
+        log.debug("Annotation {} on {} is {}, not the handled request; left alone", key, group, current);
+        return;
+      }
+      String path = JsonPatch.pointer("metadata", "annotations", key);
+      JsonPatch patch = new JsonPatch().test(path, expectedValue).remove(path);
+      resource(group).patch(PatchContext.of(PatchType.JSON), json(patch));
+      log.info("Removed annotation {}={} from MysqlFailoverGroup {}", key, expectedValue, group);
+    });
+  }
+
+  /** An owner reference to the group, so what we create for it goes away with it. */
+  static OwnerReference ownerReference(MysqlFailoverGroup cr) {
+    // blockOwnerDeletion stays unset: setting it needs update rights on the group's finalizers
+    // wherever the OwnerReferencesPermissionEnforcement admission plugin runs.
+    return new OwnerReferenceBuilder()
+        .withApiVersion(MysqlFailoverGroup.API_VERSION)
+        .withKind(KIND)
+        .withName(cr.getMetadata().getName())
+        .withUid(cr.getMetadata().getUid())
+        .build();
+  }
+
+  private MysqlFailoverGroup require(GroupRef group) {
+    MysqlFailoverGroup cr = find(group);
+    if (cr == null) {
+      throw ApplicationFailure.newNonRetryableFailure(
+          "MysqlFailoverGroup " + group + " does not exist", GROUP_NOT_FOUND);
+    }
+    return cr;
+  }
+
+  @SuppressWarnings("unchecked")
+  private Map<String, Object> asMap(MysqlFailoverGroupStatus status) {
+    return client.getKubernetesSerialization().convertValue(status, Map.class);
+  }
+
+  private String json(JsonPatch patch) {
+    return client.getKubernetesSerialization().asJson(patch.operations());
+  }
+
+  private Resource<MysqlFailoverGroup> resource(GroupRef group) {
+    return client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name());
+  }
+}

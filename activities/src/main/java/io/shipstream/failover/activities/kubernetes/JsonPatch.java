@@ -1,0 +1,70 @@
+package io.shipstream.failover.activities.kubernetes;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An RFC 6902 JSON patch under construction. JSON patch is the one patch type that behaves the
+ * same on a real API server and on the fabric8 mock: the mock merges arrays and keeps nulls in a
+ * merge patch and knows no strategic merge, so every hand-written write in this package is a
+ * JSON patch, guarded by {@code test} operations where a concurrent writer could interfere.
+ */
+final class JsonPatch {
+  private final List<Map<String, Object>> ops = new ArrayList<>();
+
+  /** Escapes one path segment: a label key such as {@code shipstream.io/role} holds a slash. */
+  static String escape(String segment) {
+    return segment.replace("~", "~0").replace("/", "~1");
+  }
+
+  /** Joins already-unescaped segments into a pointer, escaping each of them. */
+  static String pointer(String... segments) {
+    StringBuilder sb = new StringBuilder();
+    for (String s : segments) {
+      sb.append('/').append(escape(s));
+    }
+    return sb.toString();
+  }
+
+  /** Fails the whole patch, atomically on the server, unless the value at path equals value. */
+  JsonPatch test(String path, Object value) {
+    return op("test", path, value);
+  }
+
+  /** Adds a member, or replaces it when it exists (RFC 6902 section 4.1); the parent must exist. */
+  JsonPatch add(String path, Object value) {
+    return op("add", path, value);
+  }
+
+  /** Removes a member, which must exist. */
+  JsonPatch remove(String path) {
+    Map<String, Object> op = new LinkedHashMap<>();
+    op.put("op", "remove");
+    op.put("path", path);
+    ops.add(op);
+    return this;
+  }
+
+  /** True when the patch would change something: guards alone are no reason for a request. */
+  boolean changesSomething() {
+    return ops.stream().anyMatch(op -> !"test".equals(op.get("op")));
+  }
+
+  /** The operations, ready to be serialised as the request body. */
+  List<Map<String, Object>> operations() {
+    return Collections.unmodifiableList(ops);
+  }
+
+  private JsonPatch op(String name, String path, Object value) {
+    Map<String, Object> op = new LinkedHashMap<>();
+    op.put("op", name);
+    op.put("path", path);
+    // A JSON null is a legal value for add and test, so the key is always present.
+    op.put("value", value);
+    ops.add(op);
+    return this;
+  }
+}

@@ -1,0 +1,109 @@
+package io.shipstream.failover.activities.kubernetes;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.activities.KubernetesActivities;
+import io.temporal.failure.ApplicationFailure;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The Kubernetes side of a failover, on fabric8. Every write is a JSON patch (guarded where a
+ * concurrent writer could interfere), a create that tolerates "already exists", or no request
+ * at all when the cluster already looks right, so a retried activity is harmless and the code
+ * behaves the same on a real API server as on the fabric8 mock.
+ */
+public final class KubernetesActivitiesImpl implements KubernetesActivities {
+  private final Clock clock;
+  private final GroupStore groups;
+  private final GroupEvents events;
+  private final SiteRoles roles;
+  private final DnsRecords dns;
+  private final NodeTaints taints;
+
+  public KubernetesActivitiesImpl(KubernetesClient client, Clock clock) {
+    Objects.requireNonNull(client, "client");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.groups = new GroupStore(client);
+    this.events = new GroupEvents(client, groups, clock);
+    this.roles = new SiteRoles(client, groups);
+    this.dns = new DnsRecords(client, groups);
+    this.taints = new NodeTaints(client);
+  }
+
+  @Override
+  public GroupSnapshot loadGroup(GroupRef group) {
+    return groups.load(group);
+  }
+
+  @Override
+  public void writePlannedFailoverStatus(GroupRef group, PlannedFailoverStatus planned,
+      MysqlFailoverGroupStatus.WorkflowRef workflow) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("plannedFailover", planned);
+    fields.put("workflow", workflow);
+    groups.patchStatusFields(group, fields, "plannedFailover");
+  }
+
+  @Override
+  public void recordFailover(GroupRef group, String activeSite, String at, String promotionGtid) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("activeSite", activeSite);
+    fields.put("lastFailover", rfc3339Utc(at));
+    fields.put("lastFailoverTarget", activeSite);
+    fields.put("promotionGtidExecuted", promotionGtid);
+    groups.patchStatusFields(group, fields, "failover record");
+  }
+
+  @Override
+  public void emitEvent(GroupRef group, String type, String reason, String message) {
+    events.emit(group, type, reason, message);
+  }
+
+  @Override
+  public void setSiteRole(GroupRef group, SiteSpec site, String role) {
+    roles.setSiteRole(group, site, role);
+  }
+
+  @Override
+  public void updateDns(GroupRef group, String hostname, String ip, int ttl) {
+    dns.update(group, hostname, ip, ttl);
+  }
+
+  @Override
+  public void applyTaints(GroupRef group, List<SiteSpec> sites, String activeSite) {
+    taints.apply(group, sites, activeSite);
+  }
+
+  @Override
+  public void clearAnnotation(GroupRef group, String expectedValue) {
+    groups.clearAnnotation(group, expectedValue);
+  }
+
+  /**
+   * The failover time as RFC 3339 in UTC. The workflow passes its own (deterministic) time; a
+   * caller without one gets this worker's clock. Offsets are normalised to Z so that the
+   * cooldown arithmetic and {@code kubectl get} both read one form.
+   */
+  String rfc3339Utc(String at) {
+    if (at == null || at.isBlank()) {
+      return clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
+    }
+    try {
+      Instant instant = OffsetDateTime.parse(at).toInstant();
+      return instant.toString();
+    } catch (DateTimeParseException e) {
+      throw ApplicationFailure.newNonRetryableFailure("Not an RFC 3339 time: " + at, "InvalidTime");
+    }
+  }
+}

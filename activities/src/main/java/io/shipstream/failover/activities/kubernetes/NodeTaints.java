@@ -1,0 +1,131 @@
+package io.shipstream.failover.activities.kubernetes;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.temporal.failure.ApplicationFailure;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The per-group read-only taint: {@code shipstream.io/db-readonly-<group>=true:NoExecute} on the
+ * nodes of every site but the active one, so application pods that do not tolerate it leave the
+ * sites that cannot take writes.
+ *
+ * <p>Node taints are a list that the node lifecycle controller edits too (unreachable,
+ * not-ready...), so a patch that addresses list elements by index could remove someone else's
+ * taint. Each write therefore replaces the whole list guarded by a {@code test} of the list as
+ * it was read: if anyone changed it meanwhile the patch fails atomically and is recomputed.
+ * The guard is the taints, not the resourceVersion, because node heartbeats bump the
+ * resourceVersion far more often than anyone touches taints.
+ */
+final class NodeTaints {
+  private static final Logger log = LoggerFactory.getLogger(NodeTaints.class);
+  static final String KEY_PREFIX = "shipstream.io/db-readonly-";
+  static final String EFFECT = "NoExecute";
+  static final String VALUE = "true";
+
+  private final KubernetesClient client;
+
+  NodeTaints(KubernetesClient client) {
+    this.client = client;
+  }
+
+  static String taintKey(GroupRef group) {
+    return KEY_PREFIX + group.name();
+  }
+
+  void apply(GroupRef group, List<SiteSpec> sites, String activeSite) {
+    if (sites.stream().noneMatch(s -> s.name().equals(activeSite))) {
+      // Tainting every site would evict the applications everywhere: refuse instead.
+      throw ApplicationFailure.newNonRetryableFailure(
+          "Active site " + activeSite + " is not a site of " + group, Reason.UnknownSite.name());
+    }
+    // Node name -> whether it must carry the taint. A node selected by the active site and by
+    // another one stays untainted: evicting applications from the writable site is the worse error.
+    Map<String, Boolean> wanted = new TreeMap<>();
+    for (SiteSpec site : sites) {
+      Map<String, String> selector = site.taintNodeSelector();
+      // An empty selector would select every node of the cluster, so it is treated as absent.
+      if (selector == null || selector.isEmpty()) {
+        log.warn("Site {} of {} has no taintNodeSelector; its nodes are not tainted", site.name(), group);
+        continue;
+      }
+      boolean taint = !site.name().equals(activeSite);
+      for (Node node : client.nodes().withLabels(selector).list().getItems()) {
+        Map<String, String> labels = node.getMetadata().getLabels();
+        if (labels != null && labels.entrySet().containsAll(selector.entrySet())) {
+          wanted.merge(node.getMetadata().getName(), taint, Boolean::logicalAnd);
+        }
+      }
+    }
+    String key = taintKey(group);
+    wanted.forEach((node, taint) ->
+        Conflicts.retryRun("taints of node " + node, () -> reconcile(node, key, taint)));
+  }
+
+  private void reconcile(String nodeName, String key, boolean taint) {
+    Node node = client.nodes().withName(nodeName).get();
+    if (node == null) {
+      log.info("Node {} is gone; no taint to reconcile", nodeName);
+      return;
+    }
+    List<Taint> current = node.getSpec() == null ? null : node.getSpec().getTaints();
+    List<Taint> desired = desired(current, key, taint);
+    List<Taint> before = current == null ? List.of() : current;
+    if (desired.equals(before)) {
+      return;
+    }
+    JsonPatch patch = new JsonPatch();
+    if (node.getSpec() == null) {
+      patch.test("/metadata/resourceVersion", node.getMetadata().getResourceVersion())
+          .add("/spec", Map.of("taints", desired));
+    } else if (current == null || current.isEmpty()) {
+      // fabric8 reads an absent list as empty, and the API server omits an empty one, so the
+      // field may not exist: add works either way, and nothing else can be tested for.
+      patch.test("/metadata/resourceVersion", node.getMetadata().getResourceVersion())
+          .add("/spec/taints", desired);
+    } else if (desired.isEmpty()) {
+      patch.test("/spec/taints", current).remove("/spec/taints");
+    } else {
+      patch.test("/spec/taints", current).add("/spec/taints", desired);
+    }
+    client.nodes().withName(nodeName)
+        .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
+    log.info("{} taint {}={}:{} on node {}", taint ? "Added" : "Removed", key, VALUE, EFFECT, nodeName);
+  }
+
+  /**
+   * The taint list with ours present or absent and every other taint in its place. A taint is
+   * identified by key and effect, as the API server does, so a same-key taint with another
+   * effect belongs to someone else and is kept.
+   */
+  static List<Taint> desired(List<Taint> current, String key, boolean taint) {
+    List<Taint> result = new ArrayList<>();
+    boolean present = false;
+    for (Taint t : current == null ? List.<Taint>of() : current) {
+      boolean ours = key.equals(t.getKey()) && EFFECT.equals(t.getEffect());
+      if (!ours) {
+        result.add(t);
+      } else if (taint && !present && VALUE.equals(t.getValue())) {
+        // Kept as is, timeAdded included, so that re-applying changes nothing.
+        result.add(t);
+        present = true;
+      }
+    }
+    if (taint && !present) {
+      result.add(new TaintBuilder().withKey(key).withValue(VALUE).withEffect(EFFECT).build());
+    }
+    return result;
+  }
+}

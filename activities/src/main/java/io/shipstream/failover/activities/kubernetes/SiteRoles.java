@@ -1,0 +1,124 @@
+package io.shipstream.failover.activities.kubernetes;
+
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.SiteSpec;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The role labels on a site's MySQL pods and the {@code mysql-<group>-primary} Service that
+ * follows the {@code role=primary} label: moving the label moves the writes.
+ */
+final class SiteRoles {
+  private static final Logger log = LoggerFactory.getLogger(SiteRoles.class);
+  static final String ROLE_LABEL = "shipstream.io/role";
+  static final String GROUP_LABEL = "shipstream.io/group";
+  static final String PRIMARY = "primary";
+  static final int MYSQL_PORT = 3306;
+
+  private final KubernetesClient client;
+  private final GroupStore groups;
+
+  SiteRoles(KubernetesClient client, GroupStore groups) {
+    this.client = client;
+    this.groups = groups;
+  }
+
+  static String serviceName(GroupRef group) {
+    return "mysql-" + group.name() + "-primary";
+  }
+
+  void setSiteRole(GroupRef group, SiteSpec site, String role) {
+    Map<String, String> selector = site.podSelector();
+    // An empty selector would match every pod in the namespace, so it is treated as absent.
+    if (selector == null || selector.isEmpty()) {
+      log.info("Site {} of {} has no podSelector; no pod labels to set to role {}", site.name(), group, role);
+      return;
+    }
+    List<Pod> pods = client.pods().inNamespace(group.namespace()).withLabels(selector).list().getItems();
+    if (pods.isEmpty()) {
+      log.warn("podSelector {} of site {} in {} matches no pod", selector, site.name(), group);
+    }
+    for (Pod pod : pods) {
+      Map<String, String> labels = pod.getMetadata().getLabels();
+      // The server already filtered by the selector; checking again costs nothing and means a
+      // server that ignored the selector can never get every pod relabelled.
+      if (labels != null && labels.entrySet().containsAll(selector.entrySet())) {
+        label(group, pod, role);
+      }
+    }
+    ensurePrimaryService(group);
+  }
+
+  private void label(GroupRef group, Pod pod, String role) {
+    String name = pod.getMetadata().getName();
+    Map<String, String> labels = pod.getMetadata().getLabels();
+    if (Objects.equals(labels.get(ROLE_LABEL), role) && Objects.equals(labels.get(GROUP_LABEL), group.name())) {
+      return;
+    }
+    // add on an existing map member replaces it, so both labels are set whatever they held;
+    // the labels map itself exists, since the pod was found through a label selector.
+    JsonPatch patch = new JsonPatch()
+        .add(JsonPatch.pointer("metadata", "labels", ROLE_LABEL), role)
+        .add(JsonPatch.pointer("metadata", "labels", GROUP_LABEL), group.name());
+    try {
+      client.pods().inNamespace(group.namespace()).withName(name)
+          .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
+      log.info("Labelled pod {}/{} {}={} {}={}", group.namespace(), name, ROLE_LABEL, role, GROUP_LABEL, group.name());
+    } catch (KubernetesClientException e) {
+      if (!Conflicts.isNotFound(e)) {
+        throw e;
+      }
+      // A pod deleted since the list needs no label; its replacement is labelled on the next call.
+      log.info("Pod {}/{} is gone; not labelled", group.namespace(), name);
+    }
+  }
+
+  /** Creates the Service if it is missing; an existing one, possibly tuned by an admin, is left alone. */
+  private void ensurePrimaryService(GroupRef group) {
+    String name = serviceName(group);
+    var services = client.services().inNamespace(group.namespace());
+    if (services.withName(name).get() != null) {
+      return;
+    }
+    MysqlFailoverGroup cr = groups.find(group);
+    Service service = new ServiceBuilder()
+        .withNewMetadata()
+          .withName(name)
+          .withNamespace(group.namespace())
+          .addToLabels(GROUP_LABEL, group.name())
+          .withOwnerReferences(cr == null ? List.of() : List.of(GroupStore.ownerReference(cr)))
+        .endMetadata()
+        .withNewSpec()
+          .withType("ClusterIP")
+          .addToSelector(ROLE_LABEL, PRIMARY)
+          .addToSelector(GROUP_LABEL, group.name())
+          .addNewPort().withName("mysql").withProtocol("TCP").withPort(MYSQL_PORT)
+            .withTargetPort(new IntOrString(MYSQL_PORT)).endPort()
+        .endSpec()
+        .build();
+    try {
+      services.resource(service).create();
+      log.info("Created Service {}/{} selecting {}={},{}={}", group.namespace(), name, ROLE_LABEL, PRIMARY,
+          GROUP_LABEL, group.name());
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+      // Another worker created it between the read and the create: the goal is met.
+      log.debug("Service {}/{} was created concurrently", group.namespace(), name);
+    }
+  }
+}

@@ -1,0 +1,248 @@
+package io.shipstream.failover.activities.kubernetes;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.http.BasicBuilder;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.Interceptor;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.fabric8.mockwebserver.http.MockResponse;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.zjsonpatch.JsonPatchException;
+import io.fabric8.zjsonpatch.JsonPointerEvaluationException;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+
+/**
+ * A fabric8 mock API server in CRUD mode with the {@code MysqlFailoverGroup} CRD registered,
+ * plus builders for the objects a failover touches. Copy the approach freely:
+ *
+ * <pre>{@code
+ * try (MockCluster cluster = MockCluster.start()) {
+ *   cluster.createGroup("orders",
+ *       List.of(MockCluster.site("orders", "iad", "10.0.1.10"), MockCluster.site("orders", "pdx", "10.0.2.10")));
+ *   cluster.createPod("mysql-iad-0", MockCluster.podLabels("iad"));
+ *   cluster.createNode("node-iad-1", MockCluster.nodeLabels("orders", "iad"));
+ *   KubernetesClient client = cluster.client();
+ * }
+ * }</pre>
+ *
+ * <p>The CRD (the one the model module generates) is created through the API, exactly as {@code
+ * kubectl apply} would, and it declares the status subresource: the mock then keeps writes to
+ * the resource from touching the status and writes to {@code /status} from touching anything
+ * else, as a real API server does. Without the CRD the mock still serves {@code /status}, but
+ * lets a write to the main resource change the status too. The mock does not validate against
+ * the schema.
+ *
+ * <p>Known differences from a real API server that matter here: no server-side apply or
+ * strategic merge; a merge patch merges arrays and keeps nulls; set-based and most field
+ * selectors are ignored; a JSON patch {@code add} under a missing parent succeeds (a real server
+ * answers 422). One difference is corrected, because it would otherwise hide conflict handling:
+ * a JSON patch whose {@code test} op fails gets 422, not silence (see
+ * {@link RealisticPatchDispatcher}).
+ */
+public final class MockCluster implements AutoCloseable {
+  public static final String NAMESPACE = "shop";
+  static final String CRD_RESOURCE = "/META-INF/fabric8/mysqlfailovergroups.shipstream.io-v1.yml";
+
+  // The mock logs every request at INFO through java.util.logging; the reference keeps the level
+  // from being lost when the logger is garbage collected.
+  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  static {
+    MOCK_LOG.setLevel(Level.WARNING);
+  }
+
+  private final KubernetesMockServer server;
+  private final KubernetesClient client;
+  private final List<KubernetesClient> extraClients = new CopyOnWriteArrayList<>();
+
+  private MockCluster(KubernetesMockServer server, KubernetesClient client) {
+    this.server = server;
+    this.client = client;
+  }
+
+  /** Starts a CRUD-mode mock on a free loopback port, with the group CRD in place. */
+  public static MockCluster start() {
+    KubernetesMockServer server = new KubernetesMockServer(
+        new Context(), new MockWebServer(), new HashMap<>(), new RealisticPatchDispatcher(), false);
+    server.init(InetAddress.getLoopbackAddress(), 0);
+    KubernetesClient client = server.createClient();
+    client.apiextensions().v1().customResourceDefinitions().resource(groupCrd()).create();
+    return new MockCluster(server, client);
+  }
+
+  public KubernetesClient client() {
+    return client;
+  }
+
+  /**
+   * A client for the code under test that lets another writer in at the worst moment: just
+   * before its first {@code method} request to a path ending in {@code pathSuffix} leaves, the
+   * racing write runs (through the plain client) and completes. This is how a test shows that a
+   * guarded read-modify-write neither clobbers the other write nor gives up.
+   */
+  public KubernetesClient clientRacedBy(String method, String pathSuffix, Consumer<KubernetesClient> racingWrite) {
+    AtomicBoolean fired = new AtomicBoolean();
+    Interceptor race = new Interceptor() {
+      @Override
+      public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
+        if (request.method().equals(method) && request.uri().getPath().endsWith(pathSuffix)
+            && fired.compareAndSet(false, true)) {
+          racingWrite.accept(client);
+        }
+      }
+    };
+    KubernetesClient raced = server.createClient(
+        builder -> builder.withHttpClientBuilderConsumer(http -> http.addOrReplaceInterceptor("race", race)));
+    extraClients.add(raced);
+    return raced;
+  }
+
+  /** A site whose pods carry {@code app=mysql,site=<name>} and whose nodes carry the group's site label. */
+  public static SiteSpec site(String group, String name, String lbIP) {
+    return new SiteSpec(name, SiteSpec.ROLE_PRIMARY_CANDIDATE, "zone-" + name,
+        new SiteSpec.Endpoint("mysql-" + name + ".db.internal", 3306),
+        podLabels(name), nodeLabels(group, name), lbIP, null, null);
+  }
+
+  public static Map<String, String> podLabels(String site) {
+    return Map.of("app", "mysql", "site", site);
+  }
+
+  /** One label pair per group on each node, as the placement contract asks for shared nodes. */
+  public static Map<String, String> nodeLabels(String group, String site) {
+    return Map.of("shipstream.io/site-" + group, site);
+  }
+
+  public MysqlFailoverGroup createGroup(String name, List<SiteSpec> sites) {
+    return createGroup(name, sites, Map.of());
+  }
+
+  public MysqlFailoverGroup createGroup(String name, List<SiteSpec> sites, Map<String, String> annotations) {
+    MysqlFailoverGroup cr = new MysqlFailoverGroup();
+    cr.getMetadata().setName(name);
+    cr.getMetadata().setNamespace(NAMESPACE);
+    cr.getMetadata().setAnnotations(new HashMap<>(annotations));
+    cr.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"),
+        null, null, null, null, null, null, null, new MysqlFailoverGroupSpec.DnsSpec(name + ".db.example.com", 30),
+        null, null));
+    return client.resources(MysqlFailoverGroup.class).inNamespace(NAMESPACE).resource(cr).create();
+  }
+
+  /** Sets the whole status through the status subresource, the only way a real server accepts it. */
+  public MysqlFailoverGroup setStatus(GroupRef group, MysqlFailoverGroupStatus status) {
+    String patch = client.getKubernetesSerialization().asJson(
+        List.of(Map.of("op", "add", "path", "/status", "value", status)));
+    return client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name())
+        .subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
+  }
+
+  public MysqlFailoverGroup group(GroupRef group) {
+    return client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name()).get();
+  }
+
+  public Pod createPod(String name, Map<String, String> labels) {
+    Pod pod = new PodBuilder()
+        .withNewMetadata().withName(name).withNamespace(NAMESPACE).withLabels(new HashMap<>(labels)).endMetadata()
+        .withNewSpec().addNewContainer().withName("mysql").withImage("mariadb:10.11").endContainer().endSpec()
+        .build();
+    return client.pods().inNamespace(NAMESPACE).resource(pod).create();
+  }
+
+  public Pod pod(String name) {
+    return client.pods().inNamespace(NAMESPACE).withName(name).get();
+  }
+
+  public Node createNode(String name, Map<String, String> labels, Taint... taints) {
+    Node node = new NodeBuilder()
+        .withNewMetadata().withName(name).withLabels(new HashMap<>(labels)).endMetadata()
+        .withNewSpec().withTaints(taints).endSpec()
+        .build();
+    return client.nodes().resource(node).create();
+  }
+
+  public Node node(String name) {
+    return client.nodes().withName(name).get();
+  }
+
+  /**
+   * The CRD the model module generates at build time (it is on the classpath with the model
+   * classes), so the mock serves exactly the subresources a cluster would.
+   */
+  static CustomResourceDefinition groupCrd() {
+    try (InputStream yaml = MockCluster.class.getResourceAsStream(CRD_RESOURCE)) {
+      if (yaml == null) {
+        throw new IllegalStateException(CRD_RESOURCE + " is not on the classpath; build the model module first");
+      }
+      return new KubernetesSerialization().unmarshal(yaml, CustomResourceDefinition.class);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void close() {
+    extraClients.forEach(KubernetesClient::close);
+    client.close();
+    server.destroy();
+  }
+
+  /**
+   * The stock CRUD dispatcher never answers a JSON patch whose {@code test} op fails or whose
+   * path does not exist (the exception escapes and the client times out after ten seconds). A
+   * real API server answers 422 Unprocessable Entity; so does this one, so that the conflict
+   * handling of the code under test runs here as it would in a cluster.
+   */
+  static final class RealisticPatchDispatcher extends KubernetesCrudDispatcher {
+    private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+
+    @Override
+    public MockResponse handlePatch(RecordedRequest request) {
+      try {
+        return super.handlePatch(request);
+      } catch (RuntimeException e) {
+        Throwable cause = e;
+        while (cause != null && !(cause instanceof JsonPatchException) && !(cause instanceof JsonPointerEvaluationException)) {
+          cause = cause.getCause();
+        }
+        if (cause == null) {
+          throw e;
+        }
+        Status status = new StatusBuilder().withStatus("Failure").withCode(422).withReason("Invalid")
+            .withMessage("the server rejected our request due to an error in our request: " + cause.getMessage())
+            .build();
+        return new MockResponse().setResponseCode(422)
+            .setHeader("Content-Type", "application/json")
+            .setBody(SERIALIZATION.asJson(status));
+      }
+    }
+  }
+}
