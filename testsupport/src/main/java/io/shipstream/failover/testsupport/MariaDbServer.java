@@ -1,0 +1,421 @@
+package io.shipstream.failover.testsupport;
+
+import io.shipstream.failover.model.gtid.MariaDbGtidSet;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real {@code mariadbd} in its own process, datadir and loopback port, with GTID replication
+ * switched on. Start it with {@link #start}; {@link #close} (or the JVM's exit, however it exits)
+ * ends the process. Every server has the accounts {@link #ADMIN}, {@link #APP} and {@link
+ * #REPLICATION}.
+ */
+public final class MariaDbServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MariaDbServer.class);
+
+  /** The operator's account: every privilege, including SUPER and READ_ONLY ADMIN. */
+  public static final Account ADMIN = new Account("failover", "failover-secret");
+  /** The application: DML and CREATE on {@code appdb} only, so read_only binds it. */
+  public static final Account APP = new Account("app", "app-secret");
+  /** What replicas log in to their source with. */
+  public static final Account REPLICATION = new Account("repl", "repl-secret");
+
+  public static final String HOST = "127.0.0.1";
+
+  /**
+   * Small and fast. innodb_flush_log_at_trx_commit=2 and sync_binlog=0 skip the fsync per commit:
+   * a committed transaction is still in the OS page cache when mariadbd is SIGKILLed, so only an
+   * OS crash could lose it, which tests never cause.
+   */
+  static final List<String> INNODB_OPTIONS =
+      List.of(
+          "--innodb-buffer-pool-size=32M",
+          "--innodb-log-file-size=8M",
+          "--innodb-flush-log-at-trx-commit=2",
+          "--innodb-temp-data-file-path=ibtmp1:1M:autoextend");
+
+  private static final AtomicInteger SERVER_IDS = new AtomicInteger();
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
+  private static final Duration STOP_GRACE = Duration.ofSeconds(30);
+  private static final int MAX_SOCKET_PATH = 100;
+
+  private final String name;
+  private final int serverId;
+  private final Path directory;
+  private final Path datadir;
+  private final Path errorLog;
+  private final Path socket;
+  private int port;
+  private volatile ManagedProcess process;
+  private Duration startupTime = Duration.ZERO;
+
+  private MariaDbServer(String name, int serverId, Path directory) {
+    this.name = name;
+    this.serverId = serverId;
+    this.directory = directory;
+    this.datadir = directory.resolve("data");
+    this.errorLog = directory.resolve("error.log");
+    Path preferredSocket = directory.resolve("mariadbd.sock").toAbsolutePath();
+    // A Unix socket path is limited to about 108 bytes; deep build directories exceed that.
+    this.socket =
+        preferredSocket.toString().length() <= MAX_SOCKET_PATH
+            ? preferredSocket
+            : Path.of(System.getProperty("java.io.tmpdir"), "mariadbd-" + ProcessHandle.current().pid() + "-" + serverId + ".sock");
+  }
+
+  /** Starts a server named {@code mariadb-<serverId>} in a new directory under {@code baseDir}. */
+  public static MariaDbServer start(Path baseDir) {
+    return start(baseDir, null);
+  }
+
+  /** Starts a server with its datadir, logs and socket in a new directory under {@code baseDir}. */
+  public static MariaDbServer start(Path baseDir, String name) {
+    int serverId = SERVER_IDS.incrementAndGet();
+    String effectiveName = name == null ? "mariadb-" + serverId : name;
+    long started = System.nanoTime();
+    Path directory;
+    try {
+      Files.createDirectories(baseDir);
+      directory = Files.createTempDirectory(baseDir.toAbsolutePath(), effectiveName + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a directory under " + baseDir, e);
+    }
+    MariaDbServer server = new MariaDbServer(effectiveName, serverId, directory);
+    MariaDbTemplate.copyTo(server.datadir);
+    long copied = System.nanoTime();
+    server.startOnFreePort();
+    server.startupTime = Duration.ofNanos(System.nanoTime() - started);
+    LOG.info(
+        "{} (server_id {}) ready on {}:{} in {} ms (datadir copy {} ms)",
+        effectiveName, serverId, HOST, server.port, server.startupTime.toMillis(), (copied - started) / 1_000_000);
+    return server;
+  }
+
+  private void startOnFreePort() {
+    for (int attempt = 1; ; attempt++) {
+      port = FreePorts.next();
+      try {
+        launchAndAwaitReady();
+        return;
+      } catch (PortTakenException e) {
+        if (attempt == 3) {
+          throw new IllegalStateException(name + " lost the race for a free port three times", e);
+        }
+        LOG.info("{}: port {} was taken meanwhile, trying another", name, port);
+      }
+    }
+  }
+
+  private void launchAndAwaitReady() {
+    List<String> command = new ArrayList<>();
+    command.add(Binaries.mariadbd().toString());
+    command.add("--no-defaults");
+    command.add("--user=root");
+    command.add("--datadir=" + datadir.toAbsolutePath());
+    command.add("--port=" + port);
+    command.add("--bind-address=" + HOST);
+    command.add("--socket=" + socket);
+    command.add("--pid-file=" + directory.resolve("mariadbd.pid").toAbsolutePath());
+    command.add("--log-error=" + errorLog.toAbsolutePath());
+    command.add("--server-id=" + serverId);
+    // Fixed binlog and relay log names, so they do not depend on the host name.
+    command.add("--log-bin=mariadb-bin");
+    command.add("--relay-log=relay-bin");
+    command.add("--binlog-format=ROW");
+    command.add("--gtid-strict-mode=ON");
+    command.add("--log-slave-updates=ON");
+    command.add("--sync-binlog=0");
+    command.add("--skip-name-resolve");
+    command.add("--performance-schema=OFF");
+    command.add("--character-set-server=utf8mb4");
+    command.add("--collation-server=utf8mb4_general_ci");
+    // A replica notices a frozen (SIGSTOPped) source after 10 s instead of the default 60 s.
+    command.add("--slave-net-timeout=10");
+    command.addAll(INNODB_OPTIONS);
+    ManagedProcess launched = ManagedProcess.launch(name, command, directory, directory.resolve("stdout.log"));
+    process = launched;
+    awaitReady(launched);
+  }
+
+  private void awaitReady(ManagedProcess launched) {
+    long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+    SQLException last = null;
+    while (System.nanoTime() < deadline) {
+      if (!launched.isAlive()) {
+        String log = ManagedProcess.tail(errorLog, 25);
+        if (log.contains("Bind on TCP/IP port") || log.contains("Address already in use")) {
+          throw new PortTakenException();
+        }
+        throw new IllegalStateException(
+            name + " exited with code " + launched.exitCode().orElse(-1) + " during startup; " + errorLog + ":\n" + log);
+      }
+      try (Connection connection = connect(ADMIN, Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+        return;
+      } catch (SQLException e) {
+        last = e;
+      }
+      sleep(Duration.ofMillis(20));
+    }
+    launched.kill();
+    throw new IllegalStateException(
+        name + " did not accept connections within " + STARTUP_TIMEOUT + " (" + (last == null ? "" : last.getMessage())
+            + "); " + errorLog + ":\n" + ManagedProcess.tail(errorLog, 25));
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String host() {
+    return HOST;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public int serverId() {
+    return serverId;
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  public Path errorLog() {
+    return errorLog;
+  }
+
+  /** Wall time of the first start, template copy included. */
+  public Duration startupTime() {
+    return startupTime;
+  }
+
+  /** The operating-system process id of the current (or last) process. */
+  public long pid() {
+    ManagedProcess current = process;
+    if (current == null) {
+      throw new IllegalStateException(name + " was never started");
+    }
+    return current.pid();
+  }
+
+  public boolean isRunning() {
+    ManagedProcess current = process;
+    return current != null && current.isAlive();
+  }
+
+  /** The URL without a database, as an application would get it from a Service. */
+  public String jdbcUrl() {
+    return "jdbc:mariadb://" + HOST + ":" + port + "/";
+  }
+
+  public Connection adminConnection() throws SQLException {
+    return connect(ADMIN, Duration.ofSeconds(2), Duration.ofSeconds(30));
+  }
+
+  public Connection appConnection() throws SQLException {
+    return connect(APP, Duration.ofSeconds(2), Duration.ofSeconds(30));
+  }
+
+  public Connection connect(Account account, Duration connectTimeout, Duration socketTimeout) throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("user", account.user());
+    properties.setProperty("password", account.password());
+    properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
+    properties.setProperty("socketTimeout", Long.toString(socketTimeout.toMillis()));
+    return DriverManager.getConnection(jdbcUrl(), properties);
+  }
+
+  /** Graceful shutdown (SIGTERM), SIGKILL if it takes longer than 30 s. The datadir is kept. */
+  public void stop() {
+    ManagedProcess current = process;
+    if (current != null && current.isAlive()) {
+      current.terminate(STOP_GRACE);
+      LOG.info("{} stopped", name);
+    }
+  }
+
+  /** Crashes the server (SIGKILL); {@link #restart} recovers it like a real crash would. */
+  public void kill9() {
+    ManagedProcess current = process;
+    if (current != null) {
+      current.kill();
+      LOG.info("{} killed with SIGKILL", name);
+    }
+  }
+
+  /** Freezes the server (SIGSTOP): its port stays open but nothing answers, like a hung host. */
+  public void pause() {
+    requireProcess().signal("STOP");
+    LOG.info("{} paused (SIGSTOP)", name);
+  }
+
+  public void resume() {
+    requireProcess().signal("CONT");
+    LOG.info("{} resumed (SIGCONT)", name);
+  }
+
+  /** Stops the server if it still runs, then starts it again on the same datadir and port. */
+  public void restart() {
+    stop();
+    long started = System.nanoTime();
+    launchAndAwaitReady();
+    LOG.info("{} restarted on port {} in {} ms", name, port, (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /** Ends the process for good (SIGKILL: the data is thrown away) and deletes the datadir. */
+  @Override
+  public void close() {
+    ManagedProcess current = process;
+    if (current != null && current.isAlive()) {
+      current.kill();
+    }
+    MariaDbTemplate.deleteRecursively(datadir);
+    if (!socket.startsWith(directory.toAbsolutePath())) {
+      try {
+        Files.deleteIfExists(socket);
+      } catch (IOException e) {
+        LOG.debug("cannot delete {}: {}", socket, e.getMessage());
+      }
+    }
+  }
+
+  // ---- SQL helpers, all as ADMIN ----
+
+  /** Runs statements as {@link #ADMIN}, one connection for all of them. */
+  public void execute(String... sql) {
+    try (Connection connection = adminConnection();
+        Statement statement = connection.createStatement()) {
+      for (String each : sql) {
+        statement.execute(each);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(name + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The first column of the first row as a string, or null when there is no row. */
+  public String queryString(String sql) {
+    try (Connection connection = adminConnection();
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      return rows.next() ? rows.getString(1) : null;
+    } catch (SQLException e) {
+      throw new IllegalStateException(name + ": " + e.getMessage(), e);
+    }
+  }
+
+  public long queryLong(String sql) {
+    String value = queryString(sql);
+    if (value == null) {
+      throw new IllegalStateException(name + ": no row for " + sql);
+    }
+    return Long.parseLong(value);
+  }
+
+  public void setReadOnly(boolean readOnly) {
+    execute("SET GLOBAL read_only = " + (readOnly ? 1 : 0));
+  }
+
+  public boolean isReadOnly() {
+    return queryLong("SELECT @@global.read_only") == 1;
+  }
+
+  public String gtidBinlogPos() {
+    return queryString("SELECT @@global.gtid_binlog_pos");
+  }
+
+  /** Replication state of the default connection; empty when this server is not a replica. */
+  public ReplicaStatus replicaStatus() {
+    return ReplicaStatus.read(this);
+  }
+
+  /**
+   * Makes this server a GTID replica of {@code source} and waits until both replication threads
+   * run. Works for a fresh server and for a former primary: the slave position starts at the
+   * newest GTID this server already has in each domain, so nothing is applied twice.
+   */
+  public void replicateFrom(MariaDbServer source) {
+    execute("STOP SLAVE");
+    String startAt = perDomainMax(gtidBinlogPos() + "," + queryString("SELECT @@global.gtid_slave_pos"));
+    execute(
+        "SET GLOBAL gtid_slave_pos = '" + startAt + "'",
+        "CHANGE MASTER TO MASTER_HOST='" + source.host() + "', MASTER_PORT=" + source.port()
+            + ", MASTER_USER='" + REPLICATION.user() + "', MASTER_PASSWORD='" + REPLICATION.password()
+            + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
+        "START SLAVE");
+    ReplicaStatus.awaitRunning(this, Duration.ofSeconds(15));
+    LOG.info("{} replicates from {}", name, source.name());
+  }
+
+  /** Waits until this replica has applied {@code gtidPos} (MASTER_GTID_WAIT, one GTID per domain). */
+  public void awaitReplicated(String gtidPos, Duration timeout) {
+    String wanted = perDomainMax(gtidPos);
+    if (wanted.isEmpty()) {
+      return;
+    }
+    String result =
+        queryString("SELECT MASTER_GTID_WAIT('" + wanted + "', " + Math.max(1, timeout.toMillis() / 1000.0) + ")");
+    if (!"0".equals(result)) {
+      throw new IllegalStateException(
+          name + " did not apply " + wanted + " within " + timeout + "; replica status: " + replicaStatus());
+    }
+  }
+
+  /** Waits until this replica has applied everything {@code source} has in its binlog. */
+  public void awaitCaughtUpWith(MariaDbServer source, Duration timeout) {
+    awaitReplicated(source.gtidBinlogPos(), timeout);
+  }
+
+  /**
+   * One GTID per domain, the newest: what MASTER_GTID_WAIT and gtid_slave_pos accept. A binlog
+   * position lists one GTID per domain and server id, so after a failover it has two for a domain.
+   */
+  private static String perDomainMax(String positions) {
+    String joined = positions.replaceAll("^,+|,+$", "").replaceAll(",,+", ",");
+    return MariaDbGtidSet.parse(joined).perDomainMax().toString();
+  }
+
+  private ManagedProcess requireProcess() {
+    ManagedProcess current = process;
+    if (current == null || !current.isAlive()) {
+      throw new IllegalStateException(name + " is not running");
+    }
+    return current;
+  }
+
+  static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name + " (" + HOST + ":" + port + ")";
+  }
+
+  private static final class PortTakenException extends RuntimeException {
+    PortTakenException() {
+      super(null, null, false, false);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package io.shipstream.failover.testsupport;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real {@code redis-server} in its own process and directory on a free loopback port, without
+ * persistence and with diskless replication that starts at once. Same lifecycle guarantees as
+ * {@link MariaDbServer}: nothing outlives {@link #close} or the JVM.
+ */
+public final class RedisServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RedisServer.class);
+  public static final String HOST = "127.0.0.1";
+  private static final AtomicInteger IDS = new AtomicInteger();
+  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
+
+  private final String name;
+  private final Path directory;
+  private final RedisServer replicaOf;
+  private int port;
+  private volatile ManagedProcess process;
+
+  private RedisServer(String name, Path directory, RedisServer replicaOf) {
+    this.name = name;
+    this.directory = directory;
+    this.replicaOf = replicaOf;
+  }
+
+  public static RedisServer start(Path baseDir) {
+    return start(baseDir, null);
+  }
+
+  /** Starts a server; with {@code replicaOf} it starts as that server's replica. */
+  public static RedisServer start(Path baseDir, RedisServer replicaOf) {
+    String name = "redis-" + IDS.incrementAndGet();
+    Path directory;
+    try {
+      Files.createDirectories(baseDir);
+      directory = Files.createTempDirectory(baseDir.toAbsolutePath(), name + "-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a directory under " + baseDir, e);
+    }
+    RedisServer server = new RedisServer(name, directory, replicaOf);
+    long started = System.nanoTime();
+    for (int attempt = 1; ; attempt++) {
+      server.port = FreePorts.next();
+      if (server.launchAndAwaitReady()) {
+        break;
+      }
+      if (attempt == 3) {
+        throw new IllegalStateException(name + " lost the race for a free port three times");
+      }
+    }
+    LOG.info("{} ready on {}:{} in {} ms", name, HOST, server.port, (System.nanoTime() - started) / 1_000_000);
+    return server;
+  }
+
+  /** Returns false when the port was taken meanwhile; throws for any other startup failure. */
+  private boolean launchAndAwaitReady() {
+    Path log = directory.resolve("redis.log");
+    List<String> command = new ArrayList<>();
+    command.add(Binaries.redisServer().toString());
+    command.addAll(List.of("--port", Integer.toString(port)));
+    command.addAll(List.of("--bind", HOST));
+    command.addAll(List.of("--dir", directory.toAbsolutePath().toString()));
+    command.addAll(List.of("--daemonize", "no"));
+    command.addAll(List.of("--save", ""));
+    command.addAll(List.of("--appendonly", "no"));
+    command.addAll(List.of("--repl-diskless-sync", "yes"));
+    command.addAll(List.of("--repl-diskless-sync-delay", "0"));
+    command.addAll(List.of("--logfile", log.toAbsolutePath().toString()));
+    if (replicaOf != null) {
+      command.addAll(List.of("--replicaof", replicaOf.host(), Integer.toString(replicaOf.port())));
+    }
+    ManagedProcess launched = ManagedProcess.launch(name, command, directory, directory.resolve("stdout.log"));
+    process = launched;
+    long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+    while (System.nanoTime() < deadline) {
+      if (!launched.isAlive()) {
+        String tail = ManagedProcess.tail(log, 20) + "\n" + ManagedProcess.tail(directory.resolve("stdout.log"), 10);
+        if (tail.contains("Address already in use")) {
+          return false;
+        }
+        throw new IllegalStateException(name + " exited during startup:\n" + tail);
+      }
+      try {
+        if ("PONG".equals(command("PING"))) {
+          return true;
+        }
+      } catch (UncheckedIOException e) {
+        // Not listening yet.
+      }
+      MariaDbServer.sleep(Duration.ofMillis(20));
+    }
+    launched.kill();
+    throw new IllegalStateException(name + " did not answer PING within " + STARTUP_TIMEOUT + ":\n" + ManagedProcess.tail(log, 20));
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public String host() {
+    return HOST;
+  }
+
+  public int port() {
+    return port;
+  }
+
+  public String uri() {
+    return "redis://" + HOST + ":" + port;
+  }
+
+  public Path directory() {
+    return directory;
+  }
+
+  /** The operating-system process id of the current (or last) process. */
+  public long pid() {
+    ManagedProcess current = process;
+    if (current == null) {
+      throw new IllegalStateException(name + " was never started");
+    }
+    return current.pid();
+  }
+
+  public boolean isRunning() {
+    ManagedProcess current = process;
+    return current != null && current.isAlive();
+  }
+
+  /**
+   * Sends one command and returns a simple, bulk or integer reply as a string (null for a nil
+   * reply). Enough for PING, INFO and REPLICAOF in tests; use a real client for anything more.
+   */
+  public String command(String... args) {
+    return RespClient.call(HOST, port, args);
+  }
+
+  /** Graceful shutdown (SIGTERM). */
+  public void stop() {
+    ManagedProcess current = process;
+    if (current != null) {
+      current.terminate(Duration.ofSeconds(10));
+    }
+  }
+
+  public void kill9() {
+    ManagedProcess current = process;
+    if (current != null) {
+      current.kill();
+    }
+  }
+
+  public void pause() {
+    requireProcess().signal("STOP");
+  }
+
+  public void resume() {
+    requireProcess().signal("CONT");
+  }
+
+  /** Stops the server if it runs and starts it again on the same port (empty: no persistence). */
+  public void restart() {
+    stop();
+    if (!launchAndAwaitReady()) {
+      throw new IllegalStateException(name + ": port " + port + " was taken while the server was down");
+    }
+  }
+
+  @Override
+  public void close() {
+    ManagedProcess current = process;
+    if (current != null && current.isAlive()) {
+      current.kill();
+    }
+  }
+
+  private ManagedProcess requireProcess() {
+    ManagedProcess current = process;
+    if (current == null || !current.isAlive()) {
+      throw new IllegalStateException(name + " is not running");
+    }
+    return current;
+  }
+
+  @Override
+  public String toString() {
+    return name + " (" + HOST + ":" + port + ")";
+  }
+}

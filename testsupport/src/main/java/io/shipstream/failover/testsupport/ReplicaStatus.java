@@ -1,0 +1,66 @@
+package io.shipstream.failover.testsupport;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/** What {@code SHOW SLAVE STATUS} says about a test server's default replication connection. */
+public record ReplicaStatus(
+    boolean configured,
+    String ioRunning,
+    String sqlRunning,
+    String sourceHost,
+    int sourcePort,
+    String gtidIoPos,
+    String lastIoError,
+    String lastSqlError) {
+
+  static final ReplicaStatus NOT_A_REPLICA = new ReplicaStatus(false, "No", "No", null, 0, "", "", "");
+
+  public boolean running() {
+    return "Yes".equals(ioRunning) && "Yes".equals(sqlRunning);
+  }
+
+  static ReplicaStatus read(MariaDbServer server) {
+    try (Connection connection = server.adminConnection();
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery("SHOW SLAVE STATUS")) {
+      if (!rows.next()) {
+        return NOT_A_REPLICA;
+      }
+      return new ReplicaStatus(
+          true,
+          rows.getString("Slave_IO_Running"),
+          rows.getString("Slave_SQL_Running"),
+          rows.getString("Master_Host"),
+          rows.getInt("Master_Port"),
+          rows.getString("Gtid_IO_Pos"),
+          rows.getString("Last_IO_Error"),
+          rows.getString("Last_SQL_Error"));
+    } catch (SQLException e) {
+      throw new IllegalStateException(server.name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Waits until both threads run. Fails early when a thread has stopped with an error, since that
+   * will not fix itself; a thread still "Connecting" is given the whole timeout.
+   */
+  static ReplicaStatus awaitRunning(MariaDbServer server, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    ReplicaStatus status = read(server);
+    while (!status.running()) {
+      boolean stoppedWithError =
+          ("No".equals(status.ioRunning) && !status.lastIoError.isEmpty())
+              || ("No".equals(status.sqlRunning) && !status.lastSqlError.isEmpty());
+      if (stoppedWithError || System.nanoTime() > deadline) {
+        throw new IllegalStateException(server.name() + ": replication is not running: " + status);
+      }
+      MariaDbServer.sleep(Duration.ofMillis(20));
+      status = read(server);
+    }
+    return status;
+  }
+}
