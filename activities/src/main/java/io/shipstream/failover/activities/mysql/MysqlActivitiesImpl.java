@@ -1,0 +1,279 @@
+package io.shipstream.failover.activities.mysql;
+
+import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
+import io.temporal.failure.ApplicationFailure;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MySQL and MariaDB steps of a failover. Each call opens one admin connection, detects the
+ * flavor and runs the flavor's statements through {@link SqlDialect}. Deadlines are absolute
+ * instants from the workflow, compared with the injected clock, so a retry on another worker
+ * continues the same budget instead of starting a new one.
+ */
+public final class MysqlActivitiesImpl implements MysqlActivities {
+  private static final Logger LOG = LoggerFactory.getLogger(MysqlActivitiesImpl.class);
+  private static final Duration INSPECT_TIMEOUT = Duration.ofSeconds(5);
+  /** Long enough for SET GLOBAL read_only to wait out lock_wait_timeout once and be retried. */
+  private static final Duration FENCE_TIMEOUT = Duration.ofSeconds(15);
+  private static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
+  private static final Duration PROMOTE_TIMEOUT = Duration.ofSeconds(30);
+  /** The longest a wait blocks inside the server before the activity heartbeats again. */
+  static final Duration WAIT_SLICE = Duration.ofSeconds(1);
+  private static final Duration KILL_INTERVAL = Duration.ofMillis(75);
+  private static final int LOCK_WAIT_TIMEOUT = 1205;
+
+  private final CredentialsProvider credentials;
+  private final Clock clock;
+  private final MysqlConnections connections;
+  private final Heartbeat heartbeat;
+
+  /** As wired in the worker: heartbeats go to Temporal. */
+  public MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock) {
+    this(credentials, clock, new MysqlConnections(), Heartbeat.temporal());
+  }
+
+  public MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock, MysqlConnections connections, Heartbeat heartbeat) {
+    this.credentials = credentials;
+    this.clock = clock;
+    this.connections = connections;
+    this.heartbeat = heartbeat;
+  }
+
+  @Override
+  public ServerState inspect(MysqlTarget target) {
+    Credentials login;
+    try {
+      login = credentials.credentials(target.group(), target.credentialsSecret());
+    } catch (CredentialsUnavailableException e) {
+      return ServerState.unreachable(target.site(), "no credentials: " + e.getMessage());
+    }
+    try (MysqlSession session = MysqlSession.open(connections, target, login, INSPECT_TIMEOUT)) {
+      SqlDialect dialect = session.dialect();
+      Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
+      return new ServerState(
+          target.site(),
+          true,
+          null,
+          dialect.flavor(),
+          session.version(),
+          dialect.readOnly(session),
+          replica.isPresent(),
+          replica.map(ReplicaStatus::ioRunning).orElse(false),
+          replica.map(ReplicaStatus::sqlRunning).orElse(false),
+          replica.map(ReplicaStatus::sourceHost).orElse(null),
+          replica.map(ReplicaStatus::sourcePort).orElse(null),
+          dialect.executedGtidSet(session),
+          replica.map(ReplicaStatus::receivedGtidSet).orElse(null),
+          replica.map(ReplicaStatus::secondsBehindSource).orElse(null),
+          AppSessions.list(session).size());
+    } catch (SQLException e) {
+      LOG.debug("inspect {}: {}", target, e.getMessage());
+      return ServerState.unreachable(target.site(), MysqlFailures.describe(e));
+    }
+  }
+
+  @Override
+  public FenceResult fence(MysqlTarget target) {
+    return withSession("fence", target, FENCE_TIMEOUT, false, session -> {
+      SqlDialect dialect = session.dialect();
+      // MySQL makes SET GLOBAL (super_)read_only wait for open transactions; an application
+      // sitting in one must not hold the fence up, so it is killed and the fence tried again.
+      session.execute("SET SESSION lock_wait_timeout = 5");
+      try {
+        dialect.fence(session);
+      } catch (SQLException e) {
+        if (e.getErrorCode() != LOCK_WAIT_TIMEOUT) {
+          throw e;
+        }
+        int killed = AppSessions.kill(session, AppSessions.list(session));
+        LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried", target, killed);
+        dialect.fence(session);
+      }
+      FenceResult result = new FenceResult(dialect.executedGtidSet(session), AppSessions.list(session).size());
+      LOG.info("fenced {}: gtid {} with {} application sessions open", target, result.gtidExecuted(), result.appConnections());
+      return result;
+    });
+  }
+
+  @Override
+  public void unfence(MysqlTarget target) {
+    withSession("unfence", target, STEP_TIMEOUT, false, session -> {
+      session.dialect().clearReadOnly(session);
+      if (!session.dialect().writable(session)) {
+        throw ApplicationFailure.newFailure(target + " is still read-only after unfencing", MysqlFailures.MYSQL_ERROR);
+      }
+      LOG.info("unfenced {}", target);
+      return null;
+    });
+  }
+
+  @Override
+  public DrainResult killAppConnections(MysqlTarget target, Instant deadline) {
+    return withSession("killAppConnections", target, STEP_TIMEOUT, false, session -> {
+      int killed = 0;
+      List<Long> sessions = AppSessions.list(session);
+      // At least one pass even when the deadline has passed already: a retry still drains.
+      while (!sessions.isEmpty()) {
+        killed += AppSessions.kill(session, sessions);
+        heartbeat.beat(killed);
+        if (!clock.instant().isBefore(deadline)) {
+          break;
+        }
+        sleep(KILL_INTERVAL);
+        sessions = AppSessions.list(session);
+      }
+      int remaining = sessions.isEmpty() ? 0 : AppSessions.list(session).size();
+      LOG.info("drained {}: killed {} application sessions, {} remaining", target, killed, remaining);
+      return new DrainResult(killed, remaining);
+    });
+  }
+
+  @Override
+  public String waitForGtidSet(MysqlTarget target, String gtidSet, Instant deadline) {
+    GtidSet wanted = parse(gtidSet, "the GTID set to wait for");
+    return withSession("waitForGtidSet", target, WAIT_SLICE.plus(STEP_TIMEOUT), false, session -> {
+      SqlDialect dialect = session.dialect();
+      while (true) {
+        GtidSet applied = dialect.appliedGtidSet(session);
+        if (contains(applied, wanted)) {
+          return dialect.executedGtidSet(session);
+        }
+        heartbeat.beat(applied.toString());
+        Duration left = Duration.between(clock.instant(), deadline);
+        if (left.isNegative() || left.isZero()) {
+          long missing = wanted.subtract(applied).count();
+          throw ApplicationFailure.newNonRetryableFailure(
+              target + " is still missing " + missing + " transaction(s) of " + wanted + " at the deadline " + deadline
+                  + "; it has executed " + applied,
+              MysqlFailures.LAG_TIMEOUT,
+              missing);
+        }
+        dialect.waitForGtidSet(session, wanted, left.compareTo(WAIT_SLICE) < 0 ? left : WAIT_SLICE);
+      }
+    });
+  }
+
+  @Override
+  public PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline) {
+    return withSession("promote", target, PROMOTE_TIMEOUT, true, session -> {
+      SqlDialect dialect = session.dialect();
+      Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
+      String relayAppliedUpTo;
+      if (replica.isPresent()) {
+        relayAppliedUpTo = new RelayLogDrain(session, clock, heartbeat).drain(replica.get(), relayDrainDeadline);
+        dialect.stopReplica(session);
+        dialect.resetReplicaAll(session);
+      } else {
+        // Not a replica: promoted already (a retry), or a server that never replicated.
+        relayAppliedUpTo = dialect.executedGtidSet(session);
+      }
+      if (!dialect.writable(session)) {
+        dialect.clearReadOnly(session);
+      }
+      if (!dialect.writable(session)) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            target + " still reports read-only after clearing it", MysqlFailures.PROMOTE_FAILED);
+      }
+      PromoteResult result = new PromoteResult(dialect.executedGtidSet(session), relayAppliedUpTo);
+      LOG.info("promoted {}: writable at gtid {}", target, result.gtidExecuted());
+      return result;
+    });
+  }
+
+  @Override
+  public void replicateFrom(MysqlTarget replica, MysqlTarget source) {
+    Credentials sourceLogin = credentialsFor(source);
+    withSession("replicateFrom", replica, STEP_TIMEOUT.multipliedBy(3), false, session -> {
+      SqlDialect dialect = session.dialect();
+      // Read-only first: a server that takes application writes while replicating diverges.
+      dialect.fence(session);
+      Optional<ReplicaStatus> status = dialect.replicaStatus(session);
+      if (status.isPresent() && pointsAt(status.get(), source) && status.get().ioRunning() && status.get().sqlRunning()) {
+        LOG.info("{} already replicates from {}", replica, source);
+        return null;
+      }
+      dialect.stopReplica(session);
+      dialect.changeSource(
+          session, source.host(), source.port(), sourceLogin.replicationUsername(), sourceLogin.replicationPassword());
+      dialect.startReplica(session);
+      new ReplicationStart(session, heartbeat).awaitRunning(replica, source);
+      LOG.info("{} replicates from {}", replica, source);
+      return null;
+    });
+  }
+
+  private static boolean pointsAt(ReplicaStatus status, MysqlTarget source) {
+    return source.host().equalsIgnoreCase(status.sourceHost())
+        && status.sourcePort() != null
+        && status.sourcePort() == source.port();
+  }
+
+  private static GtidSet parse(String text, String what) {
+    try {
+      return GtidSet.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailureWithCause(
+          what + " is not a GTID set: " + e.getMessage(), MysqlFailures.INVALID_GTID_SET, e);
+    }
+  }
+
+  /** Containment, with a set of the other flavor reported as the caller's mistake it is. */
+  static boolean contains(GtidSet applied, GtidSet wanted) {
+    try {
+      return applied.contains(wanted);
+    } catch (IllegalArgumentException e) {
+      throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), MysqlFailures.INVALID_GTID_SET, e);
+    }
+  }
+
+  private Credentials credentialsFor(MysqlTarget target) {
+    try {
+      return credentials.credentials(target.group(), target.credentialsSecret());
+    } catch (CredentialsUnavailableException e) {
+      throw MysqlFailures.credentials(target, e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface SessionWork<T> {
+    T run(MysqlSession session) throws SQLException;
+  }
+
+  /**
+   * Runs {@code work} on a fresh admin connection. A lost connection is {@code Unreachable}
+   * (retryable); any other SQL error is {@code PromoteFailed} (not retryable) when {@code
+   * refusalIsFinal}, else {@code MysqlError} (retryable).
+   */
+  private <T> T withSession(
+      String action, MysqlTarget target, Duration socketTimeout, boolean refusalIsFinal, SessionWork<T> work) {
+    Credentials login = credentialsFor(target);
+    try (MysqlSession session = MysqlSession.open(connections, target, login, socketTimeout)) {
+      return work.run(session);
+    } catch (SQLException e) {
+      if (refusalIsFinal && !MysqlFailures.isConnectionProblem(e)) {
+        throw ApplicationFailure.newNonRetryableFailureWithCause(
+            action + " on " + target + " was refused: " + MysqlFailures.describe(e), MysqlFailures.PROMOTE_FAILED, e);
+      }
+      throw MysqlFailures.of(action, target, e);
+    }
+  }
+
+  static void sleep(Duration duration) {
+    try {
+      Thread.sleep(duration.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

@@ -1,0 +1,367 @@
+package io.shipstream.failover.activities.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.testsupport.FreePorts;
+import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.WriteLoad;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
+import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestActivityEnvironment;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MySQL activities against two real MariaDB servers (primary and GTID replica), run through
+ * Temporal's activity test environment so heartbeats and failures behave as in a worker.
+ */
+class MysqlActivitiesIT {
+  private static final Logger LOG = LoggerFactory.getLogger(MysqlActivitiesIT.class);
+  private static final GroupRef GROUP = new GroupRef("shop", "orders");
+  private static final int ER_OPTION_PREVENTS_STATEMENT = 1290;
+
+  private MariaDbCluster cluster;
+  private MariaDbServer primary;
+  private MariaDbServer replica;
+  private TestActivityEnvironment environment;
+  private MysqlActivities activities;
+  private final List<String> heartbeats = new CopyOnWriteArrayList<>();
+  private final List<Connection> appConnections = new ArrayList<>();
+
+  @BeforeEach
+  void startCluster() {
+    cluster = MariaDbCluster.start(Path.of("target", "it-mysql-activities"), 2);
+    primary = cluster.primary();
+    replica = cluster.server(1);
+    Credentials login = new Credentials(
+        MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
+        MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
+    environment = TestActivityEnvironment.newInstance();
+    environment.registerActivitiesImplementations(
+        new MysqlActivitiesImpl(new StaticCredentialsProvider(login), Clock.systemUTC()));
+    environment.setActivityHeartbeatListener(String.class, heartbeats::add);
+    activities = environment.newActivityStub(
+        MysqlActivities.class,
+        ActivityOptions.newBuilder()
+            .setStartToCloseTimeout(Duration.ofMinutes(1))
+            .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+            .build());
+  }
+
+  @AfterEach
+  void closeCluster() {
+    for (Connection connection : appConnections) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // Killed by the test already.
+      }
+    }
+    if (environment != null) {
+      environment.close();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void inspectDescribesPrimaryAndReplica() throws SQLException {
+    primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))");
+    replica.awaitCaughtUpWith(primary, Duration.ofSeconds(10));
+    openAppConnection(primary);
+    openAppConnection(primary);
+
+    ServerState primaryState = activities.inspect(target("iad", primary));
+    ServerState replicaState = activities.inspect(target("pdx", replica));
+
+    assertThat(primaryState.reachable()).isTrue();
+    assertThat(primaryState.flavor()).isEqualTo("MariaDB");
+    assertThat(primaryState.version()).contains("MariaDB");
+    assertThat(primaryState.readOnly()).isFalse();
+    assertThat(primaryState.replicaConfigured()).isFalse();
+    assertThat(primaryState.gtidExecuted()).isEqualTo(primary.gtidBinlogPos());
+    // Two application sessions; the replica's binlog dump and our own session are not counted.
+    assertThat(primaryState.appConnections()).isEqualTo(2);
+
+    assertThat(replicaState.readOnly()).isTrue();
+    assertThat(replicaState.replicating()).isTrue();
+    assertThat(replicaState.sourceHost()).isEqualTo(primary.host());
+    assertThat(replicaState.sourcePort()).isEqualTo(primary.port());
+    assertThat(replicaState.gtidExecuted()).isEqualTo(primary.gtidBinlogPos());
+    assertThat(replicaState.gtidReceived()).isEqualTo(primary.gtidBinlogPos());
+    assertThat(replicaState.secondsBehindSource()).isZero();
+    assertThat(replicaState.appConnections()).isZero();
+  }
+
+  @Test
+  void fenceRefusesApplicationWritesAndKeepsAdminWorking() throws SQLException {
+    Connection app = openAppConnection(primary);
+    insert(app, 1);
+
+    long started = System.nanoTime();
+    FenceResult fenced = activities.fence(target("iad", primary));
+    LOG.info("MEASURE fence took {} ms", (System.nanoTime() - started) / 1_000_000);
+
+    assertThat(fenced.gtidExecuted()).isEqualTo(primary.gtidBinlogPos());
+    assertThat(fenced.appConnections()).isEqualTo(1);
+    assertThatThrownBy(() -> insert(app, 2))
+        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(ER_OPTION_PREVENTS_STATEMENT));
+    // Fencing again changes nothing and returns the same final GTID set.
+    assertThat(activities.fence(target("iad", primary))).isEqualTo(fenced);
+    // The operator's account is not bound by read_only.
+    primary.execute("INSERT INTO appdb.writes VALUES (3, NOW(6))");
+
+    activities.unfence(target("iad", primary));
+    insert(app, 4);
+    assertThat(MariaDbCluster.writtenIds(primary)).containsExactly(1L, 3L, 4L);
+  }
+
+  @Test
+  void killAppConnectionsDrainsApplicationSessionsOnly() throws SQLException {
+    Connection idle = openAppConnection(primary);
+    Connection inTransaction = openAppConnection(primary);
+    inTransaction.setAutoCommit(false);
+    insert(inTransaction, 1);
+    openAppConnection(primary);
+    try (Connection admin = primary.adminConnection()) {
+      activities.fence(target("iad", primary));
+
+      DrainResult drained = activities.killAppConnections(target("iad", primary), Instant.now().plusSeconds(5));
+
+      assertThat(drained.killed()).isEqualTo(3);
+      assertThat(drained.remaining()).isZero();
+      assertThat(idle.isValid(1)).isFalse();
+      assertThat(inTransaction.isValid(1)).isFalse();
+      assertThat(admin.isValid(1)).isTrue();
+      assertThat(activities.inspect(target("pdx", replica)).replicating()).isTrue();
+      // The uncommitted row died with its session.
+      assertThat(MariaDbCluster.writtenIds(primary)).isEmpty();
+    }
+    // Nothing left: a second drain returns at once.
+    assertThat(activities.killAppConnections(target("iad", primary), Instant.now().plusSeconds(5)))
+        .isEqualTo(new DrainResult(0, 0));
+  }
+
+  @Test
+  void waitForGtidSetReturnsOnceTheReplicaHasCaughtUp() {
+    primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))", "INSERT INTO appdb.writes VALUES (2, NOW(6))");
+    FenceResult fenced = activities.fence(target("iad", primary));
+
+    String reached = activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+
+    assertThat(GtidSet.parse(reached).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
+    assertThat(MariaDbCluster.writtenIds(replica)).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void waitForGtidSetFailsWithLagTimeoutSayingHowManyTransactionsAreMissing() {
+    replica.execute("STOP SLAVE SQL_THREAD");
+    primary.execute(
+        "INSERT INTO appdb.writes VALUES (1, NOW(6))",
+        "INSERT INTO appdb.writes VALUES (2, NOW(6))",
+        "INSERT INTO appdb.writes VALUES (3, NOW(6))");
+    String wanted = activities.fence(target("iad", primary)).gtidExecuted();
+
+    long started = System.nanoTime();
+    assertThatThrownBy(() -> activities.waitForGtidSet(target("pdx", replica), wanted, Instant.now().plusSeconds(2)))
+        .isInstanceOfSatisfying(ActivityFailure.class, failure -> {
+          ApplicationFailure cause = (ApplicationFailure) failure.getCause();
+          assertThat(cause.getType()).isEqualTo("LagTimeout");
+          assertThat(cause.isNonRetryable()).isTrue();
+          assertThat(cause.getOriginalMessage()).contains("missing 3 transaction(s)");
+        });
+    Duration waited = Duration.ofNanos(System.nanoTime() - started);
+    assertThat(waited).isBetween(Duration.ofMillis(1500), Duration.ofSeconds(5));
+    // The activity heartbeated what the replica had executed while it waited.
+    assertThat(heartbeats).isNotEmpty().allSatisfy(details -> assertThat(details).isEqualTo(replica.gtidBinlogPos()));
+  }
+
+  @Test
+  void promoteAppliesEverythingReceivedEvenWithTheSqlThreadStopped() throws SQLException {
+    replica.execute("STOP SLAVE SQL_THREAD");
+    for (int id = 1; id <= 20; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    FenceResult fenced = activities.fence(target("iad", primary));
+    awaitReceived(replica, fenced.gtidExecuted());
+    assertThat(MariaDbCluster.writtenIds(replica)).isEmpty();
+
+    long started = System.nanoTime();
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+    LOG.info("MEASURE promote (20 relay-log transactions applied) took {} ms", (System.nanoTime() - started) / 1_000_000);
+
+    assertThat(MariaDbCluster.writtenIds(replica)).hasSize(20);
+    assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
+    assertThat(promoted.relayAppliedUpTo()).isEqualTo(fenced.gtidExecuted());
+    ServerState state = activities.inspect(target("pdx", replica));
+    assertThat(state.replicaConfigured()).isFalse();
+    assertThat(state.readOnly()).isFalse();
+    insert(openAppConnection(replica), 21);
+    // Promoting again only reports.
+    PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+    assertThat(again.gtidExecuted()).isEqualTo(replica.gtidBinlogPos());
+  }
+
+  @Test
+  void promoteKeepsTheRelayLogOfADeadSourceWhenBothThreadsAreStopped() {
+    replica.execute("STOP SLAVE SQL_THREAD");
+    for (int id = 1; id <= 10; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    String sourceGtid = primary.gtidBinlogPos();
+    awaitReceived(replica, sourceGtid);
+    replica.execute("STOP SLAVE IO_THREAD");
+    // The relay log is now the only copy: the source cannot send anything again.
+    primary.kill9();
+
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+
+    assertThat(MariaDbCluster.writtenIds(replica)).hasSize(10);
+    assertThat(promoted.gtidExecuted()).isEqualTo(sourceGtid);
+    ServerState state = activities.inspect(target("pdx", replica));
+    assertThat(state.replicaConfigured()).isFalse();
+    assertThat(state.readOnly()).isFalse();
+  }
+
+  @Test
+  void replicateFromRepointsTheFormerPrimaryAndNewWritesFlow() throws SQLException {
+    primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))");
+    FenceResult fenced = activities.fence(target("iad", primary));
+    activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+    activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+    insert(openAppConnection(replica), 2);
+
+    activities.replicateFrom(target("iad", primary), target("pdx", replica));
+    insert(openAppConnection(replica), 3);
+    primary.awaitCaughtUpWith(replica, Duration.ofSeconds(10));
+
+    assertThat(MariaDbCluster.writtenIds(primary)).containsExactly(1L, 2L, 3L);
+    ServerState oldPrimary = activities.inspect(target("iad", primary));
+    assertThat(oldPrimary.replicating()).isTrue();
+    assertThat(oldPrimary.readOnly()).isTrue();
+    assertThat(oldPrimary.sourcePort()).isEqualTo(replica.port());
+    // Again: nothing to do, and replication keeps running.
+    activities.replicateFrom(target("iad", primary), target("pdx", replica));
+    assertThat(activities.inspect(target("iad", primary)).replicating()).isTrue();
+  }
+
+  @Test
+  void aSwitchoverThroughTheActivitiesLosesNoAcknowledgedWrite() {
+    AtomicReference<String> service = new AtomicReference<>(primary.jdbcUrl());
+    WriteLoad load = WriteLoad.start(service::get);
+    try {
+      load.awaitAcknowledged(100, Duration.ofSeconds(10));
+      long started = System.nanoTime();
+
+      FenceResult fenced = activities.fence(target("iad", primary));
+      activities.killAppConnections(target("iad", primary), Instant.now().plusSeconds(2));
+      activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+      activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+      service.set(replica.jdbcUrl());
+      activities.replicateFrom(target("iad", primary), target("pdx", replica));
+      LOG.info("MEASURE switchover (fence, drain, wait, promote, repoint) took {} ms", (System.nanoTime() - started) / 1_000_000);
+
+      int before = load.acknowledgedCount();
+      load.awaitAcknowledged(before + 100, Duration.ofSeconds(10));
+    } finally {
+      load.stop();
+    }
+    LOG.info("MEASURE write unavailability during the switchover: {} ms ({} writes acknowledged, {} failed)",
+        load.writeUnavailability().toMillis(), load.acknowledgedCount(), load.errors());
+    assertThat(MariaDbCluster.writtenIds(replica)).containsAll(load.acknowledged());
+    primary.awaitCaughtUpWith(replica, Duration.ofSeconds(10));
+    assertThat(MariaDbCluster.writtenIds(primary)).containsAll(load.acknowledged());
+    assertThat(load.writeUnavailability()).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void anUnreachableServerIsReportedFastAndFailsRetryably() {
+    MysqlTarget nowhere = new MysqlTarget(GROUP, "gone", "127.0.0.1", FreePorts.next(), "mysql-credentials");
+
+    long started = System.nanoTime();
+    ServerState state = activities.inspect(nowhere);
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(state.reachable()).isFalse();
+    assertThat(state.error()).isNotBlank();
+    assertThat(took).isLessThan(Duration.ofSeconds(3));
+    assertThatThrownBy(() -> activities.fence(nowhere))
+        .isInstanceOfSatisfying(ActivityFailure.class, failure -> {
+          ApplicationFailure cause = (ApplicationFailure) failure.getCause();
+          assertThat(cause.getType()).isEqualTo("Unreachable");
+          assertThat(cause.isNonRetryable()).isFalse();
+        });
+  }
+
+  @Test
+  void aFrozenServerIsReportedUnreachableWithinTheConnectTimeout() {
+    primary.pause();
+    try {
+      long started = System.nanoTime();
+      ServerState state = activities.inspect(target("iad", primary));
+      Duration took = Duration.ofNanos(System.nanoTime() - started);
+      LOG.info("MEASURE inspect of a SIGSTOPped server returned after {} ms", took.toMillis());
+      assertThat(state.reachable()).isFalse();
+      assertThat(took).isLessThan(Duration.ofSeconds(3));
+    } finally {
+      primary.resume();
+    }
+  }
+
+  private MysqlTarget target(String site, MariaDbServer server) {
+    return new MysqlTarget(GROUP, site, server.host(), server.port(), "mysql-credentials");
+  }
+
+  private Connection openAppConnection(MariaDbServer server) throws SQLException {
+    Connection connection = server.appConnection();
+    appConnections.add(connection);
+    return connection;
+  }
+
+  private static void insert(Connection connection, long id) throws SQLException {
+    try (Statement statement = connection.createStatement()) {
+      statement.executeUpdate("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+  }
+
+  /** Waits until the replica's IO thread has written {@code gtid} to its relay log. */
+  private static void awaitReceived(MariaDbServer server, String gtid) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!GtidSet.parse(server.replicaStatus().gtidIoPos()).contains(GtidSet.parse(gtid))) {
+      assertThat(System.nanoTime()).as("relay log of %s reaches %s", server, gtid).isLessThan(deadline);
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+}
