@@ -11,7 +11,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,18 +34,6 @@ public final class MariaDbServer implements AutoCloseable {
   public static final Account REPLICATION = new Account("repl", "repl-secret");
 
   public static final String HOST = "127.0.0.1";
-
-  /**
-   * Small and fast. innodb_flush_log_at_trx_commit=2 and sync_binlog=0 skip the fsync per commit:
-   * a committed transaction is still in the OS page cache when mariadbd is SIGKILLed, so only an
-   * OS crash could lose it, which tests never cause.
-   */
-  static final List<String> INNODB_OPTIONS =
-      List.of(
-          "--innodb-buffer-pool-size=32M",
-          "--innodb-log-file-size=8M",
-          "--innodb-flush-log-at-trx-commit=2",
-          "--innodb-temp-data-file-path=ibtmp1:1M:autoextend");
 
   private static final AtomicInteger SERVER_IDS = new AtomicInteger();
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
@@ -121,31 +108,14 @@ public final class MariaDbServer implements AutoCloseable {
   }
 
   private void launchAndAwaitReady() {
-    List<String> command = new ArrayList<>();
-    command.add(Binaries.mariadbd().toString());
-    command.add("--no-defaults");
-    command.add("--user=root");
-    command.add("--datadir=" + datadir.toAbsolutePath());
-    command.add("--port=" + port);
-    command.add("--bind-address=" + HOST);
-    command.add("--socket=" + socket);
-    command.add("--pid-file=" + directory.resolve("mariadbd.pid").toAbsolutePath());
-    command.add("--log-error=" + errorLog.toAbsolutePath());
-    command.add("--server-id=" + serverId);
-    // Fixed binlog and relay log names, so they do not depend on the host name.
-    command.add("--log-bin=mariadb-bin");
-    command.add("--relay-log=relay-bin");
-    command.add("--binlog-format=ROW");
-    command.add("--gtid-strict-mode=ON");
-    command.add("--log-slave-updates=ON");
-    command.add("--sync-binlog=0");
-    command.add("--skip-name-resolve");
-    command.add("--performance-schema=OFF");
-    command.add("--character-set-server=utf8mb4");
-    command.add("--collation-server=utf8mb4_general_ci");
-    // A replica notices a frozen (SIGSTOPped) source after 10 s instead of the default 60 s.
-    command.add("--slave-net-timeout=10");
-    command.addAll(INNODB_OPTIONS);
+    List<String> command =
+        MariaDbCommandLine.build(
+            datadir.toAbsolutePath(),
+            port,
+            socket,
+            directory.resolve("mariadbd.pid").toAbsolutePath(),
+            errorLog.toAbsolutePath(),
+            serverId);
     ManagedProcess launched = ManagedProcess.launch(name, command, directory, directory.resolve("stdout.log"));
     process = launched;
     awaitReady(launched);

@@ -80,8 +80,7 @@ final class MariaDbTemplate {
       command.add("--skip-test-db");
       command.add("--skip-name-resolve");
       command.add("--extra-file=" + sql);
-      // The InnoDB sizes must match the servers' so the first start does not resize the redo log.
-      command.addAll(MariaDbServer.INNODB_OPTIONS);
+      command.addAll(MariaDbCommandLine.INNODB_OPTIONS);
       ManagedProcess install = ManagedProcess.launch("mariadb-install-db", command, dir, log);
       int exit = install.awaitExit(Duration.ofMinutes(2));
       if (exit != 0) {

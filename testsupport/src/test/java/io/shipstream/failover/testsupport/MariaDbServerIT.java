@@ -101,6 +101,21 @@ class MariaDbServerIT {
   }
 
   @Test
+  void aServerStartedFromAShortLivedThreadOutlivesThatThread() throws InterruptedException {
+    // The kernel's parent-death signal follows the thread that forked; the launcher thread keeps
+    // it from firing when a test's own thread ends.
+    MariaDbServer[] started = new MariaDbServer[1];
+    Thread starter = new Thread(() -> started[0] = MariaDbServer.start(BASE, "from-thread"));
+    starter.start();
+    starter.join();
+    try (MariaDbServer other = started[0]) {
+      Thread.sleep(300);
+      assertThat(other.isRunning()).isTrue();
+      assertThat(other.queryString("SELECT 1")).isEqualTo("1");
+    }
+  }
+
+  @Test
   void missingBinaryIsReportedWithAnInstallHint() {
     assertThat(Binaries.find("no-such-binary-anywhere")).isEmpty();
     assertThat(Binaries.mariadbd().getFileName().toString()).isEqualTo("mariadbd");
