@@ -1,0 +1,171 @@
+package io.shipstream.failover.workflows.planned;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.PlannedFailoverAnnotation;
+import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
+import io.shipstream.failover.workflows.activities.ServerState;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The Validating phase as a pure function: given the resource, the request and what the servers
+ * say, decide whether to go on, refuse or wait out the cooldown. No I/O, no clock: the workflow
+ * passes {@code now} from {@code Workflow.currentTimeMillis()}, so this is replay-safe and
+ * unit-testable.
+ */
+public final class PlannedFailoverPlanner {
+  private PlannedFailoverPlanner() {}
+
+  /** What the workflow needs to act: who is fenced, who is promoted, and the time budgets. */
+  public record Plan(GroupConfig config, SiteSpec source, SiteSpec target, Duration maxLagWait) {}
+
+  public sealed interface Decision permits Proceed, Reject, Defer {}
+
+  public record Proceed(Plan plan) implements Decision {}
+
+  public record Reject(Reason reason, String message, String target) implements Decision, Precheck {}
+
+  public record Defer(Instant retryAfter, String message) implements Decision {}
+
+  /** The outcome of the checks that need no server. */
+  public sealed interface Precheck permits CheckedRequest, Reject {}
+
+  /** A request that names a known candidate site of a valid spec. */
+  public record CheckedRequest(GroupConfig config, PlannedFailoverAnnotation annotation) implements Precheck {}
+
+  /** Parses and checks the request against the spec; a {@link Reject} means no server is touched. */
+  public static Precheck precheck(GroupSnapshot snapshot, String annotationValue) {
+    PlannedFailoverAnnotation annotation;
+    try {
+      annotation = PlannedFailoverAnnotation.parse(annotationValue);
+    } catch (IllegalArgumentException e) {
+      return new Reject(Reason.InvalidAnnotation, "invalid planned-failover annotation '"
+          + (annotationValue == null ? "" : annotationValue) + "': " + e.getMessage(), null);
+    }
+    GroupConfig config;
+    try {
+      config = GroupConfig.resolve(snapshot.spec());
+    } catch (GroupConfig.InvalidSpecException e) {
+      return new Reject(Reason.InvalidSpec, e.getMessage(), annotation.targetSite());
+    }
+    String target = annotation.targetSite();
+    Optional<SiteSpec> targetSite = config.site(target);
+    if (targetSite.isEmpty()) {
+      return new Reject(Reason.UnknownSite, "unknown site '" + target + "': the group's sites are "
+          + config.sites().stream().map(SiteSpec::name).toList(), target);
+    }
+    if (!targetSite.get().isPrimaryCandidate()) {
+      return new Reject(Reason.TargetUnhealthy, "site '" + target + "' has role " + targetSite.get().role()
+          + " and can never be primary", target);
+    }
+    MysqlFailoverGroupStatus status = snapshot.status();
+    if (status != null && target.equals(status.activeSite())) {
+      return new Reject(Reason.AlreadyActive, "site '" + target + "' is already the active site: nothing to do", target);
+    }
+    return new CheckedRequest(config, annotation);
+  }
+
+  /**
+   * Decides with the servers' state in hand. {@code states} holds every site that could be
+   * inspected, by name.
+   */
+  public static Decision decide(CheckedRequest request, MysqlFailoverGroupStatus status, Map<String, ServerState> states,
+      Instant now) {
+    GroupConfig config = request.config();
+    String targetName = request.annotation().targetSite();
+    SiteSpec target = config.site(targetName).orElseThrow();
+
+    Optional<Instant> cooldownEnds = cooldownEnd(status, config.failoverCooldown());
+    if (cooldownEnds.isPresent() && now.isBefore(cooldownEnds.get())) {
+      String when = cooldownEnds.get().toString();
+      if (config.onCooldown() == GroupConfig.OnCooldown.defer) {
+        return new Defer(cooldownEnds.get(), "failover cooldown active: deferred until " + when);
+      }
+      return new Reject(Reason.CooldownActive, "failover cooldown active since the last failover at "
+          + status.lastFailover() + "; retry after " + when, targetName);
+    }
+
+    Decision sourceDecision = findSource(config, status, states, targetName);
+    if (!(sourceDecision instanceof Proceed found)) {
+      return sourceDecision;
+    }
+    SiteSpec source = found.plan().source();
+
+    ServerState t = states.get(targetName);
+    if (t == null || !t.reachable()) {
+      return new Reject(Reason.TargetUnhealthy, "target " + targetName + " is unreachable"
+          + (t == null || t.error() == null ? "" : ": " + t.error()), targetName);
+    }
+    if (!t.readOnly()) {
+      return new Reject(Reason.TargetUnhealthy, "target " + targetName + " is writable: refusing to create a "
+          + "second primary; fence it or check for split brain first", targetName);
+    }
+    if (!t.replicating()) {
+      return new Reject(Reason.TargetUnhealthy, "target " + targetName + " is not replicating (io thread "
+          + (t.ioThreadRunning() ? "running" : "stopped") + ", sql thread "
+          + (t.sqlThreadRunning() ? "running" : "stopped") + ")", targetName);
+    }
+    Duration maxLagWait = request.annotation().maxLagWait().orElse(config.maxLagWait());
+    return new Proceed(new Plan(config, source, target, maxLagWait));
+  }
+
+  private static Decision findSource(GroupConfig config, MysqlFailoverGroupStatus status,
+      Map<String, ServerState> states, String targetName) {
+    String active = status == null ? null : status.activeSite();
+    SiteSpec source;
+    if (active != null) {
+      Optional<SiteSpec> site = config.site(active);
+      if (site.isEmpty()) {
+        return new Reject(Reason.NoActivePrimary, "status.activeSite '" + active + "' is not a site of the spec",
+            targetName);
+      }
+      source = site.get();
+    } else {
+      List<String> writable = states.values().stream()
+          .filter(s -> s.reachable() && !s.readOnly())
+          .map(ServerState::site)
+          .sorted()
+          .toList();
+      if (writable.size() != 1) {
+        return new Reject(Reason.NoActivePrimary, writable.isEmpty()
+            ? "no writable primary found and status.activeSite is not set"
+            : "more than one writable server " + writable + ": refusing to choose a source", targetName);
+      }
+      source = config.site(writable.get(0)).orElseThrow();
+      if (source.name().equals(targetName)) {
+        return new Reject(Reason.AlreadyActive, "site '" + targetName + "' is already the writable primary",
+            targetName);
+      }
+    }
+    ServerState s = states.get(source.name());
+    if (s == null || !s.reachable()) {
+      return new Reject(Reason.SourceCrashed, "source " + source.name() + " is unreachable"
+          + (s == null || s.error() == null ? "" : " (" + s.error() + ")")
+          + ": a planned failover needs a live source; this is a case for emergency failover", targetName);
+    }
+    if (s.readOnly()) {
+      return new Reject(Reason.NoActivePrimary, "active site " + source.name() + " is read-only (fenced?): "
+          + "nothing to hand over", targetName);
+    }
+    return new Proceed(new Plan(config, source, null, null));
+  }
+
+  /** When the anti-flap cooldown that started at the last failover ends, if there was one. */
+  public static Optional<Instant> cooldownEnd(MysqlFailoverGroupStatus status, Duration cooldown) {
+    if (status == null || status.lastFailover() == null || cooldown.isZero()) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(Instant.parse(status.lastFailover()).plus(cooldown));
+    } catch (DateTimeParseException e) {
+      return Optional.empty();
+    }
+  }
+}

@@ -1,0 +1,384 @@
+package io.shipstream.failover.workflows.planned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every phase and every rollback row of the planned-failover page, on Temporal's test server with
+ * time skipping and in-memory servers. What is asserted is what a user would see: the phases the
+ * status went through, the final status block, the Events, and what was done to which server.
+ */
+class PlannedFailoverWorkflowTest {
+  static final GroupRef GROUP = new GroupRef("shop", "orders");
+
+  TestWorkflowEnvironment env;
+  WorkflowClient client;
+  FakeMysql mysql;
+  FakeKubernetes k8s;
+
+  @BeforeEach
+  void setUp() {
+    env = TestWorkflowEnvironment.newInstance();
+    Worker worker = env.newWorker(TaskQueues.FAILOVER);
+    worker.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
+    mysql = new FakeMysql();
+    k8s = new FakeKubernetes();
+    worker.registerActivitiesImplementations(mysql, k8s);
+    env.start();
+    client = env.getWorkflowClient();
+    k8s.spec = spec(null);
+    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
+    mysql.add("iad", true, 100);
+    mysql.add("pdx", false, 97);
+    mysql.add("dr", false, 95);
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  static MysqlFailoverGroupSpec spec(String onCooldown) {
+    return new MysqlFailoverGroupSpec(List.of(site("iad", "primary-candidate"), site("pdx", "primary-candidate"),
+        site("dr", "dr-only")), new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null,
+        new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, onCooldown), null,
+        new MysqlFailoverGroupSpec.DnsSpec("orders-db.example.com", 30), null, null);
+  }
+
+  static SiteSpec site(String name, String role) {
+    return new SiteSpec(name, role, name + "-a", new SiteSpec.Endpoint(name + ".db", 3306),
+        Map.of("site", name), Map.of("topology.kubernetes.io/zone", name), "10.0.0." + name.length(), null, null);
+  }
+
+  PlannedFailoverWorkflow stub() {
+    return client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(GROUP.workflowId())
+        .setTaskQueue(TaskQueues.FAILOVER)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .build());
+  }
+
+  PlannedFailoverStatus request(String annotation) {
+    k8s.annotation = annotation;
+    return stub().run(new PlannedFailoverWorkflow.Request(GROUP, annotation));
+  }
+
+  PlannedFailoverWorkflow startAsync(String annotation) {
+    k8s.annotation = annotation;
+    PlannedFailoverWorkflow wf = stub();
+    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
+    return wf;
+  }
+
+  @Test
+  void succeedsThroughEveryPhaseAndMovesEverything() {
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(k8s.phases()).containsExactly("Pending", "Validating", "Draining", "WaitingForLag", "Promoting",
+        "Resuming", "Succeeded");
+    assertThat(result.target()).isEqualTo("pdx");
+    assertThat(result.sourcePrimary()).isEqualTo("iad");
+    assertThat(result.sourceGtidAtFence()).isEqualTo("0-1-100");
+    assertThat(result.targetGtidAtPromotion()).isEqualTo("0-1-100");
+    assertThat(result.transactionsLost()).isZero();
+    assertThat(result.startTime()).isNotNull();
+    assertThat(result.completionTime()).isNotNull();
+    assertThat(result.durationSeconds()).isNotNull().isGreaterThanOrEqualTo(0.0);
+    assertThat(result.message()).startsWith("promoted pdx, 0 transactions lost");
+    assertThat(result.dragonfly().enabled()).isFalse();
+
+    assertThat(mysql.server("iad").readOnly).as("old primary fenced").isTrue();
+    assertThat(mysql.server("iad").replicatesFrom).isEqualTo("pdx");
+    assertThat(mysql.server("pdx").readOnly).as("new primary writable").isFalse();
+    assertThat(mysql.server("pdx").replicating).isFalse();
+    assertThat(mysql.callsTo("promote")).containsExactly("promote pdx");
+    assertThat(k8s.roles).containsEntry("iad", "replica").containsEntry("pdx", "primary");
+    assertThat(k8s.dnsTarget).isEqualTo(k8s.spec.sites().get(1).lbIP());
+    assertThat(k8s.activeTaintFree).isEqualTo("pdx");
+    assertThat(k8s.status.activeSite()).isEqualTo("pdx");
+    assertThat(k8s.status.lastFailover()).isNotNull();
+    assertThat(k8s.status.lastFailoverTarget()).isEqualTo("pdx");
+    assertThat(k8s.status.promotionGtidExecuted()).isEqualTo("0-1-100");
+    assertThat(k8s.status.plannedFailover()).isEqualTo(result);
+    assertThat(k8s.status.workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
+    assertThat(k8s.annotation).as("annotation cleared").isNull();
+    assertThat(k8s.eventReasons()).containsExactly("PlannedFailoverStarted", "PlannedFailoverDraining",
+        "PlannedFailoverLagOK", "PlannedFailoverCompleted");
+  }
+
+  @Test
+  void maxLagWaitOverrideIsUsedAndHonoured() {
+    mysql.server("pdx").lagging = true;
+    PlannedFailoverStatus result = request("pdx:maxLagWait=30s");
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("LagTimeout");
+    assertThat(result.message()).contains("maxLagWait 30s");
+  }
+
+  @Test
+  void lagTimeoutRollsBackTheSource() {
+    mysql.server("pdx").lagging = true;
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("LagTimeout");
+    assertThat(result.message()).contains("rolled back");
+    assertThat(k8s.phases()).containsExactly("Pending", "Validating", "Draining", "WaitingForLag", "Failed");
+    assertThat(mysql.server("iad").readOnly).as("source writable again").isFalse();
+    assertThat(mysql.callsTo("unfence")).containsExactly("unfence iad");
+    assertThat(k8s.roles).containsEntry("iad", "primary").doesNotContainEntry("pdx", "primary");
+    assertThat(mysql.callsTo("promote")).isEmpty();
+    assertThat(k8s.dnsTarget).as("no DNS flip").isNull();
+    assertThat(k8s.status.activeSite()).isEqualTo("iad");
+    assertThat(k8s.eventReasons()).contains("PlannedFailoverFailed");
+    assertThat(k8s.annotation).isNull();
+  }
+
+  @Test
+  void unknownSiteIsRejectedWithoutFence() {
+    PlannedFailoverStatus result = request("sfo");
+    assertRejected(result, "UnknownSite", "PlannedFailoverRejected");
+    assertThat(result.message()).contains("unknown site 'sfo'");
+  }
+
+  @Test
+  void drOnlyTargetIsRejected() {
+    assertRejected(request("dr"), "TargetUnhealthy", "PlannedFailoverRejected");
+  }
+
+  @Test
+  void targetNotReplicatingIsRejected() {
+    mysql.server("pdx").replicating = false;
+    PlannedFailoverStatus result = request("pdx");
+    assertRejected(result, "TargetUnhealthy", "PlannedFailoverRejected");
+    assertThat(result.message()).contains("not replicating");
+  }
+
+  @Test
+  void writableTargetIsRejected() {
+    mysql.server("pdx").readOnly = false;
+    assertRejected(request("pdx"), "TargetUnhealthy", "PlannedFailoverRejected");
+  }
+
+  @Test
+  void unreachableTargetIsRejected() {
+    mysql.server("pdx").reachable = false;
+    assertRejected(request("pdx"), "TargetUnhealthy", "PlannedFailoverRejected");
+  }
+
+  @Test
+  void theActiveSiteItselfIsSkipped() {
+    PlannedFailoverStatus result = request("iad");
+    assertRejected(result, "AlreadyActive", "PlannedFailoverSkipped");
+  }
+
+  @Test
+  void malformedAnnotationsAreRejected() {
+    for (String bad : List.of("pdx:maxLagWait=abc", "", "pdx:maxLagWait=0s", "PDX!", "pdx:speed=fast")) {
+      PlannedFailoverStatus result = request(bad);
+      assertThat(result.phase()).as(bad).isEqualTo("Failed");
+      assertThat(result.reason()).as(bad).isEqualTo("InvalidAnnotation");
+      assertThat(result.message()).as(bad).contains("invalid planned-failover annotation");
+    }
+    assertThat(mysql.callsTo("fence")).isEmpty();
+  }
+
+  @Test
+  void sourceUnreachableAtValidationIsSourceCrashed() {
+    mysql.server("iad").reachable = false;
+    assertRejected(request("pdx"), "SourceCrashed", "PlannedFailoverRejected");
+  }
+
+  @Test
+  void sourceCrashingAtTheFenceFailsWithoutPromotion() {
+    mysql.server("iad").crashOnFence = true;
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("SourceCrashed");
+    assertThat(result.message()).contains("could not fence source iad");
+    assertThat(mysql.callsTo("promote")).isEmpty();
+    assertThat(k8s.roles).doesNotContainEntry("pdx", "primary");
+    assertThat(k8s.status.activeSite()).isEqualTo("iad");
+  }
+
+  @Test
+  void cooldownRejectSaysWhenToRetry() {
+    Instant last = Instant.ofEpochMilli(env.currentTimeMillis()).minus(Duration.ofMinutes(1));
+    k8s.status = k8s.status.withFailover("iad", last.toString(), "0-1-50");
+    PlannedFailoverStatus result = request("pdx");
+    assertRejected(result, "CooldownActive", "PlannedFailoverRejected");
+    assertThat(result.message()).contains("retry after " + last.plus(Duration.ofMinutes(5)));
+  }
+
+  @Test
+  void cooldownDeferWaitsThenSucceeds() {
+    k8s.spec = spec("defer");
+    Instant last = Instant.ofEpochMilli(env.currentTimeMillis()).minus(Duration.ofMinutes(1));
+    k8s.status = k8s.status.withFailover("iad", last.toString(), "0-1-50");
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(k8s.phases()).containsSubsequence("Validating", "Deferred", "Validating", "Draining", "Succeeded");
+    PlannedFailoverStatus deferred = k8s.statusHistory.stream().filter(s -> s.phase().equals("Deferred"))
+        .findFirst().orElseThrow();
+    assertThat(deferred.reason()).isEqualTo("CooldownActive");
+    assertThat(deferred.retryAfter()).isEqualTo(last.plus(Duration.ofMinutes(5)).toString());
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.retryAfter()).isNull();
+    assertThat(k8s.eventReasons()).contains("PlannedFailoverDeferred");
+  }
+
+  @Test
+  void cancelSignalWhileDeferredFailsWithoutFence() {
+    k8s.spec = spec("defer");
+    k8s.status = k8s.status.withFailover("iad", Instant.ofEpochMilli(env.currentTimeMillis()).toString(), "0-1-50");
+    PlannedFailoverWorkflow wf = startAsync("pdx");
+    waitForPhase(wf, "Deferred");
+    wf.cancel("operator changed their mind");
+    PlannedFailoverStatus result = WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class);
+    assertRejected(result, "Cancelled", "PlannedFailoverRejected");
+    assertThat(result.message()).contains("operator changed their mind");
+  }
+
+  @Test
+  void annotationRemovedWhileDeferredCancels() {
+    k8s.spec = spec("defer");
+    k8s.status = k8s.status.withFailover("iad", Instant.ofEpochMilli(env.currentTimeMillis()).toString(), "0-1-50");
+    PlannedFailoverWorkflow wf = startAsync("pdx");
+    waitForPhase(wf, "Deferred");
+    k8s.annotation = null;
+    // The watcher would also signal; the re-validation at retryAfter must catch it on its own.
+    PlannedFailoverStatus result = WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class);
+    assertRejected(result, "Cancelled", "PlannedFailoverRejected");
+  }
+
+  @Test
+  void cancelDuringWaitingForLagRollsBack() throws Exception {
+    CountDownLatch gate = new CountDownLatch(1);
+    mysql.server("pdx").waitGate = gate;
+    PlannedFailoverWorkflow wf = startAsync("pdx");
+    waitForPhase(wf, "WaitingForLag");
+    assertThat(wf.status().phase()).as("the status query").isEqualTo("WaitingForLag");
+    assertThat(wf.status().sourceGtidAtFence()).isEqualTo("0-1-100");
+    wf.cancel("maintenance postponed");
+    PlannedFailoverStatus result = WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class);
+    gate.countDown();
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("Cancelled");
+    assertThat(mysql.server("iad").readOnly).isFalse();
+    assertThat(k8s.roles).containsEntry("iad", "primary");
+    assertThat(mysql.callsTo("promote")).isEmpty();
+  }
+
+  @Test
+  void promotionFailureIsExecuteFailedWithoutRollback() {
+    mysql.server("pdx").promoteFails = true;
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("ExecuteFailed");
+    assertThat(result.message()).contains("manual recovery required");
+    assertThat(mysql.callsTo("unfence")).isEmpty();
+    assertThat(k8s.status.activeSite()).isEqualTo("iad");
+  }
+
+  @Test
+  void dnsFailureStillSucceedsWithAWarning() {
+    k8s.dnsFails = true;
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.message()).contains("DNS flip");
+    assertThat(k8s.events).anySatisfy(e -> {
+      assertThat(e.type()).isEqualTo("Warning");
+      assertThat(e.reason()).isEqualTo("DnsFlipFailed");
+    });
+    assertThat(k8s.roles).containsEntry("pdx", "primary");
+  }
+
+  @Test
+  void aSecondStartWhileOneRunsIsRefused() {
+    mysql.server("pdx").waitGate = new CountDownLatch(1);
+    PlannedFailoverWorkflow wf = startAsync("pdx");
+    waitForPhase(wf, "WaitingForLag");
+    assertThatThrownBy(() -> WorkflowClient.start(stub()::run, new PlannedFailoverWorkflow.Request(GROUP, "pdx")))
+        .isInstanceOf(WorkflowExecutionAlreadyStarted.class);
+    mysql.server("pdx").waitGate.countDown();
+    assertThat(WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class).phase()).isEqualTo("Succeeded");
+  }
+
+  @Test
+  void aStaleRequestChangesNothing() {
+    k8s.annotation = null;
+    PlannedFailoverStatus result = stub().run(new PlannedFailoverWorkflow.Request(GROUP, "pdx"));
+    assertThat(result.message()).contains("superseded");
+    assertThat(k8s.statusHistory).isEmpty();
+    assertThat(mysql.calls).isEmpty();
+  }
+
+  @Test
+  void withoutActiveSiteTheSingleWritableServerIsTheSource() {
+    k8s.status = MysqlFailoverGroupStatus.empty();
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.sourcePrimary()).isEqualTo("iad");
+  }
+
+  @Test
+  void twoWritableServersAndNoActiveSiteIsRefused() {
+    k8s.status = MysqlFailoverGroupStatus.empty();
+    mysql.server("dr").readOnly = false;
+    assertRejected(request("pdx"), "NoActivePrimary", "PlannedFailoverRejected");
+  }
+
+  private void assertRejected(PlannedFailoverStatus result, String reason, String event) {
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo(reason);
+    assertThat(mysql.callsTo("fence")).as("no fence applied").isEmpty();
+    assertThat(mysql.callsTo("promote")).isEmpty();
+    assertThat(mysql.server("iad").readOnly).isFalse();
+    assertThat(k8s.eventReasons()).contains(event);
+    assertThat(k8s.status.plannedFailover().phase()).isEqualTo("Failed");
+    assertThat(k8s.annotation).as("annotation cleared").isNull();
+  }
+
+  /** Waits until the resource's status shows the phase, as a user watching kubectl would. */
+  private void waitForPhase(PlannedFailoverWorkflow wf, String phase) {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < until) {
+      if (phase.equals(k8s.lastPhase())) {
+        return;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    throw new AssertionError("workflow never reached " + phase + "; status says " + k8s.lastPhase());
+  }
+}
