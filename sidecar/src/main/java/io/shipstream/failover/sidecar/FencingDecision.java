@@ -1,0 +1,158 @@
+package io.shipstream.failover.sidecar;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * What the sidecar does to its MySQL on one tick, from what it knows: pure, so every combination
+ * is tested without a server or a network.
+ *
+ * <ul>
+ *   <li>Rule 1: the authoritative active site is another site and MySQL is writable: fence now.
+ *   <li>Rule 2: the watcher and every peer have been silent for longer than the lease: fence.
+ *   <li>A read-only MySQL is never touched, except to undo the sidecar's own boot fence.
+ *   <li>Boot: a writable MySQL is fenced unless the sidecar already knows its site is the active
+ *       one; a boot fence is undone only once a view names this site.
+ * </ul>
+ */
+public final class FencingDecision {
+
+  public enum Action {
+    NONE,
+    FENCE_AT_BOOT,
+    FENCE_RULE1,
+    FENCE_RULE2,
+    UNFENCE_AT_BOOT;
+
+    public boolean fences() {
+      return this == FENCE_AT_BOOT || this == FENCE_RULE1 || this == FENCE_RULE2;
+    }
+
+    /** The {@code rule} label of the fence counter. */
+    public String rule() {
+      return switch (this) {
+        case FENCE_AT_BOOT -> "boot";
+        case FENCE_RULE1 -> "rule1";
+        case FENCE_RULE2 -> "rule2";
+        default -> throw new IllegalStateException(this + " is not a fence");
+      };
+    }
+  }
+
+  /** What the local server looked like on this tick. */
+  public enum MysqlState { WRITABLE, READ_ONLY, UNREACHABLE }
+
+  /**
+   * Where the sidecar is in its boot: PENDING until it has seen its MySQL once, FENCED_BY_BOOT
+   * while its own boot fence stands, DONE after.
+   */
+  public enum Boot { PENDING, FENCED_BY_BOOT, DONE }
+
+  /**
+   * Everything one decision needs. {@code startedAt} stands in for a contact when there has been
+   * none yet, so a sidecar that never hears from anyone still has a lease that runs out.
+   */
+  public record Inputs(
+      Instant now,
+      String ownSite,
+      Optional<ActiveSiteView> view,
+      Instant startedAt,
+      Optional<Instant> lastWatcherContact,
+      Collection<Instant> lastPeerContacts,
+      Duration leaseTimeout,
+      MysqlState mysql,
+      Boot boot) {
+
+    public Inputs {
+      Objects.requireNonNull(now, "now");
+      Objects.requireNonNull(ownSite, "ownSite");
+      Objects.requireNonNull(view, "view");
+      Objects.requireNonNull(startedAt, "startedAt");
+      Objects.requireNonNull(lastWatcherContact, "lastWatcherContact");
+      lastPeerContacts = List.copyOf(lastPeerContacts);
+      Objects.requireNonNull(leaseTimeout, "leaseTimeout");
+      Objects.requireNonNull(mysql, "mysql");
+      Objects.requireNonNull(boot, "boot");
+    }
+
+    /** The newest sign of life from the watcher or any peer, or the start when there was none. */
+    public Instant lastContact() {
+      return FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts);
+    }
+
+    /** Strictly longer than the lease: a contact exactly leaseTimeout ago still holds it. */
+    public boolean leaseExpired() {
+      return Duration.between(lastContact(), now).compareTo(leaseTimeout) > 0;
+    }
+  }
+
+  private FencingDecision() {}
+
+  /** The newest of the contacts, or {@code startedAt} when there was none after it. */
+  public static Instant lastContact(Instant startedAt, Optional<Instant> watcher, Collection<Instant> peers) {
+    Instant last = startedAt;
+    if (watcher.isPresent() && watcher.get().isAfter(last)) {
+      last = watcher.get();
+    }
+    for (Instant peer : peers) {
+      if (peer.isAfter(last)) {
+        last = peer;
+      }
+    }
+    return last;
+  }
+
+  public static Action decide(Inputs in) {
+    if (in.mysql() == MysqlState.UNREACHABLE) {
+      // Nothing can be done to a server we cannot reach; the boot fence waits for it.
+      return Action.NONE;
+    }
+    boolean activeHere = in.view().map(v -> v.names(in.ownSite())).orElse(false);
+    boolean activeElsewhere = in.view().map(v -> !v.names(in.ownSite())).orElse(false);
+    boolean expired = in.leaseExpired();
+    boolean writable = in.mysql() == MysqlState.WRITABLE;
+    switch (in.boot()) {
+      case PENDING:
+        if (!writable) {
+          return Action.NONE;
+        }
+        // The first tick has already asked the watcher and the peers: when they say this site is
+        // active, fencing only to unfence a tick later would kill the primary's sessions for nothing.
+        return activeHere && !expired ? Action.NONE : Action.FENCE_AT_BOOT;
+      case FENCED_BY_BOOT:
+        if (!writable) {
+          return activeHere && !expired ? Action.UNFENCE_AT_BOOT : Action.NONE;
+        }
+        // Someone else (the operator's promotion) made it writable: the steady-state rules apply.
+        break;
+      default:
+        break;
+    }
+    if (!writable) {
+      return Action.NONE;
+    }
+    if (activeElsewhere) {
+      return Action.FENCE_RULE1;
+    }
+    if (expired) {
+      return Action.FENCE_RULE2;
+    }
+    return Action.NONE;
+  }
+
+  /** The boot state after {@code action} succeeded on a server seen in state {@code mysql}. */
+  public static Boot nextBoot(Boot boot, MysqlState mysql, Action action) {
+    if (mysql == MysqlState.UNREACHABLE) {
+      return boot;
+    }
+    return switch (boot) {
+      case PENDING -> action == Action.FENCE_AT_BOOT ? Boot.FENCED_BY_BOOT : Boot.DONE;
+      case FENCED_BY_BOOT -> action == Action.UNFENCE_AT_BOOT || mysql == MysqlState.WRITABLE ? Boot.DONE : boot;
+      case DONE -> Boot.DONE;
+    };
+  }
+}

@@ -1,0 +1,211 @@
+package io.shipstream.failover.sidecar;
+
+import io.shipstream.failover.sidecar.FencingDecision.Action;
+import io.shipstream.failover.sidecar.FencingDecision.Boot;
+import io.shipstream.failover.sidecar.FencingDecision.Inputs;
+import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import io.shipstream.failover.sidecar.TopologyClient.Poll;
+import io.shipstream.failover.sidecar.TopologyClient.Reply;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One tick: ask the watcher and the peers, keep the newest view, look at the local MySQL, decide,
+ * act. Ticks run one at a time on the sidecar's single scheduler thread; the HTTP server only reads
+ * the volatile snapshots.
+ */
+final class FencingLoop {
+  private static final Logger LOG = LoggerFactory.getLogger(FencingLoop.class);
+
+  private final SidecarConfig config;
+  private final Clock clock;
+  private final TopologyClient topology;
+  private final LocalMysql mysql;
+  private final SidecarMetrics metrics;
+  private final Instant startedAt;
+
+  // Touched by the scheduler thread only.
+  private Optional<Instant> lastWatcherContact = Optional.empty();
+  private final Map<URI, Instant> lastPeerContacts = new HashMap<>();
+  private final Map<URI, String> linkProblems = new HashMap<>();
+  private Optional<Instant> lastFenceAt = Optional.empty();
+  private String lastActionError;
+  private String viewSource = "none";
+  private long ticks;
+
+  // Written by the scheduler thread, read by the HTTP server's threads and the HTTP client's callbacks.
+  private volatile Boot boot = Boot.PENDING;
+  private volatile MysqlState lastState = MysqlState.UNREACHABLE;
+  private volatile Optional<ActiveSiteView> view = Optional.empty();
+  private volatile SidecarStatus status;
+
+  FencingLoop(SidecarConfig config, Clock clock, TopologyClient topology, LocalMysql mysql, SidecarMetrics metrics) {
+    this.config = config;
+    this.clock = clock;
+    this.topology = topology;
+    this.mysql = mysql;
+    this.metrics = metrics;
+    this.startedAt = clock.instant();
+    this.status = snapshot(MysqlState.UNREACHABLE, Action.NONE);
+  }
+
+  /** The cached view, which peers are served. */
+  Optional<ActiveSiteView> view() {
+    return view;
+  }
+
+  SidecarStatus status() {
+    return status;
+  }
+
+  /** Runs one tick; never throws, because a scheduled task that throws is never run again. */
+  void tick() {
+    try {
+      Poll poll = topology.poll(this::decisive);
+      if (Thread.currentThread().isInterrupted()) {
+        // The sidecar is closing: answers cut short by that must not be acted on.
+        return;
+      }
+      absorb(poll);
+      MysqlState state = mysql.state();
+      lastState = state;
+      Inputs inputs = new Inputs(clock.instant(), config.site(), view, startedAt, lastWatcherContact,
+          List.copyOf(lastPeerContacts.values()), config.leaseTimeout(), state, boot);
+      Action action = FencingDecision.decide(inputs);
+      if (act(action, inputs)) {
+        boot = FencingDecision.nextBoot(boot, state, action);
+      }
+      ticks++;
+      status = snapshot(state, action);
+    } catch (Throwable e) {
+      LOG.error("fencing tick failed; the next tick tries again", e);
+    }
+  }
+
+  /**
+   * Whether an answer settles this tick on its own: a newer view naming another site while the
+   * server was writable on the last tick, which is rule 1 about to fire. Only then is the wait
+   * cut short; a replica's sidecar always waits, so every contact it could record is recorded.
+   */
+  private boolean decisive(Reply reply) {
+    Optional<ActiveSiteView> cached = view;
+    return lastState == MysqlState.WRITABLE && boot == Boot.DONE
+        && reply.view().filter(v -> !v.names(config.site()) && v.newerThan(cached.orElse(null))).isPresent();
+  }
+
+  private void absorb(Poll poll) {
+    Reply watcher = poll.watcher();
+    if (watcher.awaited()) {
+      linkState(watcher, "watcher");
+    }
+    watcher.contactAt().ifPresent(at -> {
+      lastWatcherContact = Optional.of(at);
+      metrics.contact(config.watcherUrl(), at);
+    });
+    // The watcher is the authority: its answer replaces the cache even if a peer's looked newer,
+    // which only a clock step between watcher replicas could cause.
+    watcher.view().ifPresent(v -> adopt(v, "watcher"));
+    for (Reply peer : poll.peers()) {
+      if (!peer.awaited()) {
+        continue;
+      }
+      linkState(peer, "peer " + Endpoints.describe(peer.endpoint()));
+      peer.contactAt().ifPresent(at -> {
+        lastPeerContacts.put(peer.endpoint(), at);
+        metrics.contact(peer.endpoint(), at);
+      });
+      peer.view().filter(v -> v.newerThan(view.orElse(null)))
+          .ifPresent(v -> adopt(v, "peer " + Endpoints.describe(peer.endpoint())));
+    }
+  }
+
+  private void adopt(ActiveSiteView next, String source) {
+    Optional<ActiveSiteView> previous = view;
+    if (previous.map(p -> !p.activeSite().equals(next.activeSite())).orElse(true)) {
+      LOG.info("active site is {} (observed {}, from {})", next.activeSite(), next.observedAt(), source);
+    }
+    view = Optional.of(next);
+    viewSource = source;
+  }
+
+  /** Logs a link going down or coming back once, not every tick. */
+  private void linkState(Reply reply, String what) {
+    String before = linkProblems.get(reply.endpoint());
+    String now = reply.contactAt().isPresent() ? null : reply.problem();
+    if (!Objects.equals(before, now)) {
+      if (now == null) {
+        LOG.info("{} answers again", what);
+      } else {
+        LOG.warn("{} does not answer: {}", what, now);
+      }
+    }
+    if (now == null) {
+      linkProblems.remove(reply.endpoint());
+    } else {
+      linkProblems.put(reply.endpoint(), now);
+    }
+  }
+
+  /** Carries the action out; returns whether it took effect. */
+  private boolean act(Action action, Inputs inputs) {
+    if (action == Action.NONE) {
+      return true;
+    }
+    try {
+      if (action.fences()) {
+        int killed = mysql.fence();
+        metrics.fenced(action.rule());
+        lastFenceAt = Optional.of(clock.instant());
+        LOG.warn("fenced the local {} server ({}): {}; killed {} application sessions", mysql.flavor(), action.rule(),
+            reason(action, inputs), killed);
+      } else {
+        mysql.unfence();
+        LOG.info("lifted the boot fence: {} is the active site (observed {}, from {})", config.site(),
+            inputs.view().map(ActiveSiteView::observedAt).orElse(null), viewSource);
+      }
+      lastActionError = null;
+      return true;
+    } catch (Exception e) {
+      String error = e.getClass().getSimpleName() + ": " + e.getMessage();
+      if (!error.equals(lastActionError)) {
+        LOG.warn("{} failed, retrying every tick: {}", action, error);
+      }
+      lastActionError = error;
+      return false;
+    }
+  }
+
+  private String reason(Action action, Inputs inputs) {
+    return switch (action) {
+      case FENCE_RULE1 -> "the active site is " + inputs.view().map(ActiveSiteView::activeSite).orElse("?")
+          + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")";
+      case FENCE_RULE2 -> "no answer from the watcher or any peer for "
+          + Duration.between(inputs.lastContact(), inputs.now()).toMillis() + " ms (lease "
+          + config.leaseTimeout().toMillis() + " ms)";
+      case FENCE_AT_BOOT -> inputs.view().isEmpty() ? "starting without a view of the active site"
+          : "starting while the active site is " + inputs.view().get().activeSite();
+      default -> action.name();
+    };
+  }
+
+  private SidecarStatus snapshot(MysqlState state, Action action) {
+    List<SidecarStatus.Link> peers = new ArrayList<>();
+    for (URI peer : config.peerUrls()) {
+      peers.add(new SidecarStatus.Link(Endpoints.describe(peer), Optional.ofNullable(lastPeerContacts.get(peer)),
+          linkProblems.get(peer)));
+    }
+    Instant lastContact = FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values());
+    return new SidecarStatus(config.site(), config.namespace(), config.group(), view, viewSource, lastWatcherContact,
+        peers, lastContact.plus(config.leaseTimeout()), state, mysql.flavor(), boot, action, lastFenceAt, ticks);
+  }
+}

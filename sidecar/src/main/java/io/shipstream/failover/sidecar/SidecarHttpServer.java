@@ -1,0 +1,106 @@
+package io.shipstream.failover.sidecar;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /health}, {@code /status}, {@code /metrics} (open: probes and Prometheus read them,
+ * and nothing they return can start or stop a fence), and {@code /peer/ping}, {@code
+ * /peer/active-site} (bearer token, 401 without it: a peer's view can fence this group's
+ * servers, so only a holder of the group's token may serve or read one).
+ */
+final class SidecarHttpServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SidecarHttpServer.class);
+  private static final String JSON = "application/json";
+
+  private final HttpServer server;
+
+  SidecarHttpServer(InetSocketAddress address, ExecutorService executor, BearerToken token, String site,
+      Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics)
+      throws IOException {
+    String pingBody = new ObjectMapper().createObjectNode().put("site", site).toString();
+    server = HttpServer.create(address, 16);
+    server.setExecutor(executor);
+    Map<String, Handler> routes = Map.of(
+        "/health", exchange -> send(exchange, 200, "text/plain", "ok\n"),
+        "/status", exchange -> send(exchange, 200, JSON, status.get().toJson()),
+        "/metrics", exchange -> send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get()),
+        TopologyClient.PEER_PING_PATH, authenticated(token,
+            exchange -> send(exchange, 200, JSON, pingBody)),
+        TopologyClient.PEER_ACTIVE_SITE_PATH, authenticated(token, exchange -> {
+          var current = view.get();
+          if (current.isPresent()) {
+            send(exchange, 200, JSON, current.get().toJson());
+          } else {
+            send(exchange, 204, null, null);
+          }
+        }));
+    server.createContext("/", exchange -> {
+      try (exchange) {
+        Handler handler = routes.get(exchange.getRequestURI().getPath());
+        if (handler == null) {
+          send(exchange, 404, "text/plain", "not found\n");
+        } else if (!"GET".equals(exchange.getRequestMethod())) {
+          exchange.getResponseHeaders().set("Allow", "GET");
+          send(exchange, 405, "text/plain", "only GET\n");
+        } else {
+          handler.handle(exchange);
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("request {} failed: {}", exchange.getRequestURI().getPath(), e.toString());
+      }
+    });
+    server.start();
+  }
+
+  int port() {
+    return server.getAddress().getPort();
+  }
+
+  private interface Handler {
+    void handle(HttpExchange exchange) throws IOException;
+  }
+
+  private static Handler authenticated(BearerToken token, Handler handler) {
+    return exchange -> {
+      if (token.matches(exchange.getRequestHeaders().getFirst("Authorization"))) {
+        handler.handle(exchange);
+      } else {
+        // Neither the presented header nor the token is logged.
+        LOG.debug("refused an unauthenticated {} from {}", exchange.getRequestURI().getPath(),
+            exchange.getRemoteAddress().getAddress().getHostAddress());
+        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+        send(exchange, 401, "text/plain", "a bearer token is required\n");
+      }
+    };
+  }
+
+  private static void send(HttpExchange exchange, int code, String contentType, String body) throws IOException {
+    if (body == null) {
+      exchange.sendResponseHeaders(code, -1);
+      return;
+    }
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", contentType);
+    exchange.sendResponseHeaders(code, bytes.length);
+    try (OutputStream out = exchange.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}

@@ -1,0 +1,67 @@
+package io.shipstream.failover.sidecar;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.net.URI;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The sidecar's Prometheus metrics: {@code bloodraven_sidecar_fences_total{rule}} (boot, rule1,
+ * rule2) and {@code bloodraven_sidecar_last_contact_timestamp_seconds{kind,endpoint}} for the
+ * watcher and each peer, 0 until the first contact. Endpoints are named host:port only.
+ */
+final class SidecarMetrics {
+  static final List<String> RULES = List.of("boot", "rule1", "rule2");
+
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Map<String, Counter> fences = new ConcurrentHashMap<>();
+  private final Map<URI, AtomicReference<Instant>> contacts = new ConcurrentHashMap<>();
+
+  SidecarMetrics(URI watcher, List<URI> peers) {
+    for (String rule : RULES) {
+      fences.put(rule, Counter.builder("bloodraven.sidecar.fences")
+          .description("MySQL fences by this sidecar, by the rule that fenced")
+          .tag("rule", rule)
+          .register(registry));
+    }
+    contactGauge("watcher", watcher);
+    peers.forEach(peer -> contactGauge("peer", peer));
+  }
+
+  private void contactGauge(String kind, URI endpoint) {
+    AtomicReference<Instant> last = contacts.computeIfAbsent(endpoint, e -> new AtomicReference<>());
+    Gauge.builder("bloodraven.sidecar.last.contact.timestamp", last,
+            ref -> ref.get() == null ? 0 : ref.get().toEpochMilli() / 1000.0)
+        .description("When the watcher or a peer last answered this sidecar, in seconds since the epoch")
+        .baseUnit("seconds")
+        .tag("kind", kind)
+        .tag("endpoint", Endpoints.describe(endpoint))
+        .register(registry);
+  }
+
+  void fenced(String rule) {
+    fences.get(rule).increment();
+  }
+
+  double fences(String rule) {
+    return fences.get(rule).count();
+  }
+
+  void contact(URI endpoint, Instant at) {
+    AtomicReference<Instant> last = contacts.get(endpoint);
+    if (last != null) {
+      last.set(at);
+    }
+  }
+
+  /** The Prometheus text exposition. */
+  String scrape() {
+    return registry.scrape();
+  }
+}

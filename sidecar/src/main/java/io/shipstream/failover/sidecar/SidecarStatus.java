@@ -1,0 +1,69 @@
+package io.shipstream.failover.sidecar;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.shipstream.failover.sidecar.FencingDecision.Action;
+import io.shipstream.failover.sidecar.FencingDecision.Boot;
+import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/** What {@code GET /status} shows: one immutable snapshot, replaced after every tick. */
+public record SidecarStatus(
+    String site,
+    String namespace,
+    String group,
+    Optional<ActiveSiteView> view,
+    String viewSource,
+    Optional<Instant> lastWatcherContact,
+    List<Link> peers,
+    Instant leaseExpiresAt,
+    MysqlState mysql,
+    String flavor,
+    Boot boot,
+    Action lastAction,
+    Optional<Instant> lastFenceAt,
+    long ticks) {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** One peer as last seen. */
+  public record Link(String endpoint, Optional<Instant> lastContact, String problem) {}
+
+  public String toJson() {
+    ObjectNode node = JSON.createObjectNode();
+    node.put("site", site);
+    node.put("namespace", namespace);
+    node.put("group", group);
+    view.ifPresentOrElse(v -> {
+      ObjectNode viewNode = node.putObject("view");
+      viewNode.put("activeSite", v.activeSite());
+      viewNode.put("observedAt", v.observedAt().toString());
+      viewNode.put("source", viewSource);
+    }, () -> node.putNull("view"));
+    putTime(node, "lastWatcherContact", lastWatcherContact);
+    ArrayNode peerNodes = node.putArray("peers");
+    for (Link link : peers) {
+      ObjectNode peerNode = peerNodes.addObject();
+      peerNode.put("endpoint", link.endpoint());
+      putTime(peerNode, "lastContact", link.lastContact());
+      if (link.problem() != null) {
+        peerNode.put("problem", link.problem());
+      }
+    }
+    node.put("leaseExpiresAt", leaseExpiresAt.toString());
+    node.put("mysql", mysql.name());
+    node.put("flavor", flavor);
+    node.put("boot", boot.name());
+    node.put("lastAction", lastAction.name());
+    putTime(node, "lastFenceAt", lastFenceAt);
+    node.put("ticks", ticks);
+    return node.toString();
+  }
+
+  private static void putTime(ObjectNode node, String field, Optional<Instant> time) {
+    time.ifPresentOrElse(t -> node.put(field, t.toString()), () -> node.putNull(field));
+  }
+}

@@ -1,0 +1,192 @@
+package io.shipstream.failover.sidecar;
+
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Predicate;
+
+/**
+ * Asks the watcher and every peer, all at once, what they know. A reply counts as contact only
+ * when it is the other side's authenticated answer (watcher: 200 with a view; peer: 200 or 204,
+ * or a 404-then-ping from a sidecar too old to serve its view): a load balancer's error page or a
+ * refused token must not keep a partitioned primary's lease alive.
+ */
+final class TopologyClient {
+  static final String ACTIVE_SITE_PATH = "/active-site";
+  static final String PEER_ACTIVE_SITE_PATH = "/peer/active-site";
+  static final String PEER_PING_PATH = "/peer/ping";
+
+  /**
+   * One answer. {@code contactAt} is set when the other side answered as itself; {@code awaited}
+   * is false for a request still running when a decisive answer ended the wait, which says nothing
+   * about that link either way.
+   */
+  record Reply(URI endpoint, Optional<Instant> contactAt, Optional<ActiveSiteView> view, String problem,
+      boolean awaited) {
+    static Reply contact(URI endpoint, Instant at, ActiveSiteView view) {
+      return new Reply(endpoint, Optional.of(at), Optional.ofNullable(view), null, true);
+    }
+
+    static Reply failed(URI endpoint, String problem) {
+      return new Reply(endpoint, Optional.empty(), Optional.empty(), problem, true);
+    }
+
+    static Reply notAwaited(URI endpoint) {
+      return new Reply(endpoint, Optional.empty(), Optional.empty(), null, false);
+    }
+  }
+
+  record Poll(Reply watcher, List<Reply> peers) {}
+
+  private final HttpClient http;
+  private final Clock clock;
+  private final URI watcherUrl;
+  private final List<URI> peerUrls;
+  private final String query;
+  private final BearerToken token;
+  private final Duration timeout;
+
+  TopologyClient(SidecarConfig config, Clock clock, Executor executor) {
+    this.clock = clock;
+    this.watcherUrl = config.watcherUrl();
+    this.peerUrls = config.peerUrls();
+    this.query = "?namespace=" + URLEncoder.encode(config.namespace(), StandardCharsets.UTF_8)
+        + "&group=" + URLEncoder.encode(config.group(), StandardCharsets.UTF_8);
+    this.token = config.token();
+    this.timeout = config.requestTimeout();
+    // HTTP/1.1: no h2c upgrade dance on every new connection, and redirects are not followed, so
+    // the token is never sent anywhere but the configured endpoints.
+    this.http = HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(timeout)
+        .followRedirects(HttpClient.Redirect.NEVER)
+        .executor(executor)
+        .build();
+  }
+
+  /**
+   * Asks everyone at once; returns when all have answered or timed out, or as soon as one answer
+   * is {@code decisive}: a peer telling a writable primary that another site is active must not
+   * wait out the timeout of a silent watcher, or rule 1 would take a tick plus a timeout.
+   */
+  Poll poll(Predicate<Reply> decisive) {
+    CompletableFuture<Reply> watcher = askWatcher();
+    List<CompletableFuture<Reply>> peers = new ArrayList<>();
+    for (URI peer : peerUrls) {
+      peers.add(askPeer(peer));
+    }
+    List<CompletableFuture<Reply>> all = new ArrayList<>(peers);
+    all.add(watcher);
+    CompletableFuture<Reply> decided = new CompletableFuture<>();
+    all.forEach(reply -> reply.thenAccept(r -> {
+      if (decisive.test(r)) {
+        decided.complete(r);
+      }
+    }));
+    awaitAllOr(all, decided);
+    List<Reply> peerReplies = new ArrayList<>();
+    for (int i = 0; i < peerUrls.size(); i++) {
+      peerReplies.add(collect(peers.get(i), peerUrls.get(i)));
+    }
+    return new Poll(collect(watcher, watcherUrl), peerReplies);
+  }
+
+  /** The request timeout bounds each call; the extra margin only guards against a lost callback. */
+  private void awaitAllOr(List<CompletableFuture<Reply>> all, CompletableFuture<Reply> decided) {
+    CompletableFuture<Void> everyone = CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
+    try {
+      CompletableFuture.anyOf(everyone, decided).get(timeout.multipliedBy(2).plusMillis(200).toMillis(),
+          TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // Each reply already turns its own failure into a failed Reply; what is still running is collected as such.
+    }
+  }
+
+  private static Reply collect(CompletableFuture<Reply> future, URI endpoint) {
+    if (!future.isDone()) {
+      return Reply.notAwaited(endpoint);
+    }
+    try {
+      return future.join();
+    } catch (RuntimeException e) {
+      return Reply.failed(endpoint, describe(e));
+    }
+  }
+
+  private CompletableFuture<Reply> askWatcher() {
+    return get(Endpoints.resolve(watcherUrl, ACTIVE_SITE_PATH + query)).thenApply(response -> {
+      if (response.statusCode() != 200) {
+        return Reply.failed(watcherUrl, "watcher answered " + response.statusCode());
+      }
+      try {
+        return Reply.contact(watcherUrl, clock.instant(), ActiveSiteView.parse(response.body()));
+      } catch (IllegalArgumentException e) {
+        return Reply.failed(watcherUrl, "watcher sent an unreadable view: " + e.getMessage());
+      }
+    }).exceptionally(e -> Reply.failed(watcherUrl, describe(e)));
+  }
+
+  private CompletableFuture<Reply> askPeer(URI peer) {
+    return get(Endpoints.resolve(peer, PEER_ACTIVE_SITE_PATH)).thenCompose(response -> {
+      switch (response.statusCode()) {
+        case 200:
+          try {
+            return done(Reply.contact(peer, clock.instant(), ActiveSiteView.parse(response.body())));
+          } catch (IllegalArgumentException e) {
+            // It answered as a sidecar; only its view is unusable.
+            return done(new Reply(peer, Optional.of(clock.instant()), Optional.empty(), "unreadable view: " + e.getMessage(),
+                true));
+          }
+        case 204:
+          return done(Reply.contact(peer, clock.instant(), null));
+        case 404:
+          // A sidecar from before /peer/active-site: its liveness still counts, its view does not exist.
+          return get(Endpoints.resolve(peer, PEER_PING_PATH)).thenApply(ping -> ping.statusCode() == 200
+              ? Reply.contact(peer, clock.instant(), null)
+              : Reply.failed(peer, "peer ping answered " + ping.statusCode()));
+        default:
+          return done(Reply.failed(peer, "peer answered " + response.statusCode()));
+      }
+    }).exceptionally(e -> Reply.failed(peer, describe(e)));
+  }
+
+  private CompletableFuture<HttpResponse<byte[]>> get(URI uri) {
+    HttpRequest request = HttpRequest.newBuilder(uri)
+        .timeout(timeout)
+        .header("Authorization", token.header())
+        .header("Accept", "application/json")
+        .GET()
+        .build();
+    return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+  }
+
+  private static CompletableFuture<Reply> done(Reply reply) {
+    return CompletableFuture.completedFuture(reply);
+  }
+
+  private static String describe(Throwable e) {
+    Throwable cause = e;
+    while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+      cause = cause.getCause();
+    }
+    String message = cause.getMessage();
+    return cause.getClass().getSimpleName() + (message == null ? "" : ": " + message);
+  }
+}

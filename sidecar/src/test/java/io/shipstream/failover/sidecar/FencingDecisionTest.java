@@ -1,0 +1,215 @@
+package io.shipstream.failover.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.sidecar.FencingDecision.Action;
+import io.shipstream.failover.sidecar.FencingDecision.Boot;
+import io.shipstream.failover.sidecar.FencingDecision.Inputs;
+import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class FencingDecisionTest {
+  private static final Instant START = Instant.parse("2025-03-01T10:00:00Z");
+  private static final Duration LEASE = Duration.ofSeconds(20);
+  private static final String OWN = "iad";
+
+  /**
+   * Every combination of boot state, server state, view (none, naming this site, naming another)
+   * and lease (held, expired), written out rather than derived, so the table is the specification.
+   */
+  @ParameterizedTest(name = "{0} {1} view={2} lease={3} -> {4}")
+  @CsvSource({
+      // An unreachable server cannot be acted on, whatever else is true.
+      "PENDING,        UNREACHABLE, NONE,      HELD,    NONE",
+      "PENDING,        UNREACHABLE, NONE,      EXPIRED, NONE",
+      "PENDING,        UNREACHABLE, HERE,      HELD,    NONE",
+      "PENDING,        UNREACHABLE, HERE,      EXPIRED, NONE",
+      "PENDING,        UNREACHABLE, ELSEWHERE, HELD,    NONE",
+      "PENDING,        UNREACHABLE, ELSEWHERE, EXPIRED, NONE",
+      "FENCED_BY_BOOT, UNREACHABLE, NONE,      HELD,    NONE",
+      "FENCED_BY_BOOT, UNREACHABLE, NONE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, UNREACHABLE, HERE,      HELD,    NONE",
+      "FENCED_BY_BOOT, UNREACHABLE, HERE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, UNREACHABLE, ELSEWHERE, HELD,    NONE",
+      "FENCED_BY_BOOT, UNREACHABLE, ELSEWHERE, EXPIRED, NONE",
+      "DONE,           UNREACHABLE, NONE,      HELD,    NONE",
+      "DONE,           UNREACHABLE, NONE,      EXPIRED, NONE",
+      "DONE,           UNREACHABLE, HERE,      HELD,    NONE",
+      "DONE,           UNREACHABLE, HERE,      EXPIRED, NONE",
+      "DONE,           UNREACHABLE, ELSEWHERE, HELD,    NONE",
+      "DONE,           UNREACHABLE, ELSEWHERE, EXPIRED, NONE",
+      // Boot, read-only server: nothing to fence, and nothing the sidecar fenced to undo.
+      "PENDING,        READ_ONLY,   NONE,      HELD,    NONE",
+      "PENDING,        READ_ONLY,   NONE,      EXPIRED, NONE",
+      "PENDING,        READ_ONLY,   HERE,      HELD,    NONE",
+      "PENDING,        READ_ONLY,   HERE,      EXPIRED, NONE",
+      "PENDING,        READ_ONLY,   ELSEWHERE, HELD,    NONE",
+      "PENDING,        READ_ONLY,   ELSEWHERE, EXPIRED, NONE",
+      // Boot, writable server: fenced unless this site is known to be the active one.
+      "PENDING,        WRITABLE,    NONE,      HELD,    FENCE_AT_BOOT",
+      "PENDING,        WRITABLE,    NONE,      EXPIRED, FENCE_AT_BOOT",
+      "PENDING,        WRITABLE,    HERE,      HELD,    NONE",
+      "PENDING,        WRITABLE,    HERE,      EXPIRED, FENCE_AT_BOOT",
+      "PENDING,        WRITABLE,    ELSEWHERE, HELD,    FENCE_AT_BOOT",
+      "PENDING,        WRITABLE,    ELSEWHERE, EXPIRED, FENCE_AT_BOOT",
+      // The boot fence stands until a live view names this site.
+      "FENCED_BY_BOOT, READ_ONLY,   NONE,      HELD,    NONE",
+      "FENCED_BY_BOOT, READ_ONLY,   NONE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, READ_ONLY,   HERE,      HELD,    UNFENCE_AT_BOOT",
+      "FENCED_BY_BOOT, READ_ONLY,   HERE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, READ_ONLY,   ELSEWHERE, HELD,    NONE",
+      "FENCED_BY_BOOT, READ_ONLY,   ELSEWHERE, EXPIRED, NONE",
+      // Made writable by someone else while boot-fenced: the steady-state rules apply.
+      "FENCED_BY_BOOT, WRITABLE,    NONE,      HELD,    NONE",
+      "FENCED_BY_BOOT, WRITABLE,    NONE,      EXPIRED, FENCE_RULE2",
+      "FENCED_BY_BOOT, WRITABLE,    HERE,      HELD,    NONE",
+      "FENCED_BY_BOOT, WRITABLE,    HERE,      EXPIRED, FENCE_RULE2",
+      "FENCED_BY_BOOT, WRITABLE,    ELSEWHERE, HELD,    FENCE_RULE1",
+      "FENCED_BY_BOOT, WRITABLE,    ELSEWHERE, EXPIRED, FENCE_RULE1",
+      // Steady state, read-only server: never touched.
+      "DONE,           READ_ONLY,   NONE,      HELD,    NONE",
+      "DONE,           READ_ONLY,   NONE,      EXPIRED, NONE",
+      "DONE,           READ_ONLY,   HERE,      HELD,    NONE",
+      "DONE,           READ_ONLY,   HERE,      EXPIRED, NONE",
+      "DONE,           READ_ONLY,   ELSEWHERE, HELD,    NONE",
+      "DONE,           READ_ONLY,   ELSEWHERE, EXPIRED, NONE",
+      // Steady state, writable server: rule 1 first, then rule 2.
+      "DONE,           WRITABLE,    NONE,      HELD,    NONE",
+      "DONE,           WRITABLE,    NONE,      EXPIRED, FENCE_RULE2",
+      "DONE,           WRITABLE,    HERE,      HELD,    NONE",
+      "DONE,           WRITABLE,    HERE,      EXPIRED, FENCE_RULE2",
+      "DONE,           WRITABLE,    ELSEWHERE, HELD,    FENCE_RULE1",
+      "DONE,           WRITABLE,    ELSEWHERE, EXPIRED, FENCE_RULE1",
+  })
+  void decidesEveryCombination(Boot boot, MysqlState mysql, ViewKind view, Lease lease, Action expected) {
+    Instant now = START.plus(Duration.ofMinutes(5));
+    Instant lastContact = lease == Lease.HELD ? now.minus(LEASE) : now.minus(LEASE).minusMillis(1);
+    Inputs inputs = new Inputs(now, OWN, view.view(), START, Optional.of(lastContact), List.of(), LEASE, mysql, boot);
+
+    assertThat(FencingDecision.decide(inputs)).isEqualTo(expected);
+  }
+
+  @Test
+  void theTableCoversEveryCombinationExactlyOnce() throws NoSuchMethodException {
+    String[] rows = FencingDecisionTest.class
+        .getDeclaredMethod("decidesEveryCombination", Boot.class, MysqlState.class, ViewKind.class, Lease.class,
+            Action.class)
+        .getAnnotation(CsvSource.class)
+        .value();
+    Set<List<String>> covered = new HashSet<>();
+    for (String row : rows) {
+      covered.add(Arrays.stream(row.split(",")).map(String::strip).limit(4).toList());
+    }
+    Set<List<String>> all = new HashSet<>();
+    for (Boot boot : Boot.values()) {
+      for (MysqlState mysql : MysqlState.values()) {
+        for (ViewKind view : ViewKind.values()) {
+          for (Lease lease : Lease.values()) {
+            all.add(List.of(boot.name(), mysql.name(), view.name(), lease.name()));
+          }
+        }
+      }
+    }
+    assertThat(rows).hasSize(all.size());
+    assertThat(covered).isEqualTo(all);
+  }
+
+  @Test
+  void aContactExactlyOneLeaseAgoStillHoldsTheLease() {
+    Instant now = START.plusSeconds(100);
+    assertThat(FencingDecision.decide(steady(now, Optional.of(now.minus(LEASE)), List.of()))).isEqualTo(Action.NONE);
+    assertThat(FencingDecision.decide(steady(now, Optional.of(now.minus(LEASE).minusNanos(1)), List.of())))
+        .isEqualTo(Action.FENCE_RULE2);
+  }
+
+  @Test
+  void anyOnePeerHoldsTheLeaseWhileTheWatcherIsSilent() {
+    Instant now = START.plusSeconds(100);
+    Inputs inputs = steady(now, Optional.of(START), List.of(now.minusSeconds(90), now.minusSeconds(1)));
+
+    assertThat(inputs.lastContact()).isEqualTo(now.minusSeconds(1));
+    assertThat(FencingDecision.decide(inputs)).isEqualTo(Action.NONE);
+  }
+
+  @Test
+  void theWatcherAloneHoldsTheLeaseWhileEveryPeerIsSilent() {
+    Instant now = START.plusSeconds(100);
+    Inputs inputs = steady(now, Optional.of(now.minusSeconds(2)), List.of(now.minusSeconds(60), now.minusSeconds(90)));
+
+    assertThat(FencingDecision.decide(inputs)).isEqualTo(Action.NONE);
+  }
+
+  @Test
+  void aSidecarThatNeverHeardFromAnyoneCountsItsLeaseFromItsStart() {
+    Inputs fresh = steady(START.plus(LEASE), Optional.empty(), List.of());
+    Inputs late = steady(START.plus(LEASE).plusMillis(1), Optional.empty(), List.of());
+
+    assertThat(fresh.lastContact()).isEqualTo(START);
+    assertThat(FencingDecision.decide(fresh)).isEqualTo(Action.NONE);
+    assertThat(FencingDecision.decide(late)).isEqualTo(Action.FENCE_RULE2);
+  }
+
+  @Test
+  void rule1DoesNotWaitForTheLease() {
+    Instant now = START.plusSeconds(100);
+    Inputs inputs = new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now), List.of(now), LEASE,
+        MysqlState.WRITABLE, Boot.DONE);
+
+    assertThat(FencingDecision.decide(inputs)).isEqualTo(Action.FENCE_RULE1);
+  }
+
+  @ParameterizedTest(name = "{0} {1} {2} -> {3}")
+  @CsvSource({
+      "PENDING,        UNREACHABLE, NONE,            PENDING",
+      "PENDING,        READ_ONLY,   NONE,            DONE",
+      "PENDING,        WRITABLE,    NONE,            DONE",
+      "PENDING,        WRITABLE,    FENCE_AT_BOOT,   FENCED_BY_BOOT",
+      "FENCED_BY_BOOT, UNREACHABLE, NONE,            FENCED_BY_BOOT",
+      "FENCED_BY_BOOT, READ_ONLY,   NONE,            FENCED_BY_BOOT",
+      "FENCED_BY_BOOT, READ_ONLY,   UNFENCE_AT_BOOT, DONE",
+      "FENCED_BY_BOOT, WRITABLE,    NONE,            DONE",
+      "FENCED_BY_BOOT, WRITABLE,    FENCE_RULE1,     DONE",
+      "DONE,           WRITABLE,    FENCE_RULE2,     DONE",
+      "DONE,           READ_ONLY,   NONE,            DONE",
+      "DONE,           UNREACHABLE, NONE,            DONE",
+  })
+  void bootStateAfterEachOutcome(Boot boot, MysqlState mysql, Action action, Boot expected) {
+    assertThat(FencingDecision.nextBoot(boot, mysql, action)).isEqualTo(expected);
+  }
+
+  @Test
+  void everyFenceHasARuleLabelAndNothingElseHasOne() {
+    assertThat(List.of(Action.FENCE_AT_BOOT, Action.FENCE_RULE1, Action.FENCE_RULE2))
+        .extracting(Action::rule)
+        .containsExactly("boot", "rule1", "rule2");
+    assertThat(Action.NONE.fences()).isFalse();
+    assertThat(Action.UNFENCE_AT_BOOT.fences()).isFalse();
+  }
+
+  private static Inputs steady(Instant now, Optional<Instant> watcher, List<Instant> peers) {
+    return new Inputs(now, OWN, ViewKind.HERE.view(), START, watcher, peers, LEASE, MysqlState.WRITABLE, Boot.DONE);
+  }
+
+  enum Lease { HELD, EXPIRED }
+
+  enum ViewKind {
+    NONE, HERE, ELSEWHERE;
+
+    Optional<ActiveSiteView> view() {
+      return switch (this) {
+        case NONE -> Optional.empty();
+        case HERE -> Optional.of(new ActiveSiteView(OWN, START));
+        case ELSEWHERE -> Optional.of(new ActiveSiteView("dfw", START));
+      };
+    }
+  }
+}

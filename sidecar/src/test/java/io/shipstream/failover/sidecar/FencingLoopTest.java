@@ -1,0 +1,306 @@
+package io.shipstream.failover.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.sidecar.FencingDecision.Action;
+import io.shipstream.failover.sidecar.FencingDecision.Boot;
+import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** One tick at a time, on a clock moved by hand, against stub HTTP servers and a fake server. */
+class FencingLoopTest {
+  private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
+  private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final Duration INTERVAL = Duration.ofMillis(500);
+
+  private final MutableClock clock = new MutableClock(T0);
+  private final ExecutorService io = Executors.newCachedThreadPool();
+  private final StubHttpServer watcher = new StubHttpServer();
+  private final StubHttpServer peer = new StubHttpServer();
+  private SidecarMetrics metrics;
+
+  @AfterEach
+  void stop() {
+    watcher.close();
+    peer.close();
+    io.shutdownNow();
+  }
+
+  @Test
+  void aWritablePrimaryOnTheActiveSiteIsLeftAloneAtBoot() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/active-site", 204, null);
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(peer.url()), mysql);
+
+    tickEvery(loop, 3);
+
+    assertThat(mysql.calls).isEmpty();
+    assertThat(loop.status().boot()).isEqualTo(Boot.DONE);
+    assertThat(loop.status().view()).contains(new ActiveSiteView("iad", T0));
+    assertThat(loop.status().viewSource()).isEqualTo("watcher");
+    assertThat(watcher.paths).allMatch(path -> path.equals("/active-site?namespace=shop&group=orders"));
+  }
+
+  @Test
+  void bootWithoutAViewFencesAndUnfencesOnceTheWatcherNamesThisSite() {
+    watcher.respond("/active-site", 503, "{\"error\":\"not synced\"}");
+    peer.respond("/peer/active-site", 204, null);
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(peer.url()), mysql);
+
+    tickEvery(loop, 3);
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().boot()).isEqualTo(Boot.FENCED_BY_BOOT);
+    assertThat(metrics.fences("boot")).isEqualTo(1);
+
+    watcher.respond("/active-site", 200, view("iad", T0));
+    tickEvery(loop, 2);
+
+    assertThat(mysql.calls).containsExactly("fence", "unfence");
+    assertThat(mysql.state).isEqualTo(MysqlState.WRITABLE);
+    assertThat(loop.status().boot()).isEqualTo(Boot.DONE);
+  }
+
+  @Test
+  void aRestartOnANonActiveSiteFencesAndNeverUnfences() {
+    watcher.respond("/active-site", 200, view("dfw", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql);
+
+    tickEvery(loop, 5);
+
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(mysql.state).isEqualTo(MysqlState.READ_ONLY);
+    assertThat(loop.status().lastAction()).isEqualTo(Action.NONE);
+  }
+
+  @Test
+  void aReadOnlyServerIsNeverTouched() {
+    watcher.respond("/active-site", 200, view("dfw", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(Configs.deadUrl()), mysql);
+    tickEvery(loop, 2);
+
+    // Another site is active, then everyone goes silent for five leases.
+    watcher.close();
+    for (int i = 0; i < 20; i++) {
+      clock.advance(INTERVAL);
+      loop.tick();
+    }
+
+    assertThat(mysql.calls).isEmpty();
+    assertThat(metrics.scrape()).contains("bloodraven_sidecar_fences_total{rule=\"rule2\"} 0.0");
+  }
+
+  @Test
+  void aStrictlyNewerViewFromAPeerIsAdoptedAndFencesByRule1() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/active-site", 200, view("iad", T0.minusSeconds(1)));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(peer.url()), mysql);
+    loop.tick();
+    assertThat(loop.status().viewSource()).isEqualTo("watcher");
+
+    // The watcher is lost to this sidecar; the peer has since seen a failover to dfw.
+    watcher.respond("/active-site", 401, "unauthorized");
+    peer.respond("/peer/active-site", 200, view("dfw", T0.plusSeconds(5)));
+    clock.advance(INTERVAL);
+    loop.tick();
+
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+    assertThat(loop.status().viewSource()).isEqualTo("peer " + Endpoints.describe(peer.url()));
+    assertThat(loop.view()).contains(new ActiveSiteView("dfw", T0.plusSeconds(5)));
+    assertThat(metrics.scrape()).contains("bloodraven_sidecar_fences_total{rule=\"rule1\"} 1.0");
+  }
+
+  @Test
+  void rule1FromAPeerDoesNotWaitOutASilentWatcher() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/active-site", 204, null);
+    try (FaultProxy toWatcher = new FaultProxy("watcher", watcher.url().getPort())) {
+      FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+      // A 5 s interval gives 2 s request timeouts, far longer than a loopback answer takes.
+      FencingLoop loop = loop("iad", toWatcher.url(), List.of(peer.url()), mysql, Duration.ofSeconds(20),
+          Duration.ofSeconds(5));
+      loop.tick();
+
+      toWatcher.cut();
+      peer.respond("/peer/active-site", 200, view("dfw", T0.plusSeconds(1)));
+      long started = System.nanoTime();
+      loop.tick();
+
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(1500));
+      assertThat(mysql.calls).containsExactly("fence");
+      assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+      // The watcher's unanswered request says nothing about it: its last contact stands.
+      assertThat(loop.status().lastWatcherContact()).contains(T0);
+    }
+  }
+
+  @Test
+  void aReplicasSidecarWaitsForEveryAnswer() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/active-site", 204, null);
+    try (FaultProxy toWatcher = new FaultProxy("watcher", watcher.url().getPort())) {
+      FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+      FencingLoop loop = loop("dfw", toWatcher.url(), List.of(peer.url()), mysql, Duration.ofSeconds(20),
+          Duration.ofSeconds(5));
+      loop.tick();
+
+      toWatcher.cut();
+      peer.respond("/peer/active-site", 200, view("iad", T0.plusSeconds(1)));
+      long started = System.nanoTime();
+      loop.tick();
+
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+      assertThat(loop.status().view()).contains(new ActiveSiteView("iad", T0.plusSeconds(1)));
+      assertThat(mysql.calls).isEmpty();
+    }
+  }
+
+  @Test
+  void anOlderOrEquallyOldPeerViewIsNotAdopted() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(peer.url()), mysql);
+    peer.respond("/peer/active-site", 204, null);
+    loop.tick();
+
+    watcher.respond("/active-site", 500, "oops");
+    peer.respond("/peer/active-site", 200, view("dfw", T0.minusMillis(1)));
+    clock.advance(INTERVAL);
+    loop.tick();
+    peer.respond("/peer/active-site", 200, view("dfw", T0));
+    clock.advance(INTERVAL);
+    loop.tick();
+
+    assertThat(loop.view()).contains(new ActiveSiteView("iad", T0));
+    assertThat(mysql.calls).isEmpty();
+  }
+
+  @Test
+  void aPeerAnswering404IsAnOlderSidecarWhosePingStillHoldsTheLease() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/ping", 200, "{\"site\":\"dfw\"}");
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(peer.url()), mysql);
+    loop.tick();
+
+    watcher.close();
+    for (int i = 0; i < 12; i++) {
+      clock.advance(INTERVAL);
+      loop.tick();
+    }
+    assertThat(mysql.calls).isEmpty();
+    assertThat(loop.status().peers()).singleElement().satisfies(link -> {
+      assertThat(link.problem()).isNull();
+      assertThat(link.lastContact()).contains(clock.instant());
+    });
+    assertThat(peer.paths).contains("/peer/active-site", "/peer/ping");
+
+    // Once the old peer is gone too, the lease runs out.
+    peer.close();
+    for (int i = 0; i < 5; i++) {
+      clock.advance(INTERVAL);
+      loop.tick();
+    }
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+  }
+
+  @Test
+  void refusedTokensAndErrorPagesDoNotHoldTheLease() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/active-site", 204, null);
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(peer.url()), mysql);
+    loop.tick();
+
+    watcher.respond("/active-site", 503, "Service Unavailable");
+    peer.respond("/peer/active-site", 401, "a bearer token is required");
+    int ticksToExpiry = (int) (LEASE.toMillis() / INTERVAL.toMillis());
+    for (int i = 0; i < ticksToExpiry; i++) {
+      clock.advance(INTERVAL);
+      loop.tick();
+    }
+    assertThat(mysql.calls).as("exactly one lease after the last contact").isEmpty();
+    clock.advance(Duration.ofMillis(1));
+    loop.tick();
+
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+    assertThat(watcher.authorizations).containsOnly("Bearer " + Configs.TOKEN);
+    assertThat(peer.authorizations).containsOnly("Bearer " + Configs.TOKEN);
+  }
+
+  @Test
+  void aFenceTheServerRefusesIsRetriedEveryTick() {
+    watcher.respond("/active-site", 200, view("dfw", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    mysql.refuseFence = true;
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql);
+
+    tickEvery(loop, 2);
+    assertThat(mysql.calls).containsExactly("fence refused", "fence refused");
+    assertThat(loop.status().boot()).isEqualTo(Boot.PENDING);
+    assertThat(metrics.fences("boot")).isZero();
+
+    mysql.refuseFence = false;
+    tickEvery(loop, 1);
+    assertThat(mysql.calls).endsWith("fence");
+    assertThat(mysql.state).isEqualTo(MysqlState.READ_ONLY);
+    assertThat(metrics.fences("boot")).isEqualTo(1);
+  }
+
+  @Test
+  void contactTimesAreExportedAsEpochSeconds() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/active-site", 204, null);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(peer.url()), new FakeLocalMysql(MysqlState.WRITABLE));
+    clock.advance(Duration.ofSeconds(7));
+    loop.tick();
+
+    assertThat(gauge(metrics.scrape(), "kind=\"watcher\"")).isEqualTo(T0.plusSeconds(7).getEpochSecond());
+    assertThat(gauge(metrics.scrape(), "kind=\"peer\"")).isEqualTo(T0.plusSeconds(7).getEpochSecond());
+    assertThat(metrics.scrape()).contains("endpoint=\"" + Endpoints.describe(peer.url()) + "\"");
+  }
+
+  private static double gauge(String scrape, String label) {
+    return scrape.lines()
+        .filter(line -> line.startsWith("bloodraven_sidecar_last_contact_timestamp_seconds{") && line.contains(label))
+        .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no contact gauge with " + label + " in\n" + scrape));
+  }
+
+  private FencingLoop loop(String site, URI watcherUrl, List<URI> peers, FakeLocalMysql mysql) {
+    return loop(site, watcherUrl, peers, mysql, LEASE, INTERVAL);
+  }
+
+  private FencingLoop loop(String site, URI watcherUrl, List<URI> peers, FakeLocalMysql mysql, Duration lease,
+      Duration interval) {
+    SidecarConfig config = Configs.config(site, watcherUrl, peers, lease, interval);
+    metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
+    return new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, metrics);
+  }
+
+  private void tickEvery(FencingLoop loop, int ticks) {
+    for (int i = 0; i < ticks; i++) {
+      loop.tick();
+      clock.advance(INTERVAL);
+    }
+  }
+
+  private static String view(String site, Instant at) {
+    return new ActiveSiteView(site, at).toJson();
+  }
+}

@@ -1,0 +1,179 @@
+package io.shipstream.failover.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** A whole sidecar in-process, its MySQL faked: what callers of its HTTP endpoints see. */
+class SidecarHttpTest {
+  private static final Duration LEASE = Duration.ofMillis(1500);
+  private static final Duration INTERVAL = Duration.ofMillis(300);
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+  private Sidecar sidecar;
+
+  @AfterEach
+  void stop() {
+    if (sidecar != null) {
+      sidecar.close();
+    }
+    watcher.close();
+  }
+
+  @Test
+  void peerEndpointsAnswerOnlyHoldersOfTheToken() throws Exception {
+    sidecar = start(watcher.url(), new FakeLocalMysql(MysqlState.WRITABLE));
+
+    for (String path : List.of("/peer/ping", "/peer/active-site")) {
+      HttpResponse<String> anonymous = get(path, null);
+      assertThat(anonymous.statusCode()).isEqualTo(401);
+      assertThat(anonymous.headers().firstValue("WWW-Authenticate")).contains("Bearer");
+      assertThat(get(path, "Bearer wrong-token").statusCode()).isEqualTo(401);
+      assertThat(get(path, "Basic " + Configs.TOKEN).statusCode()).isEqualTo(401);
+    }
+    HttpResponse<String> ping = get("/peer/ping", "Bearer " + Configs.TOKEN);
+    assertThat(ping.statusCode()).isEqualTo(200);
+    assertThat(ping.body()).isEqualTo("{\"site\":\"iad\"}");
+  }
+
+  @Test
+  void peerActiveSiteIs204UntilTheSidecarHasAView() throws Exception {
+    sidecar = start(Configs.deadUrl(), new FakeLocalMysql(MysqlState.READ_ONLY));
+    awaitTrue(() -> sidecar.status().ticks() >= 2);
+    HttpResponse<String> none = get("/peer/active-site", "Bearer " + Configs.TOKEN);
+    assertThat(none.statusCode()).isEqualTo(204);
+    assertThat(none.body()).isEmpty();
+    sidecar.close();
+
+    sidecar = start(watcher.url(), new FakeLocalMysql(MysqlState.READ_ONLY));
+    awaitTrue(() -> sidecar.status().view().isPresent());
+    HttpResponse<String> view = get("/peer/active-site", "Bearer " + Configs.TOKEN);
+    assertThat(view.statusCode()).isEqualTo(200);
+    assertThat(ActiveSiteView.parse(view.body().getBytes()).activeSite()).isEqualTo("iad");
+  }
+
+  @Test
+  void healthStatusAndMetricsAreOpen() throws Exception {
+    sidecar = start(watcher.url(), new FakeLocalMysql(MysqlState.WRITABLE));
+    awaitTrue(() -> sidecar.status().ticks() >= 1);
+
+    assertThat(get("/health", null).body()).isEqualTo("ok\n");
+    HttpResponse<String> status = get("/status", null);
+    assertThat(status.statusCode()).isEqualTo(200);
+    assertThat(status.body()).contains("\"site\":\"iad\"", "\"activeSite\":\"iad\"", "\"mysql\":\"WRITABLE\"",
+        "\"boot\":\"DONE\"");
+    HttpResponse<String> metrics = get("/metrics", null);
+    assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
+    assertThat(metrics.body()).contains(
+        "bloodraven_sidecar_fences_total{rule=\"boot\"} 0.0",
+        "bloodraven_sidecar_fences_total{rule=\"rule1\"} 0.0",
+        "bloodraven_sidecar_fences_total{rule=\"rule2\"} 0.0",
+        "bloodraven_sidecar_last_contact_timestamp_seconds{endpoint=\"127.0.0.1:" + watcher.port() + "\",kind=\"watcher\"}");
+  }
+
+  @Test
+  void unknownPathsAre404AndOnlyGetIsAllowed() throws Exception {
+    sidecar = start(watcher.url(), new FakeLocalMysql(MysqlState.WRITABLE));
+
+    assertThat(get("/peer/pingx", "Bearer " + Configs.TOKEN).statusCode()).isEqualTo(404);
+    assertThat(get("/", null).statusCode()).isEqualTo(404);
+    HttpResponse<String> post = http.send(HttpRequest.newBuilder(url("/peer/ping"))
+        .header("Authorization", "Bearer " + Configs.TOKEN)
+        .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
+  }
+
+  @Test
+  void unauthenticatedCallersCanNeitherHoldTheLeaseNorSupplyAView() throws Exception {
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    sidecar = start(watcher.url(), mysql);
+    awaitTrue(() -> sidecar.status().boot() == FencingDecision.Boot.DONE);
+
+    // The watcher goes away; someone without the token keeps calling the sidecar.
+    watcher.stop();
+    long deadline = System.nanoTime() + LEASE.multipliedBy(3).toNanos();
+    while (mysql.calls.isEmpty() && System.nanoTime() < deadline) {
+      get("/peer/ping", null);
+      get("/peer/active-site", "Bearer guessed");
+      Thread.sleep(20);
+    }
+
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(sidecar.status().lastAction()).isEqualTo(FencingDecision.Action.FENCE_RULE2);
+  }
+
+  @Test
+  void credentialsNeverAppearInTheLogs() throws Exception {
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    Logger ours = (Logger) LoggerFactory.getLogger("io.shipstream");
+    Level before = ours.getLevel();
+    ListAppender<ILoggingEvent> captured = new ListAppender<>();
+    captured.start();
+    root.addAppender(captured);
+    ours.setLevel(Level.TRACE);
+    try {
+      StubHttpServer refusingPeer = new StubHttpServer().respond("/peer/active-site", 401, "no");
+      try (refusingPeer) {
+        FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+        sidecar = Sidecar.start(Configs.config("iad", watcher.url(), List.of(refusingPeer.url()), LEASE, INTERVAL),
+            Clock.systemUTC(), mysql);
+        awaitTrue(() -> sidecar.status().ticks() >= 2);
+        get("/peer/ping", "Bearer not-the-token");
+        watcher.activeSite("dfw");
+        awaitTrue(() -> !mysql.calls.isEmpty());
+        sidecar.close();
+      }
+    } finally {
+      root.detachAppender(captured);
+      ours.setLevel(before);
+    }
+
+    List<String> lines = captured.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    assertThat(lines).anySatisfy(line -> assertThat(line).contains("sidecar started"));
+    assertThat(lines).anySatisfy(line -> assertThat(line).contains("fenced the local MariaDB server (rule1)"));
+    assertThat(String.join("\n", lines)).doesNotContain(Configs.TOKEN, Configs.MYSQL_PASSWORD, "not-the-token");
+  }
+
+  private Sidecar start(URI watcherUrl, FakeLocalMysql mysql) {
+    return Sidecar.start(Configs.config("iad", watcherUrl, List.of(), LEASE, INTERVAL), Clock.systemUTC(), mysql);
+  }
+
+  private URI url(String path) {
+    return URI.create("http://127.0.0.1:" + sidecar.port() + path);
+  }
+
+  private HttpResponse<String> get(String path, String authorization) throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(2)).GET();
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 10 s");
+      }
+      Thread.sleep(10);
+    }
+  }
+}
