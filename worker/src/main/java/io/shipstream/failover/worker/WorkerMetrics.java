@@ -1,0 +1,112 @@
+package io.shipstream.failover.worker;
+
+import com.uber.m3.tally.RootScopeBuilder;
+import com.uber.m3.tally.Scope;
+import com.uber.m3.tally.ScopeCloseException;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one Prometheus registry of the process and the Temporal metrics scope that feeds it. The
+ * workflows count failovers through the scope (so a replay does not count twice); the scope is
+ * copied into the registry every {@code reportInterval}, and {@code /metrics} serves the registry.
+ */
+final class WorkerMetrics implements AutoCloseable {
+  /**
+   * Buckets for the failover timers, in seconds: a planned failover takes seconds when all is
+   * well and minutes when it waits for lag, and the buckets follow what an SLO would ask.
+   */
+  static final double[] FAILOVER_BUCKETS_SECONDS = {0.25, 0.5, 1, 2, 5, 10, 30, 60, 300};
+
+  private static final Logger log = LoggerFactory.getLogger(WorkerMetrics.class);
+
+  private final PrometheusMeterRegistry registry;
+  private final Scope scope;
+  private final JvmGcMetrics gcMetrics;
+
+  private WorkerMetrics(PrometheusMeterRegistry registry, Scope scope, JvmGcMetrics gcMetrics) {
+    this.registry = registry;
+    this.scope = scope;
+    this.gcMetrics = gcMetrics;
+  }
+
+  static WorkerMetrics start(Duration reportInterval) {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    registry.config().meterFilter(failoverTimersAsHistograms());
+    new ClassLoaderMetrics().bindTo(registry);
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    new FileDescriptorMetrics().bindTo(registry);
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+    Scope scope = new RootScopeBuilder()
+        .reporter(new HistogramReportingStatsReporter(registry))
+        .reportEvery(com.uber.m3.util.Duration.ofMillis(reportInterval.toMillis()));
+    return new WorkerMetrics(registry, scope, gc);
+  }
+
+  /**
+   * Timers named {@code bloodraven_*} get Prometheus buckets at failover scale instead of the
+   * percentile histogram Temporal's reporter asks for (about seventy buckets per series, most of
+   * them sub-millisecond). A timer that already has its buckets, such as a tally histogram
+   * carried over by {@link HistogramReportingStatsReporter}, keeps them.
+   */
+  static MeterFilter failoverTimersAsHistograms() {
+    double[] bucketsNanos = Arrays.stream(FAILOVER_BUCKETS_SECONDS).map(s -> s * 1e9).toArray();
+    return new MeterFilter() {
+      @Override
+      public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+        if (id.getType() != Meter.Type.TIMER || !id.getName().startsWith("bloodraven_")
+            || config.getServiceLevelObjectiveBoundaries() != null) {
+          return config;
+        }
+        return DistributionStatisticConfig.builder()
+            .percentilesHistogram(false)
+            .serviceLevelObjectives(bucketsNanos)
+            .build()
+            .merge(config);
+      }
+    };
+  }
+
+  PrometheusMeterRegistry registry() {
+    return registry;
+  }
+
+  Scope scope() {
+    return scope;
+  }
+
+  /** The Prometheus text exposition of everything registered. */
+  String scrape() {
+    return registry.scrape();
+  }
+
+  /** Reports the scope one last time, then releases the registry. */
+  @Override
+  public void close() {
+    try {
+      scope.close();
+    } catch (ScopeCloseException e) {
+      log.warn("the last metrics report failed: {}", e.toString());
+    }
+    gcMetrics.close();
+    registry.close();
+  }
+}
