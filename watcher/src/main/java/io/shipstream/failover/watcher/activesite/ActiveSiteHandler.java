@@ -1,0 +1,154 @@
+package io.shipstream.failover.watcher.activesite;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code GET /active-site?namespace=<ns>&group=<name>}: which site the group's status names as
+ * active, for the sidecars' fencing. Mount it with {@code server.createContext(ActiveSiteHandler.PATH,
+ * handler)} on the watcher's JDK HTTP server.
+ *
+ * <ul>
+ *   <li>200 {@code {"activeSite":"iad","observedAt":"<RFC 3339>"}}: {@code observedAt} is when this
+ *       watcher read the status, so of two answers the later one is the fresher reading, which is
+ *       what the sidecars compare when they pass views to each other.
+ *   <li>400 without both parameters; 401 without the shared token (before anything else, so an
+ *       unauthenticated caller learns nothing); 404 for an unknown group; 405 for anything but GET.
+ *   <li>503 while the cache has not synced, the lookup fails, or the status names no active site
+ *       yet: the watcher is up but has nothing authoritative to say, and a sidecar treats that as
+ *       no answer.
+ * </ul>
+ */
+public final class ActiveSiteHandler implements HttpHandler {
+  public static final String PATH = "/active-site";
+  private static final Logger LOG = LoggerFactory.getLogger(ActiveSiteHandler.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** One response: status code and JSON body. */
+  record Reply(int status, String body) {}
+
+  private final Function<GroupRef, Optional<MysqlFailoverGroup>> lookup;
+  private final BooleanSupplier ready;
+  private final SharedToken token;
+  private final Clock clock;
+
+  /**
+   * @param lookup the cached resource (the informer's store in the watcher)
+   * @param ready whether the cache has synced; before that an absent group may merely not be loaded yet
+   */
+  public ActiveSiteHandler(Function<GroupRef, Optional<MysqlFailoverGroup>> lookup, BooleanSupplier ready,
+      SharedToken token, Clock clock) {
+    this.lookup = Objects.requireNonNull(lookup, "lookup");
+    this.ready = Objects.requireNonNull(ready, "ready");
+    this.token = Objects.requireNonNull(token, "token");
+    this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  @Override
+  public void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      Reply reply = answer(exchange.getRequestMethod(), exchange.getRequestURI().getPath(),
+          exchange.getRequestURI().getRawQuery(), exchange.getRequestHeaders().getFirst("Authorization"));
+      if (reply.status() == 401) {
+        exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer");
+      } else if (reply.status() == 405) {
+        exchange.getResponseHeaders().set("Allow", "GET");
+      }
+      byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.getResponseHeaders().set("Cache-Control", "no-store");
+      exchange.sendResponseHeaders(reply.status(), body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    }
+  }
+
+  Reply answer(String method, String path, String rawQuery, String authorization) {
+    if (!PATH.equals(path)) {
+      return error(404, "not found");
+    }
+    if (!"GET".equals(method)) {
+      return error(405, "only GET");
+    }
+    if (!token.matches(authorization)) {
+      return error(401, "a bearer token is required");
+    }
+    Map<String, String> query;
+    try {
+      query = parse(rawQuery);
+    } catch (IllegalArgumentException e) {
+      return error(400, "the query string is not URL-encoded");
+    }
+    if (query == null) {
+      return error(400, "namespace and group must each be given once");
+    }
+    String namespace = query.get("namespace");
+    String name = query.get("group");
+    if (namespace == null || namespace.isBlank() || name == null || name.isBlank()) {
+      return error(400, "namespace and group are required query parameters");
+    }
+    GroupRef ref = new GroupRef(namespace, name);
+    if (!ready.getAsBoolean()) {
+      return error(503, "the watcher has not loaded the groups yet");
+    }
+    Optional<MysqlFailoverGroup> group;
+    try {
+      group = lookup.apply(ref);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot look up {} for /active-site: {}", ref, e.toString());
+      return error(503, "the group cannot be read right now");
+    }
+    if (group.isEmpty()) {
+      return error(404, "no MysqlFailoverGroup " + ref);
+    }
+    String activeSite = Optional.ofNullable(group.get().getStatus()).map(MysqlFailoverGroupStatus::activeSite)
+        .filter(site -> !site.isBlank()).orElse(null);
+    if (activeSite == null) {
+      return error(503, ref + " has no active site in its status yet");
+    }
+    ObjectNode body = JSON.createObjectNode();
+    body.put("activeSite", activeSite);
+    body.put("observedAt", clock.instant().toString());
+    return new Reply(200, body.toString());
+  }
+
+  /** The query's parameters, or null when one of the two is given twice (ambiguous, so refused). */
+  private static Map<String, String> parse(String rawQuery) {
+    Map<String, String> params = new HashMap<>();
+    if (rawQuery == null || rawQuery.isEmpty()) {
+      return params;
+    }
+    for (String pair : rawQuery.split("&")) {
+      int eq = pair.indexOf('=');
+      String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      if ((key.equals("namespace") || key.equals("group")) && params.put(key, value) != null) {
+        return null;
+      }
+    }
+    return params;
+  }
+
+  private static Reply error(int status, String message) {
+    return new Reply(status, JSON.createObjectNode().put("error", message).toString());
+  }
+}

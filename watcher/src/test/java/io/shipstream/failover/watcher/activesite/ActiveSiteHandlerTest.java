@@ -1,0 +1,231 @@
+package io.shipstream.failover.watcher.activesite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.logging.Level;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The handler mounted on a real JDK HTTP server, reading groups from a fabric8 mock API server in
+ * CRUD mode, called the way a sidecar calls it.
+ */
+class ActiveSiteHandlerTest {
+  private static final String TOKEN = "group-token-5e1c";
+  private static final String BEARER = "Bearer " + TOKEN;
+  private static final Instant NOW = Instant.parse("2025-03-01T10:00:00.250Z");
+  // The mock logs every request at INFO through java.util.logging; the reference keeps the level set.
+  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+  private final HttpClient http = HttpClient.newHttpClient();
+  private final AtomicBoolean synced = new AtomicBoolean(true);
+  private KubernetesMockServer api;
+  private KubernetesClient client;
+  private HttpServer server;
+  private Function<GroupRef, Optional<MysqlFailoverGroup>> lookup;
+
+  @BeforeEach
+  void start() throws IOException {
+    MOCK_LOG.setLevel(Level.WARNING);
+    api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    api.init(InetAddress.getLoopbackAddress(), 0);
+    client = api.createClient();
+    lookup = ref -> Optional.ofNullable(
+        client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name()).get());
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
+    server.createContext(ActiveSiteHandler.PATH, new ActiveSiteHandler(ref -> lookup.apply(ref), synced::get,
+        SharedToken.of(TOKEN), Clock.fixed(NOW, ZoneOffset.UTC)));
+    server.start();
+  }
+
+  @AfterEach
+  void stop() {
+    server.stop(0);
+    client.close();
+    api.destroy();
+  }
+
+  @Test
+  void servesTheActiveSiteFromTheStatus() throws Exception {
+    createGroup("shop", "orders", "iad");
+
+    HttpResponse<String> response = get("/active-site?namespace=shop&group=orders", BEARER);
+
+    assertThat(response.statusCode()).isEqualTo(200);
+    assertThat(response.headers().firstValue("Content-Type")).contains("application/json");
+    assertThat(response.body()).isEqualTo("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
+    // The sidecars read observedAt as RFC 3339.
+    String observedAt = new ObjectMapper().readTree(response.body()).get("observedAt").asText();
+    assertThat(OffsetDateTime.parse(observedAt).toInstant()).isEqualTo(NOW);
+  }
+
+  @Test
+  void followsAFailoverRecordedInTheStatus() throws Exception {
+    createGroup("shop", "orders", "iad");
+    client.resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders")
+        .editStatus(group -> {
+          group.setStatus(group.getStatus().withFailover("dfw", "2025-03-01T09:59:00Z", "0-2-10"));
+          return group;
+        });
+
+    assertThat(get("/active-site?namespace=shop&group=orders", BEARER).body()).contains("\"activeSite\":\"dfw\"");
+  }
+
+  @Test
+  void anUnknownGroupIs404() throws Exception {
+    createGroup("shop", "orders", "iad");
+
+    HttpResponse<String> otherName = get("/active-site?namespace=shop&group=payments", BEARER);
+    HttpResponse<String> otherNamespace = get("/active-site?namespace=billing&group=orders", BEARER);
+
+    assertThat(otherName.statusCode()).isEqualTo(404);
+    assertThat(otherName.body()).isEqualTo("{\"error\":\"no MysqlFailoverGroup shop/payments\"}");
+    assertThat(otherNamespace.statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aGroupWithoutAnActiveSiteYetIs503() throws Exception {
+    createGroup("shop", "fresh", null);
+    MysqlFailoverGroup empty = group("shop", "blank");
+    empty.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite(" "));
+    client.resources(MysqlFailoverGroup.class).inNamespace("shop").resource(empty).create();
+
+    HttpResponse<String> fresh = get("/active-site?namespace=shop&group=fresh", BEARER);
+    HttpResponse<String> blank = get("/active-site?namespace=shop&group=blank", BEARER);
+
+    assertThat(fresh.statusCode()).isEqualTo(503);
+    assertThat(fresh.body()).isEqualTo("{\"error\":\"shop/fresh has no active site in its status yet\"}");
+    assertThat(blank.statusCode()).isEqualTo(503);
+  }
+
+  @Test
+  void anUnsyncedCacheOrAFailingLookupIs503() throws Exception {
+    createGroup("shop", "orders", "iad");
+    synced.set(false);
+    HttpResponse<String> unsynced = get("/active-site?namespace=shop&group=orders", BEARER);
+    assertThat(unsynced.statusCode()).isEqualTo(503);
+    assertThat(unsynced.body()).contains("not loaded the groups yet");
+
+    synced.set(true);
+    lookup = ref -> {
+      throw new KubernetesClientException("connection refused to https://10.0.0.1:443");
+    };
+    HttpResponse<String> failing = get("/active-site?namespace=shop&group=orders", BEARER);
+    assertThat(failing.statusCode()).isEqualTo(503);
+    assertThat(failing.body()).isEqualTo("{\"error\":\"the group cannot be read right now\"}");
+  }
+
+  @Test
+  void bothParametersAreRequiredOnce() throws Exception {
+    createGroup("shop", "orders", "iad");
+
+    for (String query : new String[] {"", "?namespace=shop", "?group=orders", "?namespace=&group=orders",
+        "?namespace=shop&group=%20", "?namespace=shop&group=orders&group=payments"}) {
+      assertThat(get("/active-site" + query, BEARER).statusCode()).as(query).isEqualTo(400);
+    }
+    assertThat(get("/active-site?group=orders&namespace=shop&unused=1", BEARER).statusCode()).isEqualTo(200);
+    // A broken escape, which java.net.URI will not even send, from a less careful client.
+    ActiveSiteHandler handler = new ActiveSiteHandler(lookup, synced::get, SharedToken.of(TOKEN), Clock.systemUTC());
+    assertThat(handler.answer("GET", "/active-site", "namespace=shop&group=%zz", BEARER).status()).isEqualTo(400);
+  }
+
+  @Test
+  void callersWithoutTheTokenLearnNothing() throws Exception {
+    createGroup("shop", "orders", "iad");
+
+    for (String authorization : new String[] {null, "Bearer wrong", "Basic " + TOKEN, TOKEN, "Bearer "}) {
+      for (String query : new String[] {"?namespace=shop&group=orders", "?namespace=shop&group=unknown", ""}) {
+        HttpResponse<String> response = get("/active-site" + query, authorization);
+        assertThat(response.statusCode()).as(authorization + " " + query).isEqualTo(401);
+        assertThat(response.headers().firstValue("WWW-Authenticate")).contains("Bearer");
+        assertThat(response.body()).doesNotContain("iad");
+      }
+    }
+  }
+
+  @Test
+  void onlyGetOnTheExactPath() throws Exception {
+    createGroup("shop", "orders", "iad");
+
+    HttpResponse<String> post = http.send(HttpRequest.newBuilder(url("/active-site?namespace=shop&group=orders"))
+        .header("Authorization", BEARER).POST(HttpRequest.BodyPublishers.ofString("{}")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertThat(post.statusCode()).isEqualTo(405);
+    assertThat(post.headers().firstValue("Allow")).contains("GET");
+    assertThat(get("/active-site/extra?namespace=shop&group=orders", BEARER).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void theTokenComesFromAMountedFileOrTheEnvironment(@TempDir Path dir) throws IOException {
+    Files.writeString(dir.resolve("token"), TOKEN + "\n");
+
+    assertThat(SharedToken.fromEnvironment(Map.of("AUTH_TOKEN_FILE", dir.resolve("token").toString())).matches(BEARER))
+        .isTrue();
+    assertThat(SharedToken.fromEnvironment(Map.of("AUTH_TOKEN", TOKEN)).matches(BEARER)).isTrue();
+    assertThat(SharedToken.of(TOKEN).toString()).doesNotContain(TOKEN);
+    assertThatThrownBy(() -> SharedToken.fromEnvironment(Map.of()))
+        .hasMessage("AUTH_TOKEN_FILE or AUTH_TOKEN is required: sidecars authenticate GET /active-site with the "
+            + "group's shared token");
+    assertThatThrownBy(() -> SharedToken.fromEnvironment(Map.of("AUTH_TOKEN_FILE", dir.resolve("missing").toString())))
+        .hasMessage("AUTH_TOKEN_FILE " + dir.resolve("missing") + " cannot be read (NoSuchFileException)");
+  }
+
+  private void createGroup(String namespace, String name, String activeSite) {
+    MysqlFailoverGroup group = group(namespace, name);
+    if (activeSite != null) {
+      group.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite(activeSite));
+    }
+    client.resources(MysqlFailoverGroup.class).inNamespace(namespace).resource(group).create();
+  }
+
+  private static MysqlFailoverGroup group(String namespace, String name) {
+    MysqlFailoverGroup group = new MysqlFailoverGroup();
+    group.setMetadata(new ObjectMetaBuilder().withNamespace(namespace).withName(name).build());
+    return group;
+  }
+
+  private URI url(String pathAndQuery) {
+    return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + pathAndQuery);
+  }
+
+  private HttpResponse<String> get(String pathAndQuery, String authorization) throws IOException, InterruptedException {
+    HttpRequest.Builder request = HttpRequest.newBuilder(url(pathAndQuery)).GET();
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}
