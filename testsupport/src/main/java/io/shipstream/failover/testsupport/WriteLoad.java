@@ -32,6 +32,7 @@ public final class WriteLoad implements AutoCloseable {
 
   private final Supplier<String> jdbcUrl;
   private final Duration pauseBetweenWrites;
+  private final long firstId;
   private final Thread thread;
   private final List<Ack> acks = new ArrayList<>();
   private final AtomicLong errors = new AtomicLong();
@@ -43,7 +44,8 @@ public final class WriteLoad implements AutoCloseable {
   /** One acknowledged write: the id and when the server confirmed it. */
   public record Ack(long id, Instant at, long nanos) {}
 
-  private WriteLoad(Supplier<String> jdbcUrl, Duration pauseBetweenWrites) {
+  private WriteLoad(Supplier<String> jdbcUrl, Duration pauseBetweenWrites, long firstId) {
+    this.firstId = firstId;
     this.jdbcUrl = jdbcUrl;
     this.pauseBetweenWrites = pauseBetweenWrites;
     this.thread = new Thread(this::run, "write-load");
@@ -56,7 +58,15 @@ public final class WriteLoad implements AutoCloseable {
   }
 
   public static WriteLoad start(Supplier<String> jdbcUrl, Duration pauseBetweenWrites) {
-    WriteLoad load = new WriteLoad(jdbcUrl, pauseBetweenWrites);
+    return start(jdbcUrl, pauseBetweenWrites, 1);
+  }
+
+  /**
+   * Starts writing ids from {@code firstId} on, so several loads in a row can write to the same
+   * table without colliding.
+   */
+  public static WriteLoad start(Supplier<String> jdbcUrl, Duration pauseBetweenWrites, long firstId) {
+    WriteLoad load = new WriteLoad(jdbcUrl, pauseBetweenWrites, firstId);
     load.thread.start();
     return load;
   }
@@ -64,7 +74,7 @@ public final class WriteLoad implements AutoCloseable {
   private void run() {
     Connection connection = null;
     PreparedStatement insert = null;
-    long nextId = 1;
+    long nextId = firstId;
     Duration backoff = MIN_BACKOFF;
     while (running) {
       long id = nextId++;

@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.kubernetes;
+package io.shipstream.failover.testsupport;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -197,7 +197,7 @@ public final class MockCluster implements AutoCloseable {
    * The CRD the model module generates at build time (it is on the classpath with the model
    * classes), so the mock serves exactly the subresources a cluster would.
    */
-  static CustomResourceDefinition groupCrd() {
+  public static CustomResourceDefinition groupCrd() {
     try (InputStream yaml = MockCluster.class.getResourceAsStream(CRD_RESOURCE)) {
       if (yaml == null) {
         throw new IllegalStateException(CRD_RESOURCE + " is not on the classpath; build the model module first");
