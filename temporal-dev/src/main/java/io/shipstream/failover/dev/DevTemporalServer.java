@@ -1,0 +1,84 @@
+package io.shipstream.failover.dev;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.shipstream.failover.workflows.SearchAttributes;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.internal.testservice.TestServicesStarter;
+import io.temporal.serviceclient.OperatorServiceStubs;
+import io.temporal.serviceclient.OperatorServiceStubsOptions;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.Map;
+
+/**
+ * Temporal's Java test server as a real gRPC endpoint on 127.0.0.1 only, in real time (no time
+ * skipping), with the failover search attributes registered. It is what the playground and the
+ * integration tests talk to, over the same gRPC a production worker uses; it keeps no state on
+ * disk and dies with the JVM.
+ */
+public final class DevTemporalServer implements AutoCloseable {
+  private final TestServicesStarter services;
+  private final Server server;
+  private final WorkflowServiceStubs stubs;
+
+  private DevTemporalServer(TestServicesStarter services, Server server) {
+    this.services = services;
+    this.server = server;
+    this.stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(target()).build());
+  }
+
+  /** Starts on the given port of 127.0.0.1; 0 picks a free one. */
+  public static DevTemporalServer start(int port) {
+    TestServicesStarter services = new TestServicesStarter(true, 0);
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
+    services.getServices().forEach(builder::addService);
+    try {
+      Server server = builder.build().start();
+      DevTemporalServer dev = new DevTemporalServer(services, server);
+      dev.registerSearchAttributes();
+      return dev;
+    } catch (IOException e) {
+      services.close();
+      throw new UncheckedIOException("could not bind the Temporal dev server to 127.0.0.1:" + port, e);
+    }
+  }
+
+  private void registerSearchAttributes() {
+    OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(OperatorServiceStubsOptions.newBuilder()
+        .setChannel(stubs.getRawChannel()).validateAndBuildWithDefaults());
+    operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder()
+        .setNamespace("default")
+        .putAllSearchAttributes(Map.of(
+            SearchAttributes.GROUP.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+            SearchAttributes.TARGET.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+            SearchAttributes.PHASE.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD))
+        .build());
+  }
+
+  public int port() {
+    return server.getPort();
+  }
+
+  /** {@code 127.0.0.1:port}, what a worker, the watcher or the Temporal CLI is pointed at. */
+  public String target() {
+    return "127.0.0.1:" + server.getPort();
+  }
+
+  /** A connection shared by everything in this JVM. */
+  public WorkflowServiceStubs stubs() {
+    return stubs;
+  }
+
+  @Override
+  public void close() {
+    stubs.shutdownNow();
+    server.shutdownNow();
+    services.close();
+  }
+}

@@ -1,0 +1,318 @@
+package io.shipstream.failover.dev;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
+import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
+import io.shipstream.failover.activities.mysql.SecretCredentialsProvider;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.watcher.WatcherApp;
+import io.shipstream.failover.watcher.WatcherConfig;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.workflowservice.v1.ResetStickyTaskQueueRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * The whole system on one machine: a Temporal dev server on 127.0.0.1, a mock Kubernetes API
+ * server holding a {@code MysqlFailoverGroup} named {@code orders}, one real {@code mariadbd} per
+ * site replicating with GTIDs (the first site is the primary), the worker and the watcher. The
+ * integration tests, the playground and the benchmarks all stand on this one class.
+ */
+public final class FailoverStack implements AutoCloseable {
+  public static final String GROUP_NAME = "orders";
+  public static final String SECRET = "mysql-credentials";
+
+  private final MockCluster kube;
+  private final MariaDbCluster mysql;
+  private final DevTemporalServer temporal;
+  private final WorkflowClient client;
+  private final Map<String, MariaDbServer> servers = new LinkedHashMap<>();
+  private final GroupRef group = new GroupRef(MockCluster.NAMESPACE, GROUP_NAME);
+  private WorkerFactory worker;
+  private WorkflowServiceStubs workerStubs;
+  private WatcherApp watcher;
+
+  /** How the group's spec is set up; tests shorten or lengthen the knobs. */
+  public record Options(List<String> sites, String failoverCooldown, String maxLagWait) {
+    public static Options twoSites() {
+      return new Options(List.of("iad", "pdx"), "0s", null);
+    }
+  }
+
+  private FailoverStack(MockCluster kube, MariaDbCluster mysql, DevTemporalServer temporal) {
+    this.kube = kube;
+    this.mysql = mysql;
+    this.temporal = temporal;
+    this.client = WorkflowClient.newInstance(temporal.stubs());
+  }
+
+  public static FailoverStack start(Path workDir, Options options) {
+    MockCluster kube = null;
+    MariaDbCluster mysql = null;
+    DevTemporalServer temporal = null;
+    try {
+      kube = MockCluster.start();
+      mysql = MariaDbCluster.start(workDir.resolve("mysql"), options.sites().size());
+      temporal = DevTemporalServer.start(0);
+      FailoverStack stack = new FailoverStack(kube, mysql, temporal);
+      stack.createResources(options);
+      stack.startWorker();
+      stack.startWatcher();
+      return stack;
+    } catch (RuntimeException e) {
+      closeQuietly(temporal);
+      closeQuietly(mysql);
+      closeQuietly(kube);
+      throw e;
+    }
+  }
+
+  private void createResources(Options options) {
+    KubernetesClient k = kube.client();
+    k.secrets().inNamespace(group.namespace()).resource(new SecretBuilder()
+        .withNewMetadata().withName(SECRET).withNamespace(group.namespace()).endMetadata()
+        .addToStringData("username", MariaDbServer.ADMIN.user())
+        .addToStringData("password", MariaDbServer.ADMIN.password())
+        .addToStringData("replicationUsername", MariaDbServer.REPLICATION.user())
+        .addToStringData("replicationPassword", MariaDbServer.REPLICATION.password())
+        .build()).create();
+    List<SiteSpec> sites = new java.util.ArrayList<>();
+    for (int i = 0; i < options.sites().size(); i++) {
+      String name = options.sites().get(i);
+      MariaDbServer server = mysql.server(i);
+      servers.put(name, server);
+      SiteSpec template = MockCluster.site(GROUP_NAME, name, "10.0." + (i + 1) + ".10");
+      sites.add(new SiteSpec(name, template.role(), template.zone(),
+          new SiteSpec.Endpoint(server.host(), server.port()), template.podSelector(), template.taintNodeSelector(),
+          template.lbIP(), null, null));
+      Map<String, String> labels = new HashMap<>(MockCluster.podLabels(name));
+      labels.put("shipstream.io/group", GROUP_NAME);
+      labels.put("shipstream.io/role", i == 0 ? "primary" : "replica");
+      kube.createPod("mysql-" + name + "-0", labels);
+      kube.createNode("node-" + name + "-1", MockCluster.nodeLabels(GROUP_NAME, name));
+    }
+    MysqlFailoverGroup cr = new MysqlFailoverGroup();
+    cr.getMetadata().setName(GROUP_NAME);
+    cr.getMetadata().setNamespace(group.namespace());
+    cr.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef(SECRET),
+        null, null, null, options.failoverCooldown(), null,
+        new MysqlFailoverGroupSpec.PlannedFailoverSpec(options.maxLagWait(), null, null), null,
+        new MysqlFailoverGroupSpec.DnsSpec(GROUP_NAME + ".db.example.com", 30), null, null));
+    k.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(cr).create();
+    kube.setStatus(group, MysqlFailoverGroupStatus.empty().withActiveSite(options.sites().get(0)));
+  }
+
+  /** Starts a worker polling the failover task queue, as the worker process does. */
+  public synchronized void startWorker() {
+    if (worker != null) {
+      return;
+    }
+    KubernetesClient k = kube.client();
+    // Temporal's Java test server never moves a workflow off a dead worker's sticky queue (a real
+    // server does after a few seconds), so the dev stack runs without the sticky cache: every
+    // workflow task replays the (short) history instead, and a killed worker is survivable.
+    // Each worker has its own connection, as a worker process does; a kill closes it.
+    workerStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(temporal.target()).build());
+    WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs),
+        WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(0).build());
+    var w = factory.newWorker(TaskQueues.FAILOVER);
+    w.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
+    w.registerActivitiesImplementations(
+        new MysqlActivitiesImpl(new SecretCredentialsProvider(k, Clock.systemUTC()), Clock.systemUTC()),
+        new KubernetesActivitiesImpl(k, Clock.systemUTC()));
+    factory.start();
+    worker = factory;
+  }
+
+  /** Kills the worker the way a crashed pod would: polls and running activities stop at once. */
+  public synchronized void killWorker() {
+    if (worker != null) {
+      workerStubs.shutdownNow();
+      worker.shutdownNow();
+      worker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+      worker = null;
+      workerStubs = null;
+      // A real Temporal server moves a dead worker's sticky workflow tasks back to the shared
+      // queue after a few seconds; the Java test server never does, so do it for it.
+      try {
+        client.getWorkflowServiceStubs().blockingStub().resetStickyTaskQueue(ResetStickyTaskQueueRequest.newBuilder()
+            .setNamespace(client.getOptions().getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).build())
+            .build());
+      } catch (RuntimeException noWorkflow) {
+        // Nothing ran on that worker.
+      }
+    }
+  }
+
+  public synchronized void startWatcher() {
+    if (watcher == null) {
+      watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true), kube.client(), client);
+    }
+  }
+
+  public synchronized void killWatcher() {
+    if (watcher != null) {
+      watcher.close();
+      watcher = null;
+    }
+  }
+
+  public GroupRef group() {
+    return group;
+  }
+
+  public MariaDbServer server(String site) {
+    return servers.get(site);
+  }
+
+  public Map<String, MariaDbServer> servers() {
+    return servers;
+  }
+
+  public KubernetesClient kubernetes() {
+    return kube.client();
+  }
+
+  public WorkflowClient temporalClient() {
+    return client;
+  }
+
+  public String temporalTarget() {
+    return temporal.target();
+  }
+
+  public MysqlFailoverGroup resource() {
+    return kube.group(group);
+  }
+
+  /** {@code kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=<value> --overwrite}. */
+  public void annotate(String value) {
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name())
+        .edit(g -> {
+          Map<String, String> annotations = g.getMetadata().getAnnotations() == null ? new HashMap<>()
+              : new HashMap<>(g.getMetadata().getAnnotations());
+          annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
+          g.getMetadata().setAnnotations(annotations);
+          return g;
+        });
+  }
+
+  public void removeAnnotation() {
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name())
+        .edit(g -> {
+          if (g.getMetadata().getAnnotations() != null) {
+            Map<String, String> annotations = new HashMap<>(g.getMetadata().getAnnotations());
+            annotations.remove(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+            g.getMetadata().setAnnotations(annotations);
+          }
+          return g;
+        });
+  }
+
+  public Optional<PlannedFailoverStatus> plannedStatus() {
+    MysqlFailoverGroup g = resource();
+    return Optional.ofNullable(g.getStatus()).map(MysqlFailoverGroupStatus::plannedFailover);
+  }
+
+  /** Waits until status.plannedFailover satisfies the condition; returns it. */
+  public PlannedFailoverStatus awaitPlanned(Predicate<PlannedFailoverStatus> condition, Duration timeout) {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      Optional<PlannedFailoverStatus> s = plannedStatus();
+      if (s.isPresent() && condition.test(s.get())) {
+        return s.get();
+      }
+      if (System.nanoTime() > until) {
+        throw new IllegalStateException("status.plannedFailover did not get there within " + timeout + ": " + s);
+      }
+      sleep(10);
+    }
+  }
+
+  /** Waits for the end of the planned failover started by the annotation, and for the annotation to go. */
+  public PlannedFailoverStatus awaitPlannedEnd(String startedAfter, Duration timeout) {
+    PlannedFailoverStatus s = awaitPlanned(p -> p.phase() != null
+        && (p.phase().equals("Succeeded") || p.phase().equals("Failed"))
+        && p.startTime() != null && (startedAfter == null || p.startTime().compareTo(startedAfter) >= 0), timeout);
+    long until = System.nanoTime() + timeout.toNanos();
+    while (annotation().isPresent() && System.nanoTime() < until) {
+      sleep(10);
+    }
+    return s;
+  }
+
+  public Optional<String> annotation() {
+    var annotations = resource().getMetadata().getAnnotations();
+    return Optional.ofNullable(annotations == null ? null : annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION));
+  }
+
+  /**
+   * The site the {@code mysql-orders-primary} Service routes to right now: the one whose pod
+   * carries role=primary, as kube-proxy would see it; empty while no pod does.
+   */
+  public Optional<String> routedSite() {
+    List<Pod> pods = kube.client().pods().inNamespace(group.namespace())
+        .withLabel("shipstream.io/group", GROUP_NAME).withLabel("shipstream.io/role", "primary").list().getItems();
+    return pods.stream().map(p -> p.getMetadata().getLabels().get("site")).findFirst();
+  }
+
+  /** The JDBC URL an application gets through the primary Service; throws while nothing is routed. */
+  public String routedJdbcUrl() {
+    String site = routedSite().orElseThrow(() -> new IllegalStateException("no pod is labelled primary"));
+    return servers.get(site).jdbcUrl();
+  }
+
+  @Override
+  public void close() {
+    killWatcher();
+    killWorker();
+    closeQuietly(temporal);
+    closeQuietly(mysql);
+    closeQuietly(kube);
+  }
+
+  private static void closeQuietly(AutoCloseable c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (Exception ignored) {
+        // Closing is best effort; the processes also die with the JVM.
+      }
+    }
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted", e);
+    }
+  }
+}

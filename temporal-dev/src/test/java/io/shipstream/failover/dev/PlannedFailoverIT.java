@@ -1,0 +1,270 @@
+package io.shipstream.failover.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.WriteLoad;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Planned failover end to end: two real mariadbd processes replicating with GTIDs, the mock API
+ * server, the Temporal dev server, the real worker and watcher, and a client writing rows all the
+ * time. Everything is asserted the way an operator would check it: the resource's status, the rows
+ * on the new primary, the servers' read-only flags and replication, and the placement objects.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class PlannedFailoverIT {
+  static final Duration END = Duration.ofSeconds(60);
+
+  @TempDir
+  static Path work;
+  static FailoverStack stack;
+
+  @BeforeAll
+  static void start() {
+    stack = FailoverStack.start(work, FailoverStack.Options.twoSites());
+  }
+
+  @AfterAll
+  static void stop() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @Test
+  @Order(1)
+  void badAnnotationsFailWithAClearReasonAndNoFence() {
+    try (WriteLoad load = newLoad()) {
+      load.awaitAcknowledged(20, Duration.ofSeconds(10));
+      record Case(String annotation, String reason) {}
+      for (Case c : List.of(new Case("sfo", "UnknownSite"), new Case("iad", "AlreadyActive"),
+          new Case("pdx:maxLagWait=abc", "InvalidAnnotation"), new Case("", "InvalidAnnotation"))) {
+        String before = Instant.now().toString();
+        stack.annotate(c.annotation());
+        PlannedFailoverStatus s = stack.awaitPlannedEnd(before, END);
+        assertThat(s.phase()).as(c.annotation()).isEqualTo("Failed");
+        assertThat(s.reason()).as(c.annotation()).isEqualTo(c.reason());
+        assertThat(s.message()).as(c.annotation()).isNotBlank();
+        assertThat(stack.annotation()).as("annotation cleared").isEmpty();
+        assertThat(stack.server("iad").isReadOnly()).as("no fence after " + c.annotation()).isFalse();
+      }
+      int before = load.acknowledgedCount();
+      load.awaitAcknowledged(before + 20, Duration.ofSeconds(10));
+      load.stop();
+      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("iad");
+      assertThat(load.errors()).as("writes never failed: nothing was fenced").isZero();
+      assertNothingLost(load, "iad");
+    }
+  }
+
+  @Test
+  @Order(2)
+  void plannedSwitchoverUnderWriteLoad() {
+    try (WriteLoad load = newLoad()) {
+      load.awaitAcknowledged(50, Duration.ofSeconds(10));
+      PlannedFailoverStatus s = failOver("pdx");
+      int afterFailover = load.acknowledgedCount();
+      load.awaitAcknowledged(afterFailover + 50, Duration.ofSeconds(10));
+      load.stop();
+
+      assertThat(s.phase()).isEqualTo("Succeeded");
+      assertThat(s.target()).isEqualTo("pdx");
+      assertThat(s.sourcePrimary()).isEqualTo("iad");
+      assertThat(s.transactionsLost()).isZero();
+      assertThat(s.sourceGtidAtFence()).isNotBlank();
+      assertThat(s.targetGtidAtPromotion()).isNotBlank();
+      assertThat(s.durationSeconds()).isNotNull();
+      assertThat(s.message()).startsWith("promoted pdx, 0 transactions lost");
+      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+      assertThat(stack.resource().getStatus().promotionGtidExecuted()).isEqualTo(s.targetGtidAtPromotion());
+      assertThat(stack.resource().getStatus().workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
+
+      assertNothingLost(load, "pdx");
+      assertServers("pdx", "iad");
+      assertPlacement("pdx", "iad");
+    }
+  }
+
+  @Test
+  @Order(3)
+  void laggingTargetTimesOutAndRollsBackLeavingEverythingAsItWas() {
+    String active = stack.resource().getStatus().activeSite();
+    String target = other(active);
+    MariaDbServer lagging = stack.server(target);
+    delayReplication(lagging, 60);
+    try (WriteLoad load = newLoad()) {
+      load.awaitAcknowledged(30, Duration.ofSeconds(10));
+      String dnsBefore = dnsTarget();
+      PlannedFailoverStatus s = failOver(target + ":maxLagWait=2s");
+      int after = load.acknowledgedCount();
+      load.awaitAcknowledged(after + 30, Duration.ofSeconds(10));
+      load.stop();
+
+      assertThat(s.phase()).isEqualTo("Failed");
+      assertThat(s.reason()).isEqualTo("LagTimeout");
+      assertThat(s.message()).contains("rolled back");
+      assertThat(stack.server(active).isReadOnly()).as("source writable again").isFalse();
+      assertThat(lagging.isReadOnly()).as("target untouched").isTrue();
+      assertThat(stack.resource().getStatus().activeSite()).isEqualTo(active);
+      assertThat(stack.routedSite()).contains(active);
+      assertThat(dnsTarget()).isEqualTo(dnsBefore);
+      delayReplication(lagging, 0);
+      assertNothingLost(load, active);
+      lagging.awaitReplicated(stack.server(active).gtidBinlogPos(), Duration.ofSeconds(30));
+    }
+  }
+
+  @Test
+  @Order(4)
+  void workerKilledDuringWaitingForLagStillSucceeds() {
+    String active = stack.resource().getStatus().activeSite();
+    String target = other(active);
+    MariaDbServer lagging = stack.server(target);
+    // The target applies every transaction 5 s late: WaitingForLag lasts about that long.
+    delayReplication(lagging, 5);
+    try (WriteLoad load = newLoad()) {
+      load.awaitAcknowledged(30, Duration.ofSeconds(10));
+      String before = Instant.now().toString();
+      stack.annotate(target);
+      stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
+      // Kill the worker once it sits in the wait activity. Temporal's Java test server loses a
+      // workflow task handed to a poll that dies at that very moment (a real server re-dispatches
+      // it after the task timeout), so the kill avoids the instants the status writes are in flight.
+      sleep(Duration.ofSeconds(1));
+      stack.killWorker();
+      stack.startWorker();
+      PlannedFailoverStatus s = stack.awaitPlannedEnd(before, END);
+      int after = load.acknowledgedCount();
+      load.awaitAcknowledged(after + 30, Duration.ofSeconds(10));
+      load.stop();
+
+      assertThat(s.phase()).isEqualTo("Succeeded");
+      assertThat(s.transactionsLost()).isZero();
+      assertNothingLost(load, target);
+      assertServers(target, active);
+      assertPlacement(target, active);
+    }
+  }
+
+  @Test
+  @Order(5)
+  void tenFailoversBackAndForthLoseNothing() {
+    List<Double> durations = new ArrayList<>();
+    try (WriteLoad load = newLoad()) {
+      load.awaitAcknowledged(30, Duration.ofSeconds(10));
+      for (int i = 0; i < 10; i++) {
+        String target = other(stack.resource().getStatus().activeSite());
+        PlannedFailoverStatus s = failOver(target);
+        assertThat(s.phase()).as("failover %d to %s: %s", i, target, s.message()).isEqualTo("Succeeded");
+        assertThat(s.transactionsLost()).isZero();
+        durations.add(s.durationSeconds());
+        int after = load.acknowledgedCount();
+        load.awaitAcknowledged(after + 10, Duration.ofSeconds(10));
+      }
+      load.stop();
+      String active = stack.resource().getStatus().activeSite();
+      assertNothingLost(load, active);
+      assertServers(active, other(active));
+      assertPlacement(active, other(active));
+    }
+    assertThat(durations).hasSize(10);
+  }
+
+  private static long nextFirstId = 1;
+
+  /** A writer through the primary Service, with ids that never collide with an earlier test's. */
+  private static WriteLoad newLoad() {
+    WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(5), nextFirstId);
+    nextFirstId += 10_000_000;
+    return load;
+  }
+
+  private static PlannedFailoverStatus failOver(String annotation) {
+    String before = Instant.now().toString();
+    stack.annotate(annotation);
+    return stack.awaitPlannedEnd(before, END);
+  }
+
+  /** MariaDB delayed replication: the SQL thread runs but applies each event n seconds late. */
+  private static void delayReplication(MariaDbServer replica, int seconds) {
+    replica.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=" + seconds, "START SLAVE");
+  }
+
+  private static void sleep(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String other(String site) {
+    return site.equals("iad") ? "pdx" : "iad";
+  }
+
+  private static void assertNothingLost(WriteLoad load, String primary) {
+    List<Long> onPrimary = MariaDbCluster.writtenIds(stack.server(primary));
+    assertThat(onPrimary).as("every acknowledged write is on " + primary).containsAll(load.acknowledged());
+  }
+
+  /** The new primary takes writes; the old one is read-only and replicates from it. */
+  private static void assertServers(String primary, String replica) {
+    MariaDbServer p = stack.server(primary);
+    MariaDbServer r = stack.server(replica);
+    assertThat(p.isReadOnly()).as(primary + " writable").isFalse();
+    assertThat(p.replicaStatus().configured()).as(primary + " is no replica").isFalse();
+    assertThat(r.isReadOnly()).as(replica + " read-only").isTrue();
+    assertThat(r.replicaStatus().sourcePort()).as(replica + " replicates from " + primary).isEqualTo(p.port());
+    r.awaitReplicated(p.gtidBinlogPos(), Duration.ofSeconds(30));
+    assertThat(r.replicaStatus().running()).isTrue();
+  }
+
+  /** Service label, DNSEndpoint and node taints where the placement contract puts them. */
+  private static void assertPlacement(String primary, String replica) {
+    assertThat(stack.routedSite()).contains(primary);
+    assertThat(stack.kubernetes().services().inNamespace("shop").withName("mysql-orders-primary").get()
+        .getSpec().getSelector()).containsEntry("shipstream.io/role", "primary");
+    assertThat(dnsTarget()).isEqualTo(stack.resource().getSpec().sites().stream()
+        .filter(s -> s.name().equals(primary)).findFirst().orElseThrow().lbIP());
+    assertThat(taintKeys("node-" + replica + "-1")).contains("shipstream.io/db-readonly-orders");
+    assertThat(taintKeys("node-" + primary + "-1")).doesNotContain("shipstream.io/db-readonly-orders");
+  }
+
+  private static List<String> taintKeys(String node) {
+    List<Taint> taints = stack.kubernetes().nodes().withName(node).get().getSpec().getTaints();
+    return taints == null ? List.of() : taints.stream().map(Taint::getKey).toList();
+  }
+
+  @SuppressWarnings("unchecked")
+  private static String dnsTarget() {
+    GenericKubernetesResource dns = stack.kubernetes().genericKubernetesResources(
+        new ResourceDefinitionContext.Builder().withGroup("externaldns.k8s.io").withVersion("v1alpha1")
+            .withKind("DNSEndpoint").withPlural("dnsendpoints").withNamespaced(true).build())
+        .inNamespace("shop").withName("orders-primary").get();
+    if (dns == null) {
+      return null;
+    }
+    Map<String, Object> spec = (Map<String, Object>) dns.getAdditionalProperties().get("spec");
+    List<Map<String, Object>> endpoints = spec == null ? null : (List<Map<String, Object>>) spec.get("endpoints");
+    return endpoints == null || endpoints.isEmpty() ? null : ((List<String>) endpoints.get(0).get("targets")).get(0);
+  }
+}

@@ -1,0 +1,69 @@
+package io.shipstream.failover.watcher;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.SearchAttributes;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowExecutionAlreadyStarted;
+import io.temporal.client.WorkflowNotFoundException;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Starts and signals failover workflows. Every group has one workflow id, so Temporal itself
+ * refuses a second failover while one runs; this class only reports which kind is running.
+ */
+public final class FailoverStarter {
+  private static final Logger log = LoggerFactory.getLogger(FailoverStarter.class);
+
+  /** What became of a start request. */
+  public sealed interface Outcome permits Started, AlreadyRunning {}
+
+  public record Started(String runId) implements Outcome {}
+
+  /** A workflow of {@code workflowType} holds the group's id right now. */
+  public record AlreadyRunning(String workflowType) implements Outcome {}
+
+  private final WorkflowClient client;
+  private final String taskQueue;
+  private final boolean searchAttributes;
+
+  public FailoverStarter(WorkflowClient client, String taskQueue, boolean searchAttributes) {
+    this.client = client;
+    this.taskQueue = taskQueue;
+    this.searchAttributes = searchAttributes;
+  }
+
+  public Outcome startPlanned(GroupRef group, String annotation, Optional<String> target) {
+    WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
+        .setWorkflowId(group.workflowId())
+        .setTaskQueue(taskQueue)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE);
+    if (searchAttributes) {
+      options.setTypedSearchAttributes(SearchAttributes.atStart(group, target.orElse(null)));
+    }
+    PlannedFailoverWorkflow stub = client.newWorkflowStub(PlannedFailoverWorkflow.class, options.build());
+    try {
+      var execution = WorkflowClient.start(stub::run, new PlannedFailoverWorkflow.Request(group, annotation));
+      log.info("started planned failover {} for {} ({})", execution.getRunId(), group, annotation);
+      return new Started(execution.getRunId());
+    } catch (WorkflowExecutionAlreadyStarted e) {
+      return new AlreadyRunning(e.getWorkflowType().orElse("unknown"));
+    }
+  }
+
+  /** Asks a running planned failover to stop; a no-op when none runs or it is past Promoting. */
+  public void cancelPlanned(GroupRef group, String reason) {
+    WorkflowStub stub = client.newUntypedWorkflowStub(group.workflowId());
+    try {
+      stub.signal("cancel", reason);
+      log.info("asked the failover of {} to cancel: {}", group, reason);
+    } catch (WorkflowNotFoundException e) {
+      log.debug("no running failover of {} to cancel", group);
+    }
+  }
+}

@@ -1,0 +1,71 @@
+package io.shipstream.failover.watcher;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Refuses a planned-failover request that never got a workflow (another kind of failover holds
+ * the group): the status says Failed with the reason, an Event says why, and the annotation is
+ * removed, exactly as a rejection inside the workflow would leave it.
+ */
+public class RequestRejections {
+  private static final Logger log = LoggerFactory.getLogger(RequestRejections.class);
+
+  private final KubernetesClient client;
+  private final Clock clock;
+
+  public RequestRejections(KubernetesClient client, Clock clock) {
+    this.client = client;
+    this.clock = clock;
+  }
+
+  public void reject(GroupRef ref, String annotation, String target, String reason, String message) {
+    log.warn("{}: planned failover '{}' refused: {}: {}", ref, annotation, reason, message);
+    var resource = client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name());
+    String now = Instant.now(clock).toString();
+    PlannedFailoverStatus failed = new PlannedFailoverStatus("Failed", target, null, null, null, now, now, 0.0, null,
+        reason, null, message, null);
+    MysqlFailoverGroup group = resource.editStatus(g -> {
+      MysqlFailoverGroupStatus status = g.getStatus() == null ? MysqlFailoverGroupStatus.empty() : g.getStatus();
+      g.setStatus(status.withPlannedFailover(failed));
+      return g;
+    });
+    client.v1().events().inNamespace(ref.namespace()).resource(new EventBuilder()
+        .withNewMetadata().withName(ref.name() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16))
+        .withNamespace(ref.namespace()).endMetadata()
+        .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion(MysqlFailoverGroup.API_VERSION)
+            .withKind("MysqlFailoverGroup").withName(ref.name()).withNamespace(ref.namespace())
+            .withUid(group.getMetadata().getUid()).build())
+        .withType("Warning").withReason("PlannedFailoverRejected").withMessage(reason + ": " + message)
+        .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
+        .withNewSource().withComponent("bloodraven-failover").endSource()
+        .withReportingComponent("bloodraven-failover")
+        .build()).create();
+    String path = "/metadata/annotations/" + MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION.replace("~", "~0")
+        .replace("/", "~1");
+    try {
+      resource.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(List.of(
+          Map.of("op", "test", "path", path, "value", annotation),
+          Map.of("op", "remove", "path", path))));
+    } catch (KubernetesClientException e) {
+      // 422/409: the user changed or removed the annotation meanwhile; theirs wins.
+      log.info("{}: annotation not cleared ({}): it changed meanwhile", ref, e.getCode());
+    }
+  }
+}
