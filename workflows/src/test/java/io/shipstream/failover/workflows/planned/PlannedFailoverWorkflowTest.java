@@ -15,6 +15,8 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.WorkflowReplayer;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
@@ -352,6 +354,33 @@ class PlannedFailoverWorkflowTest {
     k8s.status = MysqlFailoverGroupStatus.empty();
     mysql.server("dr").readOnly = false;
     assertRejected(request("pdx"), "NoActivePrimary", "PlannedFailoverRejected");
+  }
+
+  /**
+   * Replays the history each scenario just produced, which catches non-determinism in the code as
+   * it is now; {@code -Dhistory.dir=...} also stores them for {@link PlannedFailoverReplayTest}.
+   */
+  @Test
+  void historiesReplayDeterministically() throws Exception {
+    request("pdx");
+    replayAndMaybeStore("planned-succeeded");
+    mysql.server("iad").lagging = true;
+    request("iad");
+    replayAndMaybeStore("planned-lag-timeout");
+    k8s.spec = spec("defer");
+    k8s.status = k8s.status.withFailover("pdx", Instant.ofEpochMilli(env.currentTimeMillis()).toString(), "0-1-100");
+    mysql.server("iad").lagging = false;
+    request("iad");
+    replayAndMaybeStore("planned-deferred-succeeded");
+  }
+
+  private void replayAndMaybeStore(String name) throws Exception {
+    WorkflowExecutionHistory history = client.fetchHistory(GROUP.workflowId());
+    WorkflowReplayer.replayWorkflowExecution(history, PlannedFailoverWorkflowImpl.class);
+    String dir = System.getProperty("history.dir");
+    if (dir != null) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of(dir, name + ".json"), history.toJson(true));
+    }
   }
 
   private void assertRejected(PlannedFailoverStatus result, String reason, String event) {

@@ -1,0 +1,19 @@
+package io.shipstream.failover.workflows.planned;
+
+import io.temporal.testing.WorkflowReplayer;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Histories recorded from earlier builds must replay against the current implementation:
+ * failovers that are running while a new worker is rolled out resume on the new code. A change
+ * that breaks one of these needs {@code Workflow.getVersion}, not a new recording.
+ */
+class PlannedFailoverReplayTest {
+  @ParameterizedTest
+  @ValueSource(strings = {"planned-succeeded", "planned-lag-timeout", "planned-deferred-succeeded"})
+  void storedHistoryReplays(String name) throws Exception {
+    WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
+        PlannedFailoverWorkflowImpl.class);
+  }
+}
