@@ -19,13 +19,12 @@ import io.shipstream.failover.watcher.WatcherApp;
 import io.shipstream.failover.watcher.WatcherConfig;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
-import io.temporal.api.common.v1.WorkflowExecution;
-import io.temporal.api.workflowservice.v1.ResetStickyTaskQueueRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -132,15 +131,23 @@ public final class FailoverStack implements AutoCloseable {
       return;
     }
     KubernetesClient k = kube.client();
-    // Temporal's Java test server never moves a workflow off a dead worker's sticky queue (a real
-    // server does after a few seconds), so the dev stack runs without the sticky cache: every
-    // workflow task replays the (short) history instead, and a killed worker is survivable.
+    // Sticky execution is off. With it on, a worker that completes a workflow task asks the server
+    // to send the workflow's next tasks to its own sticky queue (the SDK does so whatever the cache
+    // size, so a cache of 0 alone does not turn it off). Temporal's Java test server honours that
+    // request but never lets go of it: it ignores the sticky schedule-to-start timeout, does not
+    // implement ResetStickyTaskQueue (it answers UNIMPLEMENTED) and clears the sticky queue only
+    // when a started workflow task fails or times out. A task scheduled after the worker died
+    // therefore waits forever on the dead worker's sticky queue, never started. A real server
+    // moves it back to the shared queue after the schedule-to-start timeout; a zero timeout makes
+    // the SDK send no sticky attributes at all, which is correct on both: every workflow task goes
+    // to the shared queue with the full (short) history, and no cache is kept that would be unused.
     // Each worker has its own connection, as a worker process does; a kill closes it.
     workerStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(temporal.target()).build());
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs),
         WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(0).build());
-    var w = factory.newWorker(TaskQueues.FAILOVER);
+    var w = factory.newWorker(TaskQueues.FAILOVER,
+        WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build());
     w.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
     w.registerActivitiesImplementations(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(k, Clock.systemUTC()), Clock.systemUTC()),
@@ -157,16 +164,6 @@ public final class FailoverStack implements AutoCloseable {
       worker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
       worker = null;
       workerStubs = null;
-      // A real Temporal server moves a dead worker's sticky workflow tasks back to the shared
-      // queue after a few seconds; the Java test server never does, so do it for it.
-      try {
-        client.getWorkflowServiceStubs().blockingStub().resetStickyTaskQueue(ResetStickyTaskQueueRequest.newBuilder()
-            .setNamespace(client.getOptions().getNamespace())
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).build())
-            .build());
-      } catch (RuntimeException noWorkflow) {
-        // Nothing ran on that worker.
-      }
     }
   }
 

@@ -145,9 +145,10 @@ class PlannedFailoverIT {
       String before = Instant.now().toString();
       stack.annotate(target);
       stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
-      // Kill the worker once it sits in the wait activity. Temporal's Java test server loses a
-      // workflow task handed to a poll that dies at that very moment (a real server re-dispatches
-      // it after the task timeout), so the kill avoids the instants the status writes are in flight.
+      // Kill the worker once it sits in the wait activity. A workflow task handed to a poll that
+      // dies at that very moment is only re-dispatched after the workflow task timeout (10 s, on
+      // the test server as on a real one), so the kill avoids the instants the status writes are
+      // in flight, keeping the test's duration predictable.
       sleep(Duration.ofSeconds(1));
       stack.killWorker();
       stack.startWorker();

@@ -1,0 +1,102 @@
+package io.shipstream.failover.dev;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The module rules of the design, checked on the compiled classes: a pure model, workflows that
+ * touch the world only through Temporal, and nothing that depends on the three processes.
+ */
+class ArchitectureTest {
+  static final String BASE = "io.shipstream.failover";
+  static JavaClasses classes;
+
+  @BeforeAll
+  static void importClasses() {
+    classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+        .importPackages(BASE);
+    // A rule over no classes passes; make sure every module was found on the classpath.
+    for (String module : new String[] {"model", "workflows", "activities", "watcher", "worker", "sidecar"}) {
+      if (!classes.containPackage(BASE + "." + module)) {
+        throw new AssertionError("no classes of " + module + " on the test classpath");
+      }
+    }
+  }
+
+  @Test
+  void modelIsPureDomain() {
+    classes().that().resideInAPackage(BASE + ".model..")
+        .should().onlyDependOnClassesThat().resideInAnyPackage(
+            "java..", BASE + ".model..", "com.fasterxml.jackson.annotation..", "io.fabric8.kubernetes.api.model..",
+            "io.fabric8.kubernetes.client", "io.fabric8.kubernetes.model.annotation..", "io.fabric8.generator.annotation..",
+            "io.fabric8.crd.generator.annotation..")
+        .check(classes);
+  }
+
+  @Test
+  void modelDoesNoIo() {
+    noClasses().that().resideInAPackage(BASE + ".model..")
+        .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "java.net..", "java.io..", "java.nio.file..")
+        .check(classes);
+  }
+
+  @Test
+  void workflowsTouchTheWorldOnlyThroughTemporal() {
+    noClasses().that().resideInAPackage(BASE + ".workflows..")
+        .should().dependOnClassesThat().resideInAnyPackage("java.sql..", "java.net..", "java.io.File..",
+            "java.nio.file..", "io.fabric8.kubernetes.client..", "java.util.concurrent..", "java.util.Random",
+            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..")
+        .check(classes);
+  }
+
+  @Test
+  void workflowCodeReadsNoClockAndNeverSleeps() {
+    noClasses().that().resideInAPackage(BASE + ".workflows..")
+        .should().callMethod(System.class, "currentTimeMillis")
+        .orShould().callMethod(System.class, "nanoTime")
+        .orShould().callMethod(java.time.Instant.class, "now")
+        .orShould().callMethod(Thread.class, "sleep", long.class)
+        .orShould().callMethod(java.util.UUID.class, "randomUUID")
+        .orShould().dependOnClassesThat().areAssignableTo(java.time.Clock.class)
+        .orShould().dependOnClassesThat().areAssignableTo(org.slf4j.LoggerFactory.class)
+        .check(classes);
+  }
+
+  @Test
+  void nothingDependsOnTheProcesses() {
+    for (String process : new String[] {"worker", "watcher", "sidecar"}) {
+      noClasses().that().resideOutsideOfPackages(BASE + "." + process + "..", BASE + ".dev..")
+          .should().dependOnClassesThat().resideInAPackage(BASE + "." + process + "..")
+          .check(classes);
+    }
+  }
+
+  @Test
+  void sidecarStandsOnTheModelAlone() {
+    noClasses().that().resideInAPackage(BASE + ".sidecar..")
+        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".workflows..", BASE + ".activities..",
+            BASE + ".testsupport..", "io.temporal..")
+        .check(classes);
+  }
+
+  @Test
+  void watcherUsesWorkflowInterfacesNotActivities() {
+    noClasses().that().resideInAPackage(BASE + ".watcher..")
+        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".activities..", BASE + ".testsupport..")
+        .check(classes);
+  }
+
+  @Test
+  void productionCodeNeverUsesTestSupport() {
+    noClasses().that().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..", BASE + ".activities..",
+            BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..")
+        .should().dependOnClassesThat().resideInAPackage(BASE + ".testsupport..")
+        .check(classes);
+  }
+}
