@@ -56,9 +56,14 @@ public final class FailoverStack implements AutoCloseable {
   private WatcherApp watcher;
 
   /** How the group's spec is set up; tests shorten or lengthen the knobs. */
-  public record Options(List<String> sites, String failoverCooldown, String maxLagWait) {
+  public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait) {
     public static Options twoSites() {
-      return new Options(List.of("iad", "pdx"), "0s", null);
+      return new Options(List.of("iad", "pdx"), List.of(), "0s", null);
+    }
+
+    /** iad (primary), pdx, and a dr-only site, with the default 5 minute cooldown. */
+    public static Options playground() {
+      return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), null, null);
     }
   }
 
@@ -105,7 +110,8 @@ public final class FailoverStack implements AutoCloseable {
       MariaDbServer server = mysql.server(i);
       servers.put(name, server);
       SiteSpec template = MockCluster.site(GROUP_NAME, name, "10.0." + (i + 1) + ".10");
-      sites.add(new SiteSpec(name, template.role(), template.zone(),
+      String role = options.drOnlySites().contains(name) ? SiteSpec.ROLE_DR_ONLY : template.role();
+      sites.add(new SiteSpec(name, role, template.zone(),
           new SiteSpec.Endpoint(server.host(), server.port()), template.podSelector(), template.taintNodeSelector(),
           template.lbIP(), null, null));
       Map<String, String> labels = new HashMap<>(MockCluster.podLabels(name));
