@@ -17,6 +17,10 @@ import java.util.Optional;
  *   <li>A read-only MySQL is never touched, except to undo the sidecar's own boot fence.
  *   <li>Boot: a writable MySQL is fenced unless the sidecar already knows its site is the active
  *       one; a boot fence is undone only once a view names this site.
+ *   <li>A promotion in progress: a server the sidecar saw turn writable (someone with admin rights
+ *       did it: the failover workflow) while the view still named the old site is given one lease
+ *       for the status to name this site before rule 1 applies, because the workflow promotes
+ *       before it records the failover.
  * </ul>
  */
 public final class FencingDecision {
@@ -53,6 +57,17 @@ public final class FencingDecision {
   public enum Boot { PENDING, FENCED_BY_BOOT, DONE }
 
   /**
+   * The sidecar saw its server turn writable, not by its own hand, while the view named {@code
+   * site}: rule 1 holds off for that site until {@code until}.
+   */
+  public record Promotion(String site, Instant until) {
+    public Promotion {
+      Objects.requireNonNull(site, "site");
+      Objects.requireNonNull(until, "until");
+    }
+  }
+
+  /**
    * Everything one decision needs. {@code startedAt} stands in for a contact when there has been
    * none yet, so a sidecar that never hears from anyone still has a lease that runs out.
    */
@@ -65,7 +80,16 @@ public final class FencingDecision {
       Collection<Instant> lastPeerContacts,
       Duration leaseTimeout,
       MysqlState mysql,
-      Boot boot) {
+      Boot boot,
+      Optional<Promotion> promotion) {
+
+    /** Without a promotion in progress, the usual case. */
+    public Inputs(Instant now, String ownSite, Optional<ActiveSiteView> view, Instant startedAt,
+        Optional<Instant> lastWatcherContact, Collection<Instant> lastPeerContacts, Duration leaseTimeout,
+        MysqlState mysql, Boot boot) {
+      this(now, ownSite, view, startedAt, lastWatcherContact, lastPeerContacts, leaseTimeout, mysql, boot,
+          Optional.empty());
+    }
 
     public Inputs {
       Objects.requireNonNull(now, "now");
@@ -77,6 +101,13 @@ public final class FencingDecision {
       Objects.requireNonNull(leaseTimeout, "leaseTimeout");
       Objects.requireNonNull(mysql, "mysql");
       Objects.requireNonNull(boot, "boot");
+      Objects.requireNonNull(promotion, "promotion");
+    }
+
+    /** Whether the view names the very site a promotion started under, and its grace has not run out. */
+    public boolean promotionInProgress() {
+      return promotion.isPresent() && view.isPresent() && view.get().names(promotion.get().site())
+          && !now.isAfter(promotion.get().until());
     }
 
     /** The newest sign of life from the watcher or any peer, or the start when there was none. */
@@ -135,7 +166,7 @@ public final class FencingDecision {
     if (!writable) {
       return Action.NONE;
     }
-    if (activeElsewhere) {
+    if (activeElsewhere && !in.promotionInProgress()) {
       return Action.FENCE_RULE1;
     }
     if (expired) {

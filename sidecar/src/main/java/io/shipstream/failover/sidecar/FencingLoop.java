@@ -4,6 +4,7 @@ import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.FencingDecision.Inputs;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import io.shipstream.failover.sidecar.FencingDecision.Promotion;
 import io.shipstream.failover.sidecar.TopologyClient.Poll;
 import io.shipstream.failover.sidecar.TopologyClient.Reply;
 import java.net.URI;
@@ -46,6 +47,7 @@ final class FencingLoop {
   // Written by the scheduler thread, read by the HTTP server's threads and the HTTP client's callbacks.
   private volatile Boot boot = Boot.PENDING;
   private volatile MysqlState lastState = MysqlState.UNREACHABLE;
+  private volatile Optional<Promotion> promotion = Optional.empty();
   private volatile Optional<ActiveSiteView> view = Optional.empty();
   private volatile SidecarStatus status;
 
@@ -78,13 +80,18 @@ final class FencingLoop {
       }
       absorb(poll);
       MysqlState state = mysql.state();
-      lastState = state;
-      Inputs inputs = new Inputs(clock.instant(), config.site(), view, startedAt, lastWatcherContact,
-          List.copyOf(lastPeerContacts.values()), config.leaseTimeout(), state, boot);
+      Instant now = clock.instant();
+      trackPromotion(lastState, state, now);
+      Inputs inputs = new Inputs(now, config.site(), view, startedAt, lastWatcherContact,
+          List.copyOf(lastPeerContacts.values()), config.leaseTimeout(), state, boot, promotion);
       Action action = FencingDecision.decide(inputs);
-      if (act(action, inputs)) {
+      boolean done = act(action, inputs);
+      if (done) {
         boot = FencingDecision.nextBoot(boot, state, action);
       }
+      // What the server is after this tick, so that the next one can tell our own doing from someone else's.
+      lastState = !done || action == Action.NONE ? state
+          : action == Action.UNFENCE_AT_BOOT ? MysqlState.WRITABLE : MysqlState.READ_ONLY;
       ticks++;
       status = snapshot(state, action);
     } catch (Throwable e) {
@@ -93,13 +100,33 @@ final class FencingLoop {
   }
 
   /**
+   * Notices a promotion: read-only on the last tick, writable now, and not by this sidecar's hand,
+   * while the view still names another site. Forgotten once the view names this site or yet
+   * another one, or the server is read-only again.
+   */
+  private void trackPromotion(MysqlState before, MysqlState now, Instant at) {
+    Optional<ActiveSiteView> current = view;
+    boolean elsewhere = current.map(v -> !v.names(config.site())).orElse(false);
+    if (before == MysqlState.READ_ONLY && now == MysqlState.WRITABLE && elsewhere) {
+      promotion = Optional.of(new Promotion(current.get().activeSite(), at.plus(config.leaseTimeout())));
+      LOG.info("the server was made writable while the active site is still {}: taking it for a promotion in "
+          + "progress; rule 1 waits up to {} ms for the status to name {}", current.get().activeSite(),
+          config.leaseTimeout().toMillis(), config.site());
+    } else if (promotion.isPresent() && (now == MysqlState.READ_ONLY || !elsewhere
+        || !current.get().names(promotion.get().site()))) {
+      promotion = Optional.empty();
+    }
+  }
+
+  /**
    * Whether an answer settles this tick on its own: a newer view naming another site while the
    * server was writable on the last tick, which is rule 1 about to fire. Only then is the wait
-   * cut short; a replica's sidecar always waits, so every contact it could record is recorded.
+   * cut short; a replica's sidecar always waits, so every contact it could record is recorded, and
+   * so does a promoted one, whose grace only the watcher's answer can end.
    */
   private boolean decisive(Reply reply) {
     Optional<ActiveSiteView> cached = view;
-    return lastState == MysqlState.WRITABLE && boot == Boot.DONE
+    return lastState == MysqlState.WRITABLE && boot == Boot.DONE && promotion.isEmpty()
         && reply.view().filter(v -> !v.names(config.site()) && v.newerThan(cached.orElse(null))).isPresent();
   }
 
@@ -188,7 +215,9 @@ final class FencingLoop {
   private String reason(Action action, Inputs inputs) {
     return switch (action) {
       case FENCE_RULE1 -> "the active site is " + inputs.view().map(ActiveSiteView::activeSite).orElse("?")
-          + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")";
+          + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")"
+          + (inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
+              + config.site() + " was recorded within " + config.leaseTimeout().toMillis() + " ms" : "");
       case FENCE_RULE2 -> "no answer from the watcher or any peer for "
           + Duration.between(inputs.lastContact(), inputs.now()).toMillis() + " ms (lease "
           + config.leaseTimeout().toMillis() + " ms)";

@@ -30,10 +30,14 @@ final class JdbcLocalMysql implements LocalMysql {
   private static final int LOCK_WAIT_SECONDS = 2;
   private static final int ER_LOCK_WAIT_TIMEOUT = 1205;
   private static final int ER_NO_SUCH_THREAD = 1094;
-  private static final Set<String> SYSTEM_USERS = Set.of("system user", "event_scheduler");
-  /** Server threads, replication and sessions already on their way out are not the application's. */
-  private static final Set<String> NON_APP_COMMANDS =
-      Set.of("binlog dump", "binlog dump gtid", "daemon", "slave_io", "slave_sql", "slave_worker", "killed");
+  /**
+   * Server threads, and connections still in their handshake: those have no account yet (so the
+   * spared ones cannot be told apart), hold no transaction, and cannot write once connected.
+   */
+  private static final Set<String> SYSTEM_USERS = Set.of("system user", "event_scheduler", "unauthenticated user");
+  /** Server threads, replication, handshakes and sessions already on their way out are not the application's. */
+  private static final Set<String> NON_APP_COMMANDS = Set.of("binlog dump", "binlog dump gtid", "daemon",
+      "slave_io", "slave_sql", "slave_worker", "killed", "connect");
 
   private final String url;
   private final String user;

@@ -29,17 +29,19 @@ public final class Sidecar implements AutoCloseable {
   private final SidecarHttpServer http;
   private final ScheduledExecutorService scheduler;
   private final ExecutorService io;
+  private final ExecutorService httpThreads;
   private final Clock clock;
   private volatile boolean closed;
 
   private Sidecar(SidecarConfig config, Clock clock, FencingLoop loop, SidecarHttpServer http,
-      ScheduledExecutorService scheduler, ExecutorService io) {
+      ScheduledExecutorService scheduler, ExecutorService io, ExecutorService httpThreads) {
     this.config = config;
     this.clock = clock;
     this.loop = loop;
     this.http = http;
     this.scheduler = scheduler;
     this.io = io;
+    this.httpThreads = httpThreads;
   }
 
   public static Sidecar start(SidecarConfig config) {
@@ -55,18 +57,21 @@ public final class Sidecar implements AutoCloseable {
     String name = "sidecar-" + config.site();
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(threads(name + "-tick"));
     ExecutorService io = Executors.newCachedThreadPool(threads(name + "-io"));
+    // A few threads serve every caller: a flood of requests queues instead of spawning threads.
+    ExecutorService httpThreads = Executors.newFixedThreadPool(4, threads(name + "-http"));
     try {
       SidecarMetrics metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
       FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, metrics);
-      SidecarHttpServer http = new SidecarHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()), io,
-          config.token(), config.site(), loop::view, loop::status, metrics::scrape);
-      Sidecar sidecar = new Sidecar(config, clock, loop, http, scheduler, io);
+      SidecarHttpServer http = new SidecarHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
+          httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape);
+      Sidecar sidecar = new Sidecar(config, clock, loop, http, scheduler, io, httpThreads);
       LOG.info("sidecar started on port {}: {}", http.port(), config);
       scheduler.execute(sidecar::tickAndReschedule);
       return sidecar;
     } catch (IOException e) {
       scheduler.shutdownNow();
       io.shutdownNow();
+      httpThreads.shutdownNow();
       throw new UncheckedIOException("cannot listen on " + config.httpHost() + ":" + config.httpPort(), e);
     }
   }
@@ -109,6 +114,7 @@ public final class Sidecar implements AutoCloseable {
     scheduler.shutdownNow();
     http.close();
     io.shutdownNow();
+    httpThreads.shutdownNow();
     try {
       if (!scheduler.awaitTermination(10, TimeUnit.SECONDS)) {
         LOG.warn("a fencing tick did not end within 10 s of close");

@@ -1,5 +1,7 @@
 package io.shipstream.failover.sidecar;
 
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,21 +15,33 @@ public final class SidecarMain {
   private SidecarMain() {}
 
   public static void main(String[] args) throws InterruptedException {
-    SidecarConfig config;
-    try {
-      config = SidecarConfig.from(System.getenv(), args);
-    } catch (SidecarConfig.InvalidConfigException e) {
-      // One clear line per problem and no stack trace: this is the operator's edit to make.
-      e.problems().forEach(problem -> LOG.error("refusing to start: {}", problem));
+    Optional<Sidecar> started = start(System.getenv(), args);
+    if (started.isEmpty()) {
       System.exit(BAD_CONFIG);
       return;
     }
-    Sidecar sidecar = Sidecar.start(config);
+    Sidecar sidecar = started.get();
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       sidecar.close();
       stopped.countDown();
     }, "sidecar-shutdown"));
     stopped.await();
+  }
+
+  /**
+   * Starts the sidecar, or logs why the configuration is refused and starts nothing: no scheduler
+   * and no server, so a bad knob (a zero interval) can neither spin nor fence.
+   */
+  static Optional<Sidecar> start(Map<String, String> env, String[] args) {
+    SidecarConfig config;
+    try {
+      config = SidecarConfig.from(env, args);
+    } catch (SidecarConfig.InvalidConfigException e) {
+      // One clear line per problem and no stack trace: this is the operator's edit to make.
+      e.problems().forEach(problem -> LOG.error("refusing to start: {}", problem));
+      return Optional.empty();
+    }
+    return Optional.of(Sidecar.start(config));
   }
 }

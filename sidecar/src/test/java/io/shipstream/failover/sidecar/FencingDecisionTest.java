@@ -167,6 +167,35 @@ class FencingDecisionTest {
     assertThat(FencingDecision.decide(inputs)).isEqualTo(Action.FENCE_RULE1);
   }
 
+  @Test
+  void rule1WaitsForARecordedFailoverWhileAPromotionIsInProgress() {
+    Instant now = START.plusSeconds(100);
+    FencingDecision.Promotion underDfw = new FencingDecision.Promotion("dfw", now.plusSeconds(1));
+
+    assertThat(FencingDecision.decide(promoted(now, underDfw))).isEqualTo(Action.NONE);
+    assertThat(FencingDecision.decide(promoted(now, new FencingDecision.Promotion("dfw", now))))
+        .as("the grace includes its last instant").isEqualTo(Action.NONE);
+    assertThat(FencingDecision.decide(promoted(now, new FencingDecision.Promotion("dfw", now.minusNanos(1)))))
+        .as("the failover was never recorded").isEqualTo(Action.FENCE_RULE1);
+    assertThat(FencingDecision.decide(promoted(now, new FencingDecision.Promotion("ord", now.plusSeconds(1)))))
+        .as("the view has since named yet another site").isEqualTo(Action.FENCE_RULE1);
+  }
+
+  @Test
+  void aPromotionInProgressDoesNotHoldOffRule2() {
+    Instant now = START.plusSeconds(100);
+    Inputs isolated = new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now.minus(LEASE).minusMillis(1)),
+        List.of(), LEASE, MysqlState.WRITABLE, Boot.DONE, Optional.of(new FencingDecision.Promotion("dfw", now)));
+
+    assertThat(isolated.promotionInProgress()).isTrue();
+    assertThat(FencingDecision.decide(isolated)).isEqualTo(Action.FENCE_RULE2);
+  }
+
+  private static Inputs promoted(Instant now, FencingDecision.Promotion promotion) {
+    return new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now), List.of(), LEASE,
+        MysqlState.WRITABLE, Boot.DONE, Optional.of(promotion));
+  }
+
   @ParameterizedTest(name = "{0} {1} {2} -> {3}")
   @CsvSource({
       "PENDING,        UNREACHABLE, NONE,            PENDING",

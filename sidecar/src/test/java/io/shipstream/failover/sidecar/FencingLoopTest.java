@@ -168,6 +168,63 @@ class FencingLoopTest {
   }
 
   @Test
+  void aServerPromotedBeforeTheFailoverIsRecordedIsNotFenced() {
+    // dfw is the replica; the workflow promotes it, then records the failover a few ticks later.
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql);
+    tickEvery(loop, 2);
+
+    mysql.state = MysqlState.WRITABLE;
+    tickEvery(loop, 3);
+    watcher.respond("/active-site", 200, view("dfw", T0.plusSeconds(2)));
+    tickEvery(loop, 2);
+
+    assertThat(mysql.calls).isEmpty();
+    assertThat(mysql.state).isEqualTo(MysqlState.WRITABLE);
+  }
+
+  @Test
+  void aPromotionThatIsNeverRecordedIsFencedAfterOneLease() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql);
+    loop.tick();
+
+    clock.advance(INTERVAL);
+    mysql.state = MysqlState.WRITABLE;
+    loop.tick();
+    int ticksInLease = (int) (LEASE.toMillis() / INTERVAL.toMillis());
+    for (int i = 0; i < ticksInLease; i++) {
+      clock.advance(INTERVAL);
+      loop.tick();
+    }
+    assertThat(mysql.calls).as("within the lease").isEmpty();
+    clock.advance(Duration.ofMillis(1));
+    loop.tick();
+
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+  }
+
+  @Test
+  void itsOwnBootUnfenceIsNoPromotion() {
+    watcher.respond("/active-site", 503, "{}");
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql);
+    tickEvery(loop, 1);
+    watcher.respond("/active-site", 200, view("iad", T0));
+    tickEvery(loop, 1);
+    assertThat(mysql.calls).containsExactly("fence", "unfence");
+
+    watcher.respond("/active-site", 200, view("dfw", T0.plusSeconds(1)));
+    tickEvery(loop, 1);
+
+    assertThat(mysql.calls).containsExactly("fence", "unfence", "fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+  }
+
+  @Test
   void anOlderOrEquallyOldPeerViewIsNotAdopted() {
     watcher.respond("/active-site", 200, view("iad", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
