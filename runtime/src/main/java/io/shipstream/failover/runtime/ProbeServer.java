@@ -1,0 +1,146 @@
+package io.shipstream.failover.runtime;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+/**
+ * A process's own HTTP port on the JDK's server: {@code /healthz} (the process answers: liveness),
+ * {@code /readyz} (whatever the process counts as ready), {@code /metrics} (Prometheus text), plus
+ * any endpoint the process mounts itself. The threads are daemons so that a stuck request never
+ * keeps a terminating JVM alive.
+ */
+public final class ProbeServer implements AutoCloseable {
+  public static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  private ProbeServer(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  public static Builder on(int port) {
+    return new Builder(port);
+  }
+
+  /** What to serve; nothing listens until {@link #start}. */
+  public static final class Builder {
+    private final int port;
+    private BooleanSupplier ready = () -> true;
+    private String notReady = "not ready\n";
+    private Supplier<String> metrics = () -> "";
+    private final Map<String, HttpHandler> handlers = new LinkedHashMap<>();
+    private int threads = 2;
+
+    private Builder(int port) {
+      this.port = port;
+    }
+
+    /** {@code /readyz} answers 200 while {@code ready} holds, else 503 with {@code "not ready: " + reason}. */
+    public Builder readiness(BooleanSupplier ready, String reason) {
+      this.ready = ready;
+      this.notReady = "not ready: " + reason + "\n";
+      return this;
+    }
+
+    public Builder metrics(Supplier<String> prometheusText) {
+      this.metrics = prometheusText;
+      return this;
+    }
+
+    /** Mounts a handler of the process's own; it answers for its path and every path below it. */
+    public Builder handler(String path, HttpHandler handler) {
+      handlers.put(path, handler);
+      return this;
+    }
+
+    /** Probes and one scraper need two; an endpoint that many clients call needs more. */
+    public Builder threads(int threads) {
+      this.threads = threads;
+      return this;
+    }
+
+    public ProbeServer start() {
+      HttpServer server;
+      try {
+        server = HttpServer.create(new InetSocketAddress(port), 0);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot listen on HTTP port " + port, e);
+      }
+      AtomicInteger n = new AtomicInteger();
+      ExecutorService executor = Executors.newFixedThreadPool(threads, r -> {
+        Thread t = new Thread(r, "http-" + n.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+      });
+      server.setExecutor(executor);
+      BooleanSupplier isReady = ready;
+      String notReadyBody = notReady;
+      Supplier<String> scrape = metrics;
+      server.createContext("/healthz", ex -> serve(ex, () -> Response.text(200, "ok\n")));
+      server.createContext("/readyz", ex -> serve(ex, () -> isReady.getAsBoolean()
+          ? Response.text(200, "ready\n") : Response.text(503, notReadyBody)));
+      server.createContext("/metrics", ex -> serve(ex, () -> new Response(200, PROMETHEUS_TEXT, scrape.get())));
+      handlers.forEach(server::createContext);
+      server.start();
+      return new ProbeServer(server, executor);
+    }
+  }
+
+  /** The port listened on; the real one when configured as 0. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private record Response(int status, String contentType, String body) {
+    static Response text(int status, String body) {
+      return new Response(status, "text/plain; charset=utf-8", body);
+    }
+  }
+
+  private static void serve(HttpExchange ex, Supplier<Response> endpoint) throws IOException {
+    try (ex) {
+      Response response;
+      // A context matches by prefix; only the exact path is the endpoint.
+      if (!ex.getRequestURI().getPath().equals(ex.getHttpContext().getPath())) {
+        response = Response.text(404, "not found\n");
+      } else if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("HEAD")) {
+        ex.getResponseHeaders().set("Allow", "GET, HEAD");
+        response = Response.text(405, "method not allowed\n");
+      } else {
+        response = endpoint.get();
+      }
+      ex.getResponseHeaders().set("Content-Type", response.contentType());
+      if (ex.getRequestMethod().equals("HEAD")) {
+        ex.sendResponseHeaders(response.status(), -1);
+        return;
+      }
+      byte[] bytes = response.body().getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(response.status(), bytes.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  /** Stops at once: the probes and the scrape have nothing worth waiting for. */
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}
