@@ -3,6 +3,10 @@ package io.shipstream.failover.worker;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.shipstream.failover.model.Durations;
+import io.shipstream.failover.runtime.Closeables;
+import io.shipstream.failover.runtime.Logging;
+import io.shipstream.failover.runtime.ProbeServer;
+import io.shipstream.failover.runtime.TemporalStubs;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -18,7 +22,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
  * The worker process: polls the failover task queue and runs the workflows and activities of
@@ -38,11 +41,11 @@ public final class WorkerApp implements AutoCloseable {
   private final WorkflowServiceStubs service;
   private final WorkerFactory factory;
   private final TemporalHealth health;
-  private final HttpEndpoints http;
+  private final ProbeServer http;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private WorkerApp(WorkerConfig config, WorkerMetrics metrics, WorkflowServiceStubs service, WorkerFactory factory,
-      TemporalHealth health, HttpEndpoints http) {
+      TemporalHealth health, ProbeServer http) {
     this.config = config;
     this.metrics = metrics;
     this.service = service;
@@ -68,7 +71,7 @@ public final class WorkerApp implements AutoCloseable {
     try {
       WorkerMetrics metrics = WorkerMetrics.start(config.metricsReportInterval());
       started.add(metrics);
-      WorkflowServiceStubs stubs = TemporalConnection.withMetrics(service, metrics.scope());
+      WorkflowServiceStubs stubs = TemporalStubs.withMetrics(service, metrics.scope());
       started.add(() -> shutdown(stubs));
       WorkflowClient client = WorkflowClient.newInstance(stubs,
           WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
@@ -82,7 +85,7 @@ public final class WorkerApp implements AutoCloseable {
       });
       TemporalHealth health = TemporalHealth.start(stubs, healthCheckInterval);
       started.add(health);
-      HttpEndpoints http = HttpEndpoints.start(config.httpPort(),
+      ProbeServer http = HttpEndpoints.start(config.httpPort(),
           () -> polling(factory, health), metrics::scrape);
       started.add(http);
       factory.start();
@@ -92,7 +95,7 @@ public final class WorkerApp implements AutoCloseable {
       return new WorkerApp(config, metrics, stubs, factory, health, http);
     } catch (RuntimeException e) {
       Collections.reverse(started);
-      closeAll(started);
+      Closeables.closeAll(started);
       throw e;
     }
   }
@@ -131,7 +134,7 @@ public final class WorkerApp implements AutoCloseable {
       factory.shutdownNow();
       factory.awaitTermination(STUBS_SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
     }
-    closeAll(List.of(health, () -> shutdown(service), http, metrics));
+    Closeables.closeAll(List.of(health, () -> shutdown(service), http, metrics));
     log.info("worker stopped");
   }
 
@@ -140,26 +143,12 @@ public final class WorkerApp implements AutoCloseable {
     stubs.awaitTermination(STUBS_SHUTDOWN_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Closes in the given order and keeps going past a failure, so one bad close leaks nothing else. */
-  private static void closeAll(List<AutoCloseable> resources) {
-    for (AutoCloseable r : resources) {
-      try {
-        r.close();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (Exception e) {
-        log.warn("error while stopping: {}", e.toString());
-      }
-    }
-  }
-
   /**
    * Runs the worker until SIGTERM. Exit status 2 is a configuration error (the message says
    * which setting); 1 is a failure to start.
    */
   public static void main(String[] args) throws InterruptedException {
-    SLF4JBridgeHandler.removeHandlersForRootLogger();
-    SLF4JBridgeHandler.install();
+    Logging.routeJulToSlf4j();
     if (Arrays.asList(args).contains("--help")) {
       System.out.print("usage: worker [--flag=value ...]\n" + WorkerConfig.usage());
       return;
@@ -196,7 +185,7 @@ public final class WorkerApp implements AutoCloseable {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       app.close();
-      closeAll(List.of(() -> shutdown(service), kubernetes));
+      Closeables.closeAll(List.of(() -> shutdown(service), kubernetes));
       stopped.countDown();
     }, "worker-shutdown"));
     stopped.await();

@@ -1,22 +1,22 @@
 package io.shipstream.failover.worker;
 
 import io.shipstream.failover.model.Durations;
+import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.Logging;
+import io.shipstream.failover.runtime.Setting;
+import io.shipstream.failover.runtime.TemporalSettings;
 import io.shipstream.failover.workflows.TaskQueues;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Everything the worker process needs to know, read from environment variables and {@code
- * --flag=value} arguments (a flag wins over the variable of the same name: {@code TASK_QUEUE}
- * is {@code --task-queue}). Every bad value is reported at once, so a broken deployment is fixed
- * in one round rather than one variable per crash loop.
+ * --flag=value} arguments by the runtime module's {@link ConfigReader} (a flag wins over the
+ * variable of the same name: {@code TASK_QUEUE} is {@code --task-queue}). Every bad value is
+ * reported at once.
  *
  * <p>Two settings are environment-only on purpose: {@code TEMPORAL_API_KEY}, because a flag is
  * visible in {@code ps} and in the pod spec, and {@code LOG_FORMAT}, because logback reads it
@@ -45,39 +45,22 @@ public record WorkerConfig(
     Duration shutdownTimeout,
     String logFormat) {
 
-  static final String TEMPORAL_ADDRESS = "TEMPORAL_ADDRESS";
-  static final String TEMPORAL_NAMESPACE = "TEMPORAL_NAMESPACE";
   static final String TASK_QUEUE = "TASK_QUEUE";
-  static final String TEMPORAL_TLS = "TEMPORAL_TLS";
-  static final String TEMPORAL_TLS_CERT = "TEMPORAL_TLS_CERT";
-  static final String TEMPORAL_TLS_KEY = "TEMPORAL_TLS_KEY";
-  static final String TEMPORAL_TLS_CA = "TEMPORAL_TLS_CA";
-  static final String TEMPORAL_API_KEY = "TEMPORAL_API_KEY";
   static final String HTTP_PORT = "HTTP_PORT";
   static final String METRICS_REPORT_INTERVAL = "METRICS_REPORT_INTERVAL";
   static final String SHUTDOWN_TIMEOUT = "SHUTDOWN_TIMEOUT";
-  static final String LOG_FORMAT = "LOG_FORMAT";
 
-  /** Setting name to default ({@code null}: unset unless given). */
-  private static final Map<String, String> DEFAULTS = defaults();
-  private static final List<String> ENV_ONLY = List.of(TEMPORAL_API_KEY, LOG_FORMAT);
-  private static final Pattern HOST_PORT = Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9._-]+):(\\d{1,5})");
+  private static final List<Setting> SETTINGS = settings();
 
-  private static Map<String, String> defaults() {
-    Map<String, String> d = new LinkedHashMap<>();
-    d.put(TEMPORAL_ADDRESS, "127.0.0.1:7233");
-    d.put(TEMPORAL_NAMESPACE, "default");
-    d.put(TASK_QUEUE, TaskQueues.FAILOVER);
-    d.put(TEMPORAL_TLS, null);
-    d.put(TEMPORAL_TLS_CERT, null);
-    d.put(TEMPORAL_TLS_KEY, null);
-    d.put(TEMPORAL_TLS_CA, null);
-    d.put(TEMPORAL_API_KEY, null);
-    d.put(HTTP_PORT, "9090");
-    d.put(METRICS_REPORT_INTERVAL, "10s");
-    d.put(SHUTDOWN_TIMEOUT, "30s");
-    d.put(LOG_FORMAT, "text");
-    return d;
+  private static List<Setting> settings() {
+    List<Setting> s = new ArrayList<>(TemporalSettings.ADDRESS_SETTINGS);
+    s.add(Setting.of(TASK_QUEUE, TaskQueues.FAILOVER));
+    s.addAll(TemporalSettings.SECURITY_SETTINGS);
+    s.add(Setting.of(HTTP_PORT, "9090"));
+    s.add(Setting.of(METRICS_REPORT_INTERVAL, "10s"));
+    s.add(Setting.of(SHUTDOWN_TIMEOUT, "30s"));
+    s.add(Logging.LOG_FORMAT_SETTING);
+    return List.copyOf(s);
   }
 
   /** The configuration with every default: a local Temporal on 127.0.0.1:7233, no TLS. */
@@ -90,166 +73,34 @@ public record WorkerConfig(
    * flags; throws {@link IllegalArgumentException} naming every bad or unknown setting.
    */
   public static WorkerConfig from(Map<String, String> env, String[] args) {
-    List<String> errors = new ArrayList<>();
-    Map<String, String> values = new LinkedHashMap<>(DEFAULTS);
-    DEFAULTS.keySet().forEach(name -> {
-      String v = env.get(name);
-      // An empty variable is what a Helm template renders for an unset value: treat it as unset.
-      if (v != null && !v.isBlank()) {
-        values.put(name, v.trim());
-      }
-    });
-    for (String arg : args) {
-      applyFlag(arg, values, errors);
-    }
-    return validate(values, errors);
+    ConfigReader r = ConfigReader.read("worker", SETTINGS, env, args);
+    TemporalSettings temporal = TemporalSettings.read(r);
+    String taskQueue = r.required(TASK_QUEUE);
+    int httpPort = r.port(HTTP_PORT);
+    Duration interval = r.parse(METRICS_REPORT_INTERVAL, WorkerConfig::positive);
+    Duration shutdown = r.parse(SHUTDOWN_TIMEOUT, WorkerConfig::positive);
+    String logFormat = Logging.format(r);
+    r.check();
+    return new WorkerConfig(temporal.address(), temporal.namespace(), taskQueue, temporal.tls(), temporal.tlsCert(),
+        temporal.tlsKey(), temporal.tlsCa(), temporal.apiKey(), httpPort, interval, shutdown, logFormat);
   }
 
-  private static void applyFlag(String arg, Map<String, String> values, List<String> errors) {
-    if (!arg.startsWith("--")) {
-      errors.add("unexpected argument '" + arg + "': flags look like --task-queue=mysql-failover");
-      return;
+  private static Duration positive(String value) {
+    Duration d = Durations.parse(value);
+    if (d.isZero()) {
+      throw new IllegalArgumentException("must be more than zero");
     }
-    int eq = arg.indexOf('=');
-    String flag = eq < 0 ? arg : arg.substring(0, eq);
-    String name = flag.substring(2).toUpperCase(Locale.ROOT).replace('-', '_');
-    if (!DEFAULTS.containsKey(name)) {
-      errors.add("unknown flag " + flag + "; known flags: " + String.join(", ", flagNames()));
-    } else if (ENV_ONLY.contains(name)) {
-      errors.add(flag + " is not accepted as a flag: set the environment variable " + name
-          + (name.equals(TEMPORAL_API_KEY) ? " from a Secret (a flag is visible in ps and in the pod spec)"
-              : " (logging is configured before the flags are read)"));
-    } else if (eq < 0) {
-      errors.add(flag + " needs a value: " + flag + "=<value>");
-    } else {
-      values.put(name, arg.substring(eq + 1).trim());
-    }
-  }
-
-  private static WorkerConfig validate(Map<String, String> v, List<String> errors) {
-    String address = required(v, TEMPORAL_ADDRESS, errors);
-    if (address != null && !address.contains("://") && !validHostPort(address)) {
-      errors.add(TEMPORAL_ADDRESS + "=" + address + ": expected host:port (e.g. temporal-frontend:7233)"
-          + " or a gRPC target such as dns:///temporal-frontend:7233");
-    }
-    String namespace = required(v, TEMPORAL_NAMESPACE, errors);
-    if (namespace != null && namespace.chars().anyMatch(Character::isWhitespace)) {
-      errors.add(TEMPORAL_NAMESPACE + "='" + namespace + "': a namespace has no spaces");
-    }
-    String taskQueue = required(v, TASK_QUEUE, errors);
-    Path cert = file(v, TEMPORAL_TLS_CERT, errors);
-    Path key = file(v, TEMPORAL_TLS_KEY, errors);
-    Path ca = file(v, TEMPORAL_TLS_CA, errors);
-    String apiKey = v.get(TEMPORAL_API_KEY);
-    if ((v.get(TEMPORAL_TLS_CERT) == null) != (v.get(TEMPORAL_TLS_KEY) == null)) {
-      errors.add(TEMPORAL_TLS_CERT + " and " + TEMPORAL_TLS_KEY + " go together: mTLS needs both the"
-          + " certificate and its private key");
-    }
-    if (apiKey != null && v.get(TEMPORAL_TLS_CERT) != null) {
-      errors.add(TEMPORAL_API_KEY + " and " + TEMPORAL_TLS_CERT + " are both set: authenticate with one of them");
-    }
-    boolean impliedTls = v.get(TEMPORAL_TLS_CERT) != null || v.get(TEMPORAL_TLS_CA) != null || apiKey != null;
-    boolean tls = impliedTls;
-    String tlsFlag = v.get(TEMPORAL_TLS);
-    if (tlsFlag != null) {
-      if (tlsFlag.equalsIgnoreCase("true")) {
-        tls = true;
-      } else if (tlsFlag.equalsIgnoreCase("false")) {
-        tls = false;
-        if (impliedTls) {
-          errors.add(TEMPORAL_TLS + "=false contradicts " + TEMPORAL_TLS_CERT + "/" + TEMPORAL_TLS_CA + "/"
-              + TEMPORAL_API_KEY + ", which need TLS");
-        }
-      } else {
-        errors.add(TEMPORAL_TLS + "=" + tlsFlag + ": expected true or false");
-      }
-    }
-    int httpPort = port(v, errors);
-    Duration interval = duration(v, METRICS_REPORT_INTERVAL, errors);
-    Duration shutdown = duration(v, SHUTDOWN_TIMEOUT, errors);
-    String logFormat = v.get(LOG_FORMAT);
-    if (!logFormat.equals("text") && !logFormat.equals("json")) {
-      errors.add(LOG_FORMAT + "=" + logFormat + ": expected text or json");
-    }
-    if (!errors.isEmpty()) {
-      throw new IllegalArgumentException("invalid worker configuration:\n  - " + String.join("\n  - ", errors));
-    }
-    return new WorkerConfig(address, namespace, taskQueue, tls, cert, key, ca, apiKey, httpPort, interval, shutdown,
-        logFormat);
-  }
-
-  private static boolean validHostPort(String address) {
-    var m = HOST_PORT.matcher(address);
-    if (!m.matches()) {
-      return false;
-    }
-    int port = Integer.parseInt(m.group(2));
-    return port >= 1 && port <= 65535;
-  }
-
-  private static String required(Map<String, String> v, String name, List<String> errors) {
-    String value = v.get(name);
-    if (value == null || value.isBlank()) {
-      errors.add(name + " must not be empty");
-      return null;
-    }
-    return value;
-  }
-
-  private static Path file(Map<String, String> v, String name, List<String> errors) {
-    String value = v.get(name);
-    if (value == null) {
-      return null;
-    }
-    Path path = Path.of(value);
-    if (!Files.isRegularFile(path) || !Files.isReadable(path)) {
-      errors.add(name + "=" + value + ": no such readable file");
-    }
-    return path;
-  }
-
-  private static int port(Map<String, String> v, List<String> errors) {
-    String value = v.get(HTTP_PORT);
-    try {
-      int port = Integer.parseInt(value);
-      if (port >= 0 && port <= 65535) {
-        return port;
-      }
-    } catch (NumberFormatException e) {
-      // Reported below with the same message as an out-of-range number.
-    }
-    errors.add(HTTP_PORT + "=" + value + ": expected a port number 0..65535 (0 picks a free port)");
-    return -1;
-  }
-
-  private static Duration duration(Map<String, String> v, String name, List<String> errors) {
-    String value = v.get(name);
-    try {
-      Duration d = Durations.parse(value);
-      if (!d.isZero()) {
-        return d;
-      }
-      errors.add(name + "=" + value + ": must be more than zero");
-    } catch (IllegalArgumentException e) {
-      errors.add(name + "=" + value + ": " + e.getMessage());
-    }
-    return null;
-  }
-
-  private static List<String> flagNames() {
-    return DEFAULTS.keySet().stream().filter(n -> !ENV_ONLY.contains(n))
-        .map(n -> "--" + n.toLowerCase(Locale.ROOT).replace('_', '-')).toList();
+    return d;
   }
 
   /** One line per setting, for {@code --help} and for configuration errors. */
   public static String usage() {
-    StringBuilder b = new StringBuilder("settings (environment variable, or --flag=value where offered):\n");
-    DEFAULTS.forEach((name, def) -> {
-      String flag = ENV_ONLY.contains(name) ? "(environment only)"
-          : "--" + name.toLowerCase(Locale.ROOT).replace('_', '-');
-      b.append(String.format("  %-24s %-28s default: %s%n", name, flag, def == null ? "unset" : def));
-    });
-    return b.toString();
+    return ConfigReader.usage(SETTINGS);
+  }
+
+  /** The Temporal part, as the runtime module's connection code takes it. */
+  public TemporalSettings temporal() {
+    return new TemporalSettings(temporalAddress, namespace, tls, tlsCert, tlsKey, tlsCa, apiKey);
   }
 
   public boolean mutualTls() {

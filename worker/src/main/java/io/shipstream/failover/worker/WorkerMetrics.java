@@ -4,26 +4,20 @@ import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
 import com.uber.m3.tally.ScopeCloseException;
 import io.micrometer.core.instrument.Meter;
-import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
-import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
-import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
-import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
-import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.shipstream.failover.runtime.ProcessMetrics;
 import java.time.Duration;
 import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one Prometheus registry of the process and the Temporal metrics scope that feeds it. The
- * workflows count failovers through the scope (so a replay does not count twice); the scope is
- * copied into the registry every {@code reportInterval}, and {@code /metrics} serves the registry.
+ * The process's Prometheus registry (the runtime module's {@link ProcessMetrics}) and the Temporal
+ * metrics scope that feeds it. The workflows count failovers through the scope (so a replay does
+ * not count twice); the scope is copied into the registry every {@code reportInterval}, and
+ * {@code /metrics} serves the registry.
  */
 final class WorkerMetrics implements AutoCloseable {
   /**
@@ -34,31 +28,20 @@ final class WorkerMetrics implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(WorkerMetrics.class);
 
-  private final PrometheusMeterRegistry registry;
+  private final ProcessMetrics process;
   private final Scope scope;
-  private final JvmGcMetrics gcMetrics;
 
-  private WorkerMetrics(PrometheusMeterRegistry registry, Scope scope, JvmGcMetrics gcMetrics) {
-    this.registry = registry;
+  private WorkerMetrics(ProcessMetrics process, Scope scope) {
+    this.process = process;
     this.scope = scope;
-    this.gcMetrics = gcMetrics;
   }
 
   static WorkerMetrics start(Duration reportInterval) {
-    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    registry.config().meterFilter(failoverTimersAsHistograms());
-    new ClassLoaderMetrics().bindTo(registry);
-    new JvmMemoryMetrics().bindTo(registry);
-    new JvmThreadMetrics().bindTo(registry);
-    new ProcessorMetrics().bindTo(registry);
-    new UptimeMetrics().bindTo(registry);
-    new FileDescriptorMetrics().bindTo(registry);
-    JvmGcMetrics gc = new JvmGcMetrics();
-    gc.bindTo(registry);
+    ProcessMetrics process = ProcessMetrics.create(failoverTimersAsHistograms());
     Scope scope = new RootScopeBuilder()
-        .reporter(new HistogramReportingStatsReporter(registry))
+        .reporter(new HistogramReportingStatsReporter(process.registry()))
         .reportEvery(com.uber.m3.util.Duration.ofMillis(reportInterval.toMillis()));
-    return new WorkerMetrics(registry, scope, gc);
+    return new WorkerMetrics(process, scope);
   }
 
   /**
@@ -86,7 +69,7 @@ final class WorkerMetrics implements AutoCloseable {
   }
 
   PrometheusMeterRegistry registry() {
-    return registry;
+    return process.registry();
   }
 
   Scope scope() {
@@ -95,7 +78,7 @@ final class WorkerMetrics implements AutoCloseable {
 
   /** The Prometheus text exposition of everything registered. */
   String scrape() {
-    return registry.scrape();
+    return process.scrape();
   }
 
   /** Reports the scope one last time, then releases the registry. */
@@ -106,7 +89,6 @@ final class WorkerMetrics implements AutoCloseable {
     } catch (ScopeCloseException e) {
       log.warn("the last metrics report failed: {}", e.toString());
     }
-    gcMetrics.close();
-    registry.close();
+    process.close();
   }
 }
