@@ -56,14 +56,21 @@ public final class FailoverStarter {
     }
   }
 
-  /** Asks a running planned failover to stop; a no-op when none runs or it is past Promoting. */
-  public void cancelPlanned(GroupRef group, String reason) {
+  /**
+   * Asks a running planned failover to stop; a no-op when none runs or it is past Promoting.
+   *
+   * @return whether a running workflow got the signal (false when none runs, as when the workflow
+   *     itself removed the annotation on its way out)
+   */
+  public boolean cancelPlanned(GroupRef group, String reason) {
     WorkflowStub stub = client.newUntypedWorkflowStub(group.workflowId());
     try {
       stub.signal("cancel", reason);
       log.info("asked the failover of {} to cancel: {}", group, reason);
+      return true;
     } catch (WorkflowNotFoundException e) {
       log.debug("no running failover of {} to cancel", group);
+      return false;
     }
   }
 }

@@ -4,11 +4,14 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -24,6 +27,10 @@ import org.slf4j.LoggerFactory;
  * when it ends. A value that arrives while another planned failover runs is retried until that one
  * ends; one that arrives while an emergency failover runs is refused as ConcurrentOperation.
  * Events are handled on one thread, in order, always against the latest cached object.
+ *
+ * <p>Only the leading watcher replica has one: it is created when the replica starts leading
+ * (the informers then hand it every cached group, so requests that arrived before are handled)
+ * and closed when it stops, which drops whatever it still meant to retry.
  */
 public final class PlannedFailoverRequests implements ResourceEventHandler<MysqlFailoverGroup>, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PlannedFailoverRequests.class);
@@ -32,7 +39,10 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
   private final FailoverStarter starter;
   private final RequestRejections rejections;
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
+  private final WatcherMetrics metrics;
   private final Map<GroupRef, String> started = new ConcurrentHashMap<>();
+  // The value each group's request is waiting with, so a wait of many retries counts once.
+  private final Map<GroupRef, String> waiting = new ConcurrentHashMap<>();
   private final ScheduledExecutorService queue = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "planned-failover-requests");
     t.setDaemon(true);
@@ -40,10 +50,11 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
   });
 
   public PlannedFailoverRequests(FailoverStarter starter, RequestRejections rejections,
-      Function<GroupRef, Optional<MysqlFailoverGroup>> latest) {
+      Function<GroupRef, Optional<MysqlFailoverGroup>> latest, WatcherMetrics metrics) {
     this.starter = starter;
     this.rejections = rejections;
     this.latest = latest;
+    this.metrics = metrics;
   }
 
   @Override
@@ -59,15 +70,32 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
   @Override
   public void onDelete(MysqlFailoverGroup group, boolean finalStateUnknown) {
     GroupRef ref = ref(group);
-    queue.execute(() -> {
-      if (started.remove(ref) != null) {
-        starter.cancelPlanned(ref, "resource deleted");
+    submit(() -> {
+      waiting.remove(ref);
+      if (started.remove(ref) != null && starter.cancelPlanned(ref, "resource deleted")) {
+        metrics.request(RequestOutcome.CANCELLED);
       }
     });
   }
 
   private void enqueue(GroupRef ref) {
-    queue.execute(() -> handle(ref));
+    submit(() -> handle(ref));
+  }
+
+  private void submit(Runnable task) {
+    try {
+      queue.execute(task);
+    } catch (RejectedExecutionException e) {
+      // Closed on losing leadership while the informer still delivered: the new leader handles it.
+    }
+  }
+
+  private void retryLater(GroupRef ref) {
+    try {
+      queue.schedule(() -> handle(ref), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Closed meanwhile; see submit.
+    }
   }
 
   /** Visible for tests: processes one group now, on the caller's thread. */
@@ -77,9 +105,12 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
       String annotation = current.map(PlannedFailoverRequests::annotation).orElse(null);
       String remembered = started.get(ref);
       if (annotation == null) {
+        waiting.remove(ref);
         if (remembered != null) {
           started.remove(ref);
-          starter.cancelPlanned(ref, "annotation removed");
+          if (starter.cancelPlanned(ref, "annotation removed")) {
+            metrics.request(RequestOutcome.CANCELLED);
+          }
         }
         return;
       }
@@ -88,20 +119,37 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
       }
       var outcome = starter.startPlanned(ref, annotation, target(annotation));
       if (outcome instanceof FailoverStarter.Started) {
+        waiting.remove(ref);
         started.put(ref, annotation);
+        metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
         if ("PlannedFailover".equals(running.workflowType())) {
-          log.info("{}: planned failover request '{}' waits for the running planned failover to end", ref, annotation);
-          queue.schedule(() -> handle(ref), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+          if (!annotation.equals(waiting.put(ref, annotation))) {
+            log.info("{}: planned failover request '{}' waits for the running planned failover to end", ref,
+                annotation);
+            metrics.request(RequestOutcome.ALREADY_RUNNING);
+          }
+          retryLater(ref);
         } else {
+          waiting.remove(ref);
           rejections.reject(ref, annotation, target(annotation).orElse(null), "ConcurrentOperation",
               "a " + running.workflowType() + " workflow is running for this group; request refused");
+          metrics.request(RequestOutcome.REJECTED);
         }
       }
     } catch (RuntimeException e) {
       // The watcher must outlive a Temporal or API outage: try the group again shortly.
       log.warn("{}: could not handle planned-failover request: {}", ref, e.toString());
-      queue.schedule(() -> handle(ref), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      retryLater(ref);
+    }
+  }
+
+  /** Visible for tests: returns once everything queued before the call has been handled. */
+  void awaitQueued() throws InterruptedException {
+    try {
+      queue.submit(() -> { }).get();
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(e);
     }
   }
 

@@ -2,101 +2,255 @@ package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.runtime.Closeables;
+import io.shipstream.failover.runtime.Logging;
+import io.shipstream.failover.runtime.ProbeServer;
+import io.shipstream.failover.runtime.TemporalStubs;
+import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The watcher process: informers on {@code MysqlFailoverGroup} that turn annotations into
- * failover workflows. Wired by hand in {@link #start}, so tests and the playground run the very
- * same code with their own clients.
+ * The watcher process: informers on {@code MysqlFailoverGroup} on every replica (they feed
+ * {@code /active-site} and the probes), and, on the replica that holds the Lease only, the
+ * handling that turns annotations into failover workflows. Wired by hand in {@link #start}, so
+ * tests and the playground run the very same code with their own clients, which {@link #close}
+ * leaves open: whoever built a client closes it.
  */
 public final class WatcherApp implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(WatcherApp.class);
-  private static final long RESYNC_MILLIS = 60_000;
 
-  private final List<SharedIndexInformer<MysqlFailoverGroup>> informers;
-  private final PlannedFailoverRequests requests;
+  private final WatcherConfig config;
+  private final GroupCache cache;
+  private final WatcherMetrics metrics;
+  private final FailoverStarter starter;
+  private final RequestRejections rejections;
+  private ProbeServer http;
+  private LeaderElection election;
+  // The current term's request handling: set while this replica leads, null otherwise.
+  private PlannedFailoverRequests requests;
+  private boolean closed;
 
-  private WatcherApp(List<SharedIndexInformer<MysqlFailoverGroup>> informers, PlannedFailoverRequests requests) {
-    this.informers = informers;
-    this.requests = requests;
+  private WatcherApp(WatcherConfig config, GroupCache cache, WatcherMetrics metrics, FailoverStarter starter,
+      RequestRejections rejections) {
+    this.config = config;
+    this.cache = cache;
+    this.metrics = metrics;
+    this.starter = starter;
+    this.rejections = rejections;
   }
 
+  /**
+   * Starts the informers and returns once they have synced, the HTTP port is open and, with leader
+   * election on, the campaign for the Lease has begun (leading may come a moment later).
+   */
   public static WatcherApp start(WatcherConfig config, KubernetesClient kube, WorkflowClient temporal) {
-    FailoverStarter starter = new FailoverStarter(temporal, config.taskQueue(), config.searchAttributes());
-    RequestRejections rejections = new RequestRejections(kube, Clock.systemUTC());
-    List<SharedIndexInformer<MysqlFailoverGroup>> informers = new ArrayList<>();
-    var resources = kube.resources(MysqlFailoverGroup.class);
-    // The lookup reads the informers' caches, which are filled before the first event is handled.
-    PlannedFailoverRequests requests = new PlannedFailoverRequests(starter, rejections,
-        ref -> cached(informers, ref));
-    if (config.watchNamespaces().isEmpty()) {
-      informers.add(resources.inAnyNamespace().runnableInformer(RESYNC_MILLIS));
-    } else {
-      for (String ns : config.watchNamespaces()) {
-        informers.add(resources.inNamespace(ns).runnableInformer(RESYNC_MILLIS));
+    log.info("starting watcher: {}", config);
+    List<AutoCloseable> started = new ArrayList<>();
+    try {
+      WatcherMetrics metrics = WatcherMetrics.create();
+      started.add(metrics);
+      GroupCache cache = GroupCache.start(kube, config.watchNamespaces());
+      started.add(cache);
+      WatcherApp app = new WatcherApp(config, cache, metrics,
+          new FailoverStarter(temporal, config.taskQueue(), config.searchAttributes()),
+          new RequestRejections(kube, Clock.systemUTC()));
+      // From here the app owns the metrics and the cache, and its close releases them.
+      started.clear();
+      started.add(app);
+      app.http = app.probes();
+      log.info("watching MysqlFailoverGroups in {}; HTTP on port {}{}", config.watchNamespaces().isEmpty()
+          ? "all namespaces" : config.watchNamespaces(), app.http.port(),
+          config.activeSiteToken() == null ? " (no token: /active-site is not served)" : "");
+      LeaderElectionSettings election = config.leaderElection();
+      if (election.enabled()) {
+        LeaderElection.Listener handling = new LeaderElection.Listener() {
+          @Override
+          public void startLeading() {
+            app.startHandling();
+          }
+
+          @Override
+          public void stopLeading() {
+            app.stopHandling();
+          }
+        };
+        app.election = LeaderElection.start(kube, election, leaseNamespace(election, kube), handling);
+      } else {
+        log.warn("leader election is off: run one replica only, or two would both start failovers");
+        app.startHandling();
+      }
+      return app;
+    } catch (RuntimeException e) {
+      Collections.reverse(started);
+      Closeables.closeAll(started);
+      throw e;
+    }
+  }
+
+  private ProbeServer probes() {
+    ProbeServer.Builder server = ProbeServer.on(config.httpPort())
+        .readiness(this::isReady, "the MysqlFailoverGroup cache has not synced")
+        .metrics(metrics::scrape)
+        // Every sidecar of every group asks /active-site every few seconds.
+        .threads(4);
+    if (config.activeSiteToken() != null) {
+      server.handler(ActiveSiteHandler.PATH, new ActiveSiteHandler(this::group, cache::synced,
+          config.activeSiteToken(), Clock.systemUTC()));
+    }
+    return server.start();
+  }
+
+  private static String leaseNamespace(LeaderElectionSettings election, KubernetesClient kube) {
+    if (election.leaseNamespace() != null) {
+      return election.leaseNamespace();
+    }
+    return kube.getNamespace() != null ? kube.getNamespace() : "default";
+  }
+
+  /** On becoming leader: a fresh handler, which the informers hand every cached group at once. */
+  private synchronized void startHandling() {
+    if (closed || requests != null) {
+      return;
+    }
+    requests = new PlannedFailoverRequests(starter, rejections, this::group, metrics);
+    cache.addHandler(requests);
+    metrics.leader(true);
+  }
+
+  /** On losing leadership: no further starts from this replica, and nothing left to retry. */
+  private synchronized void stopHandling() {
+    metrics.leader(false);
+    if (requests != null) {
+      cache.removeHandler(requests);
+      requests.close();
+      requests = null;
+    }
+  }
+
+  /** The port of the probes, {@code /metrics} and {@code /active-site}; the real one when configured as 0. */
+  public int httpPort() {
+    return http.port();
+  }
+
+  /** What {@code /readyz} answers: the cache has synced. Leadership does not matter, a standby serves too. */
+  public boolean isReady() {
+    synchronized (this) {
+      if (closed) {
+        return false;
       }
     }
-    for (var informer : informers) {
-      informer.addEventHandler(requests);
-      informer.start().toCompletableFuture().join();
-    }
-    log.info("watching MysqlFailoverGroups in {}", config.watchNamespaces().isEmpty() ? "all namespaces"
-        : config.watchNamespaces());
-    return new WatcherApp(informers, requests);
+    return cache.synced();
   }
 
-  /** Whether every informer has synced its cache: the readiness of the watcher. */
-  public boolean ready() {
-    return informers.stream().allMatch(SharedIndexInformer::hasSynced);
+  /** Whether this replica acts on annotations right now. */
+  public synchronized boolean isLeader() {
+    return requests != null;
   }
 
   /** The cached resource, for the HTTP endpoints. */
   public Optional<MysqlFailoverGroup> group(GroupRef ref) {
-    return cached(informers, ref);
+    return cache.get(ref);
   }
 
-  private static Optional<MysqlFailoverGroup> cached(List<SharedIndexInformer<MysqlFailoverGroup>> informers,
-      GroupRef ref) {
-    for (var informer : informers) {
-      MysqlFailoverGroup g = informer.getStore().getByKey(ref.namespace() + "/" + ref.name());
-      if (g != null) {
-        return Optional.of(g);
-      }
-    }
-    return Optional.empty();
+  /** Visible for tests: the current term's request handling, or null when not leading. */
+  synchronized PlannedFailoverRequests requests() {
+    return requests;
   }
 
+  /**
+   * Stops acting on annotations and releases the Lease (a standby takes over within one retry
+   * period), then stops the informers, the HTTP port and the metrics. Safe to call twice.
+   */
   @Override
   public void close() {
-    informers.forEach(SharedIndexInformer::stop);
-    requests.close();
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+    }
+    List<AutoCloseable> resources = new ArrayList<>();
+    if (election != null) {
+      resources.add(election);
+    }
+    resources.add(this::stopHandling);
+    resources.add(cache);
+    if (http != null) {
+      resources.add(http);
+    }
+    resources.add(metrics);
+    Closeables.closeAll(resources);
+    log.info("watcher stopped");
   }
 
+  /**
+   * Runs the watcher until SIGTERM. Exit status 2 is a configuration error (the message says
+   * which setting); 1 is a failure to start.
+   */
   public static void main(String[] args) throws InterruptedException {
-    WatcherConfig config = WatcherConfig.from(System.getenv(), args);
+    Logging.routeJulToSlf4j();
+    if (Arrays.asList(args).contains("--help")) {
+      System.out.print("usage: watcher [--flag=value ...]\n" + WatcherConfig.usage());
+      return;
+    }
+    WatcherConfig config;
+    try {
+      config = WatcherConfig.from(System.getenv(), args);
+      if (config.activeSiteToken() == null) {
+        throw new IllegalArgumentException("invalid watcher configuration:\n  - AUTH_TOKEN_FILE or AUTH_TOKEN is"
+            + " required: the sidecars authenticate GET /active-site with the group's shared token");
+      }
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.print(WatcherConfig.usage());
+      System.exit(2);
+      return;
+    }
     KubernetesClient kube = new KubernetesClientBuilder().build();
-    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
-        .setTarget(config.temporalAddress()).build());
-    WorkflowClient temporal = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder()
-        .setNamespace(config.temporalNamespace()).build());
-    WatcherApp app = start(config, kube, temporal);
+    WorkflowServiceStubs stubs;
+    WatcherApp app;
+    try {
+      stubs = TemporalStubs.connect(config.temporal());
+    } catch (RuntimeException e) {
+      log.error("cannot connect to Temporal at {}: {}", config.temporal().address(), e.getMessage());
+      kube.close();
+      System.exit(1);
+      return;
+    }
+    try {
+      WorkflowClient temporal = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder()
+          .setNamespace(config.temporal().namespace()).build());
+      app = start(config, kube, temporal);
+    } catch (RuntimeException e) {
+      log.error("watcher failed to start", e);
+      stubs.shutdownNow();
+      kube.close();
+      System.exit(1);
+      return;
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       app.close();
-      stubs.shutdown();
-      kube.close();
+      Closeables.closeAll(List.of(() -> {
+        stubs.shutdown();
+        stubs.awaitTermination(5, TimeUnit.SECONDS);
+      }, kube));
+      stopped.countDown();
     }, "watcher-shutdown"));
-    Thread.currentThread().join();
+    stopped.await();
   }
 }

@@ -1,58 +1,184 @@
 package io.shipstream.failover.watcher;
 
+import io.shipstream.failover.model.Durations;
+import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.Logging;
+import io.shipstream.failover.runtime.Setting;
+import io.shipstream.failover.runtime.TemporalSettings;
+import io.shipstream.failover.watcher.activesite.SharedToken;
 import io.shipstream.failover.workflows.TaskQueues;
-import java.util.Arrays;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
- * The watcher's settings, from the environment with {@code --name=value} flags on top (flags win).
- * Names: TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TASK_QUEUE, WATCH_NAMESPACES (comma-separated,
- * empty = all), HTTP_PORT, SEARCH_ATTRIBUTES (true when the namespace has them registered).
+ * The watcher's settings, from the environment with {@code --name=value} flags on top (flags win),
+ * read by the runtime module's {@link ConfigReader}; {@link #usage} lists them all. Besides the
+ * Temporal connection (shared with the worker): TASK_QUEUE, WATCH_NAMESPACES (comma-separated,
+ * empty = all), HTTP_PORT, SEARCH_ATTRIBUTES (true when the Temporal namespace has them
+ * registered), the Lease settings (LEADER_ELECTION, LEASE_NAME, LEASE_NAMESPACE or POD_NAMESPACE,
+ * POD_NAME as the holder identity, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD), and
+ * the sidecars' shared token for {@code /active-site} (AUTH_TOKEN_FILE, or AUTH_TOKEN from the
+ * environment only).
+ *
+ * @param activeSiteToken null: {@code /active-site} is not served (embedded use without sidecars)
  */
 public record WatcherConfig(
-    String temporalAddress,
-    String temporalNamespace,
+    TemporalSettings temporal,
     String taskQueue,
     List<String> watchNamespaces,
     int httpPort,
-    boolean searchAttributes) {
+    boolean searchAttributes,
+    LeaderElectionSettings leaderElection,
+    SharedToken activeSiteToken,
+    String logFormat) {
+
+  static final String TASK_QUEUE = "TASK_QUEUE";
+  static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
+  static final String HTTP_PORT = "HTTP_PORT";
+  static final String SEARCH_ATTRIBUTES = "SEARCH_ATTRIBUTES";
+  static final String LEADER_ELECTION = "LEADER_ELECTION";
+  static final String LEASE_NAME = "LEASE_NAME";
+  static final String LEASE_NAMESPACE = "LEASE_NAMESPACE";
+  static final String POD_NAMESPACE = "POD_NAMESPACE";
+  static final String POD_NAME = "POD_NAME";
+  static final String LEASE_DURATION = "LEASE_DURATION";
+  static final String LEASE_RENEW_DEADLINE = "LEASE_RENEW_DEADLINE";
+  static final String LEASE_RETRY_PERIOD = "LEASE_RETRY_PERIOD";
+  static final String AUTH_TOKEN_FILE = "AUTH_TOKEN_FILE";
+  static final String AUTH_TOKEN = "AUTH_TOKEN";
+
+  private static final List<Setting> SETTINGS = settings();
+
+  private static List<Setting> settings() {
+    List<Setting> s = new ArrayList<>(TemporalSettings.ADDRESS_SETTINGS);
+    s.add(Setting.of(TASK_QUEUE, TaskQueues.FAILOVER));
+    s.addAll(TemporalSettings.SECURITY_SETTINGS);
+    s.add(Setting.of(WATCH_NAMESPACES, null));
+    s.add(Setting.of(HTTP_PORT, "8080"));
+    s.add(Setting.of(SEARCH_ATTRIBUTES, "false"));
+    s.add(Setting.of(LEADER_ELECTION, "true"));
+    s.add(Setting.of(LEASE_NAME, LeaderElectionSettings.DEFAULT_LEASE_NAME));
+    s.add(Setting.of(LEASE_NAMESPACE, null));
+    s.add(Setting.of(POD_NAMESPACE, null));
+    s.add(Setting.of(POD_NAME, null));
+    s.add(Setting.of(LEASE_DURATION, "15s"));
+    s.add(Setting.of(LEASE_RENEW_DEADLINE, "10s"));
+    s.add(Setting.of(LEASE_RETRY_PERIOD, "2s"));
+    s.add(Setting.of(AUTH_TOKEN_FILE, null));
+    s.add(Setting.envOnly(AUTH_TOKEN, null, "from a Secret (a flag is visible in ps and in the pod spec)"));
+    s.add(Logging.LOG_FORMAT_SETTING);
+    return List.copyOf(s);
+  }
+
+  /**
+   * Every default, for embedding the watcher (the playground, tests): no {@code /active-site}
+   * token, and the HTTP port 0 (a free one, see {@link WatcherApp#httpPort}) rather than 8080, so
+   * that two stacks on one machine do not collide.
+   */
+  public static WatcherConfig defaults() {
+    return from(Map.of(), new String[0]).withHttpPort(0);
+  }
+
+  /**
+   * Reads the known variables from {@code env} and then the flags; throws
+   * {@link IllegalArgumentException} naming every bad or unknown setting. Without a token,
+   * {@code /active-site} is not served; {@link WatcherApp#main} insists on one.
+   */
+  public static WatcherConfig from(Map<String, String> env, String[] args) {
+    ConfigReader r = ConfigReader.read("watcher", SETTINGS, env, args);
+    TemporalSettings temporal = TemporalSettings.read(r);
+    String taskQueue = r.required(TASK_QUEUE);
+    List<String> namespaces = r.list(WATCH_NAMESPACES);
+    int port = r.port(HTTP_PORT);
+    Boolean searchAttributes = r.bool(SEARCH_ATTRIBUTES);
+    LeaderElectionSettings election = leaderElection(r);
+    SharedToken token = token(r);
+    String logFormat = Logging.format(r);
+    r.check();
+    return new WatcherConfig(temporal, taskQueue, namespaces, port, Boolean.TRUE.equals(searchAttributes), election,
+        token, logFormat);
+  }
+
+  private static LeaderElectionSettings leaderElection(ConfigReader r) {
+    Boolean enabled = r.bool(LEADER_ELECTION);
+    String leaseName = r.required(LEASE_NAME);
+    String namespace = r.get(LEASE_NAMESPACE) != null ? r.get(LEASE_NAMESPACE) : r.get(POD_NAMESPACE);
+    String identity = r.get(POD_NAME) != null ? r.get(POD_NAME) : hostIdentity();
+    Duration lease = r.parse(LEASE_DURATION, Durations::parse);
+    Duration renew = r.parse(LEASE_RENEW_DEADLINE, Durations::parse);
+    Duration retry = r.parse(LEASE_RETRY_PERIOD, Durations::parse);
+    if (lease != null && renew != null && retry != null) {
+      String problem = LeaderElectionSettings.checkTimings(lease, renew, retry);
+      if (problem != null) {
+        r.error(problem);
+      }
+    }
+    return new LeaderElectionSettings(!Boolean.FALSE.equals(enabled), leaseName, namespace, identity, lease, renew,
+        retry);
+  }
+
+  /**
+   * Outside a pod (no POD_NAME) the host name alone could be shared by two watchers on one
+   * machine, and two candidates with one identity would both believe they lead.
+   */
+  private static String hostIdentity() {
+    String host;
+    try {
+      host = InetAddress.getLocalHost().getHostName();
+    } catch (UnknownHostException e) {
+      host = "watcher";
+    }
+    return host + "-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  private static SharedToken token(ConfigReader r) {
+    if (r.get(AUTH_TOKEN_FILE) == null && r.get(AUTH_TOKEN) == null) {
+      return null;
+    }
+    Map<String, String> given = new HashMap<>();
+    given.put(AUTH_TOKEN_FILE, r.get(AUTH_TOKEN_FILE));
+    given.put(AUTH_TOKEN, r.get(AUTH_TOKEN));
+    try {
+      return SharedToken.fromEnvironment(given);
+    } catch (IllegalArgumentException e) {
+      r.error(e.getMessage());
+      return null;
+    }
+  }
+
+  /** One line per setting, for {@code --help} and for configuration errors. */
+  public static String usage() {
+    return ConfigReader.usage(SETTINGS);
+  }
 
   public WatcherConfig withSearchAttributes(boolean enabled) {
-    return new WatcherConfig(temporalAddress, temporalNamespace, taskQueue, watchNamespaces, httpPort, enabled);
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, enabled, leaderElection, activeSiteToken,
+        logFormat);
   }
 
-  public static WatcherConfig defaults() {
-    return from(Map.of(), new String[0]);
+  public WatcherConfig withHttpPort(int port) {
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, port, searchAttributes, leaderElection,
+        activeSiteToken, logFormat);
   }
 
-  public static WatcherConfig from(Map<String, String> env, String[] args) {
-    Map<String, String> v = new HashMap<>(env);
-    for (String arg : args) {
-      if (!arg.startsWith("--") || !arg.contains("=")) {
-        throw new IllegalArgumentException("expected --name=value, got '" + arg + "'");
-      }
-      String name = arg.substring(2, arg.indexOf('=')).toUpperCase().replace('-', '_');
-      v.put(name, arg.substring(arg.indexOf('=') + 1));
-    }
-    int port;
-    try {
-      port = Integer.parseInt(v.getOrDefault("HTTP_PORT", "8080"));
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("HTTP_PORT must be a number, not '" + v.get("HTTP_PORT") + "'");
-    }
-    if (port < 0 || port > 65535) {
-      throw new IllegalArgumentException("HTTP_PORT " + port + " is not a port");
-    }
-    String namespaces = v.getOrDefault("WATCH_NAMESPACES", "");
-    return new WatcherConfig(
-        v.getOrDefault("TEMPORAL_ADDRESS", "127.0.0.1:7233"),
-        v.getOrDefault("TEMPORAL_NAMESPACE", "default"),
-        v.getOrDefault("TASK_QUEUE", TaskQueues.FAILOVER),
-        namespaces.isBlank() ? List.of() : Arrays.stream(namespaces.split(",")).map(String::trim)
-            .filter(s -> !s.isEmpty()).toList(),
-        port,
-        Boolean.parseBoolean(v.getOrDefault("SEARCH_ATTRIBUTES", "false")));
+  public WatcherConfig withLeaderElection(LeaderElectionSettings election) {
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, election,
+        activeSiteToken, logFormat);
+  }
+
+  public WatcherConfig withActiveSiteToken(SharedToken token) {
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, leaderElection, token,
+        logFormat);
+  }
+
+  public WatcherConfig withWatchNamespaces(List<String> namespaces) {
+    return new WatcherConfig(temporal, taskQueue, List.copyOf(namespaces), httpPort, searchAttributes,
+        leaderElection, activeSiteToken, logFormat);
   }
 }

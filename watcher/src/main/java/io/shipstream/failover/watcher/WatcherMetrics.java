@@ -1,0 +1,74 @@
+package io.shipstream.failover.watcher;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.shipstream.failover.runtime.ProcessMetrics;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The watcher's meters, on the process registry {@code /metrics} serves: whether this replica is
+ * the leader, and what became of the planned-failover requests it handled.
+ */
+public final class WatcherMetrics implements AutoCloseable {
+  /** What became of one planned-failover request; the {@code outcome} label is the lower-case name. */
+  public enum RequestOutcome {
+    /** A workflow was started for it. */
+    STARTED,
+    /** Another planned failover holds the group; the request waits for it to end (counted once). */
+    ALREADY_RUNNING,
+    /** Refused without a workflow: another kind of failover holds the group. */
+    REJECTED,
+    /**
+     * The annotation or the resource went away while the failover ran, and it got the cancel
+     * signal. The workflow removing the annotation itself when it ends is not counted.
+     */
+    CANCELLED;
+
+    String label() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  private final ProcessMetrics process;
+  private final AtomicInteger leader = new AtomicInteger();
+  private final Map<RequestOutcome, Counter> requests = new EnumMap<>(RequestOutcome.class);
+
+  private WatcherMetrics(ProcessMetrics process) {
+    this.process = process;
+    Gauge.builder("bloodraven_watcher_is_leader", leader, AtomicInteger::get)
+        .description("1 while this watcher replica holds the Lease and acts on annotations, else 0")
+        .register(process.registry());
+    for (RequestOutcome outcome : RequestOutcome.values()) {
+      // Registered up front so every outcome shows 0 before the first request, which rate() needs.
+      requests.put(outcome, Counter.builder("bloodraven_planned_failover_requests")
+          .description("Planned-failover annotations handled, by what became of them")
+          .tag("outcome", outcome.label())
+          .register(process.registry()));
+    }
+  }
+
+  public static WatcherMetrics create() {
+    return new WatcherMetrics(ProcessMetrics.create());
+  }
+
+  void leader(boolean isLeader) {
+    leader.set(isLeader ? 1 : 0);
+  }
+
+  void request(RequestOutcome outcome) {
+    requests.get(outcome).increment();
+  }
+
+  /** The Prometheus text exposition, JVM metrics included. */
+  public String scrape() {
+    return process.scrape();
+  }
+
+  @Override
+  public void close() {
+    process.close();
+  }
+}

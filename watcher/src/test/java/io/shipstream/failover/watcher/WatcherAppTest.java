@@ -1,0 +1,137 @@
+package io.shipstream.failover.watcher;
+
+import static io.shipstream.failover.watcher.Http.await;
+import static io.shipstream.failover.watcher.Http.get;
+import static io.shipstream.failover.watcher.Http.sample;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.watcher.activesite.SharedToken;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.testing.TestWorkflowEnvironment;
+import java.net.ConnectException;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The watcher process as an operator meets it: started against the mock API server and an
+ * in-process Temporal, it answers its probes, shows its leadership in {@code /metrics}, serves
+ * {@code /active-site}, and turns an annotation into exactly one planned-failover workflow.
+ */
+class WatcherAppTest {
+  private static final String TOKEN = "sidecar-token-8f2a";
+  private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
+  private static final String STARTED = "bloodraven_planned_failover_requests_total{outcome=\"started\"}";
+
+  private MockCluster cluster;
+  private TestWorkflowEnvironment temporal;
+  private WatcherApp app;
+
+  @BeforeEach
+  void start() {
+    RecordingPlannedFailover.RUNS.clear();
+    cluster = MockCluster.start();
+    temporal = TestWorkflowEnvironment.newInstance();
+    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);
+    temporal.start();
+    WatcherConfig config = WatcherConfig.defaults()
+        .withActiveSiteToken(SharedToken.of(TOKEN))
+        .withLeaderElection(WatcherConfig.defaults().leaderElection().withIdentity("watcher-0")
+            .withTimings(Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200)));
+    app = WatcherApp.start(config, cluster.client(), temporal.getWorkflowClient());
+  }
+
+  @AfterEach
+  void stop() {
+    app.close();
+    temporal.close();
+    cluster.close();
+  }
+
+  @Test
+  void answersItsProbesAndShowsItLeadsInMetrics() throws Exception {
+    assertThat(get(app.httpPort(), "/healthz").statusCode()).isEqualTo(200);
+    HttpResponse<String> ready = await(app.httpPort(), "/readyz", r -> r.statusCode() == 200);
+    assertThat(ready.body()).isEqualTo("ready\n");
+
+    HttpResponse<String> metrics = await(app.httpPort(), "/metrics",
+        r -> sample(r.body(), "bloodraven_watcher_is_leader") == 1.0);
+
+    assertThat(app.isLeader()).isTrue();
+    assertThat(sample(metrics.body(), STARTED)).as("every outcome is there from the start").isZero();
+    assertThat(metrics.body()).contains("jvm_memory_used_bytes{");
+    assertThat(get(app.httpPort(), "/readyz/more").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void anAnnotationStartsOnePlannedFailoverEvenWhenTheEventIsDeliveredAgain() throws Exception {
+    Http.await("the watcher leads", Duration.ofSeconds(10), app::isLeader);
+
+    MysqlFailoverGroup group = cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
+        MockCluster.site("orders", "pdx", "10.0.2.10")), Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, "pdx"));
+
+    Http.await("the workflow ran", Duration.ofSeconds(10), () -> RecordingPlannedFailover.runsFor("orders") == 1);
+    assertThat(RecordingPlannedFailover.RUNS.get(0).annotation()).isEqualTo("pdx");
+    var description = temporal.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+        DescribeWorkflowExecutionRequest.newBuilder().setNamespace(temporal.getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(ORDERS.workflowId())).build());
+    assertThat(description.getWorkflowExecutionInfo().getType().getName()).isEqualTo("PlannedFailover");
+    // Ended, so that a second start would not be refused by Temporal and only the watcher prevents it.
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).getResult(PlannedFailoverStatus.class);
+
+    // Informers re-deliver (resyncs, reconnects, the workflow's own status writes): the same
+    // annotation value must not start a second failover.
+    Http.await("the informer has the group", Duration.ofSeconds(5), () -> app.group(ORDERS).isPresent());
+    PlannedFailoverRequests requests = app.requests();
+    requests.onUpdate(group, group);
+    requests.onAdd(group);
+    requests.awaitQueued();
+
+    assertThat(RecordingPlannedFailover.runsFor("orders")).isEqualTo(1);
+    String metrics = get(app.httpPort(), "/metrics").body();
+    assertThat(sample(metrics, STARTED)).isEqualTo(1.0);
+    assertThat(sample(metrics, "bloodraven_planned_failover_requests_total{outcome=\"already_running\"}")).isZero();
+  }
+
+  @Test
+  void servesTheActiveSiteToSidecarsWithTheToken() throws Exception {
+    cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
+        MockCluster.site("orders", "pdx", "10.0.2.10")));
+    cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
+    String path = "/active-site?namespace=" + ORDERS.namespace() + "&group=" + ORDERS.name();
+
+    assertThat(get(app.httpPort(), path).statusCode()).as("no token").isEqualTo(401);
+    Http.await("the cache has the status", Duration.ofSeconds(10),
+        () -> app.group(ORDERS).map(g -> g.getStatus() != null && "iad".equals(g.getStatus().activeSite()))
+            .orElse(false));
+    HttpResponse<String> withToken = get(app.httpPort(), path, "Authorization", "Bearer " + TOKEN);
+
+    assertThat(withToken.statusCode()).isEqualTo(200);
+    assertThat(withToken.body()).contains("\"activeSite\":\"iad\"");
+  }
+
+  @Test
+  void closeStopsLeadingAndTheHttpPortAndIsSafeTwice() throws Exception {
+    Http.await("the watcher leads", Duration.ofSeconds(10), app::isLeader);
+    int port = app.httpPort();
+
+    app.close();
+    app.close();
+
+    assertThat(app.isLeader()).isFalse();
+    assertThat(app.isReady()).isFalse();
+    assertThatThrownBy(() -> get(port, "/healthz")).isInstanceOf(ConnectException.class);
+  }
+}

@@ -1,0 +1,150 @@
+package io.shipstream.failover.watcher;
+
+import static io.shipstream.failover.watcher.Http.get;
+import static io.shipstream.failover.watcher.Http.sample;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.temporal.testing.TestWorkflowEnvironment;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Two watcher replicas against one mock API server and one Temporal: only the holder of the
+ * Lease turns annotations into workflows, and when it shuts down the other takes over and handles
+ * the next request. Lease timings are a few hundred milliseconds instead of seconds.
+ */
+class WatcherLeaderElectionTest {
+  private static final String LEASE_NAMESPACE = "failover-system";
+  private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
+  private static final GroupRef BILLING = new GroupRef(MockCluster.NAMESPACE, "billing");
+  private static final String STARTED = "bloodraven_planned_failover_requests_total{outcome=\"started\"}";
+  private static final String WAITING = "bloodraven_planned_failover_requests_total{outcome=\"already_running\"}";
+  private static final Duration TAKEOVER = Duration.ofSeconds(10);
+
+  private MockCluster cluster;
+  private TestWorkflowEnvironment temporal;
+  private WatcherApp first;
+  private WatcherApp second;
+
+  @BeforeEach
+  void start() {
+    RecordingPlannedFailover.RUNS.clear();
+    cluster = MockCluster.start();
+    temporal = TestWorkflowEnvironment.newInstance();
+    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);
+    temporal.start();
+  }
+
+  @AfterEach
+  void stop() {
+    for (WatcherApp app : new WatcherApp[] {first, second}) {
+      if (app != null) {
+        app.close();
+      }
+    }
+    temporal.close();
+    cluster.close();
+  }
+
+  private WatcherApp replica(String identity) {
+    LeaderElectionSettings election = new LeaderElectionSettings(true, "failover-watcher", LEASE_NAMESPACE, identity,
+        Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200));
+    return WatcherApp.start(WatcherConfig.defaults().withLeaderElection(election), cluster.client(),
+        temporal.getWorkflowClient());
+  }
+
+  @Test
+  void onlyTheLeaderStartsWorkflowsAndTheOtherTakesOverWhenItShutsDown() throws Exception {
+    first = replica("watcher-a");
+    Http.await("watcher-a leads", TAKEOVER, first::isLeader);
+    second = replica("watcher-b");
+    Http.await("watcher-b has synced", TAKEOVER, second::isReady);
+    assertThat(holder()).isEqualTo("watcher-a");
+
+    createGroup(ORDERS, "pdx");
+    Http.await("the orders failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("orders") == 1);
+    // Give the standby every chance to act wrongly: several of its retry periods.
+    Thread.sleep(1000);
+
+    assertThat(RecordingPlannedFailover.runsFor("orders")).as("one workflow, from the leader only").isEqualTo(1);
+    assertThat(second.isLeader()).isFalse();
+    assertThat(sample(metrics(first), "bloodraven_watcher_is_leader")).isEqualTo(1.0);
+    assertThat(sample(metrics(first), STARTED)).isEqualTo(1.0);
+    assertThat(sample(metrics(second), "bloodraven_watcher_is_leader")).isEqualTo(0.0);
+    assertThat(sample(metrics(second), STARTED)).isZero();
+    assertThat(sample(metrics(second), WAITING)).as("the standby does not even try").isZero();
+    assertThat(second.group(ORDERS)).as("the standby's cache is warm for /active-site").isPresent();
+
+    // The workflow removes the annotation when it ends; the stand-in does not, so the test does.
+    removeAnnotation(ORDERS);
+    Http.await("the leader saw the annotation go", TAKEOVER,
+        () -> first.group(ORDERS).map(g -> PlannedFailoverRequests.annotation(g) == null).orElse(false));
+    first.requests().awaitQueued();
+
+    first.close();
+    Http.await("watcher-b takes over", TAKEOVER, second::isLeader);
+    assertThat(holder()).isEqualTo("watcher-b");
+
+    createGroup(BILLING, "iad");
+    Http.await("the billing failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("billing") == 1);
+    second.requests().awaitQueued();
+
+    assertThat(RecordingPlannedFailover.runsFor("orders")).as("the old request is not started again").isEqualTo(1);
+    assertThat(sample(metrics(second), STARTED)).isEqualTo(1.0);
+    assertThat(sample(metrics(second), "bloodraven_watcher_is_leader")).isEqualTo(1.0);
+  }
+
+  @Test
+  void aReplicaThatLosesTheLeaseStopsActingAndCampaignsAgain() throws Exception {
+    first = replica("watcher-a");
+    Http.await("watcher-a leads", TAKEOVER, first::isLeader);
+
+    // Another holder appears on the Lease (an operator's edit, or a partition that let it expire):
+    // the next renewal finds it and the replica must stop acting at once.
+    KubernetesClient kube = cluster.client();
+    kube.leases().inNamespace(LEASE_NAMESPACE).withName("failover-watcher")
+        .edit(l -> {
+          l.getSpec().setHolderIdentity("someone-else");
+          return l;
+        });
+    Http.await("watcher-a stops leading", TAKEOVER, () -> !first.isLeader());
+    assertThat(first.requests()).isNull();
+
+    // someone-else never renews, so once the Lease expires watcher-a takes it back.
+    Http.await("watcher-a leads again", TAKEOVER, first::isLeader);
+    createGroup(ORDERS, "pdx");
+    Http.await("the orders failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("orders") == 1);
+  }
+
+  private void createGroup(GroupRef ref, String target) {
+    cluster.createGroup(ref.name(), List.of(MockCluster.site(ref.name(), "iad", "10.0.1.10"),
+        MockCluster.site(ref.name(), "pdx", "10.0.2.10")), Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, target));
+  }
+
+  private void removeAnnotation(GroupRef ref) {
+    cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+        .edit(g -> {
+          g.getMetadata().getAnnotations().remove(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+          return g;
+        });
+  }
+
+  private String holder() {
+    Lease lease = cluster.client().leases().inNamespace(LEASE_NAMESPACE).withName("failover-watcher").get();
+    return lease.getSpec().getHolderIdentity();
+  }
+
+  private static String metrics(WatcherApp app) throws Exception {
+    return get(app.httpPort(), "/metrics").body();
+  }
+}
