@@ -3,9 +3,12 @@ package io.shipstream.failover.watcher;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
+import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,7 +43,10 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
   private final RequestRejections rejections;
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final WatcherMetrics metrics;
-  private final Map<GroupRef, String> started = new ConcurrentHashMap<>();
+  /** What this handler started for a group: the annotation value and the run it became. */
+  private record Start(String annotation, String runId) {}
+
+  private final Map<GroupRef, Start> started = new ConcurrentHashMap<>();
   // The value each group's request is waiting with, so a wait of many retries counts once.
   private final Map<GroupRef, String> waiting = new ConcurrentHashMap<>();
   private final ScheduledExecutorService queue = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -103,24 +109,26 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
     try {
       Optional<MysqlFailoverGroup> current = latest.apply(ref);
       String annotation = current.map(PlannedFailoverRequests::annotation).orElse(null);
-      String remembered = started.get(ref);
+      Start remembered = started.get(ref);
       if (annotation == null) {
         waiting.remove(ref);
         if (remembered != null) {
           started.remove(ref);
-          if (starter.cancelPlanned(ref, "annotation removed")) {
+          if (endedByItself(current, remembered)) {
+            log.debug("{}: the planned failover {} ended and cleared its annotation", ref, remembered.runId());
+          } else if (starter.cancelPlanned(ref, "annotation removed")) {
             metrics.request(RequestOutcome.CANCELLED);
           }
         }
         return;
       }
-      if (annotation.equals(remembered)) {
+      if (remembered != null && annotation.equals(remembered.annotation())) {
         return;
       }
       var outcome = starter.startPlanned(ref, annotation, target(annotation));
-      if (outcome instanceof FailoverStarter.Started) {
+      if (outcome instanceof FailoverStarter.Started start) {
         waiting.remove(ref);
-        started.put(ref, annotation);
+        started.put(ref, new Start(annotation, start.runId()));
         metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
         if ("PlannedFailover".equals(running.workflowType())) {
@@ -142,6 +150,21 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
       log.warn("{}: could not handle planned-failover request: {}", ref, e.toString());
       retryLater(ref);
     }
+  }
+
+  /**
+   * Whether the run we started wrote its end into the status before the annotation went: the
+   * workflow writes its terminal phase and then clears the annotation itself. Such a run needs no
+   * cancel signal, and counting one would report a cancel for every failover that finished.
+   */
+  private static boolean endedByItself(Optional<MysqlFailoverGroup> current, Start start) {
+    MysqlFailoverGroupStatus status = current.map(MysqlFailoverGroup::getStatus).orElse(null);
+    if (status == null || status.workflow() == null || status.plannedFailover() == null
+        || !start.runId().equals(status.workflow().runId())) {
+      return false;
+    }
+    return status.plannedFailover().phase() != null && Arrays.stream(Phase.values())
+        .anyMatch(p -> p.isTerminal() && p.name().equals(status.plannedFailover().phase()));
   }
 
   /** Visible for tests: returns once everything queued before the call has been handled. */

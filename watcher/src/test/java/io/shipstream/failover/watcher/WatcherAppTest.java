@@ -9,16 +9,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.watcher.activesite.SharedToken;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse;
+import io.temporal.client.WorkflowStub;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.net.ConnectException;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -34,6 +39,7 @@ class WatcherAppTest {
   private static final String TOKEN = "sidecar-token-8f2a";
   private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
   private static final String STARTED = "bloodraven_planned_failover_requests_total{outcome=\"started\"}";
+  private static final String CANCELLED = "bloodraven_planned_failover_requests_total{outcome=\"cancelled\"}";
 
   private MockCluster cluster;
   private TestWorkflowEnvironment temporal;
@@ -84,10 +90,7 @@ class WatcherAppTest {
 
     Http.await("the workflow ran", Duration.ofSeconds(10), () -> RecordingPlannedFailover.runsFor("orders") == 1);
     assertThat(RecordingPlannedFailover.RUNS.get(0).annotation()).isEqualTo("pdx");
-    var description = temporal.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
-        DescribeWorkflowExecutionRequest.newBuilder().setNamespace(temporal.getNamespace())
-            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(ORDERS.workflowId())).build());
-    assertThat(description.getWorkflowExecutionInfo().getType().getName()).isEqualTo("PlannedFailover");
+    assertThat(describe().getWorkflowExecutionInfo().getType().getName()).isEqualTo("PlannedFailover");
     // Ended, so that a second start would not be refused by Temporal and only the watcher prevents it.
     temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).getResult(PlannedFailoverStatus.class);
 
@@ -103,6 +106,62 @@ class WatcherAppTest {
     String metrics = get(app.httpPort(), "/metrics").body();
     assertThat(sample(metrics, STARTED)).isEqualTo(1.0);
     assertThat(sample(metrics, "bloodraven_planned_failover_requests_total{outcome=\"already_running\"}")).isZero();
+  }
+
+  @Test
+  void aFailoverThatEndsAndClearsItsAnnotationIsNoCancelButAnOperatorRemovingItIs() throws Exception {
+    Http.await("the watcher leads", Duration.ofSeconds(10), app::isLeader);
+    cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
+        MockCluster.site("orders", "pdx", "10.0.2.10")),
+        Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, RecordingPlannedFailover.HOLD + "-1"));
+    Http.await("the workflow runs", Duration.ofSeconds(10), () -> RecordingPlannedFailover.runsFor("orders") == 1);
+    String runId = describe().getWorkflowExecutionInfo().getExecution().getRunId();
+
+    // What the real workflow does last, while it still runs: its terminal status, then the
+    // annotation cleared.
+    String now = Instant.now().toString();
+    cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty()
+        .withWorkflow(new WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId))
+        .withPlannedFailover(new PlannedFailoverStatus("Succeeded", "pdx", "iad", null, null, now, now, 1.0, 0L,
+            null, null, null, null)));
+    setAnnotation(null);
+    Http.await("the watcher saw the annotation go", Duration.ofSeconds(10),
+        () -> app.group(ORDERS).map(g -> PlannedFailoverRequests.annotation(g) == null).orElse(false));
+    app.requests().awaitQueued();
+
+    assertThat(sample(get(app.httpPort(), "/metrics").body(), CANCELLED)).isZero();
+    assertThat(describe().getWorkflowExecutionInfo().getStatus())
+        .as("not signalled").isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    WorkflowStub first = temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId());
+    first.signal("cancel", "the test ends the stand-in");
+    first.getResult(PlannedFailoverStatus.class);
+
+    // An operator withdrawing a request that is still running is a cancel.
+    setAnnotation(RecordingPlannedFailover.HOLD + "-2");
+    Http.await("the second workflow runs", Duration.ofSeconds(10),
+        () -> RecordingPlannedFailover.runsFor("orders") == 2);
+    setAnnotation(null);
+
+    await(app.httpPort(), "/metrics", r -> sample(r.body(), CANCELLED) == 1.0);
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).getResult(PlannedFailoverStatus.class);
+  }
+
+  private DescribeWorkflowExecutionResponse describe() {
+    return temporal.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+        DescribeWorkflowExecutionRequest.newBuilder().setNamespace(temporal.getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(ORDERS.workflowId())).build());
+  }
+
+  private void setAnnotation(String value) {
+    cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ORDERS.namespace()).withName(ORDERS.name())
+        .edit(g -> {
+          if (value == null) {
+            g.getMetadata().getAnnotations().remove(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+          } else {
+            g.getMetadata().getAnnotations().put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
+          }
+          return g;
+        });
   }
 
   @Test
