@@ -1,0 +1,78 @@
+{{/*
+The RBAC rules: exactly the API calls the code makes, no more. HelmChartTest holds the same list,
+runs the code against a mock API server and checks every request it makes against these rules.
+
+fabric8 (7.5) reads an object before it sends a JSON patch to it by name (patch(context, json) on
+withName(...)), so every patched resource needs get, and a status patch needs get on the resource
+itself plus patch on its status subresource.
+*/}}
+
+{{/* Worker, in the groups' namespaces: activities/kubernetes/* and SecretCredentialsProvider. */}}
+{{- define "failover.rules.worker" -}}
+# GroupStore: the snapshot (get) and the removal of the planned-failover annotation (JSON patch).
+- apiGroups: ["shipstream.io"]
+  resources: ["mysqlfailovergroups"]
+  verbs: ["get", "patch"]
+# GroupStore.patchStatusFields: plannedFailover, workflow, activeSite, lastFailover... (JSON patch).
+- apiGroups: ["shipstream.io"]
+  resources: ["mysqlfailovergroups/status"]
+  verbs: ["patch"]
+# GroupEvents: a new Event is created, a repeated one has its count bumped (JSON patch).
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["get", "create", "patch"]
+# SiteRoles: the pods of a site's podSelector are listed and relabelled (JSON patch).
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "patch"]
+# SiteRoles: Service mysql-<group>-primary is created when missing, never changed.
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get", "create"]
+# SecretCredentialsProvider: the group's spec.credentialsSecretRef.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get"]
+# DnsRecords: DNSEndpoint <group>-primary is created, then repointed (JSON patch).
+- apiGroups: ["externaldns.k8s.io"]
+  resources: ["dnsendpoints"]
+  verbs: ["get", "create", "patch"]
+{{- end }}
+
+{{/* Worker, cluster-wide: NodeTaints lists the nodes of each site and patches their taints. */}}
+{{- define "failover.rules.workerNodes" -}}
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: ["get", "list", "patch"]
+{{- end }}
+
+{{/* Watcher, in the groups' namespaces: WatcherApp's informer and RequestRejections. */}}
+{{- define "failover.rules.watcher" -}}
+# The informer lists and watches; RequestRejections reads the group (editStatus) and removes the
+# refused annotation (JSON patch).
+- apiGroups: ["shipstream.io"]
+  resources: ["mysqlfailovergroups"]
+  verbs: ["get", "list", "watch", "patch"]
+# RequestRejections: status.plannedFailover of a refused request (editStatus sends a JSON patch).
+- apiGroups: ["shipstream.io"]
+  resources: ["mysqlfailovergroups/status"]
+  verbs: ["patch"]
+# RequestRejections: the PlannedFailoverRejected Event.
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create"]
+{{- end }}
+
+{{/*
+Watcher, in the release namespace: leader election on one Lease (fabric8 LeaseLock reads it,
+creates it once and renews it with a merge patch). A create cannot be limited to a name.
+*/}}
+{{- define "failover.rules.watcherLease" -}}
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["create"]
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  resourceNames: [{{ include "failover.leaseName" . | quote }}]
+  verbs: ["get", "patch"]
+{{- end }}
