@@ -13,10 +13,14 @@ import java.util.Set;
  * replication accounts. These are the ones a fence must drain.
  */
 final class AppSessions {
-  private static final Set<String> SYSTEM_USERS = Set.of("system user", "event_scheduler");
-  /** Server threads, replication, and sessions already killed that are on their way out. */
+  /**
+   * Server threads, and connections still in their handshake: those cannot be told apart from the
+   * operator's own (or a sidecar's) yet, and an application connecting now meets the fence anyway.
+   */
+  private static final Set<String> SYSTEM_USERS = Set.of("system user", "event_scheduler", "unauthenticated user");
+  /** Server threads, replication, handshakes, and sessions already killed that are on their way out. */
   private static final Set<String> NON_APP_COMMANDS =
-      Set.of("binlog dump", "binlog dump gtid", "daemon", "slave_io", "slave_sql", "slave_worker", "killed");
+      Set.of("binlog dump", "binlog dump gtid", "daemon", "slave_io", "slave_sql", "slave_worker", "killed", "connect");
   /** ER_NO_SUCH_THREAD: the session ended between listing and killing. */
   private static final int NO_SUCH_THREAD = 1094;
 
