@@ -59,6 +59,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   private String annotation;
   private StatusPublisher publisher;
   private boolean cancelRequested;
+  private String failoverRecordedAt;
   private String cancelReason;
 
   @Override
@@ -92,8 +93,9 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     Saga saga = new Saga(new Saga.Options.Builder().setParallelCompensation(false).build());
     try {
       FenceResult fence = fenceSource(plan, saga);
-      drainSessions(plan, fence);
+      Drain drain = startDrain(plan, fence);
       waitForTargetToCatchUp(plan);
+      finishDrain(plan, drain);
       checkNotCancelled();
     } catch (FailoverAbort abort) {
       return rollBack(saga, abort.reason, abort.getMessage());
@@ -206,25 +208,51 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     return fence;
   }
 
-  /** Sheds the source from the primary Service and kills its sessions, bounded by drainTimeout. */
-  private void drainSessions(Plan plan, FenceResult fence) {
+  /**
+   * Sheds the source from the primary Service and starts killing its sessions, bounded by
+   * drainTimeout. The drain runs beside the lag wait rather than before it: the fence already
+   * stops every session from committing, so waiting for an idle source before checking the target
+   * would only lengthen the time writes are refused.
+   */
+  private Drain startDrain(Plan plan, FenceResult fence) {
     Promise<Void> unlabel = Async.procedure(k8s::setSiteRole, group, plan.source(), REPLICA);
-    if (fence.appConnections() > 0) {
-      Instant deadline = now().plus(plan.config().drainTimeout());
-      MysqlActivities waiting = ActivityStubs.mysqlWait(plan.config().drainTimeout());
-      try {
-        var drained = cancellable(() -> Async.function(waiting::killAppConnections, target(plan, plan.source()), deadline));
-        if (drained.remaining() > 0) {
-          progress.message = drained.remaining() + " sessions still connected after drainTimeout; "
-              + "they are fenced and will fail on their next write";
+    if (fence.appConnections() == 0) {
+      return new Drain(unlabel, null, null);
+    }
+    Instant deadline = now().plus(plan.config().drainTimeout());
+    MysqlActivities waiting = ActivityStubs.mysqlWait(plan.config().drainTimeout());
+    List<Promise<MysqlActivities.DrainResult>> holder = new java.util.ArrayList<>(1);
+    CancellationScope scope = Workflow.newCancellationScope(() ->
+        holder.add(Async.function(waiting::killAppConnections, target(plan, plan.source()), deadline)));
+    scope.run();
+    return new Drain(unlabel, scope, holder.get(0));
+  }
+
+  /** The drain running beside the lag wait. */
+  private record Drain(Promise<Void> unlabel, CancellationScope scope, Promise<MysqlActivities.DrainResult> kills) {}
+
+  /** Ends the drain once the target has caught up: stragglers are fenced and fail on their next write. */
+  private void finishDrain(Plan plan, Drain drain) {
+    if (drain.kills() != null) {
+      if (!drain.kills().isCompleted()) {
+        drain.scope().cancel("target caught up");
+        progress.message = "sessions still reconnecting to " + plan.source().name()
+            + " when the target caught up; they are fenced and fail on their next write";
+      } else {
+        try {
+          var drained = drain.kills().get();
+          if (drained.remaining() > 0) {
+            progress.message = drained.remaining() + " sessions still connected after drainTimeout; "
+                + "they are fenced and will fail on their next write";
+          }
+        } catch (ActivityFailure e) {
+          throw new FailoverAbort(Reason.SourceCrashed, "source " + plan.source().name()
+              + " failed while draining: " + rootMessage(e));
         }
-      } catch (ActivityFailure e) {
-        throw new FailoverAbort(Reason.SourceCrashed, "source " + plan.source().name()
-            + " failed while draining: " + rootMessage(e));
       }
     }
     try {
-      unlabel.get();
+      drain.unlabel().get();
     } catch (ActivityFailure e) {
       throw new FailoverAbort(Reason.ExecuteFailed, "could not remove the primary role label from "
           + plan.source().name() + ": " + rootMessage(e));
@@ -263,6 +291,11 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   /** Returns the promotion result, or null after finishing as Failed/ExecuteFailed. */
   private PromoteResult promoteTarget(Plan plan) {
     enter(Phase.Promoting, "promoting " + plan.target().name());
+    // The target is named active before it becomes writable: every sidecar fences a writable
+    // server whose status names another site, so naming it afterwards would invite its own
+    // sidecar to fence the new primary. This also starts the anti-flap cooldown.
+    failoverRecordedAt = now().toString();
+    k8s.recordFailover(group, plan.target().name(), failoverRecordedAt, null);
     try {
       PromoteResult result = mysql.promote(target(plan, plan.target()),
           now().plus(plan.config().connectionDrainTimeout()));
@@ -270,7 +303,8 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       return result;
     } catch (ActivityFailure e) {
       finishFailed(Reason.ExecuteFailed, "promotion of " + plan.target().name() + " failed: " + rootMessage(e)
-          + "; the source stays fenced: manual recovery required", "PlannedFailoverFailed");
+          + "; the source stays fenced and " + plan.target().name() + " is recorded as the active site: "
+          + "manual recovery required", "PlannedFailoverFailed");
       return null;
     }
   }
@@ -300,7 +334,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
 
   private void recordFailover(Plan plan) {
     enter(Phase.Resuming, "recording the failover to " + plan.target().name());
-    k8s.recordFailover(group, plan.target().name(), now().toString(), progress.targetGtidAtPromotion);
+    k8s.recordFailover(group, plan.target().name(), failoverRecordedAt, progress.targetGtidAtPromotion);
   }
 
   private PlannedFailoverStatus succeed(Plan plan) {

@@ -40,6 +40,8 @@ final class FakeMysql implements MysqlActivities {
   }
 
   final Map<String, Server> servers = new ConcurrentHashMap<>();
+  /** Runs at the start of every promote, to observe the world at that moment. */
+  volatile Runnable beforePromote = () -> {};
   final List<String> calls = new CopyOnWriteArrayList<>();
 
   Server add(String site, boolean primary, long seqno) {
@@ -132,6 +134,7 @@ final class FakeMysql implements MysqlActivities {
   @Override
   public PromoteResult promote(MysqlTarget t, Instant relayDrainDeadline) {
     calls.add("promote " + t.site());
+    beforePromote.run();
     Server s = reach(t);
     if (s.promoteFails) {
       throw ApplicationFailure.newNonRetryableFailure("SET GLOBAL read_only=0 refused", "PromoteFailed");

@@ -134,6 +134,15 @@ class PlannedFailoverWorkflowTest {
   }
 
   @Test
+  void theTargetIsNamedActiveBeforeItBecomesWritable() {
+    var activeAtPromotion = new java.util.concurrent.atomic.AtomicReference<String>();
+    mysql.beforePromote = () -> activeAtPromotion.set(k8s.status.activeSite());
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(activeAtPromotion.get()).as("sidecars must not see a writable pdx while iad is named active")
+        .isEqualTo("pdx");
+  }
+
+  @Test
   void maxLagWaitOverrideIsUsedAndHonoured() {
     mysql.server("pdx").lagging = true;
     PlannedFailoverStatus result = request("pdx:maxLagWait=30s");
@@ -304,8 +313,9 @@ class PlannedFailoverWorkflowTest {
     assertThat(result.phase()).isEqualTo("Failed");
     assertThat(result.reason()).isEqualTo("ExecuteFailed");
     assertThat(result.message()).contains("manual recovery required");
-    assertThat(mysql.callsTo("unfence")).isEmpty();
-    assertThat(k8s.status.activeSite()).isEqualTo("iad");
+    assertThat(mysql.callsTo("unfence")).as("past the point of no return: no rollback").isEmpty();
+    assertThat(mysql.server("iad").readOnly).isTrue();
+    assertThat(k8s.status.activeSite()).as("named active before promotion").isEqualTo("pdx");
   }
 
   @Test
