@@ -3,9 +3,6 @@ package io.shipstream.failover.dev;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
-import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
-import io.shipstream.failover.activities.mysql.SecretCredentialsProvider;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -16,9 +13,9 @@ import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.watcher.WatcherApp;
+import io.shipstream.failover.worker.Registrations;
 import io.shipstream.failover.watcher.WatcherConfig;
 import io.shipstream.failover.workflows.TaskQueues;
-import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -154,10 +151,8 @@ public final class FailoverStack implements AutoCloseable {
         WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(0).build());
     var w = factory.newWorker(TaskQueues.FAILOVER,
         WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build());
-    w.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
-    w.registerActivitiesImplementations(
-        new MysqlActivitiesImpl(new SecretCredentialsProvider(k, Clock.systemUTC()), Clock.systemUTC()),
-        new KubernetesActivitiesImpl(k, Clock.systemUTC()));
+    // The same workflows and activities the worker process hosts.
+    Registrations.register(w, k, Clock.systemUTC());
     factory.start();
     worker = factory;
   }

@@ -22,7 +22,7 @@ class ArchitectureTest {
     classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
         .importPackages(BASE);
     // A rule over no classes passes; make sure every module was found on the classpath.
-    for (String module : new String[] {"model", "workflows", "activities", "watcher", "worker", "sidecar"}) {
+    for (String module : new String[] {"model", "workflows", "activities", "watcher", "worker", "sidecar", "runtime"}) {
       if (!classes.containPackage(BASE + "." + module)) {
         throw new AssertionError("no classes of " + module + " on the test classpath");
       }
@@ -75,6 +75,15 @@ class ArchitectureTest {
           .should().dependOnClassesThat().resideInAPackage(BASE + "." + process + "..")
           .check(classes);
     }
+  }
+
+  @Test
+  void runtimeIsPlumbingOnly() {
+    noClasses().that().resideInAPackage(BASE + ".runtime..")
+        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..",
+            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..",
+            BASE + ".testsupport..", "io.fabric8..")
+        .check(classes);
   }
 
   @Test

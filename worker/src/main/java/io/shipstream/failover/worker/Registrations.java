@@ -13,20 +13,20 @@ import java.util.List;
  * What the worker hosts: every workflow implementation and every activity implementation. A new
  * workflow (the emergency failover, say) is added to {@link #WORKFLOWS} and nowhere else.
  */
-final class Registrations {
-  static final List<Class<?>> WORKFLOWS = List.of(
+public final class Registrations {
+  public static final List<Class<?>> WORKFLOWS = List.of(
       PlannedFailoverWorkflowImpl.class);
 
   private Registrations() {}
 
   /** The activity implementations, wired to the cluster the worker runs against. */
-  static List<Object> activities(KubernetesClient kubernetes, Clock clock) {
+  public static List<Object> activities(KubernetesClient kubernetes, Clock clock) {
     return List.of(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock),
         new KubernetesActivitiesImpl(kubernetes, clock));
   }
 
-  static void register(Worker worker, KubernetesClient kubernetes, Clock clock) {
+  public static void register(Worker worker, KubernetesClient kubernetes, Clock clock) {
     worker.registerWorkflowImplementationTypes(WORKFLOWS.toArray(Class<?>[]::new));
     worker.registerActivitiesImplementations(activities(kubernetes, clock).toArray());
   }
