@@ -4,6 +4,8 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
@@ -52,7 +54,23 @@ public final class FailoverStarter {
       log.info("started planned failover {} for {} ({})", execution.getRunId(), group, annotation);
       return new Started(execution.getRunId());
     } catch (WorkflowExecutionAlreadyStarted e) {
-      return new AlreadyRunning(e.getWorkflowType().orElse("unknown"));
+      // The exception names the type this start asked for, not the one holding the id: ask.
+      return new AlreadyRunning(runningType(group));
+    }
+  }
+
+  private String runningType(GroupRef group) {
+    try {
+      return client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+              DescribeWorkflowExecutionRequest.newBuilder()
+                  .setNamespace(client.getOptions().getNamespace())
+                  .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()))
+                  .build())
+          .getWorkflowExecutionInfo().getType().getName();
+    } catch (RuntimeException e) {
+      // It ended between the start and the look: treat it as a planned one, so the request is
+      // retried shortly rather than refused.
+      return "PlannedFailover";
     }
   }
 
