@@ -1,0 +1,50 @@
+package io.shipstream.failover.model.topology;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * One raw poll of a site's server, before any debouncing: what the watcher saw at {@code at}.
+ *
+ * @param site the site name, as in {@code spec.sites[].name}
+ * @param reachable whether the server answered within the poll's timeout
+ * @param readOnly whether it refuses application writes; meaningless when unreachable
+ * @param gtidExecuted the executed GTID set in the server's own notation (MySQL {@code @@gtid_executed},
+ *     MariaDB {@code @@gtid_binlog_pos}); null when unreachable or unknown
+ * @param serverId the server's own identity: {@code @@server_uuid} on MySQL, {@code @@server_id} (decimal) on
+ *     MariaDB; null when unknown. Candidate selection uses it to recognise errant transactions (see
+ *     {@link CandidateSelection}); without it only the pairwise checks apply.
+ * @param replicating whether both replication threads run
+ * @param secondsBehindSource the replication lag the server reports; null when not replicating or unknown
+ * @param error why the poll failed, for status and Events; null when it did not
+ * @param at when the poll was taken; the watcher's clock, passed in so this code never reads one
+ */
+public record Probe(
+    String site,
+    boolean reachable,
+    boolean readOnly,
+    String gtidExecuted,
+    String serverId,
+    boolean replicating,
+    Long secondsBehindSource,
+    String error,
+    Instant at) {
+
+  public Probe {
+    Objects.requireNonNull(site, "site");
+    Objects.requireNonNull(at, "at");
+  }
+
+  /** A poll that got no answer. */
+  public static Probe unreachable(String site, String error, Instant at) {
+    return new Probe(site, false, false, null, null, false, null, error, at);
+  }
+
+  /** The state this single poll shows, before debouncing. */
+  public SiteState observed() {
+    if (!reachable) {
+      return SiteState.UNREACHABLE;
+    }
+    return readOnly ? SiteState.READ_ONLY : SiteState.WRITABLE;
+  }
+}

@@ -1,0 +1,240 @@
+package io.shipstream.failover.model.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.model.topology.CandidateSelection.Candidate;
+import io.shipstream.failover.model.topology.Verdict.Blocked;
+import io.shipstream.failover.model.topology.Verdict.Cause;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+/**
+ * The cross-site decision matrix: from the debounced state of every site, what the watcher does.
+ * Pure: the caller passes the time and the observations, and acts on the {@link Verdict}.
+ *
+ * <p>The rows are checked top to bottom; the first that matches decides. W is the set of WRITABLE
+ * sites; f, "the failed site", is {@code status.activeSite}, or {@code status.lastFailoverTarget}
+ * when no active site is recorded.
+ *
+ * <pre>
+ * | #  | condition                                                        | verdict                              |
+ * |----|------------------------------------------------------------------|--------------------------------------|
+ * | 1  | a dr-only or read-only site is WRITABLE                          | FenceNonPromotable(those sites)      |
+ * | 2  | every site is UNREACHABLE                                        | TotalLoss (alert only)               |
+ * | 3  | |W| >= 2 and a failover workflow is running                       | SplitBrain, alert only               |
+ * | 4  | |W| >= 2, some of W in splitBrainPolicy.sitePriorities            | SplitBrain, keep the highest listed, |
+ * |    |                                                                  |   fence the rest of W                |
+ * | 5  | |W| >= 2, none listed, lastFailoverTarget in W                    | SplitBrain, keep lastFailoverTarget, |
+ * |    |                                                                  |   fence the rest of W                |
+ * | 6  | |W| >= 2 otherwise                                                | SplitBrain, alert only               |
+ * | 7  | |W| = 1, W = {w}: w is not the recorded activeSite, or another   | Degraded(w, what is wrong)           |
+ * |    |   site is UNREACHABLE, UNKNOWN, or read-only and not replicating |                                      |
+ * | 8  | |W| = 1 otherwise                                                 | Healthy(w)                           |
+ * | 9  | |W| = 0 and no f is recorded                                     | NoPrimary (a human names the primary)|
+ * | 10 | |W| = 0, f is not a site of the spec                              | NoPrimary                            |
+ * | 11 | |W| = 0, f is UNKNOWN                                             | NoPrimary (waiting for a verdict)    |
+ * | 12 | |W| = 0, f is READ_ONLY                                           | NoPrimary (alive: never promoted     |
+ * |    |                                                                  |   over automatically)                |
+ * | 13 | |W| = 0, f UNREACHABLE but its latest poll answered (writable,   | NoPrimary (f is coming back)         |
+ * |    |   not yet recoveryThreshold polls)                               |                                      |
+ * | 14 | |W| = 0, f UNREACHABLE, a failover workflow is running            | Blocked(ConcurrentOperation)         |
+ * | 15 | |W| = 0, f UNREACHABLE, inside failoverCooldown of lastFailover   | Blocked(CooldownActive)              |
+ * | 16 | |W| = 0, f UNREACHABLE, no candidate (a primary-candidate other  | NoPrimary if a primary-candidate is  |
+ * |    |   than f, READ_ONLY, whose latest poll answered read-only)        |   still UNKNOWN, else                |
+ * |    |                                                                  |   Blocked(NoCandidate)               |
+ * | 17 | |W| = 0, f UNREACHABLE, a GTID set cannot be read or mixes flavors| Blocked(UnreadableGtid)              |
+ * | 18 | |W| = 0, f UNREACHABLE, CandidateSelection says Divergent          | Blocked(DivergentCandidates)         |
+ * | 19 | |W| = 0, f UNREACHABLE, CandidateSelection says Chosen(c)          | Promote(f, c)                        |
+ * </pre>
+ *
+ * <p>Why these rows: a writable site that may never be primary is wrong whatever else holds, and
+ * fencing it is always safe (row 1). Split brain is resolved only by a rule the user wrote down or
+ * by the group's own last decision; anything else is for a human (rows 4-6), and never while a
+ * workflow is moving the primary (row 3). Only an <em>unreachable</em> primary is failed over from:
+ * one that answers read-only is alive and was fenced on purpose (row 12), and one that answers
+ * again, even before its writable answers are trusted, must not get a rival (row 13). Rows 14-15
+ * are the mutual exclusion and the anti-flap cooldown shared with planned failover.
+ *
+ * <p>When row 4 or 5 keeps a site that is not the recorded active site, the watcher must record
+ * it as active: the sidecars fence every site but the active one.
+ */
+public final class TopologyMatrix {
+  private TopologyMatrix() {}
+
+  /**
+   * Everything the matrix looks at.
+   *
+   * @param config the resolved spec: sites and roles, sitePriorities, failoverCooldown
+   * @param sites the observation of each site by name; a site missing from the map counts as UNKNOWN
+   * @param activeSite {@code status.activeSite}; null if none recorded
+   * @param lastFailover {@code status.lastFailover}, parsed; null if there was none
+   * @param lastFailoverTarget {@code status.lastFailoverTarget}; null if there was none
+   * @param failoverRunning whether a planned or emergency failover workflow runs for the group
+   * @param now the watcher's clock
+   */
+  public record Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite,
+      Instant lastFailover, String lastFailoverTarget, boolean failoverRunning, Instant now) {
+
+    public Input {
+      Objects.requireNonNull(config, "config");
+      Objects.requireNonNull(now, "now");
+      sites = Map.copyOf(sites);
+    }
+
+    SiteObservation observation(String site) {
+      return sites.getOrDefault(site, SiteObservation.unknown());
+    }
+
+    SiteState state(String site) {
+      return observation(site).state();
+    }
+  }
+
+  /** Applies the first matching row of the table in the class comment. */
+  public static Verdict evaluate(Input in) {
+    List<SiteSpec> sites = in.config().sites();
+    List<String> writableNonPromotable = names(sites, s -> !s.isPrimaryCandidate() && writable(in, s));
+    if (!writableNonPromotable.isEmpty()) {
+      return new Verdict.FenceNonPromotable(writableNonPromotable, quoted(writableNonPromotable)
+          + (writableNonPromotable.size() == 1 ? " is" : " are")
+          + " writable but may never be primary (role dr-only or read-only): fencing");
+    }
+    if (sites.stream().allMatch(s -> in.state(s.name()) == SiteState.UNREACHABLE)) {
+      return new Verdict.TotalLoss("every site is unreachable: nothing can be promoted; recover a site by hand");
+    }
+    List<String> writable = names(sites, s -> writable(in, s));
+    if (writable.size() > 1) {
+      return SplitBrainRule.resolve(in, writable);
+    }
+    if (writable.size() == 1) {
+      return onePrimary(in, writable.get(0));
+    }
+    return noWritableSite(in);
+  }
+
+  private static Verdict onePrimary(Input in, String primary) {
+    List<String> problems = new ArrayList<>();
+    if (in.activeSite() != null && !in.activeSite().equals(primary)) {
+      problems.add("site '" + primary + "' is writable but the recorded active site is '" + in.activeSite() + "'");
+    }
+    for (SiteSpec s : in.config().sites()) {
+      SiteObservation o = in.observation(s.name());
+      switch (o.state()) {
+        case UNREACHABLE -> problems.add("site '" + s.name() + "' is unreachable");
+        case UNKNOWN -> problems.add("site '" + s.name() + "' has no verdict yet");
+        case READ_ONLY -> {
+          if (o.answeringNow() && !o.latest().replicating()) {
+            problems.add("site '" + s.name() + "' is read-only but not replicating");
+          }
+        }
+        default -> { }
+      }
+    }
+    return problems.isEmpty() ? new Verdict.Healthy(primary) : new Verdict.Degraded(primary, String.join("; ", problems));
+  }
+
+  private static Verdict noWritableSite(Input in) {
+    String failed = in.activeSite() != null ? in.activeSite() : in.lastFailoverTarget();
+    if (failed == null) {
+      return new Verdict.NoPrimary("no site is writable and no active site is recorded: name the primary with a "
+          + "planned failover");
+    }
+    if (in.config().site(failed).isEmpty()) {
+      return new Verdict.NoPrimary("no site is writable and the recorded active site '" + failed
+          + "' is not in spec.sites");
+    }
+    SiteObservation f = in.observation(failed);
+    switch (f.state()) {
+      case UNKNOWN:
+        return new Verdict.NoPrimary("no site is writable; waiting for a verdict on the active site '" + failed + "'");
+      case READ_ONLY:
+        return new Verdict.NoPrimary("the active site '" + failed + "' is reachable but read-only; a live primary is "
+            + "never failed over from automatically");
+      default:
+        break;
+    }
+    if (f.answeringNow()) {
+      return new Verdict.NoPrimary("the active site '" + failed + "' answers again as writable; waiting for "
+          + in.config().recoveryThreshold() + " writable polls in a row before trusting it");
+    }
+    return promotion(in, failed, f);
+  }
+
+  /** Rows 14-19: the active site is unreachable. */
+  private static Verdict promotion(Input in, String failed, SiteObservation f) {
+    String lost = "the active site '" + failed + "' is unreachable";
+    if (in.failoverRunning()) {
+      return new Blocked(Cause.ConcurrentOperation, failed, lost + " but a failover workflow is already running");
+    }
+    Optional<Instant> cooldownEnd = Cooldown.activeUntil(in.config().failoverCooldown(), in.lastFailover(), in.now());
+    if (cooldownEnd.isPresent()) {
+      return new Blocked(Cause.CooldownActive, failed, lost + " but the failover cooldown is active since the last "
+          + "failover at " + in.lastFailover() + "; no automatic failover before " + cooldownEnd.get());
+    }
+    List<SiteSpec> candidateSites = in.config().sites().stream()
+        .filter(s -> s.isPrimaryCandidate() && !s.name().equals(failed) && promotable(in.observation(s.name())))
+        .toList();
+    if (candidateSites.isEmpty()) {
+      List<String> pending = names(in.config().sites(),
+          s -> s.isPrimaryCandidate() && !s.name().equals(failed) && in.state(s.name()) == SiteState.UNKNOWN);
+      if (!pending.isEmpty()) {
+        return new Verdict.NoPrimary(lost + "; waiting for a verdict on " + quoted(pending));
+      }
+      return new Blocked(Cause.NoCandidate, failed, lost + " and no primary-candidate is reachable and read-only");
+    }
+    List<Candidate> candidates = new ArrayList<>();
+    List<GtidSet> others = new ArrayList<>();
+    String reading = null;
+    try {
+      for (SiteSpec s : candidateSites) {
+        reading = s.name();
+        Probe p = in.observation(s.name()).latest();
+        candidates.add(new Candidate(s.name(), GtidSet.parse(p.gtidExecuted()), p.serverId()));
+      }
+      for (SiteSpec s : in.config().sites()) {
+        Probe last = in.observation(s.name()).lastReachable();
+        if (candidateSites.contains(s) || last == null || last.gtidExecuted() == null) {
+          continue;
+        }
+        reading = s.name();
+        others.add(GtidSet.parse(last.gtidExecuted()));
+      }
+      reading = null;
+      var choice = CandidateSelection.choose(candidates, others, in.config().sitePriorities(), names(in.config().sites(), s -> true));
+      if (choice instanceof CandidateSelection.Chosen c) {
+        return new Verdict.Promote(failed, c.site(), f.lastReachable() == null ? null : f.lastReachable().gtidExecuted(),
+            lost + "; promoting: " + c.reason());
+      }
+      Cause cause = choice instanceof CandidateSelection.Divergent ? Cause.DivergentCandidates : Cause.NoCandidate;
+      return new Blocked(cause, failed, lost + "; " + choice.reason());
+    } catch (IllegalArgumentException e) {
+      return new Blocked(Cause.UnreadableGtid, failed, lost + " but "
+          + (reading == null ? "the GTID sets cannot be compared" : "the GTID set of site '" + reading + "' cannot be read")
+          + ": " + e.getMessage());
+    }
+  }
+
+  /** READ_ONLY, and the latest poll answered read-only: not a site in the middle of turning writable. */
+  private static boolean promotable(SiteObservation o) {
+    return o.state() == SiteState.READ_ONLY && o.answeringNow() && o.latest().readOnly();
+  }
+
+  private static boolean writable(Input in, SiteSpec s) {
+    return in.state(s.name()) == SiteState.WRITABLE;
+  }
+
+  static List<String> names(List<SiteSpec> sites, Predicate<SiteSpec> filter) {
+    return sites.stream().filter(filter).map(SiteSpec::name).toList();
+  }
+
+  static String quoted(List<String> sites) {
+    return (sites.size() == 1 ? "site " : "sites ") + sites.stream().map(s -> "'" + s + "'").collect(Collectors.joining(", "));
+  }
+}
