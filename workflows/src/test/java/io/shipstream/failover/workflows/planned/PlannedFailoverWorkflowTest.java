@@ -17,6 +17,7 @@ import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
 import io.temporal.testing.WorkflowReplayer;
+import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.time.Duration;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every phase and every rollback row of the planned-failover page, on Temporal's test server with
- * time skipping and in-memory servers. What is asserted is what a user would see: the phases the
+ * Every phase and every rollback row of the planned-failover page, on Temporal's test server (in
+ * real time) and in-memory servers. What is asserted is what a user would see: the phases the
  * status went through, the final status block, the Events, and what was done to which server.
  */
 class PlannedFailoverWorkflowTest {
@@ -44,7 +45,10 @@ class PlannedFailoverWorkflowTest {
 
   @BeforeEach
   void setUp() {
-    env = TestWorkflowEnvironment.newInstance();
+    // Real time, not time skipping: skipping jumps over the timeouts of activities that a busy
+    // machine has not picked up yet, which made these tests flaky under load. The cooldown cases
+    // use a cooldown that ends two seconds from now instead.
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
     Worker worker = env.newWorker(TaskQueues.FAILOVER);
     worker.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
     mysql = new FakeMysql();
@@ -85,8 +89,21 @@ class PlannedFailoverWorkflowTest {
   }
 
   PlannedFailoverStatus request(String annotation) {
-    k8s.annotation = annotation;
-    return stub().run(new PlannedFailoverWorkflow.Request(GROUP, annotation));
+    return result(startAsync(annotation));
+  }
+
+  /**
+   * The workflow's result, bounded: a workflow that never ends fails the test with its history
+   * printed, instead of hanging the build.
+   */
+  PlannedFailoverStatus result(PlannedFailoverWorkflow wf) {
+    try {
+      return WorkflowStub.fromTyped(wf).getResult(60, TimeUnit.SECONDS, PlannedFailoverStatus.class);
+    } catch (java.util.concurrent.TimeoutException e) {
+      client.fetchHistory(GROUP.workflowId()).getEvents().forEach(ev -> System.out.println("history: "
+          + ev.getEventId() + " " + ev.getEventType()));
+      throw new AssertionError("the workflow did not end within 60 s; its history is in the test output", e);
+    }
   }
 
   PlannedFailoverWorkflow startAsync(String annotation) {
@@ -246,10 +263,15 @@ class PlannedFailoverWorkflowTest {
     assertThat(result.message()).contains("retry after " + last.plus(Duration.ofMinutes(5)));
   }
 
+  /** A last failover whose 5 minute cooldown ends two seconds from now. */
+  private Instant lastFailoverEndingSoon() {
+    return Instant.ofEpochMilli(env.currentTimeMillis()).minus(Duration.ofMinutes(5)).plusSeconds(2);
+  }
+
   @Test
   void cooldownDeferWaitsThenSucceeds() {
     k8s.spec = spec("defer");
-    Instant last = Instant.ofEpochMilli(env.currentTimeMillis()).minus(Duration.ofMinutes(1));
+    Instant last = lastFailoverEndingSoon();
     k8s.status = k8s.status.withFailover("iad", last.toString(), "0-1-50");
 
     PlannedFailoverStatus result = request("pdx");
@@ -271,7 +293,7 @@ class PlannedFailoverWorkflowTest {
     PlannedFailoverWorkflow wf = startAsync("pdx");
     waitForPhase(wf, "Deferred");
     wf.cancel("operator changed their mind");
-    PlannedFailoverStatus result = WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class);
+    PlannedFailoverStatus result = result(wf);
     assertRejected(result, "Cancelled", "PlannedFailoverRejected");
     assertThat(result.message()).contains("operator changed their mind");
   }
@@ -279,12 +301,12 @@ class PlannedFailoverWorkflowTest {
   @Test
   void annotationRemovedWhileDeferredCancels() {
     k8s.spec = spec("defer");
-    k8s.status = k8s.status.withFailover("iad", Instant.ofEpochMilli(env.currentTimeMillis()).toString(), "0-1-50");
+    k8s.status = k8s.status.withFailover("iad", lastFailoverEndingSoon().toString(), "0-1-50");
     PlannedFailoverWorkflow wf = startAsync("pdx");
     waitForPhase(wf, "Deferred");
     k8s.annotation = null;
     // The watcher would also signal; the re-validation at retryAfter must catch it on its own.
-    PlannedFailoverStatus result = WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class);
+    PlannedFailoverStatus result = result(wf);
     assertRejected(result, "Cancelled", "PlannedFailoverRejected");
   }
 
@@ -297,7 +319,7 @@ class PlannedFailoverWorkflowTest {
     assertThat(wf.status().phase()).as("the status query").isEqualTo("WaitingForLag");
     assertThat(wf.status().sourceGtidAtFence()).isEqualTo("0-1-100");
     wf.cancel("maintenance postponed");
-    PlannedFailoverStatus result = WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class);
+    PlannedFailoverStatus result = result(wf);
     gate.countDown();
     assertThat(result.phase()).isEqualTo("Failed");
     assertThat(result.reason()).isEqualTo("Cancelled");
@@ -339,7 +361,7 @@ class PlannedFailoverWorkflowTest {
     assertThatThrownBy(() -> WorkflowClient.start(stub()::run, new PlannedFailoverWorkflow.Request(GROUP, "pdx")))
         .isInstanceOf(WorkflowExecutionAlreadyStarted.class);
     mysql.server("pdx").waitGate.countDown();
-    assertThat(WorkflowStub.fromTyped(wf).getResult(PlannedFailoverStatus.class).phase()).isEqualTo("Succeeded");
+    assertThat(result(wf).phase()).isEqualTo("Succeeded");
   }
 
   @Test
@@ -378,7 +400,7 @@ class PlannedFailoverWorkflowTest {
     request("iad");
     replayAndMaybeStore("planned-lag-timeout");
     k8s.spec = spec("defer");
-    k8s.status = k8s.status.withFailover("pdx", Instant.ofEpochMilli(env.currentTimeMillis()).toString(), "0-1-100");
+    k8s.status = k8s.status.withFailover("pdx", lastFailoverEndingSoon().toString(), "0-1-100");
     mysql.server("iad").lagging = false;
     request("iad");
     replayAndMaybeStore("planned-deferred-succeeded");
