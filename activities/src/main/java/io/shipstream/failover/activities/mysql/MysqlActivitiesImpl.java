@@ -122,8 +122,11 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     return withSession("killAppConnections", target, STEP_TIMEOUT, false, session -> {
       int killed = 0;
       List<Long> sessions = AppSessions.list(session);
-      // At least one pass even when the deadline has passed already: a retry still drains.
-      while (!sessions.isEmpty()) {
+      // At least one pass even when the deadline has passed already: a retry still drains. The
+      // drain serves a fenced primary only: once the server is writable again (a rollback) or
+      // replicates (it rejoined as a replica), its sessions are legitimate and it stops by
+      // itself, so the workflow never has to cancel it.
+      while (!sessions.isEmpty() && stillFenced(session)) {
         killed += AppSessions.kill(session, sessions);
         heartbeat.beat(killed);
         if (!clock.instant().isBefore(deadline)) {
@@ -136,6 +139,11 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       LOG.info("drained {}: killed {} application sessions, {} remaining", target, killed, remaining);
       return new DrainResult(killed, remaining);
     });
+  }
+
+  private static boolean stillFenced(MysqlSession session) throws SQLException {
+    SqlDialect dialect = session.dialect();
+    return dialect.readOnly(session) && dialect.replicaStatus(session).isEmpty();
   }
 
   @Override
