@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.SearchAttributes;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
@@ -21,6 +22,17 @@ import org.slf4j.LoggerFactory;
  */
 public final class FailoverStarter {
   private static final Logger log = LoggerFactory.getLogger(FailoverStarter.class);
+
+  /**
+   * The workflow type of {@code EmergencyFailoverWorkflow}. Started by name with a request of the
+   * same shape as {@code EmergencyFailoverWorkflow.Request} (same field names, so the same JSON)
+   * because the interface was not in the build yet when the monitor landed; once it is, the start
+   * becomes typed like {@link #startPlanned} and this record goes.
+   */
+  static final String EMERGENCY_TYPE = "EmergencyFailover";
+
+  record EmergencyRequest(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+      String reason) {}
 
   /** What became of a start request. */
   public sealed interface Outcome permits Started, AlreadyRunning {}
@@ -57,6 +69,52 @@ public final class FailoverStarter {
       // The exception names the type this start asked for, not the one holding the id: ask.
       return new AlreadyRunning(runningType(group));
     }
+  }
+
+  /**
+   * Starts the emergency failover the topology monitor decided on, under the group's one workflow
+   * id: while any failover runs, Temporal refuses it, and the monitor simply asks again on a later
+   * poll if the verdict still stands.
+   */
+  public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+      String reason) {
+    WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
+        .setWorkflowId(group.workflowId())
+        .setTaskQueue(taskQueue)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE);
+    if (searchAttributes) {
+      options.setTypedSearchAttributes(SearchAttributes.atStart(group, candidate));
+    }
+    WorkflowStub stub = client.newUntypedWorkflowStub(EMERGENCY_TYPE, options.build());
+    try {
+      var execution = stub.start(new EmergencyRequest(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason));
+      log.info("started emergency failover {} for {} from {} to {}", execution.getRunId(), group, failedSite,
+          candidate);
+      return new Started(execution.getRunId());
+    } catch (WorkflowExecutionAlreadyStarted e) {
+      return new AlreadyRunning(runningType(group));
+    }
+  }
+
+  /** Whether a failover workflow, planned or emergency, runs for the group right now. */
+  public boolean running(GroupRef group) {
+    try {
+      return describe(group).getWorkflowExecutionInfo().getStatus()
+          == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+  }
+
+  private io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse describe(GroupRef group) {
+    return client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+        DescribeWorkflowExecutionRequest.newBuilder()
+            .setNamespace(client.getOptions().getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()))
+            .build());
   }
 
   private String runningType(GroupRef group) {

@@ -9,6 +9,12 @@ import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
+import io.shipstream.failover.watcher.topology.KubeEffects;
+import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.SecretLogins;
+import io.shipstream.failover.watcher.topology.SiteProber;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
+import io.shipstream.failover.watcher.topology.TopologyMonitor;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -42,6 +48,10 @@ public final class WatcherApp implements AutoCloseable {
   private LeaderElection election;
   // The current term's request handling: set while this replica leads, null otherwise.
   private PlannedFailoverRequests requests;
+  // The current term's topology monitor: set while this replica leads with the monitor on.
+  private TopologyMonitor monitor;
+  private KubernetesClient kube;
+  private TopologyMetrics topologyMetrics;
   private boolean closed;
 
   private WatcherApp(WatcherConfig config, GroupCache cache, WatcherMetrics metrics, FailoverStarter starter,
@@ -68,6 +78,8 @@ public final class WatcherApp implements AutoCloseable {
       WatcherApp app = new WatcherApp(config, cache, metrics,
           new FailoverStarter(temporal, config.taskQueue(), config.searchAttributes()),
           new RequestRejections(kube, Clock.systemUTC()));
+      app.kube = kube;
+      app.topologyMetrics = new TopologyMetrics(metrics.registry());
       // From here the app owns the metrics and the cache, and its close releases them.
       started.clear();
       started.add(app);
@@ -128,16 +140,29 @@ public final class WatcherApp implements AutoCloseable {
     }
     requests = new PlannedFailoverRequests(starter, rejections, this::group, metrics);
     cache.addHandler(requests);
+    if (config.topologyMonitor()) {
+      Clock clock = Clock.systemUTC();
+      SiteProber prober = new SiteProber(new SecretLogins(kube, clock), clock);
+      KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock);
+      monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
+          clock);
+      cache.addHandler(monitor);
+    }
     metrics.leader(true);
   }
 
-  /** On losing leadership: no further starts from this replica, and nothing left to retry. */
+  /** On losing leadership: no further starts or polls from this replica, and nothing left to retry. */
   private synchronized void stopHandling() {
     metrics.leader(false);
     if (requests != null) {
       cache.removeHandler(requests);
       requests.close();
       requests = null;
+    }
+    if (monitor != null) {
+      cache.removeHandler(monitor);
+      monitor.close();
+      monitor = null;
     }
   }
 

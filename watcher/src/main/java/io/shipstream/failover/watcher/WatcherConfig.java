@@ -24,7 +24,9 @@ import java.util.UUID;
  * registered), the Lease settings (LEADER_ELECTION, LEASE_NAME, LEASE_NAMESPACE or POD_NAMESPACE,
  * POD_NAME as the holder identity, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD), and
  * the sidecars' shared token for {@code /active-site} (AUTH_TOKEN_FILE, or AUTH_TOKEN from the
- * environment only).
+ * environment only), and TOPOLOGY_MONITOR: whether the leader polls every site and starts
+ * emergency failovers. It is off by default until the chart grants the watcher {@code get} on the
+ * credentials Secret; the monitor needs the group's MySQL login.
  *
  * @param activeSiteToken null: {@code /active-site} is not served (embedded use without sidecars)
  */
@@ -36,7 +38,8 @@ public record WatcherConfig(
     boolean searchAttributes,
     LeaderElectionSettings leaderElection,
     SharedToken activeSiteToken,
-    String logFormat) {
+    String logFormat,
+    boolean topologyMonitor) {
 
   static final String TASK_QUEUE = "TASK_QUEUE";
   static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
@@ -52,6 +55,7 @@ public record WatcherConfig(
   static final String LEASE_RETRY_PERIOD = "LEASE_RETRY_PERIOD";
   static final String AUTH_TOKEN_FILE = "AUTH_TOKEN_FILE";
   static final String AUTH_TOKEN = "AUTH_TOKEN";
+  static final String TOPOLOGY_MONITOR = "TOPOLOGY_MONITOR";
 
   private static final List<Setting> SETTINGS = settings();
 
@@ -72,6 +76,7 @@ public record WatcherConfig(
     s.add(Setting.of(LEASE_RETRY_PERIOD, "2s"));
     s.add(Setting.of(AUTH_TOKEN_FILE, null));
     s.add(Setting.envOnly(AUTH_TOKEN, null, "from a Secret (a flag is visible in ps and in the pod spec)"));
+    s.add(Setting.of(TOPOLOGY_MONITOR, "false"));
     s.add(Logging.LOG_FORMAT_SETTING);
     return List.copyOf(s);
   }
@@ -100,9 +105,10 @@ public record WatcherConfig(
     LeaderElectionSettings election = leaderElection(r);
     SharedToken token = token(r);
     String logFormat = Logging.format(r);
+    Boolean monitor = r.bool(TOPOLOGY_MONITOR);
     r.check();
     return new WatcherConfig(temporal, taskQueue, namespaces, port, Boolean.TRUE.equals(searchAttributes), election,
-        token, logFormat);
+        token, logFormat, Boolean.TRUE.equals(monitor));
   }
 
   private static LeaderElectionSettings leaderElection(ConfigReader r) {
@@ -159,26 +165,31 @@ public record WatcherConfig(
 
   public WatcherConfig withSearchAttributes(boolean enabled) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, enabled, leaderElection, activeSiteToken,
-        logFormat);
+        logFormat, topologyMonitor);
   }
 
   public WatcherConfig withHttpPort(int port) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, port, searchAttributes, leaderElection,
-        activeSiteToken, logFormat);
+        activeSiteToken, logFormat, topologyMonitor);
   }
 
   public WatcherConfig withLeaderElection(LeaderElectionSettings election) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, election,
-        activeSiteToken, logFormat);
+        activeSiteToken, logFormat, topologyMonitor);
   }
 
   public WatcherConfig withActiveSiteToken(SharedToken token) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, leaderElection, token,
-        logFormat);
+        logFormat, topologyMonitor);
   }
 
   public WatcherConfig withWatchNamespaces(List<String> namespaces) {
     return new WatcherConfig(temporal, taskQueue, List.copyOf(namespaces), httpPort, searchAttributes,
-        leaderElection, activeSiteToken, logFormat);
+        leaderElection, activeSiteToken, logFormat, topologyMonitor);
+  }
+
+  public WatcherConfig withTopologyMonitor(boolean enabled) {
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, leaderElection,
+        activeSiteToken, logFormat, enabled);
   }
 }

@@ -62,6 +62,11 @@ public final class WatcherMetrics implements AutoCloseable {
     requests.get(outcome).increment();
   }
 
+  /** The process registry, for the meters of other parts of the watcher (the topology monitor). */
+  public io.micrometer.core.instrument.MeterRegistry registry() {
+    return process.registry();
+  }
+
   /** The Prometheus text exposition, JVM metrics included. */
   public String scrape() {
     return process.scrape();

@@ -1,0 +1,103 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Verdict;
+import io.shipstream.failover.watcher.FailoverStarter;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * The real effects of the monitor: workflow starts through {@link FailoverStarter}, fencing
+ * through the {@link SiteConnector}, Events, and status writes as JSON patches of the status
+ * subresource that touch only the fields the monitor owns, so they never overwrite what a
+ * workflow writes at the same time.
+ */
+public final class KubeEffects implements Reactions.Effects {
+  static final String COMPONENT = "bloodraven-failover";
+
+  private final KubernetesClient client;
+  private final FailoverStarter starter;
+  private final SiteConnector sites;
+  private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
+  private final Clock clock;
+
+  public KubeEffects(KubernetesClient client, FailoverStarter starter, SiteConnector sites,
+      Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
+    this.client = client;
+    this.starter = starter;
+    this.sites = sites;
+    this.latest = latest;
+    this.clock = clock;
+  }
+
+  @Override
+  public boolean startEmergency(GroupRef group, Verdict.Promote p) {
+    return starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason())
+        instanceof FailoverStarter.Started;
+  }
+
+  @Override
+  public boolean failoverRunning(GroupRef group) {
+    return starter.running(group);
+  }
+
+  @Override
+  public void fence(GroupRef group, String site) throws Exception {
+    MysqlFailoverGroup g = latest.apply(group).orElseThrow(() -> new IllegalStateException("group is gone"));
+    GroupConfig config = GroupConfig.resolve(g.getSpec());
+    SiteSpec spec = config.site(site).orElseThrow(() -> new IllegalStateException("no site '" + site + "'"));
+    sites.fence(group, config, spec);
+  }
+
+  @Override
+  public void event(GroupRef group, String type, String reason, String message) {
+    String uid = latest.apply(group).map(g -> g.getMetadata().getUid()).orElse(null);
+    String now = Instant.now(clock).toString();
+    client.v1().events().inNamespace(group.namespace()).resource(new EventBuilder()
+        .withNewMetadata().withName(group.name() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16))
+        .withNamespace(group.namespace()).endMetadata()
+        .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion(MysqlFailoverGroup.API_VERSION)
+            .withKind("MysqlFailoverGroup").withName(group.name()).withNamespace(group.namespace())
+            .withUid(uid).build())
+        .withType(type).withReason(reason).withMessage(message)
+        .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
+        .withNewSource().withComponent(COMPONENT).endSource()
+        .withReportingComponent(COMPONENT)
+        .build()).create();
+  }
+
+  @Override
+  public void recordActiveSite(GroupRef group, String site) {
+    patchStatus(group, "activeSite", site);
+  }
+
+  /** Replaces {@code status.sites}, leaving every other status field as the server has it. */
+  public void writeSites(GroupRef group, List<SiteStatus> statuses) {
+    patchStatus(group, "sites", statuses);
+  }
+
+  private void patchStatus(GroupRef group, String field, Object value) {
+    boolean hasStatus = latest.apply(group).map(g -> g.getStatus() != null).orElse(false);
+    // "add" replaces a member that exists; a resource without any status needs the object first.
+    Map<String, Object> op = hasStatus
+        ? Map.of("op", "add", "path", "/status/" + field, "value", value)
+        : Map.of("op", "add", "path", "/status", "value", Map.of(field, value));
+    client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name())
+        .subresource("status")
+        .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(List.of(op)));
+  }
+}

@@ -1,0 +1,130 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.TopologyMatrix;
+import io.shipstream.failover.model.topology.Verdict;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the monitor does with a verdict of {@link TopologyMatrix}: start the emergency failover,
+ * fence, or alert. Alerts are Warning Events, one per change of situation and not one per poll:
+ * the last alert of each group is remembered and a repeat is dropped; a healthy (or degraded, one
+ * primary) verdict forgets it, so the same trouble coming back is reported again.
+ *
+ * <p>Whether a failover workflow runs costs a call to Temporal, so it is asked only when it could
+ * change what is done: before fencing a split brain (while a workflow moves the primary, two
+ * writable sites may be its own doing, and the matrix then says alert only), and before a new
+ * NoPrimary alert (a planned failover has no writable site between fence and promotion, which is
+ * no news).
+ */
+public final class Reactions {
+  private static final Logger log = LoggerFactory.getLogger(Reactions.class);
+
+  /** The world the reactions touch; the monitor wires the real one, tests a recording fake. */
+  public interface Effects {
+    /** Starts the emergency failover; false when a workflow already holds the group's id. */
+    boolean startEmergency(GroupRef group, Verdict.Promote promote);
+
+    boolean failoverRunning(GroupRef group);
+
+    void fence(GroupRef group, String site) throws Exception;
+
+    void event(GroupRef group, String type, String reason, String message);
+
+    /** Records {@code status.activeSite}: the sidecars fence every site but that one. */
+    void recordActiveSite(GroupRef group, String site);
+  }
+
+  private final Effects effects;
+  private final Map<GroupRef, String> lastAlert = new ConcurrentHashMap<>();
+
+  public Reactions(Effects effects) {
+    this.effects = effects;
+  }
+
+  /** Evaluates the matrix, acts, and returns the verdict acted on. */
+  public Verdict react(GroupRef group, TopologyMatrix.Input in) {
+    Verdict verdict = TopologyMatrix.evaluate(in);
+    if (!in.failoverRunning() && verdict instanceof Verdict.SplitBrain sb && !sb.alertOnly()
+        && effects.failoverRunning(group)) {
+      verdict = TopologyMatrix.evaluate(running(in));
+    }
+    act(group, in.activeSite(), verdict);
+    return verdict;
+  }
+
+  private void act(GroupRef group, String activeSite, Verdict verdict) {
+    if (verdict instanceof Verdict.Healthy || verdict instanceof Verdict.Degraded) {
+      lastAlert.remove(group);
+    } else if (verdict instanceof Verdict.Promote p) {
+      promote(group, p);
+    } else if (verdict instanceof Verdict.FenceNonPromotable f) {
+      for (String site : f.sites()) {
+        fence(group, site);
+      }
+      alert(group, "FenceNonPromotable:" + f.sites(), "NonPromotableSiteFenced", f.reason());
+    } else if (verdict instanceof Verdict.SplitBrain sb) {
+      if (!sb.alertOnly()) {
+        for (String site : sb.fence()) {
+          fence(group, site);
+        }
+        if (!sb.keep().equals(activeSite)) {
+          effects.recordActiveSite(group, sb.keep());
+        }
+      }
+      alert(group, "SplitBrain:" + sb.writableSites() + ":" + sb.keep(), "SplitBrainDetected", sb.reason());
+    } else if (verdict instanceof Verdict.TotalLoss t) {
+      alert(group, "TotalLoss", "TotalLossDetected", t.reason());
+    } else if (verdict instanceof Verdict.NoPrimary n) {
+      String key = "NoPrimary:" + n.reason();
+      // Expected between fence and promotion of a running failover; reported if it outlasts it.
+      if (key.equals(lastAlert.get(group)) || !effects.failoverRunning(group)) {
+        alert(group, key, "NoPrimaryDetected", n.reason());
+      }
+    } else if (verdict instanceof Verdict.Blocked b) {
+      alert(group, "Blocked:" + b.cause() + ":" + b.reason(), "FailoverBlocked", b.cause() + ": " + b.reason());
+    }
+  }
+
+  private void promote(GroupRef group, Verdict.Promote p) {
+    String key = "Promote:" + p.failedSite() + "->" + p.candidate();
+    if (effects.startEmergency(group, p)) {
+      log.warn("{}: emergency failover from '{}' to '{}' started: {}", group, p.failedSite(), p.candidate(),
+          p.reason());
+      lastAlert.put(group, key);
+      effects.event(group, "Warning", "EmergencyFailoverStarted", p.reason());
+    }
+    // Refused: a workflow (ours from an earlier poll, or a planned one) holds the group. Nothing to do.
+  }
+
+  private void fence(GroupRef group, String site) {
+    try {
+      effects.fence(group, site);
+      log.warn("{}: fenced site '{}'", group, site);
+    } catch (Exception e) {
+      // Tried again on the next poll, as long as the verdict stands.
+      log.warn("{}: could not fence site '{}': {}", group, site, e.toString());
+    }
+  }
+
+  private void alert(GroupRef group, String key, String reason, String message) {
+    if (key.equals(lastAlert.put(group, key))) {
+      return;
+    }
+    log.warn("{}: {}: {}", group, reason, message);
+    effects.event(group, "Warning", reason, message);
+  }
+
+  /** Forgets a group that is no longer watched. */
+  public void forget(GroupRef group) {
+    lastAlert.remove(group);
+  }
+
+  private static TopologyMatrix.Input running(TopologyMatrix.Input in) {
+    return new TopologyMatrix.Input(in.config(), in.sites(), in.activeSite(), in.lastFailover(),
+        in.lastFailoverTarget(), true, in.now());
+  }
+}

@@ -1,0 +1,24 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Probe;
+
+/**
+ * How the monitor reaches one site's server: a poll and a fence. {@link SiteProber} does it over
+ * JDBC; the unit tests pass fakes.
+ */
+public interface SiteConnector {
+
+  /** One poll; never throws: a server that cannot be asked gives {@link Probe#unreachable}. */
+  Probe probe(GroupRef group, GroupConfig config, SiteSpec site);
+
+  /**
+   * Makes the server refuse application writes ({@code read_only}, {@code super_read_only} on
+   * MySQL).
+   *
+   * @throws Exception when the server could not be fenced; the caller reports it
+   */
+  void fence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception;
+}

@@ -1,0 +1,79 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.SiteState;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The monitor's meters: {@code bloodraven_site_state{group,site,state}} (1 for the site's current
+ * debounced state, 0 for the others, so an alert can match {@code state="UNREACHABLE"} directly),
+ * {@code bloodraven_poll_latency_seconds{group,site}} and
+ * {@code bloodraven_replication_lag_seconds{group,site}} (NaN while the site does not replicate); the
+ * group label keeps two groups with a site of the same name apart. A group's meters are removed when it stops being watched.
+ */
+public final class TopologyMetrics {
+  private final MeterRegistry registry;
+
+  private record SiteKey(GroupRef group, String site) {}
+
+  private static final class SiteMeters {
+    final AtomicReference<SiteState> state = new AtomicReference<>(SiteState.UNKNOWN);
+    final AtomicReference<Double> lag = new AtomicReference<>(Double.NaN);
+    final List<Meter> meters = new ArrayList<>();
+    Timer latency;
+  }
+
+  private final Map<SiteKey, SiteMeters> sites = new ConcurrentHashMap<>();
+
+  public TopologyMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  private SiteMeters meters(GroupRef group, String site) {
+    return sites.computeIfAbsent(new SiteKey(group, site), k -> {
+      SiteMeters m = new SiteMeters();
+      for (SiteState s : SiteState.values()) {
+        m.meters.add(Gauge.builder("bloodraven_site_state", m.state, r -> r.get() == s ? 1 : 0)
+            .description("1 for the debounced state the topology monitor sees a site in, else 0")
+            .tags("group", group.toString(), "site", site, "state", s.name())
+            .register(registry));
+      }
+      m.meters.add(Gauge.builder("bloodraven_replication_lag_seconds", m.lag, AtomicReference::get)
+          .description("Seconds_Behind_Source of the site's server as last polled; NaN when not replicating")
+          .tags("group", group.toString(), "site", site)
+          .register(registry));
+      m.latency = Timer.builder("bloodraven_poll_latency_seconds")
+          .description("How long one topology poll of a site took, answered or not")
+          .tags("group", group.toString(), "site", site)
+          .register(registry);
+      m.meters.add(m.latency);
+      return m;
+    });
+  }
+
+  void polled(GroupRef group, String site, Duration took, SiteState state, Long lagSeconds) {
+    SiteMeters m = meters(group, site);
+    m.latency.record(took);
+    m.state.set(state);
+    m.lag.set(lagSeconds == null ? Double.NaN : lagSeconds.doubleValue());
+  }
+
+  void forget(GroupRef group) {
+    sites.entrySet().removeIf(e -> {
+      if (!e.getKey().group().equals(group)) {
+        return false;
+      }
+      e.getValue().meters.forEach(registry::remove);
+      return true;
+    });
+  }
+}

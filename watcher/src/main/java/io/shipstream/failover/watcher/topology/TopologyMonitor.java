@@ -1,0 +1,267 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SiteDebouncer;
+import io.shipstream.failover.model.topology.TopologyMatrix;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Polls every site of every watched group and acts on the cross-site matrix. Runs on the leading
+ * watcher replica only: created when it starts leading (the informers then hand it every cached
+ * group), closed when it stops.
+ *
+ * <p>Each site has its own poll, rescheduled after every answer with the debouncer's delay
+ * ({@code pollInterval}, backing off for a dead site), on a pool of its own threads; a poll is
+ * bounded by its JDBC timeouts, so one dead site never delays another. After each poll the group
+ * is evaluated on one separate thread (evaluations of a group queued while one waits are folded
+ * into it), so Temporal or API server calls never hold up a poll.
+ */
+public final class TopologyMonitor implements ResourceEventHandler<MysqlFailoverGroup>, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(TopologyMonitor.class);
+  static final int POLL_THREADS = 8;
+  /** How often unchanged-state details (GTID sets, lag) are written to status.sites at most. */
+  static final Duration DETAIL_REFRESH = Duration.ofSeconds(5);
+
+  private final SiteConnector sites;
+  private final Reactions reactions;
+  private final BiConsumer<GroupRef, List<SiteStatus>> statusWriter;
+  private final TopologyMetrics metrics;
+  private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
+  private final Clock clock;
+  private final Map<GroupRef, Watched> groups = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService polls;
+  private final ScheduledExecutorService evaluations = Executors.newSingleThreadScheduledExecutor(
+      daemon("topology-evaluate"));
+
+  /** One watched group: its polls, and what was last written to its status. */
+  private final class Watched {
+    final GroupPolls polls;
+    final AtomicBoolean evaluationQueued = new AtomicBoolean();
+    final AtomicBoolean stopped = new AtomicBoolean();
+    List<SiteStatus> written;
+    Instant writtenAt = Instant.EPOCH;
+
+    Watched(GroupPolls polls, List<SiteStatus> written) {
+      this.polls = polls;
+      this.written = written;
+    }
+  }
+
+  public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
+      TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
+    this.sites = sites;
+    this.reactions = reactions;
+    this.statusWriter = statusWriter;
+    this.metrics = metrics;
+    this.latest = latest;
+    this.clock = clock;
+    this.polls = Executors.newScheduledThreadPool(POLL_THREADS, daemon("topology-poll"));
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  @Override
+  public void onAdd(MysqlFailoverGroup group) {
+    sync(ref(group));
+  }
+
+  @Override
+  public void onUpdate(MysqlFailoverGroup before, MysqlFailoverGroup after) {
+    // Status writes (ours and the workflows') arrive here too; only a changed spec restarts the polls.
+    sync(ref(after));
+  }
+
+  @Override
+  public void onDelete(MysqlFailoverGroup group, boolean finalStateUnknown) {
+    stop(ref(group));
+  }
+
+  /** Starts, restarts (spec changed) or stops the polls of a group to match the cached resource. */
+  synchronized void sync(GroupRef ref) {
+    Optional<MysqlFailoverGroup> current = latest.apply(ref);
+    if (current.isEmpty() || polls.isShutdown()) {
+      stop(ref);
+      return;
+    }
+    GroupConfig config;
+    try {
+      config = GroupConfig.resolve(current.get().getSpec());
+    } catch (IllegalArgumentException e) {
+      log.warn("{}: not monitored: {}", ref, e.getMessage());
+      stop(ref);
+      return;
+    }
+    Watched existing = groups.get(ref);
+    if (existing != null && existing.polls.config().equals(config)) {
+      return;
+    }
+    stop(ref);
+    MysqlFailoverGroupStatus status = current.get().getStatus();
+    Watched w = new Watched(new GroupPolls(ref, config), status == null ? null : status.sites());
+    groups.put(ref, w);
+    log.info("{}: monitoring {} sites every {}", ref, config.sites().size(), config.pollInterval());
+    for (SiteSpec site : config.sites()) {
+      schedule(w, site, Duration.ZERO);
+    }
+  }
+
+  private synchronized void stop(GroupRef ref) {
+    Watched w = groups.remove(ref);
+    if (w != null) {
+      w.stopped.set(true);
+      reactions.forget(ref);
+      metrics.forget(ref);
+    }
+  }
+
+  private void schedule(Watched w, SiteSpec site, Duration delay) {
+    if (w.stopped.get()) {
+      return;
+    }
+    try {
+      polls.schedule(() -> poll(w, site), delay.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException e) {
+      // Closed on losing leadership: the next leader polls.
+    }
+  }
+
+  private void poll(Watched w, SiteSpec site) {
+    if (w.stopped.get()) {
+      return;
+    }
+    GroupPolls g = w.polls;
+    long started = System.nanoTime();
+    Probe probe;
+    try {
+      probe = sites.probe(g.group(), g.config(), site);
+    } catch (RuntimeException e) {
+      probe = Probe.unreachable(site.name(), e.toString(), clock.instant());
+    }
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+    SiteDebouncer d = g.observe(probe);
+    metrics.polled(g.group(), site.name(), took, d.state(), probe.reachable() ? probe.secondsBehindSource() : null);
+    if (!probe.reachable()) {
+      log.debug("{}: site '{}' did not answer: {}", g.group(), site.name(), probe.error());
+    }
+    queueEvaluation(w);
+    Duration next = d.nextPollDelay(g.config().pollInterval()).minus(took);
+    schedule(w, site, next.isNegative() ? Duration.ZERO : next);
+  }
+
+  private void queueEvaluation(Watched w) {
+    if (!w.evaluationQueued.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      evaluations.execute(() -> {
+        w.evaluationQueued.set(false);
+        evaluate(w);
+      });
+    } catch (RejectedExecutionException e) {
+      w.evaluationQueued.set(false);
+    }
+  }
+
+  /** Visible for tests: one evaluation of the group's current view, on the caller's thread. */
+  void evaluate(Watched w) {
+    GroupPolls g = w.polls;
+    if (w.stopped.get() || !g.everySitePolled()) {
+      return;
+    }
+    try {
+      MysqlFailoverGroupStatus status = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
+          .orElse(MysqlFailoverGroupStatus.empty());
+      Instant now = clock.instant();
+      reactions.react(g.group(), new TopologyMatrix.Input(g.config(), g.observations(), status.activeSite(),
+          instant(status.lastFailover()), status.lastFailoverTarget(), false, now));
+      writeSites(w, now);
+    } catch (RuntimeException e) {
+      // The next poll evaluates again; the monitor must outlive a Temporal or API outage.
+      log.warn("{}: topology evaluation failed: {}", g.group(), e.toString());
+    }
+  }
+
+  /**
+   * Writes status.sites when a site's state or replication changed, and otherwise at most every
+   * {@link #DETAIL_REFRESH}: GTID sets and lastSeen move on every poll of a busy group, and a
+   * status write per poll would load the API server for nothing.
+   */
+  private void writeSites(Watched w, Instant now) {
+    List<SiteStatus> current = w.polls.siteStatuses();
+    if (current.equals(w.written)) {
+      return;
+    }
+    boolean significant = w.written == null || !essentials(current).equals(essentials(w.written));
+    if (!significant && now.isBefore(w.writtenAt.plus(DETAIL_REFRESH))) {
+      return;
+    }
+    statusWriter.accept(w.polls.group(), current);
+    w.written = current;
+    w.writtenAt = now;
+  }
+
+  private static List<List<Object>> essentials(List<SiteStatus> sites) {
+    return sites.stream().map(s -> List.<Object>of(Objects.toString(s.name()), Objects.toString(s.state()),
+        Objects.toString(s.replicating()))).toList();
+  }
+
+  private static Instant instant(String text) {
+    if (text == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(text);
+    } catch (DateTimeParseException e) {
+      return null;
+    }
+  }
+
+  /** Visible for tests. */
+  Optional<Watched> watched(GroupRef ref) {
+    return Optional.ofNullable(groups.get(ref));
+  }
+
+  private static GroupRef ref(MysqlFailoverGroup group) {
+    return new GroupRef(group.getMetadata().getNamespace(), group.getMetadata().getName());
+  }
+
+  /** Stops every poll; a poll already running finishes its JDBC call and is not rescheduled. */
+  @Override
+  public synchronized void close() {
+    List.copyOf(groups.keySet()).forEach(this::stop);
+    polls.shutdownNow();
+    evaluations.shutdownNow();
+  }
+}

@@ -1,0 +1,94 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.Verdict;
+import io.shipstream.failover.testsupport.MockCluster;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A group of iad, pdx (primary-candidates) and dr (dr-only), and the probes of its servers. */
+final class Fixtures {
+  static final GroupRef ORDERS = new GroupRef("shop", "orders");
+  static final Instant NOW = Instant.parse("2025-06-01T12:00:00Z");
+
+  private Fixtures() {}
+
+  static MysqlFailoverGroupSpec spec(String cooldown, List<String> priorities) {
+    List<SiteSpec> sites = new ArrayList<>();
+    for (String name : List.of("iad", "pdx", "dr")) {
+      SiteSpec t = MockCluster.site("orders", name, "10.0.0.1");
+      sites.add(new SiteSpec(name, name.equals("dr") ? SiteSpec.ROLE_DR_ONLY : t.role(), t.zone(), t.mysql(),
+          t.podSelector(), t.taintNodeSelector(), t.lbIP(), null, null));
+    }
+    return new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"), "500ms", 3,
+        2, cooldown, null, null, new MysqlFailoverGroupSpec.SplitBrainPolicy(priorities), null, null, null);
+  }
+
+  static GroupConfig config(String cooldown, List<String> priorities) {
+    return GroupConfig.resolve(spec(cooldown, priorities));
+  }
+
+  static Probe writable(String site, String gtid) {
+    return new Probe(site, true, false, gtid, site.hashCode() + "", false, null, null, NOW);
+  }
+
+  static Probe replica(String site, String gtid) {
+    return new Probe(site, true, true, gtid, site.hashCode() + "", true, 0L, null, NOW);
+  }
+
+  static Probe dead(String site) {
+    return Probe.unreachable(site, "Connection refused", NOW);
+  }
+
+  /** Records what the reactions did; a start is refused once {@link #running} is set. */
+  static final class RecordingEffects implements Reactions.Effects {
+    final List<Verdict.Promote> starts = new ArrayList<>();
+    final List<String> fenced = new ArrayList<>();
+    final List<String> events = new ArrayList<>();
+    final List<String> activeSites = new ArrayList<>();
+    boolean running;
+
+    @Override
+    public synchronized boolean startEmergency(GroupRef group, Verdict.Promote promote) {
+      if (running) {
+        return false;
+      }
+      starts.add(promote);
+      running = true;
+      return true;
+    }
+
+    @Override
+    public synchronized boolean failoverRunning(GroupRef group) {
+      return running;
+    }
+
+    @Override
+    public synchronized void fence(GroupRef group, String site) {
+      fenced.add(site);
+    }
+
+    @Override
+    public synchronized void event(GroupRef group, String type, String reason, String message) {
+      events.add(type + " " + reason + ": " + message);
+    }
+
+    @Override
+    public synchronized void recordActiveSite(GroupRef group, String site) {
+      activeSites.add(site);
+    }
+
+    synchronized List<String> events() {
+      return List.copyOf(events);
+    }
+
+    synchronized List<Verdict.Promote> starts() {
+      return List.copyOf(starts);
+    }
+  }
+}

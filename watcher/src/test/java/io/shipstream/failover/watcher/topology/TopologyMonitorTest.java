@@ -1,0 +1,132 @@
+package io.shipstream.failover.watcher.topology;
+
+import static io.shipstream.failover.watcher.topology.Fixtures.ORDERS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Probe;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The monitor's loop with fake servers: poll, debounce, evaluate, act, status and metrics. */
+class TopologyMonitorTest {
+  private final Set<String> deadSites = ConcurrentHashMap.newKeySet();
+  private final Map<String, Integer> polls = new ConcurrentHashMap<>();
+  private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
+  private final List<List<SiteStatus>> written = new CopyOnWriteArrayList<>();
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private TopologyMonitor monitor;
+
+  /** iad is the primary until it dies; pdx and dr replicate; a dead site refuses connections. */
+  private final SiteConnector servers = new SiteConnector() {
+    @Override
+    public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
+      polls.merge(site.name(), 1, Integer::sum);
+      if (deadSites.contains(site.name())) {
+        return Probe.unreachable(site.name(), "Connection refused", Clock.systemUTC().instant());
+      }
+      boolean primary = site.name().equals("iad");
+      return new Probe(site.name(), true, !primary, site.name().equals("dr") ? "0-1-9" : "0-1-10",
+          site.name(), !primary, primary ? null : 0L, null, Clock.systemUTC().instant());
+    }
+
+    @Override
+    public void fence(GroupRef group, GroupConfig config, SiteSpec site) {
+      effects.fence(group, site.name());
+    }
+  };
+
+  private MysqlFailoverGroup group() {
+    MysqlFailoverGroup g = new MysqlFailoverGroup();
+    g.getMetadata().setNamespace(ORDERS.namespace());
+    g.getMetadata().setName(ORDERS.name());
+    g.setSpec(Fixtures.spec("0s", List.of()));
+    g.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
+    return g;
+  }
+
+  private void start() {
+    MysqlFailoverGroup g = group();
+    monitor = new TopologyMonitor(servers, new Reactions(effects), (ref, sites) -> written.add(sites),
+        new TopologyMetrics(registry), ref -> ref.equals(ORDERS) ? Optional.of(g) : Optional.empty(),
+        Clock.systemUTC());
+    monitor.onAdd(g);
+  }
+
+  @AfterEach
+  void stop() {
+    if (monitor != null) {
+      monitor.close();
+    }
+  }
+
+  @Test
+  void aKilledPrimaryIsFailedOverFromOnceItMissedFailureThresholdPolls() {
+    start();
+    await(() -> !written.isEmpty(), "the first status.sites");
+    assertThat(written.get(0)).extracting(SiteStatus::name, SiteStatus::state)
+        .containsExactly(tuple("iad", "WRITABLE"), tuple("pdx", "READ_ONLY"), tuple("dr", "READ_ONLY"));
+    assertThat(effects.starts()).isEmpty();
+
+    deadSites.add("iad");
+    await(() -> !effects.starts().isEmpty(), "an emergency failover start");
+
+    assertThat(effects.starts()).singleElement().satisfies(p -> {
+      assertThat(p.failedSite()).isEqualTo("iad");
+      assertThat(p.candidate()).isEqualTo("pdx");
+      assertThat(p.failedSiteLastGtid()).isEqualTo("0-1-10");
+    });
+    await(() -> written.get(written.size() - 1).get(0).state().equals("UNREACHABLE"), "iad UNREACHABLE in status");
+    assertThat(registry.get("bloodraven_site_state").tags("site", "iad", "state", "UNREACHABLE").gauge().value())
+        .isEqualTo(1.0);
+    assertThat(registry.get("bloodraven_site_state").tags("site", "iad", "state", "WRITABLE").gauge().value())
+        .isZero();
+    assertThat(registry.get("bloodraven_poll_latency_seconds").tags("site", "pdx").timer().count()).isPositive();
+    assertThat(registry.get("bloodraven_replication_lag_seconds").tags("site", "pdx").gauge().value()).isZero();
+  }
+
+  @Test
+  void aDeadSiteIsPolledLessOftenWhileTheOthersKeepTheirPace() throws InterruptedException {
+    deadSites.add("dr");
+    start();
+    Thread.sleep(4_000);
+    monitor.close();
+    // pollInterval 500ms: about 8 polls of a live site in 4s; a dead one backs off to 1s, 2s, 4s.
+    assertThat(polls.get("pdx")).isGreaterThanOrEqualTo(6);
+    assertThat(polls.get("dr")).isLessThan(polls.get("pdx") - 1);
+  }
+
+  private static org.assertj.core.groups.Tuple tuple(Object... values) {
+    return org.assertj.core.groups.Tuple.tuple(values);
+  }
+
+  private static void await(BooleanSupplier condition, String what) {
+    long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("no " + what + " within 15s");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+}
