@@ -31,13 +31,21 @@ public final class SearchAttributes {
 
   /** Called from workflow code only. */
   public static void phase(Phase phase, String target) {
+    phase(phase.name(), target);
+  }
+
+  /**
+   * The same for a workflow whose phases are not {@link Phase}s: the emergency failover's Fencing
+   * has no planned counterpart. Called from workflow code only.
+   */
+  public static void phase(String phase, String target) {
     if (!Workflow.getTypedSearchAttributes().containsKey(GROUP)) {
       return;
     }
     if (target != null && !target.equals(Workflow.getTypedSearchAttributes().get(TARGET))) {
-      Workflow.upsertTypedSearchAttributes(TARGET.valueSet(target), PHASE.valueSet(phase.name()));
+      Workflow.upsertTypedSearchAttributes(TARGET.valueSet(target), PHASE.valueSet(phase));
     } else {
-      Workflow.upsertTypedSearchAttributes(PHASE.valueSet(phase.name()));
+      Workflow.upsertTypedSearchAttributes(PHASE.valueSet(phase));
     }
   }
 }

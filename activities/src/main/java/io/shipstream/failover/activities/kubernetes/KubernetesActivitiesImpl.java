@@ -2,6 +2,7 @@ package io.shipstream.failover.activities.kubernetes;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
@@ -53,6 +54,15 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     fields.put("plannedFailover", planned);
     fields.put("workflow", workflow);
     groups.patchStatusFields(group, fields, "plannedFailover");
+  }
+
+  @Override
+  public void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
+      MysqlFailoverGroupStatus.WorkflowRef workflow) {
+    Map<String, Object> fields = new LinkedHashMap<>();
+    fields.put("emergencyFailover", emergency);
+    fields.put("workflow", workflow);
+    groups.patchStatusFields(group, fields, "emergencyFailover");
   }
 
   @Override

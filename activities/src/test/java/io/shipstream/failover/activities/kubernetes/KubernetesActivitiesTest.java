@@ -94,7 +94,7 @@ class KubernetesActivitiesTest {
         .withLastTransitionTime("2025-03-01T11:00:00Z").build();
     cluster.setStatus(ORDERS, new MysqlFailoverGroupStatus("iad", "2025-02-01T00:00:00Z", "iad", "0-1-42",
         List.of(new SiteStatus("iad", "Healthy", "2025-03-01T11:59:58Z", false, "0-1-42", 0L, null)),
-        planned("Deferred", "2025-03-01T12:05:00Z"), workflowRef("run-0"), List.of(ready), 1L));
+        planned("Deferred", "2025-03-01T12:05:00Z"), workflowRef("run-0"), List.of(ready), 1L, null));
 
     activities.writePlannedFailoverStatus(ORDERS, planned("Draining", null), workflowRef("run-1"));
 

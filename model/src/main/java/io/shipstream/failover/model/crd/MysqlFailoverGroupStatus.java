@@ -18,10 +18,11 @@ public record MysqlFailoverGroupStatus(
     PlannedFailoverStatus plannedFailover,
     WorkflowRef workflow,
     List<Condition> conditions,
-    Long observedGeneration) {
+    Long observedGeneration,
+    EmergencyFailoverStatus emergencyFailover) {
 
   public static MysqlFailoverGroupStatus empty() {
-    return new MysqlFailoverGroupStatus(null, null, null, null, null, null, null, null, null);
+    return new MysqlFailoverGroupStatus(null, null, null, null, null, null, null, null, null, null);
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -40,26 +41,31 @@ public record MysqlFailoverGroupStatus(
 
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, planned, workflow, conditions, observedGeneration);
+        sites, planned, workflow, conditions, observedGeneration, emergencyFailover);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, ref, conditions, observedGeneration);
+        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover);
   }
 
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
-        sites, plannedFailover, workflow, conditions, observedGeneration);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, newConditions, generation);
+        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover);
+  }
+
+  public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
+    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergency);
   }
 }

@@ -1,6 +1,7 @@
 package io.shipstream.failover.workflows.activities;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
@@ -27,6 +28,11 @@ public interface KubernetesActivities {
   /** Replaces {@code status.plannedFailover} and {@code status.workflow}; leaves the rest alone. */
   @ActivityMethod
   void writePlannedFailoverStatus(GroupRef group, PlannedFailoverStatus planned,
+      MysqlFailoverGroupStatus.WorkflowRef workflow);
+
+  /** Replaces {@code status.emergencyFailover} and {@code status.workflow}; leaves the rest alone. */
+  @ActivityMethod
+  void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
       MysqlFailoverGroupStatus.WorkflowRef workflow);
 
   /** Sets activeSite, lastFailover (now), lastFailoverTarget and promotionGtidExecuted. */

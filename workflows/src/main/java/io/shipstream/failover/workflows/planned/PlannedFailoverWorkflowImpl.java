@@ -17,6 +17,9 @@ import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.StatusPublisher;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Decision;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Defer;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
@@ -24,7 +27,6 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Reject;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.ApplicationFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
 import io.temporal.workflow.Async;
@@ -475,22 +477,10 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   }
 
   static String failureType(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ApplicationFailure af) {
-        return af.getType();
-      }
-    }
-    return null;
+    return Failures.type(e);
   }
 
   static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null) {
-      t = t.getCause();
-    }
-    if (t instanceof ApplicationFailure af) {
-      return af.getOriginalMessage();
-    }
-    return t.getMessage();
+    return Failures.rootMessage(e);
   }
 }

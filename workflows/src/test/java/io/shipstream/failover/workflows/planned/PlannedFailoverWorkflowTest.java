@@ -10,6 +10,8 @@ import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.fakes.FakeKubernetes;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;

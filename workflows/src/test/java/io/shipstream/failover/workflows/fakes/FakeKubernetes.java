@@ -1,6 +1,7 @@
-package io.shipstream.failover.workflows.planned;
+package io.shipstream.failover.workflows.fakes;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
@@ -12,19 +13,23 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** One resource and what the workflow wrote about it: status history, Events, labels, DNS, taints. */
-final class FakeKubernetes implements KubernetesActivities {
-  record Event(String type, String reason, String message) {}
+/**
+ * One resource and what the workflow wrote about it: status history, Events, labels, DNS, taints.
+ * Shared by the planned and the emergency workflow tests.
+ */
+public final class FakeKubernetes implements KubernetesActivities {
+  public record Event(String type, String reason, String message) {}
 
-  volatile MysqlFailoverGroupSpec spec;
-  volatile MysqlFailoverGroupStatus status = MysqlFailoverGroupStatus.empty();
-  volatile String annotation;
-  final List<PlannedFailoverStatus> statusHistory = new CopyOnWriteArrayList<>();
-  final List<Event> events = new CopyOnWriteArrayList<>();
-  final Map<String, String> roles = new ConcurrentHashMap<>();
-  volatile String dnsTarget;
-  volatile String activeTaintFree;
-  volatile boolean dnsFails;
+  public volatile MysqlFailoverGroupSpec spec;
+  public volatile MysqlFailoverGroupStatus status = MysqlFailoverGroupStatus.empty();
+  public volatile String annotation;
+  public final List<PlannedFailoverStatus> statusHistory = new CopyOnWriteArrayList<>();
+  public final List<EmergencyFailoverStatus> emergencyHistory = new CopyOnWriteArrayList<>();
+  public final List<Event> events = new CopyOnWriteArrayList<>();
+  public final Map<String, String> roles = new ConcurrentHashMap<>();
+  public volatile String dnsTarget;
+  public volatile String activeTaintFree;
+  public volatile boolean dnsFails;
 
   @Override
   public GroupSnapshot loadGroup(GroupRef group) {
@@ -36,6 +41,13 @@ final class FakeKubernetes implements KubernetesActivities {
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
     statusHistory.add(planned);
     status = status.withPlannedFailover(planned).withWorkflow(workflow);
+  }
+
+  @Override
+  public void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
+      MysqlFailoverGroupStatus.WorkflowRef workflow) {
+    emergencyHistory.add(emergency);
+    status = status.withEmergencyFailover(emergency).withWorkflow(workflow);
   }
 
   @Override
@@ -74,7 +86,7 @@ final class FakeKubernetes implements KubernetesActivities {
   }
 
   /** The phases the status went through, each run of repeated writes of one phase counted once. */
-  List<String> phases() {
+  public List<String> phases() {
     List<String> phases = new java.util.ArrayList<>();
     for (PlannedFailoverStatus s : statusHistory) {
       if (phases.isEmpty() || !phases.get(phases.size() - 1).equals(s.phase())) {
@@ -84,11 +96,26 @@ final class FakeKubernetes implements KubernetesActivities {
     return phases;
   }
 
-  String lastPhase() {
+  public String lastPhase() {
     return statusHistory.isEmpty() ? null : statusHistory.get(statusHistory.size() - 1).phase();
   }
 
-  List<String> eventReasons() {
+  public List<String> eventReasons() {
     return events.stream().map(Event::reason).toList();
+  }
+
+  /** The phases status.emergencyFailover went through, each run of repeated writes of one phase counted once. */
+  public List<String> emergencyPhases() {
+    List<String> phases = new java.util.ArrayList<>();
+    for (EmergencyFailoverStatus s : emergencyHistory) {
+      if (phases.isEmpty() || !phases.get(phases.size() - 1).equals(s.phase())) {
+        phases.add(s.phase());
+      }
+    }
+    return phases;
+  }
+
+  public String lastEmergencyPhase() {
+    return emergencyHistory.isEmpty() ? null : emergencyHistory.get(emergencyHistory.size() - 1).phase();
   }
 }

@@ -1,4 +1,4 @@
-package io.shipstream.failover.workflows.planned;
+package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
@@ -10,14 +10,15 @@ import java.time.Duration;
 /**
  * Timeouts and retries of every activity, in one place. The numbers are chosen for failovers that
  * take seconds: a short start-to-close so a hung call is noticed quickly, a heartbeat timeout on
- * every wait so a dead worker's wait is resumed by another within seconds.
+ * every wait so a dead worker's wait is resumed by another within seconds. Shared by the planned
+ * and the emergency failover.
  */
-final class ActivityStubs {
-  static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(3);
+public final class ActivityStubs {
+  public static final Duration HEARTBEAT_TIMEOUT = Duration.ofSeconds(3);
 
   private ActivityStubs() {}
 
-  static KubernetesActivities kubernetes() {
+  public static KubernetesActivities kubernetes() {
     return Workflow.newActivityStub(KubernetesActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(10))
         .setScheduleToCloseTimeout(Duration.ofMinutes(2))
@@ -30,7 +31,7 @@ final class ActivityStubs {
   }
 
   /** Short MySQL calls: a few quick attempts, then the workflow decides what a failure means. */
-  static MysqlActivities mysql() {
+  public static MysqlActivities mysql() {
     return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setRetryOptions(RetryOptions.newBuilder()
@@ -43,7 +44,7 @@ final class ActivityStubs {
   }
 
   /** Waits bounded by a deadline the activity enforces itself; heartbeats detect a dead worker. */
-  static MysqlActivities mysqlWait(Duration budget) {
+  public static MysqlActivities mysqlWait(Duration budget) {
     return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(budget.plusSeconds(30))
         .setScheduleToCloseTimeout(budget.plusSeconds(60))
@@ -52,6 +53,23 @@ final class ActivityStubs {
             .setInitialInterval(Duration.ofMillis(200))
             .setMaximumInterval(Duration.ofSeconds(2))
             .setDoNotRetry("PromoteFailed", "LagTimeout")
+            .build())
+        .build());
+  }
+
+  /**
+   * A call to a server that is probably dead (the failed primary of an emergency failover): two
+   * quick attempts and then the workflow moves on, so a host that swallows packets costs seconds,
+   * not the minutes of the ordinary retry budget.
+   */
+  public static MysqlActivities mysqlBestEffort() {
+    return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(8))
+        .setScheduleToCloseTimeout(Duration.ofSeconds(16))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(500))
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setMaximumAttempts(2)
             .build())
         .build());
   }

@@ -1,6 +1,7 @@
-package io.shipstream.failover.workflows.planned;
+package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
@@ -15,7 +16,7 @@ import org.slf4j.Logger;
  * workflow goes on fencing and promoting. {@link #flush()} waits for all of them; the workflow
  * calls it before it ends so the resource never lags behind the workflow's result.
  */
-final class StatusPublisher {
+public final class StatusPublisher {
   private static final Logger log = Workflow.getLogger(StatusPublisher.class);
 
   private final KubernetesActivities k8s;
@@ -23,22 +24,26 @@ final class StatusPublisher {
   private final WorkflowRef workflow;
   private Promise<Void> tail;
 
-  StatusPublisher(KubernetesActivities k8s, GroupRef group, WorkflowRef workflow) {
+  public StatusPublisher(KubernetesActivities k8s, GroupRef group, WorkflowRef workflow) {
     this.k8s = k8s;
     this.group = group;
     this.workflow = workflow;
     this.tail = completed();
   }
 
-  void status(PlannedFailoverStatus status) {
+  public void status(PlannedFailoverStatus status) {
     chain(() -> Async.procedure(k8s::writePlannedFailoverStatus, group, status, workflow));
   }
 
-  void event(String type, String reason, String message) {
+  public void status(EmergencyFailoverStatus status) {
+    chain(() -> Async.procedure(k8s::writeEmergencyFailoverStatus, group, status, workflow));
+  }
+
+  public void event(String type, String reason, String message) {
     chain(() -> Async.procedure(k8s::emitEvent, group, type, reason, message));
   }
 
-  void flush() {
+  public void flush() {
     tail.handle((ignored, failure) -> {
       if (failure != null) {
         log.warn("status or event write failed for {}: {}", group, failure.getMessage());

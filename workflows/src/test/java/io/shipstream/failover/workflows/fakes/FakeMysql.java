@@ -1,4 +1,4 @@
-package io.shipstream.failover.workflows.planned;
+package io.shipstream.failover.workflows.fakes;
 
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
@@ -16,35 +16,43 @@ import java.util.concurrent.TimeUnit;
 /**
  * Servers as a workflow test needs them: each site has a MariaDB-style GTID position, a
  * read-only flag and a replication state, and every call is recorded so a test can say what was
- * and was not done to which server.
+ * and was not done to which server. Shared by the planned and the emergency workflow tests.
  */
-final class FakeMysql implements MysqlActivities {
-  static final class Server {
-    volatile boolean reachable = true;
-    volatile boolean readOnly = true;
-    volatile boolean replicating = true;
-    volatile long seqno;
-    volatile String replicatesFrom;
-    volatile int appConnections = 2;
+public final class FakeMysql implements MysqlActivities {
+  public static final class Server {
+    public volatile boolean reachable = true;
+    public volatile boolean readOnly = true;
+    public volatile boolean replicating = true;
+    public volatile long seqno;
+    public volatile String replicatesFrom;
+    public volatile int appConnections = 2;
     /** When set, waits for this server's GTID block here until released. */
-    volatile CountDownLatch waitGate;
+    public volatile CountDownLatch waitGate;
     /** When set, the server never catches up: waits end in LagTimeout. */
-    volatile boolean lagging;
-    volatile boolean promoteFails;
+    public volatile boolean lagging;
+    public volatile boolean promoteFails;
     /** The server dies the moment it is fenced, as a source crashing mid-drain would. */
-    volatile boolean crashOnFence;
+    public volatile boolean crashOnFence;
+    /** When set, a fence of this server blocks here until released, so a test can act meanwhile. */
+    public volatile CountDownLatch fenceGate;
+    /** Received but not yet applied (a relay-log backlog, say with the SQL thread stopped); 0 means none. */
+    public volatile long receivedSeqno;
 
-    String gtid() {
+    public String gtid() {
       return "0-1-" + seqno;
+    }
+
+    String receivedGtid() {
+      return "0-1-" + Math.max(seqno, receivedSeqno);
     }
   }
 
-  final Map<String, Server> servers = new ConcurrentHashMap<>();
+  public final Map<String, Server> servers = new ConcurrentHashMap<>();
   /** Runs at the start of every promote, to observe the world at that moment. */
-  volatile Runnable beforePromote = () -> {};
-  final List<String> calls = new CopyOnWriteArrayList<>();
+  public volatile Runnable beforePromote = () -> {};
+  public final List<String> calls = new CopyOnWriteArrayList<>();
 
-  Server add(String site, boolean primary, long seqno) {
+  public Server add(String site, boolean primary, long seqno) {
     Server s = new Server();
     s.readOnly = !primary;
     s.replicating = !primary;
@@ -53,11 +61,11 @@ final class FakeMysql implements MysqlActivities {
     return s;
   }
 
-  Server server(String site) {
+  public Server server(String site) {
     return servers.get(site);
   }
 
-  List<String> callsTo(String verb) {
+  public List<String> callsTo(String verb) {
     return calls.stream().filter(c -> c.startsWith(verb + " ")).toList();
   }
 
@@ -77,7 +85,7 @@ final class FakeMysql implements MysqlActivities {
       return ServerState.unreachable(t.site(), "connection refused");
     }
     return new ServerState(t.site(), true, null, "mariadb", "10.11.6-MariaDB", s.readOnly, s.replicating,
-        s.replicating, s.replicating, s.replicatesFrom, 3306, s.gtid(), s.gtid(), s.replicating ? 0L : null,
+        s.replicating, s.replicating, s.replicatesFrom, 3306, s.gtid(), s.receivedGtid(), s.replicating ? 0L : null,
         s.appConnections);
   }
 
@@ -85,6 +93,7 @@ final class FakeMysql implements MysqlActivities {
   public FenceResult fence(MysqlTarget t) {
     calls.add("fence " + t.site());
     Server s = reach(t);
+    await(s.fenceGate);
     if (s.crashOnFence) {
       s.reachable = false;
       throw ApplicationFailure.newFailure(t + " closed the connection", "Unreachable");
@@ -112,16 +121,7 @@ final class FakeMysql implements MysqlActivities {
   public String waitForGtidSet(MysqlTarget t, String gtidSet, Instant deadline) {
     calls.add("wait " + t.site() + " " + gtidSet);
     Server s = reach(t);
-    CountDownLatch gate = s.waitGate;
-    if (gate != null) {
-      try {
-        while (!gate.await(100, TimeUnit.MILLISECONDS)) {
-          Activity.getExecutionContext().heartbeat(null);
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
+    await(s.waitGate);
     long wanted = Long.parseLong(gtidSet.substring(gtidSet.lastIndexOf('-') + 1));
     if (s.lagging) {
       throw ApplicationFailure.newNonRetryableFailure(t.site() + " is " + (wanted - s.seqno)
@@ -139,6 +139,8 @@ final class FakeMysql implements MysqlActivities {
     if (s.promoteFails) {
       throw ApplicationFailure.newNonRetryableFailure("SET GLOBAL read_only=0 refused", "PromoteFailed");
     }
+    // What promote does first: apply everything already received.
+    s.seqno = Math.max(s.seqno, s.receivedSeqno);
     s.replicating = false;
     s.replicatesFrom = null;
     s.readOnly = false;
@@ -152,5 +154,19 @@ final class FakeMysql implements MysqlActivities {
     s.readOnly = true;
     s.replicating = true;
     s.replicatesFrom = source.site();
+  }
+
+  /** Blocks on the gate, if any, heartbeating so a heartbeat timeout does not fire meanwhile. */
+  private static void await(CountDownLatch gate) {
+    if (gate == null) {
+      return;
+    }
+    try {
+      while (!gate.await(100, TimeUnit.MILLISECONDS)) {
+        Activity.getExecutionContext().heartbeat(null);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

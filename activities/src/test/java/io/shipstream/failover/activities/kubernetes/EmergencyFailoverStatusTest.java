@@ -1,0 +1,96 @@
+package io.shipstream.failover.activities.kubernetes;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.MockCluster;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** {@code status.emergencyFailover} as the emergency workflow writes it, beside everything else in the status. */
+class EmergencyFailoverStatusTest {
+  private static final Instant NOW = Instant.parse("2025-03-01T12:00:00Z");
+  private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
+
+  private MockCluster cluster;
+  private KubernetesActivitiesImpl activities;
+
+  @BeforeEach
+  void start() {
+    cluster = MockCluster.start();
+    activities = new KubernetesActivitiesImpl(cluster.client(), Clock.fixed(NOW, ZoneOffset.UTC));
+    cluster.createGroup("orders", List.of(
+        MockCluster.site("orders", "iad", "10.0.1.10"), MockCluster.site("orders", "pdx", "10.0.2.10")));
+  }
+
+  @AfterEach
+  void stop() {
+    cluster.close();
+  }
+
+  @Test
+  void isWrittenOnAFreshResourceWithoutStatus() {
+    assertThat(cluster.group(ORDERS).getStatus()).isNull();
+
+    activities.writeEmergencyFailoverStatus(ORDERS, emergency("Fencing", null, null), workflowRef("run-1"));
+
+    MysqlFailoverGroup cr = cluster.group(ORDERS);
+    assertThat(cr.getStatus().emergencyFailover()).isEqualTo(emergency("Fencing", null, null));
+    assertThat(cr.getStatus().workflow()).isEqualTo(workflowRef("run-1"));
+    assertThat(cr.getStatus().activeSite()).isNull();
+    assertThat(cr.getSpec().sites()).hasSize(2);
+  }
+
+  @Test
+  void replacesItsOwnBlockWholeAndPreservesTheRest() {
+    cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty()
+        .withFailover("iad", "2025-02-01T00:00:00Z", "0-1-42")
+        .withPlannedFailover(new PlannedFailoverStatus("Succeeded", "iad", "pdx", "0-1-42", "0-1-42", null, null,
+            null, 0L, null, null, "promoted iad", null))
+        .withEmergencyFailover(emergency("Succeeded", 3L, "0-1-40..42"))
+        .withWorkflow(workflowRef("run-0")));
+
+    activities.writeEmergencyFailoverStatus(ORDERS, emergency("Pending", null, null), workflowRef("run-1"));
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.emergencyFailover().phase()).isEqualTo("Pending");
+    // Replaced whole: the loss of the previous failover does not linger in the new one.
+    assertThat(status.emergencyFailover().transactionsLost()).isNull();
+    assertThat(status.emergencyFailover().lostGtid()).isNull();
+    assertThat(status.workflow().runId()).isEqualTo("run-1");
+    assertThat(status.activeSite()).isEqualTo("iad");
+    assertThat(status.promotionGtidExecuted()).isEqualTo("0-1-42");
+    assertThat(status.plannedFailover().message()).isEqualTo("promoted iad");
+  }
+
+  @Test
+  void aLossIsStoredExactlyAsReported() {
+    activities.writeEmergencyFailoverStatus(ORDERS, emergency("Succeeded", 3L, "0-1-98..100"), workflowRef("run-1"));
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:03Z", "0-1-97");
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.emergencyFailover().transactionsLost()).isEqualTo(3L);
+    assertThat(status.emergencyFailover().lostGtid()).isEqualTo("0-1-98..100");
+    assertThat(status.emergencyFailover().oldPrimaryFenced()).isFalse();
+    assertThat(status.activeSite()).isEqualTo("pdx");
+  }
+
+  private static EmergencyFailoverStatus emergency(String phase, Long lost, String lostGtid) {
+    return new EmergencyFailoverStatus(phase, "iad", "pdx", "iad unreachable for 3 polls", null,
+        "2025-03-01T12:00:00Z", null, null, false, "0-1-100", lost == null ? null : "0-1-97", lost, lostGtid, null);
+  }
+
+  private static WorkflowRef workflowRef(String runId) {
+    return new WorkflowRef("EmergencyFailover", "mysqlfailovergroup/shop/orders", runId);
+  }
+}

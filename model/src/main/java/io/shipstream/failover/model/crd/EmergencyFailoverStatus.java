@@ -1,0 +1,29 @@
+package io.shipstream.failover.model.crd;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+/**
+ * {@code status.emergencyFailover}: the automatic failover the watcher started when the active
+ * site failed. Times are RFC 3339 strings. {@code transactionsLost} and {@code lostGtid} say what
+ * the promoted site never received; they are null only when the old primary's GTID set was never
+ * known, and the message then says so, so a loss is never hidden behind a zero.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public record EmergencyFailoverStatus(
+    @JsonPropertyDescription("Pending | Fencing | Promoting | Resuming | Succeeded | Failed") String phase,
+    @JsonPropertyDescription("The site whose primary failed.") String failedSite,
+    @JsonPropertyDescription("The site promoted in its place.") String target,
+    @JsonPropertyDescription("Why the watcher started the failover.") String trigger,
+    @JsonPropertyDescription("Why a failed failover failed, as in plannedFailover.reason.") String reason,
+    String startTime,
+    String completionTime,
+    Double durationSeconds,
+    @JsonPropertyDescription("Whether the old primary was made read-only; false when it could not be reached.")
+    Boolean oldPrimaryFenced,
+    @JsonPropertyDescription("The old primary's GTID set: read at the fence when it answered, else as last seen by the watcher.")
+    String oldPrimaryLastKnownGtid,
+    String targetGtidAtPromotion,
+    Long transactionsLost,
+    @JsonPropertyDescription("The transactions of the old primary the new one does not hold.") String lostGtid,
+    String message) {}
