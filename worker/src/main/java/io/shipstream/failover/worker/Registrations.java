@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
 import io.shipstream.failover.activities.mysql.SecretCredentialsProvider;
+import io.shipstream.failover.workflows.emergency.EmergencyFailoverWorkflowImpl;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.worker.Worker;
 import java.time.Clock;
@@ -15,7 +16,8 @@ import java.util.List;
  */
 public final class Registrations {
   public static final List<Class<?>> WORKFLOWS = List.of(
-      PlannedFailoverWorkflowImpl.class);
+      PlannedFailoverWorkflowImpl.class,
+      EmergencyFailoverWorkflowImpl.class);
 
   private Registrations() {}
 

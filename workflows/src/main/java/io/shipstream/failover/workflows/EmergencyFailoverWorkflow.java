@@ -1,0 +1,34 @@
+package io.shipstream.failover.workflows;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.temporal.workflow.QueryMethod;
+import io.temporal.workflow.SignalMethod;
+import io.temporal.workflow.WorkflowInterface;
+import io.temporal.workflow.WorkflowMethod;
+
+/**
+ * Promotes a replica after the active site's primary failed, reporting every transaction that
+ * did not make it across. Runs under {@link GroupRef#workflowId()}, the id the planned failover
+ * uses too, so the two never run side by side.
+ */
+@WorkflowInterface
+public interface EmergencyFailoverWorkflow {
+
+  /**
+   * What the watcher's topology monitor decided: which site failed, which one to promote, the
+   * failed primary's GTID set as last seen (null when never seen) and why it started, in words.
+   */
+  record Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+      String reason) {}
+
+  @WorkflowMethod(name = "EmergencyFailover")
+  EmergencyFailoverStatus run(Request request);
+
+  /** Cancels while Pending or Fencing; ignored from Promoting on, when the candidate may be writable. */
+  @SignalMethod
+  void cancel(String reason);
+
+  @QueryMethod
+  EmergencyFailoverStatus status();
+}

@@ -1,0 +1,63 @@
+package io.shipstream.failover.workflows.emergency;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
+
+/**
+ * The sites one emergency failover acts on, with the group's settings, and the checks that decide
+ * whether it may act at all. Plain code: what it refuses is refused before anything is touched.
+ */
+record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSpec target) {
+
+  /** Fails with the reason to record when the spec or the two site names do not make a failover. */
+  static EmergencyPlan resolve(GroupRef group, MysqlFailoverGroupSpec spec, String failedSite, String candidate) {
+    GroupConfig config;
+    try {
+      config = GroupConfig.resolve(spec);
+    } catch (GroupConfig.InvalidSpecException e) {
+      throw new EmergencyAbort(Reason.InvalidSpec, e.getMessage());
+    }
+    SiteSpec failed = config.site(failedSite).orElseThrow(() ->
+        new EmergencyAbort(Reason.UnknownSite, "unknown failed site '" + failedSite + "'"));
+    SiteSpec target = config.site(candidate).orElseThrow(() ->
+        new EmergencyAbort(Reason.UnknownSite, "unknown candidate site '" + candidate + "'"));
+    if (failed.name().equals(target.name())) {
+      throw new EmergencyAbort(Reason.TargetUnhealthy, "the candidate is the failed site " + failed.name());
+    }
+    if (!target.isPrimaryCandidate()) {
+      throw new EmergencyAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " has role " + target.role()
+          + ", not primary-candidate");
+    }
+    return new EmergencyPlan(group, config, failed, target);
+  }
+
+  /** Only a reachable, read-only server is promoted: a writable one may already be someone's primary. */
+  void checkCandidate(ServerState state) {
+    if (!state.reachable()) {
+      throw new EmergencyAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " is unreachable: "
+          + state.error());
+    }
+    if (!state.readOnly()) {
+      throw new EmergencyAbort(Reason.TargetUnhealthy, "candidate " + target.name()
+          + " is already writable; refusing to promote a server that may be another primary");
+    }
+  }
+
+  MysqlTarget failedServer() {
+    return server(failed);
+  }
+
+  MysqlTarget targetServer() {
+    return server(target);
+  }
+
+  private MysqlTarget server(SiteSpec site) {
+    return new MysqlTarget(group, site.name(), site.mysql().host(), GroupConfig.mysqlPort(site),
+        config.credentialsSecret());
+  }
+}

@@ -1,0 +1,54 @@
+package io.shipstream.failover.workflows.emergency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+/** Transactions lost = the old primary's set minus the promoted one, in both notations, and never a made-up zero. */
+class DataLossTest {
+  static final String A = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+  static final String B = "4f22ab58-82db-22f2-af44-d91bba53a673";
+
+  @Test
+  void mariaDbLossIsTheSeqnosAfterThePromotedPosition() {
+    DataLoss loss = DataLoss.between("0-1-100", "0-1-97");
+    assertThat(loss.transactions()).isEqualTo(3);
+    assertThat(loss.lostGtid()).isEqualTo("0-1-98..100");
+    assertThat(loss.any()).isTrue();
+  }
+
+  @Test
+  void mysqlLossCountsEveryMissingTransactionOfEverySource() {
+    DataLoss loss = DataLoss.between(A + ":1-100," + B + ":1-5", A + ":1-90," + B + ":1-5");
+    assertThat(loss.transactions()).isEqualTo(10);
+    assertThat(loss.lostGtid()).isEqualTo(A + ":91-100");
+  }
+
+  @Test
+  void aPromotedServerAheadOfTheLastKnownSetLosesNothing() {
+    DataLoss loss = DataLoss.between("0-1-100", "0-1-120");
+    assertThat(loss.transactions()).isZero();
+    assertThat(loss.lostGtid()).isNull();
+    assertThat(loss.any()).isFalse();
+    assertThat(loss.known()).isTrue();
+  }
+
+  @Test
+  void anOldPrimaryWithoutTransactionsLosesNothing() {
+    assertThat(DataLoss.between("", "0-1-5").transactions()).isZero();
+  }
+
+  @Test
+  void aNeverSeenOldPrimaryMakesTheLossUnknownNotZero() {
+    DataLoss loss = DataLoss.between(null, "0-1-100");
+    assertThat(loss.known()).isFalse();
+    assertThat(loss.transactions()).isNull();
+    assertThat(loss.unknownBecause()).contains("never seen");
+  }
+
+  @Test
+  void setsThatCannotBeComparedMakeTheLossUnknown() {
+    assertThat(DataLoss.between(A + ":1-5", "0-1-100").unknownBecause()).contains("cannot compare");
+    assertThat(DataLoss.between("garbage!", "0-1-100").known()).isFalse();
+  }
+}

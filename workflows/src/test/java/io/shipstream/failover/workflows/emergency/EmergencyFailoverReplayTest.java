@@ -1,0 +1,70 @@
+package io.shipstream.failover.workflows.emergency;
+
+import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.temporal.client.WorkflowClient;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.WorkflowReplayer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Histories recorded from earlier builds must replay against the current implementation:
+ * failovers that are running while a new worker is rolled out resume on the new code. A change
+ * that breaks one of these needs {@code Workflow.getVersion}, not a new recording.
+ */
+class EmergencyFailoverReplayTest {
+  @ParameterizedTest
+  @ValueSource(strings = {"emergency-succeeded", "emergency-data-loss", "emergency-rejected",
+      "emergency-cancelled"})
+  void storedHistoryReplays(String name) throws Exception {
+    WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
+        EmergencyFailoverWorkflowImpl.class);
+  }
+
+  /**
+   * Replays the history each scenario just produced, which catches non-determinism in the code as
+   * it is now; {@code -Dhistory.dir=...} also stores them as the resources above.
+   */
+  @Test
+  void freshHistoriesReplayDeterministically() throws Exception {
+    try (EmergencyRig rig = new EmergencyRig()) {
+      rig.run("pdx", "0-1-100");
+      replayAndMaybeStore(rig.client, "emergency-succeeded");
+
+      // iad again, alive this time and 4 transactions ahead: fenced, sessions killed, loss reported.
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      FakeMysql.Server iad = rig.mysql.server("iad");
+      iad.reachable = true;
+      iad.readOnly = false;
+      iad.seqno = 104;
+      rig.mysql.server("pdx").readOnly = true;
+      rig.run("pdx", "0-1-100");
+      replayAndMaybeStore(rig.client, "emergency-data-loss");
+
+      // pdx is writable after that promotion: refused.
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.run("pdx", "0-1-100");
+      replayAndMaybeStore(rig.client, "emergency-rejected");
+
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.mysql.server("pdx").readOnly = true;
+      var stub = io.temporal.client.WorkflowStub.fromTyped(rig.stub());
+      stub.signalWithStart("cancel", new Object[] {"operator is on it"},
+          new Object[] {EmergencyRig.request("pdx", "0-1-100")});
+      rig.result(stub);
+      replayAndMaybeStore(rig.client, "emergency-cancelled");
+    }
+  }
+
+  private static void replayAndMaybeStore(WorkflowClient client, String name) throws Exception {
+    WorkflowExecutionHistory history = client.fetchHistory(EmergencyRig.GROUP.workflowId());
+    WorkflowReplayer.replayWorkflowExecution(history, EmergencyFailoverWorkflowImpl.class);
+    String dir = System.getProperty("history.dir");
+    if (dir != null) {
+      Files.writeString(Path.of(dir, name + ".json"), history.toJson(true));
+    }
+  }
+}

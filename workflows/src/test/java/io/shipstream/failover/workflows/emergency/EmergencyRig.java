@@ -1,0 +1,206 @@
+package io.shipstream.failover.workflows.emergency;
+
+import com.uber.m3.tally.Buckets;
+import com.uber.m3.tally.Capabilities;
+import com.uber.m3.tally.CapableOf;
+import com.uber.m3.tally.RootScopeBuilder;
+import com.uber.m3.tally.Scope;
+import com.uber.m3.tally.StatsReporter;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.fakes.FakeKubernetes;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One group of three sites on Temporal's test server: iad is the active site whose primary
+ * failed, pdx the candidate, dr a dr-only site. The planned workflow is registered too, because
+ * both run under the group's one workflow id. The server runs in real time, as the planned tests
+ * do: time skipping jumps over the timeouts of activities a busy machine has not picked up yet,
+ * and the emergency failover has no long timer to skip anyway.
+ */
+final class EmergencyRig implements AutoCloseable {
+  static final GroupRef GROUP = new GroupRef("shop", "orders");
+
+  final TestWorkflowEnvironment env;
+  final WorkflowClient client;
+  final FakeMysql mysql = new FakeMysql();
+  final FakeKubernetes k8s = new FakeKubernetes();
+  final MetricsCapture metrics = new MetricsCapture();
+  private final Scope scope;
+
+  EmergencyRig() {
+    scope = new RootScopeBuilder().reporter(metrics).reportEvery(com.uber.m3.util.Duration.ofMillis(10));
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setUseTimeskipping(false).setMetricsScope(scope).build());
+    Worker worker = env.newWorker(TaskQueues.FAILOVER);
+    worker.registerWorkflowImplementationTypes(EmergencyFailoverWorkflowImpl.class, PlannedFailoverWorkflowImpl.class);
+    worker.registerActivitiesImplementations(mysql, k8s);
+    env.start();
+    client = env.getWorkflowClient();
+    k8s.spec = spec();
+    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
+    mysql.add("iad", true, 100).reachable = false;
+    mysql.add("pdx", false, 100);
+    mysql.add("dr", false, 95);
+  }
+
+  @Override
+  public void close() {
+    env.close();
+    try {
+      scope.close();
+    } catch (com.uber.m3.tally.ScopeCloseException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static MysqlFailoverGroupSpec spec() {
+    return new MysqlFailoverGroupSpec(List.of(site("iad", "primary-candidate"), site("pdx", "primary-candidate"),
+        site("dr", "dr-only")), new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null,
+        null, null, new MysqlFailoverGroupSpec.DnsSpec("orders-db.example.com", 30), null, null);
+  }
+
+  static SiteSpec site(String name, String role) {
+    return new SiteSpec(name, role, name + "-a", new SiteSpec.Endpoint(name + ".db", 3306),
+        Map.of("site", name), Map.of("topology.kubernetes.io/zone", name), "10.0.0." + name.length(), null, null);
+  }
+
+  static EmergencyFailoverWorkflow.Request request(String candidate, String lastKnownGtid) {
+    return new EmergencyFailoverWorkflow.Request(GROUP, "iad", candidate, lastKnownGtid,
+        "iad unreachable for 3 polls from 2 sites");
+  }
+
+  EmergencyFailoverWorkflow stub() {
+    return client.newWorkflowStub(EmergencyFailoverWorkflow.class, options());
+  }
+
+  static WorkflowOptions options() {
+    return WorkflowOptions.newBuilder()
+        .setWorkflowId(GROUP.workflowId())
+        .setTaskQueue(TaskQueues.FAILOVER)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .build();
+  }
+
+  EmergencyFailoverStatus run(String candidate, String lastKnownGtid) {
+    return result(start(candidate, lastKnownGtid));
+  }
+
+  EmergencyFailoverWorkflow start(String candidate, String lastKnownGtid) {
+    EmergencyFailoverWorkflow wf = stub();
+    WorkflowClient.start(wf::run, request(candidate, lastKnownGtid));
+    return wf;
+  }
+
+  EmergencyFailoverStatus result(EmergencyFailoverWorkflow wf) {
+    return result(WorkflowStub.fromTyped(wf));
+  }
+
+  /**
+   * The workflow's result, bounded: a workflow that never ends fails the test with its history
+   * in the message, instead of hanging the build.
+   */
+  EmergencyFailoverStatus result(WorkflowStub stub) {
+    try {
+      return stub.getResult(60, TimeUnit.SECONDS, EmergencyFailoverStatus.class);
+    } catch (TimeoutException e) {
+      StringBuilder history = new StringBuilder();
+      client.fetchHistory(GROUP.workflowId()).getEvents().forEach(ev -> history.append('\n')
+          .append(ev.getEventId()).append(' ').append(ev.getEventType()));
+      throw new AssertionError("the workflow did not end within 60 s; its history:" + history, e);
+    }
+  }
+
+  /** Waits until the resource's status shows the phase, as a user watching kubectl would. */
+  void waitForPhase(String phase) {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    while (System.nanoTime() < until) {
+      if (phase.equals(k8s.lastEmergencyPhase())) {
+        return;
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    throw new AssertionError("workflow never reached " + phase + "; status says " + k8s.lastEmergencyPhase());
+  }
+
+  /** What a Prometheus scrape of the worker would count: counter totals per name and tags. */
+  static final class MetricsCapture implements StatsReporter {
+    private final Map<String, Long> counters = new ConcurrentHashMap<>();
+    private final Map<String, Long> timers = new ConcurrentHashMap<>();
+
+    /** The total of the counter over every series whose tags include the given ones. */
+    long counter(String name, Map<String, String> tags) {
+      return sum(counters, name, tags);
+    }
+
+    long timerRecordings(String name, Map<String, String> tags) {
+      return sum(timers, name, tags);
+    }
+
+    private static long sum(Map<String, Long> series, String name, Map<String, String> tags) {
+      return series.entrySet().stream()
+          .filter(e -> e.getKey().startsWith(name + "{"))
+          .filter(e -> tags.entrySet().stream().allMatch(t -> e.getKey().contains(t.getKey() + "=" + t.getValue())))
+          .mapToLong(Map.Entry::getValue).sum();
+    }
+
+    private static String key(String name, Map<String, String> tags) {
+      return name + new java.util.TreeMap<>(tags);
+    }
+
+    @Override
+    public void reportCounter(String name, Map<String, String> tags, long value) {
+      counters.merge(key(name, tags), value, Long::sum);
+    }
+
+    @Override
+    public void reportTimer(String name, Map<String, String> tags, com.uber.m3.util.Duration interval) {
+      timers.merge(key(name, tags), 1L, Long::sum);
+    }
+
+    @Override
+    public void reportGauge(String name, Map<String, String> tags, double value) {}
+
+    @Override
+    public void reportHistogramValueSamples(String name, Map<String, String> tags, Buckets buckets,
+        double bucketLowerBound, double bucketUpperBound, long samples) {}
+
+    @Override
+    public void reportHistogramDurationSamples(String name, Map<String, String> tags, Buckets buckets,
+        com.uber.m3.util.Duration bucketLowerBound, com.uber.m3.util.Duration bucketUpperBound, long samples) {}
+
+    @Override
+    public Capabilities capabilities() {
+      return CapableOf.REPORTING_TAGGING;
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  }
+}
