@@ -51,9 +51,19 @@ public final class FailoverStack implements AutoCloseable {
   private WorkerFactory worker;
   private WorkflowServiceStubs workerStubs;
   private WatcherApp watcher;
+  private boolean topologyMonitor;
 
-  /** How the group's spec is set up; tests shorten or lengthen the knobs. */
-  public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait) {
+  /**
+   * How the group's spec is set up; tests shorten or lengthen the knobs. {@code pollInterval} and
+   * {@code failureThreshold} null mean the spec's defaults; {@code topologyMonitor} runs the
+   * watcher's monitor, which polls every site and starts emergency failovers.
+   */
+  public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
+      String pollInterval, Integer failureThreshold, boolean topologyMonitor) {
+    public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait) {
+      this(sites, drOnlySites, failoverCooldown, maxLagWait, null, null, false);
+    }
+
     public static Options twoSites() {
       return new Options(List.of("iad", "pdx"), List.of(), "0s", null);
     }
@@ -61,6 +71,14 @@ public final class FailoverStack implements AutoCloseable {
     /** iad (primary), pdx, and a dr-only site, with the default 5 minute cooldown. */
     public static Options playground() {
       return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), null, null);
+    }
+
+    /**
+     * iad (primary), pdx and a dr-only site watched by the topology monitor every 500ms, a site
+     * declared dead after 3 missed polls, and no cooldown: the emergency failover tests.
+     */
+    public static Options emergency() {
+      return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null, "500ms", 3, true);
     }
   }
 
@@ -80,6 +98,7 @@ public final class FailoverStack implements AutoCloseable {
       mysql = MariaDbCluster.start(workDir.resolve("mysql"), options.sites().size());
       temporal = DevTemporalServer.start(0);
       FailoverStack stack = new FailoverStack(kube, mysql, temporal);
+      stack.topologyMonitor = options.topologyMonitor();
       stack.createResources(options);
       stack.startWorker();
       stack.startWatcher();
@@ -121,7 +140,7 @@ public final class FailoverStack implements AutoCloseable {
     cr.getMetadata().setName(GROUP_NAME);
     cr.getMetadata().setNamespace(group.namespace());
     cr.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef(SECRET),
-        null, null, null, options.failoverCooldown(), null,
+        options.pollInterval(), options.failureThreshold(), null, options.failoverCooldown(), null,
         new MysqlFailoverGroupSpec.PlannedFailoverSpec(options.maxLagWait(), null, null), null,
         new MysqlFailoverGroupSpec.DnsSpec(GROUP_NAME + ".db.example.com", 30), null, null));
     k.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(cr).create();
@@ -170,7 +189,8 @@ public final class FailoverStack implements AutoCloseable {
 
   public synchronized void startWatcher() {
     if (watcher == null) {
-      watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true), kube.client(), client);
+      watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true)
+          .withTopologyMonitor(topologyMonitor), kube.client(), client);
     }
   }
 
