@@ -38,6 +38,12 @@ import org.slf4j.LoggerFactory;
 public final class PlannedFailoverRequests implements ResourceEventHandler<MysqlFailoverGroup>, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PlannedFailoverRequests.class);
   static final Duration RETRY = Duration.ofSeconds(2);
+  /**
+   * The first retry of a request that found a planned failover still running. That run is usually
+   * in its last instant (it clears its annotation just before it ends), so the retries start
+   * quickly and back off to {@link #RETRY}.
+   */
+  static final Duration FIRST_RETRY = Duration.ofMillis(50);
 
   private final FailoverStarter starter;
   private final RequestRejections rejections;
@@ -96,9 +102,12 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
     }
   }
 
+  private final Map<GroupRef, Long> retryDelays = new ConcurrentHashMap<>();
+
   private void retryLater(GroupRef ref) {
+    long delay = retryDelays.merge(ref, FIRST_RETRY.toMillis(), (previous, first) -> Math.min(previous * 2, RETRY.toMillis()));
     try {
-      queue.schedule(() -> handle(ref), RETRY.toMillis(), TimeUnit.MILLISECONDS);
+      queue.schedule(() -> handle(ref), delay, TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // Closed meanwhile; see submit.
     }
@@ -112,6 +121,7 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
       Start remembered = started.get(ref);
       if (annotation == null) {
         waiting.remove(ref);
+        retryDelays.remove(ref);
         if (remembered != null) {
           started.remove(ref);
           if (endedByItself(current, remembered)) {
@@ -128,6 +138,7 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
       var outcome = starter.startPlanned(ref, annotation, target(annotation));
       if (outcome instanceof FailoverStarter.Started start) {
         waiting.remove(ref);
+        retryDelays.remove(ref);
         started.put(ref, new Start(annotation, start.runId()));
         metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
