@@ -1,6 +1,7 @@
 package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -22,17 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FailoverStarter {
   private static final Logger log = LoggerFactory.getLogger(FailoverStarter.class);
-
-  /**
-   * The workflow type of {@code EmergencyFailoverWorkflow}. Started by name with a request of the
-   * same shape as {@code EmergencyFailoverWorkflow.Request} (same field names, so the same JSON)
-   * because the interface was not in the build yet when the monitor landed; once it is, the start
-   * becomes typed like {@link #startPlanned} and this record goes.
-   */
-  static final String EMERGENCY_TYPE = "EmergencyFailover";
-
-  record EmergencyRequest(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
-      String reason) {}
 
   /** What became of a start request. */
   public sealed interface Outcome permits Started, AlreadyRunning {}
@@ -85,13 +75,15 @@ public final class FailoverStarter {
     if (searchAttributes) {
       options.setTypedSearchAttributes(SearchAttributes.atStart(group, candidate));
     }
-    WorkflowStub stub = client.newUntypedWorkflowStub(EMERGENCY_TYPE, options.build());
+    EmergencyFailoverWorkflow stub = client.newWorkflowStub(EmergencyFailoverWorkflow.class, options.build());
     try {
-      var execution = stub.start(new EmergencyRequest(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason));
+      var execution = WorkflowClient.start(stub::run,
+          new EmergencyFailoverWorkflow.Request(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason));
       log.info("started emergency failover {} for {} from {} to {}", execution.getRunId(), group, failedSite,
           candidate);
       return new Started(execution.getRunId());
     } catch (WorkflowExecutionAlreadyStarted e) {
+      // As for a planned start, the exception names this start's type: ask which one holds the id.
       return new AlreadyRunning(runningType(group));
     }
   }

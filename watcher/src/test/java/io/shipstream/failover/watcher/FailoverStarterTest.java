@@ -1,0 +1,104 @@
+package io.shipstream.failover.watcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
+import io.shipstream.failover.workflows.SearchAttributes;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.converter.DefaultDataConverter;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.workflow.Workflow;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The emergency start as the worker receives it: the typed {@link EmergencyFailoverWorkflow}
+ * with the monitor's request intact, the search attributes when configured, and a second start
+ * refused while the first holds the group's id.
+ */
+class FailoverStarterTest {
+  private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
+  /** What the stand-in was started with; the tests of one JVM run one after another. */
+  static final List<EmergencyFailoverWorkflow.Request> RUNS = new CopyOnWriteArrayList<>();
+
+  /** Stands in for the emergency failover under its own interface: records, then waits to be cancelled. */
+  public static class RecordingEmergency implements EmergencyFailoverWorkflow {
+    private boolean cancelled;
+
+    @Override
+    public EmergencyFailoverStatus run(Request request) {
+      RUNS.add(request);
+      Workflow.await(() -> cancelled);
+      return null;
+    }
+
+    @Override
+    public void cancel(String reason) {
+      cancelled = true;
+    }
+
+    @Override
+    public EmergencyFailoverStatus status() {
+      return null;
+    }
+  }
+
+  private TestWorkflowEnvironment temporal;
+
+  @BeforeEach
+  void start() {
+    RUNS.clear();
+    temporal = TestWorkflowEnvironment.newInstance();
+    for (var key : List.of(SearchAttributes.GROUP, SearchAttributes.TARGET, SearchAttributes.PHASE)) {
+      temporal.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    }
+    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingEmergency.class);
+    temporal.start();
+  }
+
+  @AfterEach
+  void stop() {
+    temporal.close();
+  }
+
+  @Test
+  void startsTheTypedEmergencyFailoverWithTheMonitorsRequestAndSearchAttributes() throws InterruptedException {
+    FailoverStarter starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER, true);
+
+    var outcome = starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable for 3 polls");
+
+    assertThat(outcome).isInstanceOf(FailoverStarter.Started.class);
+    WorkflowStub run = temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId());
+    var info = temporal.getWorkflowClient().fetchHistory(ORDERS.workflowId()).getEvents().get(0)
+        .getWorkflowExecutionStartedEventAttributes();
+    assertThat(info.getWorkflowType().getName()).isEqualTo("EmergencyFailover");
+    var attributes = info.getSearchAttributes().getIndexedFieldsMap();
+    assertThat(DefaultDataConverter.STANDARD_INSTANCE.fromPayload(attributes.get(SearchAttributes.GROUP.getName()),
+        String.class, String.class)).isEqualTo(ORDERS.toString());
+    assertThat(DefaultDataConverter.STANDARD_INSTANCE.fromPayload(attributes.get(SearchAttributes.TARGET.getName()),
+        String.class, String.class)).isEqualTo("pdx");
+    waitForRun();
+    assertThat(RUNS).containsExactly(
+        new EmergencyFailoverWorkflow.Request(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable for 3 polls"));
+    assertThat(starter.running(ORDERS)).isTrue();
+
+    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "again"))
+        .isEqualTo(new FailoverStarter.AlreadyRunning("EmergencyFailover"));
+    run.signal("cancel", "test over");
+  }
+
+  private static void waitForRun() throws InterruptedException {
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (RUNS.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+  }
+}
