@@ -9,7 +9,9 @@ import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
+import io.shipstream.failover.watcher.topology.JdbcRejoin;
 import io.shipstream.failover.watcher.topology.KubeEffects;
+import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SecretLogins;
 import io.shipstream.failover.watcher.topology.SiteProber;
@@ -144,8 +146,10 @@ public final class WatcherApp implements AutoCloseable {
       Clock clock = Clock.systemUTC();
       SiteProber prober = new SiteProber(new SecretLogins(kube, clock), clock);
       KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock);
+      SecretLogins logins = new SecretLogins(kube, clock);
+      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(kube, logins), effects::event);
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock);
+          clock, recovery);
       cache.addHandler(monitor);
     }
     metrics.leader(true);

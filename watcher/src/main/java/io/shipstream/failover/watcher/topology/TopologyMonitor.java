@@ -53,6 +53,7 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   private final TopologyMetrics metrics;
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
+  private final OldPrimaryRecovery recovery;
   private final Map<GroupRef, Watched> groups = new ConcurrentHashMap<>();
   private final ScheduledExecutorService polls;
   private final ScheduledExecutorService evaluations = Executors.newSingleThreadScheduledExecutor(
@@ -74,6 +75,14 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
 
   public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
+    this(sites, reactions, statusWriter, metrics, latest, clock, null);
+  }
+
+  /** With {@code recovery}, the old primary of an emergency failover is fenced and brought back when it returns. */
+  public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
+      TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
+      OldPrimaryRecovery recovery) {
+    this.recovery = recovery;
     this.sites = sites;
     this.reactions = reactions;
     this.statusWriter = statusWriter;
@@ -143,6 +152,9 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
       w.stopped.set(true);
       reactions.forget(ref);
       metrics.forget(ref);
+      if (recovery != null) {
+        recovery.forget(ref);
+      }
     }
   }
 
@@ -204,6 +216,10 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
       MysqlFailoverGroupStatus status = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
           .orElse(MysqlFailoverGroupStatus.empty());
       Instant now = clock.instant();
+      if (recovery != null) {
+        // First: a returning old primary that accepts writes is fenced before anything else is done.
+        recovery.check(g.group(), g.config(), g.observations(), status);
+      }
       reactions.react(g.group(), new TopologyMatrix.Input(g.config(), g.observations(), status.activeSite(),
           instant(status.lastFailover()), status.lastFailoverTarget(), false, now));
       writeSites(w, now);
@@ -219,7 +235,8 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
    * status write per poll would load the API server for nothing.
    */
   private void writeSites(Watched w, Instant now) {
-    List<SiteStatus> current = w.polls.siteStatuses();
+    List<SiteStatus> current = recovery == null ? w.polls.siteStatuses()
+        : recovery.withDivergence(w.polls.group(), w.polls.siteStatuses());
     if (current.equals(w.written)) {
       return;
     }
@@ -234,7 +251,7 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
 
   private static List<List<Object>> essentials(List<SiteStatus> sites) {
     return sites.stream().map(s -> List.<Object>of(Objects.toString(s.name()), Objects.toString(s.state()),
-        Objects.toString(s.replicating()))).toList();
+        Objects.toString(s.replicating()), Objects.toString(s.divergentGtid()))).toList();
   }
 
   private static Instant instant(String text) {

@@ -1,0 +1,165 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.Recovery;
+import io.shipstream.failover.model.topology.SiteObservation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings back the primary an emergency failover left behind, once it answers again. It is the
+ * site recorded as {@code status.emergencyFailover.failedSite}, while the group's last failover
+ * (that one, {@code Succeeded}) made another site active.
+ *
+ * <p>Order matters. A returning server that accepts writes is fenced at once, on the poll that sees
+ * it, before anything is decided: until then applications that still resolve its address could
+ * write there. Its GTID set is only trusted on a later poll that shows it read-only, so no write
+ * slips in between the reading and the decision. Then {@link Recovery#decide} against the active
+ * primary's set: everything it holds is on the active primary, so it is pointed at it as a replica
+ * (RecoveryComplete); or it holds transactions nobody else has, so it stays read-only, unrouted,
+ * and {@code status.sites[].divergentGtid} shows them (RecoveryBlocked) until a human decides.
+ *
+ * <p>Each outcome is acted on once per failover (its {@code startTime}): a rejoined server that
+ * later stops replicating is a replication problem for a human, not a reason to re-point it on
+ * every poll, and a blocked one does not change while it is read-only.
+ */
+public final class OldPrimaryRecovery {
+  private static final Logger log = LoggerFactory.getLogger(OldPrimaryRecovery.class);
+
+  /** Re-points a server at another as a replica; {@link JdbcRejoin} does it over JDBC. */
+  public interface Rejoiner {
+    /**
+     * Makes {@code site} replicate from {@code source} with GTID auto-positioning, starting after
+     * {@code siteGtid}, its own executed set.
+     */
+    void rejoin(GroupRef group, GroupConfig config, SiteSpec site, SiteSpec source, String siteGtid) throws Exception;
+  }
+
+  /** Where Events go: {@link KubeEffects#event} in the watcher. */
+  public interface Events {
+    void event(GroupRef group, String type, String reason, String message);
+  }
+
+  private record Key(GroupRef group, String site) {}
+
+  /** What was done for a site during one failover: rejoined, or blocked with these transactions. */
+  private record Outcome(String failoverStart, String divergentGtid) {}
+
+  private final SiteConnector sites;
+  private final Rejoiner rejoiner;
+  private final Events events;
+  private final Map<Key, Outcome> outcomes = new ConcurrentHashMap<>();
+
+  public OldPrimaryRecovery(SiteConnector sites, Rejoiner rejoiner, Events events) {
+    this.sites = sites;
+    this.rejoiner = rejoiner;
+    this.events = events;
+  }
+
+  /**
+   * One look at the group after a poll: fences, decides and acts for the returning old primary,
+   * if there is one. Never throws: what failed is logged and tried again on the next poll.
+   */
+  public void check(GroupRef group, GroupConfig config, Map<String, SiteObservation> observations,
+      MysqlFailoverGroupStatus status) {
+    EmergencyFailoverStatus emergency = status == null ? null : status.emergencyFailover();
+    if (emergency == null || emergency.failedSite() == null || status.activeSite() == null) {
+      return;
+    }
+    String site = emergency.failedSite();
+    String active = status.activeSite();
+    if (site.equals(active) || site.equals(status.lastFailoverTarget())) {
+      return;
+    }
+    SiteObservation seen = observations.get(site);
+    Probe now = seen == null ? null : seen.latest();
+    SiteSpec spec = config.site(site).orElse(null);
+    if (now == null || !now.reachable() || spec == null) {
+      return;
+    }
+    if (!now.readOnly()) {
+      // Whatever else holds, a second writable server is the worst outcome: fence first.
+      fence(group, config, spec);
+      return;
+    }
+    boolean settled = "Succeeded".equals(emergency.phase()) && active.equals(emergency.target())
+        && active.equals(status.lastFailoverTarget());
+    Key key = new Key(group, site);
+    Outcome done = outcomes.get(key);
+    if (!settled || now.replicating() || (done != null && Objects.equals(done.failoverStart(),
+        emergency.startTime()))) {
+      return;
+    }
+    SiteObservation activeSeen = observations.get(active);
+    Probe primary = activeSeen == null ? null : activeSeen.latest();
+    SiteSpec activeSpec = config.site(active).orElse(null);
+    if (primary == null || !primary.reachable() || primary.readOnly() || primary.gtidExecuted() == null
+        || activeSpec == null || now.gtidExecuted() == null) {
+      return;
+    }
+    Recovery.Decision decision;
+    try {
+      decision = Recovery.decide(now.gtidExecuted(), primary.gtidExecuted());
+    } catch (IllegalArgumentException e) {
+      log.warn("{}: cannot decide the recovery of '{}': {}", group, site, e.getMessage());
+      return;
+    }
+    if (decision instanceof Recovery.Rejoin r) {
+      try {
+        rejoiner.rejoin(group, config, spec, activeSpec, now.gtidExecuted());
+      } catch (Exception e) {
+        log.warn("{}: could not make '{}' a replica of '{}': {}", group, site, active, e.toString());
+        return;
+      }
+      outcomes.put(key, new Outcome(emergency.startTime(), null));
+      String message = "site '" + site + "' replicates from the active site '" + active + "': " + r.reason();
+      log.info("{}: {}", group, message);
+      events.event(group, "Normal", "RecoveryComplete", message);
+    } else if (decision instanceof Recovery.Blocked b) {
+      outcomes.put(key, new Outcome(emergency.startTime(), b.divergentGtid()));
+      String message = "site '" + site + "' is kept read-only and out of routing: " + b.reason();
+      log.warn("{}: {}", group, message);
+      events.event(group, "Warning", "RecoveryBlocked", message);
+    }
+  }
+
+  /** {@code statuses} with the divergent transactions of every blocked site filled in. */
+  public List<SiteStatus> withDivergence(GroupRef group, List<SiteStatus> statuses) {
+    List<SiteStatus> out = new ArrayList<>(statuses.size());
+    for (SiteStatus s : statuses) {
+      Outcome o = outcomes.get(new Key(group, s.name()));
+      if (o == null || o.divergentGtid() == null || Boolean.TRUE.equals(s.replicating())) {
+        out.add(s);
+      } else {
+        out.add(new SiteStatus(s.name(), s.state(), s.lastSeen(), s.replicating(), s.gtidExecuted(),
+            s.secondsBehindSource(), o.divergentGtid()));
+      }
+    }
+    return out;
+  }
+
+  /** Forgets a group that is no longer watched. */
+  public void forget(GroupRef group) {
+    outcomes.keySet().removeIf(k -> k.group().equals(group));
+  }
+
+  private void fence(GroupRef group, GroupConfig config, SiteSpec site) {
+    try {
+      sites.fence(group, config, site);
+      log.warn("{}: fenced the returning old primary '{}'", group, site.name());
+    } catch (Exception e) {
+      log.warn("{}: could not fence the returning old primary '{}': {}", group, site.name(), e.toString());
+    }
+  }
+}

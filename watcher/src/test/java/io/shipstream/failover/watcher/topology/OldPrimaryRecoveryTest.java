@@ -1,0 +1,163 @@
+package io.shipstream.failover.watcher.topology;
+
+import static io.shipstream.failover.watcher.topology.Fixtures.NOW;
+import static io.shipstream.failover.watcher.topology.Fixtures.ORDERS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.model.topology.SiteState;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** iad failed, pdx was promoted by an emergency failover; then iad answers again. */
+class OldPrimaryRecoveryTest {
+  private final GroupConfig config = Fixtures.config("0s", List.of());
+  /** Everything done to the servers and the Events, in order. */
+  private final List<String> done = new ArrayList<>();
+  private boolean rejoinFails;
+
+  private final SiteConnector servers = new SiteConnector() {
+    @Override
+    public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void fence(GroupRef group, GroupConfig config, SiteSpec site) {
+      done.add("fence " + site.name());
+    }
+  };
+
+  private final OldPrimaryRecovery recovery = new OldPrimaryRecovery(servers,
+      (group, config, site, source, gtid) -> {
+        if (rejoinFails) {
+          throw new java.sql.SQLException("Connection refused");
+        }
+        done.add("rejoin " + site.name() + " to " + source.name() + " after " + gtid);
+      },
+      (group, type, reason, message) -> done.add(type + " " + reason + ": " + message));
+
+  private static MysqlFailoverGroupStatus failedOver(String phase, String startTime) {
+    EmergencyFailoverStatus e = new EmergencyFailoverStatus(phase, "iad", "pdx", "iad unreachable", null, startTime,
+        null, null, false, "0-1-10", "0-1-10", 0L, null, null);
+    return new MysqlFailoverGroupStatus("pdx", startTime, "pdx", "0-1-10", null, null, null, null, null, e);
+  }
+
+  private static Map<String, SiteObservation> sites(Probe iad, String pdxGtid) {
+    Map<String, SiteObservation> m = new LinkedHashMap<>();
+    m.put("iad", new SiteObservation(iad.readOnly() ? SiteState.READ_ONLY : SiteState.UNREACHABLE, iad, iad));
+    Probe pdx = Fixtures.writable("pdx", pdxGtid);
+    m.put("pdx", new SiteObservation(SiteState.WRITABLE, pdx, pdx));
+    Probe dr = Fixtures.replica("dr", pdxGtid);
+    m.put("dr", new SiteObservation(SiteState.READ_ONLY, dr, dr));
+    return m;
+  }
+
+  private static Probe back(boolean readOnly, String gtid) {
+    return new Probe("iad", true, readOnly, gtid, "1", false, null, null, NOW);
+  }
+
+  @Test
+  void aReturningWritableOldPrimaryIsFencedFirstThenRejoinsOnceItsReadOnlySetIsOnTheNewPrimary() {
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+
+    recovery.check(ORDERS, config, sites(back(false, "0-1-10"), "0-1-10,0-2-15"), status);
+    assertThat(done).containsExactly("fence iad");
+
+    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
+    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-16"), status);
+
+    assertThat(done).hasSize(3);
+    assertThat(done.get(1)).isEqualTo("rejoin iad to pdx after 0-1-10");
+    assertThat(done.get(2)).startsWith("Normal RecoveryComplete: site 'iad' replicates from the active site 'pdx'");
+  }
+
+  @Test
+  void anOldPrimaryWithTransactionsTheNewPrimaryLacksStaysReadOnlyWithThemInStatus() {
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+    // iad wrote 11 and 12 that never reached pdx; pdx then wrote its own 11..15.
+    Map<String, SiteObservation> seen = sites(back(true, "0-1-12"), "0-1-10,0-2-15");
+
+    recovery.check(ORDERS, config, seen, status);
+    recovery.check(ORDERS, config, seen, status);
+
+    assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked: site 'iad' is kept read-only")
+        .contains("0-1-11..12");
+    List<SiteStatus> statuses = recovery.withDivergence(ORDERS, List.of(
+        new SiteStatus("iad", "READ_ONLY", NOW.toString(), false, "0-1-12", null, null),
+        new SiteStatus("pdx", "WRITABLE", NOW.toString(), false, "0-1-10,0-2-15", null, null)));
+    assertThat(statuses).extracting(SiteStatus::name, SiteStatus::divergentGtid)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("iad", "0-1-11..12"),
+            org.assertj.core.groups.Tuple.tuple("pdx", null));
+  }
+
+  @Test
+  void aBlockedOldPrimaryMadeWritableAgainIsFencedAgain() {
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+    recovery.check(ORDERS, config, sites(back(true, "0-1-12"), "0-1-10,0-2-15"), status);
+
+    recovery.check(ORDERS, config, sites(back(false, "0-1-12"), "0-1-10,0-2-15"), status);
+
+    assertThat(done).hasSize(2);
+    assertThat(done.get(1)).isEqualTo("fence iad");
+  }
+
+  @Test
+  void whileTheFailoverRunsTheOldPrimaryIsFencedButNotRepointed() {
+    MysqlFailoverGroupStatus status = failedOver("Promoting", "2025-06-01T11:59:00Z");
+
+    recovery.check(ORDERS, config, sites(back(false, "0-1-10"), "0-1-10"), status);
+    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
+
+    assertThat(done).containsExactly("fence iad");
+  }
+
+  @Test
+  void aFailedRejoinIsTriedAgainOnTheNextPollAndReportedOnlyWhenItWorks() {
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+    rejoinFails = true;
+    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
+    assertThat(done).isEmpty();
+
+    rejoinFails = false;
+    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
+
+    assertThat(done).hasSize(2);
+    assertThat(done.get(0)).isEqualTo("rejoin iad to pdx after 0-1-10");
+  }
+
+  @Test
+  void noEmergencyFailoverOrAnUnreachableOldPrimaryMeansNothingIsDone() {
+    MysqlFailoverGroupStatus planned = new MysqlFailoverGroupStatus("pdx", NOW.toString(), "pdx", null, null, null,
+        null, null, null, null);
+    recovery.check(ORDERS, config, sites(back(false, "0-1-10"), "0-1-10"), planned);
+    recovery.check(ORDERS, config, sites(Fixtures.dead("iad"), "0-1-10"),
+        failedOver("Succeeded", "2025-06-01T11:59:00Z"));
+
+    assertThat(done).isEmpty();
+  }
+
+  @Test
+  void theRejoinStatementsPositionAMariaDbServerAfterItsNewestGtidOfEveryDomain() {
+    SecretLogins.Login repl = new SecretLogins.Login("repl", "it's");
+
+    List<String> maria = JdbcRejoin.statements(false, "10.0.0.2", 3306, repl, "0-1-10,0-2-7,1-1-3");
+    List<String> mysql = JdbcRejoin.statements(true, "10.0.0.2", 3306, repl, "uuid:1-10");
+
+    assertThat(maria).containsExactly("STOP SLAVE", "SET GLOBAL gtid_slave_pos = '0-1-10,1-1-3'",
+        "CHANGE MASTER TO MASTER_HOST='10.0.0.2', MASTER_PORT=3306, MASTER_USER='repl', MASTER_PASSWORD='it''s', "
+            + "MASTER_USE_GTID=slave_pos", "START SLAVE");
+    assertThat(mysql).containsExactly("STOP REPLICA", "CHANGE REPLICATION SOURCE TO SOURCE_HOST='10.0.0.2', "
+        + "SOURCE_PORT=3306, SOURCE_USER='repl', SOURCE_PASSWORD='it''s', SOURCE_AUTO_POSITION=1", "START REPLICA");
+  }
+}
