@@ -15,24 +15,57 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
  * The playground: the whole system on this machine, and a failover you can watch. Each scenario
- * prints a timeline and ends with a verdict line ({@code PASS}/{@code FAIL} and why).
+ * prints a timeline and ends with a verdict line ({@code PASS}/{@code FAIL} and why). The tests run
+ * the same scenarios through {@link #run(String, Path)}.
  *
  * <pre>
  *   ./temporal-dev/playground                      # planned-switchover
  *   ./temporal-dev/playground --list
  *   ./temporal-dev/playground all
+ *   ./temporal-dev/playground serve                # the stack stays up; annotate, get, cancel talk to it
  * </pre>
  */
 public final class Playground {
-  private static final Map<String, BiFunction<FailoverStack, PrintStream, Verdict>> SCENARIOS = new LinkedHashMap<>();
+  /** A scenario: its name on the command line, one line about it, the stack it needs and its body. */
+  record Scenario(String name, String summary, Supplier<FailoverStack.Options> options,
+      BiFunction<FailoverStack, PrintStream, Verdict> body) {}
+
+  private static final Map<String, Scenario> SCENARIOS = new LinkedHashMap<>();
+
+  // A killed worker's workflow cache is emptied by an interrupted thread, and Guava's cache logs
+  // that at WARNING with a stack trace through java.util.logging, straight onto the console. It is
+  // the expected end of a kill, not news; the reference keeps the level from being collected.
+  private static final java.util.logging.Logger GUAVA_CACHE_LOG =
+      java.util.logging.Logger.getLogger("com.google.common.cache.LocalCache");
 
   static {
-    SCENARIOS.put("planned-switchover", Scenarios::plannedSwitchover);
-    SCENARIOS.put("planned-lag-timeout-rollback", Scenarios::plannedLagTimeoutRollback);
+    GUAVA_CACHE_LOG.setLevel(java.util.logging.Level.OFF);
+  }
+
+  static {
+    add(new Scenario("planned-switchover", "iad -> pdx under write load: Succeeded, 0 rows lost, the write gap",
+        FailoverStack.Options::playground, Scenarios::plannedSwitchover));
+    add(new Scenario("planned-lag-timeout-rollback", "a 60 s lagging target and maxLagWait=2s: LagTimeout, rolled back",
+        FailoverStack.Options::playground, Scenarios::plannedLagTimeoutRollback));
+    add(new Scenario("planned-deferred-then-cancelled",
+        "a request inside the cooldown with onCooldown=defer waits as Deferred; the cancel signal ends it, no fence",
+        FailoverStack.Options::playground, Scenarios::plannedDeferredThenCancelled));
+    add(new Scenario("primary-kill", "kill -9 of the primary under write load: the monitor promotes pdx, writes resume",
+        FailoverStack.Options::emergency, FaultScenarios::primaryKill));
+    add(new Scenario("worker-kill-mid-failover", "the worker dies in WaitingForLag and comes back: Succeeded, 0 lost",
+        FailoverStack.Options::playground, FaultScenarios::workerKillMidFailover));
+    add(new Scenario("watcher-kill-mid-failover",
+        "the watcher dies right after picking the annotation up and comes back: Succeeded exactly once, 0 lost",
+        FailoverStack.Options::playground, FaultScenarios::watcherKillMidFailover));
+  }
+
+  private static void add(Scenario s) {
+    SCENARIOS.put(s.name(), s);
   }
 
   /** The outcome of one scenario. */
@@ -43,10 +76,15 @@ public final class Playground {
     }
   }
 
-  public static void main(String[] args) throws IOException {
+  public static void main(String[] args) throws Exception {
     List<String> names = args.length == 0 ? List.of("planned-switchover") : List.of(args);
+    Path root = Path.of(System.getProperty("playground.work", "temporal-dev/target/playground"));
+    if (PlaygroundServe.COMMANDS.contains(names.get(0))) {
+      System.exit(PlaygroundServe.main(root, names));
+    }
     if (names.contains("--list")) {
-      SCENARIOS.keySet().forEach(System.out::println);
+      SCENARIOS.values().forEach(s -> System.out.printf("%-32s %s%n", s.name(), s.summary()));
+      PlaygroundServe.usage(System.out);
       return;
     }
     if (names.contains("all")) {
@@ -58,33 +96,48 @@ public final class Playground {
         System.exit(2);
       }
     }
-    Path work = Path.of(System.getProperty("playground.work", "temporal-dev/target/playground"));
     Map<String, Verdict> results = new LinkedHashMap<>();
+    long t0 = System.nanoTime();
     for (String name : names) {
-      results.put(name, run(name, work.resolve(name)));
+      results.put(name, run(name, root.resolve(name)));
     }
     if (results.size() > 1) {
       System.out.println();
       System.out.printf("%-32s %s%n", "scenario", "verdict");
       results.forEach((n, v) -> System.out.printf("%-32s %s%n", n, v));
+      System.out.printf("%d scenarios in %d s%n", results.size(), (System.nanoTime() - t0) / 1_000_000_000);
     }
     System.exit(results.values().stream().allMatch(Verdict::passed) ? 0 : 1);
   }
 
+  /** The scenarios' names, in the order {@code all} runs them. */
+  public static List<String> scenarios() {
+    return List.copyOf(SCENARIOS.keySet());
+  }
+
   /** Runs one scenario on a fresh stack; everything it started is gone when it returns. */
   public static Verdict run(String name, Path work) throws IOException {
+    Scenario scenario = SCENARIOS.get(name);
+    if (scenario == null) {
+      throw new IllegalArgumentException("unknown scenario '" + name + "'");
+    }
     deleteTree(work);
     Files.createDirectories(work);
     PrintStream out = System.out;
-    out.println("== " + name);
+    out.println("== " + name + ": " + scenario.summary());
     long t0 = System.nanoTime();
-    try (FailoverStack stack = FailoverStack.start(work, FailoverStack.Options.playground())) {
-      out.printf("stack up in %d ms: Temporal at %s (namespace default), group shop/orders, sites %s%n",
-          (System.nanoTime() - t0) / 1_000_000, stack.temporalTarget(), stack.servers().keySet());
-      stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%n", site, server.jdbcUrl()));
-      Verdict verdict = SCENARIOS.get(name).apply(stack, out);
-      out.println(verdict);
-      return verdict;
+    try (FailoverStack stack = FailoverStack.start(work, scenario.options().get())) {
+      // Ctrl-C in the middle of a scenario still stops every process the stack started.
+      Thread hook = new Thread(stack::close, "playground-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      try {
+        printEndpoints(stack, out, work, t0);
+        Verdict verdict = scenario.body().apply(stack, out);
+        out.println(verdict);
+        return verdict;
+      } finally {
+        removeHook(hook);
+      }
     } catch (RuntimeException e) {
       Verdict verdict = new Verdict(false, "scenario crashed: " + e);
       out.println(verdict);
@@ -94,27 +147,36 @@ public final class Playground {
     }
   }
 
-  /** Watches status.plannedFailover and prints each phase as it is entered, with its time. */
-  static PlannedFailoverStatus watch(FailoverStack stack, PrintStream out, String annotation, Duration timeout) {
-    String before = Instant.now().toString();
-    long start = System.nanoTime();
-    out.printf("%8s  kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=%s%n",
-        "+0 ms", annotation);
-    stack.annotate(annotation);
-    String last = null;
-    while (System.nanoTime() - start < timeout.toNanos()) {
-      PlannedFailoverStatus s = stack.plannedStatus().orElse(null);
-      if (s != null && s.startTime() != null && s.startTime().compareTo(before) >= 0 && !s.phase().equals(last)) {
-        last = s.phase();
-        out.printf("%8s  %s%s%n", "+" + (System.nanoTime() - start) / 1_000_000 + " ms", s.phase(),
-            s.reason() == null ? "" : " (" + s.reason() + ")");
-        if (s.phase().equals("Succeeded") || s.phase().equals("Failed")) {
-          return s;
-        }
-      }
-      sleep(5);
+  static void printEndpoints(FailoverStack stack, PrintStream out, Path work, long t0) throws IOException {
+    out.printf("stack up in %d ms: Temporal at %s (namespace default), group shop/orders, sites %s%n",
+        (System.nanoTime() - t0) / 1_000_000, stack.temporalTarget(), stack.servers().keySet());
+    stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%n", site, server.jdbcUrl()));
+    Path kubeconfig = Kubeconfig.write(stack, work.resolve("kubeconfig"));
+    out.printf("  mock Kubernetes API %s: export KUBECONFIG=%s%n", stack.kubernetes().getMasterUrl(),
+        kubeconfig.toAbsolutePath());
+  }
+
+  private static void removeHook(Thread hook) {
+    try {
+      Runtime.getRuntime().removeShutdownHook(hook);
+    } catch (IllegalStateException shuttingDown) {
+      // The JVM is already exiting; the hook runs and closes the stack.
     }
-    throw new IllegalStateException("no end of the failover within " + timeout);
+  }
+
+  /** Annotates the group and prints each phase as the status reaches it, until the failover ends. */
+  static PlannedFailoverStatus watch(FailoverStack stack, Timeline timeline, String annotation, Duration timeout) {
+    String before = annotate(stack, timeline, annotation);
+    return timeline.awaitPlannedEnd(stack, before, timeout);
+  }
+
+  /** Annotates the group, printing the kubectl command it stands for; returns the instant before. */
+  static String annotate(FailoverStack stack, Timeline timeline, String annotation) {
+    String before = Timeline.now();
+    timeline.print("kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=%s",
+        annotation);
+    stack.annotate(annotation);
+    return before;
   }
 
   static void printStatus(PrintStream out, PlannedFailoverStatus s) {

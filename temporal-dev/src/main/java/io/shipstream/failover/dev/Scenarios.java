@@ -1,13 +1,15 @@
 package io.shipstream.failover.dev;
 
 import io.shipstream.failover.dev.Playground.Verdict;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.HashSet;
 
-/** The playground's scenarios; each is also run by the project's tests. */
+/** The playground's planned-failover scenarios; {@code PlaygroundScenariosIT} runs them too. */
 final class Scenarios {
   private Scenarios() {}
 
@@ -17,7 +19,7 @@ final class Scenarios {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
       out.printf("writer: %d rows acknowledged through mysql-orders-primary (-> %s)%n",
           load.acknowledgedCount(), stack.routedSite().orElse("?"));
-      PlannedFailoverStatus s = Playground.watch(stack, out, "pdx", Duration.ofSeconds(60));
+      PlannedFailoverStatus s = Playground.watch(stack, new Timeline(out), "pdx", Duration.ofSeconds(60));
       int after = load.acknowledgedCount();
       load.awaitAcknowledged(after + 100, Duration.ofSeconds(10));
       load.stop();
@@ -47,7 +49,8 @@ final class Scenarios {
     out.println("pdx now applies every transaction 60 s late (MASTER_DELAY=60)");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
-      PlannedFailoverStatus s = Playground.watch(stack, out, "pdx:maxLagWait=2s", Duration.ofSeconds(60));
+      PlannedFailoverStatus s = Playground.watch(stack, new Timeline(out), "pdx:maxLagWait=2s",
+          Duration.ofSeconds(60));
       int after = load.acknowledgedCount();
       load.awaitAcknowledged(after + 100, Duration.ofSeconds(10));
       load.stop();
@@ -60,6 +63,73 @@ final class Scenarios {
           && missing == 0 && new HashSet<>(stack.routedSite().stream().toList()).contains("iad");
       return new Verdict(ok, ok ? "LagTimeout rolled back: iad writable and routed again, pdx untouched, 0 rows lost"
           : "expected Failed/LagTimeout with iad writable, got " + s.phase() + "/" + s.reason());
+    }
+  }
+
+  /**
+   * A failover iad -> pdx starts the 5 minute cooldown; with onCooldown=defer a request to go back
+   * waits as Deferred with its retryAfter instead of being rejected, and the cancel signal (what
+   * {@code temporal workflow signal --name cancel} sends) ends it as Failed/Cancelled. Nothing is
+   * fenced: the application's writes on pdx never fail while the request waits or is cancelled.
+   */
+  static Verdict plannedDeferredThenCancelled(FailoverStack stack, PrintStream out) {
+    stack.kubernetes().resources(MysqlFailoverGroup.class).inNamespace(stack.group().namespace())
+        .withName(stack.group().name()).edit(g -> {
+          MysqlFailoverGroupSpec spec = g.getSpec();
+          g.setSpec(new MysqlFailoverGroupSpec(spec.sites(), spec.credentialsSecretRef(), spec.pollInterval(),
+              spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(),
+              spec.connectionDrainTimeout(), new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, "defer"),
+              spec.splitBrainPolicy(), spec.dns(), spec.sidecar(), spec.dragonfly()));
+          return g;
+        });
+    out.println("spec.plannedFailover.onCooldown=defer, spec.failoverCooldown 5m (the default)");
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
+      load.awaitAcknowledged(100, Duration.ofSeconds(10));
+      Timeline timeline = new Timeline(out);
+      PlannedFailoverStatus first = Playground.watch(stack, timeline, "pdx", Duration.ofSeconds(60));
+      if (!"Succeeded".equals(first.phase())) {
+        return new Verdict(false, "the first failover to pdx ended " + first.phase() + ": " + first.message());
+      }
+      awaitAnnotationCleared(stack);
+      load.awaitAcknowledged(load.acknowledgedCount() + 50, Duration.ofSeconds(10));
+      long errorsBefore = load.errors();
+      String before = Playground.annotate(stack, timeline, "iad");
+      PlannedFailoverStatus deferred = timeline.awaitPlanned(stack, before,
+          p -> "Deferred".equals(p.phase()) || Timeline.ended(p), Duration.ofSeconds(30));
+      if (!"Deferred".equals(deferred.phase())) {
+        return new Verdict(false, "expected Deferred, got " + deferred.phase() + "/" + deferred.reason());
+      }
+      timeline.print("status.plannedFailover.retryAfter %s (the cooldown's end)", deferred.retryAfter());
+      // Two seconds of waiting show that nothing moves while deferred: writes keep landing on pdx.
+      Playground.sleep(2_000);
+      timeline.print("temporal workflow signal --workflow-id %s --name cancel --input '\"maintenance postponed\"'",
+          stack.group().workflowId());
+      stack.temporalClient().newUntypedWorkflowStub(stack.group().workflowId())
+          .signal("cancel", "maintenance postponed");
+      PlannedFailoverStatus s = timeline.awaitPlannedEnd(stack, before, Duration.ofSeconds(30));
+      awaitAnnotationCleared(stack);
+      load.awaitAcknowledged(load.acknowledgedCount() + 50, Duration.ofSeconds(10));
+      load.stop();
+      Playground.printStatus(out, s);
+      long missing = Playground.missing(stack, load, "pdx");
+      long failedWrites = load.errors() - errorsBefore;
+      out.printf("writer: %d failed writes while deferred and after the cancel; acknowledged rows missing on pdx: %d%n",
+          failedWrites, missing);
+      boolean ok = "Failed".equals(s.phase()) && "Cancelled".equals(s.reason()) && failedWrites == 0 && missing == 0
+          && !stack.server("pdx").isReadOnly() && stack.server("iad").isReadOnly()
+          && "pdx".equals(stack.resource().getStatus().activeSite()) && stack.routedSite().orElse("").equals("pdx")
+          && stack.annotation().isEmpty();
+      return new Verdict(ok, ok ? "Deferred until " + deferred.retryAfter()
+          + ", then Failed/Cancelled by the signal; pdx never fenced (0 failed writes), 0 rows lost"
+          : "expected Failed/Cancelled with pdx untouched, got " + s.phase() + "/" + s.reason() + ", "
+              + failedWrites + " failed writes, " + missing + " missing");
+    }
+  }
+
+  static void awaitAnnotationCleared(FailoverStack stack) {
+    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (stack.annotation().isPresent() && System.nanoTime() < until) {
+      Playground.sleep(10);
     }
   }
 }
