@@ -46,21 +46,31 @@ itself plus patch on its status subresource.
   verbs: ["get", "list", "patch"]
 {{- end }}
 
-{{/* Watcher, in the groups' namespaces: WatcherApp's informer and RequestRejections. */}}
+{{/*
+Watcher, in the groups' namespaces: WatcherApp's informer, RequestRejections and, when
+watcher.topologyMonitor.enabled, the topology monitor (SecretLogins, KubeEffects).
+*/}}
 {{- define "failover.rules.watcher" -}}
 # The informer lists and watches; RequestRejections reads the group (editStatus) and removes the
-# refused annotation (JSON patch).
+# refused annotation (JSON patch); the monitor's status patches are read first too.
 - apiGroups: ["shipstream.io"]
   resources: ["mysqlfailovergroups"]
   verbs: ["get", "list", "watch", "patch"]
-# RequestRejections: status.plannedFailover of a refused request (editStatus sends a JSON patch).
+# RequestRejections: status.plannedFailover of a refused request (editStatus sends a JSON patch);
+# the monitor: status.sites and status.activeSite (JSON patch).
 - apiGroups: ["shipstream.io"]
   resources: ["mysqlfailovergroups/status"]
   verbs: ["patch"]
-# RequestRejections: the PlannedFailoverRejected Event.
+# RequestRejections: the PlannedFailoverRejected Event; the monitor's Events.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create"]
+{{- if .Values.watcher.topologyMonitor.enabled }}
+# SecretLogins: the group's spec.credentialsSecretRef, the MySQL login the monitor polls with.
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get"]
+{{- end }}
 {{- end }}
 
 {{/*

@@ -89,10 +89,11 @@ class HelmChartTest {
   static final List<String> WATCHER_IN_GROUP_NAMESPACES = List.of(
       "shipstream.io/mysqlfailovergroups list", // WatcherApp: the informer
       "shipstream.io/mysqlfailovergroups watch", // WatcherApp: the informer
-      "shipstream.io/mysqlfailovergroups get", // RequestRejections.reject: editStatus, before the patch
+      "shipstream.io/mysqlfailovergroups get", // RequestRejections.reject, KubeEffects: before the patch
       "shipstream.io/mysqlfailovergroups patch", // RequestRejections.reject: the refused annotation
-      "shipstream.io/mysqlfailovergroups/status patch", // RequestRejections.reject: editStatus
-      "core/events create"); // RequestRejections.reject: PlannedFailoverRejected
+      "shipstream.io/mysqlfailovergroups/status patch", // RequestRejections.reject; KubeEffects.writeSites
+      "core/events create", // RequestRejections.reject: PlannedFailoverRejected; KubeEffects.event
+      "core/secrets get"); // SecretLogins.login: the topology monitor's MySQL login
   static final List<String> WATCHER_IN_RELEASE_NAMESPACE = List.of(
       // Leader election, fabric8 LeaseLock: created once, then read and renewed by merge patch.
       "coordination.k8s.io/leases create",
@@ -323,6 +324,7 @@ class HelmChartTest {
     assertThat(watcherConfig.leaderElection().leaseName()).isEqualTo(RELEASE + "-watcher");
     assertThat(watcherConfig.leaderElection().leaseNamespace()).isEqualTo(NAMESPACE);
     assertThat(watcherConfig.leaderElection().identity()).isEqualTo(RELEASE + "-watcher-0");
+    assertThat(watcherConfig.topologyMonitor()).as("emergency failovers, on by default").isTrue();
 
     WorkerConfig mtls = WorkerConfig.from(podEnv(deployment(nonDefaults, "worker"), pod), new String[0]);
     assertThat(mtls.tls()).isTrue();
@@ -348,6 +350,18 @@ class HelmChartTest {
     assertThat(permissions(nonDefaults, "watcher")).isEqualTo(Map.of(
         "shop", set(WATCHER_IN_GROUP_NAMESPACES), "billing", set(WATCHER_IN_GROUP_NAMESPACES),
         NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
+  }
+
+  /** Without the topology monitor the watcher neither runs it nor may read Secrets. */
+  @Test
+  void turningTheTopologyMonitorOffDropsTheSecretsGrant(@TempDir Path pod) throws IOException {
+    List<HasMetadata> off = parse(template().set("watcher.topologyMonitor.enabled", "false").call());
+    assertThat(WatcherConfig.from(podEnv(deployment(off, "watcher"), pod), new String[0]).topologyMonitor()).isFalse();
+    Set<String> withoutSecrets = set(WATCHER_IN_GROUP_NAMESPACES);
+    withoutSecrets.remove("core/secrets get");
+    assertThat(permissions(off, "watcher")).isEqualTo(Map.of(
+        "*", withoutSecrets, NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
+    assertThat(permissions(off, "worker")).isEqualTo(permissions(defaults, "worker"));
   }
 
   /**

@@ -162,8 +162,10 @@ class HelmRbacCoverageTest {
 
   /**
    * A refused request, then the watcher process itself as the chart configures it: informers, the
-   * Lease, and its release on close. Temporal is never called (no request is pending by then),
-   * so its client points nowhere.
+   * Lease, the topology monitor's polls of the group's sites (the Secret read for their login, then
+   * status.sites), and the release of the Lease on close. No request is pending and no site answers,
+   * so nothing is started: the Temporal client points nowhere, and the monitor outlives its failed
+   * "is a failover running?" until every site counts as dead and the verdict is TotalLoss.
    */
   static void watcherCalls(MockCluster cluster, KubernetesClient client, Map<String, String> env)
       throws InterruptedException {
@@ -183,6 +185,14 @@ class HelmRbacCoverageTest {
         Thread.sleep(50);
       }
       assertThat(watcher.isLeader()).as("the only watcher takes the Lease").isTrue();
+      // Each poll reads the login from the Secret first; status.sites is written once a verdict
+      // needs no Temporal call, after failureThreshold polls of each site.
+      long polled = System.nanoTime() + 30_000_000_000L;
+      while (cluster.group(ORDERS).getStatus().sites() == null && System.nanoTime() < polled) {
+        Thread.sleep(50);
+      }
+      assertThat(cluster.group(ORDERS).getStatus().sites()).as("the monitor's first round of polls")
+          .extracting(s -> s.name()).containsExactlyInAnyOrder("iad", "pdx");
       // The informers open their watches right after their lists; give them a moment.
       Thread.sleep(500);
     } finally {

@@ -25,8 +25,10 @@ import java.util.UUID;
  * POD_NAME as the holder identity, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD), and
  * the sidecars' shared token for {@code /active-site} (AUTH_TOKEN_FILE, or AUTH_TOKEN from the
  * environment only), and TOPOLOGY_MONITOR: whether the leader polls every site and starts
- * emergency failovers. It is off by default until the chart grants the watcher {@code get} on the
- * credentials Secret; the monitor needs the group's MySQL login.
+ * emergency failovers, on by default (the chart grants the watcher {@code get} on Secrets in the
+ * groups' namespaces, since the monitor logs in with each group's credentials Secret). Embedders
+ * that only want annotations handled, such as tests, turn it off with
+ * {@link #withTopologyMonitor}.
  *
  * @param activeSiteToken null: {@code /active-site} is not served (embedded use without sidecars)
  */
@@ -76,7 +78,7 @@ public record WatcherConfig(
     s.add(Setting.of(LEASE_RETRY_PERIOD, "2s"));
     s.add(Setting.of(AUTH_TOKEN_FILE, null));
     s.add(Setting.envOnly(AUTH_TOKEN, null, "from a Secret (a flag is visible in ps and in the pod spec)"));
-    s.add(Setting.of(TOPOLOGY_MONITOR, "false"));
+    s.add(Setting.of(TOPOLOGY_MONITOR, "true"));
     s.add(Logging.LOG_FORMAT_SETTING);
     return List.copyOf(s);
   }
@@ -108,7 +110,7 @@ public record WatcherConfig(
     Boolean monitor = r.bool(TOPOLOGY_MONITOR);
     r.check();
     return new WatcherConfig(temporal, taskQueue, namespaces, port, Boolean.TRUE.equals(searchAttributes), election,
-        token, logFormat, Boolean.TRUE.equals(monitor));
+        token, logFormat, !Boolean.FALSE.equals(monitor));
   }
 
   private static LeaderElectionSettings leaderElection(ConfigReader r) {

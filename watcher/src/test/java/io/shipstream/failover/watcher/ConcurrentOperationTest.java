@@ -67,7 +67,8 @@ class ConcurrentOperationTest {
     temporal = TestWorkflowEnvironment.newInstance();
     temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(StandInEmergencyImpl.class);
     temporal.start();
-    app = WatcherApp.start(WatcherConfig.defaults(), cluster.client(), temporal.getWorkflowClient());
+    app = WatcherApp.start(WatcherConfig.defaults().withTopologyMonitor(false), cluster.client(),
+        temporal.getWorkflowClient());
   }
 
   @AfterEach

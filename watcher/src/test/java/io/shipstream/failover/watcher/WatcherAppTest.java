@@ -52,7 +52,8 @@ class WatcherAppTest {
     temporal = TestWorkflowEnvironment.newInstance();
     temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);
     temporal.start();
-    WatcherConfig config = WatcherConfig.defaults()
+    // These tests are about annotations and /active-site; the monitor has its own tests.
+    WatcherConfig config = WatcherConfig.defaults().withTopologyMonitor(false)
         .withActiveSiteToken(SharedToken.of(TOKEN))
         .withLeaderElection(WatcherConfig.defaults().leaderElection().withIdentity("watcher-0")
             .withTimings(Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200)));

@@ -28,6 +28,7 @@ class WatcherConfigTest {
     assertThat(c.httpPort()).isEqualTo(8080);
     assertThat(c.searchAttributes()).isFalse();
     assertThat(c.activeSiteToken()).isNull();
+    assertThat(c.topologyMonitor()).as("emergency failovers are on unless turned off").isTrue();
     LeaderElectionSettings election = c.leaderElection();
     assertThat(election.enabled()).isTrue();
     assertThat(election.leaseName()).isEqualTo("failover-watcher");
@@ -48,7 +49,8 @@ class WatcherConfigTest {
   @Test
   void thePodGivesIdentityAndLeaseNamespaceAndFlagsWin() {
     WatcherConfig c = WatcherConfig.from(Map.of("POD_NAME", "watcher-7d9f-x2", "POD_NAMESPACE", "failover-system",
-        "WATCH_NAMESPACES", "shop, billing ,", "SEARCH_ATTRIBUTES", "true", "HOSTNAME", "ignored"),
+        "WATCH_NAMESPACES", "shop, billing ,", "SEARCH_ATTRIBUTES", "true", "HOSTNAME", "ignored",
+        "TOPOLOGY_MONITOR", "false"),
         new String[] {"--lease-duration=20s", "--http-port=0", "--leader-election=false"});
 
     assertThat(c.leaderElection().identity()).isEqualTo("watcher-7d9f-x2");
@@ -57,6 +59,7 @@ class WatcherConfigTest {
     assertThat(c.leaderElection().enabled()).isFalse();
     assertThat(c.watchNamespaces()).isEqualTo(List.of("shop", "billing"));
     assertThat(c.searchAttributes()).isTrue();
+    assertThat(c.topologyMonitor()).isFalse();
     assertThat(c.httpPort()).isZero();
     assertThat(WatcherConfig.from(Map.of("POD_NAMESPACE", "a", "LEASE_NAMESPACE", "b"), NO_FLAGS)
         .leaderElection().leaseNamespace()).isEqualTo("b");

@@ -59,8 +59,8 @@ class WatcherLeaderElectionTest {
   private WatcherApp replica(String identity) {
     LeaderElectionSettings election = new LeaderElectionSettings(true, "failover-watcher", LEASE_NAMESPACE, identity,
         Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200));
-    return WatcherApp.start(WatcherConfig.defaults().withLeaderElection(election), cluster.client(),
-        temporal.getWorkflowClient());
+    return WatcherApp.start(WatcherConfig.defaults().withTopologyMonitor(false).withLeaderElection(election),
+        cluster.client(), temporal.getWorkflowClient());
   }
 
   @Test
