@@ -126,12 +126,12 @@ public final class Playground {
     PrintStream out = System.out;
     out.println("== " + name + ": " + scenario.summary());
     long t0 = System.nanoTime();
-    try (FailoverStack stack = FailoverStack.start(work, scenario.options().get())) {
+    try (FailoverStack stack = FailoverStack.start(work, scenario.options().get());
+        KubectlGateway gateway = printEndpoints(stack, out, work, t0)) {
       // Ctrl-C in the middle of a scenario still stops every process the stack started.
       Thread hook = new Thread(stack::close, "playground-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
-        printEndpoints(stack, out, work, t0);
         Verdict verdict = scenario.body().apply(stack, out);
         out.println(verdict);
         return verdict;
@@ -147,13 +147,16 @@ public final class Playground {
     }
   }
 
-  static void printEndpoints(FailoverStack stack, PrintStream out, Path work, long t0) throws IOException {
+  /** Prints where everything listens and writes the kubeconfig; the returned gateway serves kubectl. */
+  static KubectlGateway printEndpoints(FailoverStack stack, PrintStream out, Path work, long t0) throws IOException {
     out.printf("stack up in %d ms: Temporal at %s (namespace default), group shop/orders, sites %s%n",
         (System.nanoTime() - t0) / 1_000_000, stack.temporalTarget(), stack.servers().keySet());
     stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%n", site, server.jdbcUrl()));
-    Path kubeconfig = Kubeconfig.write(stack, work.resolve("kubeconfig"));
-    out.printf("  mock Kubernetes API %s: export KUBECONFIG=%s%n", stack.kubernetes().getMasterUrl(),
+    KubectlGateway gateway = KubectlGateway.start(stack.kubernetes().getMasterUrl().toString());
+    Path kubeconfig = Kubeconfig.write(gateway.url(), stack.group().namespace(), work.resolve("kubeconfig"));
+    out.printf("  mock Kubernetes API %s (for kubectl: export KUBECONFIG=%s)%n", gateway.url(),
         kubeconfig.toAbsolutePath());
+    return gateway;
   }
 
   private static void removeHook(Thread hook) {

@@ -60,10 +60,16 @@ final class PlaygroundServe {
     Playground.deleteTree(work);
     Files.createDirectories(work);
     long t0 = System.nanoTime();
-    FailoverStack stack = FailoverStack.start(work, FailoverStack.Options.playground());
+    // The playground's sites with a one minute cooldown instead of five: going back and forth by
+    // hand should not mean waiting, yet a too-early second request still shows CooldownActive.
+    FailoverStack stack = FailoverStack.start(work,
+        new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m", null));
+    PrintStream out = System.out;
+    KubectlGateway gateway = Playground.printEndpoints(stack, out, work, t0);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       System.out.println("stopping the stack...");
+      gateway.close();
       stack.close();
       try {
         Playground.deleteTree(work);
@@ -72,21 +78,21 @@ final class PlaygroundServe {
       }
       stopped.countDown();
     }, "playground-shutdown"));
-    PrintStream out = System.out;
-    Playground.printEndpoints(stack, out, work, t0);
     Files.writeString(work.resolve("temporal-target"), stack.temporalTarget());
     Path kubeconfig = work.resolve("kubeconfig").toAbsolutePath();
     out.printf("""
 
-        The stack stays up until Ctrl-C. From another terminal:
+        The stack stays up until Ctrl-C. The failover cooldown is 1m: a request sooner than that after
+        a failover fails with CooldownActive. From another terminal:
           ./temporal-dev/playground annotate pdx        # request iad -> pdx and follow the phases
           ./temporal-dev/playground get                 # activeSite and status.plannedFailover
           ./temporal-dev/playground cancel "postponed"  # the cancel signal (Deferred or before Promoting)
-        or with kubectl (the mock API server answers get, annotate and patch; watch, events field
-        selectors and server-side apply may not work against it):
+        or with kubectl (get, describe, annotate, patch work; -w, --field-selector and the server's
+        table columns do not, the mock lacks them: use -o jsonpath or -o custom-columns):
           export KUBECONFIG=%s
           kubectl get mysqlfailovergroup orders -o jsonpath='{.status.plannedFailover}{"\\n"}'
           kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=pdx --overwrite
+          kubectl get events -o custom-columns=REASON:.reason,MESSAGE:.message
         and Temporal's CLI: temporal workflow describe --address %s --workflow-id %s
         %n""", kubeconfig, stack.temporalTarget(), GROUP.workflowId());
     stopped.await();

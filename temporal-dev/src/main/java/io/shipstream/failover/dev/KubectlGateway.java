@@ -1,0 +1,166 @@
+package io.shipstream.failover.dev;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+
+/**
+ * What kubectl needs in front of the fabric8 mock API server. kubectl reads the discovery
+ * documents ({@code /api}, {@code /apis}, {@code /api/v1}, ...) before anything else, and the
+ * mock in CRUD mode does not serve them, so kubectl finds no resource types at all. This gateway
+ * answers discovery for the types the stack uses and forwards every other request to the mock
+ * unchanged. Watches are forwarded as streams but the mock's watch support is partial.
+ */
+final class KubectlGateway implements AutoCloseable {
+  private static final String CORE_RESOURCES = """
+      {"kind":"APIResourceList","apiVersion":"v1","groupVersion":"v1","resources":[
+      %s,%s,%s,%s,%s,%s]}""".formatted(
+      resource("pods", "pod", "Pod", true, List.of("po")),
+      resource("services", "service", "Service", true, List.of("svc")),
+      resource("events", "event", "Event", true, List.of("ev")),
+      resource("secrets", "secret", "Secret", true, List.of()),
+      resource("nodes", "node", "Node", false, List.of("no")),
+      resource("namespaces", "namespace", "Namespace", false, List.of("ns")));
+
+  private static final Map<String, String> GROUPS = Map.of(
+      "shipstream.io/v1alpha1", resource("mysqlfailovergroups", "mysqlfailovergroup", "MysqlFailoverGroup", true,
+          List.of("mfg")) + "," + subresource("mysqlfailovergroups/status", "MysqlFailoverGroup"),
+      "externaldns.k8s.io/v1alpha1", resource("dnsendpoints", "dnsendpoint", "DNSEndpoint", true, List.of()),
+      "coordination.k8s.io/v1", resource("leases", "lease", "Lease", true, List.of()));
+
+  private final HttpServer server;
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  private final String upstream;
+
+  private KubectlGateway(HttpServer server, String upstream) {
+    this.server = server;
+    this.upstream = upstream;
+  }
+
+  /** Starts the gateway on a free loopback port in front of the mock at {@code upstream}. */
+  static KubectlGateway start(String upstream) throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    KubectlGateway gateway = new KubectlGateway(server, upstream.replaceAll("/$", ""));
+    server.createContext("/", gateway::handle);
+    server.setExecutor(Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "kubectl-gateway");
+      t.setDaemon(true);
+      return t;
+    }));
+    server.start();
+    return gateway;
+  }
+
+  /** The URL to give kubectl. */
+  String url() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange exchange) throws IOException {
+    try (exchange) {
+      String path = exchange.getRequestURI().getPath().replaceAll("/$", "");
+      String discovery = "GET".equals(exchange.getRequestMethod()) ? discovery(path) : null;
+      if (discovery != null) {
+        byte[] body = discovery.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, body.length);
+        exchange.getResponseBody().write(body);
+        return;
+      }
+      forward(exchange);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static String discovery(String path) {
+    if (path.equals("/version")) {
+      return "{\"major\":\"1\",\"minor\":\"30\",\"gitVersion\":\"v1.30.0-mock\",\"platform\":\"linux/amd64\"}";
+    }
+    if (path.equals("/api")) {
+      return "{\"kind\":\"APIVersions\",\"versions\":[\"v1\"],\"serverAddressByClientCIDRs\":"
+          + "[{\"clientCIDR\":\"0.0.0.0/0\",\"serverAddress\":\"127.0.0.1\"}]}";
+    }
+    if (path.equals("/api/v1")) {
+      return CORE_RESOURCES;
+    }
+    if (path.equals("/apis")) {
+      StringBuilder groups = new StringBuilder();
+      GROUPS.keySet().stream().sorted().forEach(gv -> {
+        String group = gv.substring(0, gv.indexOf('/'));
+        String version = gv.substring(gv.indexOf('/') + 1);
+        String v = "{\"groupVersion\":\"" + gv + "\",\"version\":\"" + version + "\"}";
+        groups.append(groups.isEmpty() ? "" : ",").append("{\"name\":\"").append(group)
+            .append("\",\"versions\":[").append(v).append("],\"preferredVersion\":").append(v).append('}');
+      });
+      return "{\"kind\":\"APIGroupList\",\"apiVersion\":\"v1\",\"groups\":[" + groups + "]}";
+    }
+    if (path.startsWith("/apis/") && GROUPS.containsKey(path.substring("/apis/".length()))) {
+      String gv = path.substring("/apis/".length());
+      return "{\"kind\":\"APIResourceList\",\"apiVersion\":\"v1\",\"groupVersion\":\"" + gv
+          + "\",\"resources\":[" + GROUPS.get(gv) + "]}";
+    }
+    return null;
+  }
+
+  private void forward(HttpExchange exchange) throws IOException, InterruptedException {
+    byte[] requestBody = exchange.getRequestBody().readAllBytes();
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(upstream + exchange.getRequestURI()))
+        .method(exchange.getRequestMethod(), requestBody.length == 0 ? HttpRequest.BodyPublishers.noBody()
+            : HttpRequest.BodyPublishers.ofByteArray(requestBody));
+    String contentType = exchange.getRequestHeaders().getFirst("Content-Type");
+    if (contentType != null) {
+      request.header("Content-Type", contentType);
+    }
+    // The mock only speaks JSON; kubectl also offers Table and protobuf, which the mock ignores.
+    request.header("Accept", "application/json");
+    HttpResponse<InputStream> response = http.send(request.build(), HttpResponse.BodyHandlers.ofInputStream());
+    response.headers().firstValue("Content-Type")
+        .ifPresent(v -> exchange.getResponseHeaders().set("Content-Type", v));
+    int status = response.statusCode();
+    // Length 0 means chunked, so that a watch streams until either side closes; -1 means no body.
+    exchange.sendResponseHeaders(status, status == 204 || status == 304 ? -1 : 0);
+    if (status == 204 || status == 304) {
+      response.body().close();
+      return;
+    }
+    try (InputStream in = response.body(); OutputStream out = exchange.getResponseBody()) {
+      byte[] buffer = new byte[8192];
+      for (int n; (n = in.read(buffer)) > 0; ) {
+        out.write(buffer, 0, n);
+        out.flush();
+      }
+    }
+  }
+
+  private static String resource(String plural, String singular, String kind, boolean namespaced,
+      List<String> shortNames) {
+    String shorts = shortNames.stream().map(s -> "\"" + s + "\"").reduce((a, b) -> a + "," + b).orElse("");
+    return "{\"name\":\"" + plural + "\",\"singularName\":\"" + singular + "\",\"namespaced\":" + namespaced
+        + ",\"kind\":\"" + kind + "\",\"verbs\":[\"create\",\"delete\",\"get\",\"list\",\"patch\",\"update\","
+        + "\"watch\"],\"shortNames\":[" + shorts + "]}";
+  }
+
+  private static String subresource(String name, String kind) {
+    return "{\"name\":\"" + name + "\",\"singularName\":\"\",\"namespaced\":true,\"kind\":\"" + kind
+        + "\",\"verbs\":[\"get\",\"patch\",\"update\"]}";
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+  }
+}
