@@ -60,6 +60,8 @@ public final class OldPrimaryRecovery {
   private final Rejoiner rejoiner;
   private final Events events;
   private final Map<Key, Outcome> outcomes = new ConcurrentHashMap<>();
+  /** The writable poll each site was last fenced for: the evaluations after other sites' polls see it too. */
+  private final Map<Key, Probe> fencedFor = new ConcurrentHashMap<>();
 
   public OldPrimaryRecovery(SiteConnector sites, Rejoiner rejoiner, Events events) {
     this.sites = sites;
@@ -88,14 +90,16 @@ public final class OldPrimaryRecovery {
     if (now == null || !now.reachable() || spec == null) {
       return;
     }
+    Key key = new Key(group, site);
     if (!now.readOnly()) {
       // Whatever else holds, a second writable server is the worst outcome: fence first.
-      fence(group, config, spec);
+      if (!now.equals(fencedFor.get(key)) && fence(group, config, spec)) {
+        fencedFor.put(key, now);
+      }
       return;
     }
     boolean settled = "Succeeded".equals(emergency.phase()) && active.equals(emergency.target())
         && active.equals(status.lastFailoverTarget());
-    Key key = new Key(group, site);
     Outcome done = outcomes.get(key);
     if (!settled || now.replicating() || (done != null && Objects.equals(done.failoverStart(),
         emergency.startTime()))) {
@@ -152,14 +156,17 @@ public final class OldPrimaryRecovery {
   /** Forgets a group that is no longer watched. */
   public void forget(GroupRef group) {
     outcomes.keySet().removeIf(k -> k.group().equals(group));
+    fencedFor.keySet().removeIf(k -> k.group().equals(group));
   }
 
-  private void fence(GroupRef group, GroupConfig config, SiteSpec site) {
+  private boolean fence(GroupRef group, GroupConfig config, SiteSpec site) {
     try {
       sites.fence(group, config, site);
       log.warn("{}: fenced the returning old primary '{}'", group, site.name());
+      return true;
     } catch (Exception e) {
       log.warn("{}: could not fence the returning old primary '{}': {}", group, site.name(), e.toString());
+      return false;
     }
   }
 }
