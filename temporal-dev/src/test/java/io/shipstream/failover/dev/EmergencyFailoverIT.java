@@ -2,7 +2,9 @@ package io.shipstream.failover.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
@@ -14,8 +16,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,20 +26,16 @@ import org.junit.jupiter.api.io.TempDir;
  * pdx, dr-only dr), polled every 500ms, dead after 3 missed polls. What a user sees: the active
  * site moves to the replica, the application's writes through the primary Service resume, no two
  * servers were ever writable at once, and nothing acknowledged and replicated before the kill is
- * missing on the new primary.
+ * missing on the new primary. Each case has a stack of its own: a killed server, an errant
+ * transaction or a cooldown would leak into the next.
  */
 class EmergencyFailoverIT {
   @TempDir
-  static Path work;
-  static FailoverStack stack;
+  Path work;
+  FailoverStack stack;
 
-  @BeforeAll
-  static void start() {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-  }
-
-  @AfterAll
-  static void stop() {
+  @AfterEach
+  void stop() {
     if (stack != null) {
       stack.close();
     }
@@ -45,6 +43,7 @@ class EmergencyFailoverIT {
 
   @Test
   void aKilledPrimaryIsReplacedByTheFreshestReplicaWithoutLosingReplicatedWrites() throws Exception {
+    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     AtomicInteger mostWritable = new AtomicInteger();
     AtomicBoolean sampling = new AtomicBoolean(true);
     Thread sampler = new Thread(() -> {
@@ -66,7 +65,7 @@ class EmergencyFailoverIT {
     sampler.setDaemon(true);
     sampler.start();
 
-    try (WriteLoad load = WriteLoad.start(EmergencyFailoverIT::routedOrNowhere)) {
+    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
       load.awaitAcknowledged(200, Duration.ofSeconds(30));
       MariaDbServer iad = stack.server("iad");
       stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
@@ -80,10 +79,7 @@ class EmergencyFailoverIT {
 
       String active = awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60));
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
-      long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
-          .min().orElseThrow();
-      System.out.printf("kill -9 to first acknowledged write on %s: %d ms%n", active,
-          Duration.ofNanos(firstAfter - killedAt).toMillis());
+      report("replicas caught up", load, killedAt, active);
 
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
       assertThat(stack.routedSite()).contains("pdx");
@@ -94,11 +90,143 @@ class EmergencyFailoverIT {
       sampler.join(5_000);
     }
     assertThat(mostWritable.get()).as("writable servers at any 50ms sample").isLessThanOrEqualTo(1);
-    assertThat(stack.resource().getStatus().sites()).extracting(MysqlFailoverGroupStatus.SiteStatus::name,
-        MysqlFailoverGroupStatus.SiteStatus::state).contains(org.assertj.core.groups.Tuple.tuple("iad", "UNREACHABLE"));
+    assertThat(stack.resource().getStatus().sites()).extracting(SiteStatus::name, SiteStatus::state)
+        .contains(org.assertj.core.groups.Tuple.tuple("iad", "UNREACHABLE"));
   }
 
-  private static String routedOrNowhere() {
+  @Test
+  void aLaggingReplicaWithAStoppedSqlThreadIsPromotedWithEveryRowItsIoThreadReceived() {
+    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+    MariaDbServer iad = stack.server("iad");
+    MariaDbServer pdx = stack.server("pdx");
+    Set<Long> received;
+    try (WriteLoad before = WriteLoad.start(this::routedOrNowhere)) {
+      before.awaitAcknowledged(100, Duration.ofSeconds(30));
+      pdx.execute("STOP SLAVE SQL_THREAD");
+      int acked = before.acknowledgedCount();
+      before.awaitAcknowledged(acked + 200, Duration.ofSeconds(30));
+      before.stop();
+      // Everything iad wrote is in pdx's relay log, and far from applied.
+      String written = iad.gtidBinlogPos();
+      await(() -> written.equals(pdx.replicaStatus().gtidIoPos()), Duration.ofSeconds(30),
+          "pdx's IO thread receiving " + written);
+      received = new HashSet<>(MariaDbCluster.writtenIds(iad));
+    }
+    assertThat(MariaDbCluster.writtenIds(pdx)).as("applied on pdx before the kill").hasSizeLessThan(received.size());
+    assertThat(pdx.replicaStatus().sqlRunning()).isEqualTo("No");
+
+    try (WriteLoad after = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1_000_000)) {
+      after.awaitAcknowledged(20, Duration.ofSeconds(30));
+      long killedAt = System.nanoTime();
+      iad.kill9();
+
+      String active = awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60));
+      int ackedAtFailover = after.acknowledgedCount();
+      after.awaitAcknowledged(ackedAtFailover + 20, Duration.ofSeconds(60));
+      report("stopped SQL thread", after, killedAt, active);
+
+      assertThat(active).isEqualTo("pdx");
+      assertThat(MariaDbCluster.writtenIds(pdx)).as("rows pdx had received but not applied")
+          .containsAll(new ArrayList<>(received));
+    }
+  }
+
+  @Test
+  void theKilledPrimaryRestartedRejoinsAsAReplicaAndASecondFailureInsideTheCooldownIsNotFailedOver() {
+    FailoverStack.Options withCooldown = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m",
+        null, "500ms", 3, true);
+    stack = FailoverStack.start(work, withCooldown);
+    MariaDbServer iad = stack.server("iad");
+    MariaDbServer pdx = stack.server("pdx");
+    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+      load.awaitAcknowledged(100, Duration.ofSeconds(30));
+      load.stop();
+      // Nothing only iad holds: it may rejoin.
+      pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+    }
+    iad.kill9();
+    assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
+    await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+
+    iad.restart();
+    await(() -> iad.replicaStatus().running() && iad.replicaStatus().sourcePort() == pdx.port(),
+        Duration.ofSeconds(30), "iad replicating from pdx");
+    try (WriteLoad afterRejoin = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1_000_000)) {
+      afterRejoin.awaitAcknowledged(50, Duration.ofSeconds(30));
+    }
+    iad.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
+    assertThat(iad.isReadOnly()).isTrue();
+    assertThat(MariaDbCluster.writtenIds(iad)).containsAll(MariaDbCluster.writtenIds(pdx));
+    assertThat(reasons()).contains("RecoveryComplete").doesNotContain("RecoveryBlocked");
+    await(() -> siteStatus("iad") != null && Boolean.TRUE.equals(siteStatus("iad").replicating()),
+        Duration.ofSeconds(30), "status.sites to show iad replicating");
+    assertThat(siteStatus("iad").divergentGtid()).isNull();
+
+    // Inside the 1 minute cooldown the new primary dies too: iad could take over, but must not.
+    pdx.kill9();
+    await(() -> reasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    sleep(3_000);
+    assertThat(messages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
+    assertThat(reasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(iad.isReadOnly()).isTrue();
+  }
+
+  @Test
+  void aCandidateWithAnErrantTransactionIsNotPromoted() {
+    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+    MariaDbServer iad = stack.server("iad");
+    MariaDbServer pdx = stack.server("pdx");
+    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+      load.awaitAcknowledged(50, Duration.ofSeconds(30));
+    }
+    pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+    // An admin's write on the read-only replica, binlogged under pdx's own server id: errant.
+    pdx.execute("SET GLOBAL read_only = 0", "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-1, NOW(6))",
+        "SET GLOBAL read_only = 1");
+    sleep(1_500);
+
+    iad.kill9();
+    await(() -> reasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    sleep(3_000);
+
+    assertThat(messages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
+    assertThat(reasons()).doesNotContain("EmergencyFailoverStarted");
+    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("iad");
+    assertThat(pdx.isReadOnly()).isTrue();
+  }
+
+  private String emergencyPhase() {
+    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    return s == null || s.emergencyFailover() == null ? null : s.emergencyFailover().phase();
+  }
+
+  private SiteStatus siteStatus(String site) {
+    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    return s == null || s.sites() == null ? null
+        : s.sites().stream().filter(x -> site.equals(x.name())).findFirst().orElse(null);
+  }
+
+  private List<Event> events() {
+    return stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
+  }
+
+  private List<String> reasons() {
+    return events().stream().map(Event::getReason).toList();
+  }
+
+  private List<String> messages(String reason) {
+    return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
+  }
+
+  private static void report(String what, WriteLoad load, long killedAt, String active) {
+    long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
+        .min().orElseThrow();
+    System.out.printf("%s: kill -9 to first acknowledged write on %s: %d ms%n", what, active,
+        Duration.ofNanos(firstAfter - killedAt).toMillis());
+  }
+
+  private String routedOrNowhere() {
     try {
       return stack.routedJdbcUrl();
     } catch (IllegalStateException e) {
@@ -107,7 +235,7 @@ class EmergencyFailoverIT {
     }
   }
 
-  private static String awaitActiveSiteOtherThan(String old, Duration timeout) {
+  private String awaitActiveSiteOtherThan(String old, Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < until) {
       MysqlFailoverGroupStatus status = stack.resource().getStatus();
@@ -118,6 +246,22 @@ class EmergencyFailoverIT {
     }
     throw new AssertionError("status.activeSite still '" + old + "' after " + timeout + ": "
         + stack.resource().getStatus());
+  }
+
+  private void await(BooleanSupplier condition, Duration timeout, String what) {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < until) {
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        // A server still starting: ask again.
+      }
+      sleep(100);
+    }
+    throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.resource().getStatus()
+        + "; events: " + reasons());
   }
 
   private static void sleep(long millis) {
