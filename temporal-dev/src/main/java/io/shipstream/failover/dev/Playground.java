@@ -128,8 +128,12 @@ public final class Playground {
     long t0 = System.nanoTime();
     try (FailoverStack stack = FailoverStack.start(work, scenario.options().get());
         KubectlGateway gateway = printEndpoints(stack, out, work, t0)) {
-      // Ctrl-C in the middle of a scenario still stops every process the stack started.
-      Thread hook = new Thread(stack::close, "playground-shutdown");
+      // Ctrl-C in the middle of a scenario still stops every process the stack started and
+      // removes their data directories.
+      Thread hook = new Thread(() -> {
+        stack.close();
+        deleteQuietly(work);
+      }, "playground-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
       try {
         Verdict verdict = scenario.body().apply(stack, out);
@@ -157,6 +161,14 @@ public final class Playground {
     out.printf("  mock Kubernetes API %s (for kubectl: export KUBECONFIG=%s)%n", gateway.url(),
         kubeconfig.toAbsolutePath());
     return gateway;
+  }
+
+  static void deleteQuietly(Path dir) {
+    try {
+      deleteTree(dir);
+    } catch (IOException ignored) {
+      // Only files under target/ are left behind; the next run of the same scenario deletes them.
+    }
   }
 
   private static void removeHook(Thread hook) {

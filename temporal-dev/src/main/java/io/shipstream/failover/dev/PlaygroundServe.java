@@ -71,11 +71,7 @@ final class PlaygroundServe {
       System.out.println("stopping the stack...");
       gateway.close();
       stack.close();
-      try {
-        Playground.deleteTree(work);
-      } catch (IOException ignored) {
-        // Only files under target/ are left; the next serve deletes them.
-      }
+      Playground.deleteQuietly(work);
       stopped.countDown();
     }, "playground-shutdown"));
     Files.writeString(work.resolve("temporal-target"), stack.temporalTarget());
