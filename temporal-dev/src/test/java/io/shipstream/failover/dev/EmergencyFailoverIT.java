@@ -173,6 +173,36 @@ class EmergencyFailoverIT {
   }
 
   @Test
+  void aRestartedOldPrimaryWithWritesTheNewPrimaryNeverReceivedStaysReadOnlyWithThemInStatus() {
+    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+    MariaDbServer iad = stack.server("iad");
+    MariaDbServer pdx = stack.server("pdx");
+    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+      load.awaitAcknowledged(50, Duration.ofSeconds(30));
+      load.stop();
+      pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+    }
+    // pdx stops receiving; iad acknowledges writes that then exist nowhere else.
+    pdx.execute("STOP SLAVE");
+    iad.execute("INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-2, NOW(6))",
+        "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
+    iad.kill9();
+    assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
+    await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+
+    iad.restart();
+    await(() -> reasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
+    await(() -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null, Duration.ofSeconds(30),
+        "status.sites to show iad's divergent transactions");
+
+    assertThat(siteStatus("iad").divergentGtid()).startsWith("0-" + iad.serverId() + "-");
+    assertThat(iad.isReadOnly()).isTrue();
+    assertThat(iad.replicaStatus().configured()).as("never pointed at pdx").isFalse();
+    assertThat(reasons()).doesNotContain("RecoveryComplete");
+    assertThat(stack.routedSite()).contains("pdx");
+  }
+
+  @Test
   void aCandidateWithAnErrantTransactionIsNotPromoted() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     MariaDbServer iad = stack.server("iad");

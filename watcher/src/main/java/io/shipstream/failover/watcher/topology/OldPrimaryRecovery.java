@@ -132,7 +132,7 @@ public final class OldPrimaryRecovery {
       events.event(group, "Normal", "RecoveryComplete", message);
     } else if (decision instanceof Recovery.Blocked b) {
       outcomes.put(key, new Outcome(emergency.startTime(), b.divergentGtid()));
-      String message = "site '" + site + "' is kept read-only and out of routing: " + b.reason();
+      String message = "site '" + site + "': " + b.reason();
       log.warn("{}: {}", group, message);
       events.event(group, "Warning", "RecoveryBlocked", message);
     }

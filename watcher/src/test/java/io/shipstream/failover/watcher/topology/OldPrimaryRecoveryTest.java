@@ -94,7 +94,7 @@ class OldPrimaryRecoveryTest {
     recovery.check(ORDERS, config, seen, status);
     recovery.check(ORDERS, config, seen, status);
 
-    assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked: site 'iad' is kept read-only")
+    assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked: site 'iad': the old primary holds 2 transaction(s)")
         .contains("0-1-11..12");
     List<SiteStatus> statuses = recovery.withDivergence(ORDERS, List.of(
         new SiteStatus("iad", "READ_ONLY", NOW.toString(), false, "0-1-12", null, null),
