@@ -47,12 +47,12 @@ public final class PlannedFailoverBenchmark {
     }
     System.out.println();
     System.out.printf("planned failover, %d runs, 2 MariaDB sites on loopback, writer every 2 ms%n", runs.size());
-    System.out.println("| measure | median | p90 | worst |");
-    System.out.println("|---|---|---|---|");
-    row("annotation -> Succeeded (ms)", runs.stream().map(Run::annotationToSucceededMs).toList());
-    row("workflow durationSeconds (ms)", runs.stream().map(Run::workflowMs).toList());
-    row("write-unavailability window (ms)", runs.stream().map(Run::windowMs).toList());
-    row("acknowledged rows lost", runs.stream().map(r -> (double) r.lost()).toList());
+    System.out.print(BenchmarkTable.header());
+    System.out.print(BenchmarkTable.row("annotation -> Succeeded (ms)",
+        runs.stream().map(Run::annotationToSucceededMs).toList()));
+    System.out.print(BenchmarkTable.row("workflow durationSeconds (ms)", runs.stream().map(Run::workflowMs).toList()));
+    System.out.print(BenchmarkTable.row("write-unavailability window (ms)", runs.stream().map(Run::windowMs).toList()));
+    System.out.print(BenchmarkTable.row("acknowledged rows lost", runs.stream().map(r -> (double) r.lost()).toList()));
   }
 
   private static Run failover(FailoverStack stack, WriteLoad load, String target) {
@@ -91,13 +91,5 @@ public final class PlannedFailoverBenchmark {
       previous = ack;
     }
     return longest;
-  }
-
-  private static void row(String name, List<Double> values) {
-    List<Double> sorted = values.stream().sorted().toList();
-    double median = sorted.size() % 2 == 1 ? sorted.get(sorted.size() / 2)
-        : (sorted.get(sorted.size() / 2 - 1) + sorted.get(sorted.size() / 2)) / 2;
-    double p90 = sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.9) - 1));
-    System.out.printf("| %s | %.0f | %.0f | %.0f |%n", name, median, p90, sorted.get(sorted.size() - 1));
   }
 }

@@ -1,0 +1,186 @@
+package io.shipstream.failover.dev;
+
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.WriteLoad;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Runs N emergency failovers on the embedded stack (iad, pdx, dr-only dr) under a steady writer:
+ * kill -9 of the primary, then, once the monitor has promoted the other site, the killed server is
+ * restarted and rejoins as a replica (RecoveryComplete), and the next run kills the new primary.
+ * When the writer's last transactions on the killed server never reached the replica, the monitor
+ * rightly blocks the rejoin (RecoveryBlocked); the benchmark then discards them by hand, as an
+ * operator would, so one stack serves every run.
+ * Measures kill to first acknowledged write (on the new primary: the only one routed), kill to
+ * status.emergencyFailover Succeeded, and the rows acknowledged and replicated before the kill that
+ * the new primary lacks. Runs twice: with the spec's default monitor knobs (pollInterval 2s,
+ * failureThreshold 3) and with pollInterval 500ms. Numbers are printed, never asserted.
+ *
+ * <pre>./temporal-dev/benchmark emergency [N]</pre>
+ */
+public final class EmergencyFailoverBenchmark {
+  private static final Duration TIMEOUT = Duration.ofSeconds(120);
+
+  private EmergencyFailoverBenchmark() {}
+
+  record Run(String from, String to, double killToFirstWriteMs, double killToSucceededMs, long lost,
+      boolean repaired) {}
+
+  public static void main(String[] args) throws IOException {
+    int n = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+    Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
+    List<String> tables = new ArrayList<>();
+    for (String pollInterval : List.of("2s", "500ms")) {
+      List<Run> runs = measure(work, n, pollInterval);
+      tables.add(table(runs, pollInterval));
+    }
+    System.out.println();
+    tables.forEach(System.out::println);
+  }
+
+  private static List<Run> measure(Path work, int n, String pollInterval) throws IOException {
+    Playground.deleteTree(work);
+    List<Run> runs = new ArrayList<>();
+    FailoverStack.Options options = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
+        null, pollInterval, 3, true);
+    try (FailoverStack stack = FailoverStack.start(work, options);
+        WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1)) {
+      load.awaitAcknowledged(200, Duration.ofSeconds(20));
+      // One failover and rejoin to warm the JVM up; it is not counted.
+      killPrimary(stack, load);
+      for (int i = 0; i < n; i++) {
+        Run run = killPrimary(stack, load);
+        runs.add(run);
+        System.out.printf("pollInterval %s, run %2d %s -> %s: kill->first write %6.0f ms, kill->Succeeded %6.0f ms,"
+            + " lost %d%s%n", pollInterval, i + 1, run.from(), run.to(), run.killToFirstWriteMs(),
+            run.killToSucceededMs(), run.lost(), run.repaired() ? ", RecoveryBlocked: rejoined by hand" : "");
+      }
+    } finally {
+      Playground.deleteTree(work);
+    }
+    return runs;
+  }
+
+  /** Kills the active site's server, waits for the failover and for the killed server's rejoin. */
+  private static Run killPrimary(FailoverStack stack, WriteLoad load) {
+    String from = stack.resource().getStatus().activeSite();
+    String to = "iad".equals(from) ? "pdx" : "iad";
+    MariaDbServer primary = stack.server(from);
+    MariaDbServer candidate = stack.server(to);
+    candidate.awaitCaughtUpWith(primary, TIMEOUT);
+    // What the replicas hold now was acknowledged (or about to be) and replicated before the kill.
+    Set<Long> replicated = new HashSet<>(MariaDbCluster.writtenIds(candidate));
+    replicated.addAll(MariaDbCluster.writtenIds(stack.server("dr")));
+    int ackedAtKill = load.acknowledgedCount();
+    String before = Instant.now().toString();
+    long killedAt = System.nanoTime();
+    primary.kill9();
+
+    await(() -> succeededSince(stack, before), "status.emergencyFailover Succeeded after killing " + from);
+    long succeededAt = System.nanoTime();
+    load.awaitAcknowledged(ackedAtKill + 20, TIMEOUT);
+    long firstWrite = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
+        .min().orElseThrow();
+    Set<Long> acknowledged = new HashSet<>(load.acknowledged());
+    Set<Long> onNewPrimary = new HashSet<>(MariaDbCluster.writtenIds(candidate));
+    long lost = replicated.stream().filter(acknowledged::contains).filter(id -> !onNewPrimary.contains(id)).count();
+    if (!to.equals(stack.resource().getStatus().activeSite())) {
+      throw new IllegalStateException("promoted " + stack.resource().getStatus().activeSite() + ", not " + to);
+    }
+
+    primary.restart();
+    await(() -> replicatesFrom(primary, candidate) || divergent(stack, from) != null,
+        "the monitor to rejoin " + from + " as a replica of " + to + " or to block it");
+    boolean repaired = !replicatesFrom(primary, candidate);
+    if (repaired) {
+      // RecoveryBlocked: the writer had transactions on the killed server that had not reached the
+      // replica. Do what a human would after reading status.sites[].divergentGtid: drop them from
+      // the binlog (the rows stay, under ids nobody writes again) and replicate from the point of
+      // promotion, so the next run can fail back.
+      String promotedAt = stack.resource().getStatus().promotionGtidExecuted();
+      primary.execute("STOP SLAVE", "RESET MASTER", "SET GLOBAL gtid_slave_pos = '" + promotedAt + "'");
+      primary.replicateFrom(candidate);
+    }
+    await(() -> replicatesFrom(primary, candidate) && rejoined(stack, from),
+        "status.sites to show " + from + " replicating from " + to);
+    primary.awaitCaughtUpWith(candidate, TIMEOUT);
+    return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6, lost, repaired);
+  }
+
+  private static boolean replicatesFrom(MariaDbServer replica, MariaDbServer source) {
+    return replica.replicaStatus().running() && replica.replicaStatus().sourcePort() == source.port();
+  }
+
+  private static String divergent(FailoverStack stack, String site) {
+    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    return s == null || s.sites() == null ? null : s.sites().stream().filter(x -> site.equals(x.name()))
+        .map(MysqlFailoverGroupStatus.SiteStatus::divergentGtid).filter(java.util.Objects::nonNull).findFirst()
+        .orElse(null);
+  }
+
+  private static boolean succeededSince(FailoverStack stack, String before) {
+    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    EmergencyFailoverStatus e = s == null ? null : s.emergencyFailover();
+    if (e != null && "Failed".equals(e.phase()) && e.startTime() != null && e.startTime().compareTo(before) >= 0) {
+      throw new FailoverFailed("emergency failover failed: " + e.message());
+    }
+    return e != null && "Succeeded".equals(e.phase()) && e.startTime() != null && e.startTime().compareTo(before) >= 0;
+  }
+
+  /** status.sites shows the site replicating again: what the monitor writes once it has rejoined it. */
+  private static boolean rejoined(FailoverStack stack, String site) {
+    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    return s != null && s.sites() != null && s.sites().stream()
+        .anyMatch(x -> site.equals(x.name()) && Boolean.TRUE.equals(x.replicating()));
+  }
+
+  private static String table(List<Run> runs, String pollInterval) {
+    return String.format("emergency failover, %d runs, pollInterval %s, failureThreshold 3, 3 MariaDB sites on"
+        + " loopback, writer every 2 ms; old primary rejoined by the monitor %d times, by hand after"
+        + " RecoveryBlocked %d times%n", runs.size(), pollInterval, runs.stream().filter(r -> !r.repaired()).count(),
+        runs.stream().filter(Run::repaired).count())
+        + BenchmarkTable.header()
+        + BenchmarkTable.row("kill -9 -> first acknowledged write (ms)",
+            runs.stream().map(Run::killToFirstWriteMs).toList())
+        + BenchmarkTable.row("kill -9 -> emergencyFailover Succeeded (ms)",
+            runs.stream().map(Run::killToSucceededMs).toList())
+        + BenchmarkTable.row("acknowledged and replicated rows lost",
+            runs.stream().map(r -> (double) r.lost()).toList());
+  }
+
+  /** The failover ended Failed: waiting on is pointless. */
+  private static final class FailoverFailed extends RuntimeException {
+    FailoverFailed(String message) {
+      super(message);
+    }
+  }
+
+  private static void await(BooleanSupplier condition, String what) {
+    long until = System.nanoTime() + TIMEOUT.toNanos();
+    while (System.nanoTime() < until) {
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        if (e instanceof FailoverFailed) {
+          throw e;
+        }
+        // A server still starting: ask again.
+      }
+      Playground.sleep(20);
+    }
+    throw new IllegalStateException("no " + what + " within " + TIMEOUT);
+  }
+}
