@@ -102,20 +102,22 @@ public final class EmergencyFailoverBenchmark {
     primary.restart();
     await(() -> replicatesFrom(primary, candidate) || divergent(stack, from) != null,
         "the monitor to rejoin " + from + " as a replica of " + to + " or to block it");
-    boolean repaired = !replicatesFrom(primary, candidate);
-    if (repaired) {
+    String divergent = replicatesFrom(primary, candidate) ? null : divergent(stack, from);
+    if (divergent != null) {
       // RecoveryBlocked: the writer had transactions on the killed server that had not reached the
       // replica. Do what a human would after reading status.sites[].divergentGtid: drop them from
       // the binlog (the rows stay, under ids nobody writes again) and replicate from the point of
       // promotion, so the next run can fail back.
       String promotedAt = stack.resource().getStatus().promotionGtidExecuted();
+      System.out.printf("%s RecoveryBlocked: divergent %s, %s promoted at %s%n", from, divergent, to, promotedAt);
       primary.execute("STOP SLAVE", "RESET MASTER", "SET GLOBAL gtid_slave_pos = '" + promotedAt + "'");
       primary.replicateFrom(candidate);
     }
     await(() -> replicatesFrom(primary, candidate) && rejoined(stack, from),
         "status.sites to show " + from + " replicating from " + to);
     primary.awaitCaughtUpWith(candidate, TIMEOUT);
-    return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6, lost, repaired);
+    return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6, lost,
+        divergent != null);
   }
 
   private static boolean replicatesFrom(MariaDbServer replica, MariaDbServer source) {
