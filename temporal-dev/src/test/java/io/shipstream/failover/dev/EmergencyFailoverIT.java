@@ -147,6 +147,11 @@ class EmergencyFailoverIT {
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
     await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    // The new primary takes writes before the old one comes back, as it would in production: its
+    // newest GTID is then its own, and the rejoin must still see that iad holds nothing extra.
+    try (WriteLoad onNewPrimary = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 500_000)) {
+      onNewPrimary.awaitAcknowledged(50, Duration.ofSeconds(30));
+    }
 
     iad.restart();
     await(() -> iad.replicaStatus().running() && iad.replicaStatus().sourcePort() == pdx.port(),

@@ -46,8 +46,12 @@ public final class SiteProber implements SiteConnector {
       boolean readOnly;
       String gtid;
       String serverId;
+      // MariaDB: gtid_binlog_state, not gtid_binlog_pos. The position keeps only the newest GTID of
+      // each domain, so once a new primary has written, an old primary's last GTID (same domain,
+      // its own server id) no longer appears in it and looks divergent; the state keeps the newest
+      // GTID of every server id, which is what the writer-aware comparison (GtidHistory) needs.
       String sql = mysql ? "SELECT @@read_only, @@super_read_only, @@gtid_executed, @@server_uuid"
-          : "SELECT @@read_only, 0, @@gtid_binlog_pos, @@server_id";
+          : "SELECT @@read_only, 0, @@global.gtid_binlog_state, @@server_id";
       try (ResultSet rs = st.executeQuery(sql)) {
         rs.next();
         readOnly = rs.getBoolean(1) || rs.getBoolean(2);
