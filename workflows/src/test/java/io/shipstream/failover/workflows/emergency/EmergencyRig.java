@@ -15,6 +15,7 @@ import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
@@ -26,8 +27,6 @@ import io.temporal.worker.Worker;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One group of three sites on Temporal's test server: iad is the active site whose primary
@@ -114,36 +113,12 @@ final class EmergencyRig implements AutoCloseable {
     return result(WorkflowStub.fromTyped(wf));
   }
 
-  /**
-   * The workflow's result, bounded: a workflow that never ends fails the test with its history
-   * in the message, instead of hanging the build.
-   */
   EmergencyFailoverStatus result(WorkflowStub stub) {
-    try {
-      return stub.getResult(60, TimeUnit.SECONDS, EmergencyFailoverStatus.class);
-    } catch (TimeoutException e) {
-      StringBuilder history = new StringBuilder();
-      client.fetchHistory(GROUP.workflowId()).getEvents().forEach(ev -> history.append('\n')
-          .append(ev.getEventId()).append(' ').append(ev.getEventType()));
-      throw new AssertionError("the workflow did not end within 60 s; its history:" + history, e);
-    }
+    return WorkflowWaits.result(client, GROUP.workflowId(), stub, EmergencyFailoverStatus.class);
   }
 
-  /** Waits until the resource's status shows the phase, as a user watching kubectl would. */
   void waitForPhase(String phase) {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (System.nanoTime() < until) {
-      if (phase.equals(k8s.lastEmergencyPhase())) {
-        return;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-    throw new AssertionError("workflow never reached " + phase + "; status says " + k8s.lastEmergencyPhase());
+    WorkflowWaits.awaitPhase(phase, k8s::lastEmergencyPhase);
   }
 
   /** What a Prometheus scrape of the worker would count: counter totals per name and tags. */

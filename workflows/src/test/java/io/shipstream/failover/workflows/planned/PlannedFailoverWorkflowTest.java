@@ -12,6 +12,7 @@ import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -27,7 +28,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,18 +94,8 @@ class PlannedFailoverWorkflowTest {
     return result(startAsync(annotation));
   }
 
-  /**
-   * The workflow's result, bounded: a workflow that never ends fails the test with its history
-   * printed, instead of hanging the build.
-   */
   PlannedFailoverStatus result(PlannedFailoverWorkflow wf) {
-    try {
-      return WorkflowStub.fromTyped(wf).getResult(60, TimeUnit.SECONDS, PlannedFailoverStatus.class);
-    } catch (java.util.concurrent.TimeoutException e) {
-      client.fetchHistory(GROUP.workflowId()).getEvents().forEach(ev -> System.out.println("history: "
-          + ev.getEventId() + " " + ev.getEventType()));
-      throw new AssertionError("the workflow did not end within 60 s; its history is in the test output", e);
-    }
+    return WorkflowWaits.result(client, GROUP.workflowId(), WorkflowStub.fromTyped(wf), PlannedFailoverStatus.class);
   }
 
   PlannedFailoverWorkflow startAsync(String annotation) {
@@ -428,20 +418,7 @@ class PlannedFailoverWorkflowTest {
     assertThat(k8s.annotation).as("annotation cleared").isNull();
   }
 
-  /** Waits until the resource's status shows the phase, as a user watching kubectl would. */
   private void waitForPhase(PlannedFailoverWorkflow wf, String phase) {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (System.nanoTime() < until) {
-      if (phase.equals(k8s.lastPhase())) {
-        return;
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return;
-      }
-    }
-    throw new AssertionError("workflow never reached " + phase + "; status says " + k8s.lastPhase());
+    WorkflowWaits.awaitPhase(phase, k8s::lastPhase);
   }
 }
