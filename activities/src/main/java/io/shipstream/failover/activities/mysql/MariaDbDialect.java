@@ -112,6 +112,16 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
+  public void stopIoThread(MysqlSession session) throws SQLException {
+    session.execute("STOP SLAVE IO_THREAD");
+  }
+
+  @Override
+  public boolean logsReplicaUpdates(MysqlSession session) throws SQLException {
+    return session.queryFlag("SELECT @@global.log_bin") && session.queryFlag("SELECT @@global.log_slave_updates");
+  }
+
+  @Override
   public void resetReplicaAll(MysqlSession session) throws SQLException {
     session.execute("RESET SLAVE ALL");
   }

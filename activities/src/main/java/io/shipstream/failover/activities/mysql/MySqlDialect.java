@@ -89,6 +89,24 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
+  public void stopIoThread(MysqlSession session) throws SQLException {
+    session.execute("STOP REPLICA IO_THREAD");
+  }
+
+  /** log_replica_updates from 8.0.26; the older name before that. */
+  @Override
+  public boolean logsReplicaUpdates(MysqlSession session) throws SQLException {
+    if (!session.queryFlag("SELECT @@global.log_bin")) {
+      return false;
+    }
+    try {
+      return session.queryFlag("SELECT @@global.log_replica_updates");
+    } catch (SQLException e) {
+      return session.queryFlag("SELECT @@global.log_slave_updates");
+    }
+  }
+
+  @Override
   public void resetReplicaAll(MysqlSession session) throws SQLException {
     session.execute("RESET REPLICA ALL");
   }

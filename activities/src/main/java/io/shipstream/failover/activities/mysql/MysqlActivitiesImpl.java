@@ -199,6 +199,40 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   }
 
   @Override
+  public StoppedReplica drainAndStopReplica(MysqlTarget target, Instant relayDrainDeadline) {
+    return withSession("drainAndStopReplica", target, PROMOTE_TIMEOUT, false, session -> {
+      SqlDialect dialect = session.dialect();
+      boolean logsReplicaUpdates = dialect.logsReplicaUpdates(session);
+      Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
+      if (replica.isEmpty()) {
+        return new StoppedReplica(dialect.appliedGtidSet(session).toString(), null, false, logsReplicaUpdates);
+      }
+      // The IO thread first: from then on the relay log holds everything this server will ever
+      // get from the failed primary, so the set returned below is final.
+      if (replica.get().ioActive()) {
+        dialect.stopIoThread(session);
+        replica = dialect.replicaStatus(session);
+      }
+      ReplicaStatus status = replica.orElseThrow(() -> new SQLException("replication vanished while stopping it"));
+      new RelayLogDrain(session, clock, heartbeat).drain(status, relayDrainDeadline);
+      dialect.stopReplica(session);
+      String received = dialect.replicaStatus(session).orElse(status).receivedGtidSet();
+      StoppedReplica result = new StoppedReplica(
+          dialect.appliedGtidSet(session).toString(), received, true, logsReplicaUpdates);
+      LOG.info("stopped replication on {}: executed {}, received {}", target, result.gtidExecuted(), received);
+      return result;
+    });
+  }
+
+  @Override
+  public String catchUpFrom(MysqlTarget replica, MysqlTarget donor, String donorGtid, Instant deadline) {
+    GtidSet wanted = parse(donorGtid, "the donor's GTID set");
+    Credentials donorLogin = credentialsFor(donor);
+    return withSession("catchUpFrom", replica, WAIT_SLICE.plus(STEP_TIMEOUT), false,
+        session -> new ReplicaCatchUp(session, clock, heartbeat).run(donor, donorLogin, wanted, deadline));
+  }
+
+  @Override
   public void replicateFrom(MysqlTarget replica, MysqlTarget source) {
     Credentials sourceLogin = credentialsFor(source);
     withSession("replicateFrom", replica, STEP_TIMEOUT.multipliedBy(3), false, session -> {

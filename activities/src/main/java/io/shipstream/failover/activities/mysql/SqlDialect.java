@@ -52,6 +52,15 @@ interface SqlDialect {
 
   void stopReplica(MysqlSession session) throws SQLException;
 
+  /** Stops only the IO thread: nothing more is received, and the SQL thread applies what the relay log holds. */
+  void stopIoThread(MysqlSession session) throws SQLException;
+
+  /**
+   * Whether the server writes the transactions it replicates to its own binary log, so that another
+   * server can replicate them from it: log_bin and log_slave_updates (log_replica_updates on MySQL).
+   */
+  boolean logsReplicaUpdates(MysqlSession session) throws SQLException;
+
   /** Forgets the source entirely, so the server no longer counts as a replica. */
   void resetReplicaAll(MysqlSession session) throws SQLException;
 

@@ -55,6 +55,37 @@ public interface MysqlActivities {
   @ActivityMethod
   void replicateFrom(MysqlTarget replica, MysqlTarget source);
 
+  /**
+   * Makes a replica's GTID set final: stops the IO thread, applies everything already received
+   * (as {@link #promote} does, bounded by the deadline), then stops replication, keeping the
+   * channel's settings. Used on an emergency failover's candidate before it is compared with the
+   * other survivors, and on the survivor it catches up from. On a server that is not a replica it
+   * only reports.
+   */
+  @ActivityMethod
+  StoppedReplica drainAndStopReplica(MysqlTarget target, Instant relayDrainDeadline);
+
+  /**
+   * Catches {@code replica} up from another replica, {@code donor}, that holds transactions it
+   * lacks: points it at the donor with GTID positioning (MariaDB MASTER_USE_GTID=slave_pos, MySQL
+   * SOURCE_AUTO_POSITION=1), waits until it has executed {@code donorGtid}, then stops replication
+   * and forgets the donor. Fails with type {@code LagTimeout} at the deadline and
+   * {@code ReplicationFailed} when a replication thread stops with an error; in both cases the
+   * replica is left stopped and reset, with whatever it applied.
+   *
+   * @return the replica's executed GTID set afterwards
+   */
+  @ActivityMethod
+  String catchUpFrom(MysqlTarget replica, MysqlTarget donor, String donorGtid, Instant deadline);
+
+  /**
+   * What {@link #drainAndStopReplica} left: the executed set, the set the IO thread had received
+   * (null when the server was no replica), whether it was a replica, and whether it writes the
+   * transactions it replicates to its own binary log (log_slave_updates / log_replica_updates, and
+   * log_bin), which another server needs in order to replicate them from it.
+   */
+  record StoppedReplica(String gtidExecuted, String gtidReceived, boolean wasReplica, boolean logsReplicaUpdates) {}
+
   record FenceResult(String gtidExecuted, int appConnections) {}
 
   record DrainResult(int killed, int remaining) {}

@@ -37,6 +37,10 @@ public final class FakeMysql implements MysqlActivities {
     public volatile CountDownLatch fenceGate;
     /** Received but not yet applied (a relay-log backlog, say with the SQL thread stopped); 0 means none. */
     public volatile long receivedSeqno;
+    /** Whether it binlogs what it replicates, so another server can catch up from it. */
+    public volatile boolean logsReplicaUpdates = true;
+    /** When set, catching this server up from another one ends in LagTimeout, having applied nothing. */
+    public volatile boolean catchUpFails;
 
     public String gtid() {
       return "0-1-" + seqno;
@@ -145,6 +149,32 @@ public final class FakeMysql implements MysqlActivities {
     s.replicatesFrom = null;
     s.readOnly = false;
     return new PromoteResult(s.gtid(), s.gtid());
+  }
+
+  @Override
+  public StoppedReplica drainAndStopReplica(MysqlTarget t, Instant relayDrainDeadline) {
+    calls.add("drainAndStop " + t.site());
+    Server s = reach(t);
+    boolean wasReplica = s.replicating;
+    String received = wasReplica ? s.receivedGtid() : null;
+    s.seqno = Math.max(s.seqno, s.receivedSeqno);
+    s.replicating = false;
+    return new StoppedReplica(s.gtid(), received, wasReplica, s.logsReplicaUpdates);
+  }
+
+  @Override
+  public String catchUpFrom(MysqlTarget replica, MysqlTarget donor, String donorGtid, Instant deadline) {
+    calls.add("catchUp " + replica.site() + " from " + donor.site() + " " + donorGtid);
+    Server s = reach(replica);
+    reach(donor);
+    long wanted = Long.parseLong(donorGtid.substring(donorGtid.lastIndexOf('-') + 1));
+    if (s.catchUpFails) {
+      throw ApplicationFailure.newNonRetryableFailure(replica.site() + " is still missing " + (wanted - s.seqno)
+          + " transaction(s) of " + donor.site() + " at the deadline", "LagTimeout");
+    }
+    s.seqno = Math.max(s.seqno, wanted);
+    s.replicatesFrom = null;
+    return s.gtid();
   }
 
   @Override

@@ -1,0 +1,100 @@
+package io.shipstream.failover.activities.mysql;
+
+import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.temporal.failure.ApplicationFailure;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Catches an emergency failover's candidate up from a surviving replica that received more of the
+ * dead primary's transactions than the candidate did. With GTID positioning the candidate asks the
+ * donor for exactly what it lacks; the donor serves it from its own binary log, which is why it
+ * must log what it replicates. Afterwards the candidate is no replica of anyone, ready to promote.
+ */
+final class ReplicaCatchUp {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaCatchUp.class);
+
+  private final MysqlSession session;
+  private final Clock clock;
+  private final Heartbeat heartbeat;
+
+  ReplicaCatchUp(MysqlSession session, Clock clock, Heartbeat heartbeat) {
+    this.session = session;
+    this.clock = clock;
+    this.heartbeat = heartbeat;
+  }
+
+  /**
+   * Replicates from {@code donor} until {@code wanted} is applied. The channel is stopped and
+   * forgotten on the way out whatever happened, so a failed catch-up never leaves the candidate
+   * attached to the donor: what it applied meanwhile stays.
+   *
+   * @return the executed set afterwards
+   */
+  String run(MysqlTarget donor, Credentials donorLogin, GtidSet wanted, Instant deadline) throws SQLException {
+    SqlDialect dialect = session.dialect();
+    forgetSource();
+    try {
+      GtidSet applied = dialect.appliedGtidSet(session);
+      if (MysqlActivitiesImpl.contains(applied, wanted)) {
+        return dialect.executedGtidSet(session);
+      }
+      LOG.info("{}: catching up {} transaction(s) from {}", session.target(), wanted.subtract(applied).count(), donor);
+      dialect.changeSource(session, donor.host(), donor.port(), donorLogin.replicationUsername(),
+          donorLogin.replicationPassword());
+      dialect.startReplica(session);
+      while (!MysqlActivitiesImpl.contains(applied, wanted)) {
+        failOnReplicationError(donor);
+        heartbeat.beat(applied.toString());
+        Duration left = Duration.between(clock.instant(), deadline);
+        if (left.isNegative() || left.isZero()) {
+          long missing = wanted.subtract(applied).count();
+          throw ApplicationFailure.newNonRetryableFailure(session.target() + " is still missing " + missing
+              + " transaction(s) of " + donor + "'s " + wanted + " at the deadline " + deadline + "; it has executed "
+              + applied, MysqlFailures.LAG_TIMEOUT, missing);
+        }
+        Duration slice = left.compareTo(MysqlActivitiesImpl.WAIT_SLICE) < 0 ? left : MysqlActivitiesImpl.WAIT_SLICE;
+        dialect.waitForGtidSet(session, wanted, slice);
+        applied = dialect.appliedGtidSet(session);
+      }
+      LOG.info("{}: caught up from {} to {}", session.target(), donor, applied);
+      return dialect.executedGtidSet(session);
+    } finally {
+      try {
+        forgetSource();
+      } catch (SQLException e) {
+        // The connection is likely gone; promotion stops and resets the channel again anyway.
+        LOG.warn("{}: could not detach from {} after catching up: {}", session.target(), donor, e.getMessage());
+      }
+    }
+  }
+
+  /** Stops and forgets the replication channel, if there is one. */
+  private void forgetSource() throws SQLException {
+    SqlDialect dialect = session.dialect();
+    if (dialect.replicaStatus(session).isPresent()) {
+      dialect.stopReplica(session);
+      dialect.resetReplicaAll(session);
+    }
+  }
+
+  /** A thread stopped by an error (the donor lacks what is asked, a duplicate key) does not recover by itself. */
+  private void failOnReplicationError(MysqlTarget donor) throws SQLException {
+    Optional<ReplicaStatus> status = session.dialect().replicaStatus(session);
+    if (status.isEmpty()) {
+      throw new SQLException("replication from " + donor + " is no longer configured");
+    }
+    ReplicaStatus s = status.get();
+    if (s.ioStoppedByError() || s.sqlStoppedByError()) {
+      throw ApplicationFailure.newNonRetryableFailure(session.target() + " cannot catch up from " + donor + ": "
+          + (s.ioStoppedByError() ? "IO thread: " + s.lastIoError() : "SQL thread: " + s.lastSqlError()),
+          MysqlFailures.REPLICATION_FAILED);
+    }
+  }
+}
