@@ -6,6 +6,7 @@ import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
+import java.util.Map;
 
 /**
  * Promotes a replica after the active site's primary failed, reporting every transaction that
@@ -18,9 +19,19 @@ public interface EmergencyFailoverWorkflow {
   /**
    * What the watcher's topology monitor decided: which site failed, which one to promote, the
    * failed primary's GTID set as last seen (null when never seen) and why it started, in words.
+   * {@code siteGtids} holds, by site, the executed GTID set of every site that answered the
+   * monitor's last poll (and the failed one's last known): the transactions lost are counted
+   * against all of them, not only against the old primary. Null in requests of older watchers.
    */
   record Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
-      String reason) {}
+      String reason, Map<String, String> siteGtids) {
+
+    /** A request without the other sites' sets, as older watchers sent it. */
+    public Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+        String reason) {
+      this(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, null);
+    }
+  }
 
   @WorkflowMethod(name = "EmergencyFailover")
   EmergencyFailoverStatus run(Request request);

@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 
 /**
@@ -43,6 +44,12 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   static final String REPLICA = "replica";
   /** How long the failed primary's sessions are killed for once it is fenced; they cannot write anyway. */
   static final Duration SESSION_KILL_BUDGET = Duration.ofSeconds(5);
+  /**
+   * The change id of the steps with the other survivors: the candidate caught up from a fresher
+   * replica before promotion, every survivor re-pointed at the new primary after. A failover
+   * started on an older worker replays without them.
+   */
+  static final String SURVIVOR_STEPS = "survivor-catch-up-and-repoint";
   private static final Logger log = Workflow.getLogger(EmergencyFailoverWorkflowImpl.class);
 
   private final KubernetesActivities k8s = ActivityStubs.kubernetes();
@@ -56,6 +63,8 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   private String cancelReason;
   private String failoverRecordedAt;
   private Promise<DrainResult> sessionKill;
+  private Map<String, String> siteGtids;
+  private Survivors survivors;
 
   @Override
   public EmergencyFailoverStatus run(Request request) {
@@ -112,6 +121,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     progress.target = request.candidate();
     progress.trigger = request.reason();
     progress.oldPrimaryLastKnownGtid = request.oldPrimaryLastKnownGtid();
+    siteGtids = request.siteGtids() == null ? Map.of() : request.siteGtids();
     progress.startTime = now();
     publisher = new StatusPublisher(k8s, group, workflowRef());
   }
@@ -225,12 +235,31 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
       return false;
     }
     // promote applies every relay-log event already received, even with the SQL thread stopped,
-    // bounded by connectionDrainTimeout, and heartbeats meanwhile.
+    // bounded by connectionDrainTimeout, and heartbeats meanwhile. Before it, the candidate's set
+    // is made final and compared with the other survivors', which may hold more.
     Duration relayDrain = plan.config().connectionDrainTimeout();
+    if (Workflow.getVersion(SURVIVOR_STEPS, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      survivors = new Survivors(plan, mysql, new Survivors.Report() {
+        @Override
+        public void warn(String reason, String message) {
+          EmergencyFailoverWorkflowImpl.this.warn(reason, message);
+        }
+
+        @Override
+        public void normal(String reason, String message) {
+          progress.note(message);
+          publisher.event("Normal", reason, message);
+        }
+      });
+      survivors.catchUpCandidate(relayDrain);
+    }
     try {
       PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain)
           .promote(plan.targetServer(), now().plus(relayDrain));
       progress.targetGtidAtPromotion = promoted.gtidExecuted();
+      if (survivors != null) {
+        survivors.startRepointing();
+      }
       return true;
     } catch (ActivityFailure e) {
       finishFailed(Reason.ExecuteFailed, "promotion of " + plan.target().name() + " failed: "
@@ -240,9 +269,16 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     }
   }
 
-  /** Says what did not make it across, in the status and a Warning Event: a loss is never hidden. */
+  /**
+   * Says what did not make it across, in the status and a Warning Event: a loss is never hidden.
+   * Lost is what the old primary or any other server was known to hold and the promoted one lacks.
+   */
   private void reportDataLoss() {
-    DataLoss loss = DataLoss.between(progress.oldPrimaryLastKnownGtid, progress.targetGtidAtPromotion);
+    List<String> known = new ArrayList<>(siteGtids.values());
+    if (survivors != null) {
+      known.addAll(survivors.knownGtids());
+    }
+    DataLoss loss = DataLoss.between(progress.oldPrimaryLastKnownGtid, known, progress.targetGtidAtPromotion);
     progress.transactionsLost = loss.transactions();
     progress.lostGtid = loss.lostGtid();
     if (!loss.known()) {
@@ -297,6 +333,9 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
       k8s.recordFailover(group, plan.target().name(), failoverRecordedAt, progress.targetGtidAtPromotion);
     } catch (ActivityFailure e) {
       warn("FailoverRecordIncomplete", "promotionGtidExecuted not recorded: " + Failures.rootMessage(e));
+    }
+    if (survivors != null) {
+      survivors.settleRepointing();
     }
   }
 

@@ -7,6 +7,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
+import java.util.List;
 
 /**
  * The sites one emergency failover acts on, with the group's settings, and the checks that decide
@@ -46,6 +47,18 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
       throw new EmergencyAbort(Reason.TargetUnhealthy, "candidate " + target.name()
           + " is already writable; refusing to promote a server that may be another primary");
     }
+  }
+
+  /** Every site but the failed one and the candidate, in spec order: the replicas that survive it. */
+  List<SiteSpec> survivors() {
+    return config.sites().stream()
+        .filter(s -> !s.name().equals(failed.name()) && !s.name().equals(target.name()))
+        .toList();
+  }
+
+  /** The server of a site of this group, by name. */
+  MysqlTarget server(String site) {
+    return server(config.site(site).orElseThrow(() -> new IllegalArgumentException("no site '" + site + "'")));
   }
 
   MysqlTarget failedServer() {

@@ -34,6 +34,18 @@ class DataLossTest {
   }
 
   @Test
+  void theLossCountsWhatAnySurvivingReplicaHeldNotOnlyTheOldPrimarysLastKnownSet() {
+    // The watcher last saw iad at 100; dr had received 103 by the time it died.
+    DataLoss loss = DataLoss.between("0-1-100", java.util.Arrays.asList("0-1-103", null, "0-1-98"), "0-1-101");
+    assertThat(loss.transactions()).isEqualTo(2);
+    assertThat(loss.lostGtid()).isEqualTo("0-1-102..103");
+
+    DataLoss mysql = DataLoss.between(A + ":1-100", java.util.List.of(A + ":1-90," + B + ":1-2"), A + ":1-100");
+    assertThat(mysql.transactions()).isEqualTo(2);
+    assertThat(mysql.lostGtid()).isEqualTo(B + ":1-2");
+  }
+
+  @Test
   void anOldPrimaryWithoutTransactionsLosesNothing() {
     assertThat(DataLoss.between("", "0-1-5").transactions()).isZero();
   }

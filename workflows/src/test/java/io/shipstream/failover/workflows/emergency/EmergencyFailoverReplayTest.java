@@ -1,5 +1,7 @@
 package io.shipstream.failover.workflows.emergency;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -13,12 +15,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Histories recorded from earlier builds must replay against the current implementation:
  * failovers that are running while a new worker is rolled out resume on the new code. A change
- * that breaks one of these needs {@code Workflow.getVersion}, not a new recording.
+ * that breaks one of these needs {@code Workflow.getVersion}, not a new recording. The {@code -v0}
+ * histories were recorded before the survivor steps (catch-up from a fresher replica, re-pointing
+ * the replicas), which are behind {@link EmergencyFailoverWorkflowImpl#SURVIVOR_STEPS}.
  */
 class EmergencyFailoverReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {"emergency-succeeded", "emergency-data-loss", "emergency-rejected",
-      "emergency-cancelled"})
+      "emergency-cancelled", "emergency-catch-up", "emergency-succeeded-v0", "emergency-data-loss-v0",
+      "emergency-rejected-v0", "emergency-cancelled-v0"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
         EmergencyFailoverWorkflowImpl.class);
@@ -56,6 +61,13 @@ class EmergencyFailoverReplayTest {
           new Object[] {EmergencyRig.request("pdx", "0-1-100")});
       rig.result(stub);
       replayAndMaybeStore(rig.client, "emergency-cancelled");
+
+      // dr received more of iad's last transactions than pdx: pdx catches up from it first.
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.mysql.server("dr").seqno = rig.mysql.server("pdx").seqno + 3;
+      rig.run("pdx", "0-1-100");
+      assertThat(rig.mysql.callsTo("catchUp")).hasSize(1);
+      replayAndMaybeStore(rig.client, "emergency-catch-up");
     }
   }
 

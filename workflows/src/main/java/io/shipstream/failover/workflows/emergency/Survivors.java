@@ -1,0 +1,198 @@
+package io.shipstream.failover.workflows.emergency;
+
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
+import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.Failures;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The servers of an emergency failover besides the failed primary and the candidate: the other
+ * replicas, whatever their role. Before promotion they are read and, when one holds transactions
+ * of the dead primary the candidate never received, the candidate catches up from it
+ * ({@link CatchUpPlan}); after promotion every one that answered is pointed at the new primary.
+ * Nothing here can fail the failover: a survivor that cannot help or be re-pointed is a warning.
+ * Workflow code: it runs on the workflow thread and does its I/O through activities.
+ */
+final class Survivors {
+  /** How the findings reach the status message and the Events. */
+  interface Report {
+    void warn(String reason, String message);
+
+    void normal(String reason, String message);
+  }
+
+  private final EmergencyPlan plan;
+  private final MysqlActivities mysql;
+  private final Report report;
+  private final Map<String, ServerState> states = new LinkedHashMap<>();
+  private final List<String> knownGtids = new ArrayList<>();
+  private final Map<String, Promise<Void>> repointing = new LinkedHashMap<>();
+
+  Survivors(EmergencyPlan plan, MysqlActivities mysql, Report report) {
+    this.plan = plan;
+    this.mysql = mysql;
+    this.report = report;
+  }
+
+  /**
+   * Makes the candidate's set final (relay log applied, replication stopped), reads the other
+   * survivors meanwhile, and catches the candidate up from the freshest compatible one. Each step
+   * is bounded by {@code budget} (the group's connectionDrainTimeout); a catch-up that fails or
+   * runs out of time is reported, and the candidate is promoted with what it has: the failed
+   * primary must not stay without a successor.
+   */
+  void catchUpCandidate(Duration budget) {
+    Map<String, Promise<ServerState>> reads = new LinkedHashMap<>();
+    for (SiteSpec site : plan.survivors()) {
+      reads.put(site.name(), Async.function(mysql::inspect, plan.server(site.name())));
+    }
+    StoppedReplica candidate = null;
+    String drainError = null;
+    try {
+      candidate = ActivityStubs.mysqlWait(budget).drainAndStopReplica(plan.targetServer(), now().plus(budget));
+    } catch (ActivityFailure e) {
+      drainError = Failures.rootMessage(e);
+    }
+    List<CatchUpPlan.Survivor> reachable = new ArrayList<>();
+    reads.forEach((site, read) -> {
+      ServerState state;
+      try {
+        state = read.get();
+      } catch (ActivityFailure e) {
+        state = ServerState.unreachable(site, Failures.rootMessage(e));
+      }
+      states.put(site, state);
+      if (state.reachable()) {
+        knownGtids.add(state.gtidExecuted());
+        knownGtids.add(state.gtidReceived());
+        reachable.add(new CatchUpPlan.Survivor(site, state.gtidExecuted(), state.gtidReceived()));
+      }
+    });
+    String target = plan.target().name();
+    if (candidate == null) {
+      report.warn("CatchUpSkipped", "could not stop replication on " + target + " before promoting it ("
+          + drainError + "): not compared with the other replicas");
+      return;
+    }
+    CatchUpPlan.Choice choice = CatchUpPlan.choose(target, candidate.gtidExecuted(), candidate.gtidReceived(),
+        reachable);
+    choice.warnings().forEach(w -> report.warn("CatchUpSkipped", w));
+    if (choice.needed()) {
+      catchUp(candidate, choice, budget);
+    }
+  }
+
+  /** Freezes the donor so its set is final, checks again, then replicates from it. */
+  private void catchUp(StoppedReplica candidate, CatchUpPlan.Choice choice, Duration budget) {
+    String target = plan.target().name();
+    String donor = choice.donor();
+    MysqlTarget donorServer = plan.server(donor);
+    String lacking = target + " lacks " + choice.transactions() + " transaction(s) " + choice.missing()
+        + " that " + donor + " holds";
+    MysqlActivities bounded = boundedWait(budget);
+    StoppedReplica frozen;
+    try {
+      frozen = bounded.drainAndStopReplica(donorServer, now().plus(budget));
+    } catch (ActivityFailure e) {
+      report.warn("CatchUpFailed", lacking + "; could not stop replication on " + donor + ": "
+          + Failures.rootMessage(e) + "; promoting " + target + " with what it has");
+      return;
+    }
+    knownGtids.add(frozen.gtidExecuted());
+    if (!frozen.logsReplicaUpdates()) {
+      report.warn("CatchUpSkipped", lacking + ", but " + donor + " does not write what it replicates to its binary"
+          + " log (log_bin with log_slave_updates / log_replica_updates), so it cannot serve them; promoting "
+          + target + " with what it has");
+      return;
+    }
+    // The donor's final, servable set: only what it executed (and so binlogged) counts now.
+    CatchUpPlan.Choice confirmed = CatchUpPlan.choose(target, candidate.gtidExecuted(), candidate.gtidReceived(),
+        List.of(new CatchUpPlan.Survivor(donor, frozen.gtidExecuted(), null)));
+    confirmed.warnings().forEach(w -> report.warn("CatchUpSkipped", w));
+    if (!confirmed.needed()) {
+      return;
+    }
+    try {
+      String after = bounded.catchUpFrom(plan.targetServer(), donorServer, frozen.gtidExecuted(), now().plus(budget));
+      report.normal("CandidateCaughtUp", "caught " + target + " up with " + confirmed.transactions()
+          + " transaction(s) " + confirmed.missing() + " from " + donor + " before promoting it; it now holds " + after);
+    } catch (ActivityFailure e) {
+      report.warn("CatchUpFailed", target + " lacks " + confirmed.transactions() + " transaction(s) "
+          + confirmed.missing() + " that " + donor + " holds; catching up from it failed: " + Failures.rootMessage(e)
+          + "; promoting " + target + " with what it has");
+    }
+  }
+
+  /**
+   * Points every survivor that answered at the new primary, side by side. The old primary is not
+   * among them: the watcher brings it back when it returns, after checking it holds nothing extra.
+   */
+  void startRepointing() {
+    states.forEach((site, state) -> {
+      if (state.reachable()) {
+        repointing.put(site, Async.procedure(mysql::replicateFrom, plan.server(site), plan.targetServer()));
+      }
+    });
+  }
+
+  /** Waits for the re-pointing; a site that could not be re-pointed is a warning. */
+  void settleRepointing() {
+    String target = plan.target().name();
+    states.forEach((site, state) -> {
+      Promise<Void> step = repointing.get(site);
+      if (step == null) {
+        report.warn("ReplicaNotRepointed", site + " was unreachable during the failover and still replicates from "
+            + plan.failed().name() + ": point it at " + target + " when it is back");
+        return;
+      }
+      try {
+        step.get();
+      } catch (ActivityFailure e) {
+        report.warn("ReplicaNotRepointed", "could not point " + site + " at the new primary " + target + ": "
+            + Failures.rootMessage(e));
+      }
+    });
+  }
+
+  /** Every GTID set read from a survivor during the failover, for the transactions-lost count. */
+  List<String> knownGtids() {
+    return List.copyOf(knownGtids);
+  }
+
+  private static Instant now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
+  }
+
+  /**
+   * Calls to a donor: few attempts, since a donor that stops answering must not hold the
+   * promotion up for long; a wait is bounded by the deadline the activity enforces itself.
+   */
+  private static MysqlActivities boundedWait(Duration budget) {
+    return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(budget.plusSeconds(15))
+        .setScheduleToCloseTimeout(budget.plusSeconds(30))
+        .setHeartbeatTimeout(ActivityStubs.HEARTBEAT_TIMEOUT)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setMaximumAttempts(3)
+            .setDoNotRetry("PromoteFailed", "LagTimeout", "ReplicationFailed")
+            .build())
+        .build());
+  }
+}
