@@ -13,7 +13,9 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,10 +66,11 @@ public final class FailoverStarter {
   /**
    * Starts the emergency failover the topology monitor decided on, under the group's one workflow
    * id: while any failover runs, Temporal refuses it, and the monitor simply asks again on a later
-   * poll if the verdict still stands.
+   * poll if the verdict still stands. {@code siteGtids} is every site's GTID set as the monitor
+   * last saw it, by site name: the workflow counts transactions lost against all of them.
    */
   public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
-      String reason) {
+      String reason, Map<String, String> siteGtids) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
@@ -78,7 +81,8 @@ public final class FailoverStarter {
     EmergencyFailoverWorkflow stub = client.newWorkflowStub(EmergencyFailoverWorkflow.class, options.build());
     try {
       var execution = WorkflowClient.start(stub::run,
-          new EmergencyFailoverWorkflow.Request(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason));
+          new EmergencyFailoverWorkflow.Request(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason,
+              siteGtids == null ? null : new TreeMap<>(siteGtids)));
       log.info("started emergency failover {} for {} from {} to {}", execution.getRunId(), group, failedSite,
           candidate);
       return new Started(execution.getRunId());

@@ -14,6 +14,7 @@ import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.workflow.Workflow;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -73,7 +74,8 @@ class FailoverStarterTest {
   void startsTheTypedEmergencyFailoverWithTheMonitorsRequestAndSearchAttributes() throws InterruptedException {
     FailoverStarter starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER, true);
 
-    var outcome = starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable for 3 polls");
+    var outcome = starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable for 3 polls",
+        Map.of("iad", "0-1-42", "pdx", "0-1-41", "dr", "0-1-42"));
 
     assertThat(outcome).isInstanceOf(FailoverStarter.Started.class);
     WorkflowStub run = temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId());
@@ -87,10 +89,11 @@ class FailoverStarterTest {
         String.class, String.class)).isEqualTo("pdx");
     waitForRun();
     assertThat(RUNS).containsExactly(
-        new EmergencyFailoverWorkflow.Request(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable for 3 polls"));
+        new EmergencyFailoverWorkflow.Request(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable for 3 polls",
+            Map.of("iad", "0-1-42", "pdx", "0-1-41", "dr", "0-1-42")));
     assertThat(starter.running(ORDERS)).isTrue();
 
-    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "again"))
+    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "again", Map.of()))
         .isEqualTo(new FailoverStarter.AlreadyRunning("EmergencyFailover"));
     run.signal("cancel", "test over");
   }

@@ -45,9 +45,9 @@ public final class KubeEffects implements Reactions.Effects {
   }
 
   @Override
-  public boolean startEmergency(GroupRef group, Verdict.Promote p) {
-    return starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason())
-        instanceof FailoverStarter.Started;
+  public boolean startEmergency(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
+    return starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason(),
+        siteGtids) instanceof FailoverStarter.Started;
   }
 
   @Override

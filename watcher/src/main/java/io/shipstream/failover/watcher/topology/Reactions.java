@@ -4,6 +4,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,8 +26,12 @@ public final class Reactions {
 
   /** The world the reactions touch; the monitor wires the real one, tests a recording fake. */
   public interface Effects {
-    /** Starts the emergency failover; false when a workflow already holds the group's id. */
-    boolean startEmergency(GroupRef group, Verdict.Promote promote);
+    /**
+     * Starts the emergency failover; false when a workflow already holds the group's id.
+     * {@code siteGtids} is every site's executed GTID set as the monitor knows it, for the
+     * transactions-lost count.
+     */
+    boolean startEmergency(GroupRef group, Verdict.Promote promote, Map<String, String> siteGtids);
 
     boolean failoverRunning(GroupRef group);
 
@@ -52,15 +57,16 @@ public final class Reactions {
         && effects.failoverRunning(group)) {
       verdict = TopologyMatrix.evaluate(running(in));
     }
-    act(group, in.activeSite(), verdict);
+    act(group, in, verdict);
     return verdict;
   }
 
-  private void act(GroupRef group, String activeSite, Verdict verdict) {
+  private void act(GroupRef group, TopologyMatrix.Input in, Verdict verdict) {
+    String activeSite = in.activeSite();
     if (verdict instanceof Verdict.Healthy || verdict instanceof Verdict.Degraded) {
       lastAlert.remove(group);
     } else if (verdict instanceof Verdict.Promote p) {
-      promote(group, p);
+      promote(group, p, siteGtids(in, p));
     } else if (verdict instanceof Verdict.FenceNonPromotable f) {
       for (String site : f.sites()) {
         fence(group, site);
@@ -89,15 +95,33 @@ public final class Reactions {
     }
   }
 
-  private void promote(GroupRef group, Verdict.Promote p) {
+  private void promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
     String key = "Promote:" + p.failedSite() + "->" + p.candidate();
-    if (effects.startEmergency(group, p)) {
+    if (effects.startEmergency(group, p, siteGtids)) {
       log.warn("{}: emergency failover from '{}' to '{}' started: {}", group, p.failedSite(), p.candidate(),
           p.reason());
       lastAlert.put(group, key);
       effects.event(group, "Warning", "EmergencyFailoverStarted", p.reason());
     }
     // Refused: a workflow (ours from an earlier poll, or a planned one) holds the group. Nothing to do.
+  }
+
+  /**
+   * The executed set of every site that answered its latest poll, and the failed site's last known
+   * one: what the workflow counts the transactions lost against. A site that stopped answering
+   * earlier is left out, since its last set may be long stale.
+   */
+  static Map<String, String> siteGtids(TopologyMatrix.Input in, Verdict.Promote p) {
+    Map<String, String> out = new TreeMap<>();
+    in.sites().forEach((site, observation) -> {
+      if (observation.answeringNow() && observation.latest().gtidExecuted() != null) {
+        out.put(site, observation.latest().gtidExecuted());
+      }
+    });
+    if (p.failedSiteLastGtid() != null) {
+      out.put(p.failedSite(), p.failedSiteLastGtid());
+    }
+    return out;
   }
 
   private void fence(GroupRef group, String site) {

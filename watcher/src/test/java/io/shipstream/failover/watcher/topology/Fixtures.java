@@ -10,6 +10,7 @@ import io.shipstream.failover.testsupport.MockCluster;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /** A group of iad, pdx (primary-candidates) and dr (dr-only), and the probes of its servers. */
 final class Fixtures {
@@ -48,17 +49,21 @@ final class Fixtures {
   /** Records what the reactions did; a start is refused once {@link #running} is set. */
   static final class RecordingEffects implements Reactions.Effects {
     final List<Verdict.Promote> starts = new ArrayList<>();
+    /** The site GTID sets each start passed, in start order. */
+    final List<Map<String, String>> startSiteGtids = new ArrayList<>();
     final List<String> fenced = new ArrayList<>();
     final List<String> events = new ArrayList<>();
     final List<String> activeSites = new ArrayList<>();
     boolean running;
 
     @Override
-    public synchronized boolean startEmergency(GroupRef group, Verdict.Promote promote) {
+    public synchronized boolean startEmergency(GroupRef group, Verdict.Promote promote,
+        Map<String, String> siteGtids) {
       if (running) {
         return false;
       }
       starts.add(promote);
+      startSiteGtids.add(siteGtids);
       running = true;
       return true;
     }

@@ -64,7 +64,22 @@ class ReactionsTest {
       assertThat(p.candidate()).isEqualTo("pdx");
       assertThat(p.failedSiteLastGtid()).isEqualTo("0-1-10");
     });
+    assertThat(effects.startSiteGtids).singleElement().as("every answering site's set and the failed one's last")
+        .isEqualTo(Map.of("iad", "0-1-10", "pdx", "0-1-10", "dr", "0-1-9"));
     assertThat(effects.events()).singleElement().asString().startsWith("Warning EmergencyFailoverStarted: ");
+  }
+
+  @Test
+  void theSetsPassedToTheFailoverLeaveOutASiteThatStoppedAnsweringEarlier() {
+    GroupConfig config = Fixtures.config("0s", List.of());
+    TopologyMatrix.Input drGoneToo = input(config, "iad", null,
+        seen(SiteState.UNREACHABLE, dead("iad"), writable("iad", "0-1-10")),
+        seen(SiteState.READ_ONLY, replica("pdx", "0-1-10"), replica("pdx", "0-1-10")),
+        seen(SiteState.UNREACHABLE, dead("dr"), replica("dr", "0-1-4")));
+
+    reactions.react(ORDERS, drGoneToo);
+
+    assertThat(effects.startSiteGtids).singleElement().isEqualTo(Map.of("iad", "0-1-10", "pdx", "0-1-10"));
   }
 
   @Test
