@@ -29,6 +29,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   private final GroupStore groups;
   private final GroupEvents events;
   private final SiteRoles roles;
+  private final StoreRoles storeRoles;
   private final DnsRecords dns;
   private final NodeTaints taints;
 
@@ -38,6 +39,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     this.groups = new GroupStore(client);
     this.events = new GroupEvents(client, groups, clock);
     this.roles = new SiteRoles(client, groups);
+    this.storeRoles = new StoreRoles(client, groups);
     this.dns = new DnsRecords(client, groups);
     this.taints = new NodeTaints(client);
   }
@@ -83,6 +85,11 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   @Override
   public void setSiteRole(GroupRef group, SiteSpec site, String role) {
     roles.setSiteRole(group, site, role);
+  }
+
+  @Override
+  public void setStoreRole(GroupRef group, SiteSpec site, String role, boolean active) {
+    storeRoles.setStoreRole(group, site, role, active);
   }
 
   @Override

@@ -51,6 +51,15 @@ public interface KubernetesActivities {
   @ActivityMethod
   void setSiteRole(GroupRef group, SiteSpec site, String role);
 
+  /**
+   * Labels the session-store pods of the site, found by {@code shipstream.io/group=<group>} and
+   * {@code shipstream.io/store-site=<site>}, with {@code shipstream.io/store-role=<role>} (master or
+   * replica; null leaves it as it is) and {@code shipstream.io/traffic=active|standby}, and makes
+   * sure Service {@code dragonfly-<group>-active} exists and selects traffic=active of this group.
+   */
+  @ActivityMethod
+  void setStoreRole(GroupRef group, SiteSpec site, String role, boolean active);
+
   /** Points DNSEndpoint {@code <group>-primary} (externaldns.k8s.io/v1alpha1) at the site's lbIP. */
   @ActivityMethod
   void updateDns(GroupRef group, String hostname, String ip, int ttl);

@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.common;
 
+import io.shipstream.failover.workflows.activities.DragonflyActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.temporal.activity.ActivityOptions;
@@ -70,6 +71,38 @@ public final class ActivityStubs {
             .setInitialInterval(Duration.ofMillis(500))
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(2)
+            .build())
+        .build());
+  }
+
+  /** Short session-store calls; a failure is the workflow's to weigh against onSyncTimeout. */
+  public static DragonflyActivities dragonfly() {
+    return Workflow.newActivityStub(DragonflyActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(10))
+        .setScheduleToCloseTimeout(Duration.ofSeconds(30))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setMaximumAttempts(3)
+            .setDoNotRetry("DragonflyPromotionFailed", "DragonflySyncTimeout", "StoreNotMaster")
+            .build())
+        .build());
+  }
+
+  /**
+   * The store's sync wait and its promotion, both bounded by maxSyncWait and heartbeating, so a
+   * dead worker's call is taken over within seconds; start-to-close leaves room beyond the budget.
+   */
+  public static DragonflyActivities dragonflyWait(Duration budget) {
+    return Workflow.newActivityStub(DragonflyActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(budget.plusSeconds(15))
+        .setScheduleToCloseTimeout(budget.plusSeconds(40))
+        .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setMaximumAttempts(2)
+            .setDoNotRetry("DragonflyPromotionFailed", "DragonflySyncTimeout", "StoreNotMaster")
             .build())
         .build());
   }

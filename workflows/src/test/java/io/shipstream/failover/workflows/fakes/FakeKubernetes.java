@@ -30,6 +30,10 @@ public final class FakeKubernetes implements KubernetesActivities {
   public volatile String dnsTarget;
   public volatile String activeTaintFree;
   public volatile boolean dnsFails;
+  /** The session-store pods' shipstream.io/store-role by site. */
+  public final Map<String, String> storeRoles = new ConcurrentHashMap<>();
+  /** The session-store pods' shipstream.io/traffic by site: active or standby. */
+  public final Map<String, String> storeTraffic = new ConcurrentHashMap<>();
 
   @Override
   public GroupSnapshot loadGroup(GroupRef group) {
@@ -63,6 +67,20 @@ public final class FakeKubernetes implements KubernetesActivities {
   @Override
   public void setSiteRole(GroupRef group, SiteSpec site, String role) {
     roles.put(site.name(), role);
+  }
+
+  @Override
+  public void setStoreRole(GroupRef group, SiteSpec site, String role, boolean active) {
+    if (role != null) {
+      storeRoles.put(site.name(), role);
+    }
+    storeTraffic.put(site.name(), active ? "active" : "standby");
+  }
+
+  /** The sites whose store pods the active Service routes to. */
+  public List<String> activeStores() {
+    return storeTraffic.entrySet().stream().filter(e -> e.getValue().equals("active")).map(Map.Entry::getKey)
+        .sorted().toList();
   }
 
   @Override
