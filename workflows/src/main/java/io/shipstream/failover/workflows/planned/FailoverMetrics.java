@@ -11,7 +11,7 @@ import java.util.Map;
  * registry adds the {@code _total} and {@code _seconds} suffixes (durations are timers because
  * Temporal's Micrometer reporter ignores tally histograms; the worker gives the timers buckets) the metric names are known by:
  * {@code bloodraven_planned_failovers_total}, {@code bloodraven_planned_failover_duration_seconds},
- * {@code bloodraven_planned_failover_lag_wait_seconds}.
+ * {@code bloodraven_planned_failover_lag_wait_seconds}, {@code bloodraven_dragonfly_promotions_total}.
  */
 final class FailoverMetrics {
   void finished(String targetSite, String result, java.time.Duration took) {
@@ -29,6 +29,12 @@ final class FailoverMetrics {
     Workflow.getMetricsScope().tagged(Map.of("target_site", targetSite))
         .timer("bloodraven_planned_failover_lag_wait")
         .record(Duration.ofNanos(took.toNanos()));
+  }
+
+  /** One per failover that has the session store enabled: success, failed or skipped. */
+  void dragonflyPromotion(String group, String targetSite, String result) {
+    Workflow.getMetricsScope().tagged(Map.of("group", group, "target_site", nullToUnknown(targetSite), "result", result))
+        .counter("bloodraven_dragonfly_promotions").inc(1);
   }
 
   private static String nullToUnknown(String s) {

@@ -24,6 +24,10 @@ final class PlannedFailoverProgress {
   Instant retryAfter;
   String message;
   boolean dragonflyEnabled;
+  /** Set once the session store's fate is known: true only for a proven, lossless hand-over. */
+  Boolean sessionsPreserved;
+  String promotionMethod;
+  Double syncWaitSeconds;
 
   PlannedFailoverStatus toStatus() {
     Double duration = startTime == null || completionTime == null ? null
@@ -41,6 +45,7 @@ final class PlannedFailoverProgress {
         reason == null ? null : reason.name(),
         retryAfter == null ? null : retryAfter.toString(),
         message,
-        new PlannedFailoverStatus.DragonflyStatus(dragonflyEnabled, null, null, null));
+        new PlannedFailoverStatus.DragonflyStatus(dragonflyEnabled, sessionsPreserved, promotionMethod,
+            syncWaitSeconds));
   }
 }

@@ -60,6 +60,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   private GroupRef group;
   private String annotation;
   private StatusPublisher publisher;
+  private SessionStoreHandover sessions;
   private boolean cancelRequested;
   private String failoverRecordedAt;
   private String cancelReason;
@@ -70,6 +71,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     annotation = request.annotation();
     progress.startTime = now();
     publisher = new StatusPublisher(k8s, group, workflowRef());
+    sessions = new SessionStoreHandover(group, k8s, progress, publisher, metrics, this::enter);
 
     GroupSnapshot snapshot = k8s.loadGroup(group);
     if (!isStillRequested(snapshot)) {
@@ -98,7 +100,12 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       Drain drain = startDrain(plan, fence);
       waitForTargetToCatchUp(plan);
       finishDrain(plan, drain);
+      boolean storeMoves = SessionStoreHandover.appliesTo(plan);
+      boolean storeInSync = storeMoves && sessions.waitForSync(plan);
       checkNotCancelled();
+      if (storeMoves) {
+        sessions.promote(plan, saga, storeInSync);
+      }
     } catch (FailoverAbort abort) {
       return rollBack(saga, abort.reason, abort.getMessage());
     } catch (CanceledFailure cancelled) {
@@ -126,6 +133,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       }
       CheckedRequest request = (CheckedRequest) pre;
       progress.target = request.annotation().targetSite();
+      progress.dragonflyEnabled = request.config().dragonflyEnabled();
       Map<String, ServerState> states = inspectAll(request);
       Decision decision = PlannedFailoverPlanner.decide(request, snapshot.status(), states, now());
       if (decision instanceof Proceed proceed) {
@@ -403,6 +411,12 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   public void cancel(String reason) {
     if (progress.phase.isPastPointOfNoReturn()) {
       log.info("cancel of {} ignored in phase {}: the target may already be writable", group, progress.phase);
+      return;
+    }
+    if (progress.phase == Phase.PromotingDragonfly) {
+      // Moving the store back would be a second failover of it; the phase is short and MySQL's
+      // promotion follows at once.
+      log.info("cancel of {} ignored in phase {}: the session store is changing masters", group, progress.phase);
       return;
     }
     cancelRequested = true;

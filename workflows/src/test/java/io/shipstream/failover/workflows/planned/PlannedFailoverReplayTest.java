@@ -11,7 +11,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PlannedFailoverReplayTest {
   @ParameterizedTest
-  @ValueSource(strings = {"planned-succeeded", "planned-lag-timeout", "planned-deferred-succeeded"})
+  @ValueSource(strings = {"planned-succeeded", "planned-lag-timeout", "planned-deferred-succeeded",
+      "planned-dragonfly-succeeded", "planned-dragonfly-sync-timeout-fail"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
         PlannedFailoverWorkflowImpl.class);

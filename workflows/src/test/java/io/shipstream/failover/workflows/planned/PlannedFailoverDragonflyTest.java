@@ -1,0 +1,328 @@
+package io.shipstream.failover.workflows.planned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.uber.m3.tally.Buckets;
+import com.uber.m3.tally.Capabilities;
+import com.uber.m3.tally.CapableOf;
+import com.uber.m3.tally.RootScopeBuilder;
+import com.uber.m3.tally.Scope;
+import com.uber.m3.tally.StatsReporter;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflyPlannedFailoverSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflySpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.activities.StoreState;
+import io.shipstream.failover.workflows.fakes.FakeDragonfly;
+import io.shipstream.failover.workflows.fakes.FakeKubernetes;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.WorkflowWaits;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import io.temporal.worker.Worker;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The session store's part of a planned failover: the two phases, and every Dragonfly row of the
+ * planned-failover page's rollback table (sync timeout and promotion failure, each under
+ * onSyncTimeout=proceed and =fail), asserted as a user sees them: phases, the status block, Events,
+ * the store pods' labels, the metric, and what was done to which store and which MySQL server.
+ */
+class PlannedFailoverDragonflyTest {
+  static final GroupRef GROUP = new GroupRef("shop", "orders");
+
+  TestWorkflowEnvironment env;
+  WorkflowClient client;
+  FakeMysql mysql = new FakeMysql();
+  FakeKubernetes k8s = new FakeKubernetes();
+  FakeDragonfly stores = new FakeDragonfly();
+  Counters counters = new Counters();
+  Scope scope;
+
+  @BeforeEach
+  void setUp() {
+    scope = new RootScopeBuilder().reporter(counters).reportEvery(com.uber.m3.util.Duration.ofMillis(10));
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
+        .setUseTimeskipping(false).setMetricsScope(scope).build());
+    Worker worker = env.newWorker(TaskQueues.FAILOVER);
+    worker.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
+    worker.registerActivitiesImplementations(mysql, k8s, stores);
+    env.start();
+    client = env.getWorkflowClient();
+    k8s.spec = spec("proceed");
+    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
+    mysql.add("iad", true, 100);
+    mysql.add("pdx", false, 97);
+    stores.add("iad", null, 5000);
+    stores.add("pdx", "iad", 4800);
+    k8s.setStoreRole(GROUP, site("iad"), StoreState.MASTER, true);
+    k8s.setStoreRole(GROUP, site("pdx"), StoreState.REPLICA, false);
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    env.close();
+    scope.close();
+  }
+
+  static MysqlFailoverGroupSpec spec(String onSyncTimeout) {
+    return new MysqlFailoverGroupSpec(List.of(site("iad"), site("pdx")),
+        new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null, null, null,
+        new MysqlFailoverGroupSpec.DnsSpec("orders-db.example.com", 30), null,
+        new DragonflySpec(true, "dragonfly", new DragonflyPlannedFailoverSpec("5s", onSyncTimeout)));
+  }
+
+  static SiteSpec site(String name) {
+    return new SiteSpec(name, "primary-candidate", name + "-a", new SiteSpec.Endpoint(name + ".db", 3306),
+        Map.of("site", name), Map.of("topology.kubernetes.io/zone", name), "10.0.0." + name.length(), null,
+        new SiteSpec.Endpoint("orders-dragonfly-" + name + ".shop.svc", 6379));
+  }
+
+  PlannedFailoverStatus request(String annotation) {
+    k8s.annotation = annotation;
+    PlannedFailoverWorkflow wf = client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(GROUP.workflowId())
+        .setTaskQueue(TaskQueues.FAILOVER)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .build());
+    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
+    return WorkflowWaits.result(client, GROUP.workflowId(), WorkflowStub.fromTyped(wf), PlannedFailoverStatus.class);
+  }
+
+  @Test
+  void movesTheStoreLosslesslyBeforeMysqlIsPromoted() {
+    var storeMasterAtMysqlPromotion = new AtomicReference<String>();
+    mysql.beforePromote = () -> storeMasterAtMysqlPromotion.set(stores.store("pdx").role);
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(k8s.phases()).containsExactly("Pending", "Validating", "Draining", "WaitingForLag",
+        "WaitingForDragonflySync", "PromotingDragonfly", "Promoting", "Resuming", "Succeeded");
+    assertThat(result.reason()).isNull();
+    assertThat(result.dragonfly().enabled()).isTrue();
+    assertThat(result.dragonfly().sessionsPreserved()).isTrue();
+    assertThat(result.dragonfly().promotionMethod()).isEqualTo("REPLTAKEOVER");
+    assertThat(result.dragonfly().syncWaitSeconds()).isNotNull().isGreaterThanOrEqualTo(0.0);
+    assertThat(storeMasterAtMysqlPromotion.get()).as("the store moved before MySQL").isEqualTo("master");
+    assertThat(stores.calls).containsSubsequence("capture iad", "wait pdx 5000", "promote pdx from iad",
+        "kill iad");
+    assertThat(stores.store("iad").role).isEqualTo("replica");
+    assertThat(stores.store("iad").master).isEqualTo("pdx");
+    assertThat(k8s.storeRoles).containsEntry("pdx", "master").containsEntry("iad", "replica");
+    assertThat(k8s.activeStores()).containsExactly("pdx");
+    assertThat(mysql.server("pdx").readOnly).isFalse();
+    assertThat(k8s.status.activeSite()).isEqualTo("pdx");
+    assertThat(k8s.eventReasons()).containsSubsequence("PlannedFailoverLagOK", "DragonflyPromotionStarted",
+        "DragonflyPromotionCompleted", "PlannedFailoverCompleted");
+    awaitCounter(Map.of("result", "success", "target_site", "pdx", "group", "shop/orders"));
+  }
+
+  @Test
+  void syncTimeoutWithProceedPromotesTheStoreAnywayAndMysqlGoesOn() {
+    stores.store("pdx").lagging = true;
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(k8s.phases()).containsSubsequence("WaitingForDragonflySync", "PromotingDragonfly", "Promoting",
+        "Succeeded");
+    assertThat(result.reason()).isEqualTo("DragonflySyncTimeout");
+    assertThat(result.dragonfly().sessionsPreserved()).isFalse();
+    assertThat(result.dragonfly().promotionMethod()).isEqualTo("REPLICAOF NO ONE");
+    assertThat(result.message()).startsWith("promoted pdx, 0 transactions lost").contains("onSyncTimeout=proceed");
+    assertThat(stores.callsTo("promote")).as("no lossless takeover without sync").isEmpty();
+    assertThat(stores.calls).containsSubsequence("promoteAlone pdx", "replicate iad from pdx", "kill iad");
+    assertThat(k8s.activeStores()).containsExactly("pdx");
+    assertThat(mysql.server("pdx").readOnly).as("MySQL promoted").isFalse();
+    assertThat(k8s.eventReasons()).containsSubsequence("DragonflySyncTimeout", "DragonflyPromotionStarted",
+        "DragonflyPromotionCompleted", "PlannedFailoverCompleted");
+  }
+
+  @Test
+  void syncTimeoutWithFailRollsEverythingBack() {
+    k8s.spec = spec("fail");
+    stores.store("pdx").lagging = true;
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertRolledBack(result, "DragonflySyncTimeout");
+    assertThat(k8s.phases()).containsExactly("Pending", "Validating", "Draining", "WaitingForLag",
+        "WaitingForDragonflySync", "Failed");
+    assertThat(stores.calls).noneMatch(c -> c.startsWith("promote"));
+    assertThat(k8s.eventReasons()).contains("DragonflySyncTimeout").doesNotContain("DragonflyPromotionStarted");
+    awaitCounter(Map.of("result", "skipped", "target_site", "pdx"));
+  }
+
+  @Test
+  void takeoverFailureWithProceedForcesTheStoreAndMysqlGoesOn() {
+    stores.store("pdx").takeoverFails = true;
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.reason()).isEqualTo("DragonflyPromotionFailed");
+    assertThat(result.dragonfly().sessionsPreserved()).isFalse();
+    assertThat(result.dragonfly().promotionMethod()).isEqualTo("REPLICAOF NO ONE");
+    assertThat(result.message()).contains("REPLTAKEOVER: Couldn't execute takeover");
+    assertThat(stores.calls).containsSubsequence("promote pdx from iad", "promoteAlone pdx", "replicate iad from pdx");
+    assertThat(k8s.activeStores()).containsExactly("pdx");
+    assertThat(mysql.server("pdx").readOnly).isFalse();
+    assertThat(k8s.status.activeSite()).isEqualTo("pdx");
+    assertThat(k8s.eventReasons()).contains("DragonflyPromotionFailed", "PlannedFailoverCompleted");
+    awaitCounter(Map.of("result", "failed", "target_site", "pdx"));
+  }
+
+  @Test
+  void promotionImpossibleWithProceedLeavesTheStoreOnTheSourceAndMysqlGoesOn() {
+    stores.store("pdx").takeoverFails = true;
+    stores.store("pdx").promoteAloneFails = true;
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.reason()).isEqualTo("DragonflyPromotionFailed");
+    assertThat(result.dragonfly().sessionsPreserved()).isFalse();
+    assertThat(result.dragonfly().promotionMethod()).isNull();
+    assertThat(result.message()).contains("the session store stays on iad");
+    assertThat(stores.store("iad").role).isEqualTo("master");
+    assertThat(k8s.activeStores()).as("the old master is routed again").containsExactly("iad");
+    assertThat(mysql.server("pdx").readOnly).isFalse();
+  }
+
+  @Test
+  void takeoverFailureWithFailRollsEverythingBack() {
+    k8s.spec = spec("fail");
+    stores.store("pdx").takeoverFails = true;
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertRolledBack(result, "DragonflyPromotionFailed");
+    assertThat(k8s.phases()).containsSubsequence("WaitingForDragonflySync", "PromotingDragonfly", "Failed")
+        .doesNotContain("Promoting");
+    assertThat(stores.callsTo("promoteAlone")).isEmpty();
+    assertThat(stores.store("iad").role).isEqualTo("master");
+    assertThat(k8s.storeRoles).containsEntry("iad", "master");
+    assertThat(k8s.activeStores()).as("the source store routed again").containsExactly("iad");
+    assertThat(k8s.eventReasons()).contains("DragonflyPromotionStarted", "DragonflyPromotionFailed",
+        "PlannedFailoverFailed");
+    awaitCounter(Map.of("result", "failed", "target_site", "pdx"));
+  }
+
+  @Test
+  void disabledStoreIsNotTouched() {
+    k8s.spec = new MysqlFailoverGroupSpec(k8s.spec.sites(), k8s.spec.credentialsSecretRef(), null, null, null, null,
+        null, null, null, k8s.spec.dns(), null, null);
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(k8s.phases()).doesNotContain("WaitingForDragonflySync", "PromotingDragonfly");
+    assertThat(result.dragonfly().enabled()).isFalse();
+    assertThat(result.dragonfly().sessionsPreserved()).isNull();
+    assertThat(stores.calls).isEmpty();
+  }
+
+  /**
+   * Replays the histories of a lossless move and of a rollback; with {@code -Dhistory.dir=...} it
+   * also stores them for {@link PlannedFailoverReplayTest}.
+   */
+  @Test
+  void historiesReplayDeterministically() throws Exception {
+    request("pdx");
+    replayAndMaybeStore("planned-dragonfly-succeeded");
+    k8s.spec = spec("fail");
+    stores.store("iad").lagging = true;
+    request("iad");
+    replayAndMaybeStore("planned-dragonfly-sync-timeout-fail");
+  }
+
+  private void replayAndMaybeStore(String name) throws Exception {
+    WorkflowExecutionHistory history = client.fetchHistory(GROUP.workflowId());
+    WorkflowReplayer.replayWorkflowExecution(history, PlannedFailoverWorkflowImpl.class);
+    String dir = System.getProperty("history.dir");
+    if (dir != null) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of(dir, name + ".json"), history.toJson(true));
+    }
+  }
+
+  private void assertRolledBack(PlannedFailoverStatus result, String reason) {
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo(reason);
+    assertThat(result.message()).contains("onSyncTimeout=fail").contains("rolled back");
+    assertThat(result.dragonfly().sessionsPreserved()).isFalse();
+    assertThat(mysql.callsTo("promote")).as("MySQL never promoted").isEmpty();
+    assertThat(mysql.server("iad").readOnly).as("source unfenced").isFalse();
+    assertThat(mysql.server("pdx").readOnly).isTrue();
+    assertThat(k8s.roles).containsEntry("iad", "primary");
+    assertThat(k8s.dnsTarget).as("no DNS flip").isNull();
+    assertThat(k8s.status.activeSite()).isEqualTo("iad");
+    assertThat(stores.store("pdx").role).isEqualTo("replica");
+    assertThat(k8s.annotation).isNull();
+  }
+
+  private void awaitCounter(Map<String, String> tags) {
+    long until = System.nanoTime() + 5_000_000_000L;
+    while (counters.total("bloodraven_dragonfly_promotions", tags) == 0 && System.nanoTime() < until) {
+      Thread.yield();
+    }
+    assertThat(counters.total("bloodraven_dragonfly_promotions", tags)).as(tags.toString()).isEqualTo(1);
+  }
+
+  /** Counter totals as a Prometheus scrape of the worker would show them. */
+  static final class Counters implements StatsReporter {
+    private final Map<String, Long> series = new ConcurrentHashMap<>();
+
+    long total(String name, Map<String, String> tags) {
+      return series.entrySet().stream()
+          .filter(e -> e.getKey().startsWith(name + "{"))
+          .filter(e -> tags.entrySet().stream().allMatch(t -> e.getKey().contains(t.getKey() + "=" + t.getValue())))
+          .mapToLong(Map.Entry::getValue).sum();
+    }
+
+    @Override
+    public void reportCounter(String name, Map<String, String> tags, long value) {
+      series.merge(name + new java.util.TreeMap<>(tags), value, Long::sum);
+    }
+
+    @Override
+    public void reportTimer(String name, Map<String, String> tags, com.uber.m3.util.Duration interval) {}
+
+    @Override
+    public void reportGauge(String name, Map<String, String> tags, double value) {}
+
+    @Override
+    public void reportHistogramValueSamples(String name, Map<String, String> tags, Buckets buckets,
+        double bucketLowerBound, double bucketUpperBound, long samples) {}
+
+    @Override
+    public void reportHistogramDurationSamples(String name, Map<String, String> tags, Buckets buckets,
+        com.uber.m3.util.Duration bucketLowerBound, com.uber.m3.util.Duration bucketUpperBound, long samples) {}
+
+    @Override
+    public Capabilities capabilities() {
+      return CapableOf.REPORTING_TAGGING;
+    }
+
+    @Override
+    public void flush() {}
+
+    @Override
+    public void close() {}
+  }
+}
