@@ -1,0 +1,42 @@
+package io.shipstream.failover.activities.dragonfly;
+
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.shipstream.failover.workflows.activities.StoreTarget;
+import java.time.Duration;
+
+/**
+ * Connections to the session stores: one Lettuce client (its event loops are the costly part)
+ * shared by every activity, and a short-lived connection per call, so a failover never talks to a
+ * store over a connection that a previous failover left half-broken. No reconnecting: a dropped
+ * connection is an error the activity reports, not something to hide.
+ */
+public final class StoreConnections implements AutoCloseable {
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+  static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
+
+  private final RedisClient client;
+
+  public StoreConnections() {
+    client = RedisClient.create();
+    client.setOptions(ClientOptions.builder()
+        .autoReconnect(false)
+        .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+        .build());
+  }
+
+  /** A new connection; the caller closes it. */
+  StatefulRedisConnection<String, String> open(StoreTarget store) {
+    RedisURI uri = RedisURI.builder().withHost(store.host()).withPort(store.port()).withTimeout(COMMAND_TIMEOUT)
+        .build();
+    return client.connect(uri);
+  }
+
+  @Override
+  public void close() {
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  }
+}
