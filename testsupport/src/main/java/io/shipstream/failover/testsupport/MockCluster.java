@@ -32,6 +32,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,6 +40,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.logging.Level;
+import java.util.regex.Pattern;
 
 /**
  * A fabric8 mock API server in CRUD mode with the {@code MysqlFailoverGroup} CRD registered,
@@ -82,21 +84,84 @@ public final class MockCluster implements AutoCloseable {
 
   private final KubernetesMockServer server;
   private final KubernetesClient client;
+  private final RealisticPatchDispatcher dispatcher;
   private final List<KubernetesClient> extraClients = new CopyOnWriteArrayList<>();
 
-  private MockCluster(KubernetesMockServer server, KubernetesClient client) {
+  private MockCluster(KubernetesMockServer server, KubernetesClient client, RealisticPatchDispatcher dispatcher) {
     this.server = server;
     this.client = client;
+    this.dispatcher = dispatcher;
   }
 
   /** Starts a CRUD-mode mock on a free loopback port, with the group CRD in place. */
   public static MockCluster start() {
+    RealisticPatchDispatcher dispatcher = new RealisticPatchDispatcher();
     KubernetesMockServer server = new KubernetesMockServer(
-        new Context(), new MockWebServer(), new HashMap<>(), new RealisticPatchDispatcher(), false);
+        new Context(), new MockWebServer(), new HashMap<>(), dispatcher, false);
     server.init(InetAddress.getLoopbackAddress(), 0);
     KubernetesClient client = server.createClient();
     client.apiextensions().v1().customResourceDefinitions().resource(groupCrd()).create();
-    return new MockCluster(server, client);
+    return new MockCluster(server, client, dispatcher);
+  }
+
+  /** Paths of the writes a fault test typically refuses: the group's status subresource. */
+  public static Pattern statusPath(GroupRef group) {
+    return Pattern.compile(".*/namespaces/" + Pattern.quote(group.namespace()) + "/mysqlfailovergroups/"
+        + Pattern.quote(group.name()) + "/status(\\?.*)?");
+  }
+
+  /** Every DNSEndpoint in the namespace (create, patch, update). */
+  public static Pattern dnsEndpointPath(String namespace) {
+    return Pattern.compile(".*/externaldns\\.k8s\\.io/v1alpha1/namespaces/" + Pattern.quote(namespace)
+        + "/dnsendpoints.*");
+  }
+
+  /**
+   * A fault: from now on, for {@code duration}, every write (POST, PUT, PATCH, DELETE) whose path
+   * matches {@code path} is answered with {@code code} (503, 500, 429, ...) and a Status body, as
+   * an overloaded or failing API server would answer. Reads still work, as they often do while an
+   * etcd leader election or an admission webhook outage refuses writes. {@link Refusal#close}
+   * ends it early.
+   */
+  public Refusal refuseWrites(Pattern path, int code, Duration duration) {
+    Refusal refusal = new Refusal(path, code, System.nanoTime() + duration.toNanos(), dispatcher.refusals);
+    dispatcher.refusals.add(refusal);
+    return refusal;
+  }
+
+  /** A running refusal of writes; counts what it refused. */
+  public static final class Refusal implements AutoCloseable {
+    private final Pattern path;
+    private final int code;
+    private final long untilNanos;
+    private final List<Refusal> registry;
+    private final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+
+    private Refusal(Pattern path, int code, long untilNanos, List<Refusal> registry) {
+      this.path = path;
+      this.code = code;
+      this.untilNanos = untilNanos;
+      this.registry = registry;
+    }
+
+    boolean refuses(RecordedRequest request) {
+      if (System.nanoTime() > untilNanos) {
+        registry.remove(this);
+        return false;
+      }
+      return !"GET".equals(request.getMethod()) && request.getPath() != null
+          && path.matcher(request.getPath()).matches();
+    }
+
+    /** How many requests were refused so far. */
+    public int refused() {
+      return refused.get();
+    }
+
+    @Override
+    public void close() {
+      registry.remove(this);
+    }
   }
 
   public KubernetesClient client() {
@@ -223,6 +288,22 @@ public final class MockCluster implements AutoCloseable {
    */
   static final class RealisticPatchDispatcher extends KubernetesCrudDispatcher {
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
+    private final List<Refusal> refusals = new CopyOnWriteArrayList<>();
+
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+      for (Refusal refusal : refusals) {
+        if (refusal.refuses(request)) {
+          refusal.refused.incrementAndGet();
+          Status status = new StatusBuilder().withStatus("Failure").withCode(refusal.code)
+              .withReason("ServiceUnavailable").withMessage("refused by the test's fault switch").build();
+          return new MockResponse().setResponseCode(refusal.code)
+              .setHeader("Content-Type", "application/json")
+              .setBody(SERIALIZATION.asJson(status));
+        }
+      }
+      return super.dispatch(request);
+    }
 
     @Override
     public MockResponse handlePatch(RecordedRequest request) {
