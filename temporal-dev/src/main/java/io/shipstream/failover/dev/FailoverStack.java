@@ -22,6 +22,7 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerFactoryOptions;
 import io.temporal.worker.WorkerOptions;
+import io.temporal.common.interceptors.WorkerInterceptor;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -52,6 +53,7 @@ public final class FailoverStack implements AutoCloseable {
   private WorkflowServiceStubs workerStubs;
   private WatcherApp watcher;
   private boolean topologyMonitor;
+  private final List<WorkerInterceptor> workerInterceptors = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
    * How the group's spec is set up; tests shorten or lengthen the knobs. {@code pollInterval} and
@@ -167,7 +169,8 @@ public final class FailoverStack implements AutoCloseable {
     workerStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(temporal.target()).build());
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs),
-        WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(0).build());
+        WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(0)
+            .setWorkerInterceptors(workerInterceptors.toArray(WorkerInterceptor[]::new)).build());
     var w = factory.newWorker(TaskQueues.FAILOVER,
         WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build());
     // The same workflows and activities the worker process hosts.
@@ -185,6 +188,14 @@ public final class FailoverStack implements AutoCloseable {
       worker = null;
       workerStubs = null;
     }
+  }
+
+  /**
+   * Installs an interceptor in every worker started from now on (the fault suite's hook for
+   * killing the worker at an activity boundary); restart the worker for it to take effect.
+   */
+  public void addWorkerInterceptor(WorkerInterceptor interceptor) {
+    workerInterceptors.add(interceptor);
   }
 
   public synchronized void startWatcher() {
@@ -211,6 +222,11 @@ public final class FailoverStack implements AutoCloseable {
 
   public Map<String, MariaDbServer> servers() {
     return servers;
+  }
+
+  /** The mock API server itself, for faults such as refused writes. */
+  public MockCluster mockCluster() {
+    return kube;
   }
 
   public KubernetesClient kubernetes() {
