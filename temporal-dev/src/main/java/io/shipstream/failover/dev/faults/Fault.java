@@ -1,0 +1,82 @@
+package io.shipstream.failover.dev.faults;
+
+import io.shipstream.failover.dev.faults.FaultInjector.When;
+import java.util.Locale;
+
+/**
+ * One fault the suite injects into a planned failover. Sites are named by their role in the
+ * failover (source, target), so a case means the same whichever site is primary when it runs.
+ */
+public sealed interface Fault {
+
+  String describe();
+
+  /** The worker dies at {@code boundary} and a new one starts {@code downMillis} later. */
+  record WorkerKill(Boundary boundary, When when, long downMillis) implements Fault {
+    public String describe() {
+      return "kill the worker " + (when == When.BEFORE ? "as " + boundary.label() + " starts"
+          : "after " + boundary.label() + " did its work, before Temporal records it") + "; restart after "
+          + downMillis + " ms";
+    }
+  }
+
+  /** The watcher dies {@code afterMillis} after the annotation and comes back {@code downMillis} later. */
+  record WatcherKill(long afterMillis, long downMillis) implements Fault {
+    public String describe() {
+      return "kill the watcher " + afterMillis + " ms after the annotation; restart after " + downMillis + " ms";
+    }
+  }
+
+  /** kill -9 of the source's mariadbd once it is fenced, while its sessions are drained. */
+  record SourceKill9(Boundary at) implements Fault {
+    public String describe() {
+      return "kill -9 the source mariadbd as " + at.label() + " starts (mid-drain)";
+    }
+  }
+
+  /** SIGSTOP of the source's mariadbd once it is fenced; SIGCONT {@code stoppedMillis} later. */
+  record SourceStop(Boundary at, long stoppedMillis) implements Fault {
+    public String describe() {
+      return "SIGSTOP the source mariadbd as " + at.label() + " starts (mid-drain); SIGCONT after "
+          + stoppedMillis + " ms";
+    }
+  }
+
+  /**
+   * The target's replication from the source is cut (its TCP path refused or black-holed) from
+   * just before the annotation, so WaitingForLag starts behind and without a feed; healed after
+   * {@code cutMillis}. {@code maxLagWaitSeconds} goes into the annotation.
+   */
+  record ReplicationCut(boolean blackhole, long cutMillis, int maxLagWaitSeconds) implements Fault {
+    public String describe() {
+      return (blackhole ? "black-hole" : "refuse") + " the target's replication link for " + cutMillis
+          + " ms across WaitingForLag (maxLagWait " + maxLagWaitSeconds + "s)";
+    }
+  }
+
+  /** The API server answers {@code code} to every write of {@code what} from {@code from} on. */
+  record ApiRefusal(Writes what, int code, Boundary from, long refuseMillis) implements Fault {
+    public String describe() {
+      return "API server answers " + code + " to " + what.name().toLowerCase(Locale.ROOT) + " writes for "
+          + refuseMillis + " ms from " + from.label() + " on";
+    }
+  }
+
+  /** Which writes an {@link ApiRefusal} refuses. */
+  enum Writes { STATUS, DNSENDPOINT }
+
+  /** The target's MySQL refuses (or black-holes) the controller's connections from Promoting on. */
+  record TargetRefuses(boolean blackhole, long refuseMillis) implements Fault {
+    public String describe() {
+      return "target MySQL " + (blackhole ? "black-holes" : "refuses") + " connections for " + refuseMillis
+          + " ms from " + Boundary.PROMOTE.label() + " on";
+    }
+  }
+
+  /** No fault: the baseline every invariant must already hold for. */
+  record None() implements Fault {
+    public String describe() {
+      return "no fault";
+    }
+  }
+}

@@ -1,0 +1,449 @@
+package io.shipstream.failover.dev.faults;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.dev.FailoverStack;
+import io.shipstream.failover.dev.faults.CaseResult.Check;
+import io.shipstream.failover.dev.faults.Fault.ApiRefusal;
+import io.shipstream.failover.dev.faults.Fault.ReplicationCut;
+import io.shipstream.failover.dev.faults.Fault.SourceKill9;
+import io.shipstream.failover.dev.faults.Fault.SourceStop;
+import io.shipstream.failover.dev.faults.Fault.TargetRefuses;
+import io.shipstream.failover.dev.faults.Fault.WatcherKill;
+import io.shipstream.failover.dev.faults.Fault.WorkerKill;
+import io.shipstream.failover.dev.faults.FaultInjector.Trigger;
+import io.shipstream.failover.dev.faults.FaultInjector.When;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.testsupport.TcpProxy;
+import io.shipstream.failover.testsupport.WriteLoad;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Runs fault cases on one playground stack (two sites, no cooldown), failing over back and forth.
+ * The controller reaches each server through a proxy (the spec's endpoints point there) and each
+ * replica reaches its source through another, so the network between them can be cut without
+ * touching the servers. Before every case the stack is brought back to a known state (one writable
+ * primary, the other replicating and caught up, every proxy forwarding); a stack that cannot be is
+ * replaced by a fresh one.
+ */
+public final class FaultHarness implements AutoCloseable {
+  private static final Duration CASE_TIMEOUT = Duration.ofMinutes(3);
+  private static final String WORKFLOW_ID = "mysqlfailovergroup/" + MockCluster.NAMESPACE + "/" + FailoverStack.GROUP_NAME;
+
+  private final Path work;
+  private final FaultInjector injector = new FaultInjector();
+  private final Map<String, TcpProxy> controlProxies = new LinkedHashMap<>();
+  private final Map<String, TcpProxy> replicationProxies = new LinkedHashMap<>();
+  private final List<MockCluster.Refusal> refusals = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<Thread> helpers = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private FailoverStack stack;
+  private int stacks;
+  private long nextId = 1;
+
+  public FaultHarness(Path work) {
+    this.work = work;
+  }
+
+  /** Runs one case and judges it. Never throws for a failed case: the result says what failed. */
+  public CaseResult run(FaultPlan plan) {
+    long started = System.nanoTime();
+    try {
+      ready();
+      return runOn(plan, started);
+    } catch (RuntimeException e) {
+      // The harness itself could not run the case (the stack would not come back, a wait timed
+      // out): a failed case, and the next one gets a fresh stack.
+      closeStack();
+      return new CaseResult(plan, injector.fired(), "error: " + e.getMessage(), seconds(started),
+          List.of(new Check("ran", false, e + " at " + where(e))));
+    } finally {
+      injector.disarm();
+    }
+  }
+
+  private CaseResult runOn(FaultPlan plan, long started) {
+    String source = read(() -> stack.resource().getStatus().activeSite());
+    String target = other(source);
+    Fault fault = plan.fault();
+    helpers.clear();
+    refusals.clear();
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(5), nextId);
+        WritableWatch watch = WritableWatch.start(stack.servers())) {
+      nextId += 10_000_000;
+      load.awaitAcknowledged(30, Duration.ofSeconds(20));
+      String annotation = target;
+      if (fault instanceof ReplicationCut cut) {
+        annotation = target + ":maxLagWait=" + cut.maxLagWaitSeconds() + "s";
+      }
+      if (!(fault instanceof WatcherKill) && !(fault instanceof Fault.None)) {
+        injector.arm(trigger(fault, source, target));
+      }
+      String before = Instant.now().toString();
+      stack.annotate(annotation);
+      if (fault instanceof WatcherKill kill) {
+        later(kill.afterMillis(), () -> {
+          stack.killWatcher();
+          WritableWatch.sleep(kill.downMillis());
+          stack.startWatcher();
+        });
+      }
+      PlannedFailoverStatus end = awaitEnd(before);
+      awaitWorkflowClosed();
+      String fired = fault instanceof WatcherKill || fault instanceof Fault.None ? "yes" : injector.fired();
+      if (fired != null && fault instanceof ApiRefusal) {
+        fired += ", " + refusals.stream().mapToInt(MockCluster.Refusal::refused).sum() + " writes refused";
+      }
+      joinHelpers();
+      healAll();
+      try {
+        load.awaitAcknowledged(load.acknowledgedCount() + 20, Duration.ofSeconds(10));
+      } catch (IllegalStateException e) {
+        // Nothing takes writes: the outcome check says why.
+      }
+      load.stop();
+      watch.close();
+      List<Check> checks = judge(source, target, end, load, watch);
+      String outcome = end.phase() + (end.reason() == null ? "" : "/" + end.reason());
+      return new CaseResult(plan, fired, outcome, seconds(started), checks);
+    } finally {
+      joinHelpers();
+      healAll();
+    }
+  }
+
+  /** The fault as a trigger at its activity boundary. */
+  private Trigger trigger(Fault fault, String source, String target) {
+    if (fault instanceof WorkerKill k) {
+      return new Trigger(k.boundary(), k.when(), true, () -> {
+        stack.killWorker();
+        WritableWatch.sleep(k.downMillis());
+        stack.startWorker();
+      });
+    }
+    if (fault instanceof SourceKill9 k) {
+      return new Trigger(k.at(), When.BEFORE, false, () -> stack.server(source).kill9());
+    }
+    if (fault instanceof SourceStop s) {
+      return new Trigger(s.at(), When.BEFORE, false, () -> {
+        MariaDbServer server = stack.server(source);
+        server.pause();
+        later(s.stoppedMillis(), server::resume);
+      });
+    }
+    if (fault instanceof ApiRefusal a) {
+      Pattern path = a.what() == Fault.Writes.STATUS ? MockCluster.statusPath(stack.group())
+          : MockCluster.dnsEndpointPath(stack.group().namespace());
+      return new Trigger(a.from(), When.BEFORE, false,
+          () -> refusals.add(stack.mockCluster().refuseWrites(path, a.code(), Duration.ofMillis(a.refuseMillis()))));
+    }
+    if (fault instanceof ReplicationCut cut) {
+      // Cut as the fence starts, after validation saw a healthy replica: what the writer commits
+      // until the fence lands never reaches the target, so WaitingForLag starts behind and
+      // without a feed.
+      return new Trigger(Boundary.FENCE, When.BEFORE, false, () -> {
+        TcpProxy link = replicationProxies.get(source);
+        if (cut.blackhole()) {
+          link.blackhole();
+        } else {
+          link.refuse();
+        }
+        WritableWatch.sleep(150);
+        later(cut.cutMillis(), link::heal);
+      });
+    }
+    if (fault instanceof TargetRefuses t) {
+      return new Trigger(Boundary.PROMOTE, When.BEFORE, false, () -> {
+        TcpProxy proxy = controlProxies.get(target);
+        if (t.blackhole()) {
+          proxy.blackhole();
+        } else {
+          proxy.refuse();
+        }
+        later(t.refuseMillis(), proxy::heal);
+      });
+    }
+    throw new IllegalArgumentException("not a trigger fault: " + fault);
+  }
+
+  // --- the invariants ------------------------------------------------------------------------
+
+  private List<Check> judge(String source, String target, PlannedFailoverStatus end, WriteLoad load,
+      WritableWatch watch) {
+    List<Check> checks = new ArrayList<>();
+    checks.add(new Check("one-writable", watch.most() <= 1, watch.most() <= 1
+        ? watch.samples() + " samples" : "two writable: " + watch.firstOverlap()));
+
+    MysqlFailoverGroup group = read(stack::resource);
+    String active = group.getStatus().activeSite();
+    List<String> writable = writableNow();
+    boolean succeeded = "Succeeded".equals(end.phase());
+    boolean rolledBack = "Failed".equals(end.phase()) && writable.equals(List.of(source)) && source.equals(active)
+        && stack.routedSite().orElse("").equals(source);
+    boolean manual = "Failed".equals(end.phase()) && end.message() != null
+        && end.message().contains("manual recovery") && warningEventSays("manual recovery");
+    checks.add(new Check("outcome", succeeded || rolledBack || manual, succeeded ? "Succeeded"
+        : rolledBack ? "Failed, source writable and routed again"
+        : manual ? "manual recovery stated in status and Event" : end.phase() + ": " + end.message()));
+
+    // Every acknowledged write must be on the server that takes writes now.
+    String holder = writable.size() == 1 ? writable.get(0) : active;
+    MariaDbServer server = stack.server(holder);
+    if (server.isRunning()) {
+      Set<Long> rows = new HashSet<>(MariaDbCluster.writtenIds(server));
+      List<Long> acked = load.acknowledged();
+      long missing = acked.stream().filter(id -> !rows.contains(id)).count();
+      checks.add(new Check("no-ack-lost", missing == 0, missing == 0 ? acked.size() + " acked, all on " + holder
+          : missing + " of " + acked.size() + " acked rows missing on " + holder));
+    } else {
+      checks.add(new Check("no-ack-lost", false, holder + " is not running"));
+    }
+
+    if (manual && !succeeded && !rolledBack) {
+      checks.add(new Check("status-matches", true, "n/a: manual recovery stated"));
+    } else {
+      String routed = stack.routedSite().orElse("none");
+      List<String> primaries = podsLabelledPrimary();
+      boolean matches = writable.equals(List.of(active)) && routed.equals(active) && primaries.equals(List.of(active));
+      checks.add(new Check("status-matches", matches, "activeSite " + active + ", writable " + writable
+          + ", role=primary on " + primaries));
+    }
+    return checks;
+  }
+
+  private List<String> writableNow() {
+    List<String> writable = new ArrayList<>();
+    stack.servers().forEach((site, s) -> {
+      try {
+        if (s.isRunning() && !s.isReadOnly()) {
+          writable.add(site);
+        }
+      } catch (RuntimeException e) {
+        // Not answering: not writable.
+      }
+    });
+    return writable;
+  }
+
+  private List<String> podsLabelledPrimary() {
+    List<Pod> pods = stack.kubernetes().pods().inNamespace(stack.group().namespace())
+        .withLabel("shipstream.io/role", "primary").list().getItems();
+    return pods.stream().map(p -> p.getMetadata().getLabels().get("site")).sorted().toList();
+  }
+
+  private boolean warningEventSays(String text) {
+    List<Event> events = stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
+    return events.stream().anyMatch(e -> "Warning".equals(e.getType()) && e.getMessage() != null
+        && e.getMessage().contains(text));
+  }
+
+  // --- keeping the stack in a known state --------------------------------------------------
+
+  /** One writable primary named by the status, the other replicating from it through its proxy. */
+  private void ready() {
+    if (stack != null) {
+      try {
+        normalise();
+        return;
+      } catch (RuntimeException e) {
+        closeStack();
+      }
+    }
+    startStack();
+    normalise();
+  }
+
+  private void startStack() {
+    stacks++;
+    stack = FailoverStack.start(work.resolve("stack-" + stacks), FailoverStack.Options.twoSites());
+    stack.addWorkerInterceptor(injector);
+    stack.killWorker();
+    stack.startWorker();
+    var client = stack.kubernetes();
+    List<String> sites = new ArrayList<>(stack.servers().keySet());
+    StringBuilder patch = new StringBuilder("[");
+    for (int i = 0; i < sites.size(); i++) {
+      MariaDbServer server = stack.server(sites.get(i));
+      TcpProxy control = TcpProxy.start(server.host(), server.port());
+      controlProxies.put(sites.get(i), control);
+      replicationProxies.put(sites.get(i), TcpProxy.start(server.host(), server.port()));
+      patch.append(i == 0 ? "" : ",").append("{\"op\":\"replace\",\"path\":\"/spec/sites/").append(i)
+          .append("/mysql\",\"value\":{\"host\":\"").append(control.host()).append("\",\"port\":")
+          .append(control.port()).append("}}");
+    }
+    patch.append("]");
+    // The controller reaches every server through its proxy, as it would through a network.
+    client.resources(MysqlFailoverGroup.class).inNamespace(stack.group().namespace())
+        .withName(stack.group().name()).patch(PatchContext.of(PatchType.JSON), patch.toString());
+  }
+
+  private void normalise() {
+    healAll();
+    stack.startWorker();
+    stack.startWatcher();
+    String active = stack.resource().getStatus().activeSite();
+    MariaDbServer primary = stack.server(active);
+    for (Map.Entry<String, MariaDbServer> e : stack.servers().entrySet()) {
+      MariaDbServer s = e.getValue();
+      if (!s.isRunning()) {
+        // A server killed by the last case comes back fenced, as production boots it.
+        s.restartFenced();
+      }
+      if (e.getKey().equals(active)) {
+        if (s.isReadOnly()) {
+          throw new IllegalStateException(active + " is named active but read-only");
+        }
+        continue;
+      }
+      if (!s.isReadOnly()) {
+        throw new IllegalStateException(e.getKey() + " is writable beside " + active);
+      }
+      TcpProxy link = replicationProxies.get(active);
+      var status = s.replicaStatus();
+      if (!status.running() || status.sourcePort() != link.port()) {
+        s.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_HOST='" + link.host() + "', MASTER_PORT=" + link.port()
+            + ", MASTER_USER='" + MariaDbServer.REPLICATION.user() + "', MASTER_PASSWORD='"
+            + MariaDbServer.REPLICATION.password() + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
+            "START SLAVE");
+      }
+      s.awaitCaughtUpWith(primary, Duration.ofSeconds(30));
+    }
+    if (!stack.routedSite().orElse("").equals(active)) {
+      throw new IllegalStateException("the primary Service does not route to " + active);
+    }
+  }
+
+  private void healAll() {
+    controlProxies.values().forEach(TcpProxy::heal);
+    replicationProxies.values().forEach(TcpProxy::heal);
+    if (stack != null) {
+      for (MariaDbServer s : stack.servers().values()) {
+        if (s.isRunning()) {
+          try {
+            s.resume();
+          } catch (RuntimeException ignored) {
+            // Not paused.
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Waits for this run's end in status.plannedFailover. Reads are retried: the harness shares the
+   * worker's API client, and a refused write can cost a pooled connection that a read then meets.
+   */
+  private PlannedFailoverStatus awaitEnd(String startedAfter) {
+    long until = System.nanoTime() + CASE_TIMEOUT.toNanos();
+    while (System.nanoTime() < until) {
+      PlannedFailoverStatus s = read(() -> stack.plannedStatus().orElse(null));
+      if (s != null && s.startTime() != null && s.startTime().compareTo(startedAfter) >= 0
+          && ("Succeeded".equals(s.phase()) || "Failed".equals(s.phase()))) {
+        long annotationUntil = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (read(() -> stack.annotation().isPresent()) && System.nanoTime() < annotationUntil) {
+          WritableWatch.sleep(20);
+        }
+        return s;
+      }
+      WritableWatch.sleep(20);
+    }
+    throw new IllegalStateException("no Succeeded or Failed within " + CASE_TIMEOUT);
+  }
+
+  private static <T> T read(java.util.function.Supplier<T> call) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return call.get();
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (attempt == 5) {
+          throw e;
+        }
+        WritableWatch.sleep(100);
+      }
+    }
+  }
+
+  private void awaitWorkflowClosed() {
+    try {
+      stack.temporalClient().newUntypedWorkflowStub(WORKFLOW_ID).getResult(CASE_TIMEOUT.toSeconds(), TimeUnit.SECONDS,
+          PlannedFailoverStatus.class);
+    } catch (Exception e) {
+      throw new IllegalStateException("the workflow did not close: " + e.getMessage(), e);
+    }
+  }
+
+  private void later(long millis, Runnable action) {
+    Thread t = new Thread(() -> {
+      WritableWatch.sleep(millis);
+      action.run();
+    }, "fault-later");
+    t.setDaemon(true);
+    t.start();
+    helpers.add(t);
+  }
+
+  private void joinHelpers() {
+    for (Thread t : List.copyOf(helpers)) {
+      try {
+        t.join(30_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    helpers.clear();
+  }
+
+  private void closeStack() {
+    controlProxies.values().forEach(TcpProxy::close);
+    replicationProxies.values().forEach(TcpProxy::close);
+    controlProxies.clear();
+    replicationProxies.clear();
+    if (stack != null) {
+      stack.close();
+      stack = null;
+    }
+  }
+
+  /** How many stacks were started: more than one means a case left one unusable. */
+  public int stacksStarted() {
+    return stacks;
+  }
+
+  @Override
+  public void close() {
+    closeStack();
+  }
+
+  /** The suite's own frame an exception came through, to tell a harness bug from a stack one. */
+  private static String where(Throwable e) {
+    for (StackTraceElement frame : e.getStackTrace()) {
+      if (frame.getClassName().startsWith("io.shipstream")) {
+        return frame.getClassName().replaceAll(".*\\.", "") + ":" + frame.getLineNumber();
+      }
+    }
+    return "?";
+  }
+
+  private static String other(String site) {
+    return "iad".equals(site) ? "pdx" : "iad";
+  }
+
+  private static double seconds(long startedNanos) {
+    return (System.nanoTime() - startedNanos) / 1e9;
+  }
+}
