@@ -1,6 +1,8 @@
 package io.shipstream.failover.worker;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.activities.dragonfly.DragonflyActivitiesImpl;
+import io.shipstream.failover.activities.dragonfly.StoreConnections;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
 import io.shipstream.failover.activities.mysql.SecretCredentialsProvider;
@@ -25,7 +27,8 @@ public final class Registrations {
   public static List<Object> activities(KubernetesClient kubernetes, Clock clock) {
     return List.of(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock),
-        new KubernetesActivitiesImpl(kubernetes, clock));
+        new KubernetesActivitiesImpl(kubernetes, clock),
+        new DragonflyActivitiesImpl(new StoreConnections(), clock));
   }
 
   public static void register(Worker worker, KubernetesClient kubernetes, Clock clock) {

@@ -18,25 +18,34 @@ public final class StoreConnections implements AutoCloseable {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
   static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(5);
 
-  private final RedisClient client;
+  private RedisClient client;
 
-  public StoreConnections() {
-    client = RedisClient.create();
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(false)
-        .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
-        .build());
-  }
-
-  /** A new connection; the caller closes it. */
+  /**
+   * A new connection; the caller closes it. The client is made on first use, so a worker whose
+   * groups have no session store never starts Lettuce's threads.
+   */
   StatefulRedisConnection<String, String> open(StoreTarget store) {
     RedisURI uri = RedisURI.builder().withHost(store.host()).withPort(store.port()).withTimeout(COMMAND_TIMEOUT)
         .build();
-    return client.connect(uri);
+    return client().connect(uri);
+  }
+
+  private synchronized RedisClient client() {
+    if (client == null) {
+      client = RedisClient.create();
+      client.setOptions(ClientOptions.builder()
+          .autoReconnect(false)
+          .socketOptions(SocketOptions.builder().connectTimeout(CONNECT_TIMEOUT).build())
+          .build());
+    }
+    return client;
   }
 
   @Override
-  public void close() {
-    client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+  public synchronized void close() {
+    if (client != null) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      client = null;
+    }
   }
 }
