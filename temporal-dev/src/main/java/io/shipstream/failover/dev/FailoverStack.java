@@ -9,12 +9,14 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.watcher.WatcherApp;
 import io.shipstream.failover.worker.Registrations;
 import io.shipstream.failover.watcher.WatcherConfig;
+import io.shipstream.failover.watcher.activesite.SharedToken;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -42,6 +44,8 @@ import java.util.function.Predicate;
 public final class FailoverStack implements AutoCloseable {
   public static final String GROUP_NAME = "orders";
   public static final String SECRET = "mysql-credentials";
+  /** The shared token the sidecars present to the watcher's /active-site and to each other. */
+  public static final String SIDECAR_TOKEN = "playground-sidecar-token";
 
   private final MockCluster kube;
   private final MariaDbCluster mysql;
@@ -53,6 +57,9 @@ public final class FailoverStack implements AutoCloseable {
   private WorkflowServiceStubs workerStubs;
   private WatcherApp watcher;
   private boolean topologyMonitor;
+  /** Fixed for the stack's life, so a restarted watcher is found where the sidecars' links point. */
+  private final int watcherPort = FreePorts.next();
+  private SidecarMesh sidecars;
   private final List<WorkerInterceptor> workerInterceptors = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
@@ -201,7 +208,8 @@ public final class FailoverStack implements AutoCloseable {
   public synchronized void startWatcher() {
     if (watcher == null) {
       watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true)
-          .withTopologyMonitor(topologyMonitor), kube.client(), client);
+          .withTopologyMonitor(topologyMonitor).withHttpPort(watcherPort)
+          .withActiveSiteToken(SharedToken.of(SIDECAR_TOKEN)), kube.client(), client);
     }
   }
 
@@ -210,6 +218,22 @@ public final class FailoverStack implements AutoCloseable {
       watcher.close();
       watcher = null;
     }
+  }
+
+  /**
+   * Starts a sidecar per site (see {@link SidecarMesh}), wired to the watcher's /active-site and to
+   * each other with {@link #SIDECAR_TOKEN}; returns once all have booted and see each other.
+   */
+  public synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs) {
+    if (sidecars == null) {
+      sidecars = SidecarMesh.start(servers, group, watcherPort, SIDECAR_TOKEN, knobs);
+    }
+    return sidecars;
+  }
+
+  /** The sidecars, when {@link #startSidecars} was called. */
+  public synchronized Optional<SidecarMesh> sidecars() {
+    return Optional.ofNullable(sidecars);
   }
 
   public GroupRef group() {
@@ -324,6 +348,8 @@ public final class FailoverStack implements AutoCloseable {
 
   @Override
   public void close() {
+    // The sidecars first: they must not see the watcher go and start counting down their lease.
+    closeQuietly(sidecars);
     killWatcher();
     killWorker();
     closeQuietly(temporal);
