@@ -13,8 +13,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The playground's scenarios that break something: a primary, the worker or the watcher dies in
@@ -191,67 +189,12 @@ final class FaultScenarios {
         .sum();
   }
 
-  private static String routedOrNowhere(FailoverStack stack) {
+  static String routedOrNowhere(FailoverStack stack) {
     try {
       return stack.routedJdbcUrl();
     } catch (IllegalStateException e) {
       // Nothing routed for a moment during the failover: the write fails and is retried.
       return "jdbc:mariadb://127.0.0.1:1/";
-    }
-  }
-
-  /** Counts the writable servers every 50 ms and prints each change of the writable set. */
-  private static final class WritableSampler {
-    private final FailoverStack stack;
-    private final Timeline timeline;
-    private final AtomicInteger most = new AtomicInteger();
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final Thread thread;
-
-    WritableSampler(FailoverStack stack, Timeline timeline) {
-      this.stack = stack;
-      this.timeline = timeline;
-      this.thread = new Thread(this::loop, "writable-sampler");
-      thread.setDaemon(true);
-    }
-
-    void start() {
-      thread.start();
-    }
-
-    int most() {
-      return most.get();
-    }
-
-    void stop() {
-      running.set(false);
-      try {
-        thread.join(5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    }
-
-    private void loop() {
-      List<String> last = null;
-      while (running.get()) {
-        List<String> writable = new ArrayList<>();
-        stack.servers().forEach((site, s) -> {
-          try {
-            if (s.isRunning() && !s.isReadOnly()) {
-              writable.add(site);
-            }
-          } catch (RuntimeException e) {
-            // Not answering: not writable.
-          }
-        });
-        most.accumulateAndGet(writable.size(), Math::max);
-        if (!writable.equals(last)) {
-          timeline.print("writable: %s", writable.isEmpty() ? "none" : String.join(", ", writable));
-          last = writable;
-        }
-        Playground.sleep(50);
-      }
     }
   }
 }
