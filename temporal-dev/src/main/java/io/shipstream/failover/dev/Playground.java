@@ -62,6 +62,13 @@ public final class Playground {
     add(new Scenario("watcher-kill-mid-failover",
         "the watcher dies right after picking the annotation up and comes back: Succeeded exactly once, 0 lost",
         FailoverStack.Options::playground, FaultScenarios::watcherKillMidFailover));
+    add(new Scenario("partitioned-primary-self-fences",
+        "iad's sidecar is cut off the watcher and its peers: it fences iad after leaseTimeout; it stays fenced "
+            + "after the heal until an operator lifts it",
+        FailoverStack.Options::emergency, FencingScenarios::partitionedPrimarySelfFences));
+    add(new Scenario("errant-replica-not-promoted",
+        "pdx holds an errant transaction, then iad is killed: the monitor refuses to promote pdx (DivergentCandidates)",
+        FailoverStack.Options::emergency, FencingScenarios::errantReplicaNotPromoted));
   }
 
   private static void add(Scenario s) {
@@ -126,7 +133,7 @@ public final class Playground {
     PrintStream out = System.out;
     out.println("== " + name + ": " + scenario.summary());
     long t0 = System.nanoTime();
-    try (FailoverStack stack = FailoverStack.start(work, scenario.options().get());
+    try (FailoverStack stack = startWithSidecars(work, scenario.options().get());
         KubectlGateway gateway = printEndpoints(stack, out, work, t0)) {
       // Ctrl-C in the middle of a scenario still stops every process the stack started and
       // removes their data directories.
@@ -151,11 +158,24 @@ public final class Playground {
     }
   }
 
+  /** The stack with a sidecar per site, as issue #7 describes it; nothing left running if it fails. */
+  private static FailoverStack startWithSidecars(Path work, FailoverStack.Options options) {
+    FailoverStack stack = FailoverStack.start(work, options);
+    try {
+      stack.startSidecars(SidecarMesh.Knobs.playground());
+      return stack;
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
+    }
+  }
+
   /** Prints where everything listens and writes the kubeconfig; the returned gateway serves kubectl. */
   static KubectlGateway printEndpoints(FailoverStack stack, PrintStream out, Path work, long t0) throws IOException {
     out.printf("stack up in %d ms: Temporal at %s (namespace default), group shop/orders, sites %s%n",
         (System.nanoTime() - t0) / 1_000_000, stack.temporalTarget(), stack.servers().keySet());
-    stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%n", site, server.jdbcUrl()));
+    stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%s%n", site, server.jdbcUrl(),
+        stack.sidecars().map(s -> ", sidecar http://127.0.0.1:" + s.port(site) + "/status").orElse("")));
     KubectlGateway gateway = KubectlGateway.start(stack.kubernetes().getMasterUrl().toString());
     Path kubeconfig = Kubeconfig.write(gateway.url(), stack.group().namespace(), work.resolve("kubeconfig"));
     out.printf("  mock Kubernetes API %s (for kubectl: export KUBECONFIG=%s)%n", gateway.url(),

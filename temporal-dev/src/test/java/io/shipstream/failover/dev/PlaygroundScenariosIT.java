@@ -26,6 +26,11 @@ class PlaygroundScenariosIT {
     assertPasses("primary-kill");
   }
 
+  @Test
+  void partitionedPrimarySelfFencesPasses() throws Exception {
+    assertPasses("partitioned-primary-self-fences");
+  }
+
   private void assertPasses(String scenario) throws Exception {
     Verdict verdict = Playground.run(scenario, work.resolve(scenario));
     assertThat(verdict.passed()).as("%s: %s", scenario, verdict).isTrue();
