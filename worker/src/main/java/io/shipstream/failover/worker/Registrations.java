@@ -28,7 +28,7 @@ public final class Registrations {
     return List.of(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock),
         new KubernetesActivitiesImpl(kubernetes, clock),
-        new DragonflyActivitiesImpl(new StoreConnections(), clock));
+        new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock));
   }
 
   public static void register(Worker worker, KubernetesClient kubernetes, Clock clock) {

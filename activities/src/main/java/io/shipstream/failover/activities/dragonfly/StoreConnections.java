@@ -21,8 +21,28 @@ public final class StoreConnections implements AutoCloseable {
   private RedisClient client;
 
   /**
-   * A new connection; the caller closes it. The client is made on first use, so a worker whose
-   * groups have no session store never starts Lettuce's threads.
+   * Connections whose client is made and warmed up in the background now. The first connection
+   * of a cold Lettuce client costs a second or more (its netty bootstrap and classes), and it comes
+   * while MySQL's source is fenced: a worker pays it at startup instead. The warm-up connects to a
+   * closed loopback port, which loads everything a real connection needs and leaves the host.
+   */
+  public static StoreConnections warmedUp() {
+    StoreConnections connections = new StoreConnections();
+    Thread warmUp = new Thread(() -> {
+      try {
+        connections.client().connect(RedisURI.create("redis://127.0.0.1:1")).close();
+      } catch (RuntimeException expected) {
+        // Refused, as intended: the point was to load and initialise the client.
+      }
+    }, "lettuce-warm-up");
+    warmUp.setDaemon(true);
+    warmUp.start();
+    return connections;
+  }
+
+  /**
+   * A new connection; the caller closes it. The client is made on first use unless
+   * {@link #warmedUp()} made it already.
    */
   StatefulRedisConnection<String, String> open(StoreTarget store) {
     RedisURI uri = RedisURI.builder().withHost(store.host()).withPort(store.port()).withTimeout(COMMAND_TIMEOUT)
