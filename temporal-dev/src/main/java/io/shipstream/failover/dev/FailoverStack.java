@@ -57,6 +57,7 @@ public final class FailoverStack implements AutoCloseable {
   private WorkflowServiceStubs workerStubs;
   private WatcherApp watcher;
   private boolean topologyMonitor;
+  private RedisPair redis;
   /** Fixed for the stack's life, so a restarted watcher is found where the sidecars' links point. */
   private final int watcherPort = FreePorts.next();
   private SidecarMesh sidecars;
@@ -236,6 +237,18 @@ public final class FailoverStack implements AutoCloseable {
     return Optional.ofNullable(sidecars);
   }
 
+  /**
+   * Adds a session store: a redis-server per site for the first two sites (the first one's is the
+   * master), their store pods, and spec.dragonfly enabled with these knobs.
+   */
+  public synchronized RedisPair startRedisPair(Path workDir, String maxSyncWait, String onSyncTimeout) {
+    if (redis == null) {
+      List<String> sites = List.copyOf(servers.keySet());
+      redis = RedisPair.start(workDir, kube.client(), group, sites.get(0), sites.get(1), maxSyncWait, onSyncTimeout);
+    }
+    return redis;
+  }
+
   public GroupRef group() {
     return group;
   }
@@ -352,6 +365,7 @@ public final class FailoverStack implements AutoCloseable {
     closeQuietly(sidecars);
     killWatcher();
     killWorker();
+    closeQuietly(redis);
     closeQuietly(temporal);
     closeQuietly(mysql);
     closeQuietly(kube);
