@@ -69,6 +69,9 @@ public final class Playground {
     add(new Scenario("errant-replica-not-promoted",
         "pdx holds an errant transaction, then iad is killed: the monitor refuses to promote pdx (DivergentCandidates)",
         FailoverStack.Options::emergency, FencingScenarios::errantReplicaNotPromoted));
+    add(new Scenario("dragonfly-switchover",
+        "iad -> pdx with a Redis session store beside MySQL, both under write load: the store moves first, 0 lost",
+        FailoverStack.Options::playground, DragonflyScenarios::dragonflySwitchover));
   }
 
   private static void add(Scenario s) {
