@@ -21,11 +21,13 @@ itself plus patch on its status subresource.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["get", "create", "patch"]
-# SiteRoles: the pods of a site's podSelector are listed and relabelled (JSON patch).
+# SiteRoles: the pods of a site's podSelector are listed and relabelled (JSON patch); StoreRoles
+# likewise the session-store pods (shipstream.io/group + shipstream.io/store-site).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "patch"]
-# SiteRoles: Service mysql-<group>-primary is created when missing, never changed.
+# SiteRoles: Service mysql-<group>-primary is created when missing, never changed; StoreRoles:
+# Service dragonfly-<group>-active likewise.
 - apiGroups: [""]
   resources: ["services"]
   verbs: ["get", "create"]
