@@ -107,14 +107,17 @@ public final class Playground {
       }
     }
     Map<String, Verdict> results = new LinkedHashMap<>();
+    Map<String, Long> millis = new LinkedHashMap<>();
     long t0 = System.nanoTime();
     for (String name : names) {
+      long started = System.nanoTime();
       results.put(name, run(name, root.resolve(name)));
+      millis.put(name, (System.nanoTime() - started) / 1_000_000);
     }
     if (results.size() > 1) {
       System.out.println();
-      System.out.printf("%-32s %s%n", "scenario", "verdict");
-      results.forEach((n, v) -> System.out.printf("%-32s %s%n", n, v));
+      System.out.printf("%-32s %7s  %s%n", "scenario", "time", "verdict");
+      results.forEach((n, v) -> System.out.printf("%-32s %5.1f s  %s%n", n, millis.get(n) / 1000.0, v));
       System.out.printf("%d scenarios in %d s%n", results.size(), (System.nanoTime() - t0) / 1_000_000_000);
     }
     System.exit(results.values().stream().allMatch(Verdict::passed) ? 0 : 1);
