@@ -5,6 +5,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
+import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
@@ -13,7 +14,10 @@ import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.DragonflyActivities.Promotion;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.activities.StoreState;
+import io.shipstream.failover.workflows.activities.StoreTarget;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.Failures;
 import io.shipstream.failover.workflows.common.StatusPublisher;
@@ -50,6 +54,8 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
    * started on an older worker replays without them.
    */
   static final String SURVIVOR_STEPS = "survivor-catch-up-and-repoint";
+  /** The change id of the session store's promotion at {@link #promoteDragonfly}. */
+  static final String SESSION_STORE = "session-store-promotion";
   private static final Logger log = Workflow.getLogger(EmergencyFailoverWorkflowImpl.class);
 
   private final KubernetesActivities k8s = ActivityStubs.kubernetes();
@@ -313,16 +319,36 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   }
 
   /**
-   * Hook point for the session store. A planned failover promotes the target's Dragonfly with
-   * REPLTAKEOVER, which needs the old master alive; here it is presumably dead with its site, so
-   * there is nothing to take over from and this step deliberately does nothing. Promoting the
-   * replica on its own (REPLICAOF NO ONE) belongs here, behind {@code Workflow.getVersion}.
+   * The session store follows MySQL: its master is presumably dead with its site, so there is
+   * nothing to take over from losslessly; the freshest reachable replica is promoted on its own
+   * (REPLICAOF NO ONE), the other reachable stores follow it, and the pods are relabelled. Nothing
+   * here can fail the failover: MySQL is already promoted, so every problem is a warning. Behind
+   * {@link #SESSION_STORE}, asked only when the store is enabled, so other failovers record the
+   * commands they always did.
    */
   private void promoteDragonfly(EmergencyPlan plan) {
-    if (plan.config().dragonflyEnabled()) {
-      log.info("{} emergency failover: Dragonfly of {} not promoted (no emergency path yet)", group,
-          plan.target().name());
+    if (!plan.config().dragonflyEnabled()
+        || Workflow.getVersion(SESSION_STORE, Workflow.DEFAULT_VERSION, 1) < 1) {
+      return;
     }
+    List<SiteSpec> sites = plan.config().sites().stream().filter(s -> s.dragonfly() != null).toList();
+    List<StoreTarget> stores = sites.stream().map(s -> StoreTarget.of(group, s)).toList();
+    Promotion promotion;
+    try {
+      promotion = ActivityStubs.dragonfly().promoteFreshestReplica(stores, plan.target().name());
+    } catch (ActivityFailure e) {
+      warn("DragonflyPromotionFailed", "session store not promoted: " + Failures.rootMessage(e));
+      return;
+    }
+    List<Promise<Void>> labels = new ArrayList<>();
+    for (SiteSpec site : sites) {
+      boolean master = site.name().equals(promotion.site());
+      labels.add(Async.procedure(k8s::setStoreRole, group, site, master ? StoreState.MASTER : StoreState.REPLICA,
+          master));
+    }
+    labels.forEach(l -> settle(l, "DragonflyRoutingUpdateFailed", "session-store pods not relabelled"));
+    publisher.event("Normal", "DragonflyPromotionCompleted", "the " + promotion.site() + " store is the session "
+        + "store master (" + promotion.method() + "): " + promotion.message());
   }
 
   // --- Resuming ------------------------------------------------------------------------------
