@@ -25,9 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * A kill -9 of the primary with the topology monitor on: three real mariadbd sites (iad primary,
  * pdx, dr-only dr), polled every 500ms, dead after 3 missed polls. What a user sees: the active
  * site moves to the replica, the application's writes through the primary Service resume, no two
- * servers were ever writable at once, and nothing acknowledged and replicated before the kill is
- * missing on the new primary. Each case has a stack of its own: a killed server, an errant
- * transaction or a cooldown would leak into the next.
+ * servers were ever writable at once, nothing acknowledged that any surviving server holds is
+ * missing on the new primary, and dr replicates from the new primary afterwards. Each case has a
+ * stack of its own: a killed server, an errant transaction or a cooldown would leak into the next.
  */
 class EmergencyFailoverIT {
   @TempDir
@@ -51,10 +51,10 @@ class EmergencyFailoverIT {
       MariaDbServer iad = stack.server("iad");
       stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       stack.server("dr").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
-      // What the candidate holds right now was acknowledged and replicated to it before the kill:
-      // that is what must survive. (A row only dr received at the instant of the kill is the
-      // known async edge: the candidate is not yet caught up from a fresher dr-only replica.)
+      // What the replicas hold right now was acknowledged and replicated before the kill: that is
+      // the least that must survive.
       Set<Long> replicated = new HashSet<>(MariaDbCluster.writtenIds(stack.server("pdx")));
+      replicated.addAll(MariaDbCluster.writtenIds(stack.server("dr")));
       int ackedAtKill = load.acknowledgedCount();
       long killedAt = System.nanoTime();
       iad.kill9();
@@ -65,14 +65,68 @@ class EmergencyFailoverIT {
 
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
       assertThat(stack.routedSite()).contains("pdx");
-      List<Long> onNewPrimary = MariaDbCluster.writtenIds(stack.server("pdx"));
-      assertThat(onNewPrimary).containsAll(new ArrayList<>(replicated));
+      await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      MariaDbServer pdx = stack.server("pdx");
+      MariaDbServer dr = stack.server("dr");
+      // Whatever row the writer had acknowledged and any survivor holds, pdx holds: at the instant
+      // of the kill dr may have received a row pdx had not, and pdx catches up from dr first.
+      Set<Long> onSurvivors = new HashSet<>(MariaDbCluster.writtenIds(pdx));
+      onSurvivors.addAll(MariaDbCluster.writtenIds(dr));
+      onSurvivors.retainAll(new HashSet<>(load.acknowledged()));
+      assertThat(onSurvivors).containsAll(replicated);
+      assertThat(MariaDbCluster.writtenIds(pdx)).as("acknowledged rows on pdx or dr").containsAll(onSurvivors);
+
+      // dr replicates from the new primary: a row written after the failover reaches it.
+      await(() -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
+          Duration.ofSeconds(30), "dr replicating from pdx");
+      int acked = load.acknowledgedCount();
+      load.awaitAcknowledged(acked + 10, Duration.ofSeconds(30));
+      List<WriteLoad.Ack> acks = load.acks();
+      long writtenAfter = acks.get(acks.size() - 1).id();
+      dr.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
+      assertThat(MariaDbCluster.writtenIds(dr)).contains(writtenAfter);
     } finally {
       sampler.close();
     }
     assertThat(sampler.most()).as("writable servers at any 50ms sample").isLessThanOrEqualTo(1);
     assertThat(stack.resource().getStatus().sites()).extracting(SiteStatus::name, SiteStatus::state)
         .contains(org.assertj.core.groups.Tuple.tuple("iad", "UNREACHABLE"));
+  }
+
+  @Test
+  void rowsOnlyTheDrReplicaReceivedAreCaughtUpOntoTheCandidateBeforeItIsPromoted() {
+    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+    MariaDbServer iad = stack.server("iad");
+    MariaDbServer pdx = stack.server("pdx");
+    MariaDbServer dr = stack.server("dr");
+    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+      load.awaitAcknowledged(50, Duration.ofSeconds(30));
+      pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+      // pdx stops receiving: what iad acknowledges from now on reaches dr only.
+      pdx.execute("STOP SLAVE IO_THREAD");
+      int acked = load.acknowledgedCount();
+      load.awaitAcknowledged(acked + 50, Duration.ofSeconds(30));
+      load.stop();
+      dr.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+    }
+    List<Long> onDr = MariaDbCluster.writtenIds(dr);
+    assertThat(MariaDbCluster.writtenIds(pdx)).as("pdx lacks rows dr holds").hasSizeLessThan(onDr.size());
+
+    iad.kill9();
+    assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
+    await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+
+    assertThat(MariaDbCluster.writtenIds(pdx)).as("every row dr held").containsAll(onDr);
+    assertThat(reasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
+    assertThat(stack.resource().getStatus().emergencyFailover().transactionsLost()).isZero();
+    await(() -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
+        Duration.ofSeconds(30), "dr replicating from pdx");
+    try (WriteLoad after = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1_000_000)) {
+      after.awaitAcknowledged(20, Duration.ofSeconds(30));
+      after.stop();
+      dr.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
+      assertThat(MariaDbCluster.writtenIds(dr)).containsAll(after.acknowledged());
+    }
   }
 
   @Test
@@ -168,8 +222,10 @@ class EmergencyFailoverIT {
       load.stop();
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
     }
-    // pdx stops receiving; iad acknowledges writes that then exist nowhere else.
+    // pdx and dr stop receiving; iad acknowledges writes that then exist nowhere else (were dr
+    // to receive them, pdx would catch up from it before its promotion and nothing would diverge).
     pdx.execute("STOP SLAVE");
+    stack.server("dr").execute("STOP SLAVE");
     iad.execute("INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-2, NOW(6))",
         "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
     iad.kill9();
