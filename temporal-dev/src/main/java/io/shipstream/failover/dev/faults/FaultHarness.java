@@ -1,7 +1,5 @@
 package io.shipstream.failover.dev.faults;
 
-import io.fabric8.kubernetes.api.model.Event;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.dev.FailoverStack;
@@ -17,7 +15,6 @@ import io.shipstream.failover.dev.faults.FaultInjector.Trigger;
 import io.shipstream.failover.dev.faults.FaultInjector.When;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
@@ -26,11 +23,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -118,7 +113,7 @@ public final class FaultHarness implements AutoCloseable {
       }
       load.stop();
       watch.close();
-      List<Check> checks = judge(source, target, end, load, watch);
+      List<Check> checks = new Invariants(stack).judge(source, end, load, watch);
       String outcome = end.phase() + (end.reason() == null ? "" : "/" + end.reason());
       return new CaseResult(plan, fired, outcome, seconds(started), checks);
     } finally {
@@ -179,77 +174,6 @@ public final class FaultHarness implements AutoCloseable {
       });
     }
     throw new IllegalArgumentException("not a trigger fault: " + fault);
-  }
-
-  // --- the invariants ------------------------------------------------------------------------
-
-  private List<Check> judge(String source, String target, PlannedFailoverStatus end, WriteLoad load,
-      WritableWatch watch) {
-    List<Check> checks = new ArrayList<>();
-    checks.add(new Check("one-writable", watch.most() <= 1, watch.most() <= 1
-        ? watch.samples() + " samples" : "two writable: " + watch.firstOverlap()));
-
-    MysqlFailoverGroup group = read(stack::resource);
-    String active = group.getStatus().activeSite();
-    List<String> writable = writableNow();
-    boolean succeeded = "Succeeded".equals(end.phase());
-    boolean rolledBack = "Failed".equals(end.phase()) && writable.equals(List.of(source)) && source.equals(active)
-        && stack.routedSite().orElse("").equals(source);
-    boolean manual = "Failed".equals(end.phase()) && end.message() != null
-        && end.message().contains("manual recovery") && warningEventSays("manual recovery");
-    checks.add(new Check("outcome", succeeded || rolledBack || manual, succeeded ? "Succeeded"
-        : rolledBack ? "Failed, source writable and routed again"
-        : manual ? "manual recovery stated in status and Event" : end.phase() + ": " + end.message()));
-
-    // Every acknowledged write must be on the server that takes writes now.
-    String holder = writable.size() == 1 ? writable.get(0) : active;
-    MariaDbServer server = stack.server(holder);
-    if (server.isRunning()) {
-      Set<Long> rows = new HashSet<>(MariaDbCluster.writtenIds(server));
-      List<Long> acked = load.acknowledged();
-      long missing = acked.stream().filter(id -> !rows.contains(id)).count();
-      checks.add(new Check("no-ack-lost", missing == 0, missing == 0 ? acked.size() + " acked, all on " + holder
-          : missing + " of " + acked.size() + " acked rows missing on " + holder));
-    } else {
-      checks.add(new Check("no-ack-lost", false, holder + " is not running"));
-    }
-
-    if (manual && !succeeded && !rolledBack) {
-      checks.add(new Check("status-matches", true, "n/a: manual recovery stated"));
-    } else {
-      String routed = stack.routedSite().orElse("none");
-      List<String> primaries = podsLabelledPrimary();
-      boolean matches = writable.equals(List.of(active)) && routed.equals(active) && primaries.equals(List.of(active));
-      checks.add(new Check("status-matches", matches, "activeSite " + active + ", writable " + writable
-          + ", role=primary on " + primaries));
-    }
-    return checks;
-  }
-
-  private List<String> writableNow() {
-    List<String> writable = new ArrayList<>();
-    stack.servers().forEach((site, s) -> {
-      try {
-        if (s.isRunning() && !s.isReadOnly()) {
-          writable.add(site);
-        }
-      } catch (RuntimeException e) {
-        // Not answering: not writable.
-      }
-    });
-    return writable;
-  }
-
-  private List<String> podsLabelledPrimary() {
-    List<Pod> pods = stack.kubernetes().pods().inNamespace(stack.group().namespace())
-        .withLabel("shipstream.io/role", "primary").list().getItems();
-    return pods.stream().map(p -> p.getMetadata().getLabels().get("site")).sorted().toList();
-  }
-
-  private boolean warningEventSays(String text) {
-    List<Event> events = stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
-    return events.stream().anyMatch(e -> "Warning".equals(e.getType()) && e.getMessage() != null
-        && e.getMessage().contains(text));
   }
 
   // --- keeping the stack in a known state --------------------------------------------------
@@ -365,7 +289,7 @@ public final class FaultHarness implements AutoCloseable {
     throw new IllegalStateException("no Succeeded or Failed within " + CASE_TIMEOUT);
   }
 
-  private static <T> T read(java.util.function.Supplier<T> call) {
+  static <T> T read(java.util.function.Supplier<T> call) {
     for (int attempt = 1; ; attempt++) {
       try {
         return call.get();

@@ -16,13 +16,15 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The split-brain invariant: every 50 ms, which servers take writes. Each server is probed by its
  * own thread over a kept connection with 300 ms timeouts, so a frozen (SIGSTOPped) or dead server
- * delays nobody else's samples; a server whose last answer is older than 200 ms counts as not
- * writable, since it cannot acknowledge a write either. A judge thread counts the writable
- * servers every 50 ms and keeps the worst moment.
+ * delays nobody else's samples. A judge thread counts the writable servers every 50 ms and keeps
+ * the worst moment. It counts a server only while its last answer is recent (100 ms: two probe
+ * periods): a server that stopped answering cannot acknowledge a write, and an old answer says
+ * nothing about now. (A 200 ms window once let a primary's last "writable" from just before its
+ * fence and SIGSTOP overlap the target's promotion 150 ms later: a false split brain.)
  */
 final class WritableWatch implements AutoCloseable {
   private static final long PERIOD_MS = 50;
-  private static final long FRESH_NANOS = Duration.ofMillis(200).toNanos();
+  private static final long FRESH_NANOS = Duration.ofMillis(100).toNanos();
 
   private final List<Probe> probes = new ArrayList<>();
   private final AtomicBoolean running = new AtomicBoolean(true);
@@ -89,11 +91,11 @@ final class WritableWatch implements AutoCloseable {
         try (Statement st = connection.createStatement();
             ResultSet rs = st.executeQuery("SELECT @@global.read_only")) {
           rs.next();
-          p.last.set(new Sample(started, rs.getInt(1) == 0));
+          p.last.set(new Sample(System.nanoTime(), rs.getInt(1) == 0));
         }
       } catch (SQLException | RuntimeException e) {
         // Down, frozen or refusing: it takes no writes now. Reconnect on the next round.
-        p.last.set(new Sample(started, false));
+        p.last.set(new Sample(System.nanoTime(), false));
         close(connection);
         connection = null;
       }
