@@ -151,6 +151,9 @@ class HelmRbacCoverageTest {
     activities.emitEvent(ORDERS, "Normal", "PlannedFailoverStarted", "to pdx");
     activities.emitEvent(ORDERS, "Normal", "PlannedFailoverStarted", "to pdx");
     activities.setSiteRole(ORDERS, sites.get(1), "primary");
+    // The session store's pods are found by their own labels and follow Service dragonfly-orders-active.
+    cluster.createPod("dragonfly-pdx-0", Map.of("shipstream.io/group", "orders", "shipstream.io/store-site", "pdx"));
+    activities.setStoreRole(ORDERS, sites.get(1), "master", true);
     activities.recordFailover(ORDERS, "pdx", null, "0-1-42");
     // Created, then repointed.
     activities.updateDns(ORDERS, "orders.db.example.com", "10.0.1.10", 30);
