@@ -33,6 +33,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 
 /**
@@ -70,6 +71,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   private String failoverRecordedAt;
   private Promise<DrainResult> sessionKill;
   private Map<String, String> siteGtids;
+  private Set<String> divergentSites = Set.of();
   private Survivors survivors;
 
   @Override
@@ -90,6 +92,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   private EmergencyFailoverStatus failover(Request request) {
     begin(request);
     GroupSnapshot snapshot = k8s.loadGroup(group);
+    divergentSites = Survivors.divergentSites(snapshot.status());
     EmergencyAbort stale = staleRequest(snapshot);
     if (stale != null) {
       return skip(stale);
@@ -245,18 +248,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     // is made final and compared with the other survivors', which may hold more.
     Duration relayDrain = plan.config().connectionDrainTimeout();
     if (Workflow.getVersion(SURVIVOR_STEPS, Workflow.DEFAULT_VERSION, 1) >= 1) {
-      survivors = new Survivors(plan, mysql, new Survivors.Report() {
-        @Override
-        public void warn(String reason, String message) {
-          EmergencyFailoverWorkflowImpl.this.warn(reason, message);
-        }
-
-        @Override
-        public void normal(String reason, String message) {
-          progress.note(message);
-          publisher.event("Normal", reason, message);
-        }
-      });
+      survivors = new Survivors(plan, mysql, this::warn, this::inform, divergentSites);
       survivors.catchUpCandidate(relayDrain);
     }
     try {
@@ -280,7 +272,13 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
    * Lost is what the old primary or any other server was known to hold and the promoted one lacks.
    */
   private void reportDataLoss() {
-    List<String> known = new ArrayList<>(siteGtids.values());
+    List<String> known = new ArrayList<>();
+    // A site held back for divergent transactions holds them since an earlier failover, not this one.
+    siteGtids.forEach((site, gtid) -> {
+      if (!divergentSites.contains(site)) {
+        known.add(gtid);
+      }
+    });
     if (survivors != null) {
       known.addAll(survivors.knownGtids());
     }
@@ -468,6 +466,12 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   private void warn(String reason, String message) {
     progress.note(message);
     publisher.event("Warning", reason, message);
+  }
+
+  /** Like {@link #warn}, for what went right but belongs in the record. */
+  private void inform(String reason, String message) {
+    progress.note(message);
+    publisher.event("Normal", reason, message);
   }
 
   /** True when the step succeeded; a failure becomes a warning. */

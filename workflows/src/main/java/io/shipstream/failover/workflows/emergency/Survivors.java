@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.emergency;
 
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
@@ -19,6 +20,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The servers of an emergency failover besides the failed primary and the candidate: the other
@@ -26,27 +29,45 @@ import java.util.Map;
  * of the dead primary the candidate never received, the candidate catches up from it
  * ({@link CatchUpPlan}); after promotion every one that answered is pointed at the new primary.
  * Nothing here can fail the failover: a survivor that cannot help or be re-pointed is a warning.
- * Workflow code: it runs on the workflow thread and does its I/O through activities.
+ * A site the watcher holds back for divergent transactions ({@code status.sites[].divergentGtid},
+ * a RecoveryBlocked old primary) is left alone: it is neither a donor nor re-pointed, and its
+ * transactions are not counted as lost by this failover. Workflow code: it runs on the workflow
+ * thread and does its I/O through activities.
  */
 final class Survivors {
-  /** How the findings reach the status message and the Events. */
-  interface Report {
-    void warn(String reason, String message);
-
-    void normal(String reason, String message);
-  }
-
   private final EmergencyPlan plan;
   private final MysqlActivities mysql;
-  private final Report report;
+  /** Findings reach the status message and the Events through these: (reason, message). */
+  private final Report warn;
+  private final Report inform;
+  private final Set<String> divergent;
   private final Map<String, ServerState> states = new LinkedHashMap<>();
   private final List<String> knownGtids = new ArrayList<>();
   private final Map<String, Promise<Void>> repointing = new LinkedHashMap<>();
 
-  Survivors(EmergencyPlan plan, MysqlActivities mysql, Report report) {
+  /** Where a finding goes: a Warning or a Normal Event, and a note in the status message. */
+  @FunctionalInterface
+  interface Report {
+    void report(String reason, String message);
+  }
+
+  /** @param divergent the sites whose status names divergent transactions, left alone */
+  Survivors(EmergencyPlan plan, MysqlActivities mysql, Report warn, Report inform, Set<String> divergent) {
     this.plan = plan;
     this.mysql = mysql;
-    this.report = report;
+    this.warn = warn;
+    this.inform = inform;
+    this.divergent = Set.copyOf(divergent);
+  }
+
+  /** The sites the watcher holds back for divergent transactions (RecoveryBlocked), from the status. */
+  static Set<String> divergentSites(MysqlFailoverGroupStatus status) {
+    if (status == null || status.sites() == null) {
+      return Set.of();
+    }
+    Set<String> out = new TreeSet<>();
+    status.sites().stream().filter(s -> s.name() != null && s.divergentGtid() != null).forEach(s -> out.add(s.name()));
+    return out;
   }
 
   /**
@@ -59,12 +80,14 @@ final class Survivors {
   void catchUpCandidate(Duration budget) {
     Map<String, Promise<ServerState>> reads = new LinkedHashMap<>();
     for (SiteSpec site : plan.survivors()) {
-      reads.put(site.name(), Async.function(mysql::inspect, plan.server(site.name())));
+      if (!divergent.contains(site.name())) {
+        reads.put(site.name(), Async.function(mysql::inspect, plan.server(site.name())));
+      }
     }
     StoppedReplica candidate = null;
     String drainError = null;
     try {
-      candidate = ActivityStubs.mysqlWait(budget).drainAndStopReplica(plan.targetServer(), now().plus(budget));
+      candidate = boundedWait(budget).drainAndStopReplica(plan.targetServer(), now().plus(budget));
     } catch (ActivityFailure e) {
       drainError = Failures.rootMessage(e);
     }
@@ -85,13 +108,13 @@ final class Survivors {
     });
     String target = plan.target().name();
     if (candidate == null) {
-      report.warn("CatchUpSkipped", "could not stop replication on " + target + " before promoting it ("
+      warn.report("CatchUpSkipped", "could not stop replication on " + target + " before promoting it ("
           + drainError + "): not compared with the other replicas");
       return;
     }
     CatchUpPlan.Choice choice = CatchUpPlan.choose(target, candidate.gtidExecuted(), candidate.gtidReceived(),
         reachable);
-    choice.warnings().forEach(w -> report.warn("CatchUpSkipped", w));
+    choice.warnings().forEach(w -> warn.report("CatchUpSkipped", w));
     if (choice.needed()) {
       catchUp(candidate, choice, budget);
     }
@@ -109,13 +132,13 @@ final class Survivors {
     try {
       frozen = bounded.drainAndStopReplica(donorServer, now().plus(budget));
     } catch (ActivityFailure e) {
-      report.warn("CatchUpFailed", lacking + "; could not stop replication on " + donor + ": "
+      warn.report("CatchUpFailed", lacking + "; could not stop replication on " + donor + ": "
           + Failures.rootMessage(e) + "; promoting " + target + " with what it has");
       return;
     }
     knownGtids.add(frozen.gtidExecuted());
     if (!frozen.logsReplicaUpdates()) {
-      report.warn("CatchUpSkipped", lacking + ", but " + donor + " does not write what it replicates to its binary"
+      warn.report("CatchUpSkipped", lacking + ", but " + donor + " does not write what it replicates to its binary"
           + " log (log_bin with log_slave_updates / log_replica_updates), so it cannot serve them; promoting "
           + target + " with what it has");
       return;
@@ -123,16 +146,16 @@ final class Survivors {
     // The donor's final, servable set: only what it executed (and so binlogged) counts now.
     CatchUpPlan.Choice confirmed = CatchUpPlan.choose(target, candidate.gtidExecuted(), candidate.gtidReceived(),
         List.of(new CatchUpPlan.Survivor(donor, frozen.gtidExecuted(), null)));
-    confirmed.warnings().forEach(w -> report.warn("CatchUpSkipped", w));
+    confirmed.warnings().forEach(w -> warn.report("CatchUpSkipped", w));
     if (!confirmed.needed()) {
       return;
     }
     try {
       String after = bounded.catchUpFrom(plan.targetServer(), donorServer, frozen.gtidExecuted(), now().plus(budget));
-      report.normal("CandidateCaughtUp", "caught " + target + " up with " + confirmed.transactions()
+      inform.report("CandidateCaughtUp", "caught " + target + " up with " + confirmed.transactions()
           + " transaction(s) " + confirmed.missing() + " from " + donor + " before promoting it; it now holds " + after);
     } catch (ActivityFailure e) {
-      report.warn("CatchUpFailed", target + " lacks " + confirmed.transactions() + " transaction(s) "
+      warn.report("CatchUpFailed", target + " lacks " + confirmed.transactions() + " transaction(s) "
           + confirmed.missing() + " that " + donor + " holds; catching up from it failed: " + Failures.rootMessage(e)
           + "; promoting " + target + " with what it has");
     }
@@ -153,17 +176,21 @@ final class Survivors {
   /** Waits for the re-pointing; a site that could not be re-pointed is a warning. */
   void settleRepointing() {
     String target = plan.target().name();
+    plan.survivors().stream().map(SiteSpec::name).filter(divergent::contains).forEach(site ->
+        warn.report("ReplicaNotRepointed", site + " holds divergent transactions (status.sites[].divergentGtid):"
+            + " left read-only and out of replication for a person to decide; point it at " + target
+            + " once they are dealt with"));
     states.forEach((site, state) -> {
       Promise<Void> step = repointing.get(site);
       if (step == null) {
-        report.warn("ReplicaNotRepointed", site + " was unreachable during the failover and still replicates from "
+        warn.report("ReplicaNotRepointed", site + " was unreachable during the failover and still replicates from "
             + plan.failed().name() + ": point it at " + target + " when it is back");
         return;
       }
       try {
         step.get();
       } catch (ActivityFailure e) {
-        report.warn("ReplicaNotRepointed", "could not point " + site + " at the new primary " + target + ": "
+        warn.report("ReplicaNotRepointed", "could not point " + site + " at the new primary " + target + ": "
             + Failures.rootMessage(e));
       }
     });
@@ -179,8 +206,9 @@ final class Survivors {
   }
 
   /**
-   * Calls to a donor: few attempts, since a donor that stops answering must not hold the
-   * promotion up for long; a wait is bounded by the deadline the activity enforces itself.
+   * Calls before promotion whose failure only skips the catch-up: few attempts, since a server
+   * that stops answering must not hold the promotion up for long; a wait is bounded by the
+   * deadline the activity enforces itself.
    */
   private static MysqlActivities boundedWait(Duration budget) {
     return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()

@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows.emergency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
@@ -127,6 +128,27 @@ class EmergencyFailoverSurvivorsTest {
     });
     assertThat(k8s.status.activeSite()).isEqualTo("pdx");
     assertThat(k8s.roles).containsEntry("pdx", "primary");
+  }
+
+  @Test
+  void aSiteHeldBackForDivergentTransactionsIsLeftAloneAndNotCountedAsLoss() {
+    // dr is a RecoveryBlocked old primary of an earlier failover: what only it holds is no donation.
+    mysql.server("dr").seqno = 103;
+    k8s.status = new MysqlFailoverGroupStatus("iad", null, null, null, List.of(new MysqlFailoverGroupStatus.SiteStatus(
+        "dr", "READ_ONLY", null, false, "0-1-103", null, "0-1-101..103")), null, null, null, null, null);
+    EmergencyFailoverWorkflow wf = rig.stub();
+    WorkflowClient.start(wf::run, new EmergencyFailoverWorkflow.Request(EmergencyRig.GROUP, "iad", "pdx", "0-1-100",
+        "iad unreachable", Map.of("iad", "0-1-100", "pdx", "0-1-100", "dr", "0-1-103")));
+
+    EmergencyFailoverStatus result = rig.result(wf);
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(mysql.calls).noneMatch(c -> c.endsWith(" dr") || c.contains(" dr "));
+    assertThat(result.transactionsLost()).isZero();
+    assertThat(k8s.events).anySatisfy(e -> {
+      assertThat(e.reason()).isEqualTo("ReplicaNotRepointed");
+      assertThat(e.message()).contains("dr holds divergent transactions");
+    });
   }
 
   @Test
