@@ -6,17 +6,24 @@ import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
-import java.util.stream.Stream;
 
 /**
  * The playground: the whole system on this machine, and a failover you can watch. Each scenario
@@ -45,6 +52,21 @@ public final class Playground {
 
   static {
     GUAVA_CACHE_LOG.setLevel(java.util.logging.Level.OFF);
+  }
+
+  /**
+   * Ctrl-C: set once the JVM is shutting down. The main thread keeps running while the shutdown
+   * hooks do, so it must neither start another scenario nor leave a stack it was starting up.
+   */
+  private static final AtomicBoolean STOPPING = new AtomicBoolean();
+  /** Held by the thread running a scenario until its stack is closed and its directory deleted. */
+  private static final ReentrantLock RUNNING = new ReentrantLock();
+  private static final AtomicReference<FailoverStack> CURRENT = new AtomicReference<>();
+  private static final AtomicReference<Path> CURRENT_WORK = new AtomicReference<>();
+  private static final AtomicReference<Thread> CURRENT_THREAD = new AtomicReference<>();
+
+  static {
+    Runtime.getRuntime().addShutdownHook(new Thread(Playground::onShutdown, "playground-shutdown"));
   }
 
   static {
@@ -110,9 +132,16 @@ public final class Playground {
     Map<String, Long> millis = new LinkedHashMap<>();
     long t0 = System.nanoTime();
     for (String name : names) {
+      if (STOPPING.get()) {
+        break;
+      }
       long started = System.nanoTime();
       results.put(name, run(name, root.resolve(name)));
       millis.put(name, (System.nanoTime() - started) / 1_000_000);
+    }
+    if (STOPPING.get()) {
+      System.out.println("interrupted: every process the scenario started is stopped");
+      return;
     }
     if (results.size() > 1) {
       System.out.println();
@@ -134,6 +163,20 @@ public final class Playground {
     if (scenario == null) {
       throw new IllegalArgumentException("unknown scenario '" + name + "'");
     }
+    RUNNING.lock();
+    try {
+      CURRENT_WORK.set(work);
+      CURRENT_THREAD.set(Thread.currentThread());
+      return runLocked(name, scenario, work);
+    } finally {
+      CURRENT.set(null);
+      CURRENT_WORK.set(null);
+      CURRENT_THREAD.set(null);
+      RUNNING.unlock();
+    }
+  }
+
+  private static Verdict runLocked(String name, Scenario scenario, Path work) throws IOException {
     deleteTree(work);
     Files.createDirectories(work);
     PrintStream out = System.out;
@@ -141,26 +184,49 @@ public final class Playground {
     long t0 = System.nanoTime();
     try (FailoverStack stack = startWithSidecars(work, scenario.options().get());
         KubectlGateway gateway = printEndpoints(stack, out, work, t0)) {
-      // Ctrl-C in the middle of a scenario still stops every process the stack started and
-      // removes their data directories.
-      Thread hook = new Thread(() -> {
-        stack.close();
-        deleteQuietly(work);
-      }, "playground-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
-      try {
-        Verdict verdict = scenario.body().apply(stack, out);
-        out.println(verdict);
-        return verdict;
-      } finally {
-        removeHook(hook);
+      // From here Ctrl-C closes the stack under the scenario, which then fails fast.
+      CURRENT.set(stack);
+      if (STOPPING.get()) {
+        return new Verdict(false, "interrupted");
       }
+      Verdict verdict = scenario.body().apply(stack, out);
+      out.println(verdict);
+      return verdict;
     } catch (RuntimeException e) {
-      Verdict verdict = new Verdict(false, "scenario crashed: " + e);
+      Verdict verdict = new Verdict(false, STOPPING.get() ? "interrupted" : "scenario crashed: " + e);
       out.println(verdict);
       return verdict;
     } finally {
       deleteTree(work);
+    }
+  }
+
+  /**
+   * Ctrl-C in the middle of a scenario: stop every process its stack started, interrupt the
+   * scenario's thread so that its waits end now, wait for it to finish closing what it started (a
+   * stack that was still starting is closed by that thread), and remove the scenario's data
+   * directory. testsupport's own hook kills any server process too.
+   */
+  private static void onShutdown() {
+    STOPPING.set(true);
+    FailoverStack stack = CURRENT.get();
+    if (stack != null) {
+      stack.close();
+    }
+    Thread scenario = CURRENT_THREAD.get();
+    if (scenario != null) {
+      scenario.interrupt();
+    }
+    try {
+      if (RUNNING.tryLock(30, TimeUnit.SECONDS)) {
+        RUNNING.unlock();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    Path work = CURRENT_WORK.get();
+    if (work != null) {
+      deleteQuietly(work);
     }
   }
 
@@ -192,16 +258,8 @@ public final class Playground {
   static void deleteQuietly(Path dir) {
     try {
       deleteTree(dir);
-    } catch (IOException ignored) {
+    } catch (IOException | UncheckedIOException ignored) {
       // Only files under target/ are left behind; the next run of the same scenario deletes them.
-    }
-  }
-
-  private static void removeHook(Thread hook) {
-    try {
-      Runtime.getRuntime().removeShutdownHook(hook);
-    } catch (IllegalStateException shuttingDown) {
-      // The JVM is already exiting; the hook runs and closes the stack.
     }
   }
 
@@ -243,14 +301,31 @@ public final class Playground {
     }
   }
 
+  /** Deletes the tree; files another thread deletes at the same time (a closing server's) are skipped. */
   static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
+    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+      @Override
+      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+        Files.deleteIfExists(file);
+        return FileVisitResult.CONTINUE;
       }
-    }
+
+      @Override
+      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+        if (e instanceof NoSuchFileException) {
+          return FileVisitResult.CONTINUE;
+        }
+        throw e;
+      }
+
+      @Override
+      public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
+        if (e != null && !(e instanceof NoSuchFileException)) {
+          throw e;
+        }
+        Files.deleteIfExists(directory);
+        return FileVisitResult.CONTINUE;
+      }
+    });
   }
 }
