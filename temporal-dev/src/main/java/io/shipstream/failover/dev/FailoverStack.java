@@ -61,6 +61,7 @@ public final class FailoverStack implements AutoCloseable {
   /** Fixed for the stack's life, so a restarted watcher is found where the sidecars' links point. */
   private final int watcherPort = FreePorts.next();
   private SidecarMesh sidecars;
+  private volatile boolean stickyExecution;
   private final List<WorkerInterceptor> workerInterceptors = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /**
@@ -176,11 +177,15 @@ public final class FailoverStack implements AutoCloseable {
     // Each worker has its own connection, as a worker process does; a kill closes it.
     workerStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(temporal.target()).build());
-    WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs),
-        WorkerFactoryOptions.newBuilder().setWorkflowCacheSize(0)
-            .setWorkerInterceptors(workerInterceptors.toArray(WorkerInterceptor[]::new)).build());
-    var w = factory.newWorker(TaskQueues.FAILOVER,
-        WorkerOptions.newBuilder().setStickyQueueScheduleToStartTimeout(Duration.ZERO).build());
+    WorkerFactoryOptions.Builder factoryOptions = WorkerFactoryOptions.newBuilder()
+        .setWorkerInterceptors(workerInterceptors.toArray(WorkerInterceptor[]::new));
+    WorkerOptions.Builder workerOptions = WorkerOptions.newBuilder();
+    if (!stickyExecution) {
+      factoryOptions.setWorkflowCacheSize(0);
+      workerOptions.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
+    }
+    WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs), factoryOptions.build());
+    var w = factory.newWorker(TaskQueues.FAILOVER, workerOptions.build());
     // The same workflows and activities the worker process hosts.
     Registrations.register(w, k, Clock.systemUTC());
     factory.start();
@@ -196,6 +201,18 @@ public final class FailoverStack implements AutoCloseable {
       worker = null;
       workerStubs = null;
     }
+  }
+
+  /**
+   * Restarts the worker with the SDK's defaults, as the worker process runs: sticky execution and
+   * a workflow cache, so a workflow task carries only the new events instead of replaying the
+   * whole history. Only for stacks whose worker is never killed (the benchmarks): the test server
+   * never moves a dead worker's sticky queue back to the shared one (see startWorker).
+   */
+  public synchronized void useProductionWorkerCache() {
+    stickyExecution = true;
+    killWorker();
+    startWorker();
   }
 
   /**
