@@ -34,7 +34,7 @@ public final class EmergencyFailoverBenchmark {
 
   private EmergencyFailoverBenchmark() {}
 
-  record Run(String from, String to, double killToFirstWriteMs, double killToSucceededMs, long lost,
+  record Run(String from, String to, double killToFirstWriteMs, double killToSucceededMs, double windowMs, long lost,
       boolean repaired) {}
 
   public static void main(String[] args) throws IOException {
@@ -49,13 +49,15 @@ public final class EmergencyFailoverBenchmark {
     tables.forEach(System.out::println);
   }
 
-  private static List<Run> measure(Path work, int n, String pollInterval) throws IOException {
+  static List<Run> measure(Path work, int n, String pollInterval) throws IOException {
     Playground.deleteTree(work);
     List<Run> runs = new ArrayList<>();
     FailoverStack.Options options = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
         null, pollInterval, 3, true);
     try (FailoverStack stack = FailoverStack.start(work, options);
         WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1)) {
+      // The worker as the worker process runs it; see PlannedFailoverBenchmark.
+      stack.useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
       // One failover and rejoin to warm the JVM up; it is not counted.
       killPrimary(stack, load);
@@ -92,6 +94,9 @@ public final class EmergencyFailoverBenchmark {
     load.awaitAcknowledged(ackedAtKill + 20, TIMEOUT);
     long firstWrite = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
         .min().orElseThrow();
+    // The client's window: its last acknowledged write before the kill to its first one after.
+    long lastBefore = load.acks().stream().filter(a -> a.nanos() <= killedAt).mapToLong(WriteLoad.Ack::nanos)
+        .max().orElse(killedAt);
     Set<Long> acknowledged = new HashSet<>(load.acknowledged());
     Set<Long> onNewPrimary = new HashSet<>(MariaDbCluster.writtenIds(candidate));
     long lost = replicated.stream().filter(acknowledged::contains).filter(id -> !onNewPrimary.contains(id)).count();
@@ -116,8 +121,8 @@ public final class EmergencyFailoverBenchmark {
     await(() -> replicatesFrom(primary, candidate) && rejoined(stack, from),
         "status.sites to show " + from + " replicating from " + to);
     primary.awaitCaughtUpWith(candidate, TIMEOUT);
-    return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6, lost,
-        divergent != null);
+    return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6,
+        (firstWrite - lastBefore) / 1e6, lost, divergent != null);
   }
 
   private static boolean replicatesFrom(MariaDbServer replica, MariaDbServer source) {
@@ -147,7 +152,7 @@ public final class EmergencyFailoverBenchmark {
         .anyMatch(x -> site.equals(x.name()) && Boolean.TRUE.equals(x.replicating()));
   }
 
-  private static String table(List<Run> runs, String pollInterval) {
+  static String table(List<Run> runs, String pollInterval) {
     return String.format("emergency failover, %d runs, pollInterval %s, failureThreshold 3, 3 MariaDB sites on"
         + " loopback, writer every 2 ms; old primary rejoined by the monitor %d times, by hand after"
         + " RecoveryBlocked %d times%n", runs.size(), pollInterval, runs.stream().filter(r -> !r.repaired()).count(),
@@ -157,6 +162,7 @@ public final class EmergencyFailoverBenchmark {
             runs.stream().map(Run::killToFirstWriteMs).toList())
         + BenchmarkTable.row("kill -9 -> emergencyFailover Succeeded (ms)",
             runs.stream().map(Run::killToSucceededMs).toList())
+        + BenchmarkTable.row("write-unavailability window (ms)", runs.stream().map(Run::windowMs).toList())
         + BenchmarkTable.row("acknowledged and replicated rows lost",
             runs.stream().map(r -> (double) r.lost()).toList());
   }

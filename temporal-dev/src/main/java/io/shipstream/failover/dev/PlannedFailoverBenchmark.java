@@ -24,35 +24,99 @@ public final class PlannedFailoverBenchmark {
 
   record Run(String target, double annotationToSucceededMs, double workflowMs, double windowMs, long lost) {}
 
+  /** The Temporal runs and the same runbook called directly, on one stack under one writer. */
+  record Result(List<Run> temporal, List<Run> direct, String profile) {}
+
   public static void main(String[] args) throws IOException {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 10;
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
+    Result result = measure(work, n);
+    System.out.println();
+    System.out.print(table(result));
+  }
+
+  /**
+   * N failovers through Temporal (annotation, watcher, workflow), then N through {@link
+   * DirectPlannedFailover} (the same activities in the same order, no Temporal), alternating the
+   * target, each after two warm-up failovers that are not counted.
+   */
+  static Result measure(Path work, int n) throws IOException {
     Playground.deleteTree(work);
     List<Run> runs = new ArrayList<>();
+    List<Run> direct = new ArrayList<>();
+    String profile;
     try (FailoverStack stack = FailoverStack.start(work, FailoverStack.Options.twoSites());
-        WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1)) {
+        WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1);
+        DirectPlannedFailover runner = new DirectPlannedFailover(stack.kubernetes(), java.time.Clock.systemUTC())) {
+      // The worker as the worker process runs it (sticky execution, a workflow cache): the
+      // benchmark never kills it, so the dev stack's no-sticky workaround would only add cost.
+      stack.useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
-      // One failover to warm the JVMs up; it is not counted.
+      // One failover each way to warm the JVMs up; they are not counted.
       failover(stack, load, "pdx");
       failover(stack, load, "iad");
       for (int i = 0; i < n; i++) {
-        String target = "iad".equals(stack.resource().getStatus().activeSite()) ? "pdx" : "iad";
+        String target = other(stack);
         Run run = failover(stack, load, target);
         runs.add(run);
         System.out.printf("run %2d -> %s: annotation->Succeeded %6.0f ms, workflow %6.0f ms, window %5.0f ms, lost %d%n",
             i + 1, target, run.annotationToSucceededMs(), run.workflowMs(), run.windowMs(), run.lost());
       }
+      // The last Temporal run's history, before the direct runs (they start no workflow).
+      profile = HistoryProfile.of(stack.temporalClient(),
+          List.of("mysqlfailovergroup/" + stack.group().namespace() + "/" + stack.group().name())).table();
+      direct(stack, load, runner, other(stack));
+      direct(stack, load, runner, other(stack));
+      for (int i = 0; i < n; i++) {
+        String target = other(stack);
+        Run run = direct(stack, load, runner, target);
+        direct.add(run);
+        System.out.printf("direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, lost %d%n",
+            i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.lost());
+      }
     } finally {
       Playground.deleteTree(work);
     }
-    System.out.println();
-    System.out.printf("planned failover, %d runs, 2 MariaDB sites on loopback, writer every 2 ms%n", runs.size());
-    System.out.print(BenchmarkTable.header());
-    System.out.print(BenchmarkTable.row("annotation -> Succeeded (ms)",
-        runs.stream().map(Run::annotationToSucceededMs).toList()));
-    System.out.print(BenchmarkTable.row("workflow durationSeconds (ms)", runs.stream().map(Run::workflowMs).toList()));
-    System.out.print(BenchmarkTable.row("write-unavailability window (ms)", runs.stream().map(Run::windowMs).toList()));
-    System.out.print(BenchmarkTable.row("acknowledged rows lost", runs.stream().map(r -> (double) r.lost()).toList()));
+    return new Result(runs, direct, profile);
+  }
+
+  static String table(Result r) {
+    List<Run> runs = r.temporal();
+    List<Run> direct = r.direct();
+    double ratio = BenchmarkTable.median(sorted(runs)) / BenchmarkTable.median(sorted(direct));
+    double workflowRatio = BenchmarkTable.median(runs.stream().map(Run::workflowMs).sorted().toList())
+        / BenchmarkTable.median(sorted(direct));
+    return String.format("planned failover, %d runs, 2 MariaDB sites on loopback, writer every 2 ms%n", runs.size())
+        + BenchmarkTable.header()
+        + BenchmarkTable.row("annotation -> Succeeded (ms)", runs.stream().map(Run::annotationToSucceededMs).toList())
+        + BenchmarkTable.row("workflow durationSeconds (ms)", runs.stream().map(Run::workflowMs).toList())
+        + BenchmarkTable.row("write-unavailability window (ms)", runs.stream().map(Run::windowMs).toList())
+        + BenchmarkTable.row("acknowledged rows lost", runs.stream().map(x -> (double) x.lost()).toList())
+        + String.format("%nthe same runbook called directly (same activities, same order, no Temporal), %d runs%n",
+            direct.size())
+        + BenchmarkTable.header()
+        + BenchmarkTable.row("start -> Succeeded written (ms)", direct.stream().map(Run::annotationToSucceededMs).toList())
+        + BenchmarkTable.row("write-unavailability window (ms)", direct.stream().map(Run::windowMs).toList())
+        + BenchmarkTable.row("acknowledged rows lost", direct.stream().map(x -> (double) x.lost()).toList())
+        + String.format("%norchestration overhead: median(annotation -> Succeeded) / median(direct) = %.2f;"
+            + " median(workflow durationSeconds) / median(direct) = %.2f%n", ratio, workflowRatio)
+        + String.format("%nthe last Temporal run, %s", r.profile());
+  }
+
+  private static List<Double> sorted(List<Run> runs) {
+    return runs.stream().map(Run::annotationToSucceededMs).sorted().toList();
+  }
+
+  private static String other(FailoverStack stack) {
+    return "iad".equals(stack.resource().getStatus().activeSite()) ? "pdx" : "iad";
+  }
+
+  /** One direct run: the same measures as a Temporal run, from the call to the Succeeded status. */
+  private static Run direct(FailoverStack stack, WriteLoad load, DirectPlannedFailover runner, String target) {
+    long startNanos = System.nanoTime();
+    PlannedFailoverStatus s = runner.run(stack.group(), target);
+    long endNanos = System.nanoTime();
+    return measured(stack, load, target, startNanos, endNanos, s);
   }
 
   private static Run failover(FailoverStack stack, WriteLoad load, String target) {
@@ -65,6 +129,11 @@ public final class PlannedFailoverBenchmark {
     if (!"Succeeded".equals(s.phase())) {
       throw new IllegalStateException("failover to " + target + " ended " + s.phase() + ": " + s.message());
     }
+    return measured(stack, load, target, startNanos, endNanos, s);
+  }
+
+  private static Run measured(FailoverStack stack, WriteLoad load, String target, long startNanos, long endNanos,
+      PlannedFailoverStatus s) {
     // Let the writer reach the new primary, then measure its longest gap inside this failover.
     int acked = load.acknowledgedCount();
     load.awaitAcknowledged(acked + 20, Duration.ofSeconds(20));

@@ -1,0 +1,206 @@
+package io.shipstream.failover.dev;
+
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.watcher.WatcherApp;
+import io.shipstream.failover.watcher.WatcherConfig;
+import io.shipstream.failover.worker.Registrations;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.temporal.client.WorkflowClient;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Many groups on one control plane: one Temporal dev server, one mock API server, one worker and
+ * one watcher, and G {@code MysqlFailoverGroup}s in namespace {@code shop}, each with its own pair
+ * of real {@code mariadbd} (iad primary, pdx replica; {@link MariaDbServer#SMALL_FOOTPRINT}), its
+ * own pods, nodes, Service and DNSEndpoint. What the scale benchmark fails over all at once.
+ */
+final class ScaleStack implements AutoCloseable {
+  static final List<String> SITES = List.of("iad", "pdx");
+
+  private final MockCluster kube;
+  private final DevTemporalServer temporal;
+  private final List<Group> groups = new ArrayList<>();
+  private WorkerFactory worker;
+  private WatcherApp watcher;
+
+  /** One group and its two servers. */
+  record Group(GroupRef ref, Map<String, MariaDbServer> servers) {}
+
+  private ScaleStack(MockCluster kube, DevTemporalServer temporal) {
+    this.kube = kube;
+    this.temporal = temporal;
+  }
+
+  static ScaleStack start(Path workDir, int groupCount) {
+    ScaleStack stack = new ScaleStack(MockCluster.start(), DevTemporalServer.start(0));
+    try {
+      stack.createSecret();
+      // Two groups boot at a time: startup is disk and CPU bound, and the machine is small.
+      ExecutorService starter = Executors.newFixedThreadPool(2);
+      List<CompletableFuture<Group>> starting = new ArrayList<>();
+      for (int i = 1; i <= groupCount; i++) {
+        String name = String.format("orders-%02d", i);
+        starting.add(CompletableFuture.supplyAsync(() -> stack.startGroup(workDir.resolve(name), name), starter));
+      }
+      try {
+        starting.forEach(f -> stack.groups.add(f.join()));
+      } finally {
+        starter.shutdown();
+      }
+      stack.startWorker();
+      stack.watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true).withTopologyMonitor(false),
+          stack.kube.client(), WorkflowClient.newInstance(stack.temporal.stubs()));
+      return stack;
+    } catch (RuntimeException e) {
+      stack.close();
+      throw e;
+    }
+  }
+
+  private void createSecret() {
+    kube.client().secrets().inNamespace(MockCluster.NAMESPACE).resource(new SecretBuilder()
+        .withNewMetadata().withName(FailoverStack.SECRET).withNamespace(MockCluster.NAMESPACE).endMetadata()
+        .addToStringData("username", MariaDbServer.ADMIN.user())
+        .addToStringData("password", MariaDbServer.ADMIN.password())
+        .addToStringData("replicationUsername", MariaDbServer.REPLICATION.user())
+        .addToStringData("replicationPassword", MariaDbServer.REPLICATION.password())
+        .build()).create();
+  }
+
+  private Group startGroup(Path dir, String name) {
+    Map<String, MariaDbServer> servers = new java.util.LinkedHashMap<>();
+    try {
+      for (String site : SITES) {
+        servers.put(site, MariaDbServer.start(dir, name + "-" + site, MariaDbServer.SMALL_FOOTPRINT));
+      }
+      MariaDbServer primary = servers.get("iad");
+      primary.execute("CREATE DATABASE appdb",
+          "CREATE TABLE appdb.writes (id BIGINT PRIMARY KEY, at TIMESTAMP(6) NOT NULL)");
+      MariaDbServer replica = servers.get("pdx");
+      replica.setReadOnly(true);
+      replica.replicateFrom(primary);
+      replica.awaitCaughtUpWith(primary, Duration.ofSeconds(60));
+    } catch (RuntimeException e) {
+      servers.values().forEach(MariaDbServer::close);
+      throw e;
+    }
+    GroupRef ref = new GroupRef(MockCluster.NAMESPACE, name);
+    createResources(ref, servers);
+    return new Group(ref, servers);
+  }
+
+  private void createResources(GroupRef ref, Map<String, MariaDbServer> servers) {
+    KubernetesClient k = kube.client();
+    List<SiteSpec> sites = new ArrayList<>();
+    int i = 0;
+    for (Map.Entry<String, MariaDbServer> e : servers.entrySet()) {
+      String site = e.getKey();
+      MariaDbServer server = e.getValue();
+      // Each group's pods are told apart by their own label: the groups share the namespace.
+      Map<String, String> selector = Map.of("app", "mysql", "site", site, "instance", ref.name());
+      sites.add(new SiteSpec(site, SiteSpec.ROLE_PRIMARY_CANDIDATE, "zone-" + site,
+          new SiteSpec.Endpoint(server.host(), server.port()), selector, MockCluster.nodeLabels(ref.name(), site),
+          "10.0." + (++i) + ".10", null, null));
+      Map<String, String> labels = new HashMap<>(selector);
+      labels.put("shipstream.io/group", ref.name());
+      labels.put("shipstream.io/role", site.equals("iad") ? "primary" : "replica");
+      kube.createPod("mysql-" + ref.name() + "-" + site + "-0", labels);
+      kube.createNode("node-" + ref.name() + "-" + site, MockCluster.nodeLabels(ref.name(), site));
+    }
+    MysqlFailoverGroup cr = new MysqlFailoverGroup();
+    cr.getMetadata().setName(ref.name());
+    cr.getMetadata().setNamespace(ref.namespace());
+    cr.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef(FailoverStack.SECRET),
+        null, null, null, "0s", null, null, null,
+        new MysqlFailoverGroupSpec.DnsSpec(ref.name() + ".db.example.com", 30), null, null));
+    k.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).resource(cr).create();
+    kube.setStatus(ref, MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
+  }
+
+  /**
+   * The worker as the worker process runs it: the SDK's defaults (sticky execution, a workflow
+   * cache) and the real registrations. Nothing here kills it, so the dev stack's no-sticky
+   * workaround (see FailoverStack.startWorker) is not needed.
+   */
+  private void startWorker() {
+    WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(temporal.stubs()),
+        WorkerFactoryOptions.newBuilder().build());
+    var w = factory.newWorker(TaskQueues.FAILOVER, WorkerOptions.newBuilder().build());
+    Registrations.register(w, kube.client(), Clock.systemUTC());
+    factory.start();
+    worker = factory;
+  }
+
+  List<Group> groups() {
+    return groups;
+  }
+
+  WorkflowClient temporalClient() {
+    return WorkflowClient.newInstance(temporal.stubs());
+  }
+
+  KubernetesClient kubernetes() {
+    return kube.client();
+  }
+
+  void annotate(GroupRef ref, String value) {
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+        .edit(g -> {
+          Map<String, String> annotations = g.getMetadata().getAnnotations() == null ? new HashMap<>()
+              : new HashMap<>(g.getMetadata().getAnnotations());
+          annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
+          g.getMetadata().setAnnotations(annotations);
+          return g;
+        });
+  }
+
+  /** Every group's resource, read in one list call. */
+  Map<String, MysqlFailoverGroup> resources() {
+    Map<String, MysqlFailoverGroup> all = new HashMap<>();
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(MockCluster.NAMESPACE).list().getItems()
+        .forEach(g -> all.put(g.getMetadata().getName(), g));
+    return all;
+  }
+
+  static Optional<PlannedFailoverStatus> planned(MysqlFailoverGroup g) {
+    return Optional.ofNullable(g.getStatus()).map(MysqlFailoverGroupStatus::plannedFailover);
+  }
+
+  @Override
+  public void close() {
+    if (watcher != null) {
+      watcher.close();
+    }
+    if (worker != null) {
+      worker.shutdownNow();
+      worker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+    }
+    for (Group g : groups) {
+      g.servers().values().forEach(MariaDbServer::close);
+    }
+    temporal.close();
+    kube.close();
+  }
+}
