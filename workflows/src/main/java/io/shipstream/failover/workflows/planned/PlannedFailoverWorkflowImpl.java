@@ -111,6 +111,13 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     } catch (CanceledFailure cancelled) {
       return rollBack(saga, Reason.Cancelled, "workflow cancelled: " + cancelled.getMessage());
     }
+    String notRecorded = recordTargetActive(plan);
+    if (notRecorded != null) {
+      // Nothing is writable yet, so this is still before the point of no return: the source is
+      // named active again first, so that no sidecar fences it when it is unfenced.
+      saga.addCompensation(() -> k8s.recordFailover(group, plan.source().name(), failoverRecordedAt, null));
+      return rollBack(saga, Reason.ExecuteFailed, notRecorded);
+    }
     PromoteResult promoted = promoteTarget(plan);
     if (promoted == null) {
       return progress.toStatus();
@@ -296,14 +303,28 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
 
   // --- Promoting: the point of no return ----------------------------------------------------
 
+  /**
+   * Names the target active before it becomes writable: every sidecar fences a writable server
+   * whose status names another site, so naming it afterwards would invite its own sidecar to
+   * fence the new primary. This also starts the anti-flap cooldown. Returns why it failed when
+   * the API server refused the write for the whole retry budget, else null (the workflow then
+   * rolls back; it used to fail here with the source fenced and unrouted and the status stuck in
+   * Promoting).
+   */
+  private String recordTargetActive(Plan plan) {
+    enter(Phase.Promoting, "promoting " + plan.target().name());
+    failoverRecordedAt = now().toString();
+    try {
+      k8s.recordFailover(group, plan.target().name(), failoverRecordedAt, null);
+      return null;
+    } catch (ActivityFailure e) {
+      return "could not record " + plan.target().name() + " as the active site before promoting it: "
+          + rootMessage(e);
+    }
+  }
+
   /** Returns the promotion result, or null after finishing as Failed/ExecuteFailed. */
   private PromoteResult promoteTarget(Plan plan) {
-    enter(Phase.Promoting, "promoting " + plan.target().name());
-    // The target is named active before it becomes writable: every sidecar fences a writable
-    // server whose status names another site, so naming it afterwards would invite its own
-    // sidecar to fence the new primary. This also starts the anti-flap cooldown.
-    failoverRecordedAt = now().toString();
-    k8s.recordFailover(group, plan.target().name(), failoverRecordedAt, null);
     try {
       PromoteResult result = mysql.promote(target(plan, plan.target()),
           now().plus(plan.config().connectionDrainTimeout()));
@@ -342,7 +363,14 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
 
   private void recordFailover(Plan plan) {
     enter(Phase.Resuming, "recording the failover to " + plan.target().name());
-    k8s.recordFailover(group, plan.target().name(), failoverRecordedAt, progress.targetGtidAtPromotion);
+    try {
+      k8s.recordFailover(group, plan.target().name(), failoverRecordedAt, progress.targetGtidAtPromotion);
+    } catch (ActivityFailure e) {
+      // The target is writable, routed and already named active: only the promotion GTID is
+      // missing from the status, which is no reason to fail a failover that happened.
+      warn("StatusUpdateFailed", "could not record the promotion point " + progress.targetGtidAtPromotion + ": "
+          + rootMessage(e));
+    }
   }
 
   private PlannedFailoverStatus succeed(Plan plan) {
