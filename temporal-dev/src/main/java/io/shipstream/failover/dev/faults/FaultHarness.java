@@ -38,7 +38,7 @@ import java.util.regex.Pattern;
  * replaced by a fresh one.
  */
 public final class FaultHarness implements AutoCloseable {
-  private static final Duration CASE_TIMEOUT = Duration.ofMinutes(3);
+  private static final Duration CASE_TIMEOUT = Duration.ofMinutes(4);
   private static final String WORKFLOW_ID = "mysqlfailovergroup/" + MockCluster.NAMESPACE + "/" + FailoverStack.GROUP_NAME;
 
   private final Path work;

@@ -43,9 +43,9 @@ public record FaultPlan(String name, Fault fault, Long seed) {
     add(all, "api-refuses-status-writes", new ApiRefusal(Writes.STATUS, 503, Boundary.FENCE, 3_000));
     add(all, "api-refuses-dnsendpoint-writes", new ApiRefusal(Writes.DNSENDPOINT, 500, Boundary.PROMOTE, 3_000));
     // Longer than the Kubernetes activities' 2-minute retry budget, from the write that names the
-    // target active: the workflow must roll back, not die with the source fenced (about 2.5 min).
+    // target active: the workflow must roll back, not die with the source fenced (about 3 min).
     add(all, "api-refuses-status-writes-past-retry-budget",
-        new ApiRefusal(Writes.STATUS, 503, Boundary.RECORD_TARGET, 125_000));
+        new ApiRefusal(Writes.STATUS, 503, Boundary.RECORD_TARGET, 150_000));
     add(all, "target-refuses-connections-promoting", new TargetRefuses(false, 1_500));
     add(all, "target-blackholes-connections-promoting", new TargetRefuses(true, 1_500));
     return all;
