@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows.common;
 import io.shipstream.failover.workflows.activities.DragonflyActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
+import io.shipstream.failover.workflows.activities.SidecarActivities;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.workflow.Workflow;
@@ -103,6 +104,24 @@ public final class ActivityStubs {
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(2)
             .setDoNotRetry("DragonflyPromotionFailed", "DragonflySyncTimeout", "StoreNotMaster")
+            .build())
+        .build());
+  }
+
+  /**
+   * Polls a sidecar until its own deadline, heartbeating, so a dead worker's poll is taken over
+   * within seconds and continues towards the same absolute deadline; start-to-close leaves room
+   * beyond the budget. A failure only means the workflow waits out the lease.
+   */
+  public static SidecarActivities sidecarWait(Duration budget) {
+    return Workflow.newActivityStub(SidecarActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(budget.plusSeconds(10))
+        .setScheduleToCloseTimeout(budget.plusSeconds(20))
+        .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setMaximumAttempts(3)
             .build())
         .build());
   }

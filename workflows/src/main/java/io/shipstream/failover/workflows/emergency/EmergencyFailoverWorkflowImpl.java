@@ -42,7 +42,8 @@ import org.slf4j.Logger;
  * Before {@link #promoteCandidate} a failure or cancel undoes the fence; from there on the
  * candidate may be writable and the workflow only goes forward. Two writable primaries are
  * avoided by order: the candidate is made writable only after the fence attempt on the failed
- * primary has ended, the failed site's role label is gone and the candidate is named active.
+ * primary has ended, the failed site's role label is gone, the candidate is named active and the
+ * failed primary is known to take no writes (fenced, or its sidecar says so, or its lease ran out).
  */
 public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow {
   static final String PRIMARY = "primary";
@@ -57,6 +58,12 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   static final String SURVIVOR_STEPS = "survivor-catch-up-and-repoint";
   /** The change id of the session store's promotion at {@link #promoteDragonfly}. */
   static final String SESSION_STORE = "session-store-promotion";
+  /**
+   * The change id of the wait for proof that the old primary takes no writes before the candidate
+   * is made writable ({@link OldPrimaryGate}). A failover started on an older worker replays
+   * without it.
+   */
+  static final String OLD_PRIMARY_GUARD = "old-primary-fence-proof";
   private static final Logger log = Workflow.getLogger(EmergencyFailoverWorkflowImpl.class);
 
   private final KubernetesActivities k8s = ActivityStubs.kubernetes();
@@ -246,10 +253,19 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     // promote applies every relay-log event already received, even with the SQL thread stopped,
     // bounded by connectionDrainTimeout, and heartbeats meanwhile. Before it, the candidate's set
     // is made final and compared with the other survivors', which may hold more.
+    // The old primary may be alive and only cut off from the control plane: the sidecar is asked
+    // now, so its answer overlaps the drain and catch-up below.
+    OldPrimaryGate guard = null;
+    if (Workflow.getVersion(OLD_PRIMARY_GUARD, Workflow.DEFAULT_VERSION, 1) >= 1) {
+      guard = OldPrimaryGate.start(plan, progress.oldPrimaryFenced, now(), this::warn, this::inform);
+    }
     Duration relayDrain = plan.config().connectionDrainTimeout();
     if (Workflow.getVersion(SURVIVOR_STEPS, Workflow.DEFAULT_VERSION, 1) >= 1) {
       survivors = new Survivors(plan, mysql, this::warn, this::inform, divergentSites);
       survivors.catchUpCandidate(relayDrain);
+    }
+    if (guard != null) {
+      guard.await();
     }
     try {
       PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain)

@@ -17,12 +17,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * failovers that are running while a new worker is rolled out resume on the new code. A change
  * that breaks one of these needs {@code Workflow.getVersion}, not a new recording. The {@code -v0}
  * histories were recorded before the survivor steps (catch-up from a fresher replica, re-pointing
- * the replicas), which are behind {@link EmergencyFailoverWorkflowImpl#SURVIVOR_STEPS}.
+ * the replicas), which are behind {@link EmergencyFailoverWorkflowImpl#SURVIVOR_STEPS}; every history but
+ * {@code emergency-sidecar-confirmed} and {@code emergency-lease-expired} was recorded before the wait
+ * for proof that the old primary takes no writes ({@link EmergencyFailoverWorkflowImpl#OLD_PRIMARY_GUARD}).
  */
 class EmergencyFailoverReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {"emergency-succeeded", "emergency-data-loss", "emergency-rejected",
-      "emergency-cancelled", "emergency-catch-up", "emergency-succeeded-v0", "emergency-data-loss-v0",
+      "emergency-cancelled", "emergency-catch-up", "emergency-sidecar-confirmed", "emergency-lease-expired",
+      "emergency-succeeded-v0", "emergency-data-loss-v0",
       "emergency-rejected-v0", "emergency-cancelled-v0"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
@@ -68,6 +71,23 @@ class EmergencyFailoverReplayTest {
       rig.run("pdx", "0-1-100");
       assertThat(rig.mysql.callsTo("catchUp")).hasSize(1);
       replayAndMaybeStore(rig.client, "emergency-catch-up");
+
+      // iad unreachable with a sidecar: its sidecar confirms iad takes no writes before pdx is promoted.
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.k8s.spec = EmergencyRig.specWithSidecars();
+      rig.mysql.server("iad").reachable = false;
+      rig.mysql.server("pdx").readOnly = true;
+      rig.run("pdx", "0-1-100");
+      assertThat(rig.sidecar.calls).hasSize(1);
+      replayAndMaybeStore(rig.client, "emergency-sidecar-confirmed");
+
+      // Its sidecar cannot be reached: pdx is promoted once iad's lease has run out.
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.mysql.server("pdx").readOnly = true;
+      rig.sidecar.confirmAfter = null;
+      rig.run("pdx", "0-1-100");
+      assertThat(rig.k8s.eventReasons()).contains("OldPrimaryLeaseExpired");
+      replayAndMaybeStore(rig.client, "emergency-lease-expired");
     }
   }
 

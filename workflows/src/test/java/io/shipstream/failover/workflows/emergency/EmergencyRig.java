@@ -15,6 +15,7 @@ import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.FakeSidecar;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -42,6 +43,7 @@ final class EmergencyRig implements AutoCloseable {
   final WorkflowClient client;
   final FakeMysql mysql = new FakeMysql();
   final FakeKubernetes k8s = new FakeKubernetes();
+  final FakeSidecar sidecar = new FakeSidecar();
   final MetricsCapture metrics = new MetricsCapture();
   private final Scope scope;
 
@@ -51,7 +53,7 @@ final class EmergencyRig implements AutoCloseable {
         .setUseTimeskipping(false).setMetricsScope(scope).build());
     Worker worker = env.newWorker(TaskQueues.FAILOVER);
     worker.registerWorkflowImplementationTypes(EmergencyFailoverWorkflowImpl.class, PlannedFailoverWorkflowImpl.class);
-    worker.registerActivitiesImplementations(mysql, k8s);
+    worker.registerActivitiesImplementations(mysql, k8s, sidecar);
     env.start();
     client = env.getWorkflowClient();
     k8s.spec = spec();
@@ -75,6 +77,20 @@ final class EmergencyRig implements AutoCloseable {
     return new MysqlFailoverGroupSpec(List.of(site("iad", "primary-candidate"), site("pdx", "primary-candidate"),
         site("dr", "dr-only")), new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null,
         null, null, new MysqlFailoverGroupSpec.DnsSpec("orders-db.example.com", 30), null, null);
+  }
+
+  /**
+   * The same group with a sidecar at every site and short sidecar knobs (lease 2 s, tick 500 ms),
+   * so that waiting out iad's lease takes 3.5 s.
+   */
+  static MysqlFailoverGroupSpec specWithSidecars() {
+    MysqlFailoverGroupSpec spec = spec();
+    List<SiteSpec> sites = spec.sites().stream().map(s -> new SiteSpec(s.name(), s.role(), s.zone(), s.mysql(),
+        s.podSelector(), s.taintNodeSelector(), s.lbIP(), new SiteSpec.Sidecar("http://" + s.name() + ".sidecar:8080"),
+        s.dragonfly())).toList();
+    return new MysqlFailoverGroupSpec(sites, spec.credentialsSecretRef(), spec.pollInterval(), spec.failureThreshold(),
+        spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(), spec.plannedFailover(),
+        spec.splitBrainPolicy(), spec.dns(), new MysqlFailoverGroupSpec.SidecarSpec("2s", "500ms"), spec.dragonfly());
   }
 
   static SiteSpec site(String name, String role) {

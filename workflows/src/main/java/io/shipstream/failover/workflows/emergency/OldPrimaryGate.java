@@ -1,0 +1,108 @@
+package io.shipstream.failover.workflows.emergency;
+
+import io.shipstream.failover.workflows.activities.SidecarActivities;
+import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
+import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Proof;
+import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Route;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.BiConsumer;
+
+/**
+ * Holds the candidate's promotion back until the old primary cannot take writes (decided by {@link
+ * OldPrimaryProof}). Started right after the candidate is named active, so the sidecar's answer
+ * overlaps the relay drain and the catch-up; {@link #await} is called just before the candidate
+ * is made writable. Workflow code: time comes from {@code Workflow.currentTimeMillis}, the wait
+ * is a durable timer.
+ */
+final class OldPrimaryGate {
+  private final EmergencyPlan plan;
+  private final Route route;
+  private final Instant leaseDeadline;
+  private final Promise<Confirmation> answer;
+  private final BiConsumer<String, String> warn;
+  private final BiConsumer<String, String> inform;
+
+  private OldPrimaryGate(EmergencyPlan plan, Route route, Instant leaseDeadline, Promise<Confirmation> answer,
+      BiConsumer<String, String> warn, BiConsumer<String, String> inform) {
+    this.plan = plan;
+    this.route = route;
+    this.leaseDeadline = leaseDeadline;
+    this.answer = answer;
+    this.warn = warn;
+    this.inform = inform;
+  }
+
+  /** Starts asking the old primary's sidecar, when there is one to ask; {@code namedAt} is now. */
+  static OldPrimaryGate start(EmergencyPlan plan, Boolean fencedByWorkflow, Instant namedAt,
+      BiConsumer<String, String> warn, BiConsumer<String, String> inform) {
+    Route route = OldPrimaryProof.route(fencedByWorkflow, plan.failed());
+    Instant leaseDeadline = OldPrimaryProof.leaseDeadline(namedAt, plan.config());
+    Promise<Confirmation> answer = null;
+    if (route == Route.ASK_SIDECAR) {
+      Instant askDeadline = OldPrimaryProof.askDeadline(leaseDeadline);
+      SidecarActivities sidecar = ActivityStubs.sidecarWait(OldPrimaryProof.remaining(namedAt, askDeadline));
+      answer = Async.function(sidecar::confirmFenced, OldPrimaryProof.sidecarUrl(plan.failed()),
+          plan.failed().name(), plan.target().name(), askDeadline);
+    }
+    return new OldPrimaryGate(plan, route, leaseDeadline, answer, warn, inform);
+  }
+
+  /** Returns once the old primary cannot take writes, or at once when nothing could make sure of it. */
+  Proof await() {
+    String site = plan.failed().name();
+    String target = plan.target().name();
+    Proof proof = switch (route) {
+      case FENCED_BY_WORKFLOW -> Proof.FENCED_BY_WORKFLOW;
+      case NO_SIDECAR -> Proof.NO_SIDECAR;
+      case ASK_SIDECAR -> waitForSidecarOrLease(site);
+    };
+    Confirmation last = peek();
+    String message = OldPrimaryProof.confirmedMessage(proof, site, target, last);
+    switch (proof) {
+      case NO_SIDECAR -> warn.accept("OldPrimaryNotGuarded", message);
+      case LEASE_EXPIRED -> warn.accept("OldPrimaryLeaseExpired", message);
+      default -> inform.accept("OldPrimaryFenceConfirmed", message);
+    }
+    return proof;
+  }
+
+  private Proof waitForSidecarOrLease(String site) {
+    Proof proof = OldPrimaryProof.settle(peek(), !now().isBefore(leaseDeadline));
+    if (proof != null) {
+      return proof;
+    }
+    Duration left = OldPrimaryProof.remaining(now(), leaseDeadline);
+    warn.accept("OldPrimaryLeaseWait", OldPrimaryProof.waitMessage(site, left, leaseDeadline, peek()));
+    Workflow.await(left, answer::isCompleted);
+    proof = OldPrimaryProof.settle(peek(), false);
+    if (proof != null) {
+      return proof;
+    }
+    // The sidecar gave up (or its activity failed) before the deadline: the lease is the bound.
+    Workflow.sleep(OldPrimaryProof.remaining(now(), leaseDeadline));
+    return Proof.LEASE_EXPIRED;
+  }
+
+  /** The sidecar's answer if it has come, a failed activity as an unconfirmed answer; else null. */
+  private Confirmation peek() {
+    if (answer == null || !answer.isCompleted()) {
+      return null;
+    }
+    try {
+      return answer.get();
+    } catch (ActivityFailure e) {
+      return new Confirmation(false, null, Failures.rootMessage(e), 0);
+    }
+  }
+
+  private static Instant now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
+  }
+}

@@ -1,0 +1,115 @@
+package io.shipstream.failover.workflows.emergency;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Decides when the candidate may be made writable: only once the old primary cannot take writes.
+ * Plain code, so every path is tested without Temporal. The old primary may be alive and only cut
+ * off from the control plane, so a failed fence proves nothing; what does is the workflow's own
+ * fence, its sidecar saying so after the naming, or the time by which its sidecar must have fenced
+ * it: {@code leaseTimeout} without any contact since the naming fences by rule 2, and a contact
+ * since the naming taught it the new active site, which fences by rule 1, both within one more
+ * {@code peerCheckInterval}.
+ */
+final class OldPrimaryProof {
+  /** Beyond lease and tick: the sidecar's tick itself and the clocks' drift. */
+  static final Duration MARGIN = Duration.ofSeconds(1);
+
+  /** How the wait is settled before it starts. */
+  enum Route {
+    /** The workflow's own fence confirmed read_only: nothing to wait for. */
+    FENCED_BY_WORKFLOW,
+    /** Ask the old primary's sidecar, and wait for the lease if it does not confirm. */
+    ASK_SIDECAR,
+    /** No sidecar: nothing can fence an isolated old primary, so waiting gains nothing. */
+    NO_SIDECAR
+  }
+
+  /** What allowed the promotion, in the words of the Event that reports it. */
+  enum Proof { FENCED_BY_WORKFLOW, SIDECAR_CONFIRMED, LEASE_EXPIRED, NO_SIDECAR }
+
+  private OldPrimaryProof() {}
+
+  static Route route(Boolean fencedByWorkflow, SiteSpec oldSite) {
+    if (Boolean.TRUE.equals(fencedByWorkflow)) {
+      return Route.FENCED_BY_WORKFLOW;
+    }
+    return sidecarUrl(oldSite) == null ? Route.NO_SIDECAR : Route.ASK_SIDECAR;
+  }
+
+  static String sidecarUrl(SiteSpec site) {
+    String url = site.sidecar() == null ? null : site.sidecar().url();
+    return url == null || url.isBlank() ? null : url;
+  }
+
+  /** By this time the old primary's sidecar has fenced it, whatever it could or could not reach. */
+  static Instant leaseDeadline(Instant namedAt, GroupConfig config) {
+    return namedAt.plus(config.leaseTimeout()).plus(config.peerCheckInterval()).plus(MARGIN);
+  }
+
+  /**
+   * The activity gives up a little before the lease deadline, so its last problem is known when
+   * the workflow's timer fires and the Event can say why the whole wait was needed.
+   */
+  static Instant askDeadline(Instant leaseDeadline) {
+    return leaseDeadline.minus(Duration.ofMillis(500));
+  }
+
+  /** The time left to wait; never negative. */
+  static Duration remaining(Instant now, Instant deadline) {
+    return now.isBefore(deadline) ? Duration.between(now, deadline) : Duration.ZERO;
+  }
+
+  /** The proof once the sidecar answered (or null, not yet), with the lease deadline past or not. */
+  static Proof settle(Confirmation answer, boolean deadlinePassed) {
+    if (answer != null && answer.confirmed()) {
+      return Proof.SIDECAR_CONFIRMED;
+    }
+    return deadlinePassed ? Proof.LEASE_EXPIRED : null;
+  }
+
+  /** Why the sidecar has not confirmed, for the Events. */
+  static String whyUnconfirmed(Confirmation answer, String site) {
+    if (answer == null) {
+      return "its sidecar has not confirmed " + site + " fenced";
+    }
+    if (answer.problem() != null) {
+      return "its sidecar cannot be reached (" + answer.problem() + ")";
+    }
+    if (answer.last() == null) {
+      return "its sidecar never answered";
+    }
+    return "its sidecar last reported active site " + answer.last().activeSite() + " and MySQL "
+        + answer.last().mysql();
+  }
+
+  static String waitMessage(String site, Duration wait, Instant deadline, Confirmation answer) {
+    return "waiting " + seconds(wait) + " s (until " + deadline + ") for " + site + "'s lease to expire: "
+        + whyUnconfirmed(answer, site);
+  }
+
+  static String confirmedMessage(Proof proof, String site, String target, Confirmation answer) {
+    return switch (proof) {
+      case FENCED_BY_WORKFLOW -> site + " is read-only (fenced by the failover), so " + target
+          + " is made writable at once";
+      case SIDECAR_CONFIRMED -> site + "'s sidecar confirms " + site + " takes no writes (MySQL "
+          + answer.last().mysql() + ", active site " + answer.last().activeSite() + ") after "
+          + answer.waitedMillis() + " ms";
+      case LEASE_EXPIRED -> site + "'s lease expired: its sidecar has fenced " + site
+          + " by now, by rule 2 if it was cut off, by rule 1 if it learned the new active site; "
+          + whyUnconfirmed(answer, site);
+      case NO_SIDECAR -> site + " has no sidecar (spec.sites[].sidecar.url), so nothing fences it should it be "
+          + "alive but cut off: " + target + " is made writable without waiting and two primaries may take "
+          + "writes until " + site + " is fenced by hand";
+    };
+  }
+
+  private static String seconds(Duration d) {
+    long tenths = (d.toMillis() + 50) / 100;
+    return tenths % 10 == 0 ? String.valueOf(tenths / 10) : (tenths / 10) + "." + (tenths % 10);
+  }
+}

@@ -1,0 +1,116 @@
+package io.shipstream.failover.workflows.emergency;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.workflows.fakes.FakeKubernetes;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.FakeSidecar;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The candidate is made writable only once the old primary is known to take no writes: fenced by
+ * the workflow, confirmed by its sidecar after the naming, or its lease run out. Without a sidecar
+ * nothing could fence it, and the failover says so instead of waiting.
+ */
+class OldPrimaryGuardTest {
+  EmergencyRig rig;
+  FakeMysql mysql;
+  FakeKubernetes k8s;
+  FakeSidecar sidecar;
+  final AtomicReference<Instant> promotedAt = new AtomicReference<>();
+
+  @BeforeEach
+  void setUp() {
+    rig = new EmergencyRig();
+    mysql = rig.mysql;
+    k8s = rig.k8s;
+    sidecar = rig.sidecar;
+    k8s.spec = EmergencyRig.specWithSidecars();
+    mysql.beforePromote = () -> promotedAt.set(Instant.now());
+  }
+
+  @AfterEach
+  void tearDown() {
+    rig.close();
+  }
+
+  @Test
+  void anOldPrimaryTheWorkflowFencedNeedsNoWait() {
+    FakeMysql.Server iad = mysql.server("iad");
+    iad.reachable = true;
+    iad.readOnly = false;
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(sidecar.calls).as("nothing to ask").isEmpty();
+    assertThat(event("OldPrimaryFenceConfirmed").type()).isEqualTo("Normal");
+    assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad is read-only (fenced by the failover)");
+    assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseWait", "OldPrimaryLeaseExpired");
+  }
+
+  @Test
+  void theOldPrimarysSidecarConfirmingItIsFencedLetsThePromotionGoOnAtOnce() {
+    sidecar.confirmAfter = Duration.ofMillis(300);
+    sidecar.mysqlState = "READ_ONLY";
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.oldPrimaryFenced()).isFalse();
+    assertThat(sidecar.calls).containsExactly("http://iad.sidecar:8080 iad pdx");
+    assertThat(promotedAt.get()).as("promoted after the sidecar confirmed").isAfterOrEqualTo(sidecar.confirmedAt);
+    assertThat(Duration.between(namedAt(), promotedAt.get())).as("no lease wait").isLessThan(Duration.ofMillis(3000));
+    assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes")
+        .contains("MySQL READ_ONLY");
+    assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseExpired");
+  }
+
+  @Test
+  void anUnreachableSidecarMeansWaitingOutTheLeaseBeforeTheCandidateIsWritable() {
+    sidecar.confirmAfter = null;
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    // lease 2 s + tick 500 ms + margin 1 s from the naming, which is after lastFailover.
+    assertThat(Duration.between(namedAt(), promotedAt.get())).isGreaterThanOrEqualTo(Duration.ofMillis(3500));
+    assertThat(mysql.server("pdx").readOnly).isFalse();
+    FakeKubernetes.Event wait = event("OldPrimaryLeaseWait");
+    assertThat(wait.type()).isEqualTo("Warning");
+    assertThat(wait.message()).startsWith("waiting ").contains("for iad's lease to expire");
+    FakeKubernetes.Event expired = event("OldPrimaryLeaseExpired");
+    assertThat(expired.type()).isEqualTo("Warning");
+    assertThat(expired.message()).contains("iad's lease expired").contains("cannot be reached");
+    assertThat(result.message()).contains("iad's lease expired");
+  }
+
+  @Test
+  void withoutASidecarNothingCanFenceAnIsolatedOldPrimarySoTheFailoverSaysSoAndGoesOn() {
+    k8s.spec = EmergencyRig.spec();
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(sidecar.calls).isEmpty();
+    FakeKubernetes.Event warning = event("OldPrimaryNotGuarded");
+    assertThat(warning.type()).isEqualTo("Warning");
+    assertThat(warning.message()).contains("iad has no sidecar").contains("without waiting");
+    assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseWait");
+  }
+
+  private Instant namedAt() {
+    return Instant.parse(k8s.status.lastFailover());
+  }
+
+  private FakeKubernetes.Event event(String reason) {
+    return k8s.events.stream().filter(e -> e.reason().equals(reason)).findFirst()
+        .orElseThrow(() -> new AssertionError("no " + reason + " Event in " + k8s.eventReasons()));
+  }
+}

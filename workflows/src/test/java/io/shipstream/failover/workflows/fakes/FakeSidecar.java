@@ -1,0 +1,46 @@
+package io.shipstream.failover.workflows.fakes;
+
+import io.shipstream.failover.workflows.activities.SidecarActivities;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The old primary's sidecar as the workflow sees it through its activity: it confirms the fence
+ * after {@link #confirmAfter}, or, with null, never answers and is reported unreachable at the
+ * deadline.
+ */
+public final class FakeSidecar implements SidecarActivities {
+  public volatile Duration confirmAfter = Duration.ofMillis(100);
+  public volatile String mysqlState = "UNREACHABLE";
+  public final List<String> calls = new CopyOnWriteArrayList<>();
+  /** When the confirmation was given, in wall-clock time; null until then. */
+  public volatile Instant confirmedAt;
+
+  @Override
+  public Confirmation confirmFenced(String sidecarUrl, String site, String activeSite, Instant deadline) {
+    calls.add(sidecarUrl + " " + site + " " + activeSite);
+    Instant started = Instant.now();
+    if (confirmAfter == null) {
+      sleepUntil(deadline);
+      return new Confirmation(false, null, "ConnectException: connection refused",
+          Duration.between(started, Instant.now()).toMillis());
+    }
+    sleepUntil(started.plus(confirmAfter));
+    confirmedAt = Instant.now();
+    return new Confirmation(true, new Snapshot(site, activeSite, mysqlState, 7),
+        null, Duration.between(started, confirmedAt).toMillis());
+  }
+
+  private static void sleepUntil(Instant until) {
+    long millis = Duration.between(Instant.now(), until).toMillis();
+    if (millis > 0) {
+      try {
+        Thread.sleep(millis);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
