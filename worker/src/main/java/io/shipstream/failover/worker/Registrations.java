@@ -6,6 +6,7 @@ import io.shipstream.failover.activities.dragonfly.StoreConnections;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
 import io.shipstream.failover.activities.mysql.SecretCredentialsProvider;
+import io.shipstream.failover.activities.sidecar.SidecarActivitiesImpl;
 import io.shipstream.failover.workflows.emergency.EmergencyFailoverWorkflowImpl;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.worker.Worker;
@@ -28,7 +29,8 @@ public final class Registrations {
     return List.of(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock),
         new KubernetesActivitiesImpl(kubernetes, clock),
-        new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock));
+        new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock),
+        new SidecarActivitiesImpl(clock));
   }
 
   public static void register(Worker worker, KubernetesClient kubernetes, Clock clock) {

@@ -1,0 +1,87 @@
+package io.shipstream.failover.activities.sidecar;
+
+import io.shipstream.failover.activities.mysql.Heartbeat;
+import io.shipstream.failover.workflows.activities.SidecarActivities;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Asks an old primary's sidecar to confirm that its server takes no writes. The first request is
+ * {@code POST /tick}, so a sidecar that has not ticked since the naming does not make the failover
+ * wait for its next scheduled tick; then {@code GET /status} every {@link #POLL_INTERVAL}, with a
+ * fresh tick asked for every {@link #TICK_INTERVAL} (the sidecar rate-limits them anyway).
+ */
+public final class SidecarActivitiesImpl implements SidecarActivities {
+  static final Duration POLL_INTERVAL = Duration.ofMillis(200);
+  static final Duration TICK_INTERVAL = Duration.ofSeconds(1);
+  private static final Logger log = LoggerFactory.getLogger(SidecarActivitiesImpl.class);
+
+  private final SidecarClient client = new SidecarClient();
+  private final Clock clock;
+  private final Heartbeat heartbeat;
+
+  public SidecarActivitiesImpl(Clock clock) {
+    this(clock, Heartbeat.temporal());
+  }
+
+  SidecarActivitiesImpl(Clock clock, Heartbeat heartbeat) {
+    this.clock = Objects.requireNonNull(clock, "clock");
+    this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
+  }
+
+  @Override
+  public Confirmation confirmFenced(String sidecarUrl, String site, String activeSite, Instant deadline) {
+    URI base = URI.create(sidecarUrl);
+    Instant started = clock.instant();
+    Snapshot last = null;
+    String problem = null;
+    Instant nextTick = started;
+    while (true) {
+      Instant now = clock.instant();
+      try {
+        if (!now.isBefore(nextTick)) {
+          last = client.tick(base);
+          nextTick = now.plus(TICK_INTERVAL);
+        } else {
+          last = client.status(base);
+        }
+        problem = null;
+      } catch (HttpTimeoutException e) {
+        problem = "no answer within " + SidecarClient.REQUEST_TIMEOUT.toMillis() + " ms";
+      } catch (IOException | IllegalArgumentException e) {
+        problem = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return unconfirmed(last, "interrupted", started);
+      }
+      if (last != null && problem == null && last.provesFenced(site, activeSite)) {
+        long waited = Duration.between(started, clock.instant()).toMillis();
+        log.info("the sidecar of {} confirms it takes no writes (MySQL {}, active site {}) after {} ms", site,
+            last.mysql(), last.activeSite(), waited);
+        return new Confirmation(true, last, null, waited);
+      }
+      heartbeat.beat(problem != null ? problem : String.valueOf(last));
+      Instant after = clock.instant();
+      if (!after.plus(POLL_INTERVAL).isBefore(deadline)) {
+        return unconfirmed(last, problem, started);
+      }
+      try {
+        Thread.sleep(POLL_INTERVAL.toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return unconfirmed(last, "interrupted", started);
+      }
+    }
+  }
+
+  private Confirmation unconfirmed(Snapshot last, String problem, Instant started) {
+    return new Confirmation(false, last, problem, Duration.between(started, clock.instant()).toMillis());
+  }
+}

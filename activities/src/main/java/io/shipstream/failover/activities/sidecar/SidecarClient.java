@@ -1,0 +1,58 @@
+package io.shipstream.failover.activities.sidecar;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/**
+ * The sidecar's two unauthenticated endpoints the workflows use: {@code POST /tick} (a fencing tick
+ * now, answering the fresh status) and {@code GET /status}. Every request is short: a sidecar that
+ * does not answer within a second is asked again on the next poll rather than waited for.
+ */
+final class SidecarClient {
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(REQUEST_TIMEOUT).build();
+
+  /** The status after a tick run now; an older sidecar without the endpoint answers its current status. */
+  Snapshot tick(URI base) throws IOException, InterruptedException {
+    HttpResponse<String> response = http.send(request(base, "/tick").POST(HttpRequest.BodyPublishers.noBody())
+        .build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() == 404 || response.statusCode() == 405) {
+      return status(base);
+    }
+    return parse(response);
+  }
+
+  Snapshot status(URI base) throws IOException, InterruptedException {
+    return parse(http.send(request(base, "/status").GET().build(), HttpResponse.BodyHandlers.ofString()));
+  }
+
+  private static HttpRequest.Builder request(URI base, String path) {
+    String root = base.toString().endsWith("/") ? base.toString().substring(0, base.toString().length() - 1)
+        : base.toString();
+    return HttpRequest.newBuilder(URI.create(root + path)).timeout(REQUEST_TIMEOUT);
+  }
+
+  static Snapshot parse(HttpResponse<String> response) throws IOException {
+    if (response.statusCode() != 200) {
+      throw new IOException("HTTP " + response.statusCode() + " from " + response.uri());
+    }
+    return parse(response.body());
+  }
+
+  static Snapshot parse(String body) throws IOException {
+    JsonNode node = JSON.readTree(body);
+    JsonNode view = node.path("view");
+    String activeSite = view.isObject() ? view.path("activeSite").asText(null) : null;
+    return new Snapshot(node.path("site").asText(null), activeSite, node.path("mysql").asText(null),
+        node.path("ticks").asLong(-1));
+  }
+}

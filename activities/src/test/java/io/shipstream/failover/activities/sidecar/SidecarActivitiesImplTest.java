@@ -1,0 +1,126 @@
+package io.shipstream.failover.activities.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import io.shipstream.failover.activities.mysql.Heartbeat;
+import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Against a stub sidecar on a loopback port: what the old primary's sidecar answers decides. */
+class SidecarActivitiesImplTest {
+  private final AtomicReference<String> mysql = new AtomicReference<>("WRITABLE");
+  private final AtomicReference<String> active = new AtomicReference<>("iad");
+  private final List<String> requests = new CopyOnWriteArrayList<>();
+  private HttpServer server;
+  private final SidecarActivitiesImpl activities = new SidecarActivitiesImpl(Clock.systemUTC(), Heartbeat.NONE);
+
+  private String start(boolean hasTick) throws IOException {
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
+    server.createContext("/", exchange -> {
+      try (exchange) {
+        String path = exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath();
+        requests.add(path);
+        boolean known = path.equals("GET /status") || (hasTick && path.equals("POST /tick"));
+        String body = "{\"site\":\"iad\",\"view\":{\"activeSite\":\"" + active.get()
+            + "\",\"observedAt\":\"2026-01-01T00:00:00Z\"},\"mysql\":\"" + mysql.get() + "\",\"ticks\":3}";
+        byte[] bytes = (known ? body : "not found\n").getBytes(StandardCharsets.UTF_8);
+        exchange.sendResponseHeaders(known ? 200 : 404, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+          out.write(bytes);
+        }
+      }
+    });
+    server.start();
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  @AfterEach
+  void stop() {
+    if (server != null) {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void confirmsAtOnceWhenTheTickShowsTheNewActiveSiteAndAReadOnlyServer() throws IOException {
+    String url = start(true);
+    active.set("pdx");
+    mysql.set("READ_ONLY");
+    Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5));
+    assertThat(answer.confirmed()).isTrue();
+    assertThat(answer.last().mysql()).isEqualTo("READ_ONLY");
+    assertThat(requests).containsExactly("POST /tick");
+  }
+
+  @Test
+  void aServerItCannotReachCountsAsNotWritable() throws IOException {
+    String url = start(true);
+    active.set("pdx");
+    mysql.set("UNREACHABLE");
+    assertThat(activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5)).confirmed()).isTrue();
+  }
+
+  @Test
+  void pollsUntilTheSidecarHasFencedAndFallsBackToStatusOnAnOlderSidecar() throws IOException {
+    String url = start(false);
+    new Thread(() -> {
+      sleep(600);
+      active.set("pdx");
+      sleep(300);
+      mysql.set("READ_ONLY");
+    }).start();
+    Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5));
+    assertThat(answer.confirmed()).isTrue();
+    assertThat(answer.waitedMillis()).isBetween(800L, 4000L);
+    assertThat(requests).contains("POST /tick", "GET /status");
+  }
+
+  @Test
+  void aWritableServerOrAnOldViewIsNeverConfirmed() throws IOException {
+    String url = start(true);
+    active.set("pdx");
+    Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(800));
+    assertThat(answer.confirmed()).isFalse();
+    assertThat(answer.last().mysql()).isEqualTo("WRITABLE");
+    active.set("iad");
+    mysql.set("READ_ONLY");
+    assertThat(activities.confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(500)).confirmed()).isFalse();
+    // A sidecar that reports another site (a wrong URL in the spec) proves nothing about iad.
+    active.set("pdx");
+    assertThat(activities.confirmFenced(url, "sfo", "pdx", Instant.now().plusMillis(500)).confirmed()).isFalse();
+  }
+
+  @Test
+  void anUnreachableSidecarIsReportedAtTheDeadline() throws IOException {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0)) {
+      port = socket.getLocalPort();
+    }
+    Instant deadline = Instant.now().plusMillis(700);
+    Confirmation answer = activities.confirmFenced("http://127.0.0.1:" + port, "iad", "pdx", deadline);
+    assertThat(answer.confirmed()).isFalse();
+    assertThat(answer.last()).isNull();
+    assertThat(answer.problem()).contains("ConnectException");
+    assertThat(Instant.now()).isBefore(deadline.plusSeconds(2));
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
