@@ -231,7 +231,7 @@ public final class Playground {
   }
 
   /** The stack with a sidecar per site, as issue #7 describes it; nothing left running if it fails. */
-  private static FailoverStack startWithSidecars(Path work, FailoverStack.Options options) {
+  static FailoverStack startWithSidecars(Path work, FailoverStack.Options options) {
     FailoverStack stack = FailoverStack.start(work, options);
     try {
       stack.startSidecars(SidecarMesh.Knobs.playground());

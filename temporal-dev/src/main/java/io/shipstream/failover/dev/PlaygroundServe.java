@@ -62,7 +62,7 @@ final class PlaygroundServe {
     long t0 = System.nanoTime();
     // The playground's sites with a one minute cooldown instead of five: going back and forth by
     // hand should not mean waiting, yet a too-early second request still shows CooldownActive.
-    FailoverStack stack = FailoverStack.start(work,
+    FailoverStack stack = Playground.startWithSidecars(work,
         new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m", null));
     PrintStream out = System.out;
     KubectlGateway gateway = Playground.printEndpoints(stack, out, work, t0);
