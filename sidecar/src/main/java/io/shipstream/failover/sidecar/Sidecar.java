@@ -59,11 +59,13 @@ public final class Sidecar implements AutoCloseable {
     ExecutorService io = Executors.newCachedThreadPool(threads(name + "-io"));
     // A few threads serve every caller: a flood of requests queues instead of spawning threads.
     ExecutorService httpThreads = Executors.newFixedThreadPool(4, threads(name + "-http"));
+    ExtraTicks extraTicks = new ExtraTicks(scheduler, clock);
     try {
       SidecarMetrics metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
       FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, metrics);
+      extraTicks.attach(loop);
       SidecarHttpServer http = new SidecarHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
-          httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape);
+          httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape, extraTicks::run);
       Sidecar sidecar = new Sidecar(config, clock, loop, http, scheduler, io, httpThreads);
       LOG.info("sidecar started on port {}: {}", http.port(), config);
       scheduler.execute(sidecar::tickAndReschedule);

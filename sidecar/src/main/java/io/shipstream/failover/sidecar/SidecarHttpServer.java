@@ -18,17 +18,22 @@ import org.slf4j.LoggerFactory;
  * {@code GET /health}, {@code /status}, {@code /metrics} (open: probes and Prometheus read them,
  * and nothing they return can start or stop a fence), and {@code /peer/ping}, {@code
  * /peer/active-site} (bearer token, 401 without it: a peer's view can fence this group's
- * servers, so only a holder of the group's token may serve or read one).
+ * servers, so only a holder of the group's token may serve or read one). {@code POST /tick} (open
+ * too) runs a fencing tick now and answers the fresh status: the failover workflow asks for one so
+ * that the old primary's sidecar learns the new active site without waiting for its next scheduled
+ * tick. A tick only applies the sidecar's own rules, so an extra one can fence but never unfence
+ * anything the rules would not; the sidecar rate-limits them.
  */
 final class SidecarHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SidecarHttpServer.class);
   private static final String JSON = "application/json";
+  static final String TICK_PATH = "/tick";
 
   private final HttpServer server;
 
   SidecarHttpServer(InetSocketAddress address, ExecutorService executor, BearerToken token, String site,
-      Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics)
-      throws IOException {
+      Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics,
+      Supplier<SidecarStatus> tickNow) throws IOException {
     String pingBody = new ObjectMapper().createObjectNode().put("site", site).toString();
     server = HttpServer.create(address, 16);
     server.setExecutor(executor);
@@ -46,10 +51,22 @@ final class SidecarHttpServer implements AutoCloseable {
             send(exchange, 204, null, null);
           }
         }));
+    // The one route that is not a GET; every other path keeps answering 405 to anything but GET.
+    Map<String, Handler> posts = Map.of(
+        TICK_PATH, exchange -> send(exchange, 200, JSON, tickNow.get().toJson()));
     server.createContext("/", exchange -> {
       try (exchange) {
-        Handler handler = routes.get(exchange.getRequestURI().getPath());
-        if (handler == null) {
+        String path = exchange.getRequestURI().getPath();
+        Handler handler = routes.get(path);
+        Handler post = posts.get(path);
+        if (post != null) {
+          if ("POST".equals(exchange.getRequestMethod())) {
+            post.handle(exchange);
+          } else {
+            exchange.getResponseHeaders().set("Allow", "POST");
+            send(exchange, 405, "text/plain", "only POST\n");
+          }
+        } else if (handler == null) {
           send(exchange, 404, "text/plain", "not found\n");
         } else if (!"GET".equals(exchange.getRequestMethod())) {
           exchange.getResponseHeaders().set("Allow", "GET");

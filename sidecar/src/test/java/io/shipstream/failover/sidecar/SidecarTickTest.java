@@ -1,0 +1,106 @@
+package io.shipstream.failover.sidecar;
+
+import static io.shipstream.failover.sidecar.SidecarHttpTest.awaitTrue;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code POST /tick}: the failover workflow asks the old primary's sidecar to apply its rules now
+ * instead of at its next scheduled tick, which is a whole minute away here.
+ */
+class SidecarTickTest {
+  private static final Duration LEASE = Duration.ofSeconds(150);
+  private static final Duration INTERVAL = Duration.ofSeconds(60);
+
+  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+  private final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+  private Sidecar sidecar;
+
+  @AfterEach
+  void stop() {
+    if (sidecar != null) {
+      sidecar.close();
+    }
+    watcher.close();
+  }
+
+  @Test
+  void aTickAskedForFencesAtOnceWhenTheActiveSiteMovedAndAnswersTheFreshStatus() throws Exception {
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    sidecar = start(mysql);
+    awaitTrue(() -> sidecar.status().boot() == FencingDecision.Boot.DONE);
+    watcher.activeSite("pdx");
+
+    HttpResponse<String> tick = post("/tick", null);
+
+    assertThat(tick.statusCode()).isEqualTo(200);
+    assertThat(tick.headers().firstValue("Content-Type")).contains("application/json");
+    assertThat(tick.body()).contains("\"activeSite\":\"pdx\"", "\"lastAction\":\"FENCE_RULE1\"", "\"ticks\":2");
+    assertThat(mysql.calls).containsExactly("fence");
+    Thread.sleep(ExtraTicks.MIN_INTERVAL.toMillis() + 50);
+    assertThat(post("/tick", null).body()).as("the next tick sees the server fenced")
+        .contains("\"mysql\":\"READ_ONLY\"", "\"lastAction\":\"NONE\"", "\"ticks\":3");
+    assertThat(get("/status").body()).contains("\"mysql\":\"READ_ONLY\"", "\"ticks\":3");
+  }
+
+  @Test
+  void ticksAskedForTooOftenAnswerTheLastStatusWithoutTicking() throws Exception {
+    sidecar = start(new FakeLocalMysql(MysqlState.READ_ONLY));
+    awaitTrue(() -> sidecar.status().ticks() == 1);
+
+    long before = sidecar.status().ticks();
+    for (int i = 0; i < 10; i++) {
+      assertThat(post("/tick", null).statusCode()).isEqualTo(200);
+    }
+
+    assertThat(sidecar.status().ticks()).as("one extra tick per 200 ms at most").isBetween(before + 1, before + 2);
+  }
+
+  @Test
+  void tickIsPostOnlyNeedsNoTokenAndTheOtherRoutesStayGetOnly() throws Exception {
+    sidecar = start(new FakeLocalMysql(MysqlState.READ_ONLY));
+
+    HttpResponse<String> getTick = get("/tick");
+    assertThat(getTick.statusCode()).isEqualTo(405);
+    assertThat(getTick.headers().firstValue("Allow")).contains("POST");
+    assertThat(post("/tick", "Bearer wrong").statusCode()).as("open like /status").isEqualTo(200);
+    for (String path : List.of("/status", "/health", "/peer/ping", "/peer/active-site")) {
+      HttpResponse<String> post = post(path, "Bearer " + Configs.TOKEN);
+      assertThat(post.statusCode()).as(path).isEqualTo(405);
+      assertThat(post.headers().firstValue("Allow")).contains("GET");
+    }
+    assertThat(post("/tick/x", null).statusCode()).isEqualTo(404);
+  }
+
+  private Sidecar start(FakeLocalMysql mysql) {
+    return Sidecar.start(Configs.config("iad", watcher.url(), List.of(), LEASE, INTERVAL), Clock.systemUTC(), mysql);
+  }
+
+  private URI url(String path) {
+    return URI.create("http://127.0.0.1:" + sidecar.port() + path);
+  }
+
+  private HttpResponse<String> post(String path, String authorization) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(5))
+        .POST(HttpRequest.BodyPublishers.noBody());
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(5)).GET().build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+}
