@@ -78,6 +78,13 @@ final class OldPrimaryGate {
     if (proof != null) {
       return proof;
     }
+    // A live sidecar answers within a tick or two of being asked: only a longer silence is worth a Warning.
+    Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(now(), leaseDeadline)),
+        answer::isCompleted);
+    proof = OldPrimaryProof.settle(peek(), !now().isBefore(leaseDeadline));
+    if (proof != null) {
+      return proof;
+    }
     Duration left = OldPrimaryProof.remaining(now(), leaseDeadline);
     warn.accept("OldPrimaryLeaseWait", OldPrimaryProof.waitMessage(site, left, leaseDeadline, peek()));
     Workflow.await(left, answer::isCompleted);
@@ -100,6 +107,10 @@ final class OldPrimaryGate {
     } catch (ActivityFailure e) {
       return new Confirmation(false, null, Failures.rootMessage(e), 0);
     }
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   private static Instant now() {

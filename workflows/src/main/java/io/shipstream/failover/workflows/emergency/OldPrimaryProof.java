@@ -18,6 +18,8 @@ import java.time.Instant;
 final class OldPrimaryProof {
   /** Beyond lease and tick: the sidecar's tick itself and the clocks' drift. */
   static final Duration MARGIN = Duration.ofSeconds(1);
+  /** How long the sidecar may take to answer before the wait is reported as a Warning. */
+  static final Duration QUIET_WAIT = Duration.ofSeconds(2);
 
   /** How the wait is settled before it starts. */
   enum Route {
