@@ -12,6 +12,7 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.watcher.WatcherApp;
 import io.shipstream.failover.worker.Registrations;
@@ -61,6 +62,7 @@ public final class FailoverStack implements AutoCloseable {
   /** Fixed for the stack's life, so a restarted watcher is found where the sidecars' links point. */
   private final int watcherPort = FreePorts.next();
   private SidecarMesh sidecars;
+  private final List<TcpProxy> controlPlaneProxies = new java.util.concurrent.CopyOnWriteArrayList<>();
   private volatile boolean stickyExecution;
   private final List<WorkerInterceptor> workerInterceptors = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -245,8 +247,48 @@ public final class FailoverStack implements AutoCloseable {
   public synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs) {
     if (sidecars == null) {
       sidecars = SidecarMesh.start(servers, group, watcherPort, SIDECAR_TOKEN, knobs);
+      // The emergency failover asks the old primary's sidecar, and waits out its lease, by the spec.
+      SidecarMesh mesh = sidecars;
+      editSpec(spec -> new MysqlFailoverGroupSpec(spec.sites().stream().map(s -> withSite(s, s.mysql(),
+              new SiteSpec.Sidecar(mesh.controlUrl(s.name())))).toList(), spec.credentialsSecretRef(),
+          spec.pollInterval(), spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(),
+          spec.connectionDrainTimeout(), spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(),
+          new MysqlFailoverGroupSpec.SidecarSpec(knobs.leaseTimeout().toMillis() + "ms",
+              knobs.peerCheckInterval().toMillis() + "ms"), spec.dragonfly()));
     }
     return sidecars;
+  }
+
+  /**
+   * Points the control plane (the watcher's monitor and the worker's activities) at the site's
+   * MySQL through a {@link TcpProxy}, returned so that a test can cut the control plane off the
+   * server while the application and the replicas still reach it directly. Returns once the
+   * monitor has had time to restart its polls on the changed spec.
+   */
+  public synchronized TcpProxy proxyControlPlaneMysql(String site) {
+    MariaDbServer server = server(site);
+    TcpProxy proxy = TcpProxy.start(server.host(), server.port());
+    controlPlaneProxies.add(proxy);
+    editSpec(spec -> new MysqlFailoverGroupSpec(spec.sites().stream().map(s -> !s.name().equals(site) ? s
+            : withSite(s, new SiteSpec.Endpoint(proxy.host(), proxy.port()), s.sidecar())).toList(),
+        spec.credentialsSecretRef(), spec.pollInterval(), spec.failureThreshold(), spec.recoveryThreshold(),
+        spec.failoverCooldown(), spec.connectionDrainTimeout(), spec.plannedFailover(), spec.splitBrainPolicy(),
+        spec.dns(), spec.sidecar(), spec.dragonfly()));
+    sleep(2_000);
+    return proxy;
+  }
+
+  private void editSpec(java.util.function.UnaryOperator<MysqlFailoverGroupSpec> change) {
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(GROUP_NAME)
+        .edit(cr -> {
+          cr.setSpec(change.apply(cr.getSpec()));
+          return cr;
+        });
+  }
+
+  private static SiteSpec withSite(SiteSpec s, SiteSpec.Endpoint mysql, SiteSpec.Sidecar sidecar) {
+    return new SiteSpec(s.name(), s.role(), s.zone(), mysql, s.podSelector(), s.taintNodeSelector(), s.lbIP(),
+        sidecar, s.dragonfly());
   }
 
   /** The sidecars, when {@link #startSidecars} was called. */
@@ -380,6 +422,7 @@ public final class FailoverStack implements AutoCloseable {
   public void close() {
     // The sidecars first: they must not see the watcher go and start counting down their lease.
     closeQuietly(sidecars);
+    controlPlaneProxies.forEach(FailoverStack::closeQuietly);
     killWatcher();
     killWorker();
     closeQuietly(redis);

@@ -43,6 +43,11 @@ public final class SidecarMesh implements AutoCloseable {
   private final Map<String, Sidecar> sidecars = new LinkedHashMap<>();
   /** Every directed link by (from, to); the watcher's end is named {@value #WATCHER}. */
   private final Map<String, Map<String, TcpProxy>> links = new LinkedHashMap<>();
+  /**
+   * The control plane's way to each sidecar (the worker's POST /tick and GET /status): the URL the
+   * group's spec carries, so that {@link #partition} cuts it too.
+   */
+  private final Map<String, TcpProxy> controlLinks = new LinkedHashMap<>();
 
   private SidecarMesh(Knobs knobs) {
     this.knobs = knobs;
@@ -82,6 +87,7 @@ public final class SidecarMesh implements AutoCloseable {
             BearerToken.of(token), Set.of(MariaDbServer.REPLICATION.user()));
         mesh.sidecars.put(site, Sidecar.start(config));
       });
+      ports.forEach((site, port) -> mesh.controlLinks.put(site, TcpProxy.start(MariaDbServer.HOST, port)));
       mesh.awaitSteady(Duration.ofSeconds(30));
       return mesh;
     } catch (RuntimeException e) {
@@ -103,8 +109,14 @@ public final class SidecarMesh implements AutoCloseable {
     return sidecar(site).port();
   }
 
+  /** The site's sidecar as the control plane reaches it: spec.sites[].sidecar.url. */
+  public String controlUrl(String site) {
+    sidecar(site);
+    return url(controlLinks.get(site)).toString();
+  }
+
   /**
-   * Cuts the site's sidecar off the watcher and every peer, both ways: packets are dropped (the
+   * Cuts the site's sidecar off the watcher, every peer and the worker, both ways: packets are dropped (the
    * connections hang until the callers' timeouts), as behind a real partition.
    */
   public void partition(String site) {
@@ -138,6 +150,7 @@ public final class SidecarMesh implements AutoCloseable {
 
   private List<TcpProxy> linksOf(String site) {
     List<TcpProxy> all = new ArrayList<>(links.get(site).values());
+    all.add(controlLinks.get(site));
     links.forEach((from, out) -> {
       if (!from.equals(site) && out.containsKey(site)) {
         all.add(out.get(site));
@@ -163,5 +176,6 @@ public final class SidecarMesh implements AutoCloseable {
   public void close() {
     sidecars.values().forEach(Sidecar::close);
     links.values().forEach(out -> out.values().forEach(TcpProxy::close));
+    controlLinks.values().forEach(TcpProxy::close);
   }
 }

@@ -1,0 +1,134 @@
+package io.shipstream.failover.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.TcpProxy;
+import io.shipstream.failover.testsupport.WriteLoad;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The emergency failover with a sidecar per site, the spec carrying each sidecar's URL and knobs. The old primary may be dead, or alive and cut off from the control plane; the
+ * candidate must not become writable while the old primary may still take writes, and a plain
+ * crash must not cost a lease wait.
+ */
+class PartitionedPrimaryFailoverIT {
+  @TempDir
+  Path work;
+  FailoverStack stack;
+
+  @AfterEach
+  void stop() {
+    if (stack != null) {
+      stack.close();
+    }
+  }
+
+  @Test
+  void anOldPrimaryCutOffFromTheControlPlaneIsReadOnlyBeforeTheCandidateIsWritable() {
+    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+    // A lease longer than detection plus the failed fence attempt (about 7 s here): without the
+    // wait for iad's lease, pdx would be writable seconds before iad's sidecar fences iad by rule 2.
+    SidecarMesh sidecars = stack.startSidecars(new SidecarMesh.Knobs(Duration.ofSeconds(10), Duration.ofSeconds(1)));
+    TcpProxy controlToIad = stack.proxyControlPlaneMysql("iad");
+    MariaDbServer iad = stack.server("iad");
+    MariaDbServer pdx = stack.server("pdx");
+    WritableSampler sampler = new WritableSampler(stack, new Timeline(System.out));
+    sampler.start();
+    // The application still reaches iad directly: only the control plane is cut off from it.
+    try (WriteLoad load = WriteLoad.start(iad::jdbcUrl)) {
+      load.awaitAcknowledged(50, Duration.ofSeconds(30));
+      pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+      sampler.resetMost();
+      controlToIad.blackhole();
+      sidecars.partition("iad");
+
+      await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(90), "the emergency failover to succeed");
+      await(() -> !pdx.isReadOnly(), Duration.ofSeconds(5), "pdx writable");
+      sampler.stop();
+
+      assertThat(sampler.most()).as("never two writable servers, sampled every 50 ms").isLessThanOrEqualTo(1);
+      assertThat(iad.isReadOnly()).as("iad fenced by its sidecar (rule 2)").isTrue();
+      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+      assertThat(reasons()).contains("OldPrimaryNotFenced", "OldPrimaryLeaseWait", "OldPrimaryLeaseExpired")
+          .doesNotContain("OldPrimaryFenceConfirmed");
+      assertThat(messages("OldPrimaryLeaseWait").get(0)).contains("for iad's lease to expire");
+    } finally {
+      sampler.stop();
+    }
+  }
+
+  @Test
+  void aKilledPrimaryWithALiveSidecarIsConfirmedFencedWithoutWaitingForItsLease() {
+    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+    stack.startSidecars(SidecarMesh.Knobs.playground());
+    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+      load.awaitAcknowledged(50, Duration.ofSeconds(30));
+      int ackedAtKill = load.acknowledgedCount();
+      long killedAt = System.nanoTime();
+      stack.server("iad").kill9();
+
+      await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      load.awaitAcknowledged(ackedAtKill + 20, Duration.ofSeconds(30));
+      long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
+          .min().orElseThrow();
+      System.out.printf("kill -9 with sidecars: first acknowledged write on pdx %d ms after the kill; failover %.1f s%n",
+          Duration.ofNanos(firstAfter - killedAt).toMillis(),
+          stack.resource().getStatus().emergencyFailover().durationSeconds());
+
+      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+      assertThat(messages("OldPrimaryFenceConfirmed")).singleElement().asString()
+          .contains("iad's sidecar confirms iad takes no writes (MySQL UNREACHABLE, active site pdx)");
+      assertThat(reasons()).doesNotContain("OldPrimaryLeaseWait", "OldPrimaryLeaseExpired", "OldPrimaryNotGuarded");
+    }
+  }
+
+  private String routedOrNowhere() {
+    try {
+      return stack.routedJdbcUrl();
+    } catch (IllegalStateException e) {
+      return "jdbc:mariadb://127.0.0.1:1/";
+    }
+  }
+
+  private String emergencyPhase() {
+    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    return s == null || s.emergencyFailover() == null ? null : s.emergencyFailover().phase();
+  }
+
+  private List<Event> events() {
+    return stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
+  }
+
+  private List<String> reasons() {
+    return events().stream().map(Event::getReason).toList();
+  }
+
+  private List<String> messages(String reason) {
+    return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
+  }
+
+  private void await(BooleanSupplier condition, Duration timeout, String what) {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (System.nanoTime() < until) {
+      try {
+        if (condition.getAsBoolean()) {
+          return;
+        }
+      } catch (RuntimeException e) {
+        // A server not answering yet: ask again.
+      }
+      Playground.sleep(100);
+    }
+    throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.resource().getStatus()
+        + "; events: " + reasons());
+  }
+}
