@@ -14,20 +14,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Ticks asked for over HTTP ({@code POST /tick}). They run on the scheduler thread like the
- * scheduled ones, so two ticks never overlap, and at most one per {@link #MIN_INTERVAL}: a caller
- * that asks more often gets the last snapshot, so an open endpoint cannot make the sidecar hammer
- * its MySQL, the watcher or its peers.
+ * scheduled ones, so two ticks never overlap, and at most one per {@link #MIN_INTERVAL} and one
+ * queued at a time: a caller that asks more often, or while an extra tick is still running (ticks
+ * wait out the timeouts of cut links), gets the last snapshot at once. So an open endpoint can
+ * neither make the sidecar hammer its MySQL, the watcher or its peers, nor tie up its few HTTP
+ * threads.
  */
 final class ExtraTicks {
   static final Duration MIN_INTERVAL = Duration.ofMillis(200);
   /** A tick waits out its links' timeouts when they are cut; the caller gets the snapshot then. */
-  static final Duration MAX_WAIT = Duration.ofSeconds(10);
+  static final Duration MAX_WAIT = Duration.ofSeconds(3);
   private static final Logger LOG = LoggerFactory.getLogger(ExtraTicks.class);
 
   private final ScheduledExecutorService scheduler;
   private final Clock clock;
   private FencingLoop loop;
   private Instant last = Instant.MIN;
+  private Future<?> pending;
 
   ExtraTicks(ScheduledExecutorService scheduler, Clock clock) {
     this.scheduler = scheduler;
@@ -40,14 +43,12 @@ final class ExtraTicks {
 
   /** Runs a tick now unless one was asked for less than {@link #MIN_INTERVAL} ago; the status after it. */
   SidecarStatus run() {
-    if (!claim()) {
+    Future<?> tick = claim();
+    if (tick == null) {
       return loop.status();
     }
     try {
-      Future<?> tick = scheduler.submit(loop::tick);
       tick.get(MAX_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      LOG.debug("scheduler stopped; no extra tick");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (ExecutionException | TimeoutException e) {
@@ -56,12 +57,20 @@ final class ExtraTicks {
     return loop.status();
   }
 
-  private synchronized boolean claim() {
+  /** The extra tick this caller waits for, submitted now; null when none may run. */
+  private synchronized Future<?> claim() {
     Instant now = clock.instant();
-    if (last != Instant.MIN && Duration.between(last, now).compareTo(MIN_INTERVAL) < 0) {
-      return false;
+    if (last != Instant.MIN && Duration.between(last, now).compareTo(MIN_INTERVAL) < 0
+        || pending != null && !pending.isDone()) {
+      return null;
     }
     last = now;
-    return true;
+    try {
+      pending = scheduler.submit(loop::tick);
+    } catch (RejectedExecutionException e) {
+      LOG.debug("scheduler stopped; no extra tick");
+      return null;
+    }
+    return pending;
   }
 }

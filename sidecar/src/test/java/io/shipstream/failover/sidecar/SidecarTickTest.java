@@ -59,11 +59,14 @@ class SidecarTickTest {
     awaitTrue(() -> sidecar.status().ticks() == 1);
 
     long before = sidecar.status().ticks();
-    for (int i = 0; i < 10; i++) {
+    long started = System.nanoTime();
+    for (int i = 0; i < 20; i++) {
       assertThat(post("/tick", null).statusCode()).isEqualTo(200);
     }
+    long windows = Duration.ofNanos(System.nanoTime() - started).toMillis() / ExtraTicks.MIN_INTERVAL.toMillis() + 1;
 
-    assertThat(sidecar.status().ticks()).as("one extra tick per 200 ms at most").isBetween(before + 1, before + 2);
+    assertThat(sidecar.status().ticks() - before).as("one extra tick per 200 ms at most, in %d windows", windows)
+        .isBetween(1L, windows);
   }
 
   @Test
