@@ -5,6 +5,7 @@ import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
 import io.temporal.activity.ActivityOptions;
+import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
@@ -35,6 +36,43 @@ public final class ActivityStubs {
   /** Short MySQL calls: a few quick attempts, then the workflow decides what a failure means. */
   public static MysqlActivities mysql() {
     return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(15))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(2))
+            .setMaximumAttempts(5)
+            .setDoNotRetry("PromoteFailed", "LagTimeout")
+            .build())
+        .build());
+  }
+
+  /**
+   * The Kubernetes calls as local activities: the same timeouts and retries as {@link
+   * #kubernetes()}, run by the worker inside the workflow task that asks for them, so several cost
+   * one server round trip instead of one each. A worker that dies during such a call runs it again
+   * from the last completed workflow task, so only idempotent calls may go through this stub
+   * (status writes, Events, labels, reads, the failover record with the same arguments).
+   */
+  public static KubernetesActivities kubernetesLocal() {
+    return Workflow.newLocalActivityStub(KubernetesActivities.class, LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(10))
+        .setScheduleToCloseTimeout(Duration.ofMinutes(2))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(5))
+            .setDoNotRetry("GroupNotFound")
+            .build())
+        .build());
+  }
+
+  /**
+   * Quick MySQL calls as local activities, with the retries of {@link #mysql()}: reads, and calls
+   * that check before they change anything, so that running one again after a worker died
+   * mid-task leaves the server as one run would. Fencing, promoting, unfencing and every wait stay
+   * ordinary activities.
+   */
+  public static MysqlActivities mysqlLocal() {
+    return Workflow.newLocalActivityStub(MysqlActivities.class, LocalActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofMillis(200))
