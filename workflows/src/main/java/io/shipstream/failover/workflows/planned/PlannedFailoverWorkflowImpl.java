@@ -53,8 +53,15 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   static final String REPLICA = "replica";
   private static final Logger log = Workflow.getLogger(PlannedFailoverWorkflowImpl.class);
 
-  private final KubernetesActivities k8s = ActivityStubs.kubernetes();
+  /**
+   * The change id of the runbook whose short, idempotent calls are local activities.
+   * Failovers started by a worker without it replay with ordinary activities throughout.
+   */
+  static final String LOCAL_CALLS_CHANGE_ID = "local-short-calls";
+
+  private KubernetesActivities k8s;
   private final MysqlActivities mysql = ActivityStubs.mysql();
+  private MysqlActivities quickMysql = mysql;
   private final PlannedFailoverProgress progress = new PlannedFailoverProgress();
   private final FailoverMetrics metrics = new FailoverMetrics();
   private GroupRef group;
@@ -70,6 +77,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     group = request.group();
     annotation = request.annotation();
     progress.startTime = now();
+    useLocalShortCalls(Workflow.getVersion(LOCAL_CALLS_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1);
     publisher = new StatusPublisher(k8s, group, workflowRef());
     sessions = new SessionStoreHandover(group, k8s, progress, publisher, metrics, this::enter);
 
@@ -87,6 +95,21 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       return progress.toStatus();
     }
     return execute(plan);
+  }
+
+  /**
+   * Every Kubernetes call (status, Events, labels, DNS, taints, the failover record, loading the
+   * group), the MySQL inspection and the old primary's rejoin become local activities: a workflow
+   * task then carries several of them instead of costing a server round trip each. Each is
+   * idempotent (a write of the same value, a read, a rejoin that keeps a replica already pointing
+   * at the target), so the re-run after a worker dies mid-task does no harm. The fence, the
+   * drain, the lag wait, the promotion and the unfence stay ordinary activities, recorded before
+   * the workflow goes on. The order of side effects is the runbook's as before: a local call
+   * completes before the step after it is scheduled.
+   */
+  private void useLocalShortCalls(boolean local) {
+    k8s = local ? ActivityStubs.kubernetesLocal() : ActivityStubs.kubernetes();
+    quickMysql = local ? ActivityStubs.mysqlLocal() : mysql;
   }
 
   private PlannedFailoverStatus execute(Plan plan) {
@@ -169,7 +192,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   private Map<String, ServerState> inspectAll(CheckedRequest request) {
     Map<String, Promise<ServerState>> pending = new LinkedHashMap<>();
     for (SiteSpec site : request.config().sites()) {
-      pending.put(site.name(), Async.function(mysql::inspect, target(request.config().credentialsSecret(), site)));
+      pending.put(site.name(), Async.function(quickMysql::inspect, target(request.config().credentialsSecret(), site)));
     }
     Map<String, ServerState> states = new LinkedHashMap<>();
     pending.forEach((name, promise) -> {
@@ -351,7 +374,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     Promise<Void> dns = Async.procedure(k8s::updateDns, group, plan.config().dnsHostname(),
         plan.target().lbIP(), plan.config().dnsTtl());
     Promise<Void> taints = Async.procedure(k8s::applyTaints, group, plan.config().sites(), plan.target().name());
-    Promise<Void> rejoin = Async.procedure(mysql::replicateFrom, target(plan, plan.source()),
+    Promise<Void> rejoin = Async.procedure(quickMysql::replicateFrom, target(plan, plan.source()),
         target(plan, plan.target()));
     settle(dns, Reason.DnsFlipFailed.name(), "DNS flip to " + plan.target().lbIP() + " failed");
     settle(taints, "TaintUpdateFailed", "node taints not updated");

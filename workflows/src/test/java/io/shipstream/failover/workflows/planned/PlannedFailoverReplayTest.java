@@ -7,11 +7,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * Histories recorded from earlier builds must replay against the current implementation:
  * failovers that are running while a new worker is rolled out resume on the new code. A change
- * that breaks one of these needs {@code Workflow.getVersion}, not a new recording.
+ * that breaks one of these needs {@code Workflow.getVersion}, not a new recording. The {@code -v0}
+ * histories were recorded before the Kubernetes calls and MySQL reads became local activities.
  */
 class PlannedFailoverReplayTest {
   @ParameterizedTest
-  @ValueSource(strings = {"planned-succeeded", "planned-lag-timeout", "planned-deferred-succeeded",
+  @ValueSource(strings = {"planned-succeeded-v0", "planned-lag-timeout-v0", "planned-deferred-succeeded-v0",
+      "planned-dragonfly-succeeded-v0", "planned-dragonfly-sync-timeout-fail-v0",
+      "planned-succeeded", "planned-lag-timeout", "planned-deferred-succeeded",
       "planned-dragonfly-succeeded", "planned-dragonfly-sync-timeout-fail"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
