@@ -83,6 +83,27 @@ public final class ActivityStubs {
         .build());
   }
 
+  /**
+   * The promotion, and the fence that undoes a failed one: steps a server briefly refusing
+   * connections (a restart, a full connection table) must not fail outright. Backoff from 0.5 s
+   * to 4 s over 10 attempts waits about 28 s in all, so a target that refuses connections for
+   * that long is still promoted; PromoteFailed stays final. There is no schedule-to-close: the
+   * workflow then sees a failure only after the last attempt has returned its own error or timed
+   * out, never while an attempt it gave up on may still be running.
+   */
+  public static MysqlActivities mysqlPersistent() {
+    return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(15))
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(500))
+            .setBackoffCoefficient(2.0)
+            .setMaximumInterval(Duration.ofSeconds(4))
+            .setMaximumAttempts(10)
+            .setDoNotRetry("PromoteFailed", "LagTimeout")
+            .build())
+        .build());
+  }
+
   /** Waits bounded by a deadline the activity enforces itself; heartbeats detect a dead worker. */
   public static MysqlActivities mysqlWait(Duration budget) {
     return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
