@@ -29,6 +29,7 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRe
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.CanceledFailure;
 import io.temporal.failure.TemporalFailure;
+import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Functions;
@@ -45,8 +46,8 @@ import org.slf4j.Logger;
 /**
  * The planned-failover runbook. {@link #run} reads as the procedure an operator would follow by
  * hand; each step is a small method below it. Everything before {@link #promoteTarget} can be
- * undone and is undone on any failure or cancel; from there on the target may be writable and
- * the workflow only goes forward.
+ * undone and is undone on any failure or cancel; a promotion that fails is undone only once the
+ * target is fenced again, and after a promotion the workflow only goes forward.
  */
 public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   static final String PRIMARY = "primary";
@@ -62,6 +63,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   private KubernetesActivities k8s;
   private final MysqlActivities mysql = ActivityStubs.mysql();
   private MysqlActivities quickMysql = mysql;
+  private final MysqlActivities persistentMysql = ActivityStubs.mysqlPersistent();
   private final PlannedFailoverProgress progress = new PlannedFailoverProgress();
   private final FailoverMetrics metrics = new FailoverMetrics();
   private GroupRef group;
@@ -141,7 +143,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       saga.addCompensation(() -> k8s.recordFailover(group, plan.source().name(), failoverRecordedAt, null));
       return rollBack(saga, Reason.ExecuteFailed, notRecorded);
     }
-    PromoteResult promoted = promoteTarget(plan);
+    PromoteResult promoted = promoteTarget(plan, saga);
     if (promoted == null) {
       return progress.toStatus();
     }
@@ -346,19 +348,81 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     }
   }
 
-  /** Returns the promotion result, or null after finishing as Failed/ExecuteFailed. */
-  private PromoteResult promoteTarget(Plan plan) {
+  /**
+   * Returns the promotion result, or null after finishing as Failed/ExecuteFailed. Connection
+   * failures are retried for about 30 s. A promotion that still fails is rolled back once the
+   * target is fenced again, which proves it takes no writes whatever the failed attempts did:
+   * leaving the source fenced would leave the group without a writable primary until someone acts.
+   * Only when that cannot be proven does the workflow stop for manual recovery.
+   */
+  private PromoteResult promoteTarget(Plan plan, Saga saga) {
+    String name = plan.target().name();
     try {
-      PromoteResult result = mysql.promote(target(plan, plan.target()),
+      PromoteResult result = persistentMysql.promote(target(plan, plan.target()),
           now().plus(plan.config().connectionDrainTimeout()));
       progress.targetGtidAtPromotion = result.gtidExecuted();
       return result;
     } catch (ActivityFailure e) {
-      finishFailed(Reason.ExecuteFailed, "promotion of " + plan.target().name() + " failed: " + rootMessage(e)
-          + "; the source stays fenced and " + plan.target().name() + " is recorded as the active site: "
-          + "manual recovery required", "PlannedFailoverFailed");
+      String failed = "promotion of " + name + " failed: " + rootMessage(e);
+      if (e.getCause() instanceof TimeoutFailure) {
+        // The attempt that timed out may still be running on a worker and could clear read_only
+        // after any fence the workflow applied now, so no fence can prove the target stays
+        // read-only and unfencing the source could leave two writable servers.
+        stopForManualRecovery(plan, failed + "; the last attempt timed out and may still make " + name + " writable");
+        return null;
+      }
+      String notFenced = fenceTarget(plan);
+      if (notFenced != null) {
+        stopForManualRecovery(plan, failed + "; " + name + " could not be fenced either (" + notFenced
+            + "), so it cannot be proven read-only");
+        return null;
+      }
+      rollBackPromotion(plan, saga, failed + "; " + name + " fenced again (read-only)");
       return null;
     }
+  }
+
+  /** Makes the target read-only again; returns why that failed, else null. */
+  private String fenceTarget(Plan plan) {
+    try {
+      persistentMysql.fence(target(plan, plan.target()));
+      return null;
+    } catch (ActivityFailure e) {
+      return rootMessage(e);
+    }
+  }
+
+  /**
+   * The target is read-only, so the source can take writes again without a second writable
+   * server: the source is named active first (so that no sidecar fences it once unfenced), then
+   * the saga unfences it and labels it primary, as for a failure before promotion. The target is
+   * then pointed back at the source, best effort: it stays read-only either way.
+   */
+  private void rollBackPromotion(Plan plan, Saga saga, String message) {
+    String source = plan.source().name();
+    saga.addCompensation(() -> k8s.recordFailover(group, source, failoverRecordedAt, null));
+    String undoFailed = compensate(saga);
+    if (undoFailed != null) {
+      finishFailed(Reason.ExecuteFailed, message + "; ROLLBACK FAILED (" + undoFailed + "): the source may still "
+          + "be fenced, manual recovery required", "PlannedFailoverFailed");
+      return;
+    }
+    String outcome = message + "; rolled back: " + source + " is named active again and writable again, labelled "
+        + "primary, no DNS flip";
+    try {
+      quickMysql.replicateFrom(target(plan, plan.target()), target(plan, plan.source()));
+    } catch (ActivityFailure e) {
+      String notRejoined = plan.target().name() + " not re-pointed at " + source + "; it stays read-only: "
+          + rootMessage(e);
+      publisher.event("Warning", "RejoinFailed", notRejoined);
+      outcome += "; " + notRejoined;
+    }
+    finishFailed(Reason.ExecuteFailed, outcome, "PlannedFailoverFailed");
+  }
+
+  private void stopForManualRecovery(Plan plan, String message) {
+    finishFailed(Reason.ExecuteFailed, message + "; the source stays fenced and " + plan.target().name()
+        + " is recorded as the active site: manual recovery required", "PlannedFailoverFailed");
   }
 
   /**
@@ -412,15 +476,21 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   // --- Failure and rollback ------------------------------------------------------------------
 
   private PlannedFailoverStatus rollBack(Saga saga, Reason reason, String message) {
-    String outcome;
-    try {
-      Workflow.newDetachedCancellationScope(saga::compensate).run();
-      outcome = "; rolled back: source unfenced and labelled primary, no DNS flip";
-    } catch (Saga.CompensationException | TemporalFailure e) {
-      outcome = "; ROLLBACK FAILED (" + rootMessage(e) + "): the source may still be fenced, manual recovery required";
-    }
+    String undoFailed = compensate(saga);
+    String outcome = undoFailed == null ? "; rolled back: source unfenced and labelled primary, no DNS flip"
+        : "; ROLLBACK FAILED (" + undoFailed + "): the source may still be fenced, manual recovery required";
     finishFailed(reason, message + outcome, "PlannedFailoverFailed");
     return progress.toStatus();
+  }
+
+  /** Runs the compensations even after a cancel; returns why one failed, else null. */
+  private String compensate(Saga saga) {
+    try {
+      Workflow.newDetachedCancellationScope(saga::compensate).run();
+      return null;
+    } catch (Saga.CompensationException | TemporalFailure e) {
+      return rootMessage(e);
+    }
   }
 
   private void restoreSource(Plan plan) {

@@ -31,6 +31,10 @@ public final class FakeMysql implements MysqlActivities {
     /** When set, the server never catches up: waits end in LagTimeout. */
     public volatile boolean lagging;
     public volatile boolean promoteFails;
+    /** How many promotes still fail as a refused connection would (retryable) before one gets through. */
+    public final java.util.concurrent.atomic.AtomicInteger promoteRefusals = new java.util.concurrent.atomic.AtomicInteger();
+    /** When set, every fence of this server fails for good, as if the server never answered in time. */
+    public volatile boolean fenceFails;
     /** The server dies the moment it is fenced, as a source crashing mid-drain would. */
     public volatile boolean crashOnFence;
     /** When set, a fence of this server blocks here until released, so a test can act meanwhile. */
@@ -97,6 +101,9 @@ public final class FakeMysql implements MysqlActivities {
   public FenceResult fence(MysqlTarget t) {
     calls.add("fence " + t.site());
     Server s = reach(t);
+    if (s.fenceFails) {
+      throw ApplicationFailure.newNonRetryableFailure(t + " unreachable: connection refused", "Unreachable");
+    }
     await(s.fenceGate);
     if (s.crashOnFence) {
       s.reachable = false;
@@ -140,6 +147,9 @@ public final class FakeMysql implements MysqlActivities {
     calls.add("promote " + t.site());
     beforePromote.run();
     Server s = reach(t);
+    if (s.promoteRefusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw ApplicationFailure.newFailure(t + " unreachable: connection refused", "Unreachable");
+    }
     if (s.promoteFails) {
       throw ApplicationFailure.newNonRetryableFailure("SET GLOBAL read_only=0 refused", "PromoteFailed");
     }

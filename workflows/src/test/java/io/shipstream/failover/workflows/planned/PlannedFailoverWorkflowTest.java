@@ -321,18 +321,6 @@ class PlannedFailoverWorkflowTest {
   }
 
   @Test
-  void promotionFailureIsExecuteFailedWithoutRollback() {
-    mysql.server("pdx").promoteFails = true;
-    PlannedFailoverStatus result = request("pdx");
-    assertThat(result.phase()).isEqualTo("Failed");
-    assertThat(result.reason()).isEqualTo("ExecuteFailed");
-    assertThat(result.message()).contains("manual recovery required");
-    assertThat(mysql.callsTo("unfence")).as("past the point of no return: no rollback").isEmpty();
-    assertThat(mysql.server("iad").readOnly).isTrue();
-    assertThat(k8s.status.activeSite()).as("named active before promotion").isEqualTo("pdx");
-  }
-
-  @Test
   void dnsFailureStillSucceedsWithAWarning() {
     k8s.dnsFails = true;
     PlannedFailoverStatus result = request("pdx");

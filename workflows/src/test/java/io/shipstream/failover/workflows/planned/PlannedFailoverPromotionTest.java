@@ -1,0 +1,120 @@
+package io.shipstream.failover.workflows.planned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.fakes.FakeKubernetes;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.WorkflowWaits;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.testing.TestEnvironmentOptions;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.Worker;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A promotion that fails: retried through a short refusal, rolled back to a writable source once
+ * the target is fenced again, and stopped for manual recovery only when the target cannot be
+ * proven read-only. Same rig as {@link PlannedFailoverWorkflowTest}: real time, in-memory servers.
+ */
+class PlannedFailoverPromotionTest {
+  static final io.shipstream.failover.model.GroupRef GROUP = PlannedFailoverWorkflowTest.GROUP;
+
+  TestWorkflowEnvironment env;
+  WorkflowClient client;
+  FakeMysql mysql;
+  FakeKubernetes k8s;
+
+  @BeforeEach
+  void setUp() {
+    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
+    Worker worker = env.newWorker(TaskQueues.FAILOVER);
+    worker.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
+    mysql = new FakeMysql();
+    k8s = new FakeKubernetes();
+    worker.registerActivitiesImplementations(mysql, k8s);
+    env.start();
+    client = env.getWorkflowClient();
+    k8s.spec = PlannedFailoverWorkflowTest.spec(null);
+    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
+    mysql.add("iad", true, 100);
+    mysql.add("pdx", false, 97);
+    mysql.add("dr", false, 95);
+  }
+
+  @AfterEach
+  void tearDown() {
+    env.close();
+  }
+
+  PlannedFailoverStatus request(String annotation) {
+    k8s.annotation = annotation;
+    PlannedFailoverWorkflow wf = client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(GROUP.workflowId())
+        .setTaskQueue(TaskQueues.FAILOVER)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .build());
+    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
+    return WorkflowWaits.result(client, GROUP.workflowId(), WorkflowStub.fromTyped(wf), PlannedFailoverStatus.class);
+  }
+
+  @Test
+  void aTargetRefusingConnectionsBrieflyIsStillPromoted() {
+    mysql.server("pdx").promoteRefusals.set(3);
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(mysql.callsTo("promote")).as("three refused attempts, then the one that got through").hasSize(4);
+    assertThat(mysql.server("pdx").readOnly).isFalse();
+    assertThat(mysql.server("iad").readOnly).isTrue();
+    assertThat(k8s.status.activeSite()).isEqualTo("pdx");
+    assertThat(k8s.roles).containsEntry("pdx", "primary");
+  }
+
+  @Test
+  void aFailedPromotionIsRolledBackOnceTheTargetIsFencedAgain() {
+    mysql.server("pdx").promoteFails = true;
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("ExecuteFailed");
+    assertThat(result.message()).contains("promotion of pdx failed").contains("pdx fenced again")
+        .contains("iad is named active again and writable again").doesNotContain("manual recovery");
+    assertThat(mysql.callsTo("promote")).as("PromoteFailed is not retried").hasSize(1);
+    assertThat(mysql.calls).containsSubsequence("promote pdx", "fence pdx", "unfence iad");
+    assertThat(mysql.server("pdx").readOnly).isTrue();
+    assertThat(mysql.server("pdx").replicatesFrom).as("pointed back at the source").isEqualTo("iad");
+    assertThat(mysql.server("iad").readOnly).as("the source takes writes again").isFalse();
+    assertThat(k8s.status.activeSite()).as("the source named active again").isEqualTo("iad");
+    assertThat(k8s.roles).containsEntry("iad", "primary").doesNotContainEntry("pdx", "primary");
+    assertThat(k8s.events).anySatisfy(e -> {
+      assertThat(e.type()).isEqualTo("Warning");
+      assertThat(e.reason()).isEqualTo("PlannedFailoverFailed");
+      assertThat(e.message()).contains("writable again");
+    });
+    assertThat(k8s.annotation).as("annotation cleared").isNull();
+  }
+
+  @Test
+  void aTargetThatCannotBeFencedEitherStopsForManualRecovery() {
+    mysql.server("pdx").promoteFails = true;
+    mysql.server("pdx").fenceFails = true;
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("ExecuteFailed");
+    assertThat(result.message()).contains("pdx could not be fenced either").contains("manual recovery required");
+    assertThat(mysql.callsTo("unfence")).as("the target may be writable: the source stays fenced").isEmpty();
+    assertThat(mysql.server("iad").readOnly).isTrue();
+    assertThat(k8s.status.activeSite()).as("named active before promotion").isEqualTo("pdx");
+    assertThat(k8s.events).anySatisfy(e -> {
+      assertThat(e.type()).isEqualTo("Warning");
+      assertThat(e.message()).contains("cannot be proven read-only").contains("manual recovery required");
+    });
+  }
+}
