@@ -48,6 +48,9 @@ public record FaultPlan(String name, Fault fault, Long seed) {
         new ApiRefusal(Writes.STATUS, 503, Boundary.RECORD_TARGET, 150_000));
     add(all, "target-refuses-connections-promoting", new TargetRefuses(false, 1_500));
     add(all, "target-blackholes-connections-promoting", new TargetRefuses(true, 1_500));
+    // Longer than the promotion's ~30 s retry budget: the workflow must fence the target again and
+    // hand the writes back to the source, not stop with no writable primary (full suite only).
+    add(all, "target-refuses-connections-past-promote-budget", new TargetRefuses(false, 40_000));
     return all;
   }
 
