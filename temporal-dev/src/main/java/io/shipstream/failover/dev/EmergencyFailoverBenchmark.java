@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.testsupport.MariaDbCluster;
@@ -12,8 +13,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 
 /**
  * Runs N emergency failovers on the embedded stack (iad, pdx, dr-only dr) under a steady writer:
@@ -22,20 +27,38 @@ import java.util.function.BooleanSupplier;
  * When the writer's last transactions on the killed server never reached the replica, the monitor
  * rightly blocks the rejoin (RecoveryBlocked); the benchmark then discards them by hand, as an
  * operator would, so one stack serves every run.
- * Measures kill to first acknowledged write (on the new primary: the only one routed), kill to
- * status.emergencyFailover Succeeded, and the rows acknowledged and replicated before the kill that
- * the new primary lacks. Runs twice: with the spec's default monitor knobs (pollInterval 2s,
- * failureThreshold 3) and with pollInterval 500ms. Numbers are printed, never asserted.
+ * Every site runs a sidecar with the spec's default knobs (lease 20 s, peer check 5 s) and its URL
+ * in the spec, as a production deployment does, so the failover asks the killed primary's live
+ * sidecar for proof that it takes no writes before the candidate is made writable.
+ * Measures kill to first write acknowledged by the new primary, kill to status.emergencyFailover
+ * Succeeded, and the rows acknowledged and replicated before the kill that the new primary lacks.
+ * Runs twice: with the spec's default monitor knobs (pollInterval 2s, failureThreshold 3) and with
+ * pollInterval 500ms. Numbers are printed, never asserted.
  *
  * <pre>./temporal-dev/benchmark emergency [N]</pre>
  */
 public final class EmergencyFailoverBenchmark {
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
+  /** The spec's defaults for spec.sidecar (MysqlFailoverGroupSpec.SidecarSpec): what production runs. */
+  static final SidecarMesh.Knobs SIDECAR_KNOBS = new SidecarMesh.Knobs(Duration.ofSeconds(20), Duration.ofSeconds(5));
 
   private EmergencyFailoverBenchmark() {}
 
+  /**
+   * One kill. {@code oldPrimaryProof} names the Events the failover gave for the old primary's
+   * guard (OldPrimaryFenceConfirmed when its sidecar answered); {@code divergentGtid} is set when
+   * the monitor blocked the rejoin, with what the killed server held beyond the promotion point
+   * and {@code oldOnlyRows} says which rows of this run the killed server holds that the new
+   * primary lacks (whether they were acknowledged, whether dr has them): with one autocommit INSERT
+   * per transaction, a legitimate RecoveryBlocked has as many such rows as divergent transactions,
+   * and a rejoined server has none.
+   */
   record Run(String from, String to, double killToFirstWriteMs, double killToSucceededMs, double windowMs, long lost,
-      boolean repaired) {}
+      boolean repaired, String oldPrimaryProof, String divergentGtid, String promotionGtid,
+      long ackedAfterKillByOldPrimary, String oldOnlyRows) {}
+
+  /** When the writer opened a connection and to which site: who acknowledged what follows. */
+  private record Connect(long nanos, String site) {}
 
   public static void main(String[] args) throws IOException {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 10;
@@ -54,19 +77,23 @@ public final class EmergencyFailoverBenchmark {
     List<Run> runs = new ArrayList<>();
     FailoverStack.Options options = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
         null, pollInterval, 3, true);
+    List<Connect> connects = new CopyOnWriteArrayList<>();
     try (FailoverStack stack = FailoverStack.start(work, options);
-        WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1)) {
+        WriteLoad load = WriteLoad.start(() -> routed(stack, connects), Duration.ofMillis(2), 1)) {
+      stack.startSidecars(SIDECAR_KNOBS);
       // The worker as the worker process runs it; see PlannedFailoverBenchmark.
       stack.useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
       // One failover and rejoin to warm the JVM up; it is not counted.
-      killPrimary(stack, load);
+      killPrimary(stack, load, connects);
       for (int i = 0; i < n; i++) {
-        Run run = killPrimary(stack, load);
+        Run run = killPrimary(stack, load, connects);
         runs.add(run);
         System.out.printf("pollInterval %s, run %2d %s -> %s: kill->first write %6.0f ms, kill->Succeeded %6.0f ms,"
-            + " lost %d%s%n", pollInterval, i + 1, run.from(), run.to(), run.killToFirstWriteMs(),
-            run.killToSucceededMs(), run.lost(), run.repaired() ? ", RecoveryBlocked: rejoined by hand" : "");
+            + " lost %d, old primary %s, acked by the dying primary after the kill %d, rows on it only %s%s%n",
+            pollInterval, i + 1, run.from(), run.to(), run.killToFirstWriteMs(), run.killToSucceededMs(), run.lost(),
+            run.oldPrimaryProof(), run.ackedAfterKillByOldPrimary(), run.oldOnlyRows(),
+            run.repaired() ? ", RecoveryBlocked: rejoined by hand" : "");
       }
     } finally {
       Playground.deleteTree(work);
@@ -74,8 +101,20 @@ public final class EmergencyFailoverBenchmark {
     return runs;
   }
 
+  /**
+   * The writer's address for the next connection, as an application behind the Service gets it;
+   * each answer is recorded, so that every acknowledgement can be attributed to the server the
+   * connection went to (a single writer thread: every ack after a connect comes from that server
+   * until the next connect).
+   */
+  private static String routed(FailoverStack stack, List<Connect> connects) {
+    String site = stack.routedSite().orElseThrow(() -> new IllegalStateException("no pod is labelled primary"));
+    connects.add(new Connect(System.nanoTime(), site));
+    return stack.server(site).jdbcUrl();
+  }
+
   /** Kills the active site's server, waits for the failover and for the killed server's rejoin. */
-  private static Run killPrimary(FailoverStack stack, WriteLoad load) {
+  private static Run killPrimary(FailoverStack stack, WriteLoad load, List<Connect> connects) {
     String from = stack.resource().getStatus().activeSite();
     String to = "iad".equals(from) ? "pdx" : "iad";
     MariaDbServer primary = stack.server(from);
@@ -85,6 +124,9 @@ public final class EmergencyFailoverBenchmark {
     Set<Long> replicated = new HashSet<>(MariaDbCluster.writtenIds(candidate));
     replicated.addAll(MariaDbCluster.writtenIds(stack.server("dr")));
     int ackedAtKill = load.acknowledgedCount();
+    // This run's rows start well before the kill; rows below are leftovers of earlier RecoveryBlocked runs.
+    long runFloor = load.acks().get(Math.max(0, ackedAtKill - 1000)).id();
+    Map<String, Integer> eventsBefore = eventCounts(stack);
     String before = Instant.now().toString();
     long killedAt = System.nanoTime();
     primary.kill9();
@@ -92,8 +134,22 @@ public final class EmergencyFailoverBenchmark {
     await(() -> succeededSince(stack, before), "status.emergencyFailover Succeeded after killing " + from);
     long succeededAt = System.nanoTime();
     load.awaitAcknowledged(ackedAtKill + 20, TIMEOUT);
-    long firstWrite = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
+    // The first write the new primary acknowledged: after the writer's first connection to it since
+    // the kill. An ack after the kill on the connection to the killed server is one the dying
+    // server sent before the signal took effect (or that was in flight): not the new primary's.
+    long connectedToNew = connects.stream().filter(c -> c.nanos() > killedAt && c.site().equals(to))
+        .mapToLong(Connect::nanos).min().orElseThrow();
+    if (connects.stream().anyMatch(c -> c.nanos() > connectedToNew && !c.site().equals(to))) {
+      throw new IllegalStateException("the writer was routed away from " + to + " after the failover");
+    }
+    long firstWrite = load.acks().stream().filter(a -> a.nanos() > connectedToNew).mapToLong(WriteLoad.Ack::nanos)
         .min().orElseThrow();
+    long ackedByDying = load.acks().stream().filter(a -> a.nanos() > killedAt && a.nanos() < connectedToNew).count();
+    // Repeated Events are counted up rather than written again: a new one or a higher count is this run's.
+    String proof = events(stack).stream()
+        .filter(e -> count(e) > eventsBefore.getOrDefault(e.getMetadata().getName(), 0))
+        .map(Event::getReason).filter(r -> r != null && r.startsWith("OldPrimary"))
+        .collect(Collectors.toCollection(TreeSet::new)).toString();
     // The client's window: its last acknowledged write before the kill to its first one after.
     long lastBefore = load.acks().stream().filter(a -> a.nanos() <= killedAt).mapToLong(WriteLoad.Ack::nanos)
         .max().orElse(killedAt);
@@ -108,13 +164,16 @@ public final class EmergencyFailoverBenchmark {
     await(() -> replicatesFrom(primary, candidate) || divergent(stack, from) != null,
         "the monitor to rejoin " + from + " as a replica of " + to + " or to block it");
     String divergent = replicatesFrom(primary, candidate) ? null : divergent(stack, from);
+    String oldOnly = oldOnlyRows(primary, candidate, stack.server("dr"), runFloor, new HashSet<>(load.acknowledged()));
+    String promotedAt = stack.resource().getStatus().promotionGtidExecuted();
     if (divergent != null) {
       // RecoveryBlocked: the writer had transactions on the killed server that had not reached the
       // replica. Do what a human would after reading status.sites[].divergentGtid: drop them from
       // the binlog (the rows stay, under ids nobody writes again) and replicate from the point of
       // promotion, so the next run can fail back.
-      String promotedAt = stack.resource().getStatus().promotionGtidExecuted();
-      System.out.printf("%s RecoveryBlocked: divergent %s, %s promoted at %s%n", from, divergent, to, promotedAt);
+      System.out.printf("%s RecoveryBlocked: divergent %s, %s promoted at %s; binlog states %s %s, %s %s, dr %s;"
+          + " rows on %s only: %s%n", from, divergent, to, promotedAt, from, binlogState(primary), to,
+          binlogState(candidate), binlogState(stack.server("dr")), from, oldOnly);
       primary.execute("STOP SLAVE", "RESET MASTER", "SET GLOBAL gtid_slave_pos = '" + promotedAt + "'");
       primary.replicateFrom(candidate);
     }
@@ -122,7 +181,45 @@ public final class EmergencyFailoverBenchmark {
         "status.sites to show " + from + " replicating from " + to);
     primary.awaitCaughtUpWith(candidate, TIMEOUT);
     return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6,
-        (firstWrite - lastBefore) / 1e6, lost, divergent != null);
+        (firstWrite - lastBefore) / 1e6, lost, divergent != null, proof, divergent, promotedAt, ackedByDying,
+        oldOnly);
+  }
+
+  /**
+   * The rows of this run (ids from {@code floor}) the killed server holds and the new primary does
+   * not, each marked acked (the client got success) and dr (the dr replica has it).
+   */
+  private static String oldOnlyRows(MariaDbServer old, MariaDbServer now, MariaDbServer dr, long floor,
+      Set<Long> acknowledged) {
+    // The killed server first: once rejoined it receives the new primary's rows, which must not
+    // look like its own.
+    List<Long> onOld = MariaDbCluster.writtenIds(old);
+    Set<Long> onNew = new HashSet<>(MariaDbCluster.writtenIds(now));
+    Set<Long> onDr = new HashSet<>(MariaDbCluster.writtenIds(dr));
+    List<String> out = new ArrayList<>();
+    for (long id : onOld) {
+      if (id >= floor && !onNew.contains(id)) {
+        out.add(id + (acknowledged.contains(id) ? " acked" : " unacked") + (onDr.contains(id) ? " on-dr" : ""));
+      }
+    }
+    return out.size() + " " + out;
+  }
+
+  private static String binlogState(MariaDbServer server) {
+    return server.queryString("SELECT @@GLOBAL.gtid_binlog_state");
+  }
+
+  private static Map<String, Integer> eventCounts(FailoverStack stack) {
+    return events(stack).stream().collect(Collectors.toMap(e -> e.getMetadata().getName(),
+        EmergencyFailoverBenchmark::count, Math::max));
+  }
+
+  private static int count(Event e) {
+    return e.getCount() == null ? 1 : e.getCount();
+  }
+
+  private static List<Event> events(FailoverStack stack) {
+    return stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
   }
 
   private static boolean replicatesFrom(MariaDbServer replica, MariaDbServer source) {
@@ -154,11 +251,11 @@ public final class EmergencyFailoverBenchmark {
 
   static String table(List<Run> runs, String pollInterval) {
     return String.format("emergency failover, %d runs, pollInterval %s, failureThreshold 3, 3 MariaDB sites on"
-        + " loopback, writer every 2 ms; old primary rejoined by the monitor %d times, by hand after"
-        + " RecoveryBlocked %d times%n", runs.size(), pollInterval, runs.stream().filter(r -> !r.repaired()).count(),
+        + " loopback, a sidecar per site (lease 20s, peer check 5s), writer every 2 ms; old primary rejoined by the"
+        + " monitor %d times, by hand after RecoveryBlocked %d times%n", runs.size(), pollInterval, runs.stream().filter(r -> !r.repaired()).count(),
         runs.stream().filter(Run::repaired).count())
         + BenchmarkTable.header()
-        + BenchmarkTable.row("kill -9 -> first acknowledged write (ms)",
+        + BenchmarkTable.row("kill -9 -> first write acknowledged by the new primary (ms)",
             runs.stream().map(Run::killToFirstWriteMs).toList())
         + BenchmarkTable.row("kill -9 -> emergencyFailover Succeeded (ms)",
             runs.stream().map(Run::killToSucceededMs).toList())
