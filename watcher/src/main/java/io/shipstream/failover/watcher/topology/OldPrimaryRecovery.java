@@ -32,7 +32,16 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each outcome is acted on once per failover (its {@code startTime}): a rejoined server that
  * later stops replicating is a replication problem for a human, not a reason to re-point it on
- * every poll, and a blocked one does not change while it is read-only.
+ * every poll, and a blocked one does not change while it is read-only. An outcome belongs to its
+ * failover: once the status shows a newer one, the older outcomes are dropped, so a site's
+ * {@code divergentGtid} never outlives the failover that found it (it would otherwise show on the
+ * site after it was repaired, even while it is the primary).
+ *
+ * <p>The active primary's set is compared only from a poll taken no earlier than the returning
+ * server's: its set only grows, and an older poll may predate transactions the returning server
+ * got from it. That happens when an old primary already brought back by hand is left without a
+ * source because the active primary died: it stops replicating, and the dead primary's last
+ * answer is older than its own.
  */
 public final class OldPrimaryRecovery {
   private static final Logger log = LoggerFactory.getLogger(OldPrimaryRecovery.class);
@@ -79,6 +88,7 @@ public final class OldPrimaryRecovery {
     if (emergency == null || emergency.failedSite() == null || status.activeSite() == null) {
       return;
     }
+    forgetOtherFailovers(group, emergency.startTime());
     String site = emergency.failedSite();
     String active = status.activeSite();
     if (site.equals(active) || site.equals(status.lastFailoverTarget())) {
@@ -109,7 +119,7 @@ public final class OldPrimaryRecovery {
     Probe primary = activeSeen == null ? null : activeSeen.latest();
     SiteSpec activeSpec = config.site(active).orElse(null);
     if (primary == null || !primary.reachable() || primary.readOnly() || primary.gtidExecuted() == null
-        || activeSpec == null || now.gtidExecuted() == null) {
+        || activeSpec == null || now.gtidExecuted() == null || primary.at().isBefore(now.at())) {
       return;
     }
     Recovery.Decision decision;
@@ -151,6 +161,12 @@ public final class OldPrimaryRecovery {
       }
     }
     return out;
+  }
+
+  /** Drops the group's outcomes of every failover but the one the status shows now. */
+  private void forgetOtherFailovers(GroupRef group, String failoverStart) {
+    outcomes.entrySet().removeIf(e -> e.getKey().group().equals(group)
+        && !Objects.equals(e.getValue().failoverStart(), failoverStart));
   }
 
   /** Forgets a group that is no longer watched. */

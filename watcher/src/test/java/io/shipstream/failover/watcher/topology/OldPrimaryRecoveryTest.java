@@ -105,6 +105,38 @@ class OldPrimaryRecoveryTest {
   }
 
   @Test
+  void aDivergenceIsShownOnlyForTheFailoverThatFoundItNotOnTheSameSiteAfterALaterFailover() {
+    recovery.check(ORDERS, config, sites(back(true, "0-1-12"), "0-1-10,0-2-15"),
+        failedOver("Succeeded", "2025-06-01T11:59:00Z"));
+    assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked");
+
+    // A human repaired iad; later failovers moved the primary on; now iad failed again and is down.
+    MysqlFailoverGroupStatus later = failedOver("Succeeded", "2025-06-01T12:30:00Z");
+    recovery.check(ORDERS, config, sites(Fixtures.dead("iad"), "0-1-10,0-2-40"), later);
+
+    List<SiteStatus> statuses = recovery.withDivergence(ORDERS, List.of(
+        new SiteStatus("iad", "UNREACHABLE", NOW.toString(), false, null, null, null)));
+    assertThat(statuses).extracting(SiteStatus::divergentGtid).containsOnlyNulls();
+  }
+
+  @Test
+  void anOldPrimaryIsNotJudgedAgainstAnActivePrimaryPollOlderThanItsOwn() {
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+    // iad was brought back by hand and replicated pdx's 11..20; pdx died, so iad stopped
+    // replicating. pdx's last answer (up to 15) predates iad's poll: iad holds nothing of its own.
+    Map<String, SiteObservation> seen = sites(back(true, "0-1-10,0-2-20"), "0-1-10,0-2-15");
+    Probe stale = new Probe("pdx", true, false, "0-1-10,0-2-15", "2", false, null, null, NOW.minusSeconds(1));
+    seen.put("pdx", new SiteObservation(SiteState.WRITABLE, stale, stale));
+
+    recovery.check(ORDERS, config, seen, status);
+
+    assertThat(done).isEmpty();
+    assertThat(recovery.withDivergence(ORDERS, List.of(
+        new SiteStatus("iad", "READ_ONLY", NOW.toString(), false, "0-1-10,0-2-20", null, null))))
+        .extracting(SiteStatus::divergentGtid).containsOnlyNulls();
+  }
+
+  @Test
   void aBlockedOldPrimaryMadeWritableAgainIsFencedAgain() {
     MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
     recovery.check(ORDERS, config, sites(back(true, "0-1-12"), "0-1-10,0-2-15"), status);
