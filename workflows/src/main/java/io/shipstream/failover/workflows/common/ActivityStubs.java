@@ -21,15 +21,30 @@ public final class ActivityStubs {
 
   private ActivityStubs() {}
 
+  /** Kubernetes calls retry until their schedule-to-close; only a missing group is final. */
+  private static RetryOptions kubernetesRetries() {
+    return RetryOptions.newBuilder()
+        .setInitialInterval(Duration.ofMillis(200))
+        .setMaximumInterval(Duration.ofSeconds(5))
+        .setDoNotRetry("GroupNotFound")
+        .build();
+  }
+
+  /** A few quick attempts, then the workflow decides what a failure means. */
+  private static RetryOptions quickMysqlRetries() {
+    return RetryOptions.newBuilder()
+        .setInitialInterval(Duration.ofMillis(200))
+        .setMaximumInterval(Duration.ofSeconds(2))
+        .setMaximumAttempts(5)
+        .setDoNotRetry("PromoteFailed", "LagTimeout")
+        .build();
+  }
+
   public static KubernetesActivities kubernetes() {
     return Workflow.newActivityStub(KubernetesActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(10))
         .setScheduleToCloseTimeout(Duration.ofMinutes(2))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofMillis(200))
-            .setMaximumInterval(Duration.ofSeconds(5))
-            .setDoNotRetry("GroupNotFound")
-            .build())
+        .setRetryOptions(kubernetesRetries())
         .build());
   }
 
@@ -37,12 +52,7 @@ public final class ActivityStubs {
   public static MysqlActivities mysql() {
     return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofMillis(200))
-            .setMaximumInterval(Duration.ofSeconds(2))
-            .setMaximumAttempts(5)
-            .setDoNotRetry("PromoteFailed", "LagTimeout")
-            .build())
+        .setRetryOptions(quickMysqlRetries())
         .build());
   }
 
@@ -57,11 +67,7 @@ public final class ActivityStubs {
     return Workflow.newLocalActivityStub(KubernetesActivities.class, LocalActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(10))
         .setScheduleToCloseTimeout(Duration.ofMinutes(2))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofMillis(200))
-            .setMaximumInterval(Duration.ofSeconds(5))
-            .setDoNotRetry("GroupNotFound")
-            .build())
+        .setRetryOptions(kubernetesRetries())
         .build());
   }
 
@@ -74,12 +80,7 @@ public final class ActivityStubs {
   public static MysqlActivities mysqlLocal() {
     return Workflow.newLocalActivityStub(MysqlActivities.class, LocalActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
-        .setRetryOptions(RetryOptions.newBuilder()
-            .setInitialInterval(Duration.ofMillis(200))
-            .setMaximumInterval(Duration.ofSeconds(2))
-            .setMaximumAttempts(5)
-            .setDoNotRetry("PromoteFailed", "LagTimeout")
-            .build())
+        .setRetryOptions(quickMysqlRetries())
         .build());
   }
 
