@@ -11,6 +11,8 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.temporal.failure.ApplicationFailure;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.slf4j.Logger;
@@ -53,9 +55,35 @@ final class GroupStore {
    * whole, so no stale member of, say, the previous plannedFailover survives.
    */
   void patchStatusFields(GroupRef group, Map<String, Object> fields, String what) {
+    patchStatusFields(group, fields, what, null, null);
+  }
+
+  /**
+   * As {@link #patchStatusFields(GroupRef, Map, String)}, but written only while the status's
+   * {@code timeField} is not later than {@code at}: a write that arrives late (a retry of a
+   * failover long finished, still running in a worker after an API outage) never overwrites the
+   * record of a newer failover. The check and the write are one step on the server: the patch
+   * tests the resourceVersion it read, and a conflicting write makes it read and decide again.
+   */
+  void patchStatusFieldsUnlessNewer(GroupRef group, Map<String, Object> fields, String what, String timeField,
+      Instant at) {
+    patchStatusFields(group, fields, what, timeField, at);
+  }
+
+  private void patchStatusFields(GroupRef group, Map<String, Object> fields, String what, String timeField,
+      Instant at) {
     Conflicts.retryRun(what + " on " + group, () -> {
       MysqlFailoverGroup cr = require(group);
       JsonPatch patch = new JsonPatch();
+      if (timeField != null && cr.getStatus() != null) {
+        Instant recorded = instantOrNull(asMap(cr.getStatus()).get(timeField));
+        if (recorded != null && recorded.isAfter(at)) {
+          log.warn("Not writing {} of MysqlFailoverGroup {}: status.{} {} is newer than this write's {}", what,
+              group, timeField, recorded, at);
+          return;
+        }
+        patch.test("/metadata/resourceVersion", cr.getMetadata().getResourceVersion());
+      }
       if (cr.getStatus() == null) {
         // A fresh resource has no status object, and a JSON patch cannot add a member to a
         // missing parent on a real API server (the mock would create it). So add the whole
@@ -86,6 +114,17 @@ final class GroupStore {
       resource(group).subresource("status").patch(PatchContext.of(PatchType.JSON), json(patch));
       log.info("Wrote status {} of MysqlFailoverGroup {}", fields.keySet(), group);
     });
+  }
+
+  private static Instant instantOrNull(Object value) {
+    if (value == null) {
+      return null;
+    }
+    try {
+      return Instant.parse(value.toString());
+    } catch (DateTimeParseException e) {
+      return null;
+    }
   }
 
   /**

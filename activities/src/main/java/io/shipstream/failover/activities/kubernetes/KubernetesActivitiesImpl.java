@@ -74,7 +74,9 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     fields.put("lastFailover", rfc3339Utc(at));
     fields.put("lastFailoverTarget", activeSite);
     fields.put("promotionGtidExecuted", promotionGtid);
-    groups.patchStatusFields(group, fields, "failover record");
+    // A late retry of an older failover's record must not name its target active again.
+    groups.patchStatusFieldsUnlessNewer(group, fields, "failover record", "lastFailover",
+        Instant.parse(rfc3339Utc(at)));
   }
 
   @Override

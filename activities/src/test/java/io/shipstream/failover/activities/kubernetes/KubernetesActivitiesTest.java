@@ -137,6 +137,24 @@ class KubernetesActivitiesTest {
   }
 
   @Test
+  void aLateRecordOfAnOlderFailoverNeverNamesItsTargetActiveAgain() {
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:05Z", "0-2-77");
+    activities.recordFailover(ORDERS, "iad", "2025-03-01T12:03:00Z", "0-1-90");
+
+    // A retry of the first failover's record, still running in some worker after an API outage.
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:05Z", "0-2-77");
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.activeSite()).isEqualTo("iad");
+    assertThat(status.lastFailover()).isEqualTo("2025-03-01T12:03:00Z");
+    assertThat(status.promotionGtidExecuted()).isEqualTo("0-1-90");
+
+    // A rollback names the source again with the same time as the record it undoes: allowed.
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:03:00Z", null);
+    assertThat(cluster.group(ORDERS).getStatus().activeSite()).isEqualTo("pdx");
+  }
+
+  @Test
   void recordFailoverKeepsThePlannedFailoverAndUsesTheClockWithoutATime() {
     activities.writePlannedFailoverStatus(ORDERS, planned("Promoting", null), workflowRef("run-1"));
 
