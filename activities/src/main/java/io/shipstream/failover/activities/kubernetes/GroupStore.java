@@ -60,7 +60,8 @@ final class GroupStore {
 
   /**
    * As {@link #patchStatusFields(GroupRef, Map, String)}, but written only while the status's
-   * {@code timeField} is not later than {@code at}: a write that arrives late (a retry of a
+   * {@code timeField} (a dotted path such as {@code plannedFailover.startTime}) is not later than
+   * {@code at}: a write that arrives late (a retry of a
    * failover long finished, still running in a worker after an API outage) never overwrites the
    * record of a newer failover. The check and the write are one step on the server: the patch
    * tests the resourceVersion it read, and a conflicting write makes it read and decide again.
@@ -76,8 +77,8 @@ final class GroupStore {
       MysqlFailoverGroup cr = require(group);
       JsonPatch patch = new JsonPatch();
       if (timeField != null && cr.getStatus() != null) {
-        Instant recorded = instantOrNull(asMap(cr.getStatus()).get(timeField));
-        if (recorded != null && recorded.isAfter(at)) {
+        Instant recorded = instantOrNull(at(asMap(cr.getStatus()), timeField));
+        if (recorded != null && at != null && recorded.isAfter(at)) {
           log.warn("Not writing {} of MysqlFailoverGroup {}: status.{} {} is newer than this write's {}", what,
               group, timeField, recorded, at);
           return;
@@ -114,6 +115,19 @@ final class GroupStore {
       resource(group).subresource("status").patch(PatchContext.of(PatchType.JSON), json(patch));
       log.info("Wrote status {} of MysqlFailoverGroup {}", fields.keySet(), group);
     });
+  }
+
+  /** The value at a dotted path of nested maps, or null where any step is missing. */
+  @SuppressWarnings("unchecked")
+  private static Object at(Map<String, Object> root, String dottedPath) {
+    Object node = root;
+    for (String step : dottedPath.split("\\.")) {
+      if (!(node instanceof Map)) {
+        return null;
+      }
+      node = ((Map<String, Object>) node).get(step);
+    }
+    return node;
   }
 
   private static Instant instantOrNull(Object value) {

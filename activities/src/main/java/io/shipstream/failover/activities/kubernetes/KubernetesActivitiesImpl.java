@@ -55,7 +55,9 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("plannedFailover", planned);
     fields.put("workflow", workflow);
-    groups.patchStatusFields(group, fields, "plannedFailover");
+    // A late retry of an older failover's status must not replace a newer failover's.
+    groups.patchStatusFieldsUnlessNewer(group, fields, "plannedFailover", "plannedFailover.startTime",
+        startTime(planned.startTime()));
   }
 
   @Override
@@ -64,7 +66,8 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put("emergencyFailover", emergency);
     fields.put("workflow", workflow);
-    groups.patchStatusFields(group, fields, "emergencyFailover");
+    groups.patchStatusFieldsUnlessNewer(group, fields, "emergencyFailover", "emergencyFailover.startTime",
+        startTime(emergency.startTime()));
   }
 
   @Override
@@ -107,6 +110,18 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   @Override
   public void clearAnnotation(GroupRef group, String expectedValue) {
     groups.clearAnnotation(group, expectedValue);
+  }
+
+  /** A status's start time, or null (no guard) when it has none or it is not a time. */
+  private static Instant startTime(String value) {
+    if (value == null || value.isBlank()) {
+      return null;
+    }
+    try {
+      return OffsetDateTime.parse(value).toInstant();
+    } catch (DateTimeParseException e) {
+      return null;
+    }
   }
 
   /**

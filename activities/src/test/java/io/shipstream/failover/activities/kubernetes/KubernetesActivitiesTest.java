@@ -155,6 +155,21 @@ class KubernetesActivitiesTest {
   }
 
   @Test
+  void aLateStatusWriteOfAnOlderPlannedFailoverLeavesTheNewerOnesStatus() {
+    PlannedFailoverStatus newer = new PlannedFailoverStatus("WaitingForLag", "iad", "pdx", null, null,
+        "2025-03-01T12:05:00Z", null, null, null, null, null, null, null);
+    activities.writePlannedFailoverStatus(ORDERS, newer, workflowRef("run-2"));
+
+    // The first failover's Promoting write, retried until the API server answered again.
+    activities.writePlannedFailoverStatus(ORDERS, planned("Promoting", null), workflowRef("run-1"));
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.plannedFailover().phase()).isEqualTo("WaitingForLag");
+    assertThat(status.plannedFailover().target()).isEqualTo("iad");
+    assertThat(status.workflow().runId()).isEqualTo("run-2");
+  }
+
+  @Test
   void recordFailoverKeepsThePlannedFailoverAndUsesTheClockWithoutATime() {
     activities.writePlannedFailoverStatus(ORDERS, planned("Promoting", null), workflowRef("run-1"));
 
