@@ -1,11 +1,7 @@
 package io.shipstream.failover.workflows.emergency;
 
-import com.uber.m3.tally.Buckets;
-import com.uber.m3.tally.Capabilities;
-import com.uber.m3.tally.CapableOf;
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
-import com.uber.m3.tally.StatsReporter;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -16,6 +12,7 @@ import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.FakeSidecar;
+import io.shipstream.failover.workflows.fakes.MetricsCapture;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -27,7 +24,6 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.Worker;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * One group of three sites on Temporal's test server: iad is the active site whose primary
@@ -135,63 +131,5 @@ final class EmergencyRig implements AutoCloseable {
 
   void waitForPhase(String phase) {
     WorkflowWaits.awaitPhase(phase, k8s::lastEmergencyPhase);
-  }
-
-  /** What a Prometheus scrape of the worker would count: counter totals per name and tags. */
-  static final class MetricsCapture implements StatsReporter {
-    private final Map<String, Long> counters = new ConcurrentHashMap<>();
-    private final Map<String, Long> timers = new ConcurrentHashMap<>();
-
-    /** The total of the counter over every series whose tags include the given ones. */
-    long counter(String name, Map<String, String> tags) {
-      return sum(counters, name, tags);
-    }
-
-    long timerRecordings(String name, Map<String, String> tags) {
-      return sum(timers, name, tags);
-    }
-
-    private static long sum(Map<String, Long> series, String name, Map<String, String> tags) {
-      return series.entrySet().stream()
-          .filter(e -> e.getKey().startsWith(name + "{"))
-          .filter(e -> tags.entrySet().stream().allMatch(t -> e.getKey().contains(t.getKey() + "=" + t.getValue())))
-          .mapToLong(Map.Entry::getValue).sum();
-    }
-
-    private static String key(String name, Map<String, String> tags) {
-      return name + new java.util.TreeMap<>(tags);
-    }
-
-    @Override
-    public void reportCounter(String name, Map<String, String> tags, long value) {
-      counters.merge(key(name, tags), value, Long::sum);
-    }
-
-    @Override
-    public void reportTimer(String name, Map<String, String> tags, com.uber.m3.util.Duration interval) {
-      timers.merge(key(name, tags), 1L, Long::sum);
-    }
-
-    @Override
-    public void reportGauge(String name, Map<String, String> tags, double value) {}
-
-    @Override
-    public void reportHistogramValueSamples(String name, Map<String, String> tags, Buckets buckets,
-        double bucketLowerBound, double bucketUpperBound, long samples) {}
-
-    @Override
-    public void reportHistogramDurationSamples(String name, Map<String, String> tags, Buckets buckets,
-        com.uber.m3.util.Duration bucketLowerBound, com.uber.m3.util.Duration bucketUpperBound, long samples) {}
-
-    @Override
-    public Capabilities capabilities() {
-      return CapableOf.REPORTING_TAGGING;
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
   }
 }

@@ -2,12 +2,8 @@ package io.shipstream.failover.workflows.planned;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.uber.m3.tally.Buckets;
-import com.uber.m3.tally.Capabilities;
-import com.uber.m3.tally.CapableOf;
 import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
-import com.uber.m3.tally.StatsReporter;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflyPlannedFailoverSpec;
@@ -21,6 +17,7 @@ import io.shipstream.failover.workflows.activities.StoreState;
 import io.shipstream.failover.workflows.fakes.FakeDragonfly;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.MetricsCapture;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
@@ -33,7 +30,6 @@ import io.temporal.testing.WorkflowReplayer;
 import io.temporal.worker.Worker;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -53,7 +49,7 @@ class PlannedFailoverDragonflyTest {
   FakeMysql mysql = new FakeMysql();
   FakeKubernetes k8s = new FakeKubernetes();
   FakeDragonfly stores = new FakeDragonfly();
-  Counters counters = new Counters();
+  MetricsCapture counters = new MetricsCapture();
   Scope scope;
 
   @BeforeEach
@@ -278,51 +274,9 @@ class PlannedFailoverDragonflyTest {
 
   private void awaitCounter(Map<String, String> tags) {
     long until = System.nanoTime() + 5_000_000_000L;
-    while (counters.total("bloodraven_dragonfly_promotions", tags) == 0 && System.nanoTime() < until) {
+    while (counters.counter("bloodraven_dragonfly_promotions", tags) == 0 && System.nanoTime() < until) {
       Thread.yield();
     }
-    assertThat(counters.total("bloodraven_dragonfly_promotions", tags)).as(tags.toString()).isEqualTo(1);
-  }
-
-  /** Counter totals as a Prometheus scrape of the worker would show them. */
-  static final class Counters implements StatsReporter {
-    private final Map<String, Long> series = new ConcurrentHashMap<>();
-
-    long total(String name, Map<String, String> tags) {
-      return series.entrySet().stream()
-          .filter(e -> e.getKey().startsWith(name + "{"))
-          .filter(e -> tags.entrySet().stream().allMatch(t -> e.getKey().contains(t.getKey() + "=" + t.getValue())))
-          .mapToLong(Map.Entry::getValue).sum();
-    }
-
-    @Override
-    public void reportCounter(String name, Map<String, String> tags, long value) {
-      series.merge(name + new java.util.TreeMap<>(tags), value, Long::sum);
-    }
-
-    @Override
-    public void reportTimer(String name, Map<String, String> tags, com.uber.m3.util.Duration interval) {}
-
-    @Override
-    public void reportGauge(String name, Map<String, String> tags, double value) {}
-
-    @Override
-    public void reportHistogramValueSamples(String name, Map<String, String> tags, Buckets buckets,
-        double bucketLowerBound, double bucketUpperBound, long samples) {}
-
-    @Override
-    public void reportHistogramDurationSamples(String name, Map<String, String> tags, Buckets buckets,
-        com.uber.m3.util.Duration bucketLowerBound, com.uber.m3.util.Duration bucketUpperBound, long samples) {}
-
-    @Override
-    public Capabilities capabilities() {
-      return CapableOf.REPORTING_TAGGING;
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
+    assertThat(counters.counter("bloodraven_dragonfly_promotions", tags)).as(tags.toString()).isEqualTo(1);
   }
 }
