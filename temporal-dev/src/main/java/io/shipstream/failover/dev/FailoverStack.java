@@ -29,6 +29,7 @@ import io.temporal.common.interceptors.WorkerInterceptor;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -320,6 +321,21 @@ public final class FailoverStack implements AutoCloseable {
     return servers;
   }
 
+  /** The sites whose server answers now and is writable; one that does not answer is not. */
+  public List<String> writableSites() {
+    List<String> writable = new ArrayList<>();
+    servers.forEach((site, s) -> {
+      try {
+        if (s.isRunning() && !s.isReadOnly()) {
+          writable.add(site);
+        }
+      } catch (RuntimeException e) {
+        // Not answering: not writable.
+      }
+    });
+    return writable;
+  }
+
   /** The mock API server itself, for faults such as refused writes. */
   public MockCluster mockCluster() {
     return kube;
@@ -343,7 +359,12 @@ public final class FailoverStack implements AutoCloseable {
 
   /** {@code kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=<value> --overwrite}. */
   public void annotate(String value) {
-    kube.client().resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name())
+    annotate(kube.client(), group, value);
+  }
+
+  /** Sets the planned-failover annotation of a group, as kubectl annotate --overwrite does. */
+  static void annotate(KubernetesClient client, GroupRef ref, String value) {
+    client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
         .edit(g -> {
           Map<String, String> annotations = g.getMetadata().getAnnotations() == null ? new HashMap<>()
               : new HashMap<>(g.getMetadata().getAnnotations());

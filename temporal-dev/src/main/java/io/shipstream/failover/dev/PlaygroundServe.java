@@ -16,9 +16,7 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -98,13 +96,7 @@ final class PlaygroundServe {
   private static int annotate(Path work, String value) throws IOException {
     try (KubernetesClient k = client(work)) {
       String before = Instant.now().toString();
-      groups(k).edit(g -> {
-        Map<String, String> annotations = g.getMetadata().getAnnotations() == null ? new HashMap<>()
-            : new HashMap<>(g.getMetadata().getAnnotations());
-        annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
-        g.getMetadata().setAnnotations(annotations);
-        return g;
-      });
+      FailoverStack.annotate(k, GROUP, value);
       System.out.printf("annotated %s with %s=%s%n", GROUP, MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
       long start = System.nanoTime();
       String last = null;

@@ -166,14 +166,7 @@ final class ScaleStack implements AutoCloseable {
   }
 
   void annotate(GroupRef ref, String value) {
-    kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
-        .edit(g -> {
-          Map<String, String> annotations = g.getMetadata().getAnnotations() == null ? new HashMap<>()
-              : new HashMap<>(g.getMetadata().getAnnotations());
-          annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
-          g.getMetadata().setAnnotations(annotations);
-          return g;
-        });
+    FailoverStack.annotate(kube.client(), ref, value);
   }
 
   /** Every group's resource, read in one list call. */

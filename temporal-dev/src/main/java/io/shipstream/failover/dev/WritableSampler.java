@@ -1,6 +1,5 @@
 package io.shipstream.failover.dev;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -45,16 +44,7 @@ final class WritableSampler {
   private void loop() {
     List<String> last = null;
     while (running.get()) {
-      List<String> writable = new ArrayList<>();
-      stack.servers().forEach((site, s) -> {
-        try {
-          if (s.isRunning() && !s.isReadOnly()) {
-            writable.add(site);
-          }
-        } catch (RuntimeException e) {
-          // Not answering: not writable.
-        }
-      });
+      List<String> writable = stack.writableSites();
       most.accumulateAndGet(writable.size(), Math::max);
       if (!writable.equals(last)) {
         timeline.print("writable: %s", writable.isEmpty() ? "none" : String.join(", ", writable));

@@ -36,7 +36,7 @@ final class Invariants {
 
     MysqlFailoverGroup group = FaultHarness.read(stack::resource);
     String active = group.getStatus().activeSite();
-    List<String> writable = writableNow();
+    List<String> writable = stack.writableSites();
     boolean succeeded = "Succeeded".equals(end.phase());
     boolean rolledBack = "Failed".equals(end.phase()) && writable.equals(List.of(source)) && source.equals(active)
         && stack.routedSite().orElse("").equals(source);
@@ -69,20 +69,6 @@ final class Invariants {
           + ", role=primary on " + primaries));
     }
     return checks;
-  }
-
-  private List<String> writableNow() {
-    List<String> writable = new ArrayList<>();
-    stack.servers().forEach((site, s) -> {
-      try {
-        if (s.isRunning() && !s.isReadOnly()) {
-          writable.add(site);
-        }
-      } catch (RuntimeException e) {
-        // Not answering: not writable.
-      }
-    });
-    return writable;
   }
 
   private List<String> podsLabelledPrimary() {
