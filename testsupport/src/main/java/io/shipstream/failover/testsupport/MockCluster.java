@@ -168,6 +168,11 @@ public final class MockCluster implements AutoCloseable {
     return client;
   }
 
+  /** How many requests the API server has answered so far (to show what a call costs). */
+  public int requestCount() {
+    return server.getRequestCount();
+  }
+
   /**
    * A client for the code under test that lets another writer in at the worst moment: just
    * before its first {@code method} request to a path ending in {@code pathSuffix} leaves, the

@@ -68,7 +68,9 @@ final class DnsRecords {
           ? new JsonPatch().add("/spec/endpoints", List.of(endpoint))
           : new JsonPatch().test("/metadata/resourceVersion", current.getMetadata().getResourceVersion())
               .add("/spec", Map.of("endpoints", List.of(endpoint)));
-      resource.patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
+      client.genericKubernetesResources(CONTEXT).inNamespace(group.namespace())
+          .resource(JsonPatch.target(new GenericKubernetesResource(), group.namespace(), name))
+          .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
       log.info("Pointed DNSEndpoint {}/{} {} at {} (ttl {})", group.namespace(), name, hostname, ip, ttl);
     });
   }

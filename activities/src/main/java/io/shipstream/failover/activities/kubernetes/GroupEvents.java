@@ -3,10 +3,12 @@ package io.shipstream.failover.activities.kubernetes;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.workflows.activities.KubernetesActivities.EventNote;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -14,6 +16,7 @@ import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.time.temporal.ChronoUnit;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,41 +56,64 @@ final class GroupEvents {
   }
 
   void emit(GroupRef group, String type, String reason, String message) {
-    String eventType = type == null ? NORMAL : type;
-    if (!NORMAL.equals(eventType) && !WARNING.equals(eventType)) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          "Event type must be Normal or Warning, not " + type, "InvalidEventType");
+    emitAll(group, List.of(new EventNote(type, reason, message)));
+  }
+
+  /**
+   * Emits each event in order. The group is read once for its uid, and each event is created
+   * outright: only when it already exists (a repeat) is it read and its count bumped, so a new
+   * event costs one request instead of three.
+   */
+  void emitAll(GroupRef group, List<EventNote> notes) {
+    for (EventNote n : notes) {
+      if (n.type() != null && !NORMAL.equals(n.type()) && !WARNING.equals(n.type())) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            "Event type must be Normal or Warning, not " + n.type(), "InvalidEventType");
+      }
     }
-    String note = truncate(message == null ? "" : message);
     MysqlFailoverGroup cr = groups.find(group);
     // Without the resource there is no uid to point at; the event is still worth keeping, since
     // it may be the last word on a failover whose group was deleted underneath it.
     String uid = cr == null ? null : cr.getMetadata().getUid();
+    for (EventNote n : notes) {
+      emit(group, uid, n.type() == null ? NORMAL : n.type(), n.reason(), truncate(n.message() == null ? "" : n.message()));
+    }
+  }
+
+  private void emit(GroupRef group, String uid, String eventType, String reason, String note) {
     String name = eventName(group.name(), uid, eventType, reason, note);
     String now = clock.instant().truncatedTo(ChronoUnit.SECONDS).toString();
-
+    var events = client.v1().events().inNamespace(group.namespace());
+    Event event = new EventBuilder()
+        .withNewMetadata().withName(name).withNamespace(group.namespace()).endMetadata()
+        .withNewInvolvedObject()
+          .withApiVersion(MysqlFailoverGroup.API_VERSION)
+          .withKind(GroupStore.KIND)
+          .withName(group.name())
+          .withNamespace(group.namespace())
+          .withUid(uid)
+        .endInvolvedObject()
+        .withType(eventType)
+        .withReason(reason)
+        .withMessage(note)
+        .withNewSource().withComponent(COMPONENT).endSource()
+        .withReportingComponent(COMPONENT)
+        .withFirstTimestamp(now)
+        .withLastTimestamp(now)
+        .withCount(1)
+        .build();
+    try {
+      events.resource(event).create();
+      log.info("Event {} {} on MysqlFailoverGroup {}: {}", eventType, reason, group, note);
+      return;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() != 409) {
+        throw e;
+      }
+    }
     Conflicts.retryRun("event " + name, () -> {
-      var events = client.v1().events().inNamespace(group.namespace());
       Event existing = events.withName(name).get();
       if (existing == null) {
-        Event event = new EventBuilder()
-            .withNewMetadata().withName(name).withNamespace(group.namespace()).endMetadata()
-            .withNewInvolvedObject()
-              .withApiVersion(MysqlFailoverGroup.API_VERSION)
-              .withKind(GroupStore.KIND)
-              .withName(group.name())
-              .withNamespace(group.namespace())
-              .withUid(uid)
-            .endInvolvedObject()
-            .withType(eventType)
-            .withReason(reason)
-            .withMessage(note)
-            .withNewSource().withComponent(COMPONENT).endSource()
-            .withReportingComponent(COMPONENT)
-            .withFirstTimestamp(now)
-            .withLastTimestamp(now)
-            .withCount(1)
-            .build();
         events.resource(event).create();
         log.info("Event {} {} on MysqlFailoverGroup {}: {}", eventType, reason, group, note);
         return;
@@ -98,7 +124,7 @@ final class GroupEvents {
           .test("/metadata/resourceVersion", existing.getMetadata().getResourceVersion())
           .add("/count", count)
           .add("/lastTimestamp", now);
-      events.withName(name).patch(PatchContext.of(PatchType.JSON),
+      events.resource(JsonPatch.target(new Event(), group.namespace(), name)).patch(PatchContext.of(PatchType.JSON),
           client.getKubernetesSerialization().asJson(patch.operations()));
       log.info("Event {} {} on MysqlFailoverGroup {} repeated (x{}): {}", eventType, reason, group, count, note);
     });

@@ -3,6 +3,7 @@ package io.shipstream.failover.activities.kubernetes;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -65,10 +66,36 @@ final class GroupStore {
    * failover long finished, still running in a worker after an API outage) never overwrites the
    * record of a newer failover. The check and the write are one step on the server: the patch
    * tests the resourceVersion it read, and a conflicting write makes it read and decide again.
+   *
+   * <p>{@code atText} is the text this write stores at {@code timeField}, when it stores one. The
+   * later writes of the same failover find their own time there, so they are first sent as one
+   * patch that tests for it (one request instead of a read and a write); only when that test
+   * fails (the first write, or another failover's record) is the status read and compared.
    */
   void patchStatusFieldsUnlessNewer(GroupRef group, Map<String, Object> fields, String what, String timeField,
-      Instant at) {
+      Instant at, String atText) {
+    if (atText != null && fields.values().stream().allMatch(java.util.Objects::nonNull)
+        && patchIfTimeIs(group, fields, what, timeField, atText)) {
+      return;
+    }
     patchStatusFields(group, fields, what, timeField, at);
+  }
+
+  /** Writes the fields in one patch if the status holds {@code atText} at timeField; false if not. */
+  private boolean patchIfTimeIs(GroupRef group, Map<String, Object> fields, String what, String timeField,
+      String atText) {
+    JsonPatch patch = new JsonPatch().test(JsonPatch.pointer(("status." + timeField).split("\\.")), atText);
+    fields.forEach((k, v) -> patch.add(JsonPatch.pointer("status", k), v));
+    try {
+      patchable(group).subresource("status").patch(PatchContext.of(PatchType.JSON), json(patch));
+    } catch (KubernetesClientException e) {
+      if (Conflicts.isConflict(e)) {
+        return false;
+      }
+      throw e;
+    }
+    log.info("Wrote status {} of MysqlFailoverGroup {}", fields.keySet(), group);
+    return true;
   }
 
   private void patchStatusFields(GroupRef group, Map<String, Object> fields, String what, String timeField,
@@ -112,7 +139,7 @@ final class GroupStore {
       if (!patch.changesSomething()) {
         return;
       }
-      resource(group).subresource("status").patch(PatchContext.of(PatchType.JSON), json(patch));
+      patchable(group).subresource("status").patch(PatchContext.of(PatchType.JSON), json(patch));
       log.info("Wrote status {} of MysqlFailoverGroup {}", fields.keySet(), group);
     });
   }
@@ -162,7 +189,7 @@ final class GroupStore {
       }
       String path = JsonPatch.pointer("metadata", "annotations", key);
       JsonPatch patch = new JsonPatch().test(path, expectedValue).remove(path);
-      resource(group).patch(PatchContext.of(PatchType.JSON), json(patch));
+      patchable(group).patch(PatchContext.of(PatchType.JSON), json(patch));
       log.info("Removed annotation {}={} from MysqlFailoverGroup {}", key, expectedValue, group);
     });
   }
@@ -199,5 +226,11 @@ final class GroupStore {
 
   private Resource<MysqlFailoverGroup> resource(GroupRef group) {
     return client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name());
+  }
+
+  /** The group to send a patch to, without the read fabric8 would do first (see JsonPatch.target). */
+  private Resource<MysqlFailoverGroup> patchable(GroupRef group) {
+    return client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace())
+        .resource(JsonPatch.target(new MysqlFailoverGroup(), group.namespace(), group.name()));
   }
 }

@@ -1,5 +1,7 @@
 package io.shipstream.failover.activities.kubernetes;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -14,6 +16,17 @@ import java.util.Map;
  */
 final class JsonPatch {
   private final List<Map<String, Object>> ops = new ArrayList<>();
+
+  /**
+   * {@code empty} named {@code name} in {@code namespace} (null for a cluster-scoped kind), to be
+   * the object a patch is sent against. fabric8 reads the object from the server before it sends
+   * a patch unless the operation carries one, which made every write here cost a read as well;
+   * the name and namespace are all a JSON patch's URL needs.
+   */
+  static <T extends HasMetadata> T target(T empty, String namespace, String name) {
+    empty.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
+    return empty;
+  }
 
   /** Escapes one path segment: a label key such as {@code shipstream.io/role} holds a slash. */
   static String escape(String segment) {

@@ -57,7 +57,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     fields.put("workflow", workflow);
     // A late retry of an older failover's status must not replace a newer failover's.
     groups.patchStatusFieldsUnlessNewer(group, fields, "plannedFailover", "plannedFailover.startTime",
-        startTime(planned.startTime()));
+        startTime(planned.startTime()), planned.startTime());
   }
 
   @Override
@@ -67,7 +67,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     fields.put("emergencyFailover", emergency);
     fields.put("workflow", workflow);
     groups.patchStatusFieldsUnlessNewer(group, fields, "emergencyFailover", "emergencyFailover.startTime",
-        startTime(emergency.startTime()));
+        startTime(emergency.startTime()), emergency.startTime());
   }
 
   @Override
@@ -78,13 +78,19 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     fields.put("lastFailoverTarget", activeSite);
     fields.put("promotionGtidExecuted", promotionGtid);
     // A late retry of an older failover's record must not name its target active again.
+    String recordedAt = rfc3339Utc(at);
     groups.patchStatusFieldsUnlessNewer(group, fields, "failover record", "lastFailover",
-        Instant.parse(rfc3339Utc(at)));
+        Instant.parse(recordedAt), recordedAt);
   }
 
   @Override
   public void emitEvent(GroupRef group, String type, String reason, String message) {
     events.emit(group, type, reason, message);
+  }
+
+  @Override
+  public void emitEvents(GroupRef group, List<EventNote> notes) {
+    events.emitAll(group, notes);
   }
 
   @Override

@@ -100,7 +100,7 @@ final class NodeTaints {
     } else {
       patch.test("/spec/taints", current).add("/spec/taints", desired);
     }
-    client.nodes().withName(nodeName)
+    client.nodes().resource(JsonPatch.target(new Node(), null, nodeName))
         .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
     log.info("{} taint {}={}:{} on node {}", taint ? "Added" : "Removed", key, VALUE, EFFECT, nodeName);
   }

@@ -74,7 +74,7 @@ final class SiteRoles {
         .add(JsonPatch.pointer("metadata", "labels", ROLE_LABEL), role)
         .add(JsonPatch.pointer("metadata", "labels", GROUP_LABEL), group.name());
     try {
-      client.pods().inNamespace(group.namespace()).withName(name)
+      client.pods().inNamespace(group.namespace()).resource(JsonPatch.target(new Pod(), group.namespace(), name))
           .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
       log.info("Labelled pod {}/{} {}={} {}={}", group.namespace(), name, ROLE_LABEL, role, GROUP_LABEL, group.name());
     } catch (KubernetesClientException e) {

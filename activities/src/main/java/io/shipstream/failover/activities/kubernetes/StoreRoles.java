@@ -78,7 +78,7 @@ final class StoreRoles {
       patch.add(JsonPatch.pointer("metadata", "labels", STORE_ROLE_LABEL), role);
     }
     try {
-      client.pods().inNamespace(group.namespace()).withName(name)
+      client.pods().inNamespace(group.namespace()).resource(JsonPatch.target(new Pod(), group.namespace(), name))
           .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
       log.info("Labelled session-store pod {}/{} {}={} {}={}", group.namespace(), name, STORE_ROLE_LABEL,
           role == null ? labels.get(STORE_ROLE_LABEL) : role, TRAFFIC_LABEL, traffic);

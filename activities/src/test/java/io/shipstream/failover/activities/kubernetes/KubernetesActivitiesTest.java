@@ -17,6 +17,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
@@ -170,6 +171,22 @@ class KubernetesActivitiesTest {
   }
 
   @Test
+  void aLaterStatusWriteOfTheSameFailoverIsOneRequest() {
+    activities.writePlannedFailoverStatus(ORDERS, planned("Pending", null), workflowRef("run-1"));
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:05Z", null);
+
+    int before = cluster.requestCount();
+    activities.writePlannedFailoverStatus(ORDERS, planned("Promoting", null), workflowRef("run-1"));
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:05Z", "0-2-77");
+    assertThat(cluster.requestCount() - before).as("one guarded patch each, no read").isEqualTo(2);
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.plannedFailover().phase()).isEqualTo("Promoting");
+    assertThat(status.promotionGtidExecuted()).isEqualTo("0-2-77");
+    assertThat(status.lastFailover()).isEqualTo("2025-03-01T12:00:05Z");
+  }
+
+  @Test
   void recordFailoverKeepsThePlannedFailoverAndUsesTheClockWithoutATime() {
     activities.writePlannedFailoverStatus(ORDERS, planned("Promoting", null), workflowRef("run-1"));
 
@@ -273,6 +290,27 @@ class KubernetesActivitiesTest {
       assertThat(e.getFirstTimestamp()).isEqualTo("2025-03-01T12:00:00Z");
       assertThat(e.getLastTimestamp()).isEqualTo("2025-03-01T12:01:30Z");
     });
+  }
+
+  @Test
+  void emitEventsReadsTheGroupOnceAndCreatesEachInOrder() {
+    activities.emitEvent(ORDERS, "Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden");
+
+    int before = cluster.requestCount();
+    activities.emitEvents(ORDERS, List.of(
+        new KubernetesActivities.EventNote("Normal", "PlannedFailoverStarted", "planned failover requested: pdx"),
+        new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden"),
+        new KubernetesActivities.EventNote("Normal", "PlannedFailoverLagOK", "pdx holds every transaction")));
+    // The group once, a create each, and for the repeat (its create refused) a read and a count bump.
+    assertThat(cluster.requestCount() - before).isEqualTo(1 + 3 + 2);
+
+    List<Event> events = cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems();
+    assertThat(events).extracting(Event::getReason)
+        .containsExactlyInAnyOrder("DnsFlipFailed", "PlannedFailoverStarted", "PlannedFailoverLagOK");
+    assertThat(events).filteredOn(e -> "DnsFlipFailed".equals(e.getReason())).singleElement()
+        .satisfies(e -> assertThat(e.getCount()).isEqualTo(2));
+    assertThat(events).allSatisfy(e ->
+        assertThat(e.getInvolvedObject().getUid()).isEqualTo(cluster.group(ORDERS).getMetadata().getUid()));
   }
 
   @Test

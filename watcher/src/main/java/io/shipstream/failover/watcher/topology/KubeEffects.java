@@ -96,7 +96,11 @@ public final class KubeEffects implements Reactions.Effects {
     Map<String, Object> op = hasStatus
         ? Map.of("op", "add", "path", "/status/" + field, "value", value)
         : Map.of("op", "add", "path", "/status", "value", Map.of(field, value));
-    client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name())
+    // Sent against an object with only the name, so that fabric8 does not read the group first.
+    MysqlFailoverGroup target = new MysqlFailoverGroup();
+    target.getMetadata().setName(group.name());
+    target.getMetadata().setNamespace(group.namespace());
+    client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(target)
         .subresource("status")
         .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(List.of(op)));
   }

@@ -43,6 +43,13 @@ public interface KubernetesActivities {
   @ActivityMethod
   void emitEvent(GroupRef group, String type, String reason, String message);
 
+  /** One Event to emit: {@code type} is Normal or Warning. */
+  record EventNote(String type, String reason, String message) {}
+
+  /** The Events in order, as {@link #emitEvent} would one by one, reading the group once. */
+  @ActivityMethod
+  void emitEvents(GroupRef group, List<EventNote> events);
+
   /**
    * Labels the site's pods (its podSelector) {@code shipstream.io/role=<role>} and
    * {@code shipstream.io/group=<group>}, and makes sure Service {@code mysql-<group>-primary}

@@ -17,7 +17,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * One resource and what the workflow wrote about it: status history, Events, labels, DNS, taints.
  * Shared by the planned and the emergency workflow tests.
  */
-public final class FakeKubernetes implements KubernetesActivities {
+public class FakeKubernetes implements KubernetesActivities {
   public record Event(String type, String reason, String message) {}
 
   public volatile MysqlFailoverGroupSpec spec;
@@ -62,6 +62,11 @@ public final class FakeKubernetes implements KubernetesActivities {
   @Override
   public void emitEvent(GroupRef group, String type, String reason, String message) {
     events.add(new Event(type, reason, message));
+  }
+
+  @Override
+  public void emitEvents(GroupRef group, List<EventNote> notes) {
+    notes.forEach(n -> emitEvent(group, n.type(), n.reason(), n.message()));
   }
 
   @Override
