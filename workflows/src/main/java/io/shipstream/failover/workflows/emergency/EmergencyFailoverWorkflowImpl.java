@@ -132,7 +132,8 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     progress.oldPrimaryLastKnownGtid = request.oldPrimaryLastKnownGtid();
     siteGtids = request.siteGtids() == null ? Map.of() : request.siteGtids();
     progress.startTime = now();
-    run = new EmergencyRun(group, progress, new StatusPublisher(k8s, group, workflowRef()), k8s, metrics);
+    run = new EmergencyRun(group, progress, new StatusPublisher(k8s, group, workflowRef(),
+        StatusPublisher.coalescing()), k8s, metrics);
     failedSite = new FailedSiteFence(run);
   }
 

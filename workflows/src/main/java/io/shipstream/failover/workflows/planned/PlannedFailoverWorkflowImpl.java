@@ -56,7 +56,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     progress.startTime = PlannedRun.now();
     boolean local = Workflow.getVersion(LOCAL_CALLS_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
     KubernetesActivities k8s = local ? ActivityStubs.kubernetesLocal() : ActivityStubs.kubernetes();
-    StatusPublisher publisher = new StatusPublisher(k8s, group, workflowRef());
+    StatusPublisher publisher = new StatusPublisher(k8s, group, workflowRef(), StatusPublisher.coalescing());
     run = new PlannedRun(group, request.annotation(), progress, publisher, k8s, quickMysql(local), metrics, cancel);
     sessions = new SessionStoreHandover(group, k8s, progress, publisher, metrics, run::enter);
 

@@ -25,6 +25,8 @@ class EmergencyFailoverReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {"emergency-succeeded", "emergency-data-loss", "emergency-rejected",
       "emergency-cancelled", "emergency-catch-up", "emergency-sidecar-confirmed", "emergency-lease-expired",
+      "emergency-succeeded-v1", "emergency-data-loss-v1", "emergency-rejected-v1", "emergency-cancelled-v1",
+      "emergency-catch-up-v1", "emergency-sidecar-confirmed-v1", "emergency-lease-expired-v1",
       "emergency-succeeded-v0", "emergency-data-loss-v0",
       "emergency-rejected-v0", "emergency-cancelled-v0"})
   void storedHistoryReplays(String name) throws Exception {
