@@ -8,6 +8,9 @@ import java.time.Duration;
 /** Confirms that replication started after CHANGE MASTER / CHANGE REPLICATION SOURCE. */
 final class ReplicationStart {
   private static final Duration TIMEOUT = Duration.ofSeconds(15);
+  // The IO thread usually connects within milliseconds; the first looks come soon after START,
+  // and the pause grows to POLL for a source that takes longer.
+  private static final Duration FIRST_POLL = Duration.ofMillis(5);
   private static final Duration POLL = Duration.ofMillis(100);
 
   private final MysqlSession session;
@@ -25,6 +28,7 @@ final class ReplicationStart {
    */
   void awaitRunning(MysqlTarget replica, MysqlTarget source) throws SQLException {
     long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    Duration pause = FIRST_POLL;
     while (true) {
       ReplicaStatus status =
           session.dialect().replicaStatus(session).orElseThrow(() -> new SQLException("replication is not configured"));
@@ -44,7 +48,8 @@ final class ReplicationStart {
             MysqlFailures.UNREACHABLE);
       }
       heartbeat.beat(status.ioState());
-      MysqlActivitiesImpl.sleep(POLL);
+      MysqlActivitiesImpl.sleep(pause);
+      pause = pause.multipliedBy(2).compareTo(POLL) > 0 ? POLL : pause.multipliedBy(2);
     }
   }
 }
