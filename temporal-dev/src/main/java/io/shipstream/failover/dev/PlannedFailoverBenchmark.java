@@ -50,6 +50,8 @@ public final class PlannedFailoverBenchmark {
         DirectPlannedFailover runner = new DirectPlannedFailover(stack.kubernetes(), java.time.Clock.systemUTC())) {
       // The worker as the worker process runs it (sticky execution, a workflow cache): the
       // benchmark never kills it, so the dev stack's no-sticky workaround would only add cost.
+      CallTimeline timeline = new CallTimeline();
+      stack.addWorkerInterceptor(timeline);
       stack.useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
       // One failover each way to warm the JVMs up; they are not counted.
@@ -63,8 +65,9 @@ public final class PlannedFailoverBenchmark {
             i + 1, target, run.annotationToSucceededMs(), run.workflowMs(), run.windowMs(), run.lost());
       }
       // The last Temporal run's history, before the direct runs (they start no workflow).
-      profile = HistoryProfile.of(stack.temporalClient(),
-          List.of("mysqlfailovergroup/" + stack.group().namespace() + "/" + stack.group().name())).table();
+      String workflowId = "mysqlfailovergroup/" + stack.group().namespace() + "/" + stack.group().name();
+      profile = HistoryProfile.of(stack.temporalClient(), List.of(workflowId)).table() + "\n"
+          + timeline.describe(stack.temporalClient(), workflowId);
       direct(stack, load, runner, other(stack));
       direct(stack, load, runner, other(stack));
       for (int i = 0; i < n; i++) {

@@ -51,12 +51,15 @@ final class ScaleBenchmark {
         System.out.printf("scale: group 1 alone: %.0f ms (JVM CPU %.0f ms)%n", r.totalMs(), r.jvmCpuMs());
       }
       List<Round> rounds = new ArrayList<>();
+      // -Dbenchmark.jfr=FILE records a flight recording of the all-at-once rounds only.
+      jdk.jfr.Recording recording = startRecording();
       for (int i = 0; i < 2; i++) {
         Round r = round(stack, stack.groups());
         rounds.add(r);
         System.out.printf("scale: %d groups at once: all Succeeded after %.0f ms, slowest %s %.0f ms (JVM CPU %.0f ms)%n",
             groupCount, r.totalMs(), r.slowestGroup(), r.slowestMs(), r.jvmCpuMs());
       }
+      stopRecording(recording);
       String profile = HistoryProfile.of(stack.temporalClient(), stack.groups().stream()
           .map(ScaleBenchmark::workflowId).toList()).table();
       return new Result(groupCount, single, rounds, profile);
@@ -167,6 +170,29 @@ final class ScaleBenchmark {
   private static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
         .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  private static jdk.jfr.Recording startRecording() {
+    String file = System.getProperty("benchmark.jfr");
+    if (file == null) {
+      return null;
+    }
+    try {
+      jdk.jfr.Recording recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration("profile"));
+      recording.setDestination(Path.of(file));
+      recording.start();
+      return recording;
+    } catch (java.io.IOException | java.text.ParseException e) {
+      throw new IllegalStateException("cannot start a flight recording: " + e.getMessage(), e);
+    }
+  }
+
+  private static void stopRecording(jdk.jfr.Recording recording) {
+    if (recording != null) {
+      recording.stop();
+      recording.close();
+      System.out.println("scale: flight recording of the rounds in " + System.getProperty("benchmark.jfr"));
+    }
   }
 
   private static String workflowId(Group g) {
