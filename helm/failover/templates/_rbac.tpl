@@ -25,7 +25,7 @@ itself plus patch on its status subresource.
 # likewise the session-store pods (shipstream.io/group + shipstream.io/store-site).
 - apiGroups: [""]
   resources: ["pods"]
-  verbs: ["get", "list", "patch"]
+  verbs: ["list", "patch"]
 # SiteRoles: Service mysql-<group>-primary is created when missing, never changed; StoreRoles:
 # Service dragonfly-<group>-active likewise.
 - apiGroups: [""]
@@ -54,7 +54,7 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretLogins, KubeEffects
 */}}
 {{- define "failover.rules.watcher" -}}
 # The informer lists and watches; RequestRejections reads the group (editStatus) and removes the
-# refused annotation (JSON patch); the monitor's status patches are read first too.
+# refused annotation (JSON patch).
 - apiGroups: ["shipstream.io"]
   resources: ["mysqlfailovergroups"]
   verbs: ["get", "list", "watch", "patch"]

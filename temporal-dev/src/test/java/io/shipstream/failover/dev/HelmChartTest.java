@@ -63,18 +63,18 @@ class HelmChartTest {
   /**
    * Permissions, written "group/resource verb" (core group: "core"), plus " name=x" for a rule
    * limited to one object. Each line says which code makes the call. fabric8 7.5 GETs an object
-   * before it sends a JSON patch to it by name, and editStatus GETs the resource itself before
-   * patching /status, so every patched resource is also read.
+   * before it sends a JSON patch to it by name, so the worker and the monitor send their patches
+   * against an object carrying only the name (JsonPatch.target), which it does not read first;
+   * editStatus still GETs the resource itself before patching /status.
    */
   static final List<String> WORKER_IN_GROUP_NAMESPACES = List.of(
-      "shipstream.io/mysqlfailovergroups get", // GroupStore.find/load, and before each patch
+      "shipstream.io/mysqlfailovergroups get", // GroupStore.find/load, the guarded status writes
       "shipstream.io/mysqlfailovergroups patch", // GroupStore.clearAnnotation: test-and-remove
       "shipstream.io/mysqlfailovergroups/status patch", // GroupStore.patchStatusFields
-      "core/events get", // GroupEvents.emit: does this event exist already?
-      "core/events create", // GroupEvents.emit: the first one
+      "core/events get", // GroupEvents.emit: the repeat whose create was refused
+      "core/events create", // GroupEvents.emit: created outright
       "core/events patch", // GroupEvents.emit: count and lastTimestamp of a repeat
       "core/pods list", // SiteRoles.setSiteRole: the site's podSelector
-      "core/pods get", // SiteRoles.label: read by fabric8 before the patch
       "core/pods patch", // SiteRoles.label: role and group labels
       "core/services get", // SiteRoles.ensurePrimaryService: does it exist?
       "core/services create", // SiteRoles.ensurePrimaryService: create, never change
@@ -89,7 +89,7 @@ class HelmChartTest {
   static final List<String> WATCHER_IN_GROUP_NAMESPACES = List.of(
       "shipstream.io/mysqlfailovergroups list", // WatcherApp: the informer
       "shipstream.io/mysqlfailovergroups watch", // WatcherApp: the informer
-      "shipstream.io/mysqlfailovergroups get", // RequestRejections.reject, KubeEffects: before the patch
+      "shipstream.io/mysqlfailovergroups get", // RequestRejections.reject: editStatus reads it
       "shipstream.io/mysqlfailovergroups patch", // RequestRejections.reject: the refused annotation
       "shipstream.io/mysqlfailovergroups/status patch", // RequestRejections.reject; KubeEffects.writeSites
       "core/events create", // RequestRejections.reject: PlannedFailoverRejected; KubeEffects.event
