@@ -22,7 +22,9 @@ import java.util.concurrent.Executors;
  * dropped, so the client waits for its own timeout), and {@link #heal()} restores normal service.
  *
  * <p>Every connection gets two daemon threads that copy bytes; nothing is buffered beyond one
- * read, so the proxy adds no reordering and next to no latency.
+ * read, so the proxy adds no reordering and next to no latency, unless {@link #delay} asks for
+ * some: then each read is delivered that much later (and a new connection waits one round trip,
+ * as a TCP handshake would), the way a link between two regions behaves.
  */
 public final class TcpProxy implements AutoCloseable {
   /** What the proxy does with traffic now. */
@@ -38,6 +40,7 @@ public final class TcpProxy implements AutoCloseable {
   });
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile Mode mode = Mode.FORWARD;
+  private volatile long delayNanos;
   private volatile boolean closed;
 
   private TcpProxy(String targetHost, int targetPort, ServerSocket listener) {
@@ -70,6 +73,15 @@ public final class TcpProxy implements AutoCloseable {
 
   public Mode mode() {
     return mode;
+  }
+
+  /**
+   * Delivers every byte {@code oneWay} after it was read, in each direction, from now on (zero:
+   * at once); connections opened before keep the delay they started with.
+   */
+  public TcpProxy delay(java.time.Duration oneWay) {
+    delayNanos = oneWay.toNanos();
+    return this;
   }
 
   /** Closes every open connection and resets new ones until {@link #heal()}. */
@@ -119,39 +131,105 @@ public final class TcpProxy implements AutoCloseable {
 
   private void connect(Socket client) {
     Socket upstream = new Socket();
+    long delay = delayNanos;
     try {
+      if (delay > 0) {
+        // The handshake's round trip.
+        java.util.concurrent.TimeUnit.NANOSECONDS.sleep(2 * delay);
+      }
       upstream.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
       upstream.setTcpNoDelay(true);
       client.setTcpNoDelay(true);
-    } catch (IOException e) {
+    } catch (IOException | InterruptedException e) {
       open.remove(client);
       reset(client);
       closeQuietly(upstream);
       return;
     }
     open.add(upstream);
-    threads.submit(() -> pump(client, upstream));
-    threads.submit(() -> pump(upstream, client));
+    threads.submit(() -> pump(client, upstream, delay));
+    threads.submit(() -> pump(upstream, client, delay));
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, long delay) {
     byte[] buffer = new byte[16 * 1024];
+    Delayed later = null;
     try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+      later = delay > 0 ? new Delayed(out, delay) : null;
       int n;
       while ((n = in.read(buffer)) >= 0) {
         if (mode != Mode.FORWARD) {
           break;
         }
-        out.write(buffer, 0, n);
-        out.flush();
+        if (later == null) {
+          out.write(buffer, 0, n);
+          out.flush();
+        } else {
+          later.send(java.util.Arrays.copyOf(buffer, n));
+        }
+      }
+      if (later != null && mode == Mode.FORWARD) {
+        later.finish();
       }
     } catch (IOException ignored) {
       // One side went away or the proxy cut it; the finally block closes both sides.
     } finally {
+      if (later != null) {
+        later.writer.cancel(true);
+      }
       open.remove(from);
       open.remove(to);
       closeQuietly(from);
       closeQuietly(to);
+    }
+  }
+
+  /** Writes what one direction read, each chunk {@code delay} after it was read, in order. */
+  private final class Delayed {
+    private record Chunk(long dueNanos, byte[] bytes) {}
+
+    private static final byte[] END = new byte[0];
+    private final java.util.concurrent.BlockingQueue<Chunk> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+    private final java.util.concurrent.Future<?> writer;
+    private final long delay;
+
+    Delayed(OutputStream out, long delay) {
+      this.delay = delay;
+      this.writer = threads.submit(() -> {
+        try {
+          while (true) {
+            Chunk c = queue.take();
+            long wait = c.dueNanos() - System.nanoTime();
+            if (wait > 0) {
+              java.util.concurrent.TimeUnit.NANOSECONDS.sleep(wait);
+            }
+            if (c.bytes() == END) {
+              return null;
+            }
+            out.write(c.bytes());
+            out.flush();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return null;
+        }
+      });
+    }
+
+    void send(byte[] bytes) {
+      queue.add(new Chunk(System.nanoTime() + delay, bytes));
+    }
+
+    /** Waits until everything read before the end of the stream was written. */
+    void finish() {
+      queue.add(new Chunk(System.nanoTime() + delay, END));
+      try {
+        writer.get();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (java.util.concurrent.ExecutionException ignored) {
+        // The other side went away; the sockets are closed next.
+      }
     }
   }
 

@@ -72,6 +72,30 @@ class TcpProxyTest {
     assertThat(proxy.mode()).isEqualTo(TcpProxy.Mode.BLACKHOLE);
   }
 
+  @Test
+  void aDelayedLinkDeliversEverythingInOrderAndNoSoonerThanTheDelay() throws IOException {
+    proxy.delay(java.time.Duration.ofMillis(30));
+    try (Socket s = connect()) {
+      long start = System.nanoTime();
+      assertThat(roundTrip(s, "first")).isEqualTo("first");
+      // One round trip through the link, 30 ms each way (the handshake's adds to it).
+      assertThat((System.nanoTime() - start) / 1_000_000).isGreaterThanOrEqualTo(60);
+
+      PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8);
+      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+      for (int i = 0; i < 200; i++) {
+        out.println("line " + i);
+      }
+      for (int i = 0; i < 200; i++) {
+        assertThat(in.readLine()).isEqualTo("line " + i);
+      }
+    }
+    proxy.delay(java.time.Duration.ZERO);
+    try (Socket s = connect()) {
+      assertThat(roundTrip(s, "direct again")).isEqualTo("direct again");
+    }
+  }
+
   private Socket connect() throws IOException {
     Socket s = new Socket(proxy.host(), proxy.port());
     s.setSoTimeout(5_000);
