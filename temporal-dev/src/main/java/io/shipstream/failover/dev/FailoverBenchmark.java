@@ -17,7 +17,11 @@ import java.util.Map;
  * group alone). Prints Markdown on stdout and writes every run's numbers as JSON. Numbers are
  * printed, never asserted.
  *
- * <pre>./temporal-dev/benchmark all [--n N] [--groups G] [--skip planned,emergency,scale] [--json FILE]</pre>
+ * <pre>./temporal-dev/benchmark all [--n N] [--groups G] [--skip planned,emergency,scale] [--json FILE]
+ *     [--remote-rtt MS[,MS...]]</pre>
+ *
+ * {@code --remote-rtt} runs the planned part once per round trip given (0: loopback, the default),
+ * with pdx behind a link that slow, as when the sites are regions apart.
  */
 public final class FailoverBenchmark {
   private FailoverBenchmark() {}
@@ -26,6 +30,7 @@ public final class FailoverBenchmark {
     int n = 10;
     int groups = 20;
     List<String> skip = List.of();
+    List<Long> remoteRtts = List.of(0L);
     Path json = Path.of("temporal-dev/target/benchmark-results.json");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -33,17 +38,21 @@ public final class FailoverBenchmark {
         case "--groups" -> groups = Integer.parseInt(args[++i]);
         case "--skip" -> skip = List.of(args[++i].split(","));
         case "--json" -> json = Path.of(args[++i]);
+        case "--remote-rtt" -> remoteRtts = java.util.Arrays.stream(args[++i].split(",")).map(Long::parseLong).toList();
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; use --n N, --groups G, --skip planned,emergency,scale, --json FILE");
+            + "; use --n N, --groups G, --skip planned,emergency,scale, --json FILE, --remote-rtt MS[,MS...]");
       }
     }
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     Map<String, Object> results = new LinkedHashMap<>();
     List<String> tables = new ArrayList<>();
     if (!skip.contains("planned")) {
-      PlannedFailoverBenchmark.Result planned = PlannedFailoverBenchmark.measure(work, n);
-      results.put("planned", planned);
-      tables.add(PlannedFailoverBenchmark.table(planned));
+      for (long rtt : remoteRtts) {
+        PlannedFailoverBenchmark.Result planned =
+            PlannedFailoverBenchmark.measure(work, n, java.time.Duration.ofMillis(rtt));
+        results.put(rtt == 0 ? "planned" : "planned-remote-rtt-" + rtt + "ms", planned);
+        tables.add(PlannedFailoverBenchmark.table(planned));
+      }
     }
     if (!skip.contains("emergency")) {
       List<EmergencyFailoverBenchmark.Run> emergency = EmergencyFailoverBenchmark.measure(work, n, "2s");
@@ -69,13 +78,14 @@ public final class FailoverBenchmark {
         + " at once on one Temporal server, one worker, one watcher; one group alone on the same stack: median %.0f ms"
         + " of %d, using %.0f ms of this JVM's CPU%n", r.groups(), single, r.singleMs().size(), singleCpu));
     t.append("| round | all Succeeded after (ms) | slowest group (ms) | median group (ms) | total / single group |"
-            + " JVM CPU (ms) | load average |\n")
-        .append("|---|---|---|---|---|---|---|\n");
+            + " JVM CPU (ms) | API requests per group | load average |\n")
+        .append("|---|---|---|---|---|---|---|---|\n");
     int i = 1;
     for (ScaleBenchmark.Round round : r.rounds()) {
-      t.append(String.format("| %d | %.0f | %.0f (%s) | %.0f | %.2f | %.0f | %.1f |%n", i++, round.totalMs(),
+      t.append(String.format("| %d | %.0f | %.0f (%s) | %.0f | %.2f | %.0f | %.0f | %.1f |%n", i++, round.totalMs(),
           round.slowestMs(), round.slowestGroup(), BenchmarkTable.median(round.groupMs().stream().sorted().toList()),
-          round.totalMs() / single, round.jvmCpuMs(), round.loadAverage()));
+          round.totalMs() / single, round.jvmCpuMs(), round.apiRequests() / (double) round.groups(),
+          round.loadAverage()));
     }
     return t.append('\n').append(r.profile()).toString();
   }

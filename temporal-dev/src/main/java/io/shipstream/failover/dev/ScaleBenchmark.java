@@ -29,7 +29,7 @@ final class ScaleBenchmark {
 
   /** One all-at-once round: the time from the first annotation to the last Succeeded, and per group. */
   record Round(int groups, double totalMs, double slowestMs, String slowestGroup, List<Double> groupMs,
-      double jvmCpuMs, double loadAverage) {}
+      double jvmCpuMs, double loadAverage, int apiRequests) {}
 
   record Result(int groups, List<Round> single, List<Round> rounds, String profile) {
     List<Double> singleMs() {
@@ -48,7 +48,8 @@ final class ScaleBenchmark {
       for (int i = 0; i < 3; i++) {
         Round r = round(stack, List.of(stack.groups().get(0)));
         single.add(r);
-        System.out.printf("scale: group 1 alone: %.0f ms (JVM CPU %.0f ms)%n", r.totalMs(), r.jvmCpuMs());
+        System.out.printf("scale: group 1 alone: %.0f ms (JVM CPU %.0f ms, %d API requests)%n", r.totalMs(),
+            r.jvmCpuMs(), r.apiRequests());
       }
       List<Round> rounds = new ArrayList<>();
       // -Dbenchmark.jfr=FILE records a flight recording of the all-at-once rounds only.
@@ -118,6 +119,7 @@ final class ScaleBenchmark {
     };
     long start;
     long cpuBefore = processCpuNanos();
+    int requestsBefore = stack.apiRequests();
     try (Watch watch = stack.kubernetes().resources(MysqlFailoverGroup.class).inNamespace(MockCluster.NAMESPACE)
         .watch(ends)) {
       start = System.nanoTime();
@@ -138,6 +140,7 @@ final class ScaleBenchmark {
       }
     }
     double cpuMs = (processCpuNanos() - cpuBefore) / 1e6;
+    int apiRequests = stack.apiRequests() - requestsBefore;
     threads.forEach(ScaleBenchmark::join);
     // The annotation must be gone before the next round annotates again.
     long clearedBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -159,7 +162,7 @@ final class ScaleBenchmark {
     }
     double total = (done.values().stream().mapToLong(Long::longValue).max().orElse(start) - start) / 1e6;
     return new Round(batch.size(), total, slowestMs, slowest, per, cpuMs,
-        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), apiRequests);
   }
 
   /**

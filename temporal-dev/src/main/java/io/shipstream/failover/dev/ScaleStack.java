@@ -53,6 +53,11 @@ final class ScaleStack implements AutoCloseable {
     this.temporal = temporal;
   }
 
+  /** Requests the mock API server has answered so far (everyone's: worker, watcher, benchmark). */
+  int apiRequests() {
+    return kube.requestCount();
+  }
+
   static ScaleStack start(Path workDir, int groupCount) {
     ScaleStack stack = new ScaleStack(MockCluster.start(), DevTemporalServer.start(0));
     try {
