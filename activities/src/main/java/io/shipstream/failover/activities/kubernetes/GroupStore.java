@@ -29,6 +29,7 @@ final class GroupStore {
   static final String GROUP_NOT_FOUND = "GroupNotFound";
 
   private final KubernetesClient client;
+  private final Map<String, String> lastTimeWritten = new java.util.concurrent.ConcurrentHashMap<>();
 
   GroupStore(KubernetesClient client) {
     this.client = client;
@@ -70,15 +71,23 @@ final class GroupStore {
    * <p>{@code atText} is the text this write stores at {@code timeField}, when it stores one. The
    * later writes of the same failover find their own time there, so they are first sent as one
    * patch that tests for it (one request instead of a read and a write); only when that test
-   * fails (the first write, or another failover's record) is the status read and compared.
+   * fails (another failover's record) is the status read and compared. The first write of a
+   * failover, which cannot find its time yet, goes straight to the read and compare: this worker
+   * remembers the time it last wrote for each group and field.
    */
   void patchStatusFieldsUnlessNewer(GroupRef group, Map<String, Object> fields, String what, String timeField,
       Instant at, String atText) {
-    if (atText != null && fields.values().stream().allMatch(java.util.Objects::nonNull)
+    // Only a hint of which way is likely to take one request: both ways are guarded.
+    String key = group + " " + timeField;
+    if (atText != null && atText.equals(lastTimeWritten.get(key))
+        && fields.values().stream().allMatch(java.util.Objects::nonNull)
         && patchIfTimeIs(group, fields, what, timeField, atText)) {
       return;
     }
     patchStatusFields(group, fields, what, timeField, at);
+    if (atText != null) {
+      lastTimeWritten.put(key, atText);
+    }
   }
 
   /** Writes the fields in one patch if the status holds {@code atText} at timeField; false if not. */
@@ -179,19 +188,19 @@ final class GroupStore {
       log.debug("No expected value for {} on {}; nothing to clear", key, group);
       return;
     }
-    Conflicts.retryRun("clear annotation on " + group, () -> {
-      MysqlFailoverGroup cr = find(group);
-      Map<String, String> annotations = cr == null ? null : cr.getMetadata().getAnnotations();
-      String current = annotations == null ? null : annotations.get(key);
-      if (!expectedValue.equals(current)) {
-        log.debug("Annotation {} on {} is {}, not the handled request; left alone", key, group, current);
-        return;
-      }
-      String path = JsonPatch.pointer("metadata", "annotations", key);
-      JsonPatch patch = new JsonPatch().test(path, expectedValue).remove(path);
+    String path = JsonPatch.pointer("metadata", "annotations", key);
+    JsonPatch patch = new JsonPatch().test(path, expectedValue).remove(path);
+    try {
       patchable(group).patch(PatchContext.of(PatchType.JSON), json(patch));
       log.info("Removed annotation {}={} from MysqlFailoverGroup {}", key, expectedValue, group);
-    });
+    } catch (KubernetesClientException e) {
+      // The test failed: the annotation is gone or holds a newer request; or the group is gone.
+      if (Conflicts.isConflict(e) || Conflicts.isNotFound(e)) {
+        log.debug("Annotation {} on {} no longer holds {}; left alone", key, group, expectedValue);
+        return;
+      }
+      throw e;
+    }
   }
 
   /** An owner reference to the group, so what we create for it goes away with it. */

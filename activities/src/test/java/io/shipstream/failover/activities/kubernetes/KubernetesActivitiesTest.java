@@ -172,8 +172,10 @@ class KubernetesActivitiesTest {
 
   @Test
   void aLaterStatusWriteOfTheSameFailoverIsOneRequest() {
+    int first = cluster.requestCount();
     activities.writePlannedFailoverStatus(ORDERS, planned("Pending", null), workflowRef("run-1"));
     activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:05Z", null);
+    assertThat(cluster.requestCount() - first).as("a read and a guarded patch each").isEqualTo(4);
 
     int before = cluster.requestCount();
     activities.writePlannedFailoverStatus(ORDERS, planned("Promoting", null), workflowRef("run-1"));
@@ -240,6 +242,16 @@ class KubernetesActivitiesTest {
     raced.clearAnnotation(ORDERS, "pdx");
 
     assertThat(cluster.group(ORDERS).getMetadata().getAnnotations()).containsEntry(ANNOTATION, "iad");
+  }
+
+  @Test
+  void clearAnnotationIsOneRequest() {
+    int before = cluster.requestCount();
+    activities.clearAnnotation(ORDERS, "pdx");
+    activities.clearAnnotation(ORDERS, "pdx");
+    assertThat(cluster.requestCount() - before).as("one guarded patch each, the second refused").isEqualTo(2);
+    assertThat(cluster.group(ORDERS).getMetadata().getAnnotations()).doesNotContainKey(ANNOTATION)
+        .containsEntry("team", "payments");
   }
 
   @Test
