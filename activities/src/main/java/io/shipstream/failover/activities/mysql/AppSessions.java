@@ -27,11 +27,13 @@ final class AppSessions {
   private AppSessions() {}
 
   static List<Long> list(MysqlSession session) throws SQLException {
-    String own = session.queryString("SELECT CONNECTION_ID()");
     Set<String> operatorUsers = Set.of(session.credentials().username(), session.credentials().replicationUsername());
     List<Long> ids = new ArrayList<>();
-    for (Map<String, String> row : session.queryRows("SELECT ID, USER, COMMAND FROM information_schema.PROCESSLIST")) {
+    // This session's own id comes with the list, one round trip instead of two.
+    for (Map<String, String> row : session.queryRows(
+        "SELECT ID, USER, COMMAND, CONNECTION_ID() AS OWN_ID FROM information_schema.PROCESSLIST")) {
       String id = row.get("ID");
+      String own = row.get("OWN_ID");
       String user = row.get("USER") == null ? "" : row.get("USER");
       String command = row.get("COMMAND") == null ? "" : row.get("COMMAND").toLowerCase(Locale.ROOT);
       boolean app =
