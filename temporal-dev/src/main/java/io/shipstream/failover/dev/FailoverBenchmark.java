@@ -78,14 +78,16 @@ public final class FailoverBenchmark {
         + " at once on one Temporal server, one worker, one watcher; one group alone on the same stack: median %.0f ms"
         + " of %d, using %.0f ms of this JVM's CPU%n", r.groups(), single, r.singleMs().size(), singleCpu));
     t.append("| round | all Succeeded after (ms) | slowest group (ms) | median group (ms) | total / single group |"
-            + " JVM CPU (ms) | API requests per group | load average |\n")
-        .append("|---|---|---|---|---|---|---|---|\n");
+            + " JVM CPU (ms) | machine CPU, all processes (ms) | floor: machine CPU / cores (ms) |"
+            + " API requests per group | load average |\n")
+        .append("|---|---|---|---|---|---|---|---|---|---|\n");
     int i = 1;
     for (ScaleBenchmark.Round round : r.rounds()) {
-      t.append(String.format("| %d | %.0f | %.0f (%s) | %.0f | %.2f | %.0f | %.0f | %.1f |%n", i++, round.totalMs(),
-          round.slowestMs(), round.slowestGroup(), BenchmarkTable.median(round.groupMs().stream().sorted().toList()),
-          round.totalMs() / single, round.jvmCpuMs(), round.apiRequests() / (double) round.groups(),
-          round.loadAverage()));
+      t.append(String.format("| %d | %.0f | %.0f (%s) | %.0f | %.2f | %.0f | %.0f | %.0f | %.0f | %.1f |%n", i++,
+          round.totalMs(), round.slowestMs(), round.slowestGroup(),
+          BenchmarkTable.median(round.groupMs().stream().sorted().toList()), round.totalMs() / single,
+          round.jvmCpuMs(), round.machineBusyMs(), round.machineBusyMs() / Runtime.getRuntime().availableProcessors(),
+          round.apiRequests() / (double) round.groups(), round.loadAverage()));
     }
     return t.append('\n').append(r.profile()).toString();
   }

@@ -29,7 +29,7 @@ final class ScaleBenchmark {
 
   /** One all-at-once round: the time from the first annotation to the last Succeeded, and per group. */
   record Round(int groups, double totalMs, double slowestMs, String slowestGroup, List<Double> groupMs,
-      double jvmCpuMs, double loadAverage, int apiRequests) {}
+      double jvmCpuMs, double loadAverage, int apiRequests, double machineBusyMs) {}
 
   record Result(int groups, List<Round> single, List<Round> rounds, String profile) {
     List<Double> singleMs() {
@@ -120,6 +120,7 @@ final class ScaleBenchmark {
     long start;
     long cpuBefore = processCpuNanos();
     int requestsBefore = stack.apiRequests();
+    double busyBefore = machineBusyMs();
     try (Watch watch = stack.kubernetes().resources(MysqlFailoverGroup.class).inNamespace(MockCluster.NAMESPACE)
         .watch(ends)) {
       start = System.nanoTime();
@@ -141,6 +142,7 @@ final class ScaleBenchmark {
     }
     double cpuMs = (processCpuNanos() - cpuBefore) / 1e6;
     int apiRequests = stack.apiRequests() - requestsBefore;
+    double machineBusy = machineBusyMs() - busyBefore;
     threads.forEach(ScaleBenchmark::join);
     // The annotation must be gone before the next round annotates again.
     long clearedBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
@@ -162,7 +164,7 @@ final class ScaleBenchmark {
     }
     double total = (done.values().stream().mapToLong(Long::longValue).max().orElse(start) - start) / 1e6;
     return new Round(batch.size(), total, slowestMs, slowest, per, cpuMs,
-        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), apiRequests);
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), apiRequests, machineBusy);
   }
 
   /**
@@ -173,6 +175,23 @@ final class ScaleBenchmark {
   private static long processCpuNanos() {
     return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
         .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /**
+   * Processor time every process on the machine has used since boot (the first line of
+   * /proc/stat: user, nice, system, irq, softirq; 100 ticks a second), NaN where there is
+   * none. Its growth over a round divided by the cores is the least wall time the round could
+   * have taken, whatever the code did.
+   */
+  static double machineBusyMs() {
+    try {
+      String[] f = java.nio.file.Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long ticks = Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+          + Long.parseLong(f[7]);
+      return ticks * 10.0;
+    } catch (java.io.IOException | RuntimeException e) {
+      return Double.NaN;
+    }
   }
 
   private static jdk.jfr.Recording startRecording() {
