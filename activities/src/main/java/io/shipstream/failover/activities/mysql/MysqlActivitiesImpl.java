@@ -60,7 +60,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     try (MysqlSession session = MysqlSession.open(connections, target, login, INSPECT_TIMEOUT)) {
       SqlDialect dialect = session.dialect();
       Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
-      return new ServerState(
+      ServerState state = new ServerState(
           target.site(),
           true,
           null,
@@ -76,6 +76,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
           replica.map(ReplicaStatus::receivedGtidSet).orElse(null),
           replica.map(ReplicaStatus::secondsBehindSource).orElse(null),
           AppSessions.list(session).size());
+      session.succeeded();
+      return state;
     } catch (SQLException e) {
       LOG.debug("inspect {}: {}", target, e.getMessage());
       return ServerState.unreachable(target.site(), MysqlFailures.describe(e));
@@ -88,6 +90,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       SqlDialect dialect = session.dialect();
       // MySQL makes SET GLOBAL (super_)read_only wait for open transactions; an application
       // sitting in one must not hold the fence up, so it is killed and the fence tried again.
+      session.changedSessionState();
       session.execute("SET SESSION lock_wait_timeout = 5");
       try {
         dialect.fence(session);
@@ -300,7 +303,9 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       String action, MysqlTarget target, Duration socketTimeout, boolean refusalIsFinal, SessionWork<T> work) {
     Credentials login = credentialsFor(target);
     try (MysqlSession session = MysqlSession.open(connections, target, login, socketTimeout)) {
-      return work.run(session);
+      T result = work.run(session);
+      session.succeeded();
+      return result;
     } catch (SQLException e) {
       if (refusalIsFinal && !MysqlFailures.isConnectionProblem(e)) {
         throw ApplicationFailure.newNonRetryableFailureWithCause(

@@ -19,13 +19,20 @@ import java.util.Optional;
  * MariaDB version string says so; anything else is MySQL). Every activity works through one.
  */
 final class MysqlSession implements AutoCloseable {
+  private final MysqlConnections connections;
   private final MysqlTarget target;
   private final Credentials credentials;
   private final Connection connection;
   private final String version;
   private final SqlDialect dialect;
+  // Whether the connection may serve the next activity: the work finished without an error
+  // (see succeeded()) and set no session variable (see changedSessionState()).
+  private boolean succeeded;
+  private boolean sessionStateChanged;
 
-  private MysqlSession(MysqlTarget target, Credentials credentials, Connection connection, String version) {
+  private MysqlSession(MysqlConnections connections, MysqlTarget target, Credentials credentials, Connection connection,
+      String version) {
+    this.connections = connections;
     this.target = target;
     this.credentials = credentials;
     this.connection = connection;
@@ -40,7 +47,7 @@ final class MysqlSession implements AutoCloseable {
       // The server's version string as its handshake sent it, the same text SELECT VERSION()
       // returns, without the round trip: a server across a WAN link costs one per statement.
       String version = connection.getMetaData().getDatabaseProductVersion();
-      return new MysqlSession(target, credentials, connection, version);
+      return new MysqlSession(connections, target, credentials, connection, version);
     } catch (SQLException | RuntimeException e) {
       connection.close();
       throw e;
@@ -131,12 +138,22 @@ final class MysqlSession implements AutoCloseable {
     return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
   }
 
+  /** The work is done and nothing failed: the connection may be kept for the next activity. */
+  void succeeded() {
+    succeeded = true;
+  }
+
+  /** A session variable was set: the connection is closed after this session, never reused. */
+  void changedSessionState() {
+    sessionStateChanged = true;
+  }
+
   @Override
   public void close() {
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      // Nothing to do: the server side goes away with the socket.
+    if (succeeded && !sessionStateChanged) {
+      connections.release(target, credentials, connection);
+      return;
     }
+    MysqlConnections.closeQuietly(connection);
   }
 }
