@@ -3,13 +3,13 @@ package io.shipstream.failover.dev;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
-import io.temporal.common.interceptors.WorkerInterceptorBase;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityInput;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityOutput;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Function;
 
 /**
  * One workflow's run, call by call: every activity the worker ran for it (local or not, from the
@@ -18,34 +18,22 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * A worker interceptor: install it with {@link FailoverStack#addWorkerInterceptor} before the
  * worker starts.
  */
-final class CallTimeline extends WorkerInterceptorBase {
+final class CallTimeline extends ActivityObserver {
   private record Call(String workflowId, String name, boolean local, long startMs, long endMs) {}
 
   private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
 
   @Override
-  public ActivityInboundCallsInterceptor interceptActivity(ActivityInboundCallsInterceptor next) {
-    return new ActivityInboundCallsInterceptorBase(next) {
-      private ActivityExecutionContext context;
-
-      @Override
-      public void init(ActivityExecutionContext context) {
-        this.context = context;
-        super.init(context);
-      }
-
-      @Override
-      public ActivityOutput execute(ActivityInput input) {
-        long start = System.currentTimeMillis();
-        try {
-          return super.execute(input);
-        } finally {
-          var info = context.getInfo();
-          calls.add(new Call(info.getWorkflowId(), info.getActivityType(), info.isLocal(), start,
-              System.currentTimeMillis()));
-        }
-      }
-    };
+  protected ActivityOutput observe(ActivityExecutionContext context, ActivityInput input,
+      Function<ActivityInput, ActivityOutput> proceed) {
+    long start = System.currentTimeMillis();
+    try {
+      return proceed.apply(input);
+    } finally {
+      var info = context.getInfo();
+      calls.add(new Call(info.getWorkflowId(), info.getActivityType(), info.isLocal(), start,
+          System.currentTimeMillis()));
+    }
   }
 
   /** Forgets what was recorded so far (the warm-up runs). */

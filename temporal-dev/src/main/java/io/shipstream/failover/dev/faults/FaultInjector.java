@@ -1,13 +1,14 @@
 package io.shipstream.failover.dev.faults;
 
 import io.temporal.activity.ActivityExecutionContext;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptor;
-import io.temporal.common.interceptors.ActivityInboundCallsInterceptorBase;
-import io.temporal.common.interceptors.WorkerInterceptorBase;
+import io.shipstream.failover.dev.ActivityObserver;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityInput;
+import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityOutput;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 /**
  * Sits in the worker (a Temporal worker interceptor) and runs a fault at one activity boundary of
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * thread is held until the kill interrupts it, so the attempt's outcome never reaches the server,
  * exactly as when a pod dies at that instant.
  */
-public final class FaultInjector extends WorkerInterceptorBase {
+public final class FaultInjector extends ActivityObserver {
   /** Where in the attempt the fault fires. */
   public enum When { BEFORE, AFTER }
 
@@ -42,52 +43,40 @@ public final class FaultInjector extends WorkerInterceptorBase {
   }
 
   @Override
-  public ActivityInboundCallsInterceptor interceptActivity(ActivityInboundCallsInterceptor next) {
-    return new ActivityInboundCallsInterceptorBase(next) {
-      private ActivityExecutionContext context;
+  protected ActivityOutput observe(ActivityExecutionContext context, ActivityInput input,
+      Function<ActivityInput, ActivityOutput> proceed) {
+    String type = context.getInfo().getActivityType();
+    Object[] args = input.getArguments();
+    fire(context, When.BEFORE, type, args);
+    ActivityOutput output = proceed.apply(input);
+    fire(context, When.AFTER, type, args);
+    return output;
+  }
 
-      @Override
-      public void init(ActivityExecutionContext context) {
-        this.context = context;
-        super.init(context);
+  private void fire(ActivityExecutionContext context, When when, String type, Object[] args) {
+    Trigger t = armed.get();
+    if (t == null || t.when() != when || !t.boundary().matches(type, args) || !armed.compareAndSet(t, null)) {
+      return;
+    }
+    fired.set(when.name().toLowerCase() + " " + t.boundary().label() + " (attempt " + context.getInfo().getAttempt()
+        + ")");
+    if (!t.holdActivity()) {
+      // A quick fault (cut a link, stop a server) runs before the attempt goes on, so the
+      // attempt meets it; anything timed schedules its own healing.
+      t.action().run();
+      return;
+    }
+    CountDownLatch done = new CountDownLatch(1);
+    Thread thread = new Thread(() -> {
+      try {
+        t.action().run();
+      } finally {
+        done.countDown();
       }
-
-      @Override
-      public ActivityOutput execute(ActivityInput input) {
-        String type = context.getInfo().getActivityType();
-        Object[] args = input.getArguments();
-        fire(When.BEFORE, type, args);
-        ActivityOutput output = super.execute(input);
-        fire(When.AFTER, type, args);
-        return output;
-      }
-
-      private void fire(When when, String type, Object[] args) {
-        Trigger t = armed.get();
-        if (t == null || t.when() != when || !t.boundary().matches(type, args) || !armed.compareAndSet(t, null)) {
-          return;
-        }
-        fired.set(when.name().toLowerCase() + " " + t.boundary().label() + " (attempt " + context.getInfo().getAttempt()
-            + ")");
-        if (!t.holdActivity()) {
-          // A quick fault (cut a link, stop a server) runs before the attempt goes on, so the
-          // attempt meets it; anything timed schedules its own healing.
-          t.action().run();
-          return;
-        }
-        CountDownLatch done = new CountDownLatch(1);
-        Thread thread = new Thread(() -> {
-          try {
-            t.action().run();
-          } finally {
-            done.countDown();
-          }
-        }, "fault-" + t.boundary().label());
-        thread.setDaemon(true);
-        thread.start();
-        hold(done);
-      }
-    };
+    }, "fault-" + t.boundary().label());
+    thread.setDaemon(true);
+    thread.start();
+    hold(done);
   }
 
   /**
