@@ -1,6 +1,7 @@
 package io.shipstream.failover.dev.faults;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.function.Predicate;
@@ -27,7 +28,10 @@ public enum Boundary {
   REJOIN("rejoin", "ReplicateFrom", args -> true),
   RECORD_RESUMED("record-resumed", "RecordFailover", args -> args[3] != null),
   STATUS_SUCCEEDED("status-succeeded", "WritePlannedFailoverStatus", args -> phase(args, "Succeeded")),
-  EVENT_COMPLETED("event-completed", "EmitEvent", args -> "PlannedFailoverCompleted".equals(args[2])),
+  // Runs started since the coalesced-status-writes change batch their Events (EmitEvents).
+  EVENT_COMPLETED("event-completed", "EmitEvents", args -> args[1] instanceof java.util.List<?> notes
+      && notes.stream().anyMatch(n -> n instanceof KubernetesActivities.EventNote e
+          && "PlannedFailoverCompleted".equals(e.reason()))),
   CLEAR_ANNOTATION("clear-annotation", "ClearAnnotation", args -> true);
 
   private final String label;
