@@ -78,6 +78,7 @@ public final class FaultHarness implements AutoCloseable {
     Fault fault = plan.fault();
     helpers.clear();
     refusals.clear();
+    java.sql.Connection idleSession = null;
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(5), nextId);
         WritableWatch watch = WritableWatch.start(stack.servers())) {
       nextId += 10_000_000;
@@ -88,6 +89,12 @@ public final class FaultHarness implements AutoCloseable {
       }
       if (!(fault instanceof WatcherKill) && !(fault instanceof Fault.None)) {
         injector.arm(trigger(fault, source, target));
+      }
+      // The drain runs only when the source has application sessions at the fence; the writer
+      // may be between connections then (reconnecting after the last case), so a case at the
+      // drain holds one more open, idle, as an application's connection pool would.
+      if (fault instanceof WorkerKill k && k.boundary() == Boundary.DRAIN) {
+        idleSession = openIdleSession(source);
       }
       String before = Instant.now().toString();
       stack.annotate(annotation);
@@ -119,6 +126,21 @@ public final class FaultHarness implements AutoCloseable {
     } finally {
       joinHelpers();
       healAll();
+      if (idleSession != null) {
+        try {
+          idleSession.close();
+        } catch (java.sql.SQLException e) {
+          // Killed by the drain, most likely: that was its purpose.
+        }
+      }
+    }
+  }
+
+  private java.sql.Connection openIdleSession(String site) {
+    try {
+      return stack.server(site).appConnection();
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("cannot open an application session on " + site + ": " + e.getMessage(), e);
     }
   }
 
