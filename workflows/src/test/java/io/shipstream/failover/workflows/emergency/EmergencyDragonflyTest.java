@@ -8,18 +8,15 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflySpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
-import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeDragonfly;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.RealTimeTestServer;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.TestEnvironmentOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
-import io.temporal.worker.Worker;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +29,7 @@ import org.junit.jupiter.api.Test;
  * costs a warning, never the failover.
  */
 class EmergencyDragonflyTest {
-  TestWorkflowEnvironment env;
+  RealTimeTestServer server;
   WorkflowClient client;
   FakeMysql mysql = new FakeMysql();
   FakeKubernetes k8s = new FakeKubernetes();
@@ -40,12 +37,8 @@ class EmergencyDragonflyTest {
 
   @BeforeEach
   void setUp() {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
-    Worker worker = env.newWorker(TaskQueues.FAILOVER);
-    worker.registerWorkflowImplementationTypes(EmergencyFailoverWorkflowImpl.class);
-    worker.registerActivitiesImplementations(mysql, k8s, stores);
-    env.start();
-    client = env.getWorkflowClient();
+    server = new RealTimeTestServer(new Class<?>[] {EmergencyFailoverWorkflowImpl.class}, mysql, k8s, stores);
+    client = server.client;
     k8s.spec = new MysqlFailoverGroupSpec(List.of(site("iad", "primary-candidate", true),
         site("pdx", "primary-candidate", true), site("dr", "dr-only", true)),
         new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null, null, null,
@@ -62,7 +55,7 @@ class EmergencyDragonflyTest {
 
   @AfterEach
   void tearDown() {
-    env.close();
+    server.close();
   }
 
   static SiteSpec site(String name, String role, boolean store) {

@@ -1,7 +1,5 @@
 package io.shipstream.failover.workflows.emergency;
 
-import com.uber.m3.tally.RootScopeBuilder;
-import com.uber.m3.tally.Scope;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -13,15 +11,14 @@ import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.FakeSidecar;
 import io.shipstream.failover.workflows.fakes.MetricsCapture;
+import io.shipstream.failover.workflows.fakes.RealTimeTestServer;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.util.List;
 import java.util.Map;
 
@@ -35,23 +32,16 @@ import java.util.Map;
 final class EmergencyRig implements AutoCloseable {
   static final GroupRef GROUP = new GroupRef("shop", "orders");
 
-  final TestWorkflowEnvironment env;
-  final WorkflowClient client;
   final FakeMysql mysql = new FakeMysql();
   final FakeKubernetes k8s = new FakeKubernetes();
   final FakeSidecar sidecar = new FakeSidecar();
-  final MetricsCapture metrics = new MetricsCapture();
-  private final Scope scope;
+  final RealTimeTestServer server = new RealTimeTestServer(
+      new Class<?>[] {EmergencyFailoverWorkflowImpl.class, PlannedFailoverWorkflowImpl.class}, mysql, k8s, sidecar);
+  final TestWorkflowEnvironment env = server.env;
+  final WorkflowClient client = server.client;
+  final MetricsCapture metrics = server.metrics;
 
   EmergencyRig() {
-    scope = new RootScopeBuilder().reporter(metrics).reportEvery(com.uber.m3.util.Duration.ofMillis(10));
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setUseTimeskipping(false).setMetricsScope(scope).build());
-    Worker worker = env.newWorker(TaskQueues.FAILOVER);
-    worker.registerWorkflowImplementationTypes(EmergencyFailoverWorkflowImpl.class, PlannedFailoverWorkflowImpl.class);
-    worker.registerActivitiesImplementations(mysql, k8s, sidecar);
-    env.start();
-    client = env.getWorkflowClient();
     k8s.spec = spec();
     k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
     mysql.add("iad", true, 100).reachable = false;
@@ -61,12 +51,7 @@ final class EmergencyRig implements AutoCloseable {
 
   @Override
   public void close() {
-    env.close();
-    try {
-      scope.close();
-    } catch (com.uber.m3.tally.ScopeCloseException e) {
-      throw new IllegalStateException(e);
-    }
+    server.close();
   }
 
   static MysqlFailoverGroupSpec spec() {

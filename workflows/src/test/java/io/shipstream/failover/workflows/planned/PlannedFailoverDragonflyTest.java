@@ -2,32 +2,18 @@ package io.shipstream.failover.workflows.planned;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.uber.m3.tally.RootScopeBuilder;
-import com.uber.m3.tally.Scope;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflyPlannedFailoverSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflySpec;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
-import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.activities.StoreState;
 import io.shipstream.failover.workflows.fakes.FakeDragonfly;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.MetricsCapture;
-import io.shipstream.failover.workflows.fakes.WorkflowWaits;
-import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
-import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.TestEnvironmentOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.testing.WorkflowReplayer;
-import io.temporal.worker.Worker;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -42,30 +28,24 @@ import org.junit.jupiter.api.Test;
  * the store pods' labels, the metric, and what was done to which store and which MySQL server.
  */
 class PlannedFailoverDragonflyTest {
-  static final GroupRef GROUP = new GroupRef("shop", "orders");
+  static final GroupRef GROUP = PlannedRig.GROUP;
 
-  TestWorkflowEnvironment env;
+  PlannedRig rig;
   WorkflowClient client;
-  FakeMysql mysql = new FakeMysql();
-  FakeKubernetes k8s = new FakeKubernetes();
-  FakeDragonfly stores = new FakeDragonfly();
-  MetricsCapture counters = new MetricsCapture();
-  Scope scope;
+  FakeMysql mysql;
+  FakeKubernetes k8s;
+  FakeDragonfly stores;
+  MetricsCapture counters;
 
   @BeforeEach
   void setUp() {
-    scope = new RootScopeBuilder().reporter(counters).reportEvery(com.uber.m3.util.Duration.ofMillis(10));
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setUseTimeskipping(false).setMetricsScope(scope).build());
-    Worker worker = env.newWorker(TaskQueues.FAILOVER);
-    worker.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
-    worker.registerActivitiesImplementations(mysql, k8s, stores);
-    env.start();
-    client = env.getWorkflowClient();
+    rig = new PlannedRig();
+    client = rig.client;
+    mysql = rig.mysql;
+    k8s = rig.k8s;
+    stores = rig.stores;
+    counters = rig.metrics;
     k8s.spec = spec("proceed");
-    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
-    mysql.add("iad", true, 100);
-    mysql.add("pdx", false, 97);
     stores.add("iad", null, 5000);
     stores.add("pdx", "iad", 4800);
     k8s.setStoreRole(GROUP, site("iad"), StoreState.MASTER, true);
@@ -73,9 +53,8 @@ class PlannedFailoverDragonflyTest {
   }
 
   @AfterEach
-  void tearDown() throws Exception {
-    env.close();
-    scope.close();
+  void tearDown() {
+    rig.close();
   }
 
   static MysqlFailoverGroupSpec spec(String onSyncTimeout) {
@@ -92,14 +71,7 @@ class PlannedFailoverDragonflyTest {
   }
 
   PlannedFailoverStatus request(String annotation) {
-    k8s.annotation = annotation;
-    PlannedFailoverWorkflow wf = client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(GROUP.workflowId())
-        .setTaskQueue(TaskQueues.FAILOVER)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
-        .build());
-    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
-    return WorkflowWaits.result(client, GROUP.workflowId(), WorkflowStub.fromTyped(wf), PlannedFailoverStatus.class);
+    return rig.request(annotation);
   }
 
   @Test
@@ -249,12 +221,7 @@ class PlannedFailoverDragonflyTest {
   }
 
   private void replayAndMaybeStore(String name) throws Exception {
-    WorkflowExecutionHistory history = client.fetchHistory(GROUP.workflowId());
-    WorkflowReplayer.replayWorkflowExecution(history, PlannedFailoverWorkflowImpl.class);
-    String dir = System.getProperty("history.dir");
-    if (dir != null) {
-      java.nio.file.Files.writeString(java.nio.file.Path.of(dir, name + ".json"), history.toJson(true));
-    }
+    rig.replayAndMaybeStore(name);
   }
 
   private void assertRolledBack(PlannedFailoverStatus result, String reason) {

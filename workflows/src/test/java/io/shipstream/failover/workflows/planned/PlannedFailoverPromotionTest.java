@@ -2,20 +2,9 @@ package io.shipstream.failover.workflows.planned;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
-import io.shipstream.failover.workflows.fakes.WorkflowWaits;
-import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
-import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
-import io.temporal.testing.TestEnvironmentOptions;
-import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -23,47 +12,27 @@ import org.junit.jupiter.api.Test;
 /**
  * A promotion that fails: retried through a short refusal, rolled back to a writable source once
  * the target is fenced again, and stopped for manual recovery only when the target cannot be
- * proven read-only. Same rig as {@link PlannedFailoverWorkflowTest}: real time, in-memory servers.
+ * proven read-only. The same {@link PlannedRig} as {@link PlannedFailoverWorkflowTest}.
  */
 class PlannedFailoverPromotionTest {
-  static final io.shipstream.failover.model.GroupRef GROUP = PlannedFailoverWorkflowTest.GROUP;
-
-  TestWorkflowEnvironment env;
-  WorkflowClient client;
+  PlannedRig rig;
   FakeMysql mysql;
   FakeKubernetes k8s;
 
   @BeforeEach
   void setUp() {
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
-    Worker worker = env.newWorker(TaskQueues.FAILOVER);
-    worker.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
-    mysql = new FakeMysql();
-    k8s = new FakeKubernetes();
-    worker.registerActivitiesImplementations(mysql, k8s);
-    env.start();
-    client = env.getWorkflowClient();
-    k8s.spec = PlannedFailoverWorkflowTest.spec(null);
-    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
-    mysql.add("iad", true, 100);
-    mysql.add("pdx", false, 97);
-    mysql.add("dr", false, 95);
+    rig = new PlannedRig();
+    mysql = rig.mysql;
+    k8s = rig.k8s;
   }
 
   @AfterEach
   void tearDown() {
-    env.close();
+    rig.close();
   }
 
   PlannedFailoverStatus request(String annotation) {
-    k8s.annotation = annotation;
-    PlannedFailoverWorkflow wf = client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(GROUP.workflowId())
-        .setTaskQueue(TaskQueues.FAILOVER)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
-        .build());
-    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
-    return WorkflowWaits.result(client, GROUP.workflowId(), WorkflowStub.fromTyped(wf), PlannedFailoverStatus.class);
+    return rig.request(annotation);
   }
 
   @Test

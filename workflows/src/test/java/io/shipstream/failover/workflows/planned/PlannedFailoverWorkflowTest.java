@@ -7,26 +7,16 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
-import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
-import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
-import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.WorkflowReplayer;
-import io.temporal.testing.TestEnvironmentOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
-import io.temporal.worker.Worker;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,8 +28,9 @@ import org.junit.jupiter.api.Test;
  * status went through, the final status block, the Events, and what was done to which server.
  */
 class PlannedFailoverWorkflowTest {
-  static final GroupRef GROUP = new GroupRef("shop", "orders");
+  static final GroupRef GROUP = PlannedRig.GROUP;
 
+  PlannedRig rig;
   TestWorkflowEnvironment env;
   WorkflowClient client;
   FakeMysql mysql;
@@ -47,62 +38,36 @@ class PlannedFailoverWorkflowTest {
 
   @BeforeEach
   void setUp() {
-    // Real time, not time skipping: skipping jumps over the timeouts of activities that a busy
-    // machine has not picked up yet, which made these tests flaky under load. The cooldown cases
-    // use a cooldown that ends two seconds from now instead.
-    env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder().setUseTimeskipping(false).build());
-    Worker worker = env.newWorker(TaskQueues.FAILOVER);
-    worker.registerWorkflowImplementationTypes(PlannedFailoverWorkflowImpl.class);
-    mysql = new FakeMysql();
-    k8s = new FakeKubernetes();
-    worker.registerActivitiesImplementations(mysql, k8s);
-    env.start();
-    client = env.getWorkflowClient();
-    k8s.spec = spec(null);
-    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
-    mysql.add("iad", true, 100);
-    mysql.add("pdx", false, 97);
-    mysql.add("dr", false, 95);
+    rig = new PlannedRig();
+    env = rig.env;
+    client = rig.client;
+    mysql = rig.mysql;
+    k8s = rig.k8s;
   }
 
   @AfterEach
   void tearDown() {
-    env.close();
+    rig.close();
   }
 
   static MysqlFailoverGroupSpec spec(String onCooldown) {
-    return new MysqlFailoverGroupSpec(List.of(site("iad", "primary-candidate"), site("pdx", "primary-candidate"),
-        site("dr", "dr-only")), new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null,
-        new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, onCooldown), null,
-        new MysqlFailoverGroupSpec.DnsSpec("orders-db.example.com", 30), null, null);
-  }
-
-  static SiteSpec site(String name, String role) {
-    return new SiteSpec(name, role, name + "-a", new SiteSpec.Endpoint(name + ".db", 3306),
-        Map.of("site", name), Map.of("topology.kubernetes.io/zone", name), "10.0.0." + name.length(), null, null);
+    return PlannedRig.spec(onCooldown);
   }
 
   PlannedFailoverWorkflow stub() {
-    return client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
-        .setWorkflowId(GROUP.workflowId())
-        .setTaskQueue(TaskQueues.FAILOVER)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
-        .build());
+    return rig.stub();
   }
 
   PlannedFailoverStatus request(String annotation) {
-    return result(startAsync(annotation));
+    return rig.request(annotation);
   }
 
   PlannedFailoverStatus result(PlannedFailoverWorkflow wf) {
-    return WorkflowWaits.result(client, GROUP.workflowId(), WorkflowStub.fromTyped(wf), PlannedFailoverStatus.class);
+    return rig.result(wf);
   }
 
   PlannedFailoverWorkflow startAsync(String annotation) {
-    k8s.annotation = annotation;
-    PlannedFailoverWorkflow wf = stub();
-    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
-    return wf;
+    return rig.startAsync(annotation);
   }
 
   @Test
@@ -387,12 +352,7 @@ class PlannedFailoverWorkflowTest {
   }
 
   private void replayAndMaybeStore(String name) throws Exception {
-    WorkflowExecutionHistory history = client.fetchHistory(GROUP.workflowId());
-    WorkflowReplayer.replayWorkflowExecution(history, PlannedFailoverWorkflowImpl.class);
-    String dir = System.getProperty("history.dir");
-    if (dir != null) {
-      java.nio.file.Files.writeString(java.nio.file.Path.of(dir, name + ".json"), history.toJson(true));
-    }
+    rig.replayAndMaybeStore(name);
   }
 
   private void assertRejected(PlannedFailoverStatus result, String reason, String event) {

@@ -1,0 +1,106 @@
+package io.shipstream.failover.workflows.planned;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.fakes.FakeDragonfly;
+import io.shipstream.failover.workflows.fakes.FakeKubernetes;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.MetricsCapture;
+import io.shipstream.failover.workflows.fakes.RealTimeTestServer;
+import io.shipstream.failover.workflows.fakes.WorkflowWaits;
+import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.WorkflowExecutionHistory;
+import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.testing.WorkflowReplayer;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One group on Temporal's test server for the planned-failover tests: iad the active primary,
+ * pdx and dr replicas (a little behind), in-memory MySQL, Kubernetes and session stores, and the
+ * metrics the workflow reports, on a {@link RealTimeTestServer} (the cooldown cases use a cooldown
+ * that ends two seconds from now, since time does not skip).
+ */
+final class PlannedRig implements AutoCloseable {
+  static final GroupRef GROUP = new GroupRef("shop", "orders");
+
+  final FakeMysql mysql = new FakeMysql();
+  final FakeKubernetes k8s = new FakeKubernetes();
+  final FakeDragonfly stores = new FakeDragonfly();
+  final RealTimeTestServer server =
+      new RealTimeTestServer(new Class<?>[] {PlannedFailoverWorkflowImpl.class}, mysql, k8s, stores);
+  final TestWorkflowEnvironment env = server.env;
+  final WorkflowClient client = server.client;
+  final MetricsCapture metrics = server.metrics;
+
+  PlannedRig() {
+    k8s.spec = spec(null);
+    k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
+    mysql.add("iad", true, 100);
+    mysql.add("pdx", false, 97);
+    mysql.add("dr", false, 95);
+  }
+
+  /** iad and pdx as primary candidates and dr as dr-only, with DNS; {@code onCooldown} as given. */
+  static MysqlFailoverGroupSpec spec(String onCooldown) {
+    return new MysqlFailoverGroupSpec(List.of(site("iad", "primary-candidate"), site("pdx", "primary-candidate"),
+        site("dr", "dr-only")), new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null,
+        new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, onCooldown), null,
+        new MysqlFailoverGroupSpec.DnsSpec("orders-db.example.com", 30), null, null);
+  }
+
+  static SiteSpec site(String name, String role) {
+    return new SiteSpec(name, role, name + "-a", new SiteSpec.Endpoint(name + ".db", 3306),
+        Map.of("site", name), Map.of("topology.kubernetes.io/zone", name), "10.0.0." + name.length(), null, null);
+  }
+
+  PlannedFailoverWorkflow stub() {
+    return client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
+        .setWorkflowId(GROUP.workflowId())
+        .setTaskQueue(TaskQueues.FAILOVER)
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .build());
+  }
+
+  /** Annotates the group and starts the workflow, as the watcher does; returns its stub. */
+  PlannedFailoverWorkflow startAsync(String annotation) {
+    k8s.annotation = annotation;
+    PlannedFailoverWorkflow wf = stub();
+    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
+    return wf;
+  }
+
+  PlannedFailoverStatus result(PlannedFailoverWorkflow wf) {
+    return WorkflowWaits.result(client, GROUP.workflowId(), WorkflowStub.fromTyped(wf), PlannedFailoverStatus.class);
+  }
+
+  PlannedFailoverStatus request(String annotation) {
+    return result(startAsync(annotation));
+  }
+
+  /**
+   * Replays the latest run's history, which catches non-determinism in the code as it is now;
+   * {@code -Dhistory.dir=...} also stores it for {@link PlannedFailoverReplayTest}.
+   */
+  void replayAndMaybeStore(String name) throws Exception {
+    WorkflowExecutionHistory history = client.fetchHistory(GROUP.workflowId());
+    WorkflowReplayer.replayWorkflowExecution(history, PlannedFailoverWorkflowImpl.class);
+    String dir = System.getProperty("history.dir");
+    if (dir != null) {
+      java.nio.file.Files.writeString(java.nio.file.Path.of(dir, name + ".json"), history.toJson(true));
+    }
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+}
