@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class FreePorts {
   private static final Set<Integer> HANDED_OUT = new HashSet<>();
   private static final int LOWEST = 10_000;
+  static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
 
   private FreePorts() {}
 
@@ -64,10 +65,11 @@ public final class FreePorts {
   }
 
   /** The first port of the kernel's ephemeral range, or 0 where it cannot be read. */
-  private static int ephemeralRangeStart() {
-    try {
-      String range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range")).trim();
-      return Integer.parseInt(range.split("\\s+")[0]);
+  static int ephemeralRangeStart() {
+    // Read line by line: /proc files report a size of 0, and Files.readString trusts it.
+    try (var reader = Files.newBufferedReader(EPHEMERAL_RANGE)) {
+      String range = reader.readLine();
+      return Integer.parseInt(range.trim().split("\\s+")[0]);
     } catch (IOException | RuntimeException e) {
       return 0;
     }
