@@ -146,7 +146,7 @@ public final class EmergencyFailoverBenchmark {
         .min().orElseThrow();
     long ackedByDying = load.acks().stream().filter(a -> a.nanos() > killedAt && a.nanos() < connectedToNew).count();
     // Repeated Events are counted up rather than written again: a new one or a higher count is this run's.
-    String proof = events(stack).stream()
+    String proof = stack.events().stream()
         .filter(e -> count(e) > eventsBefore.getOrDefault(e.getMetadata().getName(), 0))
         .map(Event::getReason).filter(r -> r != null && r.startsWith("OldPrimary"))
         .collect(Collectors.toCollection(TreeSet::new)).toString();
@@ -210,7 +210,7 @@ public final class EmergencyFailoverBenchmark {
   }
 
   private static Map<String, Integer> eventCounts(FailoverStack stack) {
-    return events(stack).stream().collect(Collectors.toMap(e -> e.getMetadata().getName(),
+    return stack.events().stream().collect(Collectors.toMap(e -> e.getMetadata().getName(),
         EmergencyFailoverBenchmark::count, Math::max));
   }
 
@@ -218,9 +218,6 @@ public final class EmergencyFailoverBenchmark {
     return e.getCount() == null ? 1 : e.getCount();
   }
 
-  private static List<Event> events(FailoverStack stack) {
-    return stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
-  }
 
   private static boolean replicatesFrom(MariaDbServer replica, MariaDbServer source) {
     return replica.replicaStatus().running() && replica.replicaStatus().sourcePort() == source.port();

@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -279,12 +280,26 @@ public final class FailoverStack implements AutoCloseable {
     return proxy;
   }
 
+  /**
+   * Changes the spec as {@code kubectl edit} would, reading again when the watcher's monitor wrote
+   * the status in between (the edit is sent with the resourceVersion it read, so it gets 409).
+   */
   private void editSpec(java.util.function.UnaryOperator<MysqlFailoverGroupSpec> change) {
-    kube.client().resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(GROUP_NAME)
-        .edit(cr -> {
-          cr.setSpec(change.apply(cr.getSpec()));
-          return cr;
-        });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        kube.client().resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(GROUP_NAME)
+            .edit(cr -> {
+              cr.setSpec(change.apply(cr.getSpec()));
+              return cr;
+            });
+        return;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+        sleep(20L * attempt);
+      }
+    }
   }
 
   private static SiteSpec withSite(SiteSpec s, SiteSpec.Endpoint mysql, SiteSpec.Sidecar sidecar) {
@@ -437,6 +452,38 @@ public final class FailoverStack implements AutoCloseable {
   public String routedJdbcUrl() {
     String site = routedSite().orElseThrow(() -> new IllegalStateException("no pod is labelled primary"));
     return servers.get(site).jdbcUrl();
+  }
+
+  /**
+   * As {@link #routedJdbcUrl}, but while nothing is routed (for a moment during a failover) a URL
+   * nothing listens on: a writer's write then fails and is retried instead of stopping it.
+   */
+  public String routedJdbcUrlOrNowhere() {
+    try {
+      return routedJdbcUrl();
+    } catch (IllegalStateException e) {
+      return "jdbc:mariadb://127.0.0.1:1/";
+    }
+  }
+
+  /** status.emergencyFailover.phase, or null while there is none. */
+  public String emergencyPhase() {
+    MysqlFailoverGroupStatus s = resource().getStatus();
+    return s == null || s.emergencyFailover() == null ? null : s.emergencyFailover().phase();
+  }
+
+  /** The Events in the group's namespace, oldest first. */
+  public List<Event> events() {
+    return kube.client().v1().events().inNamespace(group.namespace()).list().getItems();
+  }
+
+  public List<String> eventReasons() {
+    return events().stream().map(Event::getReason).toList();
+  }
+
+  /** The messages of the Events with this reason, oldest first. */
+  public List<String> eventMessages(String reason) {
+    return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
   }
 
   @Override

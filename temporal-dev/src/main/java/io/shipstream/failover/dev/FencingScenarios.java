@@ -54,7 +54,7 @@ final class FencingScenarios {
     Timeline timeline = new Timeline(out);
     WritableSampler sampler = new WritableSampler(stack, timeline);
     sampler.start();
-    try (WriteLoad load = WriteLoad.start(() -> FaultScenarios.routedOrNowhere(stack))) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
       timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", load.acknowledgedCount());
       long cutAt = System.nanoTime();
@@ -166,7 +166,7 @@ final class FencingScenarios {
     Timeline timeline = new Timeline(out);
     WritableSampler sampler = new WritableSampler(stack, timeline);
     sampler.start();
-    try (WriteLoad load = WriteLoad.start(() -> FaultScenarios.routedOrNowhere(stack))) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
       timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", load.acknowledgedCount());
       String before = pdx.gtidBinlogPos();
@@ -256,8 +256,7 @@ final class FencingScenarios {
 
   /** The message of the group's newest Event with this reason. */
   private static Optional<String> lastEvent(FailoverStack stack, String reason) {
-    List<Event> events = stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
-    return events.stream().filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b).map(Event::getMessage);
+    return stack.events().stream().filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b).map(Event::getMessage);
   }
 
   private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration timeout) {

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts the writable servers every 50 ms and prints each change of the writable set. */
-final class WritableSampler {
+final class WritableSampler implements AutoCloseable {
   private final FailoverStack stack;
   private final Timeline timeline;
   private final AtomicInteger most = new AtomicInteger();
@@ -30,6 +30,18 @@ final class WritableSampler {
   /** Forgets the samples so far: {@link #most} then counts from this moment on. */
   void resetMost() {
     most.set(0);
+  }
+
+  /** A sampler already counting. */
+  static WritableSampler started(FailoverStack stack, Timeline timeline) {
+    WritableSampler sampler = new WritableSampler(stack, timeline);
+    sampler.start();
+    return sampler;
+  }
+
+  @Override
+  public void close() {
+    stop();
   }
 
   void stop() {

@@ -14,8 +14,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,9 +42,9 @@ class EmergencyFailoverIT {
   @Test
   void aKilledPrimaryIsReplacedByTheFreshestReplicaWithoutLosingReplicatedWrites() throws Exception {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    WritableSampler sampler = new WritableSampler();
+    WritableSampler sampler = WritableSampler.started(stack, new Timeline(System.out));
 
-    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(200, Duration.ofSeconds(30));
       MariaDbServer iad = stack.server("iad");
       stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
@@ -65,7 +63,7 @@ class EmergencyFailoverIT {
 
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
       assertThat(stack.routedSite()).contains("pdx");
-      await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
       MariaDbServer pdx = stack.server("pdx");
       MariaDbServer dr = stack.server("dr");
       // Whatever row the writer had acknowledged and any survivor holds, pdx holds: at the instant
@@ -99,7 +97,7 @@ class EmergencyFailoverIT {
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
     MariaDbServer dr = stack.server("dr");
-    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       // pdx stops receiving: what iad acknowledges from now on reaches dr only.
@@ -114,14 +112,14 @@ class EmergencyFailoverIT {
 
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
 
     assertThat(MariaDbCluster.writtenIds(pdx)).as("every row dr held").containsAll(onDr);
-    assertThat(reasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
+    assertThat(stack.eventReasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
     assertThat(stack.resource().getStatus().emergencyFailover().transactionsLost()).isZero();
     await(() -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
         Duration.ofSeconds(30), "dr replicating from pdx");
-    try (WriteLoad after = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1_000_000)) {
+    try (WriteLoad after = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1_000_000)) {
       after.awaitAcknowledged(20, Duration.ofSeconds(30));
       after.stop();
       dr.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
@@ -135,7 +133,7 @@ class EmergencyFailoverIT {
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
     Set<Long> received;
-    try (WriteLoad before = WriteLoad.start(this::routedOrNowhere)) {
+    try (WriteLoad before = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       before.awaitAcknowledged(100, Duration.ofSeconds(30));
       pdx.execute("STOP SLAVE SQL_THREAD");
       int acked = before.acknowledgedCount();
@@ -150,7 +148,7 @@ class EmergencyFailoverIT {
     assertThat(MariaDbCluster.writtenIds(pdx)).as("applied on pdx before the kill").hasSizeLessThan(received.size());
     assertThat(pdx.replicaStatus().sqlRunning()).isEqualTo("No");
 
-    try (WriteLoad after = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1_000_000)) {
+    try (WriteLoad after = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1_000_000)) {
       after.awaitAcknowledged(20, Duration.ofSeconds(30));
       long killedAt = System.nanoTime();
       iad.kill9();
@@ -173,7 +171,7 @@ class EmergencyFailoverIT {
     stack = FailoverStack.start(work, withCooldown);
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
-    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
       load.stop();
       // Nothing only iad holds: it may rejoin.
@@ -181,33 +179,33 @@ class EmergencyFailoverIT {
     }
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
     // The new primary takes writes before the old one comes back, as it would in production: its
     // newest GTID is then its own, and the rejoin must still see that iad holds nothing extra.
-    try (WriteLoad onNewPrimary = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 500_000)) {
+    try (WriteLoad onNewPrimary = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 500_000)) {
       onNewPrimary.awaitAcknowledged(50, Duration.ofSeconds(30));
     }
 
     iad.restart();
     await(() -> iad.replicaStatus().running() && iad.replicaStatus().sourcePort() == pdx.port(),
         Duration.ofSeconds(30), "iad replicating from pdx");
-    try (WriteLoad afterRejoin = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1_000_000)) {
+    try (WriteLoad afterRejoin = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1_000_000)) {
       afterRejoin.awaitAcknowledged(50, Duration.ofSeconds(30));
     }
     iad.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
     assertThat(iad.isReadOnly()).isTrue();
     assertThat(MariaDbCluster.writtenIds(iad)).containsAll(MariaDbCluster.writtenIds(pdx));
-    assertThat(reasons()).contains("RecoveryComplete").doesNotContain("RecoveryBlocked");
+    assertThat(stack.eventReasons()).contains("RecoveryComplete").doesNotContain("RecoveryBlocked");
     await(() -> siteStatus("iad") != null && Boolean.TRUE.equals(siteStatus("iad").replicating()),
         Duration.ofSeconds(30), "status.sites to show iad replicating");
     assertThat(siteStatus("iad").divergentGtid()).isNull();
 
     // Inside the 1 minute cooldown the new primary dies too: iad could take over, but must not.
     pdx.kill9();
-    await(() -> reasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    await(() -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
     sleep(3_000);
-    assertThat(messages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
-    assertThat(reasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
+    assertThat(stack.eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
     assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(iad.isReadOnly()).isTrue();
   }
@@ -217,7 +215,7 @@ class EmergencyFailoverIT {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
-    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
       load.stop();
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
@@ -230,17 +228,17 @@ class EmergencyFailoverIT {
         "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
 
     iad.restart();
-    await(() -> reasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
+    await(() -> stack.eventReasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
     await(() -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null, Duration.ofSeconds(30),
         "status.sites to show iad's divergent transactions");
 
     assertThat(siteStatus("iad").divergentGtid()).startsWith("0-" + iad.serverId() + "-");
     assertThat(iad.isReadOnly()).isTrue();
     assertThat(iad.replicaStatus().configured()).as("never pointed at pdx").isFalse();
-    assertThat(reasons()).doesNotContain("RecoveryComplete");
+    assertThat(stack.eventReasons()).doesNotContain("RecoveryComplete");
     assertThat(stack.routedSite()).contains("pdx");
   }
 
@@ -249,7 +247,7 @@ class EmergencyFailoverIT {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
-    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
     }
     pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
@@ -259,11 +257,11 @@ class EmergencyFailoverIT {
     sleep(1_500);
 
     iad.kill9();
-    await(() -> reasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    await(() -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
     sleep(3_000);
 
-    assertThat(messages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
-    assertThat(reasons()).doesNotContain("EmergencyFailoverStarted");
+    assertThat(stack.eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
+    assertThat(stack.eventReasons()).doesNotContain("EmergencyFailoverStarted");
     assertThat(stack.resource().getStatus().activeSite()).isEqualTo("iad");
     assertThat(pdx.isReadOnly()).isTrue();
   }
@@ -273,8 +271,8 @@ class EmergencyFailoverIT {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
-    try (WritableSampler writable = new WritableSampler();
-        WriteLoad load = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1)) {
+    try (WritableSampler writable = WritableSampler.started(stack, new Timeline(System.out));
+        WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       // pdx applies every transaction 6 s after iad wrote it: the promotion, which first applies
@@ -284,99 +282,55 @@ class EmergencyFailoverIT {
       load.awaitAcknowledged(acked + 100, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
-      await(() -> "Promoting".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
+      await(() -> "Promoting".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
       // Kill the worker once the workflow is inside the promote activity, not at the instant the
       // phase is written. A workflow task handed to a poll that dies at that very moment is only
       // re-dispatched after the workflow task timeout (10 s), and Temporal's Java test server
       // offers nothing to shorten it: waiting 1 s after the phase is seen keeps the test's
       // duration predictable, as in PlannedFailoverIT.
       sleep(1_000);
-      assertThat(emergencyPhase()).as("still promoting when the worker dies").isEqualTo("Promoting");
+      assertThat(stack.emergencyPhase()).as("still promoting when the worker dies").isEqualTo("Promoting");
       stack.killWorker();
       sleep(1_000);
       stack.startWorker();
-      await(() -> "Succeeded".equals(emergencyPhase()) || "Failed".equals(emergencyPhase()),
+      await(() -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
 
-      assertThat(emergencyPhase()).as(String.valueOf(stack.resource().getStatus().emergencyFailover()))
+      assertThat(stack.emergencyPhase()).as(String.valueOf(stack.resource().getStatus().emergencyFailover()))
           .isEqualTo("Succeeded");
       assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
       assertThat(stack.routedSite()).contains("pdx");
       assertThat(writable.most()).as("writable servers at any 50ms sample").isLessThanOrEqualTo(1);
     }
-    assertThat(reasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.eventReasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
   }
 
   @Test
   void theWatcherKilledRightAfterStartingTheEmergencyFailoverDoesNotStartASecondOne() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     MariaDbServer iad = stack.server("iad");
-    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere, Duration.ofMillis(5), 1)) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
       stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
-      await(() -> reasons().contains("EmergencyFailoverStarted"), Duration.ofSeconds(60),
+      await(() -> stack.eventReasons().contains("EmergencyFailoverStarted"), Duration.ofSeconds(60),
           "an EmergencyFailoverStarted Event");
       stack.killWatcher();
       stack.startWatcher();
-      await(() -> "Succeeded".equals(emergencyPhase()) || "Failed".equals(emergencyPhase()),
+      await(() -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
       // The restarted watcher has had several polls to see the dead iad and act on it again.
       sleep(3_000);
 
-      assertThat(emergencyPhase()).isEqualTo("Succeeded");
+      assertThat(stack.emergencyPhase()).isEqualTo("Succeeded");
       assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
       assertThat(stack.routedSite()).contains("pdx");
     }
-    assertThat(reasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
-    assertThat(reasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
-  }
-
-  /** Samples every 50ms how many of the stack's servers are running and writable; keeps the most. */
-  private final class WritableSampler implements AutoCloseable {
-    private final AtomicInteger most = new AtomicInteger();
-    private final AtomicBoolean sampling = new AtomicBoolean(true);
-    private final Thread thread = new Thread(this::sample, "writable-sampler");
-
-    WritableSampler() {
-      thread.setDaemon(true);
-      thread.start();
-    }
-
-    private void sample() {
-      while (sampling.get()) {
-        int writable = 0;
-        for (MariaDbServer s : stack.servers().values()) {
-          try {
-            if (s.isRunning() && !s.isReadOnly()) {
-              writable++;
-            }
-          } catch (RuntimeException e) {
-            // Not answering: not writable.
-          }
-        }
-        most.accumulateAndGet(writable, Math::max);
-        EmergencyFailoverIT.sleep(50);
-      }
-    }
-
-    int most() {
-      return most.get();
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      sampling.set(false);
-      thread.join(5_000);
-    }
-  }
-
-  private String emergencyPhase() {
-    MysqlFailoverGroupStatus s = stack.resource().getStatus();
-    return s == null || s.emergencyFailover() == null ? null : s.emergencyFailover().phase();
+    assertThat(stack.eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.eventReasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
   }
 
   private SiteStatus siteStatus(String site) {
@@ -385,17 +339,8 @@ class EmergencyFailoverIT {
         : s.sites().stream().filter(x -> site.equals(x.name())).findFirst().orElse(null);
   }
 
-  private List<Event> events() {
-    return stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
-  }
 
-  private List<String> reasons() {
-    return events().stream().map(Event::getReason).toList();
-  }
 
-  private List<String> messages(String reason) {
-    return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
-  }
 
   private static void report(String what, WriteLoad load, long killedAt, String active) {
     long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
@@ -404,14 +349,6 @@ class EmergencyFailoverIT {
         Duration.ofNanos(firstAfter - killedAt).toMillis());
   }
 
-  private String routedOrNowhere() {
-    try {
-      return stack.routedJdbcUrl();
-    } catch (IllegalStateException e) {
-      // Nothing routed for a moment during the failover: the write fails and is retried.
-      return "jdbc:mariadb://127.0.0.1:1/";
-    }
-  }
 
   private String awaitActiveSiteOtherThan(String old, Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
@@ -439,7 +376,7 @@ class EmergencyFailoverIT {
       sleep(100);
     }
     throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.resource().getStatus()
-        + "; events: " + reasons());
+        + "; events: " + stack.eventReasons());
   }
 
   private static void sleep(long millis) {

@@ -2,14 +2,11 @@ package io.shipstream.failover.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fabric8.kubernetes.api.model.Event;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -51,16 +48,16 @@ class PartitionedPrimaryFailoverIT {
       controlToIad.blackhole();
       sidecars.partition("iad");
 
-      await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(90), "the emergency failover to succeed");
+      await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(90), "the emergency failover to succeed");
       await(() -> !pdx.isReadOnly(), Duration.ofSeconds(5), "pdx writable");
       sampler.stop();
 
       assertThat(sampler.most()).as("never two writable servers, sampled every 50 ms").isLessThanOrEqualTo(1);
       assertThat(iad.isReadOnly()).as("iad fenced by its sidecar (rule 2)").isTrue();
       assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
-      assertThat(reasons()).contains("OldPrimaryNotFenced", "OldPrimaryLeaseWait", "OldPrimaryLeaseExpired")
+      assertThat(stack.eventReasons()).contains("OldPrimaryNotFenced", "OldPrimaryLeaseWait", "OldPrimaryLeaseExpired")
           .doesNotContain("OldPrimaryFenceConfirmed");
-      assertThat(messages("OldPrimaryLeaseWait").get(0)).contains("for iad's lease to expire");
+      assertThat(stack.eventMessages("OldPrimaryLeaseWait").get(0)).contains("for iad's lease to expire");
     } finally {
       sampler.stop();
     }
@@ -70,13 +67,13 @@ class PartitionedPrimaryFailoverIT {
   void aKilledPrimaryWithALiveSidecarIsConfirmedFencedWithoutWaitingForItsLease() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     stack.startSidecars(SidecarMesh.Knobs.playground());
-    try (WriteLoad load = WriteLoad.start(this::routedOrNowhere)) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       long killedAt = System.nanoTime();
       stack.server("iad").kill9();
 
-      await(() -> "Succeeded".equals(emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
       load.awaitAcknowledged(ackedAtKill + 20, Duration.ofSeconds(30));
       long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
           .min().orElseThrow();
@@ -85,36 +82,16 @@ class PartitionedPrimaryFailoverIT {
           stack.resource().getStatus().emergencyFailover().durationSeconds());
 
       assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
-      assertThat(messages("OldPrimaryFenceConfirmed")).singleElement().asString()
+      assertThat(stack.eventMessages("OldPrimaryFenceConfirmed")).singleElement().asString()
           .contains("iad's sidecar confirms iad takes no writes (MySQL UNREACHABLE, active site pdx)");
-      assertThat(reasons()).doesNotContain("OldPrimaryLeaseWait", "OldPrimaryLeaseExpired", "OldPrimaryNotGuarded");
+      assertThat(stack.eventReasons()).doesNotContain("OldPrimaryLeaseWait", "OldPrimaryLeaseExpired", "OldPrimaryNotGuarded");
     }
   }
 
-  private String routedOrNowhere() {
-    try {
-      return stack.routedJdbcUrl();
-    } catch (IllegalStateException e) {
-      return "jdbc:mariadb://127.0.0.1:1/";
-    }
-  }
 
-  private String emergencyPhase() {
-    MysqlFailoverGroupStatus s = stack.resource().getStatus();
-    return s == null || s.emergencyFailover() == null ? null : s.emergencyFailover().phase();
-  }
 
-  private List<Event> events() {
-    return stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
-  }
 
-  private List<String> reasons() {
-    return events().stream().map(Event::getReason).toList();
-  }
 
-  private List<String> messages(String reason) {
-    return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
-  }
 
   private void await(BooleanSupplier condition, Duration timeout, String what) {
     long until = System.nanoTime() + timeout.toNanos();
@@ -129,6 +106,6 @@ class PartitionedPrimaryFailoverIT {
       Playground.sleep(100);
     }
     throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.resource().getStatus()
-        + "; events: " + reasons());
+        + "; events: " + stack.eventReasons());
   }
 }
