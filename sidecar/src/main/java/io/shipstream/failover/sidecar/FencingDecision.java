@@ -14,14 +14,28 @@ import java.util.Optional;
  * <ul>
  *   <li>Rule 1: the authoritative active site is another site and MySQL is writable: fence now.
  *   <li>Rule 2: the watcher and every peer have been silent for longer than the lease: fence.
- *   <li>A read-only MySQL is never touched, except to undo the sidecar's own boot fence.
+ *   <li>Stop: a server that does not answer but whose process is alive (frozen, stalled, paused by
+ *       its hypervisor) and that may be writable is killed when rule 1 or rule 2 would fence it:
+ *       "unreachable" is not "takes no writes", and such a server commits what it holds the moment
+ *       it resumes. It restarts read-only (servers are configured to start read-only).
+ *   <li>A read-only MySQL is never touched, except to undo the sidecar's own boot fence or the
+ *       server's start-up read-only: the read_only that the server's configuration set when it
+ *       started, which no statement has touched since and on a server that replicates from nobody,
+ *       is lifted once a live view names this site (a restarted primary). A read_only anybody set
+ *       by a statement (rule 1 or 2, the failover, an operator) is never lifted by the sidecar.
  *   <li>Boot: a writable MySQL is fenced unless the sidecar already knows its site is the active
  *       one; a boot fence is undone only once a view names this site.
  *   <li>A promotion in progress: a server the sidecar saw turn writable (someone with admin rights
- *       did it: the failover workflow) while the view still named the old site is given one lease
- *       for the status to name this site before rule 1 applies, because the workflow promotes
- *       before it records the failover.
+ *       did it) while the view still named another site gets a short grace before rule 1 applies:
+ *       both workflows name the target active before they make it writable, so the grace only
+ *       covers how stale the sidecar's view may be (one tick and a second), not the failover.
  * </ul>
+ *
+ * <p>The server's states: WRITABLE, READ_ONLY (set by a statement), STARTUP_READ_ONLY (see
+ * above), HUNG (no answer, its process alive and the sidecar able to stop it, and it may be
+ * writable: it never answered, or last answered writable), UNREACHABLE (no answer and nothing
+ * the sidecar can do: it cannot see the process, or the server last answered read-only), STOPPED
+ * (no answer, and the process the sidecar saw serving it has exited: it takes no writes).
  */
 public final class FencingDecision {
 
@@ -30,7 +44,11 @@ public final class FencingDecision {
     FENCE_AT_BOOT,
     FENCE_RULE1,
     FENCE_RULE2,
-    UNFENCE_AT_BOOT;
+    UNFENCE_AT_BOOT,
+    /** Lift the server's own start-up read-only: this site is the active one. */
+    UNFENCE_STARTUP,
+    /** Kill the hung server's process: rule 1 or rule 2 would fence it, and it cannot be reached. */
+    STOP_SERVER;
 
     public boolean fences() {
       return this == FENCE_AT_BOOT || this == FENCE_RULE1 || this == FENCE_RULE2;
@@ -48,7 +66,24 @@ public final class FencingDecision {
   }
 
   /** What the local server looked like on this tick. */
-  public enum MysqlState { WRITABLE, READ_ONLY, UNREACHABLE }
+  public enum MysqlState {
+    WRITABLE, READ_ONLY, STARTUP_READ_ONLY, HUNG, UNREACHABLE, STOPPED;
+
+    /** The server answered. */
+    public boolean answered() {
+      return this == WRITABLE || this == READ_ONLY || this == STARTUP_READ_ONLY;
+    }
+
+    /** Read-only, by a statement or by its start-up configuration. */
+    public boolean readOnly() {
+      return this == READ_ONLY || this == STARTUP_READ_ONLY;
+    }
+
+    /** What proves to a failover that this server takes no writes: it answered read-only, or it is dead. */
+    public boolean takesNoWrites() {
+      return readOnly() || this == STOPPED;
+    }
+  }
 
   /**
    * Where the sidecar is in its boot: PENDING until it has seen its MySQL once, FENCED_BY_BOOT
@@ -138,18 +173,24 @@ public final class FencingDecision {
   }
 
   public static Action decide(Inputs in) {
-    if (in.mysql() == MysqlState.UNREACHABLE) {
-      // Nothing can be done to a server we cannot reach; the boot fence waits for it.
-      return Action.NONE;
-    }
     boolean activeHere = in.view().map(v -> v.names(in.ownSite())).orElse(false);
     boolean activeElsewhere = in.view().map(v -> !v.names(in.ownSite())).orElse(false);
     boolean expired = in.leaseExpired();
+    switch (in.mysql()) {
+      case UNREACHABLE, STOPPED:
+        // Nothing can be done to a server we cannot reach, nor needs to be to one that is dead.
+        return Action.NONE;
+      case HUNG:
+        // What rule 1 or rule 2 would do to it if it answered, done the only way left.
+        return activeElsewhere && !in.promotionInProgress() || expired ? Action.STOP_SERVER : Action.NONE;
+      default:
+        break;
+    }
     boolean writable = in.mysql() == MysqlState.WRITABLE;
     switch (in.boot()) {
       case PENDING:
         if (!writable) {
-          return Action.NONE;
+          return liftStartup(in, activeHere, expired);
         }
         // The first tick has already asked the watcher and the peers: when they say this site is
         // active, fencing only to unfence a tick later would kill the primary's sessions for nothing.
@@ -164,7 +205,7 @@ public final class FencingDecision {
         break;
     }
     if (!writable) {
-      return Action.NONE;
+      return liftStartup(in, activeHere, expired);
     }
     if (activeElsewhere && !in.promotionInProgress()) {
       return Action.FENCE_RULE1;
@@ -175,9 +216,15 @@ public final class FencingDecision {
     return Action.NONE;
   }
 
+  /** A restarted primary's start-up read-only goes once a live view names this site. */
+  private static Action liftStartup(Inputs in, boolean activeHere, boolean expired) {
+    return in.mysql() == MysqlState.STARTUP_READ_ONLY && activeHere && !expired ? Action.UNFENCE_STARTUP
+        : Action.NONE;
+  }
+
   /** The boot state after {@code action} succeeded on a server seen in state {@code mysql}. */
   public static Boot nextBoot(Boot boot, MysqlState mysql, Action action) {
-    if (mysql == MysqlState.UNREACHABLE) {
+    if (!mysql.answered()) {
       return boot;
     }
     return switch (boot) {

@@ -27,11 +27,20 @@ import org.slf4j.LoggerFactory;
  */
 final class FencingLoop {
   private static final Logger LOG = LoggerFactory.getLogger(FencingLoop.class);
+  /**
+   * Beyond one tick, how long a server made writable while the view names another site may stay
+   * so: the watcher's cache catching up with the status, which names the target before the
+   * workflow makes it writable.
+   */
+  static final Duration PROMOTION_MARGIN = Duration.ofSeconds(1);
+  /** How long a stopped server's process may take to exit before the next tick tries again. */
+  static final Duration STOP_WAIT = Duration.ofSeconds(2);
 
   private final SidecarConfig config;
   private final Clock clock;
   private final TopologyClient topology;
   private final LocalMysql mysql;
+  private final ServerProcess process;
   private final SidecarMetrics metrics;
   private final Instant startedAt;
 
@@ -47,15 +56,19 @@ final class FencingLoop {
   // Written by the scheduler thread, read by the HTTP server's threads and the HTTP client's callbacks.
   private volatile Boot boot = Boot.PENDING;
   private volatile MysqlState lastState = MysqlState.UNREACHABLE;
+  /** What the server said the last time it answered; empty before it ever did, or after it was restarted. */
+  private volatile Optional<MysqlState> lastAnswer = Optional.empty();
   private volatile Optional<Promotion> promotion = Optional.empty();
   private volatile Optional<ActiveSiteView> view = Optional.empty();
   private volatile SidecarStatus status;
 
-  FencingLoop(SidecarConfig config, Clock clock, TopologyClient topology, LocalMysql mysql, SidecarMetrics metrics) {
+  FencingLoop(SidecarConfig config, Clock clock, TopologyClient topology, LocalMysql mysql, ServerProcess process,
+      SidecarMetrics metrics) {
     this.config = config;
     this.clock = clock;
     this.topology = topology;
     this.mysql = mysql;
+    this.process = process;
     this.metrics = metrics;
     this.startedAt = clock.instant();
     this.status = snapshot(MysqlState.UNREACHABLE, Action.NONE);
@@ -79,7 +92,7 @@ final class FencingLoop {
         return;
       }
       absorb(poll);
-      MysqlState state = mysql.state();
+      MysqlState state = look();
       Instant now = clock.instant();
       trackPromotion(lastState, state, now);
       Inputs inputs = new Inputs(now, config.site(), view, startedAt, lastWatcherContact,
@@ -90,29 +103,96 @@ final class FencingLoop {
         boot = FencingDecision.nextBoot(boot, state, action);
       }
       // What the server is after this tick, so that the next one can tell our own doing from someone else's.
-      lastState = !done || action == Action.NONE ? state
-          : action == Action.UNFENCE_AT_BOOT ? MysqlState.WRITABLE : MysqlState.READ_ONLY;
+      lastState = !done || action == Action.NONE ? state : after(action);
+      if (lastState.answered()) {
+        lastAnswer = Optional.of(lastState);
+      }
       ticks++;
-      status = snapshot(state, action);
+      // What the server is now: a fence or stop that took effect is shown at once, which is what a failover waits for.
+      status = snapshot(lastState, action);
     } catch (Throwable e) {
       LOG.error("fencing tick failed; the next tick tries again", e);
     }
   }
 
   /**
+   * Between regular ticks, while the server is watched closely: looks at the server alone and runs
+   * a whole tick at once when it changed (a frozen server that resumed, a dead one that came back,
+   * a hung one whose process has exited). Runs on the scheduler thread, like the ticks.
+   */
+  void watch() {
+    try {
+      if (look() != lastState) {
+        tick();
+      }
+    } catch (Throwable e) {
+      LOG.error("watching the server failed; the next tick tries again", e);
+    }
+  }
+
+  /**
+   * Whether the server must be watched more often than every tick: it does not answer (or is
+   * dead) while another site is active or the lease has run out, so that a server that resumes
+   * writable is fenced at once rather than at the next tick; or a promotion's grace runs out
+   * before the next tick.
+   */
+  boolean watchingClosely() {
+    boolean elsewhere = view.map(v -> !v.names(config.site())).orElse(false);
+    Instant now = clock.instant();
+    boolean expired = Duration.between(
+        FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values()), now)
+        .compareTo(config.leaseTimeout()) > 0;
+    return !lastState.answered() && (elsewhere || expired) || promotion.isPresent();
+  }
+
+  /** When a promotion's grace ends, if one runs: a tick is due then. */
+  Optional<Instant> promotionGraceEnds() {
+    return promotion.map(Promotion::until);
+  }
+
+  /**
+   * The server's state: its answer, or, when it gave none, what its process says. A server that
+   * last answered read-only resumes read-only, so only one that may be writable counts as HUNG.
+   */
+  private MysqlState look() {
+    MysqlState answer = mysql.state();
+    if (answer.answered()) {
+      process.refresh();
+      return answer;
+    }
+    return switch (process.liveness()) {
+      case EXITED -> MysqlState.STOPPED;
+      case ALIVE -> lastAnswer.filter(MysqlState::readOnly).isPresent() ? MysqlState.UNREACHABLE : MysqlState.HUNG;
+      case UNKNOWN -> MysqlState.UNREACHABLE;
+    };
+  }
+
+  /** The server's state once {@code action} took effect. */
+  private static MysqlState after(Action action) {
+    return switch (action) {
+      case UNFENCE_AT_BOOT, UNFENCE_STARTUP -> MysqlState.WRITABLE;
+      case STOP_SERVER -> MysqlState.STOPPED;
+      default -> MysqlState.READ_ONLY;
+    };
+  }
+
+  /**
    * Notices a promotion: read-only on the last tick, writable now, and not by this sidecar's hand,
-   * while the view still names another site. Forgotten once the view names this site or yet
+   * while the view still names another site. Both workflows name the target active before they
+   * make it writable, so the grace is only how stale the view may be: one tick and {@link
+   * #PROMOTION_MARGIN}, never more than the lease. Forgotten once the view names this site or yet
    * another one, or the server is read-only again.
    */
   private void trackPromotion(MysqlState before, MysqlState now, Instant at) {
     Optional<ActiveSiteView> current = view;
     boolean elsewhere = current.map(v -> !v.names(config.site())).orElse(false);
-    if (before == MysqlState.READ_ONLY && now == MysqlState.WRITABLE && elsewhere) {
-      promotion = Optional.of(new Promotion(current.get().activeSite(), at.plus(config.leaseTimeout())));
+    if (before.readOnly() && now == MysqlState.WRITABLE && elsewhere) {
+      Duration grace = min(config.peerCheckInterval().plus(PROMOTION_MARGIN), config.leaseTimeout());
+      promotion = Optional.of(new Promotion(current.get().activeSite(), at.plus(grace)));
       LOG.info("the server was made writable while the active site is still {}: taking it for a promotion in "
           + "progress; rule 1 waits up to {} ms for the status to name {}", current.get().activeSite(),
-          config.leaseTimeout().toMillis(), config.site());
-    } else if (promotion.isPresent() && (now == MysqlState.READ_ONLY || !elsewhere
+          grace.toMillis(), config.site());
+    } else if (promotion.isPresent() && (now.readOnly() || !elsewhere
         || !current.get().names(promotion.get().site()))) {
       promotion = Optional.empty();
     }
@@ -189,6 +269,9 @@ final class FencingLoop {
       return true;
     }
     try {
+      if (action == Action.STOP_SERVER) {
+        return stopServer(inputs);
+      }
       if (action.fences()) {
         int killed = mysql.fence();
         metrics.fenced(action.rule());
@@ -197,7 +280,8 @@ final class FencingLoop {
             reason(action, inputs), killed);
       } else {
         mysql.unfence();
-        LOG.info("lifted the boot fence: {} is the active site (observed {}, from {})", config.site(),
+        LOG.info("lifted {}: {} is the active site (observed {}, from {})",
+            action == Action.UNFENCE_STARTUP ? "the server's start-up read-only" : "the boot fence", config.site(),
             inputs.view().map(ActiveSiteView::observedAt).orElse(null), viewSource);
       }
       lastActionError = null;
@@ -210,6 +294,39 @@ final class FencingLoop {
       lastActionError = error;
       return false;
     }
+  }
+
+  /**
+   * Kills the hung server's process, for good: it restarts read-only, so it can never commit what
+   * it held when it froze once another site is the primary.
+   */
+  private boolean stopServer(Inputs inputs) {
+    String pid = process.known().map(p -> Long.toString(p.pid())).orElse("?");
+    String kernelState = process.kernelState().map(String::valueOf).orElse("?");
+    boolean stopped = process.stop(STOP_WAIT);
+    if (stopped) {
+      metrics.fenced("stop");
+      lastFenceAt = Optional.of(clock.instant());
+      LOG.warn("stopped the local {} server (process {}, kernel state {}), which does not answer and may be "
+          + "writable: {}", mysql.flavor(), pid, kernelState, reason(activeElsewhere(inputs) && !inputs.promotionInProgress()
+              ? Action.FENCE_RULE1 : Action.FENCE_RULE2, inputs));
+      lastActionError = null;
+    } else {
+      String error = "process " + pid + " could not be killed, or did not exit within " + STOP_WAIT.toMillis() + " ms";
+      if (!error.equals(lastActionError)) {
+        LOG.warn("STOP_SERVER failed, retrying every tick: {}", error);
+      }
+      lastActionError = error;
+    }
+    return stopped;
+  }
+
+  private boolean activeElsewhere(Inputs inputs) {
+    return inputs.view().map(v -> !v.names(config.site())).orElse(false);
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   private String reason(Action action, Inputs inputs) {
@@ -235,6 +352,7 @@ final class FencingLoop {
     }
     Instant lastContact = FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values());
     return new SidecarStatus(config.site(), config.namespace(), config.group(), view, viewSource, lastWatcherContact,
-        peers, lastContact.plus(config.leaseTimeout()), state, mysql.flavor(), boot, action, lastFenceAt, ticks);
+        peers, lastContact.plus(config.leaseTimeout()), state, mysql.flavor(), mysql.startsReadOnly(),
+        process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks);
   }
 }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -19,11 +20,15 @@ import org.slf4j.LoggerFactory;
 /**
  * The local server over JDBC (mariadb-java-client for both flavors). One short connection per
  * call: the server is on the same pod, so it costs about a millisecond, and no pooled connection
- * can outlive a restart of the server.
+ * can outlive a restart of the server. A look at the server gives up after {@link #PROBE_TIMEOUT}
+ * in every phase (a frozen server accepts the TCP connection in the kernel and never greets), so
+ * the sidecar can watch a frozen server closely and sees it the moment it resumes.
  */
 final class JdbcLocalMysql implements LocalMysql {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcLocalMysql.class);
   private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+  /** How long a look at the server waits for any answer, the greeting included. */
+  static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
   /** Long enough for a fence that waits out lock_wait_timeout once, kills and retries. */
   private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(10);
   /** How long SET GLOBAL read_only may wait for open transactions before they are killed. */
@@ -44,6 +49,7 @@ final class JdbcLocalMysql implements LocalMysql {
   private final String password;
   private final Set<String> spareUsers;
   private volatile String flavor = "unknown";
+  private volatile Optional<Boolean> startsReadOnly = Optional.empty();
 
   JdbcLocalMysql(String host, int port, String user, String password, Set<String> spareUsers) {
     this.url = "jdbc:mariadb://" + host + ":" + port + "/";
@@ -56,12 +62,22 @@ final class JdbcLocalMysql implements LocalMysql {
 
   @Override
   public MysqlState state() {
-    try (Connection connection = open(); Statement statement = connection.createStatement()) {
+    try (Connection connection = open(PROBE_TIMEOUT); Statement statement = connection.createStatement()) {
       boolean mariaDb = detectFlavor(statement);
       // super_read_only implies read_only on MySQL, so read_only alone says whether applications can write.
-      boolean readOnly = queryFlag(statement, "SELECT @@global.read_only");
-      LOG.trace("{} read_only={}", mariaDb ? "MariaDB" : "MySQL", readOnly);
-      return readOnly ? MysqlState.READ_ONLY : MysqlState.WRITABLE;
+      ReadOnlyOrigin origin;
+      try (ResultSet rows = statement.executeQuery(mariaDb ? MARIADB_READ_ONLY : MYSQL_READ_ONLY)) {
+        rows.next();
+        origin = ReadOnlyOrigin.classify(rows.getLong(1) != 0, mariaDb ? List.of(nullToEmpty(rows.getString(2)))
+            : List.of(nullToEmpty(rows.getString(2)), nullToEmpty(rows.getString(3))));
+      }
+      origin.startsReadOnly().ifPresent(known -> startsReadOnly = Optional.of(known));
+      LOG.trace("{} {}", mariaDb ? "MariaDB" : "MySQL", origin);
+      if (!origin.readOnly()) {
+        return MysqlState.WRITABLE;
+      }
+      return origin.untouchedSinceStart() && replicatesFromNobody(statement, mariaDb) ? MysqlState.STARTUP_READ_ONLY
+          : MysqlState.READ_ONLY;
     } catch (SQLException e) {
       LOG.debug("local MySQL unreachable: {}", e.getMessage());
       return MysqlState.UNREACHABLE;
@@ -69,8 +85,46 @@ final class JdbcLocalMysql implements LocalMysql {
   }
 
   @Override
+  public Optional<Boolean> startsReadOnly() {
+    return startsReadOnly;
+  }
+
+  /**
+   * Whether read_only is on, and whether it is still what the server's configuration set when it
+   * started: MariaDB's SYSTEM_VARIABLES says SQL and MySQL's variables_info says DYNAMIC once any
+   * SET GLOBAL touched it, so no mark of the sidecar's own is needed to tell a restarted server's
+   * start-up read-only from a fence that anybody applied since.
+   */
+  record ReadOnlyOrigin(boolean readOnly, boolean untouchedSinceStart, Optional<Boolean> startsReadOnly) {
+    private static final Set<String> SET_AT_RUNTIME = Set.of("SQL", "DYNAMIC");
+
+    /** {@code origins}: where the value of each read-only variable came from; empty when unknown. */
+    static ReadOnlyOrigin classify(boolean readOnly, List<String> origins) {
+      boolean untouched = origins.stream().noneMatch(o -> o.isEmpty() || SET_AT_RUNTIME.contains(o.toUpperCase(Locale.ROOT)));
+      return new ReadOnlyOrigin(readOnly, untouched, untouched ? Optional.of(readOnly) : Optional.empty());
+    }
+  }
+
+  private static final String MARIADB_READ_ONLY = "SELECT @@global.read_only, (SELECT GLOBAL_VALUE_ORIGIN "
+      + "FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'READ_ONLY')";
+  private static final String MYSQL_READ_ONLY = "SELECT @@global.read_only, "
+      + "(SELECT VARIABLE_SOURCE FROM performance_schema.variables_info WHERE VARIABLE_NAME = 'read_only'), "
+      + "(SELECT VARIABLE_SOURCE FROM performance_schema.variables_info WHERE VARIABLE_NAME = 'super_read_only')";
+
+  /** No replication channel is configured: a primary's, never a replica's, even one with its threads stopped. */
+  private static boolean replicatesFromNobody(Statement statement, boolean mariaDb) throws SQLException {
+    try (ResultSet rows = statement.executeQuery(mariaDb ? "SHOW ALL SLAVES STATUS" : "SHOW REPLICA STATUS")) {
+      return !rows.next();
+    }
+  }
+
+  private static String nullToEmpty(String value) {
+    return value == null ? "" : value;
+  }
+
+  @Override
   public int fence() throws SQLException {
-    try (Connection connection = open(); Statement statement = connection.createStatement()) {
+    try (Connection connection = open(SOCKET_TIMEOUT); Statement statement = connection.createStatement()) {
       String fence = detectFlavor(statement) ? "SET GLOBAL read_only = 1" : "SET GLOBAL super_read_only = 1";
       statement.execute("SET SESSION lock_wait_timeout = " + LOCK_WAIT_SECONDS);
       int killed = 0;
@@ -91,7 +145,7 @@ final class JdbcLocalMysql implements LocalMysql {
 
   @Override
   public void unfence() throws SQLException {
-    try (Connection connection = open(); Statement statement = connection.createStatement()) {
+    try (Connection connection = open(SOCKET_TIMEOUT); Statement statement = connection.createStatement()) {
       if (!detectFlavor(statement)) {
         statement.execute("SET GLOBAL super_read_only = 0");
       }
@@ -104,12 +158,12 @@ final class JdbcLocalMysql implements LocalMysql {
     return flavor;
   }
 
-  private Connection open() throws SQLException {
+  private Connection open(Duration socketTimeout) throws SQLException {
     Properties properties = new Properties();
     properties.setProperty("user", user);
     properties.setProperty("password", password);
     properties.setProperty("connectTimeout", Long.toString(CONNECT_TIMEOUT.toMillis()));
-    properties.setProperty("socketTimeout", Long.toString(SOCKET_TIMEOUT.toMillis()));
+    properties.setProperty("socketTimeout", Long.toString(socketTimeout.toMillis()));
     // SET GLOBAL and KILL are sent as text; they are not all preparable.
     properties.setProperty("useServerPrepStmts", "false");
     return DriverManager.getConnection(url, properties);

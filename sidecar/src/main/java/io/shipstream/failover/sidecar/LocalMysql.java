@@ -1,12 +1,24 @@
 package io.shipstream.failover.sidecar;
 
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import java.util.Optional;
 
 /** The MySQL next to the sidecar, as the fencing loop needs it. */
 interface LocalMysql {
 
-  /** Writable, read-only, or unreachable; never throws. */
+  /**
+   * WRITABLE, READ_ONLY, STARTUP_READ_ONLY (read_only from the server's configuration, untouched
+   * since it started, on a server that replicates from nobody) or UNREACHABLE; never throws.
+   */
   MysqlState state();
+
+  /**
+   * Whether the server's configuration starts it read-only, as last learned (a server whose
+   * read_only a statement changed since it started no longer tells); empty while unknown.
+   */
+  default Optional<Boolean> startsReadOnly() {
+    return Optional.empty();
+  }
 
   /**
    * Makes the server refuse writes (super_read_only on MySQL, read_only on MariaDB) and kills the
@@ -17,7 +29,7 @@ interface LocalMysql {
    */
   int fence() throws Exception;
 
-  /** Undoes the sidecar's own boot fence. */
+  /** Undoes the sidecar's own boot fence, or the server's start-up read-only. */
   void unfence() throws Exception;
 
   /** MariaDB or MySQL once known, for the status page. */

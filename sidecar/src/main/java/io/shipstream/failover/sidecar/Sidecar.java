@@ -2,7 +2,9 @@ package io.shipstream.failover.sidecar;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +34,10 @@ public final class Sidecar implements AutoCloseable {
   private final ExecutorService httpThreads;
   private final Clock clock;
   private volatile boolean closed;
+  /** When the next whole tick is due; touched by the scheduler thread only. */
+  private Instant nextTick = Instant.MIN;
+  /** How often a server that is watched closely is looked at between ticks. */
+  static final Duration CLOSE_WATCH = Duration.ofMillis(100);
 
   private Sidecar(SidecarConfig config, Clock clock, FencingLoop loop, SidecarHttpServer http,
       ScheduledExecutorService scheduler, ExecutorService io, ExecutorService httpThreads) {
@@ -54,6 +60,24 @@ public final class Sidecar implements AutoCloseable {
   }
 
   static Sidecar start(SidecarConfig config, Clock clock, LocalMysql mysql) {
+    return start(config, clock, mysql, serverProcess(config));
+  }
+
+  /**
+   * The server's process can be looked up only where it runs on this host (in a pod, beside the
+   * sidecar with a shared process namespace); a server elsewhere is never looked for.
+   */
+  static ServerProcess serverProcess(SidecarConfig config) {
+    boolean local;
+    try {
+      local = InetAddress.getByName(config.mysqlHost()).isLoopbackAddress();
+    } catch (UnknownHostException e) {
+      local = false;
+    }
+    return local ? ServerProcess.onThisHost(config.mysqlPort()) : ServerProcess.none();
+  }
+
+  static Sidecar start(SidecarConfig config, Clock clock, LocalMysql mysql, ServerProcess process) {
     String name = "sidecar-" + config.site();
     ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(threads(name + "-tick"));
     ExecutorService io = Executors.newCachedThreadPool(threads(name + "-io"));
@@ -62,7 +86,8 @@ public final class Sidecar implements AutoCloseable {
     ExtraTicks extraTicks = new ExtraTicks(scheduler, clock);
     try {
       SidecarMetrics metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
-      FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, metrics);
+      FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, process,
+          metrics);
       extraTicks.attach(loop);
       SidecarHttpServer http = new SidecarHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
           httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape, extraTicks::run);
@@ -81,21 +106,38 @@ public final class Sidecar implements AutoCloseable {
   /**
    * Ticks are anchored to their start: a tick that took part of the interval (requests to a cut
    * link wait out their timeout) does not push the next one back, and one that overran is followed
-   * at once by a single tick, never a burst of catch-up ticks.
+   * at once by a single tick, never a burst of catch-up ticks. While the loop watches its server
+   * closely, the server alone is looked at every {@link #CLOSE_WATCH} in between, and a promotion's
+   * grace ending before the next tick brings that tick forward.
    */
   private void tickAndReschedule() {
     Instant started = clock.instant();
-    loop.tick();
+    if (!started.isBefore(nextTick)) {
+      loop.tick();
+      nextTick = started.plus(config.peerCheckInterval());
+    } else {
+      loop.watch();
+    }
     if (closed) {
       return;
     }
-    Duration elapsed = Duration.between(started, clock.instant());
-    long delay = Math.max(0, config.peerCheckInterval().minus(elapsed).toNanos());
+    Instant now = clock.instant();
+    Instant graceEnds = loop.promotionGraceEnds().orElse(Instant.MAX);
+    if (graceEnds.isBefore(nextTick)) {
+      // The first tick after the grace fences a server that no failover named active.
+      nextTick = graceEnds.plusMillis(1);
+    }
+    Instant next = loop.watchingClosely() ? earliest(now.plus(CLOSE_WATCH), nextTick) : nextTick;
+    long delay = Math.max(0, Duration.between(now, next).toNanos());
     try {
       scheduler.schedule(this::tickAndReschedule, delay, TimeUnit.NANOSECONDS);
     } catch (RejectedExecutionException e) {
       LOG.debug("scheduler stopped; no more ticks");
     }
+  }
+
+  private static Instant earliest(Instant a, Instant b) {
+    return a.isBefore(b) ? a : b;
   }
 
   /** The port the HTTP server listens on (useful with HTTP_PORT=0). */

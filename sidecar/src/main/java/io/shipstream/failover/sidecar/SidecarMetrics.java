@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * watcher and each peer, 0 until the first contact. Endpoints are named host:port only.
  */
 final class SidecarMetrics {
-  static final List<String> RULES = List.of("boot", "rule1", "rule2");
+  /** The fence rules, and "stop": a hung server whose process the sidecar killed. */
+  static final List<String> RULES = List.of("boot", "rule1", "rule2", "stop");
 
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Map<String, Counter> fences = new ConcurrentHashMap<>();

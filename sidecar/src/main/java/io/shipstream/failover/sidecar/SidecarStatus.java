@@ -10,7 +10,11 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
-/** What {@code GET /status} shows: one immutable snapshot, replaced after every tick. */
+/**
+ * What {@code GET /status} shows: one immutable snapshot, replaced after every tick. {@code mysql}
+ * is a {@link MysqlState}: a failover counts READ_ONLY, STARTUP_READ_ONLY and STOPPED as proof that
+ * the server takes no writes, never UNREACHABLE or HUNG.
+ */
 public record SidecarStatus(
     String site,
     String namespace,
@@ -22,6 +26,8 @@ public record SidecarStatus(
     Instant leaseExpiresAt,
     MysqlState mysql,
     String flavor,
+    Optional<Boolean> startsReadOnly,
+    Optional<Long> serverPid,
     Boot boot,
     Action lastAction,
     Optional<Instant> lastFenceAt,
@@ -56,6 +62,10 @@ public record SidecarStatus(
     node.put("leaseExpiresAt", leaseExpiresAt.toString());
     node.put("mysql", mysql.name());
     node.put("flavor", flavor);
+    // A server configured to start writable takes writes after a crash before anything decides it
+    // is the primary: the watcher reports a false here as a Warning.
+    startsReadOnly.ifPresentOrElse(v -> node.put("startsReadOnly", v), () -> node.putNull("startsReadOnly"));
+    serverPid.ifPresentOrElse(v -> node.put("serverPid", v), () -> node.putNull("serverPid"));
     node.put("boot", boot.name());
     node.put("lastAction", lastAction.name());
     putTime(node, "lastFenceAt", lastFenceAt);

@@ -89,6 +89,64 @@ class FencingDecisionTest {
       "DONE,           WRITABLE,    HERE,      EXPIRED, FENCE_RULE2",
       "DONE,           WRITABLE,    ELSEWHERE, HELD,    FENCE_RULE1",
       "DONE,           WRITABLE,    ELSEWHERE, EXPIRED, FENCE_RULE1",
+      // A server that started read-only (its configuration's read_only, untouched since, replicating from
+      // nobody) is a restarted primary: lifted once a live view names this site, never otherwise.
+      "PENDING,        STARTUP_READ_ONLY, NONE,      HELD,    NONE",
+      "PENDING,        STARTUP_READ_ONLY, NONE,      EXPIRED, NONE",
+      "PENDING,        STARTUP_READ_ONLY, HERE,      HELD,    UNFENCE_STARTUP",
+      "PENDING,        STARTUP_READ_ONLY, HERE,      EXPIRED, NONE",
+      "PENDING,        STARTUP_READ_ONLY, ELSEWHERE, HELD,    NONE",
+      "PENDING,        STARTUP_READ_ONLY, ELSEWHERE, EXPIRED, NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, NONE,      HELD,    NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, NONE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, HERE,      HELD,    UNFENCE_AT_BOOT",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, HERE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, ELSEWHERE, HELD,    NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, ELSEWHERE, EXPIRED, NONE",
+      "DONE,           STARTUP_READ_ONLY, NONE,      HELD,    NONE",
+      "DONE,           STARTUP_READ_ONLY, NONE,      EXPIRED, NONE",
+      "DONE,           STARTUP_READ_ONLY, HERE,      HELD,    UNFENCE_STARTUP",
+      "DONE,           STARTUP_READ_ONLY, HERE,      EXPIRED, NONE",
+      "DONE,           STARTUP_READ_ONLY, ELSEWHERE, HELD,    NONE",
+      "DONE,           STARTUP_READ_ONLY, ELSEWHERE, EXPIRED, NONE",
+      // A hung server (no answer, its process alive, maybe writable) is stopped where rule 1 or 2 would fence.
+      "PENDING,        HUNG,              NONE,      HELD,    NONE",
+      "PENDING,        HUNG,              NONE,      EXPIRED, STOP_SERVER",
+      "PENDING,        HUNG,              HERE,      HELD,    NONE",
+      "PENDING,        HUNG,              HERE,      EXPIRED, STOP_SERVER",
+      "PENDING,        HUNG,              ELSEWHERE, HELD,    STOP_SERVER",
+      "PENDING,        HUNG,              ELSEWHERE, EXPIRED, STOP_SERVER",
+      "FENCED_BY_BOOT, HUNG,              NONE,      HELD,    NONE",
+      "FENCED_BY_BOOT, HUNG,              NONE,      EXPIRED, STOP_SERVER",
+      "FENCED_BY_BOOT, HUNG,              HERE,      HELD,    NONE",
+      "FENCED_BY_BOOT, HUNG,              HERE,      EXPIRED, STOP_SERVER",
+      "FENCED_BY_BOOT, HUNG,              ELSEWHERE, HELD,    STOP_SERVER",
+      "FENCED_BY_BOOT, HUNG,              ELSEWHERE, EXPIRED, STOP_SERVER",
+      "DONE,           HUNG,              NONE,      HELD,    NONE",
+      "DONE,           HUNG,              NONE,      EXPIRED, STOP_SERVER",
+      "DONE,           HUNG,              HERE,      HELD,    NONE",
+      "DONE,           HUNG,              HERE,      EXPIRED, STOP_SERVER",
+      "DONE,           HUNG,              ELSEWHERE, HELD,    STOP_SERVER",
+      "DONE,           HUNG,              ELSEWHERE, EXPIRED, STOP_SERVER",
+      // A dead server takes no writes: nothing to do.
+      "PENDING,        STOPPED,           NONE,      HELD,    NONE",
+      "PENDING,        STOPPED,           NONE,      EXPIRED, NONE",
+      "PENDING,        STOPPED,           HERE,      HELD,    NONE",
+      "PENDING,        STOPPED,           HERE,      EXPIRED, NONE",
+      "PENDING,        STOPPED,           ELSEWHERE, HELD,    NONE",
+      "PENDING,        STOPPED,           ELSEWHERE, EXPIRED, NONE",
+      "FENCED_BY_BOOT, STOPPED,           NONE,      HELD,    NONE",
+      "FENCED_BY_BOOT, STOPPED,           NONE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, STOPPED,           HERE,      HELD,    NONE",
+      "FENCED_BY_BOOT, STOPPED,           HERE,      EXPIRED, NONE",
+      "FENCED_BY_BOOT, STOPPED,           ELSEWHERE, HELD,    NONE",
+      "FENCED_BY_BOOT, STOPPED,           ELSEWHERE, EXPIRED, NONE",
+      "DONE,           STOPPED,           NONE,      HELD,    NONE",
+      "DONE,           STOPPED,           NONE,      EXPIRED, NONE",
+      "DONE,           STOPPED,           HERE,      HELD,    NONE",
+      "DONE,           STOPPED,           HERE,      EXPIRED, NONE",
+      "DONE,           STOPPED,           ELSEWHERE, HELD,    NONE",
+      "DONE,           STOPPED,           ELSEWHERE, EXPIRED, NONE",
   })
   void decidesEveryCombination(Boot boot, MysqlState mysql, ViewKind view, Lease lease, Action expected) {
     Instant now = START.plus(Duration.ofMinutes(5));
@@ -182,6 +240,21 @@ class FencingDecisionTest {
   }
 
   @Test
+  void aHungServerIsNotStoppedWhileAPromotionOfItIsInProgress() {
+    Instant now = START.plusSeconds(100);
+    Inputs hung = new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now), List.of(), LEASE,
+        MysqlState.HUNG, Boot.DONE, Optional.of(new FencingDecision.Promotion("dfw", now.plusSeconds(1))));
+
+    assertThat(FencingDecision.decide(hung)).isEqualTo(Action.NONE);
+  }
+
+  @Test
+  void onlyAnAnswerOfReadOnlyOrADeadProcessProvesThatTheServerTakesNoWrites() {
+    assertThat(Arrays.stream(MysqlState.values()).filter(MysqlState::takesNoWrites))
+        .containsExactlyInAnyOrder(MysqlState.READ_ONLY, MysqlState.STARTUP_READ_ONLY, MysqlState.STOPPED);
+  }
+
+  @Test
   void aPromotionInProgressDoesNotHoldOffRule2() {
     Instant now = START.plusSeconds(100);
     Inputs isolated = new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now.minus(LEASE).minusMillis(1)),
@@ -210,6 +283,11 @@ class FencingDecisionTest {
       "DONE,           WRITABLE,    FENCE_RULE2,     DONE",
       "DONE,           READ_ONLY,   NONE,            DONE",
       "DONE,           UNREACHABLE, NONE,            DONE",
+      "PENDING,        HUNG,        STOP_SERVER,     PENDING",
+      "DONE,           STOPPED,     NONE,            DONE",
+      "PENDING,        STARTUP_READ_ONLY, UNFENCE_STARTUP, DONE",
+      "DONE,           STARTUP_READ_ONLY, UNFENCE_STARTUP, DONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, UNFENCE_AT_BOOT, DONE",
   })
   void bootStateAfterEachOutcome(Boot boot, MysqlState mysql, Action action, Boot expected) {
     assertThat(FencingDecision.nextBoot(boot, mysql, action)).isEqualTo(expected);
@@ -222,6 +300,8 @@ class FencingDecisionTest {
         .containsExactly("boot", "rule1", "rule2");
     assertThat(Action.NONE.fences()).isFalse();
     assertThat(Action.UNFENCE_AT_BOOT.fences()).isFalse();
+    assertThat(Action.UNFENCE_STARTUP.fences()).isFalse();
+    assertThat(Action.STOP_SERVER.fences()).as("a stop is no SQL fence").isFalse();
   }
 
   private static Inputs steady(Instant now, Optional<Instant> watcher, List<Instant> peers) {

@@ -185,26 +185,127 @@ class FencingLoopTest {
   }
 
   @Test
-  void aPromotionThatIsNeverRecordedIsFencedAfterOneLease() {
+  void aReplicaMadeWritableWithoutAFailoverIsFencedAfterOneTickAndAMarginNotALease() {
+    // A DBA's SET GLOBAL read_only=0 on a replica: no failover names dfw, so the grace (how stale
+    // the view may be, since both workflows name the target before promoting it) runs out.
+    Duration lease = Duration.ofSeconds(20);
     watcher.respond("/active-site", 200, view("iad", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
-    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql);
+    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, lease, INTERVAL);
     loop.tick();
 
     clock.advance(INTERVAL);
     mysql.state = MysqlState.WRITABLE;
     loop.tick();
-    int ticksInLease = (int) (LEASE.toMillis() / INTERVAL.toMillis());
-    for (int i = 0; i < ticksInLease; i++) {
+    assertThat(loop.promotionGraceEnds()).contains(clock.instant().plus(INTERVAL).plus(FencingLoop.PROMOTION_MARGIN));
+    int ticksInGrace = (int) (INTERVAL.plus(FencingLoop.PROMOTION_MARGIN).toMillis() / INTERVAL.toMillis());
+    for (int i = 0; i < ticksInGrace; i++) {
       clock.advance(INTERVAL);
       loop.tick();
     }
-    assertThat(mysql.calls).as("within the lease").isEmpty();
+    assertThat(mysql.calls).as("within the grace").isEmpty();
+    assertThat(loop.watchingClosely()).as("a tick is due when the grace ends").isTrue();
     clock.advance(Duration.ofMillis(1));
     loop.tick();
 
     assertThat(mysql.calls).containsExactly("fence");
     assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+  }
+
+  @Test
+  void aHungServerThatMayBeWritableIsStoppedOnceAnotherSiteIsActive() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FakeServerProcess process = new FakeServerProcess();
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, process);
+    tickEvery(loop, 1);
+
+    mysql.state = MysqlState.UNREACHABLE;
+    tickEvery(loop, 1);
+    assertThat(loop.status().mysql()).isEqualTo(MysqlState.HUNG);
+    assertThat(loop.watchingClosely()).as("its own site is active: nothing to watch for").isFalse();
+    assertThat(process.stops).isZero();
+
+    watcher.respond("/active-site", 200, view("pdx", T0.plusSeconds(2)));
+    tickEvery(loop, 1);
+
+    assertThat(process.stops).isEqualTo(1);
+    assertThat(loop.status().mysql()).as("what proves it to the failover").isEqualTo(MysqlState.STOPPED);
+    assertThat(loop.status().lastAction()).isEqualTo(Action.STOP_SERVER);
+    assertThat(metrics.fences("stop")).isEqualTo(1);
+    assertThat(loop.watchingClosely()).as("a server that comes back is fenced at once").isTrue();
+    assertThat(mysql.calls).isEmpty();
+  }
+
+  @Test
+  void aHungServerThatLastAnsweredReadOnlyIsLeftAloneAndProvesNothing() {
+    watcher.respond("/active-site", 200, view("pdx", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FakeServerProcess process = new FakeServerProcess();
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, process);
+    tickEvery(loop, 1);
+
+    mysql.state = MysqlState.UNREACHABLE;
+    tickEvery(loop, 3);
+
+    assertThat(process.stops).isZero();
+    assertThat(loop.status().mysql()).isEqualTo(MysqlState.UNREACHABLE);
+    assertThat(loop.status().mysql().takesNoWrites()).isFalse();
+  }
+
+  @Test
+  void aServerWhoseProcessExitedIsReportedStoppedAndAServerThatCannotBeSeenUnreachable() {
+    watcher.respond("/active-site", 200, view("pdx", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FakeServerProcess process = new FakeServerProcess();
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, process);
+    tickEvery(loop, 1);
+
+    mysql.state = MysqlState.UNREACHABLE;
+    process.liveness = ServerProcess.Liveness.EXITED;
+    tickEvery(loop, 1);
+    assertThat(loop.status().mysql()).isEqualTo(MysqlState.STOPPED);
+
+    process.liveness = ServerProcess.Liveness.UNKNOWN;
+    tickEvery(loop, 1);
+    assertThat(loop.status().mysql()).isEqualTo(MysqlState.UNREACHABLE);
+    assertThat(process.stops).isZero();
+  }
+
+  @Test
+  void aRestartedPrimaryComesBackReadOnlyAndItsSidecarLiftsThatOnlyOnTheActiveSite() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, new FakeServerProcess());
+    tickEvery(loop, 1);
+    mysql.state = MysqlState.UNREACHABLE;
+    tickEvery(loop, 1);
+
+    mysql.state = MysqlState.STARTUP_READ_ONLY;
+    tickEvery(loop, 1);
+
+    assertThat(mysql.calls).containsExactly("unfence");
+    assertThat(mysql.state).isEqualTo(MysqlState.WRITABLE);
+    assertThat(loop.status().lastAction()).isEqualTo(Action.UNFENCE_STARTUP);
+
+    // On a site that is not active, the same start-up read-only stays.
+    FakeLocalMysql replica = new FakeLocalMysql(MysqlState.STARTUP_READ_ONLY);
+    watcher.respond("/active-site", 200, view("pdx", T0));
+    FencingLoop other = loop("iad", watcher.url(), List.of(), replica, new FakeServerProcess());
+    tickEvery(other, 3);
+    assertThat(replica.calls).isEmpty();
+  }
+
+  @Test
+  void aFenceAnybodyAppliedIsNeverLiftedEvenOnTheActiveSite() {
+    // READ_ONLY is a read_only set by a statement (rule 2, an operator, the failover), unlike STARTUP_READ_ONLY.
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, new FakeServerProcess());
+
+    tickEvery(loop, 5);
+
+    assertThat(mysql.calls).isEmpty();
   }
 
   @Test
@@ -343,11 +444,21 @@ class FencingLoopTest {
     return loop(site, watcherUrl, peers, mysql, LEASE, INTERVAL);
   }
 
+  private FencingLoop loop(String site, URI watcherUrl, List<URI> peers, FakeLocalMysql mysql,
+      ServerProcess process) {
+    return loop(site, watcherUrl, peers, mysql, LEASE, INTERVAL, process);
+  }
+
   private FencingLoop loop(String site, URI watcherUrl, List<URI> peers, FakeLocalMysql mysql, Duration lease,
       Duration interval) {
+    return loop(site, watcherUrl, peers, mysql, lease, interval, ServerProcess.none());
+  }
+
+  private FencingLoop loop(String site, URI watcherUrl, List<URI> peers, FakeLocalMysql mysql, Duration lease,
+      Duration interval, ServerProcess process) {
     SidecarConfig config = Configs.config(site, watcherUrl, peers, lease, interval);
     metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
-    return new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, metrics);
+    return new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, process, metrics);
   }
 
   private void tickEvery(FencingLoop loop, int ticks) {

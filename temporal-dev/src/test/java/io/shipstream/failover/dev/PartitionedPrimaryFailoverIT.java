@@ -83,7 +83,7 @@ class PartitionedPrimaryFailoverIT {
 
       assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
       assertThat(stack.eventMessages("OldPrimaryFenceConfirmed")).singleElement().asString()
-          .contains("iad's sidecar confirms iad takes no writes (MySQL UNREACHABLE, active site pdx)");
+          .contains("iad's sidecar confirms iad takes no writes: its server process is dead (STOPPED");
       assertThat(stack.eventReasons()).doesNotContain("OldPrimaryLeaseWait", "OldPrimaryLeaseExpired", "OldPrimaryNotGuarded");
     }
   }

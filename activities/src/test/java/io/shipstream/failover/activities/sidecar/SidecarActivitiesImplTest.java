@@ -65,10 +65,14 @@ class SidecarActivitiesImplTest {
   }
 
   @Test
-  void aServerItCannotReachCountsAsNotWritable() throws IOException {
+  void aServerItCannotReachIsNoProofButADeadOneIs() throws IOException {
     String url = start(true);
     active.set("pdx");
     mysql.set("UNREACHABLE");
+    Confirmation frozen = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(800));
+    assertThat(frozen.confirmed()).as("unreachable is not read-only: a frozen server resumes writable").isFalse();
+    assertThat(frozen.last().mysql()).isEqualTo("UNREACHABLE");
+    mysql.set("STOPPED");
     assertThat(activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5)).confirmed()).isTrue();
   }
 

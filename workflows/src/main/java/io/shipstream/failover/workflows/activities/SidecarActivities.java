@@ -3,9 +3,10 @@ package io.shipstream.failover.workflows.activities;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.time.Instant;
+import java.util.Set;
 
 /**
- * What the workflows ask of a site's fencing sidecar over its unauthenticated HTTP endpoints
+ * What the workflows ask of a site's fencing sidecar over its HTTP endpoints
  * ({@code POST /tick}, {@code GET /status}). The activity types are prefixed (SidecarConfirmFenced)
  * so that they never clash with MySQL's.
  */
@@ -25,15 +26,24 @@ public interface SidecarActivities {
   /** The fields of a sidecar's {@code GET /status} that matter here. */
   record Snapshot(String site, String activeSite, String mysql, long ticks) {
     /**
-     * The view names the new active site and the local MySQL is not writable. The view can only
+     * The view names the new active site and the local MySQL answered read-only, or its process
+     * is dead (STOPPED: the sidecar saw it exit, or killed it because it hung). The view can only
      * name the new site once the failover named it, and a sidecar that knows another site is
-     * active fences a writable server on the very tick it learns it (rule 1), so such a snapshot
-     * is taken after the naming and shows a server that stays read-only.
+     * active fences a writable server on the very tick it learns it (rule 1) and stops a hung one,
+     * so such a snapshot is taken after the naming and shows a server that takes no writes.
+     * UNREACHABLE and HUNG prove nothing: a frozen server, a stalled disk or a paused VM does not
+     * answer, and commits what it holds the moment it resumes.
      */
     public boolean provesFenced(String expectedSite, String newActiveSite) {
-      return expectedSite.equals(site) && newActiveSite.equals(activeSite)
-          && ("READ_ONLY".equals(mysql) || "UNREACHABLE".equals(mysql));
+      return expectedSite.equals(site) && newActiveSite.equals(activeSite) && PROOFS.contains(mysql);
     }
+
+    /** The server was dead, not read-only: its death, not a fence, is the proof. */
+    public boolean provesDead() {
+      return "STOPPED".equals(mysql);
+    }
+
+    private static final Set<String> PROOFS = Set.of("READ_ONLY", "STARTUP_READ_ONLY", "STOPPED");
   }
 
   /** Whether the sidecar confirmed; otherwise why not, as last seen. */

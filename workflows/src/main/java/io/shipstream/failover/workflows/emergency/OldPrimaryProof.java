@@ -9,11 +9,14 @@ import java.time.Instant;
 /**
  * Decides when the candidate may be made writable: only once the old primary cannot take writes.
  * Plain code, so every path is tested without Temporal. The old primary may be alive and only cut
- * off from the control plane, so a failed fence proves nothing; what does is the workflow's own
- * fence, its sidecar saying so after the naming, or the time by which its sidecar must have fenced
- * it: {@code leaseTimeout} without any contact since the naming fences by rule 2, and a contact
- * since the naming taught it the new active site, which fences by rule 1, both within one more
- * {@code peerCheckInterval}.
+ * off from the control plane, or frozen, so a failed fence proves nothing and neither does
+ * "unreachable"; what does is the workflow's own fence, its sidecar saying after the naming that
+ * the server answered read-only or that its process is dead, or the time by which its sidecar must
+ * have fenced it: {@code leaseTimeout} without any contact since the naming fences by rule 2, and a
+ * contact since the naming taught it the new active site, which fences by rule 1, both within one
+ * more {@code peerCheckInterval}. The lease is the weakest proof: a server that was frozen all the
+ * while and whose sidecar could not stop it resumes writable, and its sidecar, watching it closely,
+ * fences it within a fraction of a second.
  */
 final class OldPrimaryProof {
   /** Beyond lease and tick: the sidecar's tick itself and the clocks' drift. */
@@ -32,7 +35,7 @@ final class OldPrimaryProof {
   }
 
   /** What allowed the promotion, in the words of the Event that reports it. */
-  enum Proof { FENCED_BY_WORKFLOW, SIDECAR_CONFIRMED, LEASE_EXPIRED, NO_SIDECAR }
+  enum Proof { FENCED_BY_WORKFLOW, SIDECAR_CONFIRMED, SIDECAR_SAW_IT_DEAD, LEASE_EXPIRED, NO_SIDECAR }
 
   private OldPrimaryProof() {}
 
@@ -69,7 +72,7 @@ final class OldPrimaryProof {
   /** The proof once the sidecar answered (or null, not yet), with the lease deadline past or not. */
   static Proof settle(Confirmation answer, boolean deadlinePassed) {
     if (answer != null && answer.confirmed()) {
-      return Proof.SIDECAR_CONFIRMED;
+      return answer.last() != null && answer.last().provesDead() ? Proof.SIDECAR_SAW_IT_DEAD : Proof.SIDECAR_CONFIRMED;
     }
     return deadlinePassed ? Proof.LEASE_EXPIRED : null;
   }
@@ -98,9 +101,12 @@ final class OldPrimaryProof {
     return switch (proof) {
       case FENCED_BY_WORKFLOW -> site + " is read-only (fenced by the failover), so " + target
           + " is made writable at once";
-      case SIDECAR_CONFIRMED -> site + "'s sidecar confirms " + site + " takes no writes (MySQL "
-          + answer.last().mysql() + ", active site " + answer.last().activeSite() + ") after "
+      case SIDECAR_CONFIRMED -> site + "'s sidecar confirms " + site + " takes no writes: it answered "
+          + answer.last().mysql() + " while knowing active site " + answer.last().activeSite() + ", after "
           + answer.waitedMillis() + " ms";
+      case SIDECAR_SAW_IT_DEAD -> site + "'s sidecar confirms " + site + " takes no writes: its server process "
+          + "is dead (STOPPED: it exited, or did not answer and was killed by its sidecar), active site "
+          + answer.last().activeSite() + ", after " + answer.waitedMillis() + " ms";
       case LEASE_EXPIRED -> site + "'s lease expired: its sidecar has fenced " + site
           + " by now, by rule 2 if it was cut off, by rule 1 if it learned the new active site; "
           + whyUnconfirmed(answer, site);

@@ -68,8 +68,21 @@ class OldPrimaryGuardTest {
     assertThat(promotedAt.get()).as("promoted after the sidecar confirmed").isAfterOrEqualTo(sidecar.confirmedAt);
     assertThat(Duration.between(namedAt(), promotedAt.get())).as("no lease wait").isLessThan(Duration.ofMillis(3000));
     assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes")
-        .contains("MySQL READ_ONLY");
+        .contains("it answered READ_ONLY while knowing active site pdx");
     assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseExpired");
+  }
+
+  @Test
+  void aDeadOldPrimaryIsProvedByItsSidecarAndTheEventSaysItWasDeathNotAFence() {
+    sidecar.confirmAfter = Duration.ofMillis(200);
+    sidecar.mysqlState = "STOPPED";
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(promotedAt.get()).isAfterOrEqualTo(sidecar.confirmedAt);
+    assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes")
+        .contains("its server process is dead (STOPPED");
   }
 
   @Test

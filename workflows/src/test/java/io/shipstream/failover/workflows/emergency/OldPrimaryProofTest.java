@@ -52,12 +52,19 @@ class OldPrimaryProofTest {
     assertThat(OldPrimaryProof.settle(no, false)).as("an early give-up still waits for the lease").isNull();
     assertThat(OldPrimaryProof.settle(no, true)).isEqualTo(Proof.LEASE_EXPIRED);
     assertThat(OldPrimaryProof.settle(null, true)).isEqualTo(Proof.LEASE_EXPIRED);
+    Confirmation dead = new Confirmation(true, new Snapshot("iad", "pdx", "STOPPED", 4), null, 120);
+    assertThat(OldPrimaryProof.settle(dead, false)).isEqualTo(Proof.SIDECAR_SAW_IT_DEAD);
   }
 
   @Test
-  void aSnapshotProvesTheFenceOnlyWithTheNewActiveSiteAndAServerThatIsNotWritable() {
+  void aSnapshotProvesTheFenceOnlyWithTheNewActiveSiteAndAServerKnownToTakeNoWrites() {
     assertThat(new Snapshot("iad", "pdx", "READ_ONLY", 1).provesFenced("iad", "pdx")).isTrue();
-    assertThat(new Snapshot("iad", "pdx", "UNREACHABLE", 1).provesFenced("iad", "pdx")).isTrue();
+    assertThat(new Snapshot("iad", "pdx", "STARTUP_READ_ONLY", 1).provesFenced("iad", "pdx")).isTrue();
+    assertThat(new Snapshot("iad", "pdx", "STOPPED", 1).provesFenced("iad", "pdx"))
+        .as("its process is dead").isTrue();
+    assertThat(new Snapshot("iad", "pdx", "UNREACHABLE", 1).provesFenced("iad", "pdx"))
+        .as("a frozen server does not answer either, and resumes writable").isFalse();
+    assertThat(new Snapshot("iad", "pdx", "HUNG", 1).provesFenced("iad", "pdx")).isFalse();
     assertThat(new Snapshot("iad", "pdx", "WRITABLE", 1).provesFenced("iad", "pdx")).isFalse();
     assertThat(new Snapshot("iad", "iad", "READ_ONLY", 1).provesFenced("iad", "pdx"))
         .as("a view from before the naming").isFalse();

@@ -13,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 public final class FakeSidecar implements SidecarActivities {
   public volatile Duration confirmAfter = Duration.ofMillis(100);
-  public volatile String mysqlState = "UNREACHABLE";
+  public volatile String mysqlState = "STOPPED";
   public final List<String> calls = new CopyOnWriteArrayList<>();
   /** When the confirmation was given, in wall-clock time; null until then. */
   public volatile Instant confirmedAt;
