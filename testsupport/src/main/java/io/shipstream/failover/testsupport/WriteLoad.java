@@ -33,6 +33,7 @@ public final class WriteLoad implements AutoCloseable {
   private final Supplier<String> jdbcUrl;
   private final Duration pauseBetweenWrites;
   private final long firstId;
+  private final Duration socketTimeout;
   private final Thread thread;
   private final List<Ack> acks = new ArrayList<>();
   private final AtomicLong errors = new AtomicLong();
@@ -44,8 +45,9 @@ public final class WriteLoad implements AutoCloseable {
   /** One acknowledged write: the id and when the server confirmed it. */
   public record Ack(long id, Instant at, long nanos) {}
 
-  private WriteLoad(Supplier<String> jdbcUrl, Duration pauseBetweenWrites, long firstId) {
+  private WriteLoad(Supplier<String> jdbcUrl, Duration pauseBetweenWrites, long firstId, Duration socketTimeout) {
     this.firstId = firstId;
+    this.socketTimeout = socketTimeout;
     this.jdbcUrl = jdbcUrl;
     this.pauseBetweenWrites = pauseBetweenWrites;
     this.thread = new Thread(this::run, "write-load");
@@ -66,10 +68,23 @@ public final class WriteLoad implements AutoCloseable {
    * table without colliding.
    */
   public static WriteLoad start(Supplier<String> jdbcUrl, Duration pauseBetweenWrites, long firstId) {
-    WriteLoad load = new WriteLoad(jdbcUrl, pauseBetweenWrites, firstId);
+    return start(jdbcUrl, pauseBetweenWrites, firstId, DEFAULT_SOCKET_TIMEOUT);
+  }
+
+  /**
+   * Like {@link #start(Supplier, Duration, long)}, waiting up to {@code socketTimeout} for each
+   * write as a connection pool without a socket timeout does (60 s or more): such a client keeps
+   * its connection to a frozen server open, and its write lands the moment the server resumes.
+   */
+  public static WriteLoad start(Supplier<String> jdbcUrl, Duration pauseBetweenWrites, long firstId,
+      Duration socketTimeout) {
+    WriteLoad load = new WriteLoad(jdbcUrl, pauseBetweenWrites, firstId, socketTimeout);
     load.thread.start();
     return load;
   }
+
+  /** Short, so a frozen server shows up as unavailability rather than a hung client. */
+  private static final Duration DEFAULT_SOCKET_TIMEOUT = Duration.ofSeconds(2);
 
   private void run() {
     Connection connection = null;
@@ -80,7 +95,7 @@ public final class WriteLoad implements AutoCloseable {
       long id = nextId++;
       try {
         if (connection == null) {
-          connection = open(jdbcUrl.get());
+          connection = open(jdbcUrl.get(), socketTimeout);
           insert = connection.prepareStatement("INSERT INTO " + MariaDbCluster.WRITES_TABLE + " (id, at) VALUES (?, NOW(6))");
         }
         insert.setLong(1, id);
@@ -106,13 +121,12 @@ public final class WriteLoad implements AutoCloseable {
     closeQuietly(connection);
   }
 
-  private static Connection open(String url) throws SQLException {
+  private static Connection open(String url, Duration socketTimeout) throws SQLException {
     Properties properties = new Properties();
     properties.setProperty("user", MariaDbServer.APP.user());
     properties.setProperty("password", MariaDbServer.APP.password());
-    // Short timeouts, so a frozen server shows up as unavailability rather than a hung client.
     properties.setProperty("connectTimeout", "1000");
-    properties.setProperty("socketTimeout", "2000");
+    properties.setProperty("socketTimeout", Long.toString(socketTimeout.toMillis()));
     return DriverManager.getConnection(url, properties);
   }
 

@@ -38,6 +38,11 @@ public record FaultPlan(String name, Fault fault, Long seed) {
     // every failover (the drain only when the source had sessions open).
     add(all, "source-kill9-mid-drain", new SourceKill9(Boundary.UNLABEL_SOURCE));
     add(all, "source-sigstop-mid-drain", new SourceStop(Boundary.UNLABEL_SOURCE, 3_000));
+    // Frozen source, resumed at several points: before its fence (which then lands late), and
+    // after the fence through the lag wait and the promotion (resumed once the target is writable).
+    add(all, "source-sigstop-before-fence", new SourceStop(Boundary.FENCE, 1_500));
+    add(all, "source-sigstop-through-promotion", new SourceStop(Boundary.UNLABEL_SOURCE, 8_000));
+    add(all, "source-sigstop-lag-wait-through-promotion", new SourceStop(Boundary.LAG_WAIT, 5_000));
     add(all, "replication-refused-lag-wait", new ReplicationCut(false, 2_000, 30));
     add(all, "replication-blackholed-lag-timeout", new ReplicationCut(true, 6_000, 2));
     add(all, "api-refuses-status-writes", new ApiRefusal(Writes.STATUS, 503, Boundary.FENCE, 3_000));

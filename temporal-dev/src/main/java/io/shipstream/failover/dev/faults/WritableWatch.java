@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * nothing about now. (A 200 ms window once let a primary's last "writable" from just before its
  * fence and SIGSTOP overlap the target's promotion 150 ms later: a false split brain.)
  */
-final class WritableWatch implements AutoCloseable {
+public final class WritableWatch implements AutoCloseable {
   private static final long PERIOD_MS = 50;
   private static final long FRESH_NANOS = Duration.ofMillis(100).toNanos();
 
@@ -38,7 +38,7 @@ final class WritableWatch implements AutoCloseable {
     servers.forEach((site, server) -> probes.add(new Probe(site, server)));
   }
 
-  static WritableWatch start(Map<String, MariaDbServer> servers) {
+  public static WritableWatch start(Map<String, MariaDbServer> servers) {
     WritableWatch watch = new WritableWatch(servers);
     for (Probe p : watch.probes) {
       watch.threads.add(daemon("writable-probe-" + p.site, () -> watch.probeLoop(p)));
@@ -48,16 +48,16 @@ final class WritableWatch implements AutoCloseable {
   }
 
   /** The most servers writable in one sample. */
-  int most() {
+  public int most() {
     return most.get();
   }
 
-  int samples() {
+  public int samples() {
     return samples.get();
   }
 
   /** When two or more were first writable at once, and which; null if never. */
-  String firstOverlap() {
+  public String firstOverlap() {
     return firstOverlap.get();
   }
 
