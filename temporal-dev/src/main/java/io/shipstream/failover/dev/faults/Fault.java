@@ -34,11 +34,11 @@ public sealed interface Fault {
     }
   }
 
-  /** SIGSTOP of the source's mariadbd once it is fenced; SIGCONT {@code stoppedMillis} later. */
+  /** SIGSTOP of the source's mariadbd as {@code at} starts; SIGCONT {@code stoppedMillis} later. */
   record SourceStop(Boundary at, long stoppedMillis) implements Fault {
     public String describe() {
-      return "SIGSTOP the source mariadbd as " + at.label() + " starts (mid-drain); SIGCONT after "
-          + stoppedMillis + " ms";
+      return "SIGSTOP the source mariadbd as " + at.label() + " starts" + (at == Boundary.UNLABEL_SOURCE
+          ? " (mid-drain)" : "") + "; SIGCONT after " + stoppedMillis + " ms";
     }
   }
 

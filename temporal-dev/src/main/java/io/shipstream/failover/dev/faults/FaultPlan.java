@@ -62,7 +62,7 @@ public record FaultPlan(String name, Fault fault, Long seed) {
   /** The short list CI runs: one of each kind of fault, the cheap ones. */
   public static List<String> ciCases() {
     return List.of("worker-kill-after-fence", "worker-kill-before-lag-wait", "watcher-kill-mid-failover",
-        "source-sigstop-mid-drain", "replication-refused-lag-wait", "api-refuses-status-writes",
+        "source-sigstop-mid-drain", "source-sigstop-through-promotion", "replication-refused-lag-wait", "api-refuses-status-writes",
         "api-refuses-dnsendpoint-writes", "target-refuses-connections-promoting");
   }
 
