@@ -161,7 +161,11 @@ final class FencingLoop {
       return answer;
     }
     return switch (process.liveness()) {
-      case EXITED -> MysqlState.STOPPED;
+      case EXITED -> {
+        // What the dead process last said says nothing about the one that replaces it.
+        lastAnswer = Optional.empty();
+        yield MysqlState.STOPPED;
+      }
       case ALIVE -> lastAnswer.filter(MysqlState::readOnly).isPresent() ? MysqlState.UNREACHABLE : MysqlState.HUNG;
       case UNKNOWN -> MysqlState.UNREACHABLE;
     };

@@ -1,0 +1,106 @@
+package io.shipstream.failover.sidecar;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the sidecar reads of a real mariadbd: where its read_only came from, and its process as
+ * /proc shows it, frozen, killed and restarted.
+ */
+class LocalServerIT {
+  private static final Path BASE = Path.of("target", "it-local-server");
+  private static MariaDbCluster cluster;
+  private static MariaDbServer primary;
+  private static MariaDbServer replica;
+
+  @BeforeAll
+  static void start() {
+    cluster = MariaDbCluster.start(BASE, 2);
+    primary = cluster.primary();
+    replica = cluster.replicas().get(0);
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void tellsAStartUpReadOnlyFromAFenceAndAServerConfiguredToStartWritable() {
+    JdbcLocalMysql local = local(primary);
+    primary.setReadOnly(false);
+    primary.restart();
+    assertThat(local.state()).isEqualTo(MysqlState.WRITABLE);
+    assertThat(local.startsReadOnly()).as("no read_only in its configuration").contains(false);
+
+    primary.restartFenced();
+    assertThat(local.state()).as("read_only from the command line, untouched, no replication")
+        .isEqualTo(MysqlState.STARTUP_READ_ONLY);
+    assertThat(local.startsReadOnly()).contains(true);
+
+    primary.setReadOnly(false);
+    primary.setReadOnly(true);
+    assertThat(local.state()).as("a fence anybody applied since").isEqualTo(MysqlState.READ_ONLY);
+    assertThat(local.startsReadOnly()).as("still known from before").contains(true);
+
+    // The original primary again, writable, for the other tests.
+    primary.restart();
+    assertThat(local.state()).isEqualTo(MysqlState.WRITABLE);
+  }
+
+  @Test
+  void aReplicaStartedReadOnlyIsNeverTakenForARestartedPrimary() {
+    replica.restartFenced();
+    assertThat(local(replica).state()).as("it replicates from the primary").isEqualTo(MysqlState.READ_ONLY);
+  }
+
+  @Test
+  void findsTheServersProcessAndStopsItWhenFrozen() {
+    MariaDbServer server = replica;
+    ServerProcess process = ServerProcess.onThisHost(server.port());
+    process.refresh();
+    assertThat(process.known()).map(ServerProcess.Pid::pid).contains(server.pid());
+    assertThat(process.liveness()).isEqualTo(ServerProcess.Liveness.ALIVE);
+
+    long started = System.nanoTime();
+    server.pause();
+    assertThat(local(server).state()).as("a frozen server does not answer").isEqualTo(MysqlState.UNREACHABLE);
+    Duration probe = Duration.ofNanos(System.nanoTime() - started);
+    assertThat(process.kernelState()).contains('T');
+    assertThat(process.liveness()).as("frozen is not dead").isEqualTo(ServerProcess.Liveness.ALIVE);
+
+    assertThat(process.stop(Duration.ofSeconds(5))).isTrue();
+    assertThat(process.liveness()).isEqualTo(ServerProcess.Liveness.EXITED);
+    assertThat(server.isRunning()).isFalse();
+    System.out.printf("a look at the frozen server gave up after %d ms%n", probe.toMillis());
+
+    server.restartFenced();
+    process.refresh();
+    assertThat(process.known()).map(ServerProcess.Pid::pid).contains(server.pid());
+    server.replicateFrom(primary);
+  }
+
+  @Test
+  void aPortNobodyServesHasNoServerProcess() {
+    ServerProcess nobody = ServerProcess.onThisHost(65_000);
+    nobody.refresh();
+    assertThat(nobody.known()).isEqualTo(Optional.empty());
+  }
+
+  private static JdbcLocalMysql local(MariaDbServer server) {
+    return new JdbcLocalMysql(server.host(), server.port(), MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
+        Set.of());
+  }
+}
