@@ -21,9 +21,12 @@ public final class SharedToken {
   private static final String PREFIX = "Bearer ";
 
   private final byte[] digest;
+  /** Kept only to present the token to sidecars; checks compare digests, never this. */
+  private final String value;
 
   private SharedToken(String value) {
     this.digest = sha256(value);
+    this.value = value;
   }
 
   public static SharedToken of(String value) {
@@ -65,6 +68,11 @@ public final class SharedToken {
       return false;
     }
     return MessageDigest.isEqual(digest, sha256(authorizationHeader.substring(PREFIX.length()).strip()));
+  }
+
+  /** The {@code Authorization} header value that carries this token, for the watcher's own requests to sidecars. */
+  public String authorization() {
+    return PREFIX + value;
   }
 
   private static byte[] sha256(String text) {
