@@ -15,6 +15,7 @@ import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SecretLogins;
 import io.shipstream.failover.watcher.topology.SiteProber;
+import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.watcher.topology.TopologyMonitor;
 import io.temporal.client.WorkflowClient;
@@ -148,8 +149,10 @@ public final class WatcherApp implements AutoCloseable {
       KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock);
       SecretLogins logins = new SecretLogins(kube, clock);
       OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(kube, logins), effects::event);
+      // The sidecars' /status takes the same shared token the watcher checks on /active-site.
+      StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery);
+          clock, recovery, startup);
       cache.addHandler(monitor);
     }
     metrics.leader(true);

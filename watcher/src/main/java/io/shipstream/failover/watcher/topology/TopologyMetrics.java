@@ -17,7 +17,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * The monitor's meters: {@code bloodraven_site_state{group,site,state}} (1 for the site's current
  * debounced state, 0 for the others, so an alert can match {@code state="UNREACHABLE"} directly),
  * {@code bloodraven_poll_latency_seconds{group,site}} and
- * {@code bloodraven_replication_lag_seconds{group,site}} (NaN while the site does not replicate); the
+ * {@code bloodraven_replication_lag_seconds{group,site}} (NaN while the site does not replicate) and
+ * {@code bloodraven_server_starts_read_only{group,site}} (1 or 0 as the site's sidecar last said, NaN
+ * while unknown, so that an alert on {@code == 0} never fires for a site without a sidecar); the
  * group label keeps two groups with a site of the same name apart. A group's meters are removed when it stops being watched.
  */
 public final class TopologyMetrics {
@@ -28,6 +30,7 @@ public final class TopologyMetrics {
   private static final class SiteMeters {
     final AtomicReference<SiteState> state = new AtomicReference<>(SiteState.UNKNOWN);
     final AtomicReference<Double> lag = new AtomicReference<>(Double.NaN);
+    final AtomicReference<Double> startsReadOnly = new AtomicReference<>(Double.NaN);
     final List<Meter> meters = new ArrayList<>();
     Timer latency;
   }
@@ -51,6 +54,11 @@ public final class TopologyMetrics {
           .description("Seconds_Behind_Source of the site's server as last polled; NaN when not replicating")
           .tags("group", group.toString(), "site", site)
           .register(registry));
+      m.meters.add(Gauge.builder("bloodraven_server_starts_read_only", m.startsReadOnly, AtomicReference::get)
+          .description("1 when the site's sidecar reports its server configured to start read-only, 0 when"
+              + " writable, NaN while unknown")
+          .tags("group", group.toString(), "site", site)
+          .register(registry));
       m.latency = Timer.builder("bloodraven_poll_latency_seconds")
           .description("How long one topology poll of a site took, answered or not")
           .tags("group", group.toString(), "site", site)
@@ -65,6 +73,11 @@ public final class TopologyMetrics {
     m.latency.record(took);
     m.state.set(state);
     m.lag.set(lagSeconds == null ? Double.NaN : lagSeconds.doubleValue());
+  }
+
+  /** Records a sidecar's {@code startsReadOnly}; null while it does not know. */
+  void startsReadOnly(GroupRef group, String site, Boolean startsReadOnly) {
+    meters(group, site).startsReadOnly.set(startsReadOnly == null ? Double.NaN : startsReadOnly ? 1.0 : 0.0);
   }
 
   void forget(GroupRef group) {

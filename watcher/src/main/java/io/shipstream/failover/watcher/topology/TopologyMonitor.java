@@ -54,6 +54,7 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
   private final OldPrimaryRecovery recovery;
+  private final StartupChecks startup;
   private final Map<GroupRef, Watched> groups = new ConcurrentHashMap<>();
   private final ScheduledExecutorService polls;
   private final ScheduledExecutorService evaluations = Executors.newSingleThreadScheduledExecutor(
@@ -82,7 +83,15 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
       OldPrimaryRecovery recovery) {
+    this(sites, reactions, statusWriter, metrics, latest, clock, recovery, null);
+  }
+
+  /** With {@code startup}, the sidecars are asked how their servers start, and a writable start is an Event. */
+  public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
+      TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
+      OldPrimaryRecovery recovery, StartupChecks startup) {
     this.recovery = recovery;
+    this.startup = startup;
     this.sites = sites;
     this.reactions = reactions;
     this.statusWriter = statusWriter;
@@ -92,7 +101,7 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
     this.polls = Executors.newScheduledThreadPool(POLL_THREADS, daemon("topology-poll"));
   }
 
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
+  static java.util.concurrent.ThreadFactory daemon(String name) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
       Thread t = new Thread(r, name + "-" + n.incrementAndGet());
@@ -136,7 +145,7 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
     if (existing != null && existing.polls.config().equals(config)) {
       return;
     }
-    stop(ref);
+    stopPolls(ref);
     MysqlFailoverGroupStatus status = current.get().getStatus();
     Watched w = new Watched(new GroupPolls(ref, config), status == null ? null : status.sites());
     groups.put(ref, w);
@@ -144,9 +153,21 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
     for (SiteSpec site : config.sites()) {
       schedule(w, site, Duration.ZERO);
     }
+    if (startup != null) {
+      startup.watch(ref, config);
+    }
   }
 
+  /** Stops a group that is no longer watched. */
   private synchronized void stop(GroupRef ref) {
+    stopPolls(ref);
+    if (startup != null) {
+      startup.forget(ref);
+    }
+  }
+
+  /** Stops a group's polls, also before a spec change restarts them; the startup checks outlive a restart. */
+  private synchronized void stopPolls(GroupRef ref) {
     Watched w = groups.remove(ref);
     if (w != null) {
       w.stopped.set(true);
@@ -278,6 +299,9 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   @Override
   public synchronized void close() {
     List.copyOf(groups.keySet()).forEach(this::stop);
+    if (startup != null) {
+      startup.close();
+    }
     polls.shutdownNow();
     evaluations.shutdownNow();
   }

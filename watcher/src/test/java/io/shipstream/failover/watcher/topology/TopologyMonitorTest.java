@@ -7,10 +7,14 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.watcher.activesite.SharedToken;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +34,7 @@ class TopologyMonitorTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
   private final List<List<SiteStatus>> written = new CopyOnWriteArrayList<>();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final TopologyMetrics metrics = new TopologyMetrics(registry);
   private TopologyMonitor monitor;
 
   /** iad is the primary until it dies; pdx and dr replicate; a dead site refuses connections. */
@@ -61,11 +66,63 @@ class TopologyMonitorTest {
   }
 
   private void start() {
-    MysqlFailoverGroup g = group();
+    start(group(), null);
+  }
+
+  private void start(MysqlFailoverGroup g, StartupChecks startup) {
     monitor = new TopologyMonitor(servers, new Reactions(effects), (ref, sites) -> written.add(sites),
-        new TopologyMetrics(registry), ref -> ref.equals(ORDERS) ? Optional.of(g) : Optional.empty(),
-        Clock.systemUTC());
+        metrics, ref -> ref.equals(ORDERS) ? Optional.of(g) : Optional.empty(),
+        Clock.systemUTC(), null, startup);
     monitor.onAdd(g);
+  }
+
+  /** The group with these sidecar URLs by site name. */
+  private MysqlFailoverGroup withSidecars(Map<String, String> urls) {
+    MysqlFailoverGroup g = group();
+    MysqlFailoverGroupSpec spec = g.getSpec();
+    List<SiteSpec> sites = spec.sites().stream().map(t -> new SiteSpec(t.name(), t.role(), t.zone(), t.mysql(),
+        t.podSelector(), t.taintNodeSelector(), t.lbIP(),
+        urls.containsKey(t.name()) ? new SiteSpec.Sidecar(urls.get(t.name())) : null, t.dragonfly())).toList();
+    g.setSpec(new MysqlFailoverGroupSpec(sites, spec.credentialsSecretRef(), spec.pollInterval(),
+        spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(),
+        spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(), spec.sidecar(), spec.dragonfly()));
+    return g;
+  }
+
+  private List<String> eventsWith(String reason) {
+    return effects.events().stream().filter(e -> e.contains(" " + reason + ":")).toList();
+  }
+
+  @Test
+  void aServerConfiguredToStartWritableIsOneWarningUntilItIsFixedAndThenOneNormalEvent() throws Exception {
+    try (StubSidecar pdx = new StubSidecar().startsReadOnly(false)) {
+      int closedPort;
+      try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+        closedPort = s.getLocalPort();
+      }
+      StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), effects::event,
+          metrics, Duration.ofMillis(50));
+      start(withSidecars(Map.of("pdx", pdx.url(), "dr", "http://127.0.0.1:" + closedPort)), startup);
+
+      // pollInterval is 500ms, so the checks come no faster than that: three take a second or more.
+      await(() -> pdx.requests() >= 3, "three checks of pdx's sidecar");
+      assertThat(eventsWith("ServerStartsWritable")).singleElement().asString()
+          .startsWith("Warning ").contains("'pdx'").contains("MariaDB read_only=ON in [mysqld], MySQL super_read_only=ON");
+      assertThat(registry.get("bloodraven_server_starts_read_only").tags("site", "pdx").gauge().value()).isZero();
+      assertThat(pdx.authorizations).containsOnly("Bearer s3cret");
+
+      pdx.startsReadOnly(true);
+      await(() -> !eventsWith("ServerStartsReadOnly").isEmpty(), "the Normal Event of the fix");
+      int seen = pdx.requests();
+      await(() -> pdx.requests() >= seen + 2, "two more checks of pdx's sidecar");
+      assertThat(eventsWith("ServerStartsReadOnly")).singleElement().asString().startsWith("Normal ");
+      assertThat(eventsWith("ServerStartsWritable")).hasSize(1);
+      assertThat(registry.get("bloodraven_server_starts_read_only").tags("site", "pdx").gauge().value())
+          .isEqualTo(1.0);
+      // dr's sidecar refuses connections: skipped, no Event, its gauge unknown.
+      assertThat(effects.events()).noneMatch(e -> e.contains("'dr'"));
+      assertThat(registry.get("bloodraven_server_starts_read_only").tags("site", "dr").gauge().value()).isNaN();
+    }
   }
 
   @AfterEach
