@@ -22,7 +22,8 @@ class ArchitectureTest {
     classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
         .importPackages(BASE);
     // A rule over no classes passes; make sure every module was found on the classpath.
-    for (String module : new String[] {"model", "workflows", "activities", "watcher", "worker", "sidecar", "runtime"}) {
+    for (String module : new String[] {"model", "workflows", "kube", "activities", "watcher", "worker", "sidecar",
+        "runtime"}) {
       if (!classes.containPackage(BASE + "." + module)) {
         throw new AssertionError("no classes of " + module + " on the test classpath");
       }
@@ -94,6 +95,19 @@ class ArchitectureTest {
         .check(classes);
   }
 
+  /**
+   * The group's routing is written once, for the failover activities and the watcher's
+   * steady-state reconciliation, and knows nothing of Temporal or of either of them.
+   */
+  @Test
+  void kubeIsTheRoutingAloneWithoutTemporal() {
+    noClasses().that().resideInAPackage(BASE + ".kube..")
+        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".workflows..", BASE + ".activities..",
+            BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".testsupport..", BASE + ".runtime..",
+            "io.temporal..", "java.sql..")
+        .check(classes);
+  }
+
   @Test
   void watcherUsesWorkflowInterfacesNotActivities() {
     noClasses().that().resideInAPackage(BASE + ".watcher..")
@@ -103,8 +117,8 @@ class ArchitectureTest {
 
   @Test
   void productionCodeNeverUsesTestSupport() {
-    noClasses().that().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..", BASE + ".activities..",
-            BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..")
+    noClasses().that().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..", BASE + ".kube..",
+            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..")
         .should().dependOnClassesThat().resideInAPackage(BASE + ".testsupport..")
         .check(classes);
   }

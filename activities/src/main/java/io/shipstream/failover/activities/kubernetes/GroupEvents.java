@@ -1,5 +1,8 @@
 package io.shipstream.failover.activities.kubernetes;
 
+import io.shipstream.failover.kube.JsonPatch;
+import io.shipstream.failover.kube.Conflicts;
+
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;

@@ -1,7 +1,8 @@
 package io.shipstream.failover.activities.kubernetes;
 
-import io.fabric8.kubernetes.api.model.OwnerReference;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.shipstream.failover.kube.JsonPatch;
+import io.shipstream.failover.kube.Conflicts;
+
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
@@ -201,18 +202,6 @@ final class GroupStore {
       }
       throw e;
     }
-  }
-
-  /** An owner reference to the group, so what we create for it goes away with it. */
-  static OwnerReference ownerReference(MysqlFailoverGroup cr) {
-    // blockOwnerDeletion stays unset: setting it needs update rights on the group's finalizers
-    // wherever the OwnerReferencesPermissionEnforcement admission plugin runs.
-    return new OwnerReferenceBuilder()
-        .withApiVersion(MysqlFailoverGroup.API_VERSION)
-        .withKind(KIND)
-        .withName(cr.getMetadata().getName())
-        .withUid(cr.getMetadata().getUid())
-        .build();
   }
 
   private MysqlFailoverGroup require(GroupRef group) {

@@ -1,5 +1,10 @@
 package io.shipstream.failover.activities.kubernetes;
 
+import io.shipstream.failover.kube.SiteRoles;
+import io.shipstream.failover.kube.NodeTaints;
+import io.shipstream.failover.kube.DnsRecords;
+import io.shipstream.failover.kube.Owners;
+
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
@@ -7,6 +12,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
+import io.shipstream.failover.model.Reason;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.time.Instant;
@@ -38,9 +44,10 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.groups = new GroupStore(client);
     this.events = new GroupEvents(client, groups, clock);
-    this.roles = new SiteRoles(client, groups);
+    Owners owners = group -> java.util.Optional.ofNullable(groups.find(group)).map(Owners::reference);
+    this.roles = new SiteRoles(client, owners);
     this.storeRoles = new StoreRoles(client, groups);
-    this.dns = new DnsRecords(client, groups);
+    this.dns = new DnsRecords(client, owners);
     this.taints = new NodeTaints(client);
   }
 
@@ -110,7 +117,11 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
 
   @Override
   public void applyTaints(GroupRef group, List<SiteSpec> sites, String activeSite) {
-    taints.apply(group, sites, activeSite);
+    try {
+      taints.apply(group, sites, activeSite);
+    } catch (NodeTaints.UnknownSiteException e) {
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), Reason.UnknownSite.name());
+    }
   }
 
   @Override

@@ -1,5 +1,10 @@
 package io.shipstream.failover.activities.kubernetes;
 
+import io.shipstream.failover.kube.SiteRoles;
+import io.shipstream.failover.kube.JsonPatch;
+import io.shipstream.failover.kube.Conflicts;
+import io.shipstream.failover.kube.Owners;
+
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -104,7 +109,7 @@ final class StoreRoles {
           .withName(name)
           .withNamespace(group.namespace())
           .addToLabels(SiteRoles.GROUP_LABEL, group.name())
-          .withOwnerReferences(cr == null ? List.of() : List.of(GroupStore.ownerReference(cr)))
+          .withOwnerReferences(cr == null ? List.of() : List.of(Owners.reference(cr)))
         .endMetadata()
         .withNewSpec()
           .withType("ClusterIP")

@@ -1,5 +1,7 @@
 package io.shipstream.failover.activities.kubernetes;
 
+import io.shipstream.failover.kube.DnsRecords;
+
 import io.shipstream.failover.testsupport.MockCluster;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.kubernetes;
+package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.util.function.Supplier;
@@ -10,9 +10,9 @@ import org.slf4j.LoggerFactory;
  * {@code test} op, a resourceVersion) or can race a create; when the precondition fails the only
  * correct move is to read again and recompute, never to resend the stale request.
  */
-final class Conflicts {
+public final class Conflicts {
   private static final Logger log = LoggerFactory.getLogger(Conflicts.class);
-  static final int MAX_ATTEMPTS = 5;
+  public static final int MAX_ATTEMPTS = 5;
 
   private Conflicts() {}
 
@@ -21,7 +21,7 @@ final class Conflicts {
    * already-exists conflict; 422 is what the API server answers when a JSON patch {@code test}
    * op fails. Anything else, or the last conflict, propagates so Temporal's retry policy decides.
    */
-  static <T> T retry(String what, Supplier<T> attempt) {
+  public static <T> T retry(String what, Supplier<T> attempt) {
     for (int i = 1; ; i++) {
       try {
         return attempt.get();
@@ -35,18 +35,18 @@ final class Conflicts {
     }
   }
 
-  static void retryRun(String what, Runnable attempt) {
+  public static void retryRun(String what, Runnable attempt) {
     retry(what, () -> {
       attempt.run();
       return null;
     });
   }
 
-  static boolean isConflict(KubernetesClientException e) {
+  public static boolean isConflict(KubernetesClientException e) {
     return e.getCode() == 409 || e.getCode() == 422;
   }
 
-  static boolean isNotFound(KubernetesClientException e) {
+  public static boolean isNotFound(KubernetesClientException e) {
     return e.getCode() == 404;
   }
 

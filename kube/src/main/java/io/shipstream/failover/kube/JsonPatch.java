@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.kubernetes;
+package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -14,7 +14,7 @@ import java.util.Map;
  * merge patch and knows no strategic merge, so every hand-written write in this package is a
  * JSON patch, guarded by {@code test} operations where a concurrent writer could interfere.
  */
-final class JsonPatch {
+public final class JsonPatch {
   private final List<Map<String, Object>> ops = new ArrayList<>();
 
   /**
@@ -23,18 +23,18 @@ final class JsonPatch {
    * a patch unless the operation carries one, which made every write here cost a read as well;
    * the name and namespace are all a JSON patch's URL needs.
    */
-  static <T extends HasMetadata> T target(T empty, String namespace, String name) {
+  public static <T extends HasMetadata> T target(T empty, String namespace, String name) {
     empty.setMetadata(new ObjectMetaBuilder().withName(name).withNamespace(namespace).build());
     return empty;
   }
 
   /** Escapes one path segment: a label key such as {@code shipstream.io/role} holds a slash. */
-  static String escape(String segment) {
+  public static String escape(String segment) {
     return segment.replace("~", "~0").replace("/", "~1");
   }
 
   /** Joins already-unescaped segments into a pointer, escaping each of them. */
-  static String pointer(String... segments) {
+  public static String pointer(String... segments) {
     StringBuilder sb = new StringBuilder();
     for (String s : segments) {
       sb.append('/').append(escape(s));
@@ -43,17 +43,17 @@ final class JsonPatch {
   }
 
   /** Fails the whole patch, atomically on the server, unless the value at path equals value. */
-  JsonPatch test(String path, Object value) {
+  public JsonPatch test(String path, Object value) {
     return op("test", path, value);
   }
 
   /** Adds a member, or replaces it when it exists (RFC 6902 section 4.1); the parent must exist. */
-  JsonPatch add(String path, Object value) {
+  public JsonPatch add(String path, Object value) {
     return op("add", path, value);
   }
 
   /** Removes a member, which must exist. */
-  JsonPatch remove(String path) {
+  public JsonPatch remove(String path) {
     Map<String, Object> op = new LinkedHashMap<>();
     op.put("op", "remove");
     op.put("path", path);
@@ -62,12 +62,12 @@ final class JsonPatch {
   }
 
   /** True when the patch would change something: guards alone are no reason for a request. */
-  boolean changesSomething() {
+  public boolean changesSomething() {
     return ops.stream().anyMatch(op -> !"test".equals(op.get("op")));
   }
 
   /** The operations, ready to be serialised as the request body. */
-  List<Map<String, Object>> operations() {
+  public List<Map<String, Object>> operations() {
     return Collections.unmodifiableList(ops);
   }
 

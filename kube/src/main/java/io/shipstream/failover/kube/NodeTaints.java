@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.kubernetes;
+package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -7,9 +7,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.SiteSpec;
-import io.temporal.failure.ApplicationFailure;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -29,27 +27,33 @@ import org.slf4j.LoggerFactory;
  * The guard is the taints, not the resourceVersion, because node heartbeats bump the
  * resourceVersion far more often than anyone touches taints.
  */
-final class NodeTaints {
+public final class NodeTaints {
   private static final Logger log = LoggerFactory.getLogger(NodeTaints.class);
-  static final String KEY_PREFIX = "shipstream.io/db-readonly-";
-  static final String EFFECT = "NoExecute";
-  static final String VALUE = "true";
+  public static final String KEY_PREFIX = "shipstream.io/db-readonly-";
+  public static final String EFFECT = "NoExecute";
+  public static final String VALUE = "true";
 
   private final KubernetesClient client;
 
-  NodeTaints(KubernetesClient client) {
+  public NodeTaints(KubernetesClient client) {
     this.client = client;
   }
 
-  static String taintKey(GroupRef group) {
+  /** The active site is no site of the group: nothing is tainted, since every site would be. */
+  public static final class UnknownSiteException extends IllegalArgumentException {
+    UnknownSiteException(String message) {
+      super(message);
+    }
+  }
+
+  public static String taintKey(GroupRef group) {
     return KEY_PREFIX + group.name();
   }
 
-  void apply(GroupRef group, List<SiteSpec> sites, String activeSite) {
+  public void apply(GroupRef group, List<SiteSpec> sites, String activeSite) {
     if (sites.stream().noneMatch(s -> s.name().equals(activeSite))) {
       // Tainting every site would evict the applications everywhere: refuse instead.
-      throw ApplicationFailure.newNonRetryableFailure(
-          "Active site " + activeSite + " is not a site of " + group, Reason.UnknownSite.name());
+      throw new UnknownSiteException("Active site " + activeSite + " is not a site of " + group);
     }
     // Node name -> whether it must carry the taint. A node selected by the active site and by
     // another one stays untainted: evicting applications from the writable site is the worse error.
@@ -110,7 +114,7 @@ final class NodeTaints {
    * identified by key and effect, as the API server does, so a same-key taint with another
    * effect belongs to someone else and is kept.
    */
-  static List<Taint> desired(List<Taint> current, String key, boolean taint) {
+  public static List<Taint> desired(List<Taint> current, String key, boolean taint) {
     List<Taint> result = new ArrayList<>();
     boolean present = false;
     for (Taint t : current == null ? List.<Taint>of() : current) {

@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.kubernetes;
+package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -9,7 +9,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
 import java.util.List;
 import java.util.Map;
@@ -21,26 +20,26 @@ import org.slf4j.LoggerFactory;
  * The role labels on a site's MySQL pods and the {@code mysql-<group>-primary} Service that
  * follows the {@code role=primary} label: moving the label moves the writes.
  */
-final class SiteRoles {
+public final class SiteRoles {
   private static final Logger log = LoggerFactory.getLogger(SiteRoles.class);
-  static final String ROLE_LABEL = "shipstream.io/role";
-  static final String GROUP_LABEL = "shipstream.io/group";
-  static final String PRIMARY = "primary";
-  static final int MYSQL_PORT = 3306;
+  public static final String ROLE_LABEL = "shipstream.io/role";
+  public static final String GROUP_LABEL = "shipstream.io/group";
+  public static final String PRIMARY = "primary";
+  public static final int MYSQL_PORT = 3306;
 
   private final KubernetesClient client;
-  private final GroupStore groups;
+  private final Owners owners;
 
-  SiteRoles(KubernetesClient client, GroupStore groups) {
+  public SiteRoles(KubernetesClient client, Owners owners) {
     this.client = client;
-    this.groups = groups;
+    this.owners = owners;
   }
 
-  static String serviceName(GroupRef group) {
+  public static String serviceName(GroupRef group) {
     return "mysql-" + group.name() + "-primary";
   }
 
-  void setSiteRole(GroupRef group, SiteSpec site, String role) {
+  public void setSiteRole(GroupRef group, SiteSpec site, String role) {
     Map<String, String> selector = site.podSelector();
     // An empty selector would match every pod in the namespace, so it is treated as absent.
     if (selector == null || selector.isEmpty()) {
@@ -93,13 +92,12 @@ final class SiteRoles {
     if (services.withName(name).get() != null) {
       return;
     }
-    MysqlFailoverGroup cr = groups.find(group);
     Service service = new ServiceBuilder()
         .withNewMetadata()
           .withName(name)
           .withNamespace(group.namespace())
           .addToLabels(GROUP_LABEL, group.name())
-          .withOwnerReferences(cr == null ? List.of() : List.of(GroupStore.ownerReference(cr)))
+          .withOwnerReferences(owners.of(group).map(List::of).orElse(List.of()))
         .endMetadata()
         .withNewSpec()
           .withType("ClusterIP")

@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.kubernetes;
+package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -7,7 +7,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +20,11 @@ import org.slf4j.LoggerFactory;
  * external-dns is optional in a cluster, so its type is used generically rather than through a
  * model class, and a missing CRD surfaces as the failure the workflow turns into a warning.
  */
-final class DnsRecords {
+public final class DnsRecords {
   private static final Logger log = LoggerFactory.getLogger(DnsRecords.class);
-  static final String API_VERSION = "externaldns.k8s.io/v1alpha1";
-  static final String KIND = "DNSEndpoint";
-  static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
+  public static final String API_VERSION = "externaldns.k8s.io/v1alpha1";
+  public static final String KIND = "DNSEndpoint";
+  public static final ResourceDefinitionContext CONTEXT = new ResourceDefinitionContext.Builder()
       .withGroup("externaldns.k8s.io")
       .withVersion("v1alpha1")
       .withKind(KIND)
@@ -34,18 +33,18 @@ final class DnsRecords {
       .build();
 
   private final KubernetesClient client;
-  private final GroupStore groups;
+  private final Owners owners;
 
-  DnsRecords(KubernetesClient client, GroupStore groups) {
+  public DnsRecords(KubernetesClient client, Owners owners) {
     this.client = client;
-    this.groups = groups;
+    this.owners = owners;
   }
 
-  static String endpointName(GroupRef group) {
+  public static String endpointName(GroupRef group) {
     return group.name() + "-primary";
   }
 
-  void update(GroupRef group, String hostname, String ip, int ttl) {
+  public void update(GroupRef group, String hostname, String ip, int ttl) {
     if (hostname == null || hostname.isBlank() || ip == null || ip.isBlank()) {
       log.info("No DNS hostname or target IP for {}; DNSEndpoint left as it is", group);
       return;
@@ -76,7 +75,6 @@ final class DnsRecords {
   }
 
   private void create(GroupRef group, String name, Map<String, Object> endpoint) {
-    MysqlFailoverGroup cr = groups.find(group);
     GenericKubernetesResource resource = new GenericKubernetesResourceBuilder()
         .withApiVersion(API_VERSION)
         .withKind(KIND)
@@ -84,7 +82,7 @@ final class DnsRecords {
           .withName(name)
           .withNamespace(group.namespace())
           .addToLabels(SiteRoles.GROUP_LABEL, group.name())
-          .withOwnerReferences(cr == null ? List.of() : List.of(GroupStore.ownerReference(cr)))
+          .withOwnerReferences(owners.of(group).map(List::of).orElse(List.of()))
         .endMetadata()
         .addToAdditionalProperties("spec", Map.of("endpoints", List.of(endpoint)))
         .build();
