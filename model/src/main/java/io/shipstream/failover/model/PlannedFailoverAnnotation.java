@@ -10,6 +10,16 @@ import java.util.Optional;
  */
 public record PlannedFailoverAnnotation(String targetSite, Optional<Duration> maxLagWait) {
 
+  /**
+   * Why a request that is being served was withdrawn, in the words of the cancel signal and the
+   * Events: the annotation removed ({@code newValue} null), or set to another value, which
+   * withdraws the old request and makes a new one. The watcher and the workflow both say it, so
+   * it is written once.
+   */
+  public static String withdrawal(String newValue) {
+    return newValue == null ? "annotation removed" : "request replaced by a new annotation value '" + newValue + "'";
+  }
+
   public static PlannedFailoverAnnotation parse(String value) {
     if (value == null || value.isBlank()) {
       throw new IllegalArgumentException("annotation value is empty: expected <site>[:maxLagWait=<duration>]");

@@ -29,6 +29,13 @@ class PlannedFailoverAnnotationTest {
         .isEqualTo(new PlannedFailoverAnnotation("us-west-2", Optional.of(Duration.ofSeconds(90))));
   }
 
+  @Test
+  void aWithdrawalSaysWhetherTheRequestWasRemovedOrReplacedAndByWhat() {
+    assertThat(PlannedFailoverAnnotation.withdrawal(null)).isEqualTo("annotation removed");
+    assertThat(PlannedFailoverAnnotation.withdrawal("iad:maxLagWait=1m"))
+        .isEqualTo("request replaced by a new annotation value 'iad:maxLagWait=1m'");
+  }
+
   @ParameterizedTest(name = "[{index}] \"{0}\"")
   @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
       "\"\"           | annotation value is empty: expected <site>[:maxLagWait=<duration>]",

@@ -1,6 +1,7 @@
 package io.shipstream.failover.workflows.planned;
 
 import io.shipstream.failover.model.Phase;
+import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
@@ -65,7 +66,9 @@ final class RequestValidation {
       }
       snapshot = run.k8s.loadGroup(run.group);
       if (!run.isStillRequested(snapshot)) {
-        run.finishFailed(Reason.Cancelled, "annotation removed while deferred", "PlannedFailoverRejected");
+        // A value changed meanwhile is a new request, which the watcher starts once this one ends.
+        run.finishFailed(Reason.Cancelled, PlannedFailoverAnnotation.withdrawal(snapshot.annotation())
+            + " while deferred", "PlannedFailoverRejected");
         return null;
       }
     }
