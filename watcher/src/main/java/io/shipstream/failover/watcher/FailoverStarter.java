@@ -8,14 +8,14 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.SignalWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
-import io.temporal.client.WorkflowNotFoundException;
 import io.temporal.client.WorkflowOptions;
-import io.temporal.client.WorkflowStub;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -129,19 +129,33 @@ public final class FailoverStarter {
   }
 
   /**
-   * Asks a running planned failover to stop; a no-op when none runs or it is past Promoting.
+   * Asks one run of a planned failover to stop; the workflow ignores it once it is past Promoting.
+   * The signal names the run, so it never reaches another failover that took the group's workflow
+   * id after that run ended (an emergency failover has a cancel signal too). It is sent as a raw
+   * request because the SDK's {@code WorkflowStub.signal} drops the run id and signals whatever
+   * run is current.
    *
-   * @return whether a running workflow got the signal (false when none runs, as when the workflow
+   * @return whether the run got the signal (false when it already ended, as when the workflow
    *     itself removed the annotation on its way out)
    */
-  public boolean cancelPlanned(GroupRef group, String reason) {
-    WorkflowStub stub = client.newUntypedWorkflowStub(group.workflowId());
+  public boolean cancelPlanned(GroupRef group, String runId, String reason) {
+    var request = SignalWorkflowExecutionRequest.newBuilder()
+        .setNamespace(client.getOptions().getNamespace())
+        .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).setRunId(runId))
+        .setSignalName("cancel")
+        .setInput(client.getOptions().getDataConverter().toPayloads(reason).orElseThrow())
+        .setIdentity(client.getOptions().getIdentity())
+        .setRequestId(UUID.randomUUID().toString())
+        .build();
     try {
-      stub.signal("cancel", reason);
-      log.info("asked the failover of {} to cancel: {}", group, reason);
+      client.getWorkflowServiceStubs().blockingStub().signalWorkflowExecution(request);
+      log.info("asked the planned failover {} of {} to cancel: {}", runId, group, reason);
       return true;
-    } catch (WorkflowNotFoundException e) {
-      log.debug("no running failover of {} to cancel", group);
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() != io.grpc.Status.Code.NOT_FOUND) {
+        throw e;
+      }
+      log.debug("the planned failover {} of {} already ended: no cancel", runId, group);
       return false;
     }
   }

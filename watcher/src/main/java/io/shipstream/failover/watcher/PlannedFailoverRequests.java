@@ -26,10 +26,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Informers re-deliver events (resyncs, reconnects, status writes of the workflow itself), so
  * the rule is: one start per appearance of an annotation value. The value is remembered when its
- * workflow starts and forgotten when the annotation is seen gone, which the workflow does itself
- * when it ends. A value that arrives while another planned failover runs is retried until that one
- * ends; one that arrives while an emergency failover runs is refused as ConcurrentOperation.
- * Events are handled on one thread, in order, always against the latest cached object.
+ * workflow starts and forgotten when the annotation is seen gone (which the workflow does itself
+ * when it ends) or changed. Removing or changing the value withdraws the request: a run that is
+ * still going gets the cancel signal, and rolls back unless it is past Promoting. A changed value
+ * is then a new request; like any value that arrives while another planned failover runs, it is
+ * retried until that one ends. One that arrives while an emergency failover runs is refused as
+ * ConcurrentOperation. Events are handled on one thread, in order, always against the latest
+ * cached object.
  *
  * <p>Only the leading watcher replica has one: it is created when the replica starts leading
  * (the informers then hand it every cached group, so requests that arrived before are handled)
@@ -84,7 +87,8 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
     GroupRef ref = ref(group);
     submit(() -> {
       waiting.remove(ref);
-      if (started.remove(ref) != null && starter.cancelPlanned(ref, "resource deleted")) {
+      Start remembered = started.remove(ref);
+      if (remembered != null && starter.cancelPlanned(ref, remembered.runId(), "resource deleted")) {
         metrics.request(RequestOutcome.CANCELLED);
       }
     });
@@ -119,20 +123,15 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
       Optional<MysqlFailoverGroup> current = latest.apply(ref);
       String annotation = current.map(PlannedFailoverRequests::annotation).orElse(null);
       Start remembered = started.get(ref);
+      if (remembered != null && remembered.annotation().equals(annotation)) {
+        return;
+      }
+      if (remembered != null) {
+        withdraw(ref, current, remembered, PlannedFailoverAnnotation.withdrawal(annotation));
+      }
       if (annotation == null) {
         waiting.remove(ref);
         retryDelays.remove(ref);
-        if (remembered != null) {
-          started.remove(ref);
-          if (endedByItself(current, remembered)) {
-            log.debug("{}: the planned failover {} ended and cleared its annotation", ref, remembered.runId());
-          } else if (starter.cancelPlanned(ref, "annotation removed")) {
-            metrics.request(RequestOutcome.CANCELLED);
-          }
-        }
-        return;
-      }
-      if (remembered != null && annotation.equals(remembered.annotation())) {
         return;
       }
       var outcome = starter.startPlanned(ref, annotation, target(annotation));
@@ -161,6 +160,22 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
       log.warn("{}: could not handle planned-failover request: {}", ref, e.toString());
       retryLater(ref);
     }
+  }
+
+  /**
+   * The annotation the run serves was removed or changed: unless the run already ended by itself,
+   * it gets the cancel signal with {@code why}. The run is forgotten only once that is done, so a
+   * Temporal outage retries the cancel and not only the new start: a changed value would otherwise
+   * wait, unannounced, for the whole of the old run's lag wait.
+   */
+  private void withdraw(GroupRef ref, Optional<MysqlFailoverGroup> current, Start start, String why) {
+    if (endedByItself(current, start)) {
+      log.debug("{}: the planned failover {} ended by itself before its request was withdrawn ({})", ref,
+          start.runId(), why);
+    } else if (starter.cancelPlanned(ref, start.runId(), why)) {
+      metrics.request(RequestOutcome.CANCELLED);
+    }
+    started.remove(ref);
   }
 
   /**

@@ -22,8 +22,9 @@ public final class WatcherMetrics implements AutoCloseable {
     /** Refused without a workflow: another kind of failover holds the group. */
     REJECTED,
     /**
-     * The annotation or the resource went away while the failover ran, and it got the cancel
-     * signal. The workflow removing the annotation itself when it ends is not counted.
+     * The annotation was removed or changed, or the resource went away, while the failover ran,
+     * and it got the cancel signal. The workflow removing the annotation itself when it ends is
+     * not counted.
      */
     CANCELLED;
 

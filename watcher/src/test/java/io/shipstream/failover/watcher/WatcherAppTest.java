@@ -47,7 +47,7 @@ class WatcherAppTest {
 
   @BeforeEach
   void start() {
-    RecordingPlannedFailover.RUNS.clear();
+    RecordingPlannedFailover.clear();
     cluster = MockCluster.start();
     temporal = TestWorkflowEnvironment.newInstance();
     temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);

@@ -38,7 +38,7 @@ class WatcherLeaderElectionTest {
 
   @BeforeEach
   void start() {
-    RecordingPlannedFailover.RUNS.clear();
+    RecordingPlannedFailover.clear();
     cluster = MockCluster.start();
     temporal = TestWorkflowEnvironment.newInstance();
     temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);

@@ -1,0 +1,158 @@
+package io.shipstream.failover.watcher;
+
+import static io.shipstream.failover.watcher.Http.sample;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.temporal.api.common.v1.WorkflowExecution;
+import io.temporal.api.enums.v1.EventType;
+import io.temporal.api.enums.v1.WorkflowExecutionStatus;
+import io.temporal.api.workflow.v1.WorkflowExecutionInfo;
+import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.testing.TestWorkflowEnvironment;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the watcher does with a planned-failover annotation that is removed or changed while its
+ * failover runs: the request is withdrawn, so that run (and only that run) gets the cancel signal
+ * saying why, and a new value becomes a new failover once the old one has ended. The handler runs
+ * against an in-process Temporal with a stand-in workflow and a cached group held in memory.
+ */
+class PlannedFailoverRequestsTest {
+  private static final GroupRef ORDERS = new GroupRef("shop", "orders");
+  private static final String CANCELLED = "bloodraven_planned_failover_requests_total{outcome=\"cancelled\"}";
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  private final AtomicReference<MysqlFailoverGroup> cached = new AtomicReference<>();
+  private TestWorkflowEnvironment temporal;
+  private FailoverStarter starter;
+  private WatcherMetrics metrics;
+  private PlannedFailoverRequests requests;
+
+  @BeforeEach
+  void start() {
+    RecordingPlannedFailover.clear();
+    temporal = TestWorkflowEnvironment.newInstance();
+    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class,
+        FailoverStarterTest.RecordingEmergency.class);
+    temporal.start();
+    starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER, false);
+    metrics = WatcherMetrics.create();
+    // No request here meets another kind of failover, so nothing is ever refused: no rejections.
+    requests = new PlannedFailoverRequests(starter, null, ref -> Optional.ofNullable(cached.get()), metrics);
+  }
+
+  @AfterEach
+  void stop() {
+    requests.close();
+    metrics.close();
+    temporal.close();
+  }
+
+  @Test
+  void aChangedValueCancelsTheRunningFailoverSayingWhatReplacedItThenStartsTheNewOne() throws Exception {
+    annotate("hold-pdx");
+    Http.await("the first failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+
+    annotate("hold-iad");
+
+    Http.await("the new value runs once the cancelled one has ended", WAIT,
+        () -> RecordingPlannedFailover.RUNS.size() == 2);
+    assertThat(RecordingPlannedFailover.CANCELS)
+        .containsExactly("request replaced by a new annotation value 'hold-iad'");
+    assertThat(RecordingPlannedFailover.RUNS.get(1).annotation()).isEqualTo("hold-iad");
+    assertThat(latestRun().getStatus()).as("the new failover is not cancelled")
+        .isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    assertThat(sample(metrics.scrape(), CANCELLED)).isEqualTo(1.0);
+  }
+
+  @Test
+  void aRunPastPromotingIsAskedOnceAndTheNewValueStartsWhenItHasFinished() throws Exception {
+    annotate(RecordingPlannedFailover.PAST_PROMOTING + "-pdx");
+    Http.await("the first failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+
+    annotate("hold-iad");
+    // Informers re-deliver while the new value waits: the old run is still asked only once.
+    for (int i = 0; i < 3; i++) {
+      redeliver();
+    }
+
+    Http.await("the new value runs after the first one finished", WAIT,
+        () -> RecordingPlannedFailover.RUNS.size() == 2);
+    assertThat(RecordingPlannedFailover.CANCELS)
+        .containsExactly("request replaced by a new annotation value 'hold-iad'");
+    assertThat(RecordingPlannedFailover.RUNS.get(1).annotation()).isEqualTo("hold-iad");
+  }
+
+  @Test
+  void aRemovedValueStillCancelsAsAnnotationRemovedAndStartsNothing() throws Exception {
+    annotate("hold-pdx");
+    Http.await("the failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+
+    annotate(null);
+
+    Http.await("the failover got the cancel", WAIT, () -> !RecordingPlannedFailover.CANCELS.isEmpty());
+    assertThat(RecordingPlannedFailover.CANCELS).containsExactly("annotation removed");
+    redeliver();
+    assertThat(RecordingPlannedFailover.RUNS).hasSize(1);
+    assertThat(sample(metrics.scrape(), CANCELLED)).isEqualTo(1.0);
+  }
+
+  @Test
+  void aWithdrawalNeverCancelsAnotherFailoverThatTookTheGroupsIdMeanwhile() throws Exception {
+    annotate("hold-pdx");
+    Http.await("the planned failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    // The planned run ends without the watcher seeing its status, and an emergency failover
+    // takes the group's id before the watcher sees the annotation go.
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "ended by the test");
+    Http.await("the planned failover ended", WAIT, () -> latestRun().getStatus()
+        == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
+    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-1", "iad unreachable", Map.of()))
+        .isInstanceOf(FailoverStarter.Started.class);
+
+    annotate(null);
+
+    // The server records a signal before it answers, so the history already shows any that came.
+    assertThat(latestRun().getType().getName()).isEqualTo("EmergencyFailover");
+    assertThat(temporal.getWorkflowClient().fetchHistory(ORDERS.workflowId()).getEvents())
+        .as("the emergency failover got no signal")
+        .noneMatch(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED);
+    assertThat(sample(metrics.scrape(), CANCELLED)).as("the ended run could not be signalled").isZero();
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
+  }
+
+  /** Sets the cached group's annotation (null removes it) and lets the handler see the update. */
+  private void annotate(String value) throws InterruptedException {
+    MysqlFailoverGroup group = new MysqlFailoverGroup();
+    group.getMetadata().setNamespace(ORDERS.namespace());
+    group.getMetadata().setName(ORDERS.name());
+    Map<String, String> annotations = new HashMap<>();
+    if (value != null) {
+      annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
+    }
+    group.getMetadata().setAnnotations(annotations);
+    cached.set(group);
+    redeliver();
+  }
+
+  private void redeliver() throws InterruptedException {
+    requests.onUpdate(cached.get(), cached.get());
+    requests.awaitQueued();
+  }
+
+  private WorkflowExecutionInfo latestRun() {
+    return temporal.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+        DescribeWorkflowExecutionRequest.newBuilder().setNamespace(temporal.getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(ORDERS.workflowId())).build())
+        .getWorkflowExecutionInfo();
+  }
+}
