@@ -2,19 +2,31 @@ package io.shipstream.failover.workflows.planned;
 
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.Failures;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * What the planned runbook does once the target is writable: routing (the Service, DNS, taints,
- * the old primary's replication) and the Resuming record. None of it can undo the promotion, so
- * each failure is a warning and the workflow only goes forward. Workflow code: its I/O goes
- * through activities.
+ * the old primary's replication), the Resuming record, and the report of the replicas it left
+ * behind. None of it can undo the promotion, so each failure or finding is a warning and the
+ * workflow only goes forward. Workflow code: its I/O goes through activities.
  */
 final class AfterPromotion {
+  /**
+   * The change id of the report of the replicas left behind, which inspects the other sites after
+   * the promotion: failovers started by a worker without it replay without those calls.
+   */
+  static final String REPLICA_REPORT_CHANGE_ID = "report-replicas-left-behind";
+
   private final PlannedRun run;
   private final TargetPromotion promotion;
 
@@ -60,5 +72,30 @@ final class AfterPromotion {
       run.warn("StatusUpdateFailed", "could not record the promotion point " + progress.targetGtidAtPromotion
           + ": " + Failures.rootMessage(e));
     }
+  }
+
+  /**
+   * Reads every site the failover did not touch, side by side, and warns about each one that
+   * still depends on the old primary or does not replicate at all ({@link ReplicasLeftBehind}):
+   * the runbook re-points only the old primary, and a replica left on a dead one silently falls
+   * behind. Runs after the failover is recorded, so a site that is slow to answer delays nothing
+   * that matters.
+   */
+  void reportReplicasLeftBehind(Plan plan) {
+    List<SiteSpec> others = ReplicasLeftBehind.others(plan);
+    if (others.isEmpty() || Workflow.getVersion(REPLICA_REPORT_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) {
+      return;
+    }
+    Map<String, Promise<ServerState>> reads = new LinkedHashMap<>();
+    others.forEach(site -> reads.put(site.name(), Async.function(run.quickMysql::inspect, run.target(plan, site))));
+    Map<String, ServerState> states = new LinkedHashMap<>();
+    reads.forEach((site, read) -> {
+      try {
+        states.put(site, read.get());
+      } catch (ActivityFailure e) {
+        states.put(site, ServerState.unreachable(site, Failures.rootMessage(e)));
+      }
+    });
+    ReplicasLeftBehind.findings(plan, states).forEach(finding -> run.warn(ReplicasLeftBehind.REASON, finding));
   }
 }

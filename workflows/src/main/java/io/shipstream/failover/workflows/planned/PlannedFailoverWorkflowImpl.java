@@ -25,17 +25,19 @@ import org.slf4j.Logger;
  * operator would follow by hand; the steps live beside it, all sharing one {@link PlannedRun}:
  * {@link RequestValidation} (Validating, Deferred), {@link SourceDrain} (Draining, WaitingForLag),
  * {@link SessionStoreHandover} (the session store), {@link TargetPromotion} (Promoting and the
- * rollbacks) and {@link AfterPromotion} (routing, Resuming). Everything before the promotion can
- * be undone and is undone on any failure or cancel; a promotion that fails is undone only once
- * the target is fenced again, and after a promotion the workflow only goes forward.
+ * rollbacks) and {@link AfterPromotion} (routing, Resuming, the replicas left behind).
+ * Everything before the promotion can be undone and is undone on any failure or cancel; a
+ * promotion that fails is undone only once the target is fenced again, and after a promotion the
+ * workflow only goes forward.
  */
 public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   static final String PRIMARY = "primary";
   static final String REPLICA = "replica";
   private static final Logger log = Workflow.getLogger(PlannedFailoverWorkflowImpl.class);
 
-  // The change ids of the runbook's versioned steps are kept here and in SessionStoreHandover
-  // (CHANGE_ID), because a stored history records them by these names.
+  // The change ids of the runbook's versioned steps are kept here, in SessionStoreHandover
+  // (CHANGE_ID) and in AfterPromotion (REPLICA_REPORT_CHANGE_ID), because a stored history records
+  // them by these names.
   /**
    * The change id of the runbook whose short, idempotent calls are local activities.
    * Failovers started by a worker without it replay with ordinary activities throughout.
@@ -121,6 +123,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     AfterPromotion afterPromotion = new AfterPromotion(run, promotion);
     afterPromotion.flipRouting(plan);
     afterPromotion.recordFailover(plan);
+    afterPromotion.reportReplicasLeftBehind(plan);
     return succeed(plan);
   }
 

@@ -59,6 +59,11 @@ public final class FakeMysql implements MysqlActivities {
   /** Runs at the start of every promote, to observe the world at that moment. */
   public volatile Runnable beforePromote = () -> {};
   public final List<String> calls = new CopyOnWriteArrayList<>();
+  /**
+   * Where each site's server listens, as the workflow addressed it: inspect reports a replica's
+   * source by these, as a real server reports the host and port it was pointed at.
+   */
+  private final Map<String, MysqlTarget> endpoints = new ConcurrentHashMap<>();
 
   public Server add(String site, boolean primary, long seqno) {
     Server s = new Server();
@@ -88,12 +93,18 @@ public final class FakeMysql implements MysqlActivities {
   @Override
   public ServerState inspect(MysqlTarget t) {
     calls.add("inspect " + t.site());
+    endpoints.put(t.site(), t);
     Server s = servers.get(t.site());
     if (s == null || !s.reachable) {
       return ServerState.unreachable(t.site(), "connection refused");
     }
-    return new ServerState(t.site(), true, null, "mariadb", "10.11.6-MariaDB", s.readOnly, s.replicating,
-        s.replicating, s.replicating, s.replicatesFrom, 3306, s.gtid(), s.receivedGtid(), s.replicating ? 0L : null,
+    // A source the workflow never addressed is reported by its site name on the default port.
+    MysqlTarget source = s.replicatesFrom == null ? null
+        : endpoints.getOrDefault(s.replicatesFrom, new MysqlTarget(t.group(), s.replicatesFrom, s.replicatesFrom, 3306,
+            t.credentialsSecret()));
+    return new ServerState(t.site(), true, null, "mariadb", "10.11.6-MariaDB", s.readOnly,
+        s.replicating || source != null, s.replicating, s.replicating, source == null ? null : source.host(),
+        source == null ? null : source.port(), s.gtid(), s.receivedGtid(), s.replicating ? 0L : null,
         s.appConnections);
   }
 
@@ -190,6 +201,7 @@ public final class FakeMysql implements MysqlActivities {
   @Override
   public void replicateFrom(MysqlTarget replica, MysqlTarget source) {
     calls.add("replicate " + replica.site() + " from " + source.site());
+    endpoints.put(source.site(), source);
     Server s = reach(replica);
     s.readOnly = true;
     s.replicating = true;

@@ -104,8 +104,9 @@ class PlannedFailoverWorkflowTest {
     assertThat(k8s.status.plannedFailover()).isEqualTo(result);
     assertThat(k8s.status.workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
     assertThat(k8s.annotation).as("annotation cleared").isNull();
+    // dr still replicates from iad: the runbook re-points only the old primary, and says so.
     assertThat(k8s.eventReasons()).containsExactly("PlannedFailoverStarted", "PlannedFailoverDraining",
-        "PlannedFailoverLagOK", "PlannedFailoverCompleted");
+        "PlannedFailoverLagOK", "ReplicaNotRepointed", "PlannedFailoverCompleted");
   }
 
   @Test

@@ -25,7 +25,7 @@ import java.util.Map;
 
 /**
  * One group on Temporal's test server for the planned-failover tests: iad the active primary,
- * pdx and dr replicas (a little behind), in-memory MySQL, Kubernetes and session stores, and the
+ * pdx and dr its replicas (a little behind), in-memory MySQL, Kubernetes and session stores, and the
  * metrics the workflow reports, on a {@link RealTimeTestServer} (the cooldown cases use a cooldown
  * that ends two seconds from now, since time does not skip).
  */
@@ -45,8 +45,8 @@ final class PlannedRig implements AutoCloseable {
     k8s.spec = spec(null);
     k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
     mysql.add("iad", true, 100);
-    mysql.add("pdx", false, 97);
-    mysql.add("dr", false, 95);
+    mysql.add("pdx", false, 97).replicatesFrom = "iad";
+    mysql.add("dr", false, 95).replicatesFrom = "iad";
   }
 
   /** iad and pdx as primary candidates and dr as dr-only, with DNS; {@code onCooldown} as given. */
