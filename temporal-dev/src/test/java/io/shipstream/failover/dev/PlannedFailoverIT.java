@@ -189,6 +189,43 @@ class PlannedFailoverIT {
     assertThat(durations).hasSize(10);
   }
 
+  @Test
+  @Order(6)
+  void anAnnotationChangedDuringWaitingForLagRollsBackAtOnceAndTheNewValueIsANewRequest() {
+    String active = stack.resource().getStatus().activeSite();
+    String target = other(active);
+    MariaDbServer lagging = stack.server(target);
+    delayReplication(lagging, 60);
+    try (WriteLoad load = newLoad()) {
+      load.awaitAcknowledged(30, Duration.ofSeconds(10));
+      String before = Instant.now().toString();
+      stack.annotate(target + ":maxLagWait=10m");
+      stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
+      String replacedAt = Instant.now().toString();
+      long changed = System.nanoTime();
+      stack.annotate(active);
+      PlannedFailoverStatus next = stack.awaitPlannedEnd(replacedAt, END);
+      Duration took = Duration.ofNanos(System.nanoTime() - changed);
+      int after = load.acknowledgedCount();
+      load.awaitAcknowledged(after + 30, Duration.ofSeconds(10));
+      load.stop();
+
+      assertThat(took).as("the source was not kept fenced for the old request's 10 m wait")
+          .isLessThan(Duration.ofSeconds(20));
+      assertThat(stack.eventMessages("PlannedFailoverFailed")).anySatisfy(m -> assertThat(m)
+          .startsWith("Cancelled: cancelled in WaitingForLag: request replaced by a new annotation value '" + active
+              + "'; rolled back"));
+      assertThat(next.reason()).as("the new value ran as a request of its own").isEqualTo("AlreadyActive");
+      assertThat(stack.annotation()).as("the new request's annotation cleared").isEmpty();
+      assertThat(stack.server(active).isReadOnly()).as("source writable again").isFalse();
+      assertThat(stack.resource().getStatus().activeSite()).isEqualTo(active);
+      assertThat(stack.routedSite()).contains(active);
+      delayReplication(lagging, 0);
+      assertNothingLost(load, active);
+      lagging.awaitReplicated(stack.server(active).gtidBinlogPos(), Duration.ofSeconds(30));
+    }
+  }
+
   private static long nextFirstId = 1;
 
   /** A writer through the primary Service, with ids that never collide with an earlier test's. */
