@@ -10,7 +10,6 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -86,16 +85,7 @@ final class AfterPromotion {
     if (others.isEmpty() || Workflow.getVersion(REPLICA_REPORT_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) {
       return;
     }
-    Map<String, Promise<ServerState>> reads = new LinkedHashMap<>();
-    others.forEach(site -> reads.put(site.name(), Async.function(run.quickMysql::inspect, run.target(plan, site))));
-    Map<String, ServerState> states = new LinkedHashMap<>();
-    reads.forEach((site, read) -> {
-      try {
-        states.put(site, read.get());
-      } catch (ActivityFailure e) {
-        states.put(site, ServerState.unreachable(site, Failures.rootMessage(e)));
-      }
-    });
+    Map<String, ServerState> states = run.inspectAll(plan.config().credentialsSecret(), others);
     ReplicasLeftBehind.findings(plan, states).forEach(finding -> run.warn(ReplicasLeftBehind.REASON, finding));
   }
 }

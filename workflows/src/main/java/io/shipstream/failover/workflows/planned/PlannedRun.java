@@ -11,10 +11,12 @@ import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.Failures;
 import io.shipstream.failover.workflows.common.StatusPublisher;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
 import io.temporal.workflow.CancellationScope;
 import io.temporal.workflow.Functions;
 import io.temporal.workflow.Promise;
@@ -22,7 +24,9 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 
 /**
@@ -126,6 +130,26 @@ final class PlannedRun {
       log.warn("could not clear the planned-failover annotation of {}: {}", group, Failures.rootMessage(e));
     }
     return progress.toStatus();
+  }
+
+  /**
+   * Inspects the sites at once, so a slow site costs its own timeout, not the sum of all; a read
+   * that fails counts as an unreachable server. By site name, in the order given.
+   */
+  Map<String, ServerState> inspectAll(String credentialsSecret, List<SiteSpec> sites) {
+    Map<String, Promise<ServerState>> pending = new LinkedHashMap<>();
+    for (SiteSpec site : sites) {
+      pending.put(site.name(), Async.function(quickMysql::inspect, target(credentialsSecret, site)));
+    }
+    Map<String, ServerState> states = new LinkedHashMap<>();
+    pending.forEach((name, promise) -> {
+      try {
+        states.put(name, promise.get());
+      } catch (ActivityFailure e) {
+        states.put(name, ServerState.unreachable(name, Failures.rootMessage(e)));
+      }
+    });
+    return states;
   }
 
   boolean isStillRequested(GroupSnapshot snapshot) {

@@ -3,22 +3,16 @@ package io.shipstream.failover.workflows.planned;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Reason;
-import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.ServerState;
-import io.shipstream.failover.workflows.common.Failures;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Decision;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Defer;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Reject;
-import io.temporal.failure.ActivityFailure;
-import io.temporal.workflow.Async;
-import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -47,7 +41,8 @@ final class RequestValidation {
       CheckedRequest request = (CheckedRequest) pre;
       progress.target = request.annotation().targetSite();
       progress.dragonflyEnabled = request.config().dragonflyEnabled();
-      Map<String, ServerState> states = inspectAll(request);
+      Map<String, ServerState> states = run.inspectAll(request.config().credentialsSecret(),
+          request.config().sites());
       Decision decision = PlannedFailoverPlanner.decide(request, snapshot.status(), states, PlannedRun.now());
       if (decision instanceof Proceed proceed) {
         progress.sourcePrimary = proceed.plan().source().name();
@@ -72,24 +67,6 @@ final class RequestValidation {
         return null;
       }
     }
-  }
-
-  /** Inspects every site at once: a slow site costs its own timeout, not the sum of all. */
-  private Map<String, ServerState> inspectAll(CheckedRequest request) {
-    Map<String, Promise<ServerState>> pending = new LinkedHashMap<>();
-    for (SiteSpec site : request.config().sites()) {
-      pending.put(site.name(), Async.function(run.quickMysql::inspect,
-          run.target(request.config().credentialsSecret(), site)));
-    }
-    Map<String, ServerState> states = new LinkedHashMap<>();
-    pending.forEach((name, promise) -> {
-      try {
-        states.put(name, promise.get());
-      } catch (ActivityFailure e) {
-        states.put(name, ServerState.unreachable(name, Failures.rootMessage(e)));
-      }
-    });
-    return states;
   }
 
   /** Waits on a durable timer for the cooldown to end; false when cancelled meanwhile. */

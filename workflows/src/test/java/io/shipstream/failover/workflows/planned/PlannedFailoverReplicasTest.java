@@ -3,13 +3,9 @@ package io.shipstream.failover.workflows.planned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
-import io.shipstream.failover.workflows.fakes.WorkflowWaits;
-import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,33 +15,19 @@ import org.junit.jupiter.api.Test;
  * The same {@link PlannedRig} as {@link PlannedFailoverWorkflowTest}: dr replicates from iad.
  */
 class PlannedFailoverReplicasTest {
-  PlannedRig rig;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-
-  @BeforeEach
-  void setUp() {
-    rig = new PlannedRig();
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
-  }
+  // A rig of its own for every test (JUnit makes a new instance per test method).
+  @AutoClose
+  final PlannedRig rig = new PlannedRig();
+  final FakeMysql mysql = rig.mysql;
+  final FakeKubernetes k8s = rig.k8s;
 
   @Test
   void aSourceKilledDuringWaitingForLagStillFailsOverAndTheReplicaLeftOnItIsReported() {
-    CountDownLatch gate = new CountDownLatch(1);
-    mysql.server("pdx").waitGate = gate;
-    PlannedFailoverWorkflow wf = rig.startAsync("pdx");
-    WorkflowWaits.awaitPhase("WaitingForLag", k8s::lastPhase);
-    // kill -9 of iad: pdx already received everything it held, and dr loses its source.
-    mysql.server("iad").reachable = false;
-    mysql.server("dr").replicating = false;
-    gate.countDown();
-    PlannedFailoverStatus result = rig.result(wf);
+    PlannedFailoverStatus result = rig.requestActingWhileWaitingForLag("pdx", () -> {
+      // kill -9 of iad: pdx already received everything it held, and dr loses its source.
+      mysql.server("iad").reachable = false;
+      mysql.server("dr").replicating = false;
+    });
 
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.transactionsLost()).isZero();
@@ -89,13 +71,8 @@ class PlannedFailoverReplicasTest {
 
   @Test
   void aReplicaThatCannotBeReadIsReportedAsUnknown() {
-    CountDownLatch gate = new CountDownLatch(1);
-    mysql.server("pdx").waitGate = gate;
-    PlannedFailoverWorkflow wf = rig.startAsync("pdx");
-    WorkflowWaits.awaitPhase("WaitingForLag", k8s::lastPhase);
-    mysql.server("dr").reachable = false;
-    gate.countDown();
-    PlannedFailoverStatus result = rig.result(wf);
+    PlannedFailoverStatus result = rig.requestActingWhileWaitingForLag("pdx",
+        () -> mysql.server("dr").reachable = false);
 
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(k8s.events).filteredOn(e -> e.reason().equals("ReplicaNotRepointed")).singleElement()

@@ -13,8 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,21 +27,11 @@ class PlannedFailoverWithdrawalTest {
   static final String OLD = "pdx:maxLagWait=10m";
   static final String NEW = "pdx:maxLagWait=1m";
 
-  PlannedRig rig;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-
-  @BeforeEach
-  void setUp() {
-    rig = new PlannedRig();
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
-  }
+  // A rig of its own for every test (JUnit makes a new instance per test method).
+  @AutoClose
+  final PlannedRig rig = new PlannedRig();
+  final FakeMysql mysql = rig.mysql;
+  final FakeKubernetes k8s = rig.k8s;
 
   @Test
   void aRequestReplacedDuringWaitingForLagRollsBackSaysWhatReplacedItAndTheNewValueThenRuns() {

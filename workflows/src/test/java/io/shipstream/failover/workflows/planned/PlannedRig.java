@@ -1,6 +1,7 @@
 package io.shipstream.failover.workflows.planned;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
@@ -22,6 +23,7 @@ import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * One group on Temporal's test server for the planned-failover tests: iad the active primary,
@@ -84,6 +86,21 @@ final class PlannedRig implements AutoCloseable {
 
   PlannedFailoverStatus request(String annotation) {
     return result(startAsync(annotation));
+  }
+
+  /**
+   * Requests a failover and holds it in WaitingForLag (the target's wait blocks) while
+   * {@code meanwhile} changes the world, as a crash would; then lets the wait end and returns the
+   * result.
+   */
+  PlannedFailoverStatus requestActingWhileWaitingForLag(String annotation, Runnable meanwhile) {
+    CountDownLatch gate = new CountDownLatch(1);
+    mysql.server(PlannedFailoverAnnotation.parse(annotation).targetSite()).waitGate = gate;
+    PlannedFailoverWorkflow wf = startAsync(annotation);
+    WorkflowWaits.awaitPhase("WaitingForLag", k8s::lastPhase);
+    meanwhile.run();
+    gate.countDown();
+    return result(wf);
   }
 
   /**
