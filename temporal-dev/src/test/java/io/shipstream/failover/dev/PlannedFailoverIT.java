@@ -106,45 +106,30 @@ class PlannedFailoverIT {
   @Test
   @Order(3)
   void laggingTargetTimesOutAndRollsBackLeavingEverythingAsItWas() {
-    String active = stack.resource().getStatus().activeSite();
-    String target = other(active);
-    MariaDbServer lagging = stack.server(target);
-    delayReplication(lagging, 60);
+    Sites sites = Sites.withTargetDelayedBy(60);
     try (WriteLoad load = newLoad()) {
       load.awaitAcknowledged(30, Duration.ofSeconds(10));
       String dnsBefore = dnsTarget();
-      PlannedFailoverStatus s = failOver(target + ":maxLagWait=2s");
-      int after = load.acknowledgedCount();
-      load.awaitAcknowledged(after + 30, Duration.ofSeconds(10));
-      load.stop();
+      PlannedFailoverStatus s = failOver(sites.target() + ":maxLagWait=2s");
+      awaitMoreWritesThenStop(load);
 
       assertThat(s.phase()).isEqualTo("Failed");
       assertThat(s.reason()).isEqualTo("LagTimeout");
       assertThat(s.message()).contains("rolled back");
-      assertThat(stack.server(active).isReadOnly()).as("source writable again").isFalse();
-      assertThat(lagging.isReadOnly()).as("target untouched").isTrue();
-      assertThat(stack.resource().getStatus().activeSite()).isEqualTo(active);
-      assertThat(stack.routedSite()).contains(active);
+      assertThat(sites.lagging().isReadOnly()).as("target untouched").isTrue();
       assertThat(dnsTarget()).isEqualTo(dnsBefore);
-      delayReplication(lagging, 0);
-      assertNothingLost(load, active);
-      lagging.awaitReplicated(stack.server(active).gtidBinlogPos(), Duration.ofSeconds(30));
+      assertRolledBack(sites, load);
     }
   }
 
   @Test
   @Order(4)
   void workerKilledDuringWaitingForLagStillSucceeds() {
-    String active = stack.resource().getStatus().activeSite();
-    String target = other(active);
-    MariaDbServer lagging = stack.server(target);
     // The target applies every transaction 5 s late: WaitingForLag lasts about that long.
-    delayReplication(lagging, 5);
+    Sites sites = Sites.withTargetDelayedBy(5);
     try (WriteLoad load = newLoad()) {
       load.awaitAcknowledged(30, Duration.ofSeconds(10));
-      String before = Instant.now().toString();
-      stack.annotate(target);
-      stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
+      String before = annotateAndAwaitWaitingForLag(sites.target());
       // Kill the worker once it sits in the wait activity. A workflow task handed to a poll that
       // dies at that very moment is only re-dispatched after the workflow task timeout (10 s, on
       // the test server as on a real one), so the kill avoids the instants the status writes are
@@ -153,15 +138,13 @@ class PlannedFailoverIT {
       stack.killWorker();
       stack.startWorker();
       PlannedFailoverStatus s = stack.awaitPlannedEnd(before, END);
-      int after = load.acknowledgedCount();
-      load.awaitAcknowledged(after + 30, Duration.ofSeconds(10));
-      load.stop();
+      awaitMoreWritesThenStop(load);
 
       assertThat(s.phase()).isEqualTo("Succeeded");
       assertThat(s.transactionsLost()).isZero();
-      assertNothingLost(load, target);
-      assertServers(target, active);
-      assertPlacement(target, active);
+      assertNothingLost(load, sites.target());
+      assertServers(sites.target(), sites.active());
+      assertPlacement(sites.target(), sites.active());
     }
   }
 
@@ -192,37 +175,25 @@ class PlannedFailoverIT {
   @Test
   @Order(6)
   void anAnnotationChangedDuringWaitingForLagRollsBackAtOnceAndTheNewValueIsANewRequest() {
-    String active = stack.resource().getStatus().activeSite();
-    String target = other(active);
-    MariaDbServer lagging = stack.server(target);
-    delayReplication(lagging, 60);
+    Sites sites = Sites.withTargetDelayedBy(60);
     try (WriteLoad load = newLoad()) {
       load.awaitAcknowledged(30, Duration.ofSeconds(10));
-      String before = Instant.now().toString();
-      stack.annotate(target + ":maxLagWait=10m");
-      stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
+      annotateAndAwaitWaitingForLag(sites.target() + ":maxLagWait=10m");
       String replacedAt = Instant.now().toString();
       long changed = System.nanoTime();
-      stack.annotate(active);
+      stack.annotate(sites.active());
       PlannedFailoverStatus next = stack.awaitPlannedEnd(replacedAt, END);
       Duration took = Duration.ofNanos(System.nanoTime() - changed);
-      int after = load.acknowledgedCount();
-      load.awaitAcknowledged(after + 30, Duration.ofSeconds(10));
-      load.stop();
+      awaitMoreWritesThenStop(load);
 
       assertThat(took).as("the source was not kept fenced for the old request's 10 m wait")
           .isLessThan(Duration.ofSeconds(20));
       assertThat(stack.eventMessages("PlannedFailoverFailed")).anySatisfy(m -> assertThat(m)
-          .startsWith("Cancelled: cancelled in WaitingForLag: request replaced by a new annotation value '" + active
-              + "'; rolled back"));
+          .startsWith("Cancelled: cancelled in WaitingForLag: request replaced by a new annotation value '"
+              + sites.active() + "'; rolled back"));
       assertThat(next.reason()).as("the new value ran as a request of its own").isEqualTo("AlreadyActive");
       assertThat(stack.annotation()).as("the new request's annotation cleared").isEmpty();
-      assertThat(stack.server(active).isReadOnly()).as("source writable again").isFalse();
-      assertThat(stack.resource().getStatus().activeSite()).isEqualTo(active);
-      assertThat(stack.routedSite()).contains(active);
-      delayReplication(lagging, 0);
-      assertNothingLost(load, active);
-      lagging.awaitReplicated(stack.server(active).gtidBinlogPos(), Duration.ofSeconds(30));
+      assertRolledBack(sites, load);
     }
   }
 
@@ -233,6 +204,44 @@ class PlannedFailoverIT {
     WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(5), nextFirstId);
     nextFirstId += 10_000_000;
     return load;
+  }
+
+  /** Annotates the group and waits until the failover it starts waits for the target; returns when. */
+  private static String annotateAndAwaitWaitingForLag(String annotation) {
+    String before = Instant.now().toString();
+    stack.annotate(annotation);
+    stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
+    return before;
+  }
+
+  /** Waits until writes are acknowledged again after a failover, then stops the writer. */
+  private static void awaitMoreWritesThenStop(WriteLoad load) {
+    int after = load.acknowledgedCount();
+    load.awaitAcknowledged(after + 30, Duration.ofSeconds(10));
+    load.stop();
+  }
+
+  /**
+   * A rollback left everything as it was: the source takes writes and is routed, and the target,
+   * replicating without delay again, catches up with every acknowledged write.
+   */
+  private static void assertRolledBack(Sites sites, WriteLoad load) {
+    assertThat(stack.server(sites.active()).isReadOnly()).as("source writable again").isFalse();
+    assertThat(stack.resource().getStatus().activeSite()).isEqualTo(sites.active());
+    assertThat(stack.routedSite()).contains(sites.active());
+    delayReplication(sites.lagging(), 0);
+    assertNothingLost(load, sites.active());
+    sites.lagging().awaitReplicated(stack.server(sites.active()).gtidBinlogPos(), Duration.ofSeconds(30));
+  }
+
+  /** The active site and the other one, the target, whose server applies every transaction late. */
+  private record Sites(String active, String target, MariaDbServer lagging) {
+    static Sites withTargetDelayedBy(int seconds) {
+      String active = stack.resource().getStatus().activeSite();
+      MariaDbServer lagging = stack.server(other(active));
+      delayReplication(lagging, seconds);
+      return new Sites(active, other(active), lagging);
+    }
   }
 
   private static PlannedFailoverStatus failOver(String annotation) {

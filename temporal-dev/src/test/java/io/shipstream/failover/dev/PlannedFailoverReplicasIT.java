@@ -11,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,21 +25,16 @@ import org.junit.jupiter.api.io.TempDir;
 class PlannedFailoverReplicasIT {
   static final Duration END = Duration.ofSeconds(60);
 
-  @TempDir
-  Path work;
-  FailoverStack stack;
-
-  @AfterEach
-  void stop() {
-    if (stack != null) {
-      stack.close();
+  @Test
+  void aSourceKilledDuringWaitingForLagStillFailsOverAndReportsTheReplicaLeftOnIt(@TempDir Path work)
+      throws InterruptedException {
+    try (FailoverStack stack = FailoverStack.start(work, new FailoverStack.Options(List.of("iad", "pdx", "dr"),
+        List.of("dr"), "0s", null))) {
+      killTheSourceDuringWaitingForLag(stack);
     }
   }
 
-  @Test
-  void aSourceKilledDuringWaitingForLagStillFailsOverAndReportsTheReplicaLeftOnIt() throws InterruptedException {
-    stack = FailoverStack.start(work, new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
-        null));
+  private static void killTheSourceDuringWaitingForLag(FailoverStack stack) throws InterruptedException {
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
     MariaDbServer dr = stack.server("dr");
