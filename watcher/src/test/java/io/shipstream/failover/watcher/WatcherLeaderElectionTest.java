@@ -112,11 +112,21 @@ class WatcherLeaderElectionTest {
     // Another holder appears on the Lease (an operator's edit, or a partition that let it expire):
     // the next renewal finds it and the replica must stop acting at once.
     KubernetesClient kube = cluster.client();
-    kube.leases().inNamespace(LEASE_NAMESPACE).withName("failover-watcher")
-        .edit(l -> {
-          l.getSpec().setHolderIdentity("someone-else");
-          return l;
-        });
+    // The leader renews meanwhile, so the edit may meet a newer resourceVersion (409): read and edit again.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        kube.leases().inNamespace(LEASE_NAMESPACE).withName("failover-watcher")
+            .edit(l -> {
+              l.getSpec().setHolderIdentity("someone-else");
+              return l;
+            });
+        break;
+      } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+      }
+    }
     Http.await("watcher-a stops leading", TAKEOVER, () -> !first.isLeader());
     assertThat(first.requests()).isNull();
 

@@ -65,7 +65,8 @@ class PlannedFailoverReplicasTest {
 
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(k8s.eventReasons()).doesNotContain("ReplicaNotRepointed");
-    assertThat(result.message()).isEqualTo("promoted pdx, 0 transactions lost");
+    // What follows the summary (sessions still draining on a loaded machine) depends on timing.
+    assertThat(result.message()).startsWith("promoted pdx, 0 transactions lost").doesNotContain("dr ");
     assertThat(mysql.callsTo("inspect")).as("dr was read after the promotion").endsWith("inspect dr");
   }
 
