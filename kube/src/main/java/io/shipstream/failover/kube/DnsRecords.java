@@ -44,23 +44,24 @@ public final class DnsRecords {
     return group.name() + "-primary";
   }
 
-  public void update(GroupRef group, String hostname, String ip, int ttl) {
+  /** Points the record at {@code ip}; whether anything changed. */
+  public boolean update(GroupRef group, String hostname, String ip, int ttl) {
     if (hostname == null || hostname.isBlank() || ip == null || ip.isBlank()) {
       log.info("No DNS hostname or target IP for {}; DNSEndpoint left as it is", group);
-      return;
+      return false;
     }
     Map<String, Object> endpoint = endpoint(hostname, ip, ttl);
     String name = endpointName(group);
-    Conflicts.retryRun("DNSEndpoint " + group.namespace() + "/" + name, () -> {
+    return Conflicts.retry("DNSEndpoint " + group.namespace() + "/" + name, () -> {
       var resource = client.genericKubernetesResources(CONTEXT).inNamespace(group.namespace()).withName(name);
       GenericKubernetesResource current = resource.get();
       if (current == null) {
         create(group, name, endpoint);
-        return;
+        return true;
       }
       Object spec = current.getAdditionalProperties().get("spec");
       if (spec instanceof Map<?, ?> specMap && sameEndpoints(specMap.get("endpoints"), endpoint)) {
-        return;
+        return false;
       }
       // The group owns the endpoints list, so it is replaced whole; other spec fields stay.
       JsonPatch patch = spec instanceof Map<?, ?>
@@ -71,6 +72,7 @@ public final class DnsRecords {
           .resource(JsonPatch.target(new GenericKubernetesResource(), group.namespace(), name))
           .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
       log.info("Pointed DNSEndpoint {}/{} {} at {} (ttl {})", group.namespace(), name, hostname, ip, ttl);
+      return true;
     });
   }
 

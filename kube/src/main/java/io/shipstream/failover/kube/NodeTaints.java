@@ -50,7 +50,8 @@ public final class NodeTaints {
     return KEY_PREFIX + group.name();
   }
 
-  public void apply(GroupRef group, List<SiteSpec> sites, String activeSite) {
+  /** Taints the nodes of every site but the active one and untaints the active site's; the nodes changed. */
+  public List<String> apply(GroupRef group, List<SiteSpec> sites, String activeSite) {
     if (sites.stream().noneMatch(s -> s.name().equals(activeSite))) {
       // Tainting every site would evict the applications everywhere: refuse instead.
       throw new UnknownSiteException("Active site " + activeSite + " is not a site of " + group);
@@ -74,21 +75,26 @@ public final class NodeTaints {
       }
     }
     String key = taintKey(group);
-    wanted.forEach((node, taint) ->
-        Conflicts.retryRun("taints of node " + node, () -> reconcile(node, key, taint)));
+    List<String> changed = new ArrayList<>();
+    wanted.forEach((node, taint) -> {
+      if (Conflicts.retry("taints of node " + node, () -> reconcile(node, key, taint))) {
+        changed.add(node);
+      }
+    });
+    return changed;
   }
 
-  private void reconcile(String nodeName, String key, boolean taint) {
+  private boolean reconcile(String nodeName, String key, boolean taint) {
     Node node = client.nodes().withName(nodeName).get();
     if (node == null) {
       log.info("Node {} is gone; no taint to reconcile", nodeName);
-      return;
+      return false;
     }
     List<Taint> current = node.getSpec() == null ? null : node.getSpec().getTaints();
     List<Taint> desired = desired(current, key, taint);
     List<Taint> before = current == null ? List.of() : current;
     if (desired.equals(before)) {
-      return;
+      return false;
     }
     JsonPatch patch = new JsonPatch();
     if (node.getSpec() == null) {
@@ -107,6 +113,7 @@ public final class NodeTaints {
     client.nodes().resource(JsonPatch.target(new Node(), null, nodeName))
         .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
     log.info("{} taint {}={}:{} on node {}", taint ? "Added" : "Removed", key, VALUE, EFFECT, nodeName);
+    return true;
   }
 
   /**

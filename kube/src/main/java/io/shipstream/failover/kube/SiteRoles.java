@@ -35,37 +35,59 @@ public final class SiteRoles {
     this.owners = owners;
   }
 
+  public static final String REPLICA = "replica";
+
   public static String serviceName(GroupRef group) {
     return "mysql-" + group.name() + "-primary";
   }
 
-  public void setSiteRole(GroupRef group, SiteSpec site, String role) {
+  /** The Service of the replicas that serve reads: reachable and replicating (label {@code role=replica}). */
+  public static String replicasServiceName(GroupRef group) {
+    return "mysql-" + group.name() + "-replicas";
+  }
+
+  /** Labels the site's pods with {@code role} and makes sure the primary Service exists; how many pods changed. */
+  public int setSiteRole(GroupRef group, SiteSpec site, String role) {
     Map<String, String> selector = site.podSelector();
     // An empty selector would match every pod in the namespace, so it is treated as absent.
     if (selector == null || selector.isEmpty()) {
       log.info("Site {} of {} has no podSelector; no pod labels to set to role {}", site.name(), group, role);
-      return;
+      return 0;
     }
     List<Pod> pods = client.pods().inNamespace(group.namespace()).withLabels(selector).list().getItems();
     if (pods.isEmpty()) {
       log.warn("podSelector {} of site {} in {} matches no pod", selector, site.name(), group);
     }
+    int changed = 0;
     for (Pod pod : pods) {
       Map<String, String> labels = pod.getMetadata().getLabels();
       // The server already filtered by the selector; checking again costs nothing and means a
       // server that ignored the selector can never get every pod relabelled.
-      if (labels != null && labels.entrySet().containsAll(selector.entrySet())) {
-        label(group, pod, role);
+      if (labels != null && labels.entrySet().containsAll(selector.entrySet()) && label(group, pod, role)) {
+        changed++;
       }
     }
-    ensurePrimaryService(group);
+    ensureService(group, serviceName(group), PRIMARY);
+    return changed;
   }
 
-  private void label(GroupRef group, Pod pod, String role) {
+  /** The pods the site's podSelector matches; none without a selector. */
+  public List<Pod> pods(GroupRef group, SiteSpec site) {
+    Map<String, String> selector = site.podSelector();
+    if (selector == null || selector.isEmpty()) {
+      return List.of();
+    }
+    return client.pods().inNamespace(group.namespace()).withLabels(selector).list().getItems().stream()
+        .filter(p -> p.getMetadata().getLabels() != null
+            && p.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+        .toList();
+  }
+
+  private boolean label(GroupRef group, Pod pod, String role) {
     String name = pod.getMetadata().getName();
     Map<String, String> labels = pod.getMetadata().getLabels();
     if (Objects.equals(labels.get(ROLE_LABEL), role) && Objects.equals(labels.get(GROUP_LABEL), group.name())) {
-      return;
+      return false;
     }
     // add on an existing map member replaces it, so both labels are set whatever they held;
     // the labels map itself exists, since the pod was found through a label selector.
@@ -76,21 +98,25 @@ public final class SiteRoles {
       client.pods().inNamespace(group.namespace()).resource(JsonPatch.target(new Pod(), group.namespace(), name))
           .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
       log.info("Labelled pod {}/{} {}={} {}={}", group.namespace(), name, ROLE_LABEL, role, GROUP_LABEL, group.name());
+      return true;
     } catch (KubernetesClientException e) {
       if (!Conflicts.isNotFound(e)) {
         throw e;
       }
       // A pod deleted since the list needs no label; its replacement is labelled on the next call.
       log.info("Pod {}/{} is gone; not labelled", group.namespace(), name);
+      return false;
     }
   }
 
-  /** Creates the Service if it is missing; an existing one, possibly tuned by an admin, is left alone. */
-  private void ensurePrimaryService(GroupRef group) {
-    String name = serviceName(group);
+  /**
+   * Creates the Service selecting the group's pods labelled {@code role} if it is missing; an
+   * existing one, possibly tuned by an admin, is left alone. Whether it was created.
+   */
+  public boolean ensureService(GroupRef group, String name, String role) {
     var services = client.services().inNamespace(group.namespace());
     if (services.withName(name).get() != null) {
-      return;
+      return false;
     }
     Service service = new ServiceBuilder()
         .withNewMetadata()
@@ -101,7 +127,7 @@ public final class SiteRoles {
         .endMetadata()
         .withNewSpec()
           .withType("ClusterIP")
-          .addToSelector(ROLE_LABEL, PRIMARY)
+          .addToSelector(ROLE_LABEL, role)
           .addToSelector(GROUP_LABEL, group.name())
           .addNewPort().withName("mysql").withProtocol("TCP").withPort(MYSQL_PORT)
             .withTargetPort(new IntOrString(MYSQL_PORT)).endPort()
@@ -109,14 +135,16 @@ public final class SiteRoles {
         .build();
     try {
       services.resource(service).create();
-      log.info("Created Service {}/{} selecting {}={},{}={}", group.namespace(), name, ROLE_LABEL, PRIMARY,
+      log.info("Created Service {}/{} selecting {}={},{}={}", group.namespace(), name, ROLE_LABEL, role,
           GROUP_LABEL, group.name());
+      return true;
     } catch (KubernetesClientException e) {
       if (e.getCode() != 409) {
         throw e;
       }
-      // Another worker created it between the read and the create: the goal is met.
+      // Another writer created it between the read and the create: the goal is met.
       log.debug("Service {}/{} was created concurrently", group.namespace(), name);
+      return false;
     }
   }
 }

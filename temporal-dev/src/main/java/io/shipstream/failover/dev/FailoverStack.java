@@ -71,12 +71,24 @@ public final class FailoverStack implements AutoCloseable {
   /**
    * How the group's spec is set up; tests shorten or lengthen the knobs. {@code pollInterval} and
    * {@code failureThreshold} null mean the spec's defaults; {@code topologyMonitor} runs the
-   * watcher's monitor, which polls every site and starts emergency failovers.
+   * watcher's monitor, which polls every site and starts emergency failovers. {@code adopted}
+   * false applies the group with no status and its pods with no role label, as a user does, for
+   * the watcher to adopt; true records the first site active and labels the pods by hand.
    */
   public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
-      String pollInterval, Integer failureThreshold, boolean topologyMonitor) {
+      String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted) {
     public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait) {
       this(sites, drOnlySites, failoverCooldown, maxLagWait, null, null, false);
+    }
+
+    public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
+        String pollInterval, Integer failureThreshold, boolean topologyMonitor) {
+      this(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold, topologyMonitor, true);
+    }
+
+    /** The emergency stack applied with no status, for the watcher to adopt. */
+    public static Options adoption() {
+      return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null, "500ms", 3, true, false);
     }
 
     public static Options twoSites() {
@@ -146,8 +158,10 @@ public final class FailoverStack implements AutoCloseable {
           new SiteSpec.Endpoint(server.host(), server.port()), template.podSelector(), template.taintNodeSelector(),
           template.lbIP(), null, null));
       Map<String, String> labels = new HashMap<>(MockCluster.podLabels(name));
-      labels.put("shipstream.io/group", GROUP_NAME);
-      labels.put("shipstream.io/role", i == 0 ? "primary" : "replica");
+      if (options.adopted()) {
+        labels.put("shipstream.io/group", GROUP_NAME);
+        labels.put("shipstream.io/role", i == 0 ? "primary" : "replica");
+      }
       kube.createPod("mysql-" + name + "-0", labels);
       kube.createNode("node-" + name + "-1", MockCluster.nodeLabels(GROUP_NAME, name));
     }
@@ -159,7 +173,9 @@ public final class FailoverStack implements AutoCloseable {
         new MysqlFailoverGroupSpec.PlannedFailoverSpec(options.maxLagWait(), null, null), null,
         new MysqlFailoverGroupSpec.DnsSpec(GROUP_NAME + ".db.example.com", 30), null, null));
     k.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(cr).create();
-    kube.setStatus(group, MysqlFailoverGroupStatus.empty().withActiveSite(options.sites().get(0)));
+    if (options.adopted()) {
+      kube.setStatus(group, MysqlFailoverGroupStatus.empty().withActiveSite(options.sites().get(0)));
+    }
   }
 
   /** Starts a worker polling the failover task queue, as the worker process does. */

@@ -239,11 +239,22 @@ public final class MockCluster implements AutoCloseable {
     return client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name()).get();
   }
 
+  /**
+   * A MySQL pod as the placement contract asks for it: it tolerates every group's read-only taint,
+   * so tainting its node never evicts it.
+   */
   public Pod createPod(String name, Map<String, String> labels) {
-    Pod pod = new PodBuilder()
+    return createPod(name, labels, true);
+  }
+
+  public Pod createPod(String name, Map<String, String> labels, boolean toleratesReadOnlyTaint) {
+    PodBuilder builder = new PodBuilder()
         .withNewMetadata().withName(name).withNamespace(NAMESPACE).withLabels(new HashMap<>(labels)).endMetadata()
-        .withNewSpec().addNewContainer().withName("mysql").withImage("mariadb:10.11").endContainer().endSpec()
-        .build();
+        .withNewSpec().addNewContainer().withName("mysql").withImage("mariadb:10.11").endContainer().endSpec();
+    if (toleratesReadOnlyTaint) {
+      builder.editSpec().addNewToleration().withOperator("Exists").withEffect("NoExecute").endToleration().endSpec();
+    }
+    Pod pod = builder.build();
     return client.pods().inNamespace(NAMESPACE).resource(pod).create();
   }
 

@@ -16,6 +16,7 @@ import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SecretLogins;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
+import io.shipstream.failover.watcher.topology.Steward;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.watcher.topology.TopologyMonitor;
 import io.temporal.client.WorkflowClient;
@@ -152,7 +153,7 @@ public final class WatcherApp implements AutoCloseable {
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
       StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery, startup);
+          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics));
       cache.addHandler(monitor);
     }
     metrics.leader(true);

@@ -18,6 +18,9 @@ import java.util.Objects;
  * @param secondsBehindSource the replication lag the server reports; null when not replicating or unknown
  * @param error why the poll failed, for status and Events; null when it did not
  * @param at when the poll was taken; the watcher's clock, passed in so this code never reads one
+ * @param sourceServerId the identity of the server it replicates from, as its replication status names it
+ *     (MariaDB {@code Master_Server_Id}, MySQL {@code Source_UUID}), compared with other sites'
+ *     {@code serverId}; null when it replicates from nobody or the source is not known yet
  */
 public record Probe(
     String site,
@@ -28,11 +31,18 @@ public record Probe(
     boolean replicating,
     Long secondsBehindSource,
     String error,
-    Instant at) {
+    Instant at,
+    String sourceServerId) {
 
   public Probe {
     Objects.requireNonNull(site, "site");
     Objects.requireNonNull(at, "at");
+  }
+
+  /** A poll that does not say where the server replicates from. */
+  public Probe(String site, boolean reachable, boolean readOnly, String gtidExecuted, String serverId,
+      boolean replicating, Long secondsBehindSource, String error, Instant at) {
+    this(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at, null);
   }
 
   /** A poll that got no answer. */

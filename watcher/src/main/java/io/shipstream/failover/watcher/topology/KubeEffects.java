@@ -90,18 +90,36 @@ public final class KubeEffects implements Reactions.Effects {
     patchStatus(group, "sites", statuses);
   }
 
+  /** Replaces {@code status.conditions} and {@code status.observedGeneration} in one write. */
+  public void writeConditions(GroupRef group, List<io.fabric8.kubernetes.api.model.Condition> conditions,
+      Long generation) {
+    Map<String, Object> fields = new java.util.LinkedHashMap<>();
+    fields.put("conditions", conditions);
+    if (generation != null) {
+      fields.put("observedGeneration", generation);
+    }
+    patchStatus(group, fields);
+  }
+
   private void patchStatus(GroupRef group, String field, Object value) {
+    patchStatus(group, Map.of(field, value));
+  }
+
+  private void patchStatus(GroupRef group, Map<String, Object> fields) {
     boolean hasStatus = latest.apply(group).map(g -> g.getStatus() != null).orElse(false);
     // "add" replaces a member that exists; a resource without any status needs the object first.
-    Map<String, Object> op = hasStatus
-        ? Map.of("op", "add", "path", "/status/" + field, "value", value)
-        : Map.of("op", "add", "path", "/status", "value", Map.of(field, value));
+    List<Map<String, Object>> ops = new java.util.ArrayList<>();
+    if (hasStatus) {
+      fields.forEach((field, value) -> ops.add(Map.of("op", "add", "path", "/status/" + field, "value", value)));
+    } else {
+      ops.add(Map.of("op", "add", "path", "/status", "value", fields));
+    }
     // Sent against an object with only the name, so that fabric8 does not read the group first.
     MysqlFailoverGroup target = new MysqlFailoverGroup();
     target.getMetadata().setName(group.name());
     target.getMetadata().setNamespace(group.namespace());
     client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(target)
         .subresource("status")
-        .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(List.of(op)));
+        .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(ops));
   }
 }

@@ -61,7 +61,7 @@ public final class SiteProber implements SiteConnector {
       }
       Replication replication = replication(st, mysql);
       return new Probe(site.name(), true, readOnly, gtid, serverId, replication.running(), replication.lag(), null,
-          clock.instant());
+          clock.instant(), replication.sourceServerId());
     } catch (SQLException | RuntimeException e) {
       return Probe.unreachable(site.name(), describe(e), clock.instant());
     }
@@ -96,7 +96,8 @@ public final class SiteProber implements SiteConnector {
     }
   }
 
-  private record Replication(boolean running, Long lag) {}
+  /** {@code sourceServerId}: who it replicates from, once the IO thread has met its source. */
+  private record Replication(boolean running, Long lag, String sourceServerId) {}
 
   /**
    * Both threads running, and the lag the server reports. MariaDB and MySQL before 8.0.22 name
@@ -106,13 +107,18 @@ public final class SiteProber implements SiteConnector {
   private static Replication replication(Statement st, boolean mysql) throws SQLException {
     try (ResultSet rs = replicaStatus(st, mysql)) {
       if (!rs.next()) {
-        return new Replication(false, null);
+        return new Replication(false, null, null);
       }
       boolean io = "Yes".equalsIgnoreCase(column(rs, "Replica_IO_Running", "Slave_IO_Running"));
       boolean sql = "Yes".equalsIgnoreCase(column(rs, "Replica_SQL_Running", "Slave_SQL_Running"));
       String behind = column(rs, "Seconds_Behind_Source", "Seconds_Behind_Master");
       Long lag = behind == null ? null : Long.valueOf(behind);
-      return new Replication(io && sql, io && sql ? lag : null);
+      // MariaDB names the source by its server_id (0 before the IO thread connected), MySQL by its UUID.
+      String source = mysql ? column(rs, "Source_UUID", "Master_UUID") : column(rs, "Master_Server_Id", "Master_Server_Id");
+      if (source != null && (source.isBlank() || source.equals("0"))) {
+        source = null;
+      }
+      return new Replication(io && sql, io && sql ? lag : null, source);
     }
   }
 

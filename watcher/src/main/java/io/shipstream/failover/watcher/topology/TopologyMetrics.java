@@ -80,6 +80,15 @@ public final class TopologyMetrics {
     meters(group, site).startsReadOnly.set(startsReadOnly == null ? Double.NaN : startsReadOnly ? 1.0 : 0.0);
   }
 
+  /** Counts the repairs of a group's routing: one per object set right between failovers. */
+  void repaired(GroupRef group, int repairs) {
+    io.micrometer.core.instrument.Counter.builder("bloodraven_routing_repairs")
+        .description("Role labels, Services, DNSEndpoints and taints the watcher set right between failovers")
+        .tags("group", group.toString())
+        .register(registry)
+        .increment(repairs);
+  }
+
   void forget(GroupRef group) {
     sites.entrySet().removeIf(e -> {
       if (!e.getKey().group().equals(group)) {

@@ -7,7 +7,11 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Adoption;
+import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.model.topology.SiteDebouncer;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import java.time.Clock;
@@ -54,6 +58,7 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
   private final OldPrimaryRecovery recovery;
+  private final Steward steward;
   private final StartupChecks startup;
   private final Map<GroupRef, Watched> groups = new ConcurrentHashMap<>();
   private final ScheduledExecutorService polls;
@@ -90,6 +95,17 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
       OldPrimaryRecovery recovery, StartupChecks startup) {
+    this(sites, reactions, statusWriter, metrics, latest, clock, recovery, startup, null);
+  }
+
+  /**
+   * With {@code steward}, a group that never recorded an active site is adopted (and the matrix
+   * does not act on it before), an invalid spec is reported, and the conditions are written.
+   */
+  public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
+      TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
+      OldPrimaryRecovery recovery, StartupChecks startup, Steward steward) {
+    this.steward = steward;
     this.recovery = recovery;
     this.startup = startup;
     this.sites = sites;
@@ -139,6 +155,10 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
     } catch (IllegalArgumentException e) {
       log.warn("{}: not monitored: {}", ref, e.getMessage());
       stop(ref);
+      if (steward != null) {
+        steward.invalidSpec(ref, current.get(), e instanceof GroupConfig.InvalidSpecException invalid
+            ? invalid.problems() : List.of(e.getMessage()));
+      }
       return;
     }
     Watched existing = groups.get(ref);
@@ -173,6 +193,9 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
       w.stopped.set(true);
       reactions.forget(ref);
       metrics.forget(ref);
+      if (steward != null) {
+        steward.forget(ref);
+      }
       if (recovery != null) {
         recovery.forget(ref);
       }
@@ -234,16 +257,32 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
       return;
     }
     try {
-      MysqlFailoverGroupStatus status = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
+      Optional<MysqlFailoverGroup> resource = latest.apply(g.group());
+      MysqlFailoverGroupStatus status = resource.map(MysqlFailoverGroup::getStatus)
           .orElse(MysqlFailoverGroupStatus.empty());
       Instant now = clock.instant();
-      if (recovery != null) {
-        // First: a returning old primary that accepts writes is fenced before anything else is done.
-        recovery.check(g.group(), g.config(), g.observations(), status);
+      Map<String, SiteObservation> observations = g.observations();
+      Adoption.Decision adoption = null;
+      Verdict verdict = null;
+      if (steward != null && resource.isPresent() && !Steward.adopted(status)) {
+        // Nothing is fenced, promoted or relabelled before the group has an active site.
+        adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
+      } else {
+        if (recovery != null) {
+          // First: a returning old primary that accepts writes is fenced before anything else is done.
+          recovery.check(g.group(), g.config(), observations, status);
+        }
+        verdict = reactions.react(g.group(), new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
+            instant(status.lastFailover()), status.lastFailoverTarget(), false, now));
       }
-      reactions.react(g.group(), new TopologyMatrix.Input(g.config(), g.observations(), status.activeSite(),
-          instant(status.lastFailover()), status.lastFailoverTarget(), false, now));
       writeSites(w, now);
+      if (steward != null && resource.isPresent()) {
+        List<String> routingProblems = steward.keepRouting(g.group(), g.config(), status, observations);
+        String active = adoption instanceof Adoption.Adopt a ? a.site() : status.activeSite();
+        steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(null, active,
+            adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
+            routingProblems));
+      }
     } catch (RuntimeException e) {
       // The next poll evaluates again; the monitor must outlive a Temporal or API outage.
       log.warn("{}: topology evaluation failed: {}", g.group(), e.toString());

@@ -1,0 +1,164 @@
+package io.shipstream.failover.model.topology;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The group's conditions, by the Kubernetes API conventions, from what the watcher knows: pure,
+ * so every case is tested without a cluster. {@code kubectl wait --for=condition=Ready} is the
+ * user's handle.
+ *
+ * <pre>
+ * | condition   | True when                                         | False reasons                              |
+ * |-------------|---------------------------------------------------|--------------------------------------------|
+ * | Ready       | the spec is valid, the group has an active site,  | InvalidSpec, Adopting, the adoption's      |
+ * |             | no failover runs, and the active site's server    |   cause (SeveralWritable, ...), Failover-  |
+ * |             | is the one writable primary (Healthy, Degraded)   |   InProgress, the verdict (NoPrimary, ...) |
+ * | Progressing | a failover workflow runs (FailoverInProgress)     | Idle                                       |
+ * | Degraded    | the primary is writable but something is wrong:   | AsExpected                                 |
+ * |             |   a site unreachable, a replica not replicating   |                                            |
+ * |             |   (SitesImpaired), or routing that could not be   |                                            |
+ * |             |   set right (RoutingIncomplete)                   |                                            |
+ * </pre>
+ *
+ * <p>A condition keeps its {@code lastTransitionTime} while its status stays the same, whatever
+ * its reason or message do.
+ */
+public final class GroupConditions {
+  public static final String READY = "Ready";
+  public static final String PROGRESSING = "Progressing";
+  public static final String DEGRADED = "Degraded";
+
+  private GroupConditions() {}
+
+  /**
+   * What the conditions are computed from.
+   *
+   * @param invalidSpec every problem of the spec, joined; null when it is valid
+   * @param activeSite the recorded active site; null before adoption
+   * @param adoption why the group is not adopted yet (a Wait or an Ambiguous decision); null once it is
+   * @param failoverRunning whether a failover workflow runs
+   * @param verdict the matrix's verdict on the latest polls; null when not evaluated
+   * @param routingProblems what the watcher could not set right in the group's routing (a taint its
+   *     own pods do not tolerate), each a sentence
+   */
+  public record Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
+      Verdict verdict, List<String> routingProblems) {
+    public Facts {
+      routingProblems = routingProblems == null ? List.of() : List.copyOf(routingProblems);
+    }
+  }
+
+  /** The three conditions, each carrying over its transition time from {@code previous} when its status holds. */
+  public static List<Condition> compute(Facts facts, List<Condition> previous, Instant now, Long generation) {
+    List<Condition> out = new ArrayList<>();
+    out.add(carry(ready(facts), previous, now, generation));
+    out.add(carry(facts.failoverRunning()
+        ? of(PROGRESSING, true, "FailoverInProgress", "a failover workflow runs; it alone changes routing meanwhile")
+        : of(PROGRESSING, false, "Idle", "no failover runs"), previous, now, generation));
+    out.add(carry(degraded(facts), previous, now, generation));
+    return out;
+  }
+
+  private static Condition ready(Facts f) {
+    if (f.invalidSpec() != null) {
+      return of(READY, false, "InvalidSpec", f.invalidSpec());
+    }
+    if (f.activeSite() == null) {
+      if (f.adoption() instanceof Adoption.Ambiguous a) {
+        return of(READY, false, a.cause(), a.reason() + "; to name the primary: kubectl annotate mysqlfailovergroup"
+            + " <name> " + Adoption.ANNOTATION + "=<site>");
+      }
+      String why = f.adoption() instanceof Adoption.Wait w ? w.reason() : "no site has been polled yet";
+      return of(READY, false, "Adopting", "no active site is recorded yet: " + why);
+    }
+    if (f.failoverRunning()) {
+      return of(READY, false, "FailoverInProgress", "a failover workflow runs");
+    }
+    Verdict v = f.verdict();
+    if (v instanceof Verdict.Healthy h) {
+      return of(READY, true, "PrimaryWritable", h.primary() + " is the writable primary");
+    }
+    if (v instanceof Verdict.Degraded d) {
+      return of(READY, true, "PrimaryWritable", d.primary() + " is the writable primary");
+    }
+    if (v == null) {
+      return of(READY, false, "Observing", "the sites have not all been polled yet");
+    }
+    return of(READY, false, v.getClass().getSimpleName(), describe(v));
+  }
+
+  private static Condition degraded(Facts f) {
+    if (f.verdict() instanceof Verdict.Degraded d) {
+      return of(DEGRADED, true, "SitesImpaired", d.reason()
+          + (f.routingProblems().isEmpty() ? "" : "; " + String.join("; ", f.routingProblems())));
+    }
+    if (!f.routingProblems().isEmpty()) {
+      return of(DEGRADED, true, "RoutingIncomplete", String.join("; ", f.routingProblems()));
+    }
+    return of(DEGRADED, false, "AsExpected", "every site answers and every replica replicates");
+  }
+
+  private static String describe(Verdict v) {
+    if (v instanceof Verdict.NoPrimary n) {
+      return n.reason();
+    }
+    if (v instanceof Verdict.TotalLoss t) {
+      return t.reason();
+    }
+    if (v instanceof Verdict.SplitBrain s) {
+      return s.reason();
+    }
+    if (v instanceof Verdict.Blocked b) {
+      return b.cause() + ": " + b.reason();
+    }
+    if (v instanceof Verdict.Promote p) {
+      return p.reason();
+    }
+    if (v instanceof Verdict.FenceNonPromotable f) {
+      return f.reason();
+    }
+    return v.toString();
+  }
+
+  private static Condition of(String type, boolean status, String reason, String message) {
+    return new ConditionBuilder().withType(type).withStatus(status ? "True" : "False").withReason(reason)
+        .withMessage(message).build();
+  }
+
+  private static Condition carry(Condition next, List<Condition> previous, Instant now, Long generation) {
+    String since = now.toString();
+    if (previous != null) {
+      for (Condition p : previous) {
+        if (next.getType().equals(p.getType()) && Objects.equals(next.getStatus(), p.getStatus())
+            && p.getLastTransitionTime() != null) {
+          since = p.getLastTransitionTime();
+        }
+      }
+    }
+    next.setLastTransitionTime(since);
+    next.setObservedGeneration(generation);
+    return next;
+  }
+
+  /** Whether two lists say the same, transition times aside: a write is due only then. */
+  public static boolean sameExceptTimes(List<Condition> a, List<Condition> b) {
+    if (a == null || b == null || a.size() != b.size()) {
+      return false;
+    }
+    for (int i = 0; i < a.size(); i++) {
+      Condition x = a.get(i);
+      Condition y = b.get(i);
+      if (!Objects.equals(x.getType(), y.getType()) || !Objects.equals(x.getStatus(), y.getStatus())
+          || !Objects.equals(x.getReason(), y.getReason()) || !Objects.equals(x.getMessage(), y.getMessage())
+          || !Objects.equals(x.getObservedGeneration(), y.getObservedGeneration())) {
+        return false;
+      }
+    }
+    return true;
+  }
+}

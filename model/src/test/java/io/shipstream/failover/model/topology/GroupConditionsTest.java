@@ -1,0 +1,92 @@
+package io.shipstream.failover.model.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.shipstream.failover.model.topology.GroupConditions.Facts;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class GroupConditionsTest {
+  private static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
+
+  @Test
+  void aHealthyAdoptedGroupIsReadyIdleAndNotDegraded() {
+    List<Condition> c = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of()), null);
+
+    assertThat(c).extracting(Condition::getType, Condition::getStatus, Condition::getReason).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("Ready", "True", "PrimaryWritable"),
+        org.assertj.core.groups.Tuple.tuple("Progressing", "False", "Idle"),
+        org.assertj.core.groups.Tuple.tuple("Degraded", "False", "AsExpected"));
+    assertThat(c).allSatisfy(x -> {
+      assertThat(x.getObservedGeneration()).isEqualTo(3L);
+      assertThat(x.getLastTransitionTime()).isEqualTo(T0.toString());
+    });
+  }
+
+  @Test
+  void anInvalidSpecIsNotReadyWhateverElseHolds() {
+    Condition ready = compute(new Facts("sites: 'iad' is used twice; pollInterval must be greater than 0", "iad",
+        null, false, new Verdict.Healthy("iad"), List.of()), null).get(0);
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getReason()).isEqualTo("InvalidSpec");
+    assertThat(ready.getMessage()).contains("used twice").contains("greater than 0");
+  }
+
+  @Test
+  void anAmbiguousStartSaysWhatAHumanMustDoAndAWaitSaysWhy() {
+    Condition blocked = compute(new Facts(null, null, new Adoption.Ambiguous("SeveralWritable",
+        "sites iad and pdx are both writable"), false, null, List.of()), null).get(0);
+    assertThat(blocked.getReason()).isEqualTo("SeveralWritable");
+    assertThat(blocked.getMessage()).contains("both writable").contains("bloodraven.shipstream.io/adopt=<site>");
+
+    Condition waiting = compute(new Facts(null, null, new Adoption.Wait("not polled yet: dr"), false, null, List.of()), null)
+        .get(0);
+    assertThat(waiting.getReason()).isEqualTo("Adopting");
+    assertThat(waiting.getMessage()).contains("not polled yet: dr");
+  }
+
+  @Test
+  void aDegradedGroupIsStillReadyAndNamesWhatIsWrong() {
+    List<Condition> c = compute(new Facts(null, "iad", null, false,
+        new Verdict.Degraded("iad", "site 'dr' is read-only and not replicating"), List.of()), null);
+    assertThat(c.get(0).getStatus()).isEqualTo("True");
+    assertThat(c.get(2).getStatus()).isEqualTo("True");
+    assertThat(c.get(2).getMessage()).contains("'dr'");
+  }
+
+  @Test
+  void aRunningFailoverIsProgressingAndNotReady() {
+    List<Condition> c = compute(new Facts(null, "iad", null, true, new Verdict.NoPrimary("between fence and promotion"), List.of()),
+        null);
+    assertThat(c.get(0).getReason()).isEqualTo("FailoverInProgress");
+    assertThat(c.get(1).getStatus()).isEqualTo("True");
+  }
+
+  @Test
+  void theTransitionTimeHoldsWhileTheStatusDoesAndMovesWhenItChanges() {
+    List<Condition> first = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of()), null);
+    List<Condition> degraded = GroupConditions.compute(new Facts(null, "iad", null, false,
+        new Verdict.Degraded("iad", "dr unreachable"), List.of()), first, T0.plusSeconds(60), 3L);
+
+    assertThat(degraded.get(0).getLastTransitionTime()).as("Ready stayed True").isEqualTo(T0.toString());
+    assertThat(degraded.get(2).getLastTransitionTime()).isEqualTo(T0.plusSeconds(60).toString());
+    assertThat(GroupConditions.sameExceptTimes(first, degraded)).isFalse();
+    assertThat(GroupConditions.sameExceptTimes(first, compute(new Facts(null, "iad", null, false,
+        new Verdict.Healthy("iad"), List.of()), first))).isTrue();
+  }
+
+  @Test
+  void routingThatCannotBeSetRightIsDegraded() {
+    List<Condition> c = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"),
+        List.of("pod(s) mysql-dr-0 of site dr do not tolerate the taint")), null);
+    assertThat(c.get(2).getStatus()).isEqualTo("True");
+    assertThat(c.get(2).getReason()).isEqualTo("RoutingIncomplete");
+    assertThat(c.get(2).getMessage()).contains("mysql-dr-0");
+  }
+
+  private static List<Condition> compute(Facts facts, List<Condition> previous) {
+    return GroupConditions.compute(facts, previous, T0, 3L);
+  }
+}

@@ -1,0 +1,118 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Toleration;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.kube.DnsRecords;
+import io.shipstream.failover.kube.NodeTaints;
+import io.shipstream.failover.kube.Owners;
+import io.shipstream.failover.kube.SiteRoles;
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.SiteObservation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * Keeps what the group owns in Kubernetes true between failovers, from the recorded active site
+ * and the latest polls: the role label on every site's pods ({@code primary} on the active site's,
+ * {@code replica} on a replica that answers and replicates, {@code standby} on any other), the
+ * {@code mysql-<group>-primary} and {@code mysql-<group>-replicas} Services, the DNSEndpoint, and
+ * the per-group NoExecute taint on every node of a site but the active one. The same code the
+ * failover activities run (the kube module), so the two never disagree on what "right" is.
+ *
+ * <p>A NoExecute taint evicts every pod that does not tolerate it, so no node is tainted while any
+ * of the group's own MySQL pods would not tolerate the taint: evicting a replica is never
+ * acceptable. That is reported instead.
+ */
+final class RoutingRepair {
+  static final String STANDBY = "standby";
+
+  /** What one pass found and did. */
+  record Outcome(List<String> repairs, List<String> problems) {
+    boolean repaired() {
+      return !repairs.isEmpty();
+    }
+  }
+
+  private final SiteRoles roles;
+  private final DnsRecords dns;
+  private final NodeTaints taints;
+
+  RoutingRepair(KubernetesClient client, Function<GroupRef, Optional<MysqlFailoverGroup>> groups) {
+    Owners owners = group -> groups.apply(group).map(Owners::reference);
+    this.roles = new SiteRoles(client, owners);
+    this.dns = new DnsRecords(client, owners);
+    this.taints = new NodeTaints(client);
+  }
+
+  /** One pass over everything the group owns; throws when the API server refuses. */
+  Outcome repair(GroupRef group, GroupConfig config, String activeSite, Map<String, SiteObservation> sites) {
+    List<String> repairs = new ArrayList<>();
+    List<String> problems = new ArrayList<>();
+    boolean everyPodTolerates = true;
+    for (SiteSpec site : config.sites()) {
+      String role = role(site, activeSite, sites.get(site.name()));
+      int changed = roles.setSiteRole(group, site, role);
+      if (changed > 0) {
+        repairs.add(changed + " pod(s) of " + site.name() + " labelled role=" + role);
+      }
+      List<String> intolerant = roles.pods(group, site).stream().filter(p -> !tolerates(p, NodeTaints.taintKey(group)))
+          .map(p -> p.getMetadata().getName()).toList();
+      if (!intolerant.isEmpty()) {
+        everyPodTolerates = false;
+        problems.add("pod(s) " + String.join(", ", intolerant) + " of site " + site.name() + " do not tolerate the "
+            + NodeTaints.taintKey(group) + ":" + NodeTaints.EFFECT + " taint, so no node is tainted (it would evict "
+            + "them); add the toleration to the MySQL pods");
+      }
+    }
+    if (roles.ensureService(group, SiteRoles.replicasServiceName(group), SiteRoles.REPLICA)) {
+      repairs.add("Service " + SiteRoles.replicasServiceName(group) + " created");
+    }
+    SiteSpec active = config.site(activeSite).orElse(null);
+    if (active != null && dns.update(group, config.dnsHostname(), active.lbIP(), config.dnsTtl())) {
+      repairs.add("DNSEndpoint " + DnsRecords.endpointName(group) + " pointed at " + active.lbIP());
+    }
+    if (everyPodTolerates) {
+      List<String> nodes = taints.apply(group, config.sites(), activeSite);
+      if (!nodes.isEmpty()) {
+        repairs.add("taint " + NodeTaints.taintKey(group) + " set right on node(s) " + String.join(", ", nodes));
+      }
+    }
+    return new Outcome(repairs, problems);
+  }
+
+  /** The role label a site's pods carry: only healthy replicas serve reads through the replicas Service. */
+  static String role(SiteSpec site, String activeSite, SiteObservation seen) {
+    if (site.name().equals(activeSite)) {
+      return SiteRoles.PRIMARY;
+    }
+    boolean healthy = seen != null && seen.answeringNow() && seen.latest().readOnly() && seen.latest().replicating();
+    return healthy ? SiteRoles.REPLICA : STANDBY;
+  }
+
+  /** Whether the pod tolerates our NoExecute taint, as the kubelet would decide it. */
+  static boolean tolerates(Pod pod, String key) {
+    List<Toleration> tolerations = pod.getSpec() == null ? null : pod.getSpec().getTolerations();
+    if (tolerations == null) {
+      return false;
+    }
+    for (Toleration t : tolerations) {
+      boolean effect = t.getEffect() == null || t.getEffect().isEmpty() || NodeTaints.EFFECT.equals(t.getEffect());
+      boolean exists = "Exists".equals(t.getOperator());
+      boolean keyMatches = t.getKey() == null || t.getKey().isEmpty() ? exists : key.equals(t.getKey());
+      boolean valueMatches = exists || Objects.equals(NodeTaints.VALUE, t.getValue());
+      // A toleration with tolerationSeconds is evicted once they run out: not tolerated for good.
+      if (effect && keyMatches && valueMatches && t.getTolerationSeconds() == null) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

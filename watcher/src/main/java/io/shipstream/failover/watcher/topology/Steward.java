@@ -1,0 +1,213 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.topology.Adoption;
+import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SiteObservation;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the leading watcher keeps true about a group between failovers, beside the matrix's
+ * reactions: it adopts a group that has never recorded an active site (see {@link Adoption}),
+ * reports an invalid spec, and writes the group's conditions (see {@link GroupConditions}). Every
+ * Event is written once per change of what it says, not once per poll.
+ */
+public final class Steward {
+  private static final Logger log = LoggerFactory.getLogger(Steward.class);
+  private static final Set<String> FINISHED = Set.of("Succeeded", "Failed");
+
+  /** Writes {@code status.conditions} and {@code status.observedGeneration}. */
+  public interface ConditionWriter {
+    void write(GroupRef group, List<Condition> conditions, Long generation);
+  }
+
+  private final Reactions.Effects effects;
+  private final ConditionWriter conditions;
+  private final Clock clock;
+  private final RoutingRepair routing;
+  private final TopologyMetrics metrics;
+  private final Map<GroupRef, java.time.Instant> lastRouting = new ConcurrentHashMap<>();
+  private final Map<GroupRef, String> lastNote = new ConcurrentHashMap<>();
+  private final Map<GroupRef, List<String>> lastProblems = new ConcurrentHashMap<>();
+
+  /** @param routing null: routing is left to the failovers alone (tests of the other duties) */
+  public Steward(Reactions.Effects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
+      TopologyMetrics metrics) {
+    this.effects = effects;
+    this.conditions = conditions;
+    this.clock = clock;
+    this.routing = routing;
+    this.metrics = metrics;
+  }
+
+  /** The watcher's wiring: routing kept right through {@code client}. */
+  public static Steward of(Reactions.Effects effects, ConditionWriter conditions, Clock clock,
+      io.fabric8.kubernetes.client.KubernetesClient client,
+      java.util.function.Function<GroupRef, Optional<MysqlFailoverGroup>> groups, TopologyMetrics metrics) {
+    return new Steward(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
+  }
+
+  /**
+   * Sets the group's routing right, at most once per poll interval, and only while no failover
+   * workflow runs (one then owns routing alone: asked of Temporal, not only of the status, which
+   * may lag). Returns what could not be set right, for the conditions; an empty list otherwise.
+   */
+  List<String> keepRouting(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+      Map<String, SiteObservation> observations) {
+    java.time.Instant now = clock.instant();
+    java.time.Instant last = lastRouting.get(ref);
+    if (routing == null || status.activeSite() == null || failoverRunning(status)
+        || last != null && now.isBefore(last.plus(config.pollInterval()))) {
+      return lastProblems.getOrDefault(ref, List.of());
+    }
+    lastRouting.put(ref, now);
+    try {
+      if (effects.failoverRunning(ref)) {
+        return lastProblems.getOrDefault(ref, List.of());
+      }
+      RoutingRepair.Outcome outcome = routing.repair(ref, config, status.activeSite(), observations);
+      if (outcome.repaired()) {
+        log.info("{}: routing repaired: {}", ref, outcome.repairs());
+        if (metrics != null) {
+          metrics.repaired(ref, outcome.repairs().size());
+        }
+        try {
+          effects.event(ref, "Normal", "RoutingRepaired", String.join("; ", outcome.repairs()));
+        } catch (RuntimeException e) {
+          log.warn("{}: cannot write the RoutingRepaired Event: {}", ref, e.toString());
+        }
+      }
+      if (!outcome.problems().isEmpty()) {
+        note(ref, "Warning", "RoutingIncomplete", String.join("; ", outcome.problems()));
+      }
+      lastProblems.put(ref, outcome.problems());
+      return outcome.problems();
+    } catch (RuntimeException e) {
+      // The next pass tries again; the API server may be briefly away.
+      log.warn("{}: routing repair failed: {}", ref, e.toString());
+      return lastProblems.getOrDefault(ref, List.of());
+    }
+  }
+
+  /** Whether the group has ever recorded an active site: before that, the matrix must not act. */
+  static boolean adopted(MysqlFailoverGroupStatus status) {
+    return status != null && (status.activeSite() != null || status.lastFailoverTarget() != null);
+  }
+
+  /**
+   * Adopts the group when its primary is unambiguous, or when a human named it with the adopt
+   * annotation; otherwise says what a human must decide. Returns the decision, for the conditions.
+   */
+  Adoption.Decision adopt(GroupRef ref, GroupConfig config, MysqlFailoverGroup group,
+      Map<String, SiteObservation> observations) {
+    Map<String, Adoption.Seen> latest = seen(observations);
+    String named = Optional.ofNullable(group.getMetadata().getAnnotations()).map(a -> a.get(Adoption.ANNOTATION))
+        .orElse(null);
+    Adoption.Decision decision;
+    if (named != null) {
+      String refused = Adoption.named(config, named, latest);
+      decision = refused == null ? new Adoption.Adopt(named.strip(), "named by the " + Adoption.ANNOTATION
+          + " annotation") : new Adoption.Ambiguous("InvalidAnnotation", refused);
+    } else {
+      decision = Adoption.decide(config, latest);
+    }
+    if (decision instanceof Adoption.Adopt a) {
+      effects.recordActiveSite(ref, a.site());
+      log.info("{}: adopted with {} as the active site: {}", ref, a.site(), a.reason());
+      note(ref, "Normal", "GroupAdopted", a.site() + " is the active site: " + a.reason());
+    } else if (decision instanceof Adoption.Ambiguous a) {
+      note(ref, "Warning", "AdoptionBlocked", a.cause() + ": " + a.reason() + "; nothing is fenced, promoted or "
+          + "relabelled until a human names the primary: kubectl annotate mysqlfailovergroup " + ref.name() + " "
+          + Adoption.ANNOTATION + "=<site>");
+    }
+    return decision;
+  }
+
+  /** The spec cannot be acted on: Ready=False, an Event, and nothing else touched. */
+  void invalidSpec(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
+    String message = String.join("; ", problems);
+    note(ref, "Warning", "InvalidSpec", message);
+    MysqlFailoverGroupStatus status = group.getStatus();
+    conditions(ref, group, new GroupConditions.Facts(message, status == null ? null : status.activeSite(), null,
+        failoverRunning(status), null, List.of()));
+  }
+
+  /** Writes the conditions when they say something new. */
+  void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts) {
+    MysqlFailoverGroupStatus status = group.getStatus();
+    // What the resource holds, not what was last written: a status another writer replaced is written again.
+    List<Condition> previous = status == null || status.conditions() == null ? List.of() : status.conditions();
+    Long generation = group.getMetadata().getGeneration();
+    List<Condition> next = GroupConditions.compute(facts, previous, clock.instant(), generation);
+    if (GroupConditions.sameExceptTimes(previous, next)) {
+      return;
+    }
+    try {
+      conditions.write(ref, next, generation);
+    } catch (RuntimeException e) {
+      // The next evaluation tries again.
+      log.warn("{}: cannot write the conditions: {}", ref, e.toString());
+    }
+  }
+
+  /** A failover workflow holds the group: its status shows a planned or emergency failover not yet finished. */
+  static boolean failoverRunning(MysqlFailoverGroupStatus status) {
+    if (status == null) {
+      return false;
+    }
+    String planned = status.plannedFailover() == null ? null : status.plannedFailover().phase();
+    String emergency = status.emergencyFailover() == null ? null : status.emergencyFailover().phase();
+    return planned != null && !FINISHED.contains(planned) || emergency != null && !FINISHED.contains(emergency);
+  }
+
+  void forget(GroupRef ref) {
+    lastNote.remove(ref);
+    lastRouting.remove(ref);
+    lastProblems.remove(ref);
+  }
+
+  private void note(GroupRef ref, String type, String reason, String message) {
+    String key = reason + ":" + message;
+    if (key.equals(lastNote.put(ref, key))) {
+      return;
+    }
+    try {
+      effects.event(ref, type, reason, message);
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot write the {} Event: {}", ref, reason, e.toString());
+    }
+  }
+
+  /** The latest poll of each polled site, with the site its server replicates from when that is another site. */
+  static Map<String, Adoption.Seen> seen(Map<String, SiteObservation> observations) {
+    Map<String, String> siteByServerId = new LinkedHashMap<>();
+    observations.forEach((site, o) -> {
+      if (o.lastReachable() != null && o.lastReachable().serverId() != null) {
+        siteByServerId.put(o.lastReachable().serverId(), site);
+      }
+    });
+    Map<String, Adoption.Seen> out = new LinkedHashMap<>();
+    observations.forEach((site, o) -> {
+      Probe p = o.latest();
+      if (p != null) {
+        String from = p.sourceServerId() == null ? null : siteByServerId.get(p.sourceServerId());
+        // A configured source that is no site of the group still counts: the server replicates from somebody.
+        out.put(site, new Adoption.Seen(p, from == null && p.sourceServerId() != null ? "?" + p.sourceServerId() : from));
+      }
+    });
+    return out;
+  }
+}
