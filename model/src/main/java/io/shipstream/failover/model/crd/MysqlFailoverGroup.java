@@ -23,13 +23,18 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @Plural("mysqlfailovergroups")
 @ShortNames("mfg")
 @AdditionalPrinterColumn(name = "Active", jsonPath = ".status.activeSite", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Ready", jsonPath = MysqlFailoverGroup.READY_STATUS_PATH, type = Type.STRING)
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.plannedFailover.phase", type = Type.STRING)
+@AdditionalPrinterColumn(name = "Emergency", jsonPath = ".status.emergencyFailover.phase", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class MysqlFailoverGroup extends CustomResource<MysqlFailoverGroupSpec, MysqlFailoverGroupStatus>
     implements Namespaced {
   public static final String GROUP = "shipstream.io";
   public static final String VERSION = "v1alpha1";
   public static final String API_VERSION = GROUP + "/" + VERSION;
+
+  /** The Ready condition's status, the column {@code kubectl get} shows and {@code kubectl wait} waits on. */
+  public static final String READY_STATUS_PATH = ".status.conditions[?(@.type==\"Ready\")].status";
 
   /** The annotation an operator sets to request a planned failover. */
   public static final String PLANNED_FAILOVER_ANNOTATION = "bloodraven.shipstream.io/planned-failover";

@@ -2,9 +2,15 @@ package io.shipstream.failover.model.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
 import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.shipstream.failover.model.Durations;
+import io.shipstream.failover.model.GroupConfig;
 import java.util.List;
 
 /**
@@ -14,48 +20,69 @@ import java.util.List;
  * The {@code @Default}s repeat GroupConfig's defaults so that {@code kubectl get -o yaml} shows the
  * values in force; GroupConfig still applies them for objects created before the CRD carried them.
  */
+// The rules sit on the type, not on the sites component: the generator reads a record component's
+// annotations from both its field and its accessor, and would write a component's rules twice.
+@ValidationRule(value = MysqlFailoverGroupSpec.UNIQUE_SITE_NAMES, message = "site names must be unique")
+@ValidationRule(value = MysqlFailoverGroupSpec.TWO_PRIMARY_CANDIDATES,
+    message = "at least two sites must be primary-candidate")
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record MysqlFailoverGroupSpec(
-    @Required @Size(min = 2, max = 16) @JsonPropertyDescription("The sites of the group, 2 to 16, unique names.")
+    @Required @Size(min = 2, max = 16)
+    @JsonPropertyDescription("The sites of the group, 2 to 16, unique names, at least two primary-candidate.")
     List<SiteSpec> sites,
     @JsonPropertyDescription("Secret holding username/password (and optionally replicationUsername/replicationPassword).")
     SecretRef credentialsSecretRef,
-    @Default("2s") String pollInterval,
-    @Default("3") Integer failureThreshold,
-    @Default("2") Integer recoveryThreshold,
-    @Default("5m") String failoverCooldown,
-    @Default("30s") String connectionDrainTimeout,
+    @Default("2s") @Pattern(Durations.SCHEMA_PATTERN) String pollInterval,
+    @Default("3") @Min(1) Integer failureThreshold,
+    @Default("2") @Min(1) Integer recoveryThreshold,
+    @Default("5m") @Pattern(Durations.SCHEMA_PATTERN) String failoverCooldown,
+    @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String connectionDrainTimeout,
     PlannedFailoverSpec plannedFailover,
     SplitBrainPolicy splitBrainPolicy,
     DnsSpec dns,
     SidecarSpec sidecar,
     DragonflySpec dragonfly) {
 
+  /** CEL on spec: every site name occurs once. Names are at most 63 characters, so the cost is bounded. */
+  public static final String UNIQUE_SITE_NAMES = "self.sites.all(a, self.sites.exists_one(b, b.name == a.name))";
+
+  /**
+   * CEL on spec: a failover needs somewhere to go. A missing role is a primary-candidate, as the
+   * default says; the API server applies defaults before it checks rules, so has() is only a safety net.
+   */
+  public static final String TWO_PRIMARY_CANDIDATES =
+      "self.sites.filter(s, !has(s.role) || s.role == '" + SiteSpec.ROLE_PRIMARY_CANDIDATE + "').size() >= 2";
+
   public record SecretRef(@Required String name) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record PlannedFailoverSpec(
-      @Default("5m") String maxLagWait,
-      @Default("30s") String drainTimeout,
-      @Default("reject") @JsonPropertyDescription("reject | defer") String onCooldown) {}
+      @Default("5m") @Pattern(Durations.SCHEMA_PATTERN) String maxLagWait,
+      @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String drainTimeout,
+      @Default("reject") @SchemaFrom(type = GroupConfig.OnCooldown.class) @JsonPropertyDescription("reject | defer")
+      String onCooldown) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record SplitBrainPolicy(List<String> sitePriorities) {}
+  public record SplitBrainPolicy(List<@Pattern(SiteSpec.DNS_LABEL) String> sitePriorities) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record DnsSpec(String hostname, @Default("60") Integer ttl) {}
+  public record DnsSpec(String hostname, @Default("60") @Min(1) Integer ttl) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record SidecarSpec(@Default("20s") String leaseTimeout, @Default("5s") String peerCheckInterval) {}
+  public record SidecarSpec(
+      @Default("20s") @Pattern(Durations.SCHEMA_PATTERN) String leaseTimeout,
+      @Default("5s") @Pattern(Durations.SCHEMA_PATTERN) String peerCheckInterval) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record DragonflySpec(
       @Default("false") Boolean enabled,
-      @Default("dragonfly") @JsonPropertyDescription("dragonfly | redis") String flavor,
+      @Default("dragonfly") @SchemaFrom(type = SchemaEnums.DragonflyFlavor.class)
+      @JsonPropertyDescription("dragonfly | redis") String flavor,
       DragonflyPlannedFailoverSpec plannedFailover) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record DragonflyPlannedFailoverSpec(
-      @Default("30s") String maxSyncWait,
-      @Default("proceed") @JsonPropertyDescription("proceed | fail") String onSyncTimeout) {}
+      @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String maxSyncWait,
+      @Default("proceed") @SchemaFrom(type = GroupConfig.OnSyncTimeout.class)
+      @JsonPropertyDescription("proceed | fail") String onSyncTimeout) {}
 }

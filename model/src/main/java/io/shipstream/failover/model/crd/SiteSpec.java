@@ -3,17 +3,24 @@ package io.shipstream.failover.model.crd;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import java.util.Map;
 
 /** One site of a group: where its MySQL, pods, nodes, sidecar and session store are. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SiteSpec(
-    @Required @Pattern("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
+    // The maxLength repeats what the pattern implies because the API server's CEL cost estimate reads
+    // only maxLength: without it the unique-name rule on spec.sites is priced as if names were megabytes.
+    @Required @Pattern(DNS_LABEL) @Size(max = 63)
     @JsonPropertyDescription("A DNS label; the value of the planned-failover annotation.") String name,
-    @Default(ROLE_PRIMARY_CANDIDATE) @JsonPropertyDescription("primary-candidate | dr-only | read-only") String role,
+    @Default(ROLE_PRIMARY_CANDIDATE) @SchemaFrom(type = SchemaEnums.SiteRole.class)
+    @JsonPropertyDescription("primary-candidate | dr-only | read-only") String role,
     String zone,
     @Required Endpoint mysql,
     @JsonPropertyDescription("Selects the pods of this site that carry the shipstream.io/role label.")
@@ -24,12 +31,13 @@ public record SiteSpec(
     Sidecar sidecar,
     Endpoint dragonfly) {
 
+  public static final String DNS_LABEL = "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$";
   public static final String ROLE_PRIMARY_CANDIDATE = "primary-candidate";
   public static final String ROLE_DR_ONLY = "dr-only";
   public static final String ROLE_READ_ONLY = "read-only";
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
-  public record Endpoint(@Required String host, Integer port) {}
+  public record Endpoint(@Required String host, @Min(1) @Max(65535) Integer port) {}
 
   public record Sidecar(String url) {}
 

@@ -56,13 +56,44 @@ class GeneratedCrdTest {
   }
 
   @Test
-  void kubectlGetShowsActiveSitePhaseAndAge() {
+  void kubectlGetShowsActiveSiteReadinessPhasesAndAge() {
     assertThat(version.getAdditionalPrinterColumns())
         .extracting(c -> c.getName() + "=" + c.getJsonPath() + " (" + c.getType() + ")")
         .containsExactlyInAnyOrder(
             "Active=.status.activeSite (string)",
+            "Ready=.status.conditions[?(@.type==\"Ready\")].status (string)",
             "Phase=.status.plannedFailover.phase (string)",
+            "Emergency=.status.emergencyFailover.phase (string)",
             "Age=.metadata.creationTimestamp (date)");
+  }
+
+  @Test
+  void closedValueSetsAreEnumsAndDurationsArePatterns() {
+    JSONSchemaProps spec = version.getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+    assertThat(enumOf(spec.getProperties().get("sites").getItems().getSchema().getProperties().get("role")))
+        .containsExactlyInAnyOrder(SiteSpec.ROLE_PRIMARY_CANDIDATE, SiteSpec.ROLE_DR_ONLY, SiteSpec.ROLE_READ_ONLY);
+    assertThat(enumOf(spec.getProperties().get("plannedFailover").getProperties().get("onCooldown")))
+        .containsExactlyInAnyOrder("reject", "defer");
+    JSONSchemaProps dragonfly = spec.getProperties().get("dragonfly");
+    assertThat(enumOf(dragonfly.getProperties().get("flavor"))).containsExactlyInAnyOrder("dragonfly", "redis");
+    assertThat(enumOf(dragonfly.getProperties().get("plannedFailover").getProperties().get("onSyncTimeout")))
+        .containsExactlyInAnyOrder("proceed", "fail");
+    assertThat(spec.getProperties().get("pollInterval").getPattern()).isEqualTo(Durations.SCHEMA_PATTERN);
+    assertThat(spec.getProperties().get("failureThreshold").getMinimum()).isEqualTo(1.0);
+  }
+
+  /** CEL rules the API server evaluates on create and update of the spec. */
+  @Test
+  void siteRulesAreCelValidations() {
+    JSONSchemaProps spec = version.getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+    assertThat(spec.getXKubernetesValidations()).extracting(r -> r.getRule()).containsExactly(
+        MysqlFailoverGroupSpec.UNIQUE_SITE_NAMES, MysqlFailoverGroupSpec.TWO_PRIMARY_CANDIDATES);
+    JSONSchemaProps name = spec.getProperties().get("sites").getItems().getSchema().getProperties().get("name");
+    assertThat(name.getMaxLength()).as("bounds the CEL cost estimate").isEqualTo(63L);
+  }
+
+  private static java.util.List<String> enumOf(JSONSchemaProps property) {
+    return property.getEnum().stream().map(com.fasterxml.jackson.databind.JsonNode::asText).toList();
   }
 
   @Test
