@@ -1,0 +1,37 @@
+package io.shipstream.failover.model.crd;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
+import java.util.List;
+
+/** Statuses for schema tests. */
+final class StatusSamples {
+  private StatusSamples() {}
+
+  /**
+   * A status with a value in every field of every nested record, every condition field included.
+   * No real failover writes all of these at once (a group has a planned or an emergency record
+   * the user looks at, not both from one run), but the schema must hold each of them.
+   */
+  static MysqlFailoverGroupStatus everyField() {
+    String gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9182731";
+    SiteStatus iad = new SiteStatus("iad", "Healthy", "2026-04-20T14:33:01Z", true, gtid, 0L,
+        "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732");
+    SiteStatus pdx = new SiteStatus("pdx", "Unreachable", "2026-04-20T14:32:00Z", false, gtid, null, null);
+    PlannedFailoverStatus planned = new PlannedFailoverStatus("Succeeded", "pdx", "iad", gtid, gtid,
+        "2026-04-20T14:32:00Z", "2026-04-20T14:32:47Z", 47.125, 0L, "CooldownActive", "2026-04-20T14:37:00Z",
+        "promoted pdx, 0 transactions lost",
+        new PlannedFailoverStatus.DragonflyStatus(true, true, "REPLTAKEOVER", 3.5));
+    EmergencyFailoverStatus emergency = new EmergencyFailoverStatus("Succeeded", "iad", "pdx", "PrimaryUnreachable",
+        "ExecuteFailed", "2026-04-20T15:00:00Z", "2026-04-20T15:00:04Z", 4.2, true, gtid, gtid, 1L,
+        "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", "promoted pdx, 1 transaction lost");
+    Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("PrimaryWritable")
+        .withMessage("pdx is the active site and accepts writes").withLastTransitionTime("2026-04-20T14:32:47Z")
+        .withObservedGeneration(3L).build();
+    return new MysqlFailoverGroupStatus("pdx", "2026-04-20T14:32:47Z", "pdx", gtid, List.of(iad, pdx), planned,
+        new WorkflowRef("PlannedFailoverWorkflow", "mysqlfailovergroup/shop/orders", "6f1c2d3e-4b5a"),
+        List.of(ready), 3L, emergency);
+  }
+}
