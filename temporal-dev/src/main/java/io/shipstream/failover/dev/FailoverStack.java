@@ -504,6 +504,14 @@ public final class FailoverStack implements AutoCloseable {
 
   @Override
   public void close() {
+    // What the mock holds now is what the run wrote; the ITs check it against the CRD. A failure to
+    // write it is thrown only once every process is stopped, so that no check passes for want of a file.
+    RuntimeException dumpFailure = null;
+    try {
+      StoredGroupDump.write(kube.client(), group);
+    } catch (RuntimeException e) {
+      dumpFailure = e;
+    }
     // The sidecars first: they must not see the watcher go and start counting down their lease.
     closeQuietly(sidecars);
     controlPlaneProxies.forEach(FailoverStack::closeQuietly);
@@ -513,6 +521,9 @@ public final class FailoverStack implements AutoCloseable {
     closeQuietly(temporal);
     closeQuietly(mysql);
     closeQuietly(kube);
+    if (dumpFailure != null) {
+      throw dumpFailure;
+    }
   }
 
   private static void closeQuietly(AutoCloseable c) {

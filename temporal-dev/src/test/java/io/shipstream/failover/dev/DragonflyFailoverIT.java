@@ -12,6 +12,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the sessions on the new master, who replicates from whom, the store pods' labels, MySQL's
  * read-only flags and the resource's status. The cases run in order on one stack.
  */
+@ExtendWith(StoredGroupsFitTheCrd.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DragonflyFailoverIT {
   static final Duration END = Duration.ofSeconds(60);

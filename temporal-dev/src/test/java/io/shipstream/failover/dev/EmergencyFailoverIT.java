@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * missing on the new primary, and dr replicates from the new primary afterwards. Each case has a
  * stack of its own: a killed server, an errant transaction or a cooldown would leak into the next.
  */
+@ExtendWith(StoredGroupsFitTheCrd.class)
 class EmergencyFailoverIT {
   @TempDir
   Path work;

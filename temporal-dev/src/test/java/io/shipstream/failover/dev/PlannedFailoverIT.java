@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * time. Everything is asserted the way an operator would check it: the resource's status, the rows
  * on the new primary, the servers' read-only flags and replication, and the placement objects.
  */
+@ExtendWith(StoredGroupsFitTheCrd.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PlannedFailoverIT {
   static final Duration END = Duration.ofSeconds(60);
