@@ -1,28 +1,41 @@
 package io.shipstream.failover.dev;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.shipstream.failover.testsupport.MockCluster;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executors;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What kubectl needs in front of the fabric8 mock API server. kubectl reads the discovery
  * documents ({@code /api}, {@code /apis}, {@code /api/v1}, ...) before anything else, and the
  * mock in CRUD mode does not serve them, so kubectl finds no resource types at all. This gateway
  * answers discovery for the types the stack uses and forwards every other request to the mock
- * unchanged. Watches are forwarded as streams but the mock's watch support is partial.
+ * unchanged, except what the mock lacks and kubectl needs for {@code get}, {@code get -w} and
+ * {@code wait}: server-side tables of the group's printer columns ({@link PrinterTable}), field
+ * selectors on the name and namespace ({@link FieldSelector}) and watches over plain HTTP
+ * ({@link PolledWatch}).
  */
 final class KubectlGateway implements AutoCloseable {
   private static final String CORE_RESOURCES = """
@@ -41,6 +54,14 @@ final class KubectlGateway implements AutoCloseable {
       "externaldns.k8s.io/v1alpha1", resource("dnsendpoints", "dnsendpoint", "DNSEndpoint", true, List.of()),
       "coordination.k8s.io/v1", resource("leases", "lease", "Lease", true, List.of()));
 
+  private static final Pattern RESOURCE_PATH = Pattern.compile(
+      "/(?:api/v1|apis/[^/]+/[^/]+)/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?");
+  private static final String GROUP_PLURAL = "mysqlfailovergroups";
+  private static final Duration LONGEST_WATCH = Duration.ofMinutes(30);
+  private static final Duration WATCH_POLL = Duration.ofMillis(200);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final PrinterTable printerTable = new PrinterTable(MockCluster.groupCrd(), Clock.systemUTC());
   private final HttpServer server;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
   private final String upstream;
@@ -80,6 +101,10 @@ final class KubectlGateway implements AutoCloseable {
         exchange.getResponseBody().write(body);
         return;
       }
+      Matcher resource = RESOURCE_PATH.matcher(path);
+      if ("GET".equals(exchange.getRequestMethod()) && resource.matches() && serveRead(exchange, resource)) {
+        return;
+      }
       forward(exchange);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -114,6 +139,95 @@ final class KubectlGateway implements AutoCloseable {
           + "\",\"resources\":[" + GROUPS.get(gv) + "]}";
     }
     return null;
+  }
+
+  /**
+   * Serves a GET of a collection or object itself when kubectl needs what the mock lacks: a watch,
+   * a name or namespace field selector, or a Table of the group. False: forward it unchanged.
+   */
+  private boolean serveRead(HttpExchange exchange, Matcher resource) throws IOException, InterruptedException {
+    Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
+    boolean watch = "true".equals(query.get("watch")) || "1".equals(query.get("watch"));
+    String accept = exchange.getRequestHeaders().getFirst("Accept");
+    boolean table = GROUP_PLURAL.equals(resource.group(2)) && accept != null && accept.contains("as=Table");
+    FieldSelector selector = FieldSelector.parse(query.get("fieldSelector")).orElse(null);
+    if (!watch && !table && (selector == null || resource.group(3) != null)) {
+      return false;
+    }
+    String upstreamPath = exchange.getRequestURI().getRawPath()
+        + (query.containsKey("labelSelector") ? "?labelSelector=" + encode(query.get("labelSelector")) : "");
+    UnaryOperator<JsonNode> wrap = table
+        ? o -> printerTable.table(List.of(o), null, query.get("includeObject")) : o -> o;
+    if (watch) {
+      if (resource.group(3) != null) {
+        return false;
+      }
+      Duration timeout = query.containsKey("timeoutSeconds")
+          ? Duration.ofSeconds(Long.parseLong(query.get("timeoutSeconds"))) : LONGEST_WATCH;
+      exchange.getResponseHeaders().set("Content-Type", "application/json");
+      exchange.sendResponseHeaders(200, 0);
+      try (OutputStream out = exchange.getResponseBody()) {
+        PolledWatch.stream(() -> items(getJson(upstreamPath).body()), selector, query.get("resourceVersion"),
+            wrap, out, timeout.compareTo(LONGEST_WATCH) < 0 ? timeout : LONGEST_WATCH, WATCH_POLL);
+      } catch (IOException e) {
+        // The client went away: the watch is over.
+      }
+      return true;
+    }
+    Upstream got = getJson(upstreamPath);
+    if (got.status() != 200) {
+      respond(exchange, got.status(), got.body());
+      return true;
+    }
+    boolean single = resource.group(3) != null;
+    List<JsonNode> items = single ? List.of(got.body())
+        : items(got.body()).stream().filter(i -> selector == null || selector.matches(i)).toList();
+    JsonNode answer;
+    if (table) {
+      answer = printerTable.table(items, got.body().path("metadata").path("resourceVersion").asText(null),
+          query.get("includeObject"));
+    } else {
+      answer = ((ObjectNode) got.body().deepCopy()).set("items", JSON.valueToTree(items));
+    }
+    respond(exchange, 200, answer);
+    return true;
+  }
+
+  private record Upstream(int status, JsonNode body) {}
+
+  private Upstream getJson(String pathAndQuery) throws IOException, InterruptedException {
+    HttpResponse<byte[]> response = http.send(HttpRequest.newBuilder(URI.create(upstream + pathAndQuery))
+        .header("Accept", "application/json").GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+    return new Upstream(response.statusCode(), JSON.readTree(response.body()));
+  }
+
+  private static List<JsonNode> items(JsonNode list) {
+    List<JsonNode> items = new java.util.ArrayList<>();
+    list.path("items").forEach(items::add);
+    return items;
+  }
+
+  private static void respond(HttpExchange exchange, int status, JsonNode body) throws IOException {
+    byte[] bytes = JSON.writeValueAsBytes(body);
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    exchange.sendResponseHeaders(status, bytes.length);
+    exchange.getResponseBody().write(bytes);
+  }
+
+  private static Map<String, String> query(String raw) {
+    Map<String, String> params = new java.util.HashMap<>();
+    if (raw != null) {
+      for (String pair : raw.split("&")) {
+        int eq = pair.indexOf('=');
+        String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+        params.put(name, eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+      }
+    }
+    return params;
+  }
+
+  private static String encode(String value) {
+    return URLEncoder.encode(value, StandardCharsets.UTF_8);
   }
 
   private void forward(HttpExchange exchange) throws IOException, InterruptedException {

@@ -1,0 +1,121 @@
+package io.shipstream.failover.dev;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+
+/**
+ * The {@code meta.k8s.io/v1} Table an API server answers {@code kubectl get} with for a custom
+ * resource, built from the CRD's additionalPrinterColumns as the API server's table convertor
+ * does: a Name column first, a string cell printed as text, a date cell shown as an age
+ * ({@code 5m}, {@code 3d4h}), a cell whose path selects nothing left null. The mock API server
+ * has no server-side tables, so the playground's gateway builds them.
+ */
+final class PrinterTable {
+  private record Column(CustomResourceColumnDefinition definition, SimpleJsonPath path) {}
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private final List<Column> columns;
+  private final Clock clock;
+
+  PrinterTable(CustomResourceDefinition crd, Clock clock) {
+    this.columns = crd.getSpec().getVersions().get(0).getAdditionalPrinterColumns().stream()
+        .map(c -> new Column(c, SimpleJsonPath.parse(c.getJsonPath()))).toList();
+    this.clock = clock;
+  }
+
+  /**
+   * The Table of these objects. {@code includeObject} is the request's parameter: {@code None},
+   * {@code Object}, or (the default) {@code Metadata}, which kubectl uses for namespaces and labels.
+   */
+  ObjectNode table(List<JsonNode> objects, String resourceVersion, String includeObject) {
+    ObjectNode table = JSON.createObjectNode().put("kind", "Table").put("apiVersion", "meta.k8s.io/v1");
+    ObjectNode metadata = table.putObject("metadata");
+    if (resourceVersion != null) {
+      metadata.put("resourceVersion", resourceVersion);
+    }
+    ArrayNode definitions = table.putArray("columnDefinitions");
+    definitions.addObject().put("name", "Name").put("type", "string").put("format", "name")
+        .put("description", "Name must be unique within a namespace.").put("priority", 0);
+    for (Column c : columns) {
+      CustomResourceColumnDefinition d = c.definition();
+      definitions.addObject().put("name", d.getName()).put("type", d.getType())
+          .put("format", d.getFormat() == null ? "" : d.getFormat())
+          .put("description", d.getDescription() == null ? "" : d.getDescription())
+          .put("priority", d.getPriority() == null ? 0 : d.getPriority());
+    }
+    ArrayNode rows = table.putArray("rows");
+    for (JsonNode object : objects) {
+      ObjectNode row = rows.addObject();
+      ArrayNode cells = row.putArray("cells");
+      cells.add(object.path("metadata").path("name").asText());
+      for (Column c : columns) {
+        cells.add(c.path().first(object).map(v -> cell(c.definition().getType(), v)).orElse(null));
+      }
+      if ("Object".equals(includeObject)) {
+        row.set("object", object);
+      } else if (!"None".equals(includeObject)) {
+        row.putObject("object").put("kind", "PartialObjectMetadata").put("apiVersion", "meta.k8s.io/v1")
+            .set("metadata", object.path("metadata"));
+      }
+    }
+    return table;
+  }
+
+  private JsonNode cell(String type, JsonNode value) {
+    if ("date".equals(type)) {
+      try {
+        return JSON.getNodeFactory().textNode(age(Duration.between(Instant.parse(value.asText()), clock.instant())));
+      } catch (DateTimeParseException e) {
+        return JSON.getNodeFactory().textNode("<invalid>");
+      }
+    }
+    if ("string".equals(type)) {
+      return JSON.getNodeFactory().textNode(value.isValueNode() ? value.asText() : value.toString());
+    }
+    return value;
+  }
+
+  /** Kubernetes' HumanDuration: an age as short as kubectl shows it everywhere else. */
+  static String age(Duration d) {
+    long seconds = d.getSeconds();
+    if (seconds < -1) {
+      return "<invalid>";
+    } else if (seconds < 0) {
+      return "0s";
+    } else if (seconds < 120) {
+      return seconds + "s";
+    }
+    long minutes = d.toMinutes();
+    if (minutes < 10) {
+      long s = seconds % 60;
+      return s == 0 ? minutes + "m" : minutes + "m" + s + "s";
+    } else if (minutes < 180) {
+      return minutes + "m";
+    }
+    long hours = d.toHours();
+    if (hours < 8) {
+      long m = minutes % 60;
+      return m == 0 ? hours + "h" : hours + "h" + m + "m";
+    } else if (hours < 48) {
+      return hours + "h";
+    } else if (hours < 24 * 8) {
+      long h = hours % 24;
+      return h == 0 ? hours / 24 + "d" : hours / 24 + "d" + h + "h";
+    } else if (hours < 24 * 365 * 2) {
+      return hours / 24 + "d";
+    } else if (hours < 24 * 365 * 8) {
+      long days = hours / 24 % 365;
+      return days == 0 ? hours / 24 / 365 + "y" : hours / 24 / 365 + "y" + days + "d";
+    }
+    return hours / 24 / 365 + "y";
+  }
+}
