@@ -95,27 +95,28 @@ final class PrinterTable {
       return seconds + "s";
     }
     long minutes = d.toMinutes();
+    long hours = d.toHours();
+    long days = hours / 24;
     if (minutes < 10) {
-      long s = seconds % 60;
-      return s == 0 ? minutes + "m" : minutes + "m" + s + "s";
+      return units(minutes, "m", seconds % 60, "s");
     } else if (minutes < 180) {
       return minutes + "m";
-    }
-    long hours = d.toHours();
-    if (hours < 8) {
-      long m = minutes % 60;
-      return m == 0 ? hours + "h" : hours + "h" + m + "m";
+    } else if (hours < 8) {
+      return units(hours, "h", minutes % 60, "m");
     } else if (hours < 48) {
       return hours + "h";
-    } else if (hours < 24 * 8) {
-      long h = hours % 24;
-      return h == 0 ? hours / 24 + "d" : hours / 24 + "d" + h + "h";
-    } else if (hours < 24 * 365 * 2) {
-      return hours / 24 + "d";
-    } else if (hours < 24 * 365 * 8) {
-      long days = hours / 24 % 365;
-      return days == 0 ? hours / 24 / 365 + "y" : hours / 24 / 365 + "y" + days + "d";
+    } else if (days < 8) {
+      return units(days, "d", hours % 24, "h");
+    } else if (days < 365 * 2) {
+      return days + "d";
+    } else if (days < 365 * 8) {
+      return units(days / 365, "y", days % 365, "d");
     }
-    return hours / 24 / 365 + "y";
+    return days / 365 + "y";
+  }
+
+  /** {@code 3m}, or {@code 3m20s} when the smaller unit is not zero. */
+  private static String units(long big, String bigUnit, long small, String smallUnit) {
+    return small == 0 ? big + bigUnit : big + bigUnit + small + smallUnit;
   }
 }
