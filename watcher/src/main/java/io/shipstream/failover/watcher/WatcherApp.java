@@ -7,6 +7,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.runtime.Closeables;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.runtime.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
@@ -244,8 +245,8 @@ public final class WatcherApp implements AutoCloseable {
     try {
       config = WatcherConfig.from(System.getenv(), args);
       if (config.activeSiteToken() == null) {
-        throw new IllegalArgumentException("invalid watcher configuration:\n  - AUTH_TOKEN_FILE or AUTH_TOKEN is"
-            + " required: the sidecars authenticate GET /active-site with the group's shared token");
+        throw new IllegalArgumentException("invalid watcher configuration:\n  - " + SharedToken.required(
+            "the sidecars authenticate GET /active-site with the group's shared token"));
       }
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());

@@ -4,14 +4,13 @@ import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.runtime.ConfigReader;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.Setting;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.runtime.TemporalSettings;
-import io.shipstream.failover.watcher.activesite.SharedToken;
 import io.shipstream.failover.workflows.TaskQueues;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -55,8 +54,6 @@ public record WatcherConfig(
   static final String LEASE_DURATION = "LEASE_DURATION";
   static final String LEASE_RENEW_DEADLINE = "LEASE_RENEW_DEADLINE";
   static final String LEASE_RETRY_PERIOD = "LEASE_RETRY_PERIOD";
-  static final String AUTH_TOKEN_FILE = "AUTH_TOKEN_FILE";
-  static final String AUTH_TOKEN = "AUTH_TOKEN";
   static final String TOPOLOGY_MONITOR = "TOPOLOGY_MONITOR";
 
   private static final List<Setting> SETTINGS = settings();
@@ -76,8 +73,7 @@ public record WatcherConfig(
     s.add(Setting.of(LEASE_DURATION, "15s"));
     s.add(Setting.of(LEASE_RENEW_DEADLINE, "10s"));
     s.add(Setting.of(LEASE_RETRY_PERIOD, "2s"));
-    s.add(Setting.of(AUTH_TOKEN_FILE, null));
-    s.add(Setting.envOnly(AUTH_TOKEN, null, "from a Secret (a flag is visible in ps and in the pod spec)"));
+    s.addAll(SharedToken.SETTINGS);
     s.add(Setting.of(TOPOLOGY_MONITOR, "true"));
     s.add(Logging.LOG_FORMAT_SETTING);
     return List.copyOf(s);
@@ -105,7 +101,7 @@ public record WatcherConfig(
     int port = r.port(HTTP_PORT);
     Boolean searchAttributes = r.bool(SEARCH_ATTRIBUTES);
     LeaderElectionSettings election = leaderElection(r);
-    SharedToken token = token(r);
+    SharedToken token = SharedToken.read(r);
     String logFormat = Logging.format(r);
     Boolean monitor = r.bool(TOPOLOGY_MONITOR);
     r.check();
@@ -143,21 +139,6 @@ public record WatcherConfig(
       host = "watcher";
     }
     return host + "-" + UUID.randomUUID().toString().substring(0, 8);
-  }
-
-  private static SharedToken token(ConfigReader r) {
-    if (r.get(AUTH_TOKEN_FILE) == null && r.get(AUTH_TOKEN) == null) {
-      return null;
-    }
-    Map<String, String> given = new HashMap<>();
-    given.put(AUTH_TOKEN_FILE, r.get(AUTH_TOKEN_FILE));
-    given.put(AUTH_TOKEN, r.get(AUTH_TOKEN));
-    try {
-      return SharedToken.fromEnvironment(given);
-    } catch (IllegalArgumentException e) {
-      r.error(e.getMessage());
-      return null;
-    }
   }
 
   /** One line per setting, for {@code --help} and for configuration errors. */

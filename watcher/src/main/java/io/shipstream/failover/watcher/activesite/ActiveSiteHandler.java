@@ -7,6 +7,7 @@ import com.sun.net.httpserver.HttpHandler;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URLDecoder;

@@ -2,7 +2,7 @@ package io.shipstream.failover.watcher.topology;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.shipstream.failover.watcher.activesite.SharedToken;
+import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

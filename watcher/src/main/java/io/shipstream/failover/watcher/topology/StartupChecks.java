@@ -3,7 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
-import io.shipstream.failover.watcher.activesite.SharedToken;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.watcher.topology.StartsReadOnlyWatch.Notice;
 import java.io.IOException;
 import java.time.Duration;

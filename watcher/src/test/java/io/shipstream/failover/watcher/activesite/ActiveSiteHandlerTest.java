@@ -1,7 +1,6 @@
 package io.shipstream.failover.watcher.activesite;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
@@ -15,6 +14,7 @@ import io.fabric8.mockwebserver.MockWebServer;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -22,8 +22,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -37,7 +35,6 @@ import java.util.logging.Level;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The handler mounted on a real JDK HTTP server, reading groups from a fabric8 mock API server in
@@ -186,21 +183,6 @@ class ActiveSiteHandlerTest {
     assertThat(post.statusCode()).isEqualTo(405);
     assertThat(post.headers().firstValue("Allow")).contains("GET");
     assertThat(get("/active-site/extra?namespace=shop&group=orders", BEARER).statusCode()).isEqualTo(404);
-  }
-
-  @Test
-  void theTokenComesFromAMountedFileOrTheEnvironment(@TempDir Path dir) throws IOException {
-    Files.writeString(dir.resolve("token"), TOKEN + "\n");
-
-    assertThat(SharedToken.fromEnvironment(Map.of("AUTH_TOKEN_FILE", dir.resolve("token").toString())).matches(BEARER))
-        .isTrue();
-    assertThat(SharedToken.fromEnvironment(Map.of("AUTH_TOKEN", TOKEN)).matches(BEARER)).isTrue();
-    assertThat(SharedToken.of(TOKEN).toString()).doesNotContain(TOKEN);
-    assertThatThrownBy(() -> SharedToken.fromEnvironment(Map.of()))
-        .hasMessage("AUTH_TOKEN_FILE or AUTH_TOKEN is required: sidecars authenticate GET /active-site with the "
-            + "group's shared token");
-    assertThatThrownBy(() -> SharedToken.fromEnvironment(Map.of("AUTH_TOKEN_FILE", dir.resolve("missing").toString())))
-        .hasMessage("AUTH_TOKEN_FILE " + dir.resolve("missing") + " cannot be read (NoSuchFileException)");
   }
 
   private void createGroup(String namespace, String name, String activeSite) {

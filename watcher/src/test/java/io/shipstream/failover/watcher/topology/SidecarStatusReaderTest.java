@@ -3,7 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.shipstream.failover.watcher.activesite.SharedToken;
+import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

@@ -12,7 +12,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
-import io.shipstream.failover.watcher.activesite.SharedToken;
+import io.shipstream.failover.runtime.SharedToken;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Clock;
