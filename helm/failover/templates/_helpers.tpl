@@ -60,6 +60,32 @@ app.kubernetes.io/component: {{ .component }}
 {{- default (printf "%s-sidecar-token" (include "failover.fullname" .)) .Values.sidecarToken.secretName }}
 {{- end }}
 
+{{/*
+The sidecars' shared token, as both processes read it (runtime's SharedToken): the watcher checks
+it on /active-site, the worker presents it to the sidecars' POST /tick and GET /status. A mounted
+file rather than an environment variable, so the value never shows in the pod spec.
+*/}}
+{{- define "failover.sidecarTokenEnv" -}}
+- name: AUTH_TOKEN_FILE
+  value: /etc/failover/sidecar-token/token
+{{- end }}
+
+{{- define "failover.sidecarTokenMount" -}}
+- name: sidecar-token
+  mountPath: /etc/failover/sidecar-token
+  readOnly: true
+{{- end }}
+
+{{- define "failover.sidecarTokenVolume" -}}
+- name: sidecar-token
+  secret:
+    secretName: {{ include "failover.sidecarTokenSecret" . }}
+    defaultMode: 0440
+    items:
+      - key: {{ .Values.sidecarToken.key }}
+        path: token
+{{- end }}
+
 {{- define "failover.leaseName" -}}
 {{- default (printf "%s-watcher" (include "failover.fullname" .)) .Values.watcher.leaderElection.leaseName }}
 {{- end }}

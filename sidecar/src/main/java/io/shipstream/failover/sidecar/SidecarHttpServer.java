@@ -15,14 +15,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code GET /health}, {@code /status}, {@code /metrics} (open: probes and Prometheus read them,
- * and nothing they return can start or stop a fence), and {@code /peer/ping}, {@code
- * /peer/active-site} (bearer token, 401 without it: a peer's view can fence this group's
- * servers, so only a holder of the group's token may serve or read one). {@code POST /tick} (open
- * too) runs a fencing tick now and answers the fresh status: the failover workflow asks for one so
- * that the old primary's sidecar learns the new active site without waiting for its next scheduled
- * tick. A tick only applies the sidecar's own rules, so an extra one can fence but never unfence
- * anything the rules would not; the sidecar rate-limits them.
+ * {@code GET /health} and {@code /metrics} are open: the kubelet and Prometheus read them, and
+ * they say nothing about the group beyond counters. Everything else needs the group's bearer
+ * token and answers 401 without it: {@code /peer/ping} and {@code /peer/active-site} (a peer's
+ * view can fence this group's servers, so only a holder of the token may serve or read one),
+ * {@code GET /status} (it shows the peers, the lease's expiry and the state of MySQL: a map for
+ * whoever would cut the right links) and {@code POST /tick}, which runs a fencing tick now and
+ * answers the fresh status: the failover workflow's worker asks for one so that the old primary's
+ * sidecar learns the new active site without waiting for its next scheduled tick. A tick only
+ * applies the sidecar's own rules, so an extra one can fence but never unfence anything the rules
+ * would not; the sidecar rate-limits them.
  */
 final class SidecarHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SidecarHttpServer.class);
@@ -39,7 +41,7 @@ final class SidecarHttpServer implements AutoCloseable {
     server.setExecutor(executor);
     Map<String, Handler> routes = Map.of(
         "/health", exchange -> send(exchange, 200, "text/plain", "ok\n"),
-        "/status", exchange -> send(exchange, 200, JSON, status.get().toJson()),
+        "/status", authenticated(token, exchange -> send(exchange, 200, JSON, status.get().toJson())),
         "/metrics", exchange -> send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get()),
         TopologyClient.PEER_PING_PATH, authenticated(token,
             exchange -> send(exchange, 200, JSON, pingBody)),
@@ -53,7 +55,7 @@ final class SidecarHttpServer implements AutoCloseable {
         }));
     // The one route that is not a GET; every other path keeps answering 405 to anything but GET.
     Map<String, Handler> posts = Map.of(
-        TICK_PATH, exchange -> send(exchange, 200, JSON, tickNow.get().toJson()));
+        TICK_PATH, authenticated(token, exchange -> send(exchange, 200, JSON, tickNow.get().toJson())));
     server.createContext("/", exchange -> {
       try (exchange) {
         String path = exchange.getRequestURI().getPath();

@@ -70,12 +70,17 @@ class SidecarHttpTest {
   }
 
   @Test
-  void healthStatusAndMetricsAreOpen() throws Exception {
+  void healthAndMetricsAreOpenAndTheStatusNeedsTheToken() throws Exception {
     sidecar = start(watcher.url(), new FakeLocalMysql(MysqlState.WRITABLE));
     awaitTrue(() -> sidecar.status().ticks() >= 1);
 
     assertThat(get("/health", null).body()).isEqualTo("ok\n");
-    HttpResponse<String> status = get("/status", null);
+    for (String refused : new String[] {null, "Bearer wrong-token", "Basic " + Configs.TOKEN}) {
+      HttpResponse<String> anonymous = get("/status", refused);
+      assertThat(anonymous.statusCode()).as("/status with %s", refused).isEqualTo(401);
+      assertThat(anonymous.body()).doesNotContain("iad", "WRITABLE");
+    }
+    HttpResponse<String> status = get("/status", "Bearer " + Configs.TOKEN);
     assertThat(status.statusCode()).isEqualTo(200);
     assertThat(status.body()).contains("\"site\":\"iad\"", "\"activeSite\":\"iad\"", "\"mysql\":\"WRITABLE\"",
         "\"boot\":\"DONE\"");

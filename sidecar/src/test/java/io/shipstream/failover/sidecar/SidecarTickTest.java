@@ -22,6 +22,8 @@ class SidecarTickTest {
   private static final Duration LEASE = Duration.ofSeconds(150);
   private static final Duration INTERVAL = Duration.ofSeconds(60);
 
+  private static final String BEARER = "Bearer " + Configs.TOKEN;
+
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
   private Sidecar sidecar;
@@ -41,16 +43,16 @@ class SidecarTickTest {
     awaitTrue(() -> sidecar.status().boot() == FencingDecision.Boot.DONE);
     watcher.activeSite("pdx");
 
-    HttpResponse<String> tick = post("/tick", null);
+    HttpResponse<String> tick = post("/tick", BEARER);
 
     assertThat(tick.statusCode()).isEqualTo(200);
     assertThat(tick.headers().firstValue("Content-Type")).contains("application/json");
     assertThat(tick.body()).contains("\"activeSite\":\"pdx\"", "\"lastAction\":\"FENCE_RULE1\"", "\"ticks\":2");
     assertThat(mysql.calls).containsExactly("fence");
     Thread.sleep(ExtraTicks.MIN_INTERVAL.toMillis() + 50);
-    assertThat(post("/tick", null).body()).as("the next tick sees the server fenced")
+    assertThat(post("/tick", BEARER).body()).as("the next tick sees the server fenced")
         .contains("\"mysql\":\"READ_ONLY\"", "\"lastAction\":\"NONE\"", "\"ticks\":3");
-    assertThat(get("/status").body()).contains("\"mysql\":\"READ_ONLY\"", "\"ticks\":3");
+    assertThat(get("/status", BEARER).body()).contains("\"mysql\":\"READ_ONLY\"", "\"ticks\":3");
   }
 
   @Test
@@ -61,7 +63,7 @@ class SidecarTickTest {
     long before = sidecar.status().ticks();
     long started = System.nanoTime();
     for (int i = 0; i < 20; i++) {
-      assertThat(post("/tick", null).statusCode()).isEqualTo(200);
+      assertThat(post("/tick", BEARER).statusCode()).isEqualTo(200);
     }
     long windows = Duration.ofNanos(System.nanoTime() - started).toMillis() / ExtraTicks.MIN_INTERVAL.toMillis() + 1;
 
@@ -70,13 +72,23 @@ class SidecarTickTest {
   }
 
   @Test
-  void tickIsPostOnlyNeedsNoTokenAndTheOtherRoutesStayGetOnly() throws Exception {
-    sidecar = start(new FakeLocalMysql(MysqlState.READ_ONLY));
+  void tickIsPostOnlyNeedsTheTokenAndTheOtherRoutesStayGetOnly() throws Exception {
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    sidecar = start(mysql);
+    awaitTrue(() -> sidecar.status().boot() == FencingDecision.Boot.DONE);
+    watcher.activeSite("pdx");
+    long ticks = sidecar.status().ticks();
 
-    HttpResponse<String> getTick = get("/tick");
+    HttpResponse<String> getTick = get("/tick", BEARER);
     assertThat(getTick.statusCode()).isEqualTo(405);
     assertThat(getTick.headers().firstValue("Allow")).contains("POST");
-    assertThat(post("/tick", "Bearer wrong").statusCode()).as("open like /status").isEqualTo(200);
+    for (String refused : new String[] {null, "Bearer wrong", "Basic " + Configs.TOKEN}) {
+      HttpResponse<String> tick = post("/tick", refused);
+      assertThat(tick.statusCode()).as("POST /tick with %s", refused).isEqualTo(401);
+      assertThat(tick.headers().firstValue("WWW-Authenticate")).contains("Bearer");
+    }
+    assertThat(sidecar.status().ticks()).as("a refused tick does not tick").isEqualTo(ticks);
+    assertThat(mysql.calls).as("nor fence").isEmpty();
     for (String path : List.of("/status", "/health", "/peer/ping", "/peer/active-site")) {
       HttpResponse<String> post = post(path, "Bearer " + Configs.TOKEN);
       assertThat(post.statusCode()).as(path).isEqualTo(405);
@@ -102,8 +114,11 @@ class SidecarTickTest {
     return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  private HttpResponse<String> get(String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(5)).GET().build(),
-        HttpResponse.BodyHandlers.ofString());
+  private HttpResponse<String> get(String path, String authorization) throws Exception {
+    HttpRequest.Builder request = HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(5)).GET();
+    if (authorization != null) {
+      request.header("Authorization", authorization);
+    }
+    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

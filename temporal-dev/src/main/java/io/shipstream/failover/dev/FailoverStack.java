@@ -47,7 +47,10 @@ import java.util.function.Predicate;
 public final class FailoverStack implements AutoCloseable {
   public static final String GROUP_NAME = "orders";
   public static final String SECRET = "mysql-credentials";
-  /** The shared token the sidecars present to the watcher's /active-site and to each other. */
+  /**
+   * The shared token the sidecars present to the watcher's /active-site and to each other, and the
+   * worker to the sidecars' POST /tick and GET /status.
+   */
   public static final String SIDECAR_TOKEN = "playground-sidecar-token";
 
   private final MockCluster kube;
@@ -206,8 +209,9 @@ public final class FailoverStack implements AutoCloseable {
     }
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs), factoryOptions.build());
     var w = factory.newWorker(TaskQueues.FAILOVER, workerOptions.build());
-    // The same workflows and activities the worker process hosts.
-    Registrations.register(w, k, Clock.systemUTC());
+    // The same workflows and activities the worker process hosts, holding the sidecars' token as
+    // the worker's pods do.
+    Registrations.register(w, k, Clock.systemUTC(), SharedToken.of(SIDECAR_TOKEN));
     factory.start();
     worker = factory;
   }

@@ -248,6 +248,10 @@ public final class Playground {
         (System.nanoTime() - t0) / 1_000_000, stack.temporalTarget(), stack.servers().keySet());
     stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%s%n", site, server.jdbcUrl(),
         stack.sidecars().map(s -> ", sidecar http://127.0.0.1:" + s.port(site) + "/status").orElse("")));
+    if (stack.sidecars().isPresent()) {
+      out.printf("  (a sidecar's /status wants its token: curl -H 'Authorization: Bearer %s' <url>)%n",
+          FailoverStack.SIDECAR_TOKEN);
+    }
     KubectlGateway gateway = KubectlGateway.start(stack.kubernetes().getMasterUrl().toString());
     Path kubeconfig = Kubeconfig.write(gateway.url(), stack.group().namespace(), work.resolve("kubeconfig"));
     out.printf("  mock Kubernetes API %s (for kubectl: export KUBECONFIG=%s)%n", gateway.url(),

@@ -8,6 +8,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.watcher.WatcherApp;
@@ -153,7 +154,7 @@ final class ScaleStack implements AutoCloseable {
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(temporal.stubs()),
         WorkerFactoryOptions.newBuilder().build());
     var w = factory.newWorker(TaskQueues.FAILOVER, WorkerOptions.newBuilder().build());
-    Registrations.register(w, kube.client(), Clock.systemUTC());
+    Registrations.register(w, kube.client(), Clock.systemUTC(), SharedToken.of(FailoverStack.SIDECAR_TOKEN));
     factory.start();
     worker = factory;
   }

@@ -334,6 +334,40 @@ class HelmChartTest {
         .containsExactly("shop", "billing");
   }
 
+  /**
+   * The worker presents the sidecars' token to their POST /tick and GET /status, so it mounts the
+   * very Secret the watcher checks /active-site against, and reads it as the watcher does.
+   */
+  @Test
+  void theWorkerGetsTheSidecarTokenFromTheWatchersSecret(@TempDir Path pod) throws IOException {
+    for (List<HasMetadata> rendering : List.of(defaults, nonDefaults)) {
+      Deployment worker = deployment(rendering, "worker");
+      Deployment watcher = deployment(rendering, "watcher");
+      assertThat(env(worker)).containsEntry("AUTH_TOKEN_FILE", "/etc/failover/sidecar-token/token")
+          .doesNotContainKey("AUTH_TOKEN");
+      assertThat(tokenVolume(worker)).isEqualTo(tokenVolume(watcher));
+      assertThat(tokenVolume(worker).getSecret().getSecretName()).isEqualTo(RELEASE + "-sidecar-token");
+      assertThat(container(worker).getVolumeMounts()).anySatisfy(m -> {
+        assertThat(m.getName()).isEqualTo("sidecar-token");
+        assertThat(m.getMountPath()).isEqualTo("/etc/failover/sidecar-token");
+        assertThat(m.getReadOnly()).isTrue();
+      });
+      WorkerConfig config = WorkerConfig.from(podEnv(worker, pod), new String[0]);
+      assertThat(config.sidecarToken()).as("the worker refuses to start without it").isNotNull();
+      assertThat(config.sidecarToken().authorization()).isEqualTo("Bearer mounted-AUTH_TOKEN_FILE");
+    }
+    List<HasMetadata> ownSecret = parse(template().set("sidecarToken.secretName", "my-token")
+        .set("sidecarToken.key", "value").call());
+    assertThat(tokenVolume(deployment(ownSecret, "worker")).getSecret().getSecretName()).isEqualTo("my-token");
+    assertThat(tokenVolume(deployment(ownSecret, "worker")).getSecret().getItems())
+        .extracting(i -> i.getKey() + "->" + i.getPath()).containsExactly("value->token");
+  }
+
+  private static Volume tokenVolume(Deployment deployment) {
+    return deployment.getSpec().getTemplate().getSpec().getVolumes().stream()
+        .filter(v -> v.getName().equals("sidecar-token")).findFirst().orElseThrow();
+  }
+
   @Test
   void rbacGrantsExactlyTheCallsOfTheCodeInEveryNamespace() {
     assertThat(permissions(defaults, "worker")).isEqualTo(Map.of(

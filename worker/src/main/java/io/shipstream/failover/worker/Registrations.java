@@ -7,6 +7,7 @@ import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
 import io.shipstream.failover.activities.mysql.SecretCredentialsProvider;
 import io.shipstream.failover.activities.sidecar.SidecarActivitiesImpl;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.emergency.EmergencyFailoverWorkflowImpl;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.worker.Worker;
@@ -24,17 +25,20 @@ public final class Registrations {
 
   private Registrations() {}
 
-  /** The activity implementations, wired to the cluster the worker runs against. */
-  public static List<Object> activities(KubernetesClient kubernetes, Clock clock) {
+  /**
+   * The activity implementations, wired to the cluster the worker runs against; {@code
+   * sidecarToken} (null: none) is what the sidecar activity presents to the sidecars.
+   */
+  public static List<Object> activities(KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
     return List.of(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock),
         new KubernetesActivitiesImpl(kubernetes, clock),
         new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock),
-        new SidecarActivitiesImpl(clock));
+        new SidecarActivitiesImpl(clock, sidecarToken));
   }
 
-  public static void register(Worker worker, KubernetesClient kubernetes, Clock clock) {
+  public static void register(Worker worker, KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
     worker.registerWorkflowImplementationTypes(WORKFLOWS.toArray(Class<?>[]::new));
-    worker.registerActivitiesImplementations(activities(kubernetes, clock).toArray());
+    worker.registerActivitiesImplementations(activities(kubernetes, clock, sidecarToken).toArray());
   }
 }

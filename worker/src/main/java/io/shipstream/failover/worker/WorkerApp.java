@@ -6,6 +6,7 @@ import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.runtime.Closeables;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.runtime.TemporalStubs;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
@@ -76,7 +77,8 @@ public final class WorkerApp implements AutoCloseable {
       WorkflowClient client = WorkflowClient.newInstance(stubs,
           WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
       WorkerFactory factory = WorkerFactory.newInstance(client);
-      Registrations.register(factory.newWorker(config.taskQueue()), kubernetes, Clock.systemUTC());
+      Registrations.register(factory.newWorker(config.taskQueue()), kubernetes, Clock.systemUTC(),
+          config.sidecarToken());
       started.add(() -> {
         // A factory that never started has nothing to stop, and stopping it would call Temporal.
         if (factory.isStarted()) {
@@ -156,6 +158,12 @@ public final class WorkerApp implements AutoCloseable {
     WorkerConfig config;
     try {
       config = WorkerConfig.from(System.getenv(), args);
+      if (config.sidecarToken() == null) {
+        // Without it every sidecar answers 401, and an emergency failover could never learn that
+        // the old primary is fenced: it would wait out the whole lease every time.
+        throw new IllegalArgumentException("invalid worker configuration:\n  - " + SharedToken.required(
+            "the worker asks the sidecars (POST /tick, GET /status) with the group's shared token"));
+      }
     } catch (IllegalArgumentException e) {
       System.err.println(e.getMessage());
       System.err.print(WorkerConfig.usage());

@@ -4,6 +4,7 @@ import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.runtime.ConfigReader;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.Setting;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.runtime.TemporalSettings;
 import io.shipstream.failover.workflows.TaskQueues;
 import java.nio.file.Path;
@@ -18,9 +19,10 @@ import java.util.Map;
  * variable of the same name: {@code TASK_QUEUE} is {@code --task-queue}). Every bad value is
  * reported at once.
  *
- * <p>Two settings are environment-only on purpose: {@code TEMPORAL_API_KEY}, because a flag is
- * visible in {@code ps} and in the pod spec, and {@code LOG_FORMAT}, because logback reads it
- * before {@code main} runs; it is validated here so a typo fails loudly instead of logging nothing.
+ * <p>Three settings are environment-only on purpose: {@code TEMPORAL_API_KEY} and {@code
+ * AUTH_TOKEN}, because a flag is visible in {@code ps} and in the pod spec, and {@code LOG_FORMAT},
+ * because logback reads it before {@code main} runs; it is validated here so a typo fails loudly
+ * instead of logging nothing.
  *
  * @param temporalAddress {@code host:port} of the Temporal frontend, or a gRPC target URI
  * @param tls whether to connect with TLS; implied by a client certificate, a CA or an API key
@@ -30,6 +32,10 @@ import java.util.Map;
  * @param httpPort port of {@code /healthz}, {@code /readyz} and {@code /metrics}; 0 picks a free one
  * @param metricsReportInterval how often the SDK's metrics scope is copied into the registry
  * @param shutdownTimeout how long in-flight activities may run on after SIGTERM
+ * @param sidecarToken the sidecars' shared token (AUTH_TOKEN_FILE, or AUTH_TOKEN from the
+ *     environment only), which the sidecar activity presents to {@code POST /tick} and {@code GET
+ *     /status}; null when unset, which {@link WorkerApp#main} refuses (embedders without sidecars
+ *     may leave it out)
  */
 public record WorkerConfig(
     String temporalAddress,
@@ -43,7 +49,8 @@ public record WorkerConfig(
     int httpPort,
     Duration metricsReportInterval,
     Duration shutdownTimeout,
-    String logFormat) {
+    String logFormat,
+    SharedToken sidecarToken) {
 
   static final String TASK_QUEUE = "TASK_QUEUE";
   static final String HTTP_PORT = "HTTP_PORT";
@@ -59,6 +66,7 @@ public record WorkerConfig(
     s.add(Setting.of(HTTP_PORT, "9090"));
     s.add(Setting.of(METRICS_REPORT_INTERVAL, "10s"));
     s.add(Setting.of(SHUTDOWN_TIMEOUT, "30s"));
+    s.addAll(SharedToken.SETTINGS);
     s.add(Logging.LOG_FORMAT_SETTING);
     return List.copyOf(s);
   }
@@ -80,9 +88,10 @@ public record WorkerConfig(
     Duration interval = r.parse(METRICS_REPORT_INTERVAL, WorkerConfig::positive);
     Duration shutdown = r.parse(SHUTDOWN_TIMEOUT, WorkerConfig::positive);
     String logFormat = Logging.format(r);
+    SharedToken token = SharedToken.read(r);
     r.check();
     return new WorkerConfig(temporal.address(), temporal.namespace(), taskQueue, temporal.tls(), temporal.tlsCert(),
-        temporal.tlsKey(), temporal.tlsCa(), temporal.apiKey(), httpPort, interval, shutdown, logFormat);
+        temporal.tlsKey(), temporal.tlsCa(), temporal.apiKey(), httpPort, interval, shutdown, logFormat, token);
   }
 
   private static Duration positive(String value) {
@@ -107,7 +116,7 @@ public record WorkerConfig(
     return tlsCert != null;
   }
 
-  /** The API key is replaced by a mask: this string goes to the startup log line. */
+  /** The API key and the sidecar token are replaced by masks: this string goes to the startup log line. */
   @Override
   public String toString() {
     return "WorkerConfig[temporalAddress=" + temporalAddress + ", namespace=" + namespace + ", taskQueue=" + taskQueue
@@ -115,6 +124,6 @@ public record WorkerConfig(
         + ", apiKey=" + (apiKey == null ? "unset" : "****") + ", httpPort=" + httpPort
         + ", metricsReportInterval=" + (metricsReportInterval == null ? null : Durations.format(metricsReportInterval))
         + ", shutdownTimeout=" + (shutdownTimeout == null ? null : Durations.format(shutdownTimeout))
-        + ", logFormat=" + logFormat + "]";
+        + ", logFormat=" + logFormat + ", sidecarToken=" + (sidecarToken == null ? "unset" : "****") + "]";
   }
 }

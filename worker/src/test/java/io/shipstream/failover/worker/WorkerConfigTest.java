@@ -115,6 +115,23 @@ class WorkerConfigTest {
   }
 
   @Test
+  void theSidecarTokenIsReadAsTheWatcherReadsItAndNeverPrinted() throws IOException {
+    Path file = Files.writeString(dir.resolve("token"), "from-file\n");
+
+    WorkerConfig fromFile = WorkerConfig.from(Map.of("AUTH_TOKEN_FILE", file.toString()), NO_FLAGS);
+    WorkerConfig fromEnv = WorkerConfig.from(Map.of("AUTH_TOKEN", "from-env"), NO_FLAGS);
+
+    assertThat(fromFile.sidecarToken().authorization()).isEqualTo("Bearer from-file");
+    assertThat(fromEnv.sidecarToken().authorization()).isEqualTo("Bearer from-env");
+    assertThat(fromEnv.toString()).doesNotContain("from-env").contains("sidecarToken=****");
+    assertThat(WorkerConfig.defaultConfig().sidecarToken()).as("embedders may leave it out").isNull();
+    assertThatThrownBy(() -> WorkerConfig.from(Map.of(), new String[] {"--auth-token=x"}))
+        .hasMessageContaining("--auth-token is not accepted as a flag");
+    assertThatThrownBy(() -> WorkerConfig.from(Map.of("AUTH_TOKEN_FILE", dir.resolve("none").toString()), NO_FLAGS))
+        .hasMessageContaining("AUTH_TOKEN_FILE " + dir.resolve("none") + " cannot be read");
+  }
+
+  @Test
   void logFormatIsTextOrJsonAndOnlyFromTheEnvironment() {
     assertThat(WorkerConfig.from(Map.of("LOG_FORMAT", "json"), NO_FLAGS).logFormat()).isEqualTo("json");
     assertThatThrownBy(() -> WorkerConfig.from(Map.of("LOG_FORMAT", "jsno"), NO_FLAGS))

@@ -1,6 +1,7 @@
 package io.shipstream.failover.activities.sidecar;
 
 import io.shipstream.failover.activities.mysql.Heartbeat;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
 import java.io.IOException;
 import java.net.URI;
@@ -16,24 +17,28 @@ import org.slf4j.LoggerFactory;
  * Asks an old primary's sidecar to confirm that its server takes no writes. The first request is
  * {@code POST /tick}, so a sidecar that has not ticked since the naming does not make the failover
  * wait for its next scheduled tick; then {@code GET /status} every {@link #POLL_INTERVAL}, with a
- * fresh tick asked for every {@link #TICK_INTERVAL} (the sidecar rate-limits them anyway).
+ * fresh tick asked for every {@link #TICK_INTERVAL} (the sidecar rate-limits them anyway). Both
+ * carry the group's shared token: a sidecar's status shows its peers and its lease, and a tick can
+ * fence, so neither is open to anyone who can reach the port.
  */
 public final class SidecarActivitiesImpl implements SidecarActivities {
   static final Duration POLL_INTERVAL = Duration.ofMillis(200);
   static final Duration TICK_INTERVAL = Duration.ofSeconds(1);
   private static final Logger log = LoggerFactory.getLogger(SidecarActivitiesImpl.class);
 
-  private final SidecarClient client = new SidecarClient();
+  private final SidecarClient client;
   private final Clock clock;
   private final Heartbeat heartbeat;
 
-  public SidecarActivitiesImpl(Clock clock) {
-    this(clock, Heartbeat.temporal());
+  /** @param token the sidecars' shared token; null sends none, and every answer says so */
+  public SidecarActivitiesImpl(Clock clock, SharedToken token) {
+    this(clock, token, Heartbeat.temporal());
   }
 
-  SidecarActivitiesImpl(Clock clock, Heartbeat heartbeat) {
+  SidecarActivitiesImpl(Clock clock, SharedToken token, Heartbeat heartbeat) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
+    this.client = new SidecarClient(token);
   }
 
   @Override
@@ -55,6 +60,8 @@ public final class SidecarActivitiesImpl implements SidecarActivities {
         problem = null;
       } catch (HttpTimeoutException e) {
         problem = "no answer within " + SidecarClient.REQUEST_TIMEOUT.toMillis() + " ms";
+      } catch (SidecarClient.Refused e) {
+        problem = e.getMessage();
       } catch (IOException | IllegalArgumentException e) {
         problem = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
       } catch (InterruptedException e) {

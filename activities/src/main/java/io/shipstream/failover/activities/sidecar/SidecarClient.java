@@ -2,6 +2,7 @@ package io.shipstream.failover.activities.sidecar;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import java.io.IOException;
 import java.net.URI;
@@ -11,15 +12,32 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * The sidecar's two unauthenticated endpoints the workflows use: {@code POST /tick} (a fencing tick
- * now, answering the fresh status) and {@code GET /status}. Every request is short: a sidecar that
- * does not answer within a second is asked again on the next poll rather than waited for.
+ * The sidecar's two endpoints the workflows use, {@code POST /tick} (a fencing tick now, answering
+ * the fresh status) and {@code GET /status}, both asked with the group's shared token. Every
+ * request is short: a sidecar that does not answer within a second is asked again on the next
+ * poll rather than waited for.
  */
 final class SidecarClient {
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(REQUEST_TIMEOUT).build();
+  private final SharedToken token;
+
+  /** @param token the sidecars' shared token; null sends none, which a sidecar refuses */
+  SidecarClient(SharedToken token) {
+    this.token = token;
+  }
+
+  /**
+   * A sidecar that turned the request away. Its message is the whole sentence the activity
+   * reports, since what to fix (the worker's token) matters more than the exception's type.
+   */
+  static final class Refused extends IOException {
+    Refused(String message) {
+      super(message);
+    }
+  }
 
   /** The status after a tick run now; an older sidecar without the endpoint answers its current status. */
   Snapshot tick(URI base) throws IOException, InterruptedException {
@@ -28,20 +46,32 @@ final class SidecarClient {
     if (response.statusCode() == 404 || response.statusCode() == 405) {
       return status(base);
     }
-    return parse(response);
+    return parse(response, token != null);
   }
 
   Snapshot status(URI base) throws IOException, InterruptedException {
-    return parse(http.send(request(base, "/status").GET().build(), HttpResponse.BodyHandlers.ofString()));
+    return parse(http.send(request(base, "/status").GET().build(), HttpResponse.BodyHandlers.ofString()),
+        token != null);
   }
 
-  private static HttpRequest.Builder request(URI base, String path) {
+  private HttpRequest.Builder request(URI base, String path) {
     String root = base.toString().endsWith("/") ? base.toString().substring(0, base.toString().length() - 1)
         : base.toString();
-    return HttpRequest.newBuilder(URI.create(root + path)).timeout(REQUEST_TIMEOUT);
+    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + path)).timeout(REQUEST_TIMEOUT);
+    if (token != null) {
+      request.header("Authorization", token.authorization());
+    }
+    return request;
   }
 
-  static Snapshot parse(HttpResponse<String> response) throws IOException {
+  static Snapshot parse(HttpResponse<String> response, boolean tokenSent) throws IOException {
+    if (response.statusCode() == 401 || response.statusCode() == 403) {
+      throw new Refused(tokenSent
+          ? "the sidecar refused the token (" + response.statusCode() + "): the worker's AUTH_TOKEN_FILE or "
+              + "AUTH_TOKEN must hold the sidecars' shared token"
+          : "the sidecar refused the request (" + response.statusCode() + "): the worker has no sidecar token; "
+              + "set AUTH_TOKEN_FILE or AUTH_TOKEN to the sidecars' shared token");
+    }
     if (response.statusCode() != 200) {
       throw new IOException("HTTP " + response.statusCode() + " from " + response.uri());
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
 import io.shipstream.failover.activities.mysql.Heartbeat;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -20,11 +21,12 @@ import org.junit.jupiter.api.Test;
 
 /** Against a stub sidecar on a loopback port: what the old primary's sidecar answers decides. */
 class SidecarActivitiesImplTest {
+  private static final SharedToken TOKEN = SharedToken.of("sidecar-token");
   private final AtomicReference<String> mysql = new AtomicReference<>("WRITABLE");
   private final AtomicReference<String> active = new AtomicReference<>("iad");
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private HttpServer server;
-  private final SidecarActivitiesImpl activities = new SidecarActivitiesImpl(Clock.systemUTC(), Heartbeat.NONE);
+  private final SidecarActivitiesImpl activities = new SidecarActivitiesImpl(Clock.systemUTC(), TOKEN, Heartbeat.NONE);
 
   private String start(boolean hasTick) throws IOException {
     server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 8);
@@ -32,6 +34,11 @@ class SidecarActivitiesImplTest {
       try (exchange) {
         String path = exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath();
         requests.add(path);
+        // As the sidecar does: the token first, then the route.
+        if (!TOKEN.matches(exchange.getRequestHeaders().getFirst("Authorization"))) {
+          exchange.sendResponseHeaders(401, -1);
+          return;
+        }
         boolean known = path.equals("GET /status") || (hasTick && path.equals("POST /tick"));
         String body = "{\"site\":\"iad\",\"view\":{\"activeSite\":\"" + active.get()
             + "\",\"observedAt\":\"2026-01-01T00:00:00Z\"},\"mysql\":\"" + mysql.get() + "\",\"ticks\":3}";
@@ -104,6 +111,26 @@ class SidecarActivitiesImplTest {
     // A sidecar that reports another site (a wrong URL in the spec) proves nothing about iad.
     active.set("pdx");
     assertThat(activities.confirmFenced(url, "sfo", "pdx", Instant.now().plusMillis(500)).confirmed()).isFalse();
+  }
+
+  @Test
+  void aSidecarThatRefusesTheTokenIsReportedAsSuchNotAsAnHttpError() throws IOException {
+    String url = start(true);
+    active.set("pdx");
+    mysql.set("READ_ONLY");
+
+    Confirmation wrong = new SidecarActivitiesImpl(Clock.systemUTC(), SharedToken.of("not-the-token"),
+        Heartbeat.NONE).confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(500));
+    Confirmation none = new SidecarActivitiesImpl(Clock.systemUTC(), null, Heartbeat.NONE)
+        .confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(500));
+
+    assertThat(wrong.confirmed()).isFalse();
+    assertThat(wrong.last()).isNull();
+    assertThat(wrong.problem()).startsWith("the sidecar refused the token (401)").doesNotContain("not-the-token");
+    assertThat(none.confirmed()).isFalse();
+    assertThat(none.problem()).startsWith("the sidecar refused the request (401)").contains("no sidecar token");
+    assertThat(activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5)).confirmed())
+        .as("with the right token").isTrue();
   }
 
   @Test

@@ -6,9 +6,10 @@ import java.time.Instant;
 import java.util.Set;
 
 /**
- * What the workflows ask of a site's fencing sidecar over its HTTP endpoints
- * ({@code POST /tick}, {@code GET /status}). The activity types are prefixed (SidecarConfirmFenced)
- * so that they never clash with MySQL's.
+ * What the workflows ask of a site's fencing sidecar over its HTTP endpoints {@code POST /tick}
+ * and {@code GET /status}, which answer only holders of the group's shared token (the worker's
+ * AUTH_TOKEN_FILE or AUTH_TOKEN). The activity types are prefixed (SidecarConfirmFenced) so that
+ * they never clash with MySQL's.
  */
 @ActivityInterface(namePrefix = "Sidecar")
 public interface SidecarActivities {
@@ -18,7 +19,8 @@ public interface SidecarActivities {
    * a snapshot proves that the server of {@code site} takes no writes while {@code activeSite} is
    * the active site (see {@link Snapshot#provesFenced}), heartbeating as it goes. Returns
    * unconfirmed at the deadline, an absolute time so a retry on another worker does not start the
-   * budget over; never throws for a sidecar that cannot be reached: says so.
+   * budget over; never throws for a sidecar that cannot be reached or refuses the worker's token:
+   * says so in {@link Confirmation#problem}.
    */
   @ActivityMethod
   Confirmation confirmFenced(String sidecarUrl, String site, String activeSite, Instant deadline);

@@ -83,7 +83,9 @@ final class OldPrimaryProof {
       return "its sidecar has not confirmed " + site + " fenced";
     }
     if (answer.problem() != null) {
-      return "its sidecar cannot be reached (" + answer.problem() + ")";
+      // The problem is the activity's whole sentence: a timeout, a refused connection, or the
+      // sidecar refusing the worker's token, which is no reachability problem.
+      return "its sidecar could not confirm: " + answer.problem();
     }
     if (answer.last() == null) {
       return "its sidecar never answered";

@@ -100,7 +100,7 @@ class OldPrimaryGuardTest {
     assertThat(wait.message()).startsWith("waiting ").contains("for iad's lease to expire");
     FakeKubernetes.Event expired = event("OldPrimaryLeaseExpired");
     assertThat(expired.type()).isEqualTo("Warning");
-    assertThat(expired.message()).contains("iad's lease expired").contains("cannot be reached");
+    assertThat(expired.message()).contains("iad's lease expired").contains("its sidecar could not confirm");
     assertThat(result.message()).contains("iad's lease expired");
   }
 

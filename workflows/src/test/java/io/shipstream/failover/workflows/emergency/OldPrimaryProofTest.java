@@ -80,7 +80,12 @@ class OldPrimaryProofTest {
         .isEqualTo("waiting 26 s (until 2026-05-01T10:00:00Z) for iad's lease to expire: its sidecar has not "
             + "confirmed iad fenced");
     assertThat(OldPrimaryProof.confirmedMessage(Proof.LEASE_EXPIRED, "iad", "pdx", unreachable))
-        .contains("its sidecar cannot be reached (no answer within 1000 ms)");
+        .contains("its sidecar could not confirm: no answer within 1000 ms");
+    Confirmation refused = new Confirmation(false, null, "the sidecar refused the token (401): the worker's "
+        + "AUTH_TOKEN_FILE or AUTH_TOKEN must hold the sidecars' shared token", 25_000);
+    assertThat(OldPrimaryProof.whyUnconfirmed(refused, "iad"))
+        .isEqualTo("its sidecar could not confirm: the sidecar refused the token (401): the worker's "
+            + "AUTH_TOKEN_FILE or AUTH_TOKEN must hold the sidecars' shared token");
     Confirmation writable = new Confirmation(false, new Snapshot("iad", "iad", "WRITABLE", 3), null, 25_000);
     assertThat(OldPrimaryProof.whyUnconfirmed(writable, "iad"))
         .isEqualTo("its sidecar last reported active site iad and MySQL WRITABLE");
