@@ -24,6 +24,8 @@ import java.util.function.Supplier;
  */
 public final class ProbeServer implements AutoCloseable {
   public static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+  /** Every interface; the JDK listens on IPv6 and IPv4 alike for it. */
+  public static final String ANY = "0.0.0.0";
 
   private final HttpServer server;
   private final ExecutorService executor;
@@ -33,12 +35,22 @@ public final class ProbeServer implements AutoCloseable {
     this.executor = executor;
   }
 
+  /** On every interface: what a pod needs, since the kubelet and the other pods come from outside. */
   public static Builder on(int port) {
-    return new Builder(port);
+    return new Builder(ANY, port);
+  }
+
+  /**
+   * On the interface of {@code host} only ({@code 0.0.0.0} for every interface), e.g. 127.0.0.1
+   * for a process that nothing outside the machine should reach.
+   */
+  public static Builder on(String host, int port) {
+    return new Builder(host, port);
   }
 
   /** What to serve; nothing listens until {@link #start}. */
   public static final class Builder {
+    private final String host;
     private final int port;
     private BooleanSupplier ready = () -> true;
     private String notReady = "not ready\n";
@@ -46,7 +58,8 @@ public final class ProbeServer implements AutoCloseable {
     private final Map<String, HttpHandler> handlers = new LinkedHashMap<>();
     private int threads = 2;
 
-    private Builder(int port) {
+    private Builder(String host, int port) {
+      this.host = host;
       this.port = port;
     }
 
@@ -77,9 +90,9 @@ public final class ProbeServer implements AutoCloseable {
     public ProbeServer start() {
       HttpServer server;
       try {
-        server = HttpServer.create(new InetSocketAddress(port), 0);
+        server = HttpServer.create(new InetSocketAddress(host, port), 0);
       } catch (IOException e) {
-        throw new UncheckedIOException("cannot listen on HTTP port " + port, e);
+        throw new UncheckedIOException("cannot listen on HTTP " + host + ":" + port, e);
       }
       AtomicInteger n = new AtomicInteger();
       ExecutorService executor = Executors.newFixedThreadPool(threads, r -> {
@@ -104,6 +117,11 @@ public final class ProbeServer implements AutoCloseable {
   /** The port listened on; the real one when configured as 0. */
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** The address listened on: the wildcard address, or the one interface it was given. */
+  public InetSocketAddress address() {
+    return server.getAddress();
   }
 
   private record Response(int status, String contentType, String body) {

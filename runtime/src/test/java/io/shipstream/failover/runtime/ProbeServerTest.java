@@ -49,6 +49,19 @@ class ProbeServerTest {
   }
 
   @Test
+  void listensOnEveryInterfaceUnlessGivenOne() throws Exception {
+    assertThat(server.address().getAddress().isAnyLocalAddress()).isTrue();
+    ProbeServer loopback = ProbeServer.on("127.0.0.1", 0).start();
+    try {
+      assertThat(loopback.address().getAddress().getHostAddress()).isEqualTo("127.0.0.1");
+      assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + loopback.port() + "/healthz"))
+          .build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    } finally {
+      loopback.close();
+    }
+  }
+
+  @Test
   void mountedHandlersAnswerAndOnlyExactProbePathsDo() throws Exception {
     assertThat(get("/hello").body()).isEqualTo("hi");
     assertThat(get("/healthz/x").statusCode()).isEqualTo(404);

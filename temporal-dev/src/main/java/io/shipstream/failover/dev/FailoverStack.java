@@ -47,6 +47,8 @@ import java.util.function.Predicate;
 public final class FailoverStack implements AutoCloseable {
   public static final String GROUP_NAME = "orders";
   public static final String SECRET = "mysql-credentials";
+  /** The only interface the stack listens on: nothing of it is meant to be reached from elsewhere. */
+  static final String LOOPBACK = "127.0.0.1";
   /**
    * The shared token the sidecars present to the watcher's /active-site and to each other, and the
    * worker to the sidecars' POST /tick and GET /status.
@@ -249,10 +251,16 @@ public final class FailoverStack implements AutoCloseable {
 
   public synchronized void startWatcher() {
     if (watcher == null) {
+      // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
       watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true)
-          .withTopologyMonitor(topologyMonitor).withHttpPort(watcherPort)
+          .withTopologyMonitor(topologyMonitor).withHttpHost(LOOPBACK).withHttpPort(watcherPort)
           .withActiveSiteToken(SharedToken.of(SIDECAR_TOKEN)), kube.client(), client);
     }
+  }
+
+  /** Where the watcher's HTTP port listens (its probes and /active-site), while it runs. */
+  public synchronized Optional<java.net.InetSocketAddress> watcherAddress() {
+    return Optional.ofNullable(watcher).map(WatcherApp::httpAddress);
   }
 
   public synchronized void killWatcher() {

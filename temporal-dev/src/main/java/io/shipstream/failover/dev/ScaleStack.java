@@ -76,7 +76,8 @@ final class ScaleStack implements AutoCloseable {
         starter.shutdown();
       }
       stack.startWorker();
-      stack.watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true).withTopologyMonitor(false),
+      stack.watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true).withTopologyMonitor(false)
+          .withHttpHost(FailoverStack.LOOPBACK),
           stack.kube.client(), WorkflowClient.newInstance(stack.temporal.stubs()));
       return stack;
     } catch (RuntimeException e) {

@@ -319,6 +319,8 @@ class HelmChartTest {
     assertThat(watcherConfig.taskQueue()).isEqualTo(workerConfig.taskQueue());
     assertThat(watcherConfig.temporal().namespace()).isEqualTo(workerConfig.namespace());
     assertThat(watcherConfig.httpPort()).isEqualTo(container(watcher).getPorts().get(0).getContainerPort());
+    assertThat(watcherConfig.httpHost()).as("the kubelet and the sidecars come from outside the pod")
+        .isEqualTo("0.0.0.0");
     assertThat(watcherConfig.watchNamespaces()).isEmpty();
     assertThat(watcherConfig.activeSiteToken()).as("the watcher refuses to start without it").isNotNull();
     assertThat(watcherConfig.leaderElection().leaseName()).isEqualTo(RELEASE + "-watcher");

@@ -51,6 +51,17 @@ class PlannedFailoverIT {
     }
   }
 
+  /** The README promises that the dev stack runs on 127.0.0.1: the watcher's port included. */
+  @Test
+  @Order(0)
+  void theWatcherListensOnLoopbackOnly() {
+    assertThat(stack.watcherAddress()).hasValueSatisfying(address -> {
+      assertThat(address.getAddress().isLoopbackAddress()).as("%s", address).isTrue();
+      assertThat(address.getAddress().isAnyLocalAddress()).isFalse();
+    });
+    assertThat(stack.temporalTarget()).startsWith("127.0.0.1:");
+  }
+
   @Test
   @Order(1)
   void badAnnotationsFailWithAClearReasonAndNoFence() {

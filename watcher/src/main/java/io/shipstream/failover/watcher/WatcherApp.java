@@ -89,8 +89,8 @@ public final class WatcherApp implements AutoCloseable {
       started.clear();
       started.add(app);
       app.http = app.probes();
-      log.info("watching MysqlFailoverGroups in {}; HTTP on port {}{}", config.watchNamespaces().isEmpty()
-          ? "all namespaces" : config.watchNamespaces(), app.http.port(),
+      log.info("watching MysqlFailoverGroups in {}; HTTP on {}:{}{}", config.watchNamespaces().isEmpty()
+          ? "all namespaces" : config.watchNamespaces(), config.httpHost(), app.http.port(),
           config.activeSiteToken() == null ? " (no token: /active-site is not served)" : "");
       LeaderElectionSettings election = config.leaderElection();
       if (election.enabled()) {
@@ -119,7 +119,7 @@ public final class WatcherApp implements AutoCloseable {
   }
 
   private ProbeServer probes() {
-    ProbeServer.Builder server = ProbeServer.on(config.httpPort())
+    ProbeServer.Builder server = ProbeServer.on(config.httpHost(), config.httpPort())
         .readiness(this::isReady, "the MysqlFailoverGroup cache has not synced")
         .metrics(metrics::scrape)
         // Every sidecar of every group asks /active-site every few seconds.
@@ -178,6 +178,11 @@ public final class WatcherApp implements AutoCloseable {
   /** The port of the probes, {@code /metrics} and {@code /active-site}; the real one when configured as 0. */
   public int httpPort() {
     return http.port();
+  }
+
+  /** The address that port listens on: every interface, or the one of {@link WatcherConfig#httpHost}. */
+  public java.net.InetSocketAddress httpAddress() {
+    return http.address();
   }
 
   /** What {@code /readyz} answers: the cache has synced. Leadership does not matter, a standby serves too. */

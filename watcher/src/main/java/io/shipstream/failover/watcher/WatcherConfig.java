@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher;
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.runtime.ConfigReader;
 import io.shipstream.failover.runtime.Logging;
+import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.Setting;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.runtime.TemporalSettings;
@@ -19,7 +20,9 @@ import java.util.UUID;
  * The watcher's settings, from the environment with {@code --name=value} flags on top (flags win),
  * read by the runtime module's {@link ConfigReader}; {@link #usage} lists them all. Besides the
  * Temporal connection (shared with the worker): TASK_QUEUE, WATCH_NAMESPACES (comma-separated,
- * empty = all), HTTP_PORT, SEARCH_ATTRIBUTES (true when the Temporal namespace has them
+ * empty = all), HTTP_HOST (the interface of the HTTP port: 0.0.0.0, every interface, as a pod
+ * needs it for the kubelet and the sidecars; 127.0.0.1 where nothing outside the machine may call
+ * it, as in the dev stack), HTTP_PORT, SEARCH_ATTRIBUTES (true when the Temporal namespace has them
  * registered), the Lease settings (LEADER_ELECTION, LEASE_NAME, LEASE_NAMESPACE or POD_NAMESPACE,
  * POD_NAME as the holder identity, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD), and
  * the sidecars' shared token for {@code /active-site} (AUTH_TOKEN_FILE, or AUTH_TOKEN from the
@@ -35,6 +38,7 @@ public record WatcherConfig(
     TemporalSettings temporal,
     String taskQueue,
     List<String> watchNamespaces,
+    String httpHost,
     int httpPort,
     boolean searchAttributes,
     LeaderElectionSettings leaderElection,
@@ -44,6 +48,7 @@ public record WatcherConfig(
 
   static final String TASK_QUEUE = "TASK_QUEUE";
   static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
+  static final String HTTP_HOST = "HTTP_HOST";
   static final String HTTP_PORT = "HTTP_PORT";
   static final String SEARCH_ATTRIBUTES = "SEARCH_ATTRIBUTES";
   static final String LEADER_ELECTION = "LEADER_ELECTION";
@@ -63,6 +68,7 @@ public record WatcherConfig(
     s.add(Setting.of(TASK_QUEUE, TaskQueues.FAILOVER));
     s.addAll(TemporalSettings.SECURITY_SETTINGS);
     s.add(Setting.of(WATCH_NAMESPACES, null));
+    s.add(Setting.of(HTTP_HOST, ProbeServer.ANY));
     s.add(Setting.of(HTTP_PORT, "8080"));
     s.add(Setting.of(SEARCH_ATTRIBUTES, "false"));
     s.add(Setting.of(LEADER_ELECTION, "true"));
@@ -98,6 +104,7 @@ public record WatcherConfig(
     TemporalSettings temporal = TemporalSettings.read(r);
     String taskQueue = r.required(TASK_QUEUE);
     List<String> namespaces = r.list(WATCH_NAMESPACES);
+    String host = r.parse(HTTP_HOST, WatcherConfig::interfaceAddress);
     int port = r.port(HTTP_PORT);
     Boolean searchAttributes = r.bool(SEARCH_ATTRIBUTES);
     LeaderElectionSettings election = leaderElection(r);
@@ -105,8 +112,27 @@ public record WatcherConfig(
     String logFormat = Logging.format(r);
     Boolean monitor = r.bool(TOPOLOGY_MONITOR);
     r.check();
-    return new WatcherConfig(temporal, taskQueue, namespaces, port, Boolean.TRUE.equals(searchAttributes), election,
-        token, logFormat, !Boolean.FALSE.equals(monitor));
+    return new WatcherConfig(temporal, taskQueue, namespaces, host, port, Boolean.TRUE.equals(searchAttributes),
+        election, token, logFormat, !Boolean.FALSE.equals(monitor));
+  }
+
+  /**
+   * An IP address (or localhost), checked now so that a typo fails with the setting's name rather
+   * than as a bind error. Names are refused: an interface is an address, and resolving a name here
+   * would make the configuration depend on DNS.
+   */
+  private static String interfaceAddress(String host) {
+    boolean literal = host.contains(":") || host.matches("\\d{1,3}(\\.\\d{1,3}){3}")
+        && java.util.Arrays.stream(host.split("\\.")).allMatch(octet -> Integer.parseInt(octet) <= 255);
+    if (literal || host.equals("localhost")) {
+      try {
+        InetAddress.getByName(host);
+        return host;
+      } catch (UnknownHostException e) {
+        // Reported below, with what is expected.
+      }
+    }
+    throw new IllegalArgumentException("expected an IP address, e.g. 127.0.0.1 (0.0.0.0 is every interface)");
   }
 
   private static LeaderElectionSettings leaderElection(ConfigReader r) {
@@ -147,32 +173,38 @@ public record WatcherConfig(
   }
 
   public WatcherConfig withSearchAttributes(boolean enabled) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, enabled, leaderElection, activeSiteToken,
-        logFormat, topologyMonitor);
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, enabled, leaderElection,
+        activeSiteToken, logFormat, topologyMonitor);
+  }
+
+  /** Listens on {@code host}'s interface only, e.g. 127.0.0.1 where nothing else may call the watcher. */
+  public WatcherConfig withHttpHost(String host) {
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, host, httpPort, searchAttributes, leaderElection,
+        activeSiteToken, logFormat, topologyMonitor);
   }
 
   public WatcherConfig withHttpPort(int port) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, port, searchAttributes, leaderElection,
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, port, searchAttributes, leaderElection,
         activeSiteToken, logFormat, topologyMonitor);
   }
 
   public WatcherConfig withLeaderElection(LeaderElectionSettings election) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, election,
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, election,
         activeSiteToken, logFormat, topologyMonitor);
   }
 
   public WatcherConfig withActiveSiteToken(SharedToken token) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, leaderElection, token,
-        logFormat, topologyMonitor);
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
+        token, logFormat, topologyMonitor);
   }
 
   public WatcherConfig withWatchNamespaces(List<String> namespaces) {
-    return new WatcherConfig(temporal, taskQueue, List.copyOf(namespaces), httpPort, searchAttributes,
+    return new WatcherConfig(temporal, taskQueue, List.copyOf(namespaces), httpHost, httpPort, searchAttributes,
         leaderElection, activeSiteToken, logFormat, topologyMonitor);
   }
 
   public WatcherConfig withTopologyMonitor(boolean enabled) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpPort, searchAttributes, leaderElection,
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
         activeSiteToken, logFormat, enabled);
   }
 }

@@ -53,7 +53,7 @@ class WatcherAppTest {
     temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);
     temporal.start();
     // These tests are about annotations and /active-site; the monitor has its own tests.
-    WatcherConfig config = WatcherConfig.defaults().withTopologyMonitor(false)
+    WatcherConfig config = WatcherConfig.defaults().withTopologyMonitor(false).withHttpHost("127.0.0.1")
         .withActiveSiteToken(SharedToken.of(TOKEN))
         .withLeaderElection(WatcherConfig.defaults().leaderElection().withIdentity("watcher-0")
             .withTimings(Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200)));
@@ -80,6 +80,12 @@ class WatcherAppTest {
     assertThat(sample(metrics.body(), STARTED)).as("every outcome is there from the start").isZero();
     assertThat(metrics.body()).contains("jvm_memory_used_bytes{");
     assertThat(get(app.httpPort(), "/readyz/more").statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void listensOnTheConfiguredInterfaceOnly() {
+    assertThat(app.httpAddress().getAddress().getHostAddress()).isEqualTo("127.0.0.1");
+    assertThat(WatcherConfig.defaults().httpHost()).as("a pod's default: every interface").isEqualTo("0.0.0.0");
   }
 
   @Test

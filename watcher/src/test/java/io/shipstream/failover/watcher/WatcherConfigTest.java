@@ -78,6 +78,17 @@ class WatcherConfigTest {
   }
 
   @Test
+  void theHttpPortListensOnEveryInterfaceUnlessToldOtherwise() {
+    assertThat(WatcherConfig.from(Map.of(), NO_FLAGS).httpHost()).isEqualTo("0.0.0.0");
+    assertThat(WatcherConfig.from(Map.of("HTTP_HOST", "127.0.0.1"), NO_FLAGS).httpHost()).isEqualTo("127.0.0.1");
+    assertThat(WatcherConfig.from(Map.of(), new String[] {"--http-host=::1"}).httpHost()).isEqualTo("::1");
+    assertThatThrownBy(() -> WatcherConfig.from(Map.of("HTTP_HOST", "watcher.example"), NO_FLAGS))
+        .hasMessageContaining("HTTP_HOST=watcher.example: expected an IP address, e.g. 127.0.0.1");
+    assertThatThrownBy(() -> WatcherConfig.from(Map.of("HTTP_HOST", "127.0.0.300"), NO_FLAGS))
+        .hasMessageContaining("HTTP_HOST=127.0.0.300: expected an IP address");
+  }
+
+  @Test
   void theSidecarTokenComesFromAFileOrTheEnvironmentAndIsNeverShown() throws IOException {
     Path file = Files.writeString(dir.resolve("token"), "from-file\n");
 
