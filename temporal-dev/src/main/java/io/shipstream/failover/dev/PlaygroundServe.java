@@ -20,8 +20,10 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * {@code serve} keeps a playground stack up until Ctrl-C and writes where to reach it (a kubeconfig
- * for the mock API server, the Temporal address) into its work directory; {@code annotate},
+ * {@code serve} keeps a playground stack up until Ctrl-C (see {@link ServedStack}: a writer and the
+ * topology monitor run unless {@code --no-writer} or {@code --no-monitor} turn them off) and writes
+ * where to reach it (a kubeconfig for the mock API server, the Temporal address) into its work
+ * directory; {@code annotate},
  * {@code get} and {@code cancel}, run from another terminal, read those files and act on it.
  */
 final class PlaygroundServe {
@@ -31,7 +33,8 @@ final class PlaygroundServe {
   private PlaygroundServe() {}
 
   static void usage(PrintStream out) {
-    out.printf("%-32s %s%n", "serve", "keep a stack up until Ctrl-C; prints the kubeconfig and Temporal address");
+    out.printf("%-32s %s%n", "serve [--no-writer] [--no-monitor]", "keep a stack up until Ctrl-C, with a writer and "
+        + "the topology monitor; prints the kubeconfig and Temporal address");
     out.printf("%-32s %s%n", "annotate <value>", "against serve: request a planned failover and follow it");
     out.printf("%-32s %s%n", "get", "against serve: activeSite and status.plannedFailover");
     out.printf("%-32s %s%n", "cancel [reason]", "against serve: send the cancel signal to the group's workflow");
@@ -41,7 +44,7 @@ final class PlaygroundServe {
   static int main(Path root, List<String> args) throws Exception {
     Path work = root.resolve("serve");
     return switch (args.get(0)) {
-      case "serve" -> serve(work);
+      case "serve" -> serve(work, args.subList(1, args.size()));
       case "annotate" -> args.size() < 2 ? usageError() : annotate(work, args.get(1));
       case "get" -> get(work);
       case "cancel" -> cancel(work, args.size() > 1 ? String.join(" ", args.subList(1, args.size())) : "playground cancel");
@@ -54,26 +57,33 @@ final class PlaygroundServe {
     return 2;
   }
 
-  private static int serve(Path work) throws Exception {
-    Playground.deleteTree(work);
-    Files.createDirectories(work);
-    long t0 = System.nanoTime();
-    // The playground's sites with a one minute cooldown instead of five: going back and forth by
-    // hand should not mean waiting, yet a too-early second request still shows CooldownActive.
-    FailoverStack stack = Playground.startWithSidecars(work,
-        new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m", null));
+  private static int serve(Path work, List<String> flags) throws Exception {
+    ServedStack.Options options;
+    try {
+      options = ServedStack.Options.parse(flags);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      return usageError();
+    }
     PrintStream out = System.out;
-    KubectlGateway gateway = Playground.printEndpoints(stack, out, work, t0);
+    ServedStack served = ServedStack.start(work, options, out);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      System.out.println("stopping the stack...");
-      gateway.close();
-      stack.close();
-      Playground.deleteQuietly(work);
+      out.println("stopping the stack...");
+      served.close();
       stopped.countDown();
     }, "playground-shutdown"));
-    Files.writeString(work.resolve("temporal-target"), stack.temporalTarget());
+    FailoverStack stack = served.stack();
     Path kubeconfig = work.resolve("kubeconfig").toAbsolutePath();
+    out.println();
+    out.println(options.writer()
+        ? "A writer inserts a row every " + ServedStack.WRITE_PAUSE.toMillis() + " ms through mysql-orders-primary "
+            + "(the pod labelled primary); Ctrl-C prints what it saw."
+        : "No writer (--no-writer).");
+    out.println(options.monitor()
+        ? "The topology monitor polls every site every 500ms and fails over after 3 missed polls of the primary:\n"
+            + "  kill -9 " + stack.server("iad").pid() + "      # mariadbd of iad, the primary: pdx takes over in about 2 s"
+        : "No topology monitor (--no-monitor): nothing fails over unless you ask for it.");
     out.printf("""
 
         The stack stays up until Ctrl-C. The failover cooldown is 1m: a request sooner than that after
@@ -88,6 +98,7 @@ final class PlaygroundServe {
           kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=pdx --overwrite
           kubectl get events -o custom-columns=REASON:.reason,MESSAGE:.message
         and Temporal's CLI: temporal workflow describe --address %s --workflow-id %s
+        The components log to temporal-dev/target/playground.log.
         %n""", kubeconfig, stack.temporalTarget(), GROUP.workflowId());
     stopped.await();
     return 0;

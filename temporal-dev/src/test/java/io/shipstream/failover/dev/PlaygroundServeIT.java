@@ -1,0 +1,47 @@
+package io.shipstream.failover.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.testsupport.WriteLoad;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What {@code ./temporal-dev/playground serve} keeps up, without flags: the stack, a writer going
+ * through the primary Service's labels, and the topology monitor, whose status.sites shows it
+ * polls; stopping it prints what the writer saw.
+ */
+class PlaygroundServeIT {
+  @TempDir
+  Path work;
+
+  @Test
+  void serveRunsAWriterAndTheTopologyMonitorAndReportsTheWriterWhenStopped() throws Exception {
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+    try (ServedStack served = ServedStack.start(work.resolve("serve"), ServedStack.Options.parse(List.of()), out)) {
+      WriteLoad writer = served.writer().orElseThrow();
+      writer.awaitAcknowledged(50, Duration.ofSeconds(30));
+      assertThat(served.stack().routedSite()).contains("iad");
+
+      long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      MysqlFailoverGroupStatus status = served.stack().resource().getStatus();
+      while ((status == null || status.sites() == null) && System.nanoTime() < until) {
+        Playground.sleep(50);
+        status = served.stack().resource().getStatus();
+      }
+      assertThat(status.sites()).as("the monitor has polled every site")
+          .extracting(MysqlFailoverGroupStatus.SiteStatus::name).containsExactly("iad", "pdx", "dr");
+    }
+
+    assertThat(printed.toString(StandardCharsets.UTF_8))
+        .containsPattern("writer: \\d+ rows acknowledged through mysql-orders-primary, \\d+ failed attempts");
+  }
+}
