@@ -121,7 +121,7 @@ final class PlaygroundServe {
           System.out.printf("%9s  %s%s%n", "+" + (System.nanoTime() - start) / 1_000_000 + " ms", s.phase(),
               s.reason() == null ? "" : " (" + s.reason() + ")");
           if (Timeline.ended(s) || "Deferred".equals(s.phase())) {
-            System.out.println(s.message());
+            System.out.println(outcome(s));
             return "Failed".equals(s.phase()) ? 1 : 0;
           }
         }
@@ -130,6 +130,24 @@ final class PlaygroundServe {
       System.out.println("still running after 2 minutes; ./temporal-dev/playground get shows where it is");
       return 1;
     }
+  }
+
+  /**
+   * The line that ends {@code annotate}. A Deferred request carries no message, only the reason
+   * and the time it waits for, and a run may end without one: neither prints as "null".
+   */
+  static String outcome(PlannedFailoverStatus s) {
+    if ("Deferred".equals(s.phase())) {
+      return "deferred until " + (s.retryAfter() == null ? "the cooldown ends" : s.retryAfter())
+          + (s.reason() == null ? "" : " (" + s.reason() + ")")
+          + (s.message() == null ? "" : ": " + s.message())
+          + "; it starts by itself then, or ./temporal-dev/playground cancel ends it now";
+    }
+    if (s.message() != null) {
+      return s.message();
+    }
+    return s.phase() + (s.reason() == null ? "" : " (" + s.reason() + ")")
+        + (s.durationSeconds() == null ? "" : String.format(" in %.3f s", s.durationSeconds()));
   }
 
   private static int get(Path work) throws IOException {
