@@ -30,7 +30,7 @@ final class FencingScenarios {
    *
    * <ul>
    *   <li>Nothing is promoted: the topology monitor still reaches iad's MySQL, and a primary that
-   *       answers read-only is alive and fenced on purpose, never failed over from (matrix row 12,
+   *       answers read-only is alive and fenced on purpose, never failed over from (matrix row 12b,
    *       NoPrimaryDetected).
    *   <li>Healing the network does not unfence iad: the sidecar only ever lifts its own boot fence
    *       (FencingDecision: a read-only MySQL is never touched otherwise), so iad stays read-only

@@ -40,7 +40,9 @@ import java.util.stream.Collectors;
  * | 9  | |W| = 0 and no f is recorded                                     | NoPrimary (a human names the primary)|
  * | 10 | |W| = 0, f is not a site of the spec                              | NoPrimary                            |
  * | 11 | |W| = 0, f is UNKNOWN                                             | NoPrimary (waiting for a verdict)    |
- * | 12 | |W| = 0, f is READ_ONLY                                           | NoPrimary (alive: never promoted     |
+ * | 12a| |W| = 0, f is READ_ONLY but its latest poll answered writable    | Degraded(f): f is being promoted or  |
+ * |    |   (not yet recoveryThreshold polls in a row)                     |   unfenced, no alert                 |
+ * | 12b| |W| = 0, f is READ_ONLY otherwise                                 | NoPrimary (alive: never promoted     |
  * |    |                                                                  |   over automatically)                |
  * | 13 | |W| = 0, f UNREACHABLE but its latest poll answered (writable,   | NoPrimary (f is coming back)         |
  * |    |   not yet recoveryThreshold polls)                               |                                      |
@@ -58,8 +60,11 @@ import java.util.stream.Collectors;
  * fencing it is always safe (row 1). Split brain is resolved only by a rule the user wrote down or
  * by the group's own last decision; anything else is for a human (rows 4-6), and never while a
  * workflow is moving the primary (row 3). Only an <em>unreachable</em> primary is failed over from:
- * one that answers read-only is alive and was fenced on purpose (row 12), and one that answers
- * again, even before its writable answers are trusted, must not get a rival (row 13). Rows 14-15
+ * one that answers read-only is alive and was fenced on purpose (row 12b), and one that answers
+ * again, even before its writable answers are trusted, must not get a rival (row 13). A read-only
+ * active site that answers writable is what every failover's promotion (and an operator's unfence)
+ * looks like for recoveryThreshold polls: the site the status names is becoming the primary it
+ * should be, which is no news (row 12a); only a flap back to read-only is reported. Rows 14-15
  * are the mutual exclusion and the anti-flap cooldown shared with planned failover.
  *
  * <p>When row 4 or 5 keeps a site that is not the recorded active site, the watcher must record
@@ -155,6 +160,11 @@ public final class TopologyMatrix {
       case UNKNOWN:
         return new Verdict.NoPrimary("no site is writable; waiting for a verdict on the active site '" + failed + "'");
       case READ_ONLY:
+        if (f.answeringNow() && !f.latest().readOnly()) {
+          return new Verdict.Degraded(failed, "the active site '" + failed + "' answers writable after being "
+              + "read-only (a promotion or an unfence); it is trusted after " + in.config().recoveryThreshold()
+              + " writable polls in a row");
+        }
         return new Verdict.NoPrimary("the active site '" + failed + "' is reachable but read-only; a live primary is "
             + "never failed over from automatically");
       default:

@@ -67,7 +67,19 @@ class TopologyMatrixFailoverTest {
   }
 
   @Test
-  void row12AReachableReadOnlyPrimaryIsNeverFailedOverFrom() {
+  void row12aAReadOnlyActiveSiteThatAnswersWritableIsBeingPromotedNotMissing() {
+    // The moment after a failover's promotion: the status names s1, whose first writable answer
+    // is not trusted yet. Nothing is wrong, so there is nothing to alert about.
+    Probe promoted = writableProbe("s1", "0-1-100");
+    Verdict v = Scenario.of(candidates(2)).sites(down("s0", "0-1-100"), replica("s1", "0-1-100"))
+        .site("s1", new SiteObservation(SiteState.READ_ONLY, promoted, promoted)).active("s1").evaluate();
+
+    assertThat(v).isEqualTo(new Verdict.Degraded("s1", "the active site 's1' answers writable after being read-only "
+        + "(a promotion or an unfence); it is trusted after 2 writable polls in a row"));
+  }
+
+  @Test
+  void row12bAReachableReadOnlyPrimaryIsNeverFailedOverFrom() {
     Verdict v = Scenario.of(candidates(3)).sites(replica("s0", "0-1-5"), replica("s1", "0-1-5"), down("s2"))
         .active("s0").evaluate();
 

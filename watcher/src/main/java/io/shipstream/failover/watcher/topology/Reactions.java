@@ -1,8 +1,10 @@
 package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
+import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,6 +22,12 @@ import org.slf4j.LoggerFactory;
  * writable sites may be its own doing, and the matrix then says alert only), and before a new
  * NoPrimary alert (a planned failover has no writable site between fence and promotion, which is
  * no news).
+ *
+ * <p>A NoPrimary alert is also held back until it stands on fresh polls: every site that answers
+ * must have been polled again after the monitor first saw no failover running. The polls of the
+ * evaluation that finds the failover over may predate its promotion (a site is polled every
+ * pollInterval, and the workflow ends a moment after it promotes), and a verdict from them would
+ * report the very primary the failover has just made writable as missing.
  */
 public final class Reactions {
   private static final Logger log = LoggerFactory.getLogger(Reactions.class);
@@ -45,6 +53,8 @@ public final class Reactions {
 
   private final Effects effects;
   private final Map<GroupRef, String> lastAlert = new ConcurrentHashMap<>();
+  /** Per group, the evaluation time at which no failover was first seen running in a NoPrimary spell. */
+  private final Map<GroupRef, Instant> quietSince = new ConcurrentHashMap<>();
 
   public Reactions(Effects effects) {
     this.effects = effects;
@@ -63,6 +73,9 @@ public final class Reactions {
 
   private void act(GroupRef group, TopologyMatrix.Input in, Verdict verdict) {
     String activeSite = in.activeSite();
+    if (!(verdict instanceof Verdict.NoPrimary)) {
+      quietSince.remove(group);
+    }
     if (verdict instanceof Verdict.Healthy || verdict instanceof Verdict.Degraded) {
       lastAlert.remove(group);
     } else if (verdict instanceof Verdict.Promote p) {
@@ -85,14 +98,35 @@ public final class Reactions {
     } else if (verdict instanceof Verdict.TotalLoss t) {
       alert(group, "TotalLoss", "TotalLossDetected", t.reason());
     } else if (verdict instanceof Verdict.NoPrimary n) {
-      String key = "NoPrimary:" + n.reason();
-      // Expected between fence and promotion of a running failover; reported if it outlasts it.
-      if (key.equals(lastAlert.get(group)) || !effects.failoverRunning(group)) {
-        alert(group, key, "NoPrimaryDetected", n.reason());
-      }
+      noPrimary(group, in, n);
     } else if (verdict instanceof Verdict.Blocked b) {
       alert(group, "Blocked:" + b.cause() + ":" + b.reason(), "FailoverBlocked", b.cause() + ": " + b.reason());
     }
+  }
+
+  /**
+   * Expected between the fence and the promotion of a running failover, and reported if it
+   * outlasts it, once polls taken after its end confirm it (see the class comment).
+   */
+  private void noPrimary(GroupRef group, TopologyMatrix.Input in, Verdict.NoPrimary n) {
+    String key = "NoPrimary:" + n.reason();
+    if (key.equals(lastAlert.get(group))) {
+      return;
+    }
+    if (effects.failoverRunning(group)) {
+      quietSince.remove(group);
+      return;
+    }
+    Instant since = quietSince.computeIfAbsent(group, g -> in.now());
+    if (polledSince(in, since)) {
+      alert(group, key, "NoPrimaryDetected", n.reason());
+    }
+  }
+
+  /** Whether every site whose latest poll got an answer was polled after {@code since}. */
+  static boolean polledSince(TopologyMatrix.Input in, Instant since) {
+    return in.sites().values().stream().filter(SiteObservation::answeringNow)
+        .allMatch(o -> o.latest().at().isAfter(since));
   }
 
   private void promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
@@ -145,6 +179,7 @@ public final class Reactions {
   /** Forgets a group that is no longer watched. */
   public void forget(GroupRef group) {
     lastAlert.remove(group);
+    quietSince.remove(group);
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {

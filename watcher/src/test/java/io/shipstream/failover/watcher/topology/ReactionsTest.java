@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SiteDebouncer;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.SiteState;
 import io.shipstream.failover.model.topology.TopologyMatrix;
@@ -158,19 +159,88 @@ class ReactionsTest {
   }
 
   @Test
-  void noWritableSiteWhileAFailoverRunsIsExpectedAndNotReported() {
+  void noWritableSiteWhileAFailoverRunsIsExpectedAndReportedOnlyOnPollsTakenAfterItEnded() {
     GroupConfig config = Fixtures.config("0s", List.of());
     effects.running = true;
-    TopologyMatrix.Input fencedPrimary = input(config, "iad", null,
-        seen(SiteState.READ_ONLY, replica("iad", "0-1-10"), replica("iad", "0-1-10")),
-        seen(SiteState.READ_ONLY, replica("pdx", "0-1-10"), replica("pdx", "0-1-10")),
-        seen(SiteState.READ_ONLY, replica("dr", "0-1-10"), replica("dr", "0-1-10")));
 
-    reactions.react(ORDERS, fencedPrimary);
+    reactions.react(ORDERS, fencedPrimary(config, NOW, NOW));
     effects.running = false;
-    reactions.react(ORDERS, fencedPrimary);
-    reactions.react(ORDERS, fencedPrimary);
+    reactions.react(ORDERS, fencedPrimary(config, NOW, NOW.plusMillis(100)));
+    assertThat(effects.events()).as("the polls may predate the end of the failover").isEmpty();
+
+    reactions.react(ORDERS, fencedPrimary(config, NOW.plusMillis(600), NOW.plusMillis(600)));
+    reactions.react(ORDERS, fencedPrimary(config, NOW.plusMillis(1100), NOW.plusMillis(1100)));
 
     assertThat(effects.events()).singleElement().asString().startsWith("Warning NoPrimaryDetected: ");
+  }
+
+  /** Every site answers read-only, polled at {@code polledAt}, evaluated at {@code now}. */
+  private static TopologyMatrix.Input fencedPrimary(GroupConfig config, Instant polledAt, Instant now) {
+    Map<String, SiteObservation> sites = new LinkedHashMap<>();
+    for (String site : List.of("iad", "pdx", "dr")) {
+      Probe p = at(replica(site, "0-1-10"), polledAt);
+      sites.put(site, seen(SiteState.READ_ONLY, p, p));
+    }
+    return new TopologyMatrix.Input(config, sites, "iad", null, null, false, now);
+  }
+
+  /**
+   * The emergency failover iad -> pdx as the monitor sees it, through the real debouncers: pdx is
+   * named active and promoted, the workflow ends, and the first polls after that still show pdx
+   * read-only (taken before the promotion) and then writable once, short of recoveryThreshold.
+   * Neither is a missing primary: no NoPrimaryDetected may follow a successful failover.
+   */
+  @Test
+  void aSuccessfulEmergencyPromotionIsNotFollowedByNoPrimaryDetected() {
+    GroupConfig config = Fixtures.config("0s", List.of());
+    Map<String, SiteDebouncer> sites = new LinkedHashMap<>();
+    for (String site : List.of("iad", "pdx", "dr")) {
+      sites.put(site, SiteDebouncer.start(site, config));
+    }
+    Instant t = NOW;
+    observe(sites, at(writable("iad", "0-1-10"), t), at(replica("pdx", "0-1-10"), t), at(replica("dr", "0-1-10"), t));
+    for (int i = 1; i <= 3; i++) {
+      t = NOW.plusMillis(500L * i);
+      observe(sites, at(dead("iad"), t), at(replica("pdx", "0-1-10"), t), at(replica("dr", "0-1-10"), t));
+    }
+    reactions.react(ORDERS, input(config, sites, "iad", t));
+    assertThat(effects.starts()).singleElement().satisfies(p -> assertThat(p.candidate()).isEqualTo("pdx"));
+
+    // The workflow names pdx active and promotes it; while it runs nothing is reported.
+    reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(200)));
+    // It has ended; pdx's latest poll (t) was taken before the promotion.
+    effects.running = false;
+    reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(600)));
+    // pdx's next poll: writable, once.
+    observe(sites, at(dead("iad"), t.plusMillis(1000)), at(writable("pdx", "0-1-11"), t.plusMillis(1000)),
+        at(replica("dr", "0-1-11"), t.plusMillis(1000)));
+    Verdict turning = reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(1010)));
+    // And again: trusted.
+    observe(sites, at(dead("iad"), t.plusMillis(1500)), at(writable("pdx", "0-1-12"), t.plusMillis(1500)),
+        at(replica("dr", "0-1-12"), t.plusMillis(1500)));
+    Verdict settled = reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(1510)));
+
+    assertThat(turning).isInstanceOf(Verdict.Degraded.class);
+    assertThat(settled).isEqualTo(new Verdict.Degraded("pdx", "site 'iad' is unreachable"));
+    assertThat(effects.events()).extracting(e -> e.substring(0, e.indexOf(':')))
+        .containsExactly("Warning EmergencyFailoverStarted");
+  }
+
+  private static void observe(Map<String, SiteDebouncer> sites, Probe... probes) {
+    for (Probe p : probes) {
+      sites.put(p.site(), sites.get(p.site()).observe(p));
+    }
+  }
+
+  private static TopologyMatrix.Input input(GroupConfig config, Map<String, SiteDebouncer> sites, String active,
+      Instant now) {
+    Map<String, SiteObservation> observations = new LinkedHashMap<>();
+    sites.forEach((site, d) -> observations.put(site, d.observation()));
+    return new TopologyMatrix.Input(config, observations, active, null, null, false, now);
+  }
+
+  private static Probe at(Probe p, Instant at) {
+    return new Probe(p.site(), p.reachable(), p.readOnly(), p.gtidExecuted(), p.serverId(), p.replicating(),
+        p.secondsBehindSource(), p.error(), at);
   }
 }
