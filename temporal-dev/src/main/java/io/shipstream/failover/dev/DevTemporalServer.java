@@ -13,7 +13,9 @@ import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Temporal's Java test server as a real gRPC endpoint on 127.0.0.1 only, in real time (no time
@@ -22,6 +24,9 @@ import java.util.Map;
  * disk and dies with the JVM.
  */
 public final class DevTemporalServer implements AutoCloseable {
+  /** The shortest keepalive ping interval the server accepts from a client. */
+  static final Duration PERMITTED_KEEPALIVE = Duration.ofSeconds(10);
+
   private final TestServicesStarter services;
   private final Server server;
   private final WorkflowServiceStubs stubs;
@@ -36,7 +41,14 @@ public final class DevTemporalServer implements AutoCloseable {
   /** Starts on the given port of 127.0.0.1; 0 picks a free one. */
   public static DevTemporalServer start(int port) {
     TestServicesStarter services = new TestServicesStarter(true, 0);
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port));
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", port))
+        // What a real frontend permits (frontend.keepAliveMinTime 10s, keepAlivePermitWithoutStream
+        // true). gRPC's server defaults (one ping per 5 minutes, none without a call) are stricter
+        // than the SDK's clients, which ping every 30 s: the server answered with GOAWAY
+        // too_many_pings, every client logged it and reconnected, again and again for as long as
+        // a stack stayed up.
+        .permitKeepAliveTime(PERMITTED_KEEPALIVE.toMillis(), TimeUnit.MILLISECONDS)
+        .permitKeepAliveWithoutCalls(true);
     services.getServices().forEach(builder::addService);
     try {
       Server server = builder.build().start();
