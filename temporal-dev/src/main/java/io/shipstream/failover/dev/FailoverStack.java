@@ -55,6 +55,11 @@ public final class FailoverStack implements AutoCloseable {
    */
   public static final String SIDECAR_TOKEN = "playground-sidecar-token";
 
+  static {
+    // Every user of the stack may kill its worker: the playground, the fault suite, the tests.
+    KilledWorkerNoise.install();
+  }
+
   private final MockCluster kube;
   private final MariaDbCluster mysql;
   private final DevTemporalServer temporal;
@@ -218,12 +223,30 @@ public final class FailoverStack implements AutoCloseable {
     worker = factory;
   }
 
-  /** Kills the worker the way a crashed pod would: polls and running activities stop at once. */
+  /**
+   * Kills the worker the way a crashed pod would: polls and running activities stop at once. Its
+   * connection goes first, so that nothing it was doing can still be reported, as with a pod that
+   * died; its pollers then log the closed channel, which is the point.
+   */
   public synchronized void killWorker() {
     if (worker != null) {
       workerStubs.shutdownNow();
       worker.shutdownNow();
       worker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+      worker = null;
+      workerStubs = null;
+    }
+  }
+
+  /**
+   * Stops the worker for good, at the end of the stack's life: the worker first, so that its
+   * pollers know they are stopping and stay quiet, then its connection.
+   */
+  private synchronized void stopWorker() {
+    if (worker != null) {
+      worker.shutdownNow();
+      worker.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+      workerStubs.shutdownNow();
       worker = null;
       workerStubs = null;
     }
@@ -528,7 +551,7 @@ public final class FailoverStack implements AutoCloseable {
     closeQuietly(sidecars);
     controlPlaneProxies.forEach(FailoverStack::closeQuietly);
     killWatcher();
-    killWorker();
+    stopWorker();
     closeQuietly(redis);
     closeQuietly(temporal);
     closeQuietly(mysql);

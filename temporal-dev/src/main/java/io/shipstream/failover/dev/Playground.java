@@ -44,16 +44,6 @@ public final class Playground {
 
   private static final Map<String, Scenario> SCENARIOS = new LinkedHashMap<>();
 
-  // A killed worker's workflow cache is emptied by an interrupted thread, and Guava's cache logs
-  // that at WARNING with a stack trace through java.util.logging, straight onto the console. It is
-  // the expected end of a kill, not news; the reference keeps the level from being collected.
-  private static final java.util.logging.Logger GUAVA_CACHE_LOG =
-      java.util.logging.Logger.getLogger("com.google.common.cache.LocalCache");
-
-  static {
-    GUAVA_CACHE_LOG.setLevel(java.util.logging.Level.OFF);
-  }
-
   /**
    * Ctrl-C: set once the JVM is shutting down. The main thread keeps running while the shutdown
    * hooks do, so it must neither start another scenario nor leave a stack it was starting up.
