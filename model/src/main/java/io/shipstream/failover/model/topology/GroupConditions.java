@@ -21,8 +21,9 @@ import java.util.Objects;
  * | Progressing | a failover workflow runs (FailoverInProgress)     | Idle                                       |
  * | Degraded    | the primary is writable but something is wrong:   | AsExpected                                 |
  * |             |   a site unreachable, a replica not replicating   |                                            |
- * |             |   (SitesImpaired), or routing that could not be   |                                            |
- * |             |   set right (RoutingIncomplete)                   |                                            |
+ * |             |   (SitesImpaired), routing that could not be set  |                                            |
+ * |             |   right (RoutingIncomplete), a server configured  |                                            |
+ * |             |   to start writable (ServerStartsWritable)        |                                            |
  * </pre>
  *
  * <p>A condition keeps its {@code lastTransitionTime} while its status stays the same, whatever
@@ -43,15 +44,19 @@ public final class GroupConditions {
    * @param adoption why the group is not adopted yet (a Wait or an Ambiguous decision); null once it is
    * @param failoverRunning whether a failover workflow runs
    * @param verdict the matrix's verdict on the latest polls; null when not evaluated
-   * @param routingProblems what the watcher could not set right in the group's routing (a taint its
-   *     own pods do not tolerate), each a sentence
+   * @param problems what else is wrong while the primary takes writes: routing the watcher could
+   *     not set right (a taint the group's own pods do not tolerate), a server configured to start
+   *     writable
    */
   public record Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
-      Verdict verdict, List<String> routingProblems) {
+      Verdict verdict, List<Problem> problems) {
     public Facts {
-      routingProblems = routingProblems == null ? List.of() : List.copyOf(routingProblems);
+      problems = problems == null ? List.of() : List.copyOf(problems);
     }
   }
+
+  /** One thing that degrades the group: the condition's reason and a sentence for its message. */
+  public record Problem(String reason, String message) {}
 
   /** The three conditions, each carrying over its transition time from {@code previous} when its status holds. */
   public static List<Condition> compute(Facts facts, List<Condition> previous, Instant now, Long generation) {
@@ -93,12 +98,12 @@ public final class GroupConditions {
   }
 
   private static Condition degraded(Facts f) {
+    String others = String.join("; ", f.problems().stream().map(Problem::message).toList());
     if (f.verdict() instanceof Verdict.Degraded d) {
-      return of(DEGRADED, true, "SitesImpaired", d.reason()
-          + (f.routingProblems().isEmpty() ? "" : "; " + String.join("; ", f.routingProblems())));
+      return of(DEGRADED, true, "SitesImpaired", d.reason() + (others.isEmpty() ? "" : "; " + others));
     }
-    if (!f.routingProblems().isEmpty()) {
-      return of(DEGRADED, true, "RoutingIncomplete", String.join("; ", f.routingProblems()));
+    if (!f.problems().isEmpty()) {
+      return of(DEGRADED, true, f.problems().get(0).reason(), others);
     }
     return of(DEGRADED, false, "AsExpected", "every site answers and every replica replicates");
   }

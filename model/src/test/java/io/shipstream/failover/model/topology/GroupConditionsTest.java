@@ -80,7 +80,8 @@ class GroupConditionsTest {
   @Test
   void routingThatCannotBeSetRightIsDegraded() {
     List<Condition> c = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"),
-        List.of("pod(s) mysql-dr-0 of site dr do not tolerate the taint")), null);
+        List.of(new GroupConditions.Problem("RoutingIncomplete", "pod(s) mysql-dr-0 of site dr do not tolerate the taint"))),
+        null);
     assertThat(c.get(2).getStatus()).isEqualTo("True");
     assertThat(c.get(2).getReason()).isEqualTo("RoutingIncomplete");
     assertThat(c.get(2).getMessage()).contains("mysql-dr-0");

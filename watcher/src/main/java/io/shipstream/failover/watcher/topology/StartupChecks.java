@@ -60,6 +60,16 @@ public final class StartupChecks implements AutoCloseable {
   }
 
   /**
+   * The sites of {@code group} whose sidecar last said their server is configured to start
+   * writable, for the group's Degraded condition.
+   */
+  List<String> startingWritable(GroupRef group) {
+    return watches.entrySet().stream()
+        .filter(e -> e.getKey().group().equals(group) && Boolean.FALSE.equals(e.getValue().last()))
+        .map(e -> e.getKey().site()).sorted().toList();
+  }
+
+  /**
    * Checks the sites of {@code config} from now on, replacing the group's earlier checks. What was
    * last said of a site that is still named is kept, so that a spec change repeats no Event.
    */

@@ -277,11 +277,20 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
       }
       writeSites(w, now);
       if (steward != null && resource.isPresent()) {
-        List<String> routingProblems = steward.keepRouting(g.group(), g.config(), status, observations);
+        List<GroupConditions.Problem> problems = new java.util.ArrayList<>();
+        steward.keepRouting(g.group(), g.config(), status, observations)
+            .forEach(p -> problems.add(new GroupConditions.Problem("RoutingIncomplete", p)));
+        if (startup != null) {
+          for (String site : startup.startingWritable(g.group())) {
+            problems.add(new GroupConditions.Problem("ServerStartsWritable", "the server of site " + site
+                + " is configured to start writable (its sidecar says so): a restart would take writes before "
+                + "anything decides it is the primary; configure MariaDB read_only=ON or MySQL super_read_only=ON"));
+          }
+        }
         String active = adoption instanceof Adoption.Adopt a ? a.site() : status.activeSite();
         steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(null, active,
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
-            routingProblems));
+            problems));
       }
     } catch (RuntimeException e) {
       // The next poll evaluates again; the monitor must outlive a Temporal or API outage.

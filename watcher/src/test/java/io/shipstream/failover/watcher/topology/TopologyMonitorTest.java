@@ -70,9 +70,13 @@ class TopologyMonitorTest {
   }
 
   private void start(MysqlFailoverGroup g, StartupChecks startup) {
+    start(g, startup, null);
+  }
+
+  private void start(MysqlFailoverGroup g, StartupChecks startup, Steward steward) {
     monitor = new TopologyMonitor(servers, new Reactions(effects), (ref, sites) -> written.add(sites),
         metrics, ref -> ref.equals(ORDERS) ? Optional.of(g) : Optional.empty(),
-        Clock.systemUTC(), null, startup);
+        Clock.systemUTC(), null, startup, steward);
     monitor.onAdd(g);
   }
 
@@ -102,7 +106,9 @@ class TopologyMonitorTest {
       }
       StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), effects::event,
           metrics, Duration.ofMillis(50));
-      start(withSidecars(Map.of("pdx", pdx.url(), "dr", "http://127.0.0.1:" + closedPort)), startup);
+      List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
+      start(withSidecars(Map.of("pdx", pdx.url(), "dr", "http://127.0.0.1:" + closedPort)), startup, steward);
 
       // pollInterval is 500ms, so the checks come no faster than that: three take a second or more.
       await(() -> pdx.requests() >= 3, "three checks of pdx's sidecar");
@@ -110,6 +116,11 @@ class TopologyMonitorTest {
           .startsWith("Warning ").contains("'pdx'").contains("MariaDB read_only=ON in [mysqld], MySQL super_read_only=ON");
       assertThat(registry.get("bloodraven_server_starts_read_only").tags("site", "pdx").gauge().value()).isZero();
       assertThat(pdx.authorizations).containsOnly("Bearer s3cret");
+      // The condition too: the group is Degraded for as long as pdx would start writable.
+      await(() -> !conditions.isEmpty() && degraded(conditions).getReason().equals("ServerStartsWritable"),
+          "Degraded=True/ServerStartsWritable");
+      assertThat(degraded(conditions).getStatus()).isEqualTo("True");
+      assertThat(degraded(conditions).getMessage()).contains("site pdx is configured to start writable");
 
       pdx.startsReadOnly(true);
       await(() -> !eventsWith("ServerStartsReadOnly").isEmpty(), "the Normal Event of the fix");
@@ -123,6 +134,12 @@ class TopologyMonitorTest {
       assertThat(effects.events()).noneMatch(e -> e.contains("'dr'"));
       assertThat(registry.get("bloodraven_server_starts_read_only").tags("site", "dr").gauge().value()).isNaN();
     }
+  }
+
+  private static io.fabric8.kubernetes.api.model.Condition degraded(
+      List<List<io.fabric8.kubernetes.api.model.Condition>> written) {
+    return written.get(written.size() - 1).stream().filter(c -> c.getType().equals("Degraded")).findFirst()
+        .orElseThrow();
   }
 
   @AfterEach
