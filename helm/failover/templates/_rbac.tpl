@@ -72,7 +72,27 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretLogins, KubeEffects
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
+# RoutingRepair (the kube module's SiteRoles): the pods of each site's podSelector are listed and
+# their role label kept right (JSON patch).
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["list", "patch"]
+# RoutingRepair: Services mysql-<group>-primary and mysql-<group>-replicas are created when missing.
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get", "create"]
+# RoutingRepair (DnsRecords): DNSEndpoint <group>-primary is created, or pointed at the active site.
+- apiGroups: ["externaldns.k8s.io"]
+  resources: ["dnsendpoints"]
+  verbs: ["get", "create", "patch"]
 {{- end }}
+{{- end }}
+
+{{/* Watcher, cluster-wide, with the topology monitor: RoutingRepair keeps the taints right (NodeTaints). */}}
+{{- define "failover.rules.watcherNodes" -}}
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: ["get", "list", "patch"]
 {{- end }}
 
 {{/*

@@ -80,10 +80,12 @@ public final class FailoverStack implements AutoCloseable {
 
   /**
    * How the group's spec is set up; tests shorten or lengthen the knobs. {@code pollInterval} and
-   * {@code failureThreshold} null mean the spec's defaults; {@code topologyMonitor} runs the
-   * watcher's monitor, which polls every site and starts emergency failovers. {@code adopted}
-   * false applies the group with no status and its pods with no role label, as a user does, for
-   * the watcher to adopt; true records the first site active and labels the pods by hand.
+   * {@code failureThreshold} null mean the spec's defaults. The group is always applied as a user
+   * applies it, with no status and its pods with no role label, and the watcher's monitor adopts
+   * it (the first site is the writable primary) and sets its routing; {@code topologyMonitor}
+   * lets the monitor act too (emergency failovers, fences, recovery), which without it only
+   * watches. {@link #start} returns once the group is adopted and routed, unless {@code
+   * adopted} is false (the adoption tests watch it happen).
    */
   public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
       String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted) {
@@ -96,7 +98,7 @@ public final class FailoverStack implements AutoCloseable {
       this(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold, topologyMonitor, true);
     }
 
-    /** The emergency stack applied with no status, for the watcher to adopt. */
+    /** The emergency stack, returned before the watcher has adopted the group. */
     public static Options adoption() {
       return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null, "500ms", 3, true, false);
     }
@@ -139,6 +141,9 @@ public final class FailoverStack implements AutoCloseable {
       stack.createResources(options);
       stack.startWorker();
       stack.startWatcher();
+      if (options.adopted()) {
+        stack.awaitAdopted(options.sites().get(0));
+      }
       return stack;
     } catch (RuntimeException e) {
       closeQuietly(temporal);
@@ -168,10 +173,7 @@ public final class FailoverStack implements AutoCloseable {
           new SiteSpec.Endpoint(server.host(), server.port()), template.podSelector(), template.taintNodeSelector(),
           template.lbIP(), null, null));
       Map<String, String> labels = new HashMap<>(MockCluster.podLabels(name));
-      if (options.adopted()) {
-        labels.put("shipstream.io/group", GROUP_NAME);
-        labels.put("shipstream.io/role", i == 0 ? "primary" : "replica");
-      }
+
       kube.createPod("mysql-" + name + "-0", labels);
       kube.createNode("node-" + name + "-1", MockCluster.nodeLabels(GROUP_NAME, name));
     }
@@ -183,9 +185,7 @@ public final class FailoverStack implements AutoCloseable {
         new MysqlFailoverGroupSpec.PlannedFailoverSpec(options.maxLagWait(), null, null), null,
         new MysqlFailoverGroupSpec.DnsSpec(GROUP_NAME + ".db.example.com", 30), null, null));
     k.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(cr).create();
-    if (options.adopted()) {
-      kube.setStatus(group, MysqlFailoverGroupStatus.empty().withActiveSite(options.sites().get(0)));
-    }
+
   }
 
   /** Starts a worker polling the failover task queue, as the worker process does. */
@@ -276,8 +276,32 @@ public final class FailoverStack implements AutoCloseable {
     if (watcher == null) {
       // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
       watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true)
-          .withTopologyMonitor(topologyMonitor).withHttpHost(LOOPBACK).withHttpPort(watcherPort)
+          .withTopologyMonitor(true).withAutomaticFailover(topologyMonitor).withHttpHost(LOOPBACK)
+          .withHttpPort(watcherPort)
           .withActiveSiteToken(SharedToken.of(SIDECAR_TOKEN)), kube.client(), client);
+    }
+  }
+
+  /**
+   * Waits until the watcher has adopted the group with {@code site} as the active site and its
+   * routing holds: the primary Service's selector picks that site's pod.
+   */
+  private void awaitAdopted(String site) {
+    long until = System.nanoTime() + java.time.Duration.ofSeconds(30).toNanos();
+    while (true) {
+      MysqlFailoverGroupStatus status = resource().getStatus();
+      boolean adopted = status != null && site.equals(status.activeSite());
+      boolean routed = adopted && kube.client().pods().inNamespace(group.namespace())
+          .withLabel("shipstream.io/role", "primary").withLabel("shipstream.io/group", GROUP_NAME).list().getItems()
+          .stream().anyMatch(p -> p.getMetadata().getName().equals("mysql-" + site + "-0"));
+      if (routed) {
+        return;
+      }
+      if (System.nanoTime() > until) {
+        throw new IllegalStateException("the watcher did not adopt " + GROUP_NAME + " with " + site
+            + " active within 30 s; status " + status + ", events " + eventReasons());
+      }
+      Playground.sleep(20);
     }
   }
 

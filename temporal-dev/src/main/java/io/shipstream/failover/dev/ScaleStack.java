@@ -76,9 +76,11 @@ final class ScaleStack implements AutoCloseable {
         starter.shutdown();
       }
       stack.startWorker();
-      stack.watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true).withTopologyMonitor(false)
-          .withHttpHost(FailoverStack.LOOPBACK),
+      // The monitor adopts every group as it would in a cluster, but starts no failover of its own.
+      stack.watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true).withTopologyMonitor(true)
+          .withAutomaticFailover(false).withHttpHost(FailoverStack.LOOPBACK),
           stack.kube.client(), WorkflowClient.newInstance(stack.temporal.stubs()));
+      stack.awaitAdopted();
       return stack;
     } catch (RuntimeException e) {
       stack.close();
@@ -130,10 +132,7 @@ final class ScaleStack implements AutoCloseable {
       sites.add(new SiteSpec(site, SiteSpec.ROLE_PRIMARY_CANDIDATE, "zone-" + site,
           new SiteSpec.Endpoint(server.host(), server.port()), selector, MockCluster.nodeLabels(ref.name(), site),
           "10.0." + (++i) + ".10", null, null));
-      Map<String, String> labels = new HashMap<>(selector);
-      labels.put("shipstream.io/group", ref.name());
-      labels.put("shipstream.io/role", site.equals("iad") ? "primary" : "replica");
-      kube.createPod("mysql-" + ref.name() + "-" + site + "-0", labels);
+      kube.createPod("mysql-" + ref.name() + "-" + site + "-0", selector);
       kube.createNode("node-" + ref.name() + "-" + site, MockCluster.nodeLabels(ref.name(), site));
     }
     MysqlFailoverGroup cr = new MysqlFailoverGroup();
@@ -143,7 +142,23 @@ final class ScaleStack implements AutoCloseable {
         null, null, null, "0s", null, null, null,
         new MysqlFailoverGroupSpec.DnsSpec(ref.name() + ".db.example.com", 30), null, null));
     k.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).resource(cr).create();
-    kube.setStatus(ref, MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
+  }
+
+  /** Every group adopted by the watcher with iad active, as the rounds expect. */
+  private void awaitAdopted() {
+    long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    for (Group g : groups) {
+      while (true) {
+        MysqlFailoverGroupStatus status = kube.group(g.ref()).getStatus();
+        if (status != null && "iad".equals(status.activeSite())) {
+          break;
+        }
+        if (System.nanoTime() > until) {
+          throw new IllegalStateException(g.ref() + " was not adopted within 60 s: " + status);
+        }
+        Playground.sleep(20);
+      }
+    }
   }
 
   /**

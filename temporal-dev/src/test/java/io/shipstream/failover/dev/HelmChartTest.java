@@ -93,7 +93,22 @@ class HelmChartTest {
       "shipstream.io/mysqlfailovergroups patch", // RequestRejections.reject: the refused annotation
       "shipstream.io/mysqlfailovergroups/status patch", // RequestRejections.reject; KubeEffects.writeSites
       "core/events create", // RequestRejections.reject: PlannedFailoverRejected; KubeEffects.event
-      "core/secrets get"); // SecretLogins.login: the topology monitor's MySQL login
+      "core/secrets get", // SecretLogins.login: the topology monitor's MySQL login
+      "core/pods list", // RoutingRepair: SiteRoles.setSiteRole, the site's podSelector
+      "core/pods patch", // RoutingRepair: SiteRoles.label
+      "core/services get", // RoutingRepair: SiteRoles.ensureService, primary and replicas
+      "core/services create", // RoutingRepair: SiteRoles.ensureService
+      "externaldns.k8s.io/dnsendpoints get", // RoutingRepair: DnsRecords.update
+      "externaldns.k8s.io/dnsendpoints create", // RoutingRepair: DnsRecords.create
+      "externaldns.k8s.io/dnsendpoints patch"); // RoutingRepair: DnsRecords.update
+  /** The topology monitor's alone, in the groups' namespaces: off without it. */
+  static final List<String> WATCHER_MONITOR_ONLY = List.of("core/secrets get", "core/pods list", "core/pods patch",
+      "core/services get", "core/services create", "externaldns.k8s.io/dnsendpoints get",
+      "externaldns.k8s.io/dnsendpoints create", "externaldns.k8s.io/dnsendpoints patch");
+  static final List<String> WATCHER_CLUSTER_WIDE = List.of(
+      "core/nodes list", // RoutingRepair: NodeTaints.apply
+      "core/nodes get", // RoutingRepair: NodeTaints.reconcile
+      "core/nodes patch"); // RoutingRepair: NodeTaints.reconcile
   static final List<String> WATCHER_IN_RELEASE_NAMESPACE = List.of(
       // Leader election, fabric8 LeaseLock: created once, then read and renewed by merge patch.
       "coordination.k8s.io/leases create",
@@ -192,7 +207,7 @@ class HelmChartTest {
   @Test
   void nonDefaultValuesAddMonitoringBudgetsPoliciesTheTokenAndPerNamespaceRoles() {
     assertThat(kinds(nonDefaults)).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
-        Map.entry("ServiceAccount", 2L), Map.entry("ClusterRole", 1L), Map.entry("ClusterRoleBinding", 1L),
+        Map.entry("ServiceAccount", 2L), Map.entry("ClusterRole", 2L), Map.entry("ClusterRoleBinding", 2L),
         Map.entry("Role", 5L), Map.entry("RoleBinding", 5L), Map.entry("Service", 2L), Map.entry("Deployment", 2L),
         Map.entry("Secret", 1L), Map.entry("ServiceMonitor", 1L), Map.entry("PodDisruptionBudget", 2L),
         Map.entry("NetworkPolicy", 2L)));
@@ -375,7 +390,7 @@ class HelmChartTest {
     assertThat(permissions(defaults, "worker")).isEqualTo(Map.of(
         "*", set(WORKER_IN_GROUP_NAMESPACES, WORKER_CLUSTER_WIDE)));
     assertThat(permissions(defaults, "watcher")).isEqualTo(Map.of(
-        "*", set(WATCHER_IN_GROUP_NAMESPACES), NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
+        "*", set(WATCHER_IN_GROUP_NAMESPACES, WATCHER_CLUSTER_WIDE), NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
   }
 
   @Test
@@ -384,8 +399,8 @@ class HelmChartTest {
         "*", set(WORKER_CLUSTER_WIDE), "shop", set(WORKER_IN_GROUP_NAMESPACES),
         "billing", set(WORKER_IN_GROUP_NAMESPACES)));
     assertThat(permissions(nonDefaults, "watcher")).isEqualTo(Map.of(
-        "shop", set(WATCHER_IN_GROUP_NAMESPACES), "billing", set(WATCHER_IN_GROUP_NAMESPACES),
-        NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
+        "*", set(WATCHER_CLUSTER_WIDE), "shop", set(WATCHER_IN_GROUP_NAMESPACES),
+        "billing", set(WATCHER_IN_GROUP_NAMESPACES), NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
   }
 
   /** Without the topology monitor the watcher neither runs it nor may read Secrets. */
@@ -394,7 +409,7 @@ class HelmChartTest {
     List<HasMetadata> off = parse(template().set("watcher.topologyMonitor.enabled", "false").call());
     assertThat(WatcherConfig.from(podEnv(deployment(off, "watcher"), pod), new String[0]).topologyMonitor()).isFalse();
     Set<String> withoutSecrets = set(WATCHER_IN_GROUP_NAMESPACES);
-    withoutSecrets.remove("core/secrets get");
+    withoutSecrets.removeAll(WATCHER_MONITOR_ONLY);
     assertThat(permissions(off, "watcher")).isEqualTo(Map.of(
         "*", withoutSecrets, NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
     assertThat(permissions(off, "worker")).isEqualTo(permissions(defaults, "worker"));

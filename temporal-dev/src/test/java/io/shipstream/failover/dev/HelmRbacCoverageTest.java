@@ -23,6 +23,7 @@ import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.watcher.RequestRejections;
 import io.shipstream.failover.watcher.WatcherApp;
 import io.shipstream.failover.watcher.WatcherConfig;
+import io.shipstream.failover.watcher.topology.RoutingRepair;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -31,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -201,5 +203,16 @@ class HelmRbacCoverageTest {
     } finally {
       nowhere.shutdownNow();
     }
+    // The monitor's routing pass, which this watcher cannot reach (no Temporal to say that no
+    // failover runs): the same calls, made as the watcher's service account.
+    MysqlFailoverGroup group = cluster.group(ORDERS);
+    // The worker's calls above created the DNSEndpoint; the watcher creates one that is missing too.
+    cluster.client().genericKubernetesResources(io.shipstream.failover.kube.DnsRecords.CONTEXT)
+        .inNamespace(ORDERS.namespace()).withName(ORDERS.name() + "-primary").delete();
+    // Twice: the record is created when missing, then pointed at the other site.
+    RoutingRepair routing = new RoutingRepair(client, ref -> Optional.of(group));
+    io.shipstream.failover.model.GroupConfig groupConfig = io.shipstream.failover.model.GroupConfig.resolve(group.getSpec());
+    routing.repair(ORDERS, groupConfig, "iad", Map.of());
+    routing.repair(ORDERS, groupConfig, "pdx", Map.of());
   }
 }

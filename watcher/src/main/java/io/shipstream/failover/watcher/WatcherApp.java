@@ -154,7 +154,8 @@ public final class WatcherApp implements AutoCloseable {
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
       StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics));
+          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics))
+          .acting(config.automaticFailover());
       cache.addHandler(monitor);
     }
     metrics.leader(true);

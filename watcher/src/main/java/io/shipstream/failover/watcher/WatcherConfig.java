@@ -30,7 +30,10 @@ import java.util.UUID;
  * emergency failovers, on by default (the chart grants the watcher {@code get} on Secrets in the
  * groups' namespaces, since the monitor logs in with each group's credentials Secret). Embedders
  * that only want annotations handled, such as tests, turn it off with
- * {@link #withTopologyMonitor}.
+ * {@link #withTopologyMonitor}. AUTOMATIC_FAILOVER (on by default): whether the monitor acts on
+ * what it sees (emergency failovers, fencing a split brain or a writable non-promotable site,
+ * bringing back an old primary); off, it only keeps the groups adopted, routed and their
+ * conditions written, and a human decides every failover.
  *
  * @param activeSiteToken null: {@code /active-site} is not served (embedded use without sidecars)
  */
@@ -44,7 +47,8 @@ public record WatcherConfig(
     LeaderElectionSettings leaderElection,
     SharedToken activeSiteToken,
     String logFormat,
-    boolean topologyMonitor) {
+    boolean topologyMonitor,
+    boolean automaticFailover) {
 
   static final String TASK_QUEUE = "TASK_QUEUE";
   static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
@@ -60,6 +64,7 @@ public record WatcherConfig(
   static final String LEASE_RENEW_DEADLINE = "LEASE_RENEW_DEADLINE";
   static final String LEASE_RETRY_PERIOD = "LEASE_RETRY_PERIOD";
   static final String TOPOLOGY_MONITOR = "TOPOLOGY_MONITOR";
+  static final String AUTOMATIC_FAILOVER = "AUTOMATIC_FAILOVER";
 
   private static final List<Setting> SETTINGS = settings();
 
@@ -81,6 +86,7 @@ public record WatcherConfig(
     s.add(Setting.of(LEASE_RETRY_PERIOD, "2s"));
     s.addAll(SharedToken.SETTINGS);
     s.add(Setting.of(TOPOLOGY_MONITOR, "true"));
+    s.add(Setting.of(AUTOMATIC_FAILOVER, "true"));
     s.add(Logging.LOG_FORMAT_SETTING);
     return List.copyOf(s);
   }
@@ -111,9 +117,10 @@ public record WatcherConfig(
     SharedToken token = SharedToken.read(r);
     String logFormat = Logging.format(r);
     Boolean monitor = r.bool(TOPOLOGY_MONITOR);
+    Boolean automatic = r.bool(AUTOMATIC_FAILOVER);
     r.check();
     return new WatcherConfig(temporal, taskQueue, namespaces, host, port, Boolean.TRUE.equals(searchAttributes),
-        election, token, logFormat, !Boolean.FALSE.equals(monitor));
+        election, token, logFormat, !Boolean.FALSE.equals(monitor), !Boolean.FALSE.equals(automatic));
   }
 
   /**
@@ -174,37 +181,43 @@ public record WatcherConfig(
 
   public WatcherConfig withSearchAttributes(boolean enabled) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, enabled, leaderElection,
-        activeSiteToken, logFormat, topologyMonitor);
+        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
   }
 
   /** Listens on {@code host}'s interface only, e.g. 127.0.0.1 where nothing else may call the watcher. */
   public WatcherConfig withHttpHost(String host) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, host, httpPort, searchAttributes, leaderElection,
-        activeSiteToken, logFormat, topologyMonitor);
+        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
   }
 
   public WatcherConfig withHttpPort(int port) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, port, searchAttributes, leaderElection,
-        activeSiteToken, logFormat, topologyMonitor);
+        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
   }
 
   public WatcherConfig withLeaderElection(LeaderElectionSettings election) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, election,
-        activeSiteToken, logFormat, topologyMonitor);
+        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
   }
 
   public WatcherConfig withActiveSiteToken(SharedToken token) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
-        token, logFormat, topologyMonitor);
+        token, logFormat, topologyMonitor, automaticFailover);
   }
 
   public WatcherConfig withWatchNamespaces(List<String> namespaces) {
     return new WatcherConfig(temporal, taskQueue, List.copyOf(namespaces), httpHost, httpPort, searchAttributes,
-        leaderElection, activeSiteToken, logFormat, topologyMonitor);
+        leaderElection, activeSiteToken, logFormat, topologyMonitor, automaticFailover);
   }
 
   public WatcherConfig withTopologyMonitor(boolean enabled) {
     return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
-        activeSiteToken, logFormat, enabled);
+        activeSiteToken, logFormat, enabled, automaticFailover);
+  }
+
+  /** Whether the monitor acts on what it sees, or only adopts, routes and reports. */
+  public WatcherConfig withAutomaticFailover(boolean enabled) {
+    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
+        activeSiteToken, logFormat, topologyMonitor, enabled);
   }
 }

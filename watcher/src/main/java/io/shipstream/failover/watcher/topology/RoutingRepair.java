@@ -31,11 +31,11 @@ import java.util.function.Function;
  * of the group's own MySQL pods would not tolerate the taint: evicting a replica is never
  * acceptable. That is reported instead.
  */
-final class RoutingRepair {
+public final class RoutingRepair {
   static final String STANDBY = "standby";
 
   /** What one pass found and did. */
-  record Outcome(List<String> repairs, List<String> problems) {
+  public record Outcome(List<String> repairs, List<String> problems) {
     boolean repaired() {
       return !repairs.isEmpty();
     }
@@ -45,7 +45,7 @@ final class RoutingRepair {
   private final DnsRecords dns;
   private final NodeTaints taints;
 
-  RoutingRepair(KubernetesClient client, Function<GroupRef, Optional<MysqlFailoverGroup>> groups) {
+  public RoutingRepair(KubernetesClient client, Function<GroupRef, Optional<MysqlFailoverGroup>> groups) {
     Owners owners = group -> groups.apply(group).map(Owners::reference);
     this.roles = new SiteRoles(client, owners);
     this.dns = new DnsRecords(client, owners);
@@ -53,7 +53,7 @@ final class RoutingRepair {
   }
 
   /** One pass over everything the group owns; throws when the API server refuses. */
-  Outcome repair(GroupRef group, GroupConfig config, String activeSite, Map<String, SiteObservation> sites) {
+  public Outcome repair(GroupRef group, GroupConfig config, String activeSite, Map<String, SiteObservation> sites) {
     List<String> repairs = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     boolean everyPodTolerates = true;

@@ -59,6 +59,8 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   private final Clock clock;
   private final OldPrimaryRecovery recovery;
   private final Steward steward;
+  /** Whether verdicts are acted on (emergency failovers, fences, recovery), or only reported. */
+  private volatile boolean acting = true;
   private final StartupChecks startup;
   private final Map<GroupRef, Watched> groups = new ConcurrentHashMap<>();
   private final ScheduledExecutorService polls;
@@ -115,6 +117,15 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
     this.latest = latest;
     this.clock = clock;
     this.polls = Executors.newScheduledThreadPool(POLL_THREADS, daemon("topology-poll"));
+  }
+
+  /**
+   * With false the monitor only watches: it adopts, keeps routing and conditions right and writes
+   * status.sites, but starts no failover, fences nothing and brings no old primary back.
+   */
+  public TopologyMonitor acting(boolean act) {
+    this.acting = act;
+    return this;
   }
 
   static java.util.concurrent.ThreadFactory daemon(String name) {
@@ -268,17 +279,25 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
         // Nothing is fenced, promoted or relabelled before the group has an active site.
         adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
       } else {
-        if (recovery != null) {
-          // First: a returning old primary that accepts writes is fenced before anything else is done.
-          recovery.check(g.group(), g.config(), observations, status);
+        TopologyMatrix.Input input = new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
+            instant(status.lastFailover()), status.lastFailoverTarget(), false, now);
+        if (!acting) {
+          verdict = TopologyMatrix.evaluate(input);
+        } else {
+          if (recovery != null) {
+            // First: a returning old primary that accepts writes is fenced before anything else is done.
+            recovery.check(g.group(), g.config(), observations, status);
+          }
+          verdict = reactions.react(g.group(), input);
         }
-        verdict = reactions.react(g.group(), new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
-            instant(status.lastFailover()), status.lastFailoverTarget(), false, now));
       }
       writeSites(w, now);
       if (steward != null && resource.isPresent()) {
+        // Just adopted: routing is set at once, not a poll later.
+        MysqlFailoverGroupStatus effective = adoption instanceof Adoption.Adopt a ? status.withActiveSite(a.site())
+            : status;
         List<GroupConditions.Problem> problems = new java.util.ArrayList<>();
-        steward.keepRouting(g.group(), g.config(), status, observations)
+        steward.keepRouting(g.group(), g.config(), effective, observations)
             .forEach(p -> problems.add(new GroupConditions.Problem("RoutingIncomplete", p)));
         if (startup != null) {
           for (String site : startup.startingWritable(g.group())) {
@@ -287,8 +306,7 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
                 + "anything decides it is the primary; configure MariaDB read_only=ON or MySQL super_read_only=ON"));
           }
         }
-        String active = adoption instanceof Adoption.Adopt a ? a.site() : status.activeSite();
-        steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(null, active,
+        steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(null, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
             problems));
       }
