@@ -60,19 +60,19 @@ class AdoptionIT {
       for (int i = 0; i < 5; i++) {
         MysqlFailoverGroup applied = reapply();
         long started = System.nanoTime();
-        await(() -> "iad".equals(status().activeSite()), Duration.ofSeconds(10), "iad adopted");
+        Await.until(stack, () -> "iad".equals(status().activeSite()), Duration.ofSeconds(10), "iad adopted");
         adopted.add((System.nanoTime() - started) / 1_000_000);
-        await(() -> conditionIs("Ready", "True"), Duration.ofSeconds(10), "Ready=True");
+        Await.until(stack, () -> conditionIs("Ready", "True"), Duration.ofSeconds(10), "Ready=True");
         ready.add((System.nanoTime() - started) / 1_000_000);
         assertThat(applied.getStatus()).isNull();
       }
       System.out.printf("apply -> activeSite recorded %s ms (median %d), -> Ready %s ms (median %d)%n", adopted,
           median(adopted), ready, median(ready));
-      await(() -> podsOf(service("mysql-orders-replicas")).size() == 2, Duration.ofSeconds(10), "the replicas Service");
+      Await.until(stack, () -> podsOf(service("mysql-orders-replicas")).size() == 2, Duration.ofSeconds(10), "the replicas Service");
 
       assertThat(podsOf(service("mysql-orders-primary"))).containsExactly("mysql-iad-0");
       assertThat(podsOf(service("mysql-orders-replicas"))).containsExactlyInAnyOrder("mysql-pdx-0", "mysql-dr-0");
-      await(() -> tainted("node-pdx-1") && tainted("node-dr-1"), Duration.ofSeconds(10), "taints");
+      Await.until(stack, () -> tainted("node-pdx-1") && tainted("node-dr-1"), Duration.ofSeconds(10), "taints");
       assertThat(tainted("node-iad-1")).isFalse();
       assertThat(stack.eventReasons()).contains("GroupAdopted");
       assertThat(condition("Degraded").getStatus()).isEqualTo("False");
@@ -98,14 +98,14 @@ class AdoptionIT {
       // Degraded: dr stops applying; it leaves the replicas Service and comes back when it resumes.
       MariaDbServer dr = stack.server("dr");
       dr.execute("STOP SLAVE SQL_THREAD");
-      await(() -> conditionIs("Degraded", "True"), Duration.ofSeconds(10), "Degraded=True");
+      Await.until(stack, () -> conditionIs("Degraded", "True"), Duration.ofSeconds(10), "Degraded=True");
       assertThat(condition("Degraded").getMessage()).contains("dr");
-      await(() -> !podsOf(service("mysql-orders-replicas")).contains("mysql-dr-0"), Duration.ofSeconds(10),
+      Await.until(stack, () -> !podsOf(service("mysql-orders-replicas")).contains("mysql-dr-0"), Duration.ofSeconds(10),
           "dr out of the replicas Service");
       assertThat(condition("Ready").getStatus()).as("the primary still takes writes").isEqualTo("True");
       dr.execute("START SLAVE SQL_THREAD");
-      await(() -> conditionIs("Degraded", "False"), Duration.ofSeconds(10), "Degraded=False");
-      await(() -> podsOf(service("mysql-orders-replicas")).contains("mysql-dr-0"), Duration.ofSeconds(10),
+      Await.until(stack, () -> conditionIs("Degraded", "False"), Duration.ofSeconds(10), "Degraded=False");
+      Await.until(stack, () -> podsOf(service("mysql-orders-replicas")).contains("mysql-dr-0"), Duration.ofSeconds(10),
           "dr back in the replicas Service");
 
       int acked = load.acknowledgedCount();
@@ -118,16 +118,16 @@ class AdoptionIT {
   @Test
   void twoWritablePrimariesAtTheStartAreForAHumanAndNothingIsFenced() {
     stack = FailoverStack.start(work, FailoverStack.Options.adoption());
-    await(() -> "iad".equals(status().activeSite()), Duration.ofSeconds(10), "iad adopted");
+    Await.until(stack, () -> "iad".equals(status().activeSite()), Duration.ofSeconds(10), "iad adopted");
     // The same group as applied again on servers that are both writable.
     stack.server("pdx").setReadOnly(false);
     // Both seen writable by the monitor's polls, then the group applied anew with no status.
-    await(() -> status().sites() != null && status().sites().stream()
+    Await.until(stack, () -> status().sites() != null && status().sites().stream()
         .filter(site -> site.name().equals("pdx")).anyMatch(site -> "WRITABLE".equals(site.state())),
         Duration.ofSeconds(10), "pdx seen writable");
     reapply();
 
-    await(() -> conditionIs("Ready", "False") && "SeveralWritable".equals(condition("Ready").getReason()),
+    Await.until(stack, () -> conditionIs("Ready", "False") && "SeveralWritable".equals(condition("Ready").getReason()),
         Duration.ofSeconds(10), "Ready=False/SeveralWritable");
     assertThat(condition("Ready").getMessage()).contains("iad and pdx").contains("bloodraven.shipstream.io/adopt=<site>");
     assertThat(stack.eventMessages("AdoptionBlocked")).singleElement().asString().contains("both writable");
@@ -145,13 +145,13 @@ class AdoptionIT {
           g.getMetadata().setAnnotations(annotations);
           return g;
         });
-    await(() -> "pdx".equals(status().activeSite()), Duration.ofSeconds(10), "pdx adopted as named");
+    Await.until(stack, () -> "pdx".equals(status().activeSite()), Duration.ofSeconds(10), "pdx adopted as named");
   }
 
   @Test
   void invalidSpecsAreNotReadyNamingEachProblemAndTouchNothing() {
     stack = FailoverStack.start(work, FailoverStack.Options.adoption());
-    await(() -> conditionIs("Ready", "True"), Duration.ofSeconds(15), "Ready=True");
+    Await.until(stack, () -> conditionIs("Ready", "True"), Duration.ofSeconds(15), "Ready=True");
     MysqlFailoverGroupSpec good = stack.resource().getSpec();
     List<Object[]> cases = List.of(
         new Object[] {"duplicate site names", (UnaryOperator<MysqlFailoverGroupSpec>) s -> withSites(s,
@@ -181,13 +181,13 @@ class AdoptionIT {
       @SuppressWarnings("unchecked")
       UnaryOperator<MysqlFailoverGroupSpec> change = (UnaryOperator<MysqlFailoverGroupSpec>) c[1];
       setSpec(change.apply(good));
-      await(() -> conditionIs("Ready", "False") && "InvalidSpec".equals(condition("Ready").getReason())
+      Await.until(stack, () -> conditionIs("Ready", "False") && "InvalidSpec".equals(condition("Ready").getReason())
           && condition("Ready").getMessage().contains((String) c[2]), Duration.ofSeconds(10), "InvalidSpec for " + c[0]);
       assertThat(stack.eventMessages("InvalidSpec")).as(c[0].toString()).anySatisfy(m -> assertThat(m).contains((String) c[2]));
       assertThat(status().activeSite()).isEqualTo("iad");
       assertThat(stack.writableSites()).as("nothing fenced or promoted for " + c[0]).containsExactly("iad");
       setSpec(good);
-      await(() -> conditionIs("Ready", "True"), Duration.ofSeconds(10), "Ready again after " + c[0]);
+      Await.until(stack, () -> conditionIs("Ready", "True"), Duration.ofSeconds(10), "Ready again after " + c[0]);
     }
   }
 
@@ -198,7 +198,7 @@ class AdoptionIT {
     kube().pods().inNamespace("shop").withName("mysql-dr-0").delete();
     stack.mockCluster().createPod("mysql-dr-0", Map.of("app", "mysql", "site", "dr"), false);
 
-    await(() -> conditionIs("Degraded", "True") && "RoutingIncomplete".equals(condition("Degraded").getReason()),
+    Await.until(stack, () -> conditionIs("Degraded", "True") && "RoutingIncomplete".equals(condition("Degraded").getReason()),
         Duration.ofSeconds(15), "Degraded=True/RoutingIncomplete");
     assertThat(condition("Degraded").getMessage()).contains("mysql-dr-0").contains("do not tolerate");
     assertThat(stack.eventReasons()).contains("RoutingIncomplete");
@@ -211,7 +211,7 @@ class AdoptionIT {
   private MysqlFailoverGroup reapply() {
     MysqlFailoverGroup current = stack.resource();
     kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").delete();
-    await(() -> kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").get() == null,
+    Await.until(stack, () -> kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").get() == null,
         Duration.ofSeconds(10), "the group deleted");
     MysqlFailoverGroup fresh = new MysqlFailoverGroup();
     fresh.getMetadata().setName("orders");
@@ -228,9 +228,9 @@ class AdoptionIT {
     int before = stack.eventReasons().size();
     long started = System.nanoTime();
     drift.run();
-    await(repaired, Duration.ofSeconds(5), "repair of " + what);
+    Await.until(stack, repaired, Duration.ofSeconds(5), "repair of " + what);
     System.out.printf("%s: repaired in %d ms%n", what, (System.nanoTime() - started) / 1_000_000);
-    await(() -> stack.eventReasons().subList(before, stack.eventReasons().size()).contains("RoutingRepaired"),
+    Await.until(stack, () -> stack.eventReasons().subList(before, stack.eventReasons().size()).contains("RoutingRepaired"),
         Duration.ofSeconds(5), "a RoutingRepaired Event for " + what);
   }
 
@@ -298,13 +298,4 @@ class AdoptionIT {
         s.sidecar(), s.dragonfly());
   }
 
-  private static void await(BooleanSupplier condition, Duration timeout, String what) {
-    long until = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > until) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Playground.sleep(50);
-    }
-  }
 }

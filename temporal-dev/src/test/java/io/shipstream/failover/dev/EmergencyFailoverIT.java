@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -65,7 +64,7 @@ class EmergencyFailoverIT {
 
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
       assertThat(stack.routedSite()).contains("pdx");
-      await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
       MariaDbServer pdx = stack.server("pdx");
       MariaDbServer dr = stack.server("dr");
       // Whatever row the writer had acknowledged and any survivor holds, pdx holds: at the instant
@@ -77,7 +76,7 @@ class EmergencyFailoverIT {
       assertThat(MariaDbCluster.writtenIds(pdx)).as("acknowledged rows on pdx or dr").containsAll(onSurvivors);
 
       // dr replicates from the new primary: a row written after the failover reaches it.
-      await(() -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
+      Await.until(stack, () -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
           Duration.ofSeconds(30), "dr replicating from pdx");
       int acked = load.acknowledgedCount();
       load.awaitAcknowledged(acked + 10, Duration.ofSeconds(30));
@@ -114,12 +113,12 @@ class EmergencyFailoverIT {
 
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
 
     assertThat(MariaDbCluster.writtenIds(pdx)).as("every row dr held").containsAll(onDr);
     assertThat(stack.eventReasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
     assertThat(stack.resource().getStatus().emergencyFailover().transactionsLost()).isZero();
-    await(() -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
+    Await.until(stack, () -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
         Duration.ofSeconds(30), "dr replicating from pdx");
     try (WriteLoad after = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1_000_000)) {
       after.awaitAcknowledged(20, Duration.ofSeconds(30));
@@ -143,7 +142,7 @@ class EmergencyFailoverIT {
       before.stop();
       // Everything iad wrote is in pdx's relay log, and far from applied.
       String written = iad.gtidBinlogPos();
-      await(() -> written.equals(pdx.replicaStatus().gtidIoPos()), Duration.ofSeconds(30),
+      Await.until(stack, () -> written.equals(pdx.replicaStatus().gtidIoPos()), Duration.ofSeconds(30),
           "pdx's IO thread receiving " + written);
       received = new HashSet<>(MariaDbCluster.writtenIds(iad));
     }
@@ -181,7 +180,7 @@ class EmergencyFailoverIT {
     }
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
     // The new primary takes writes before the old one comes back, as it would in production: its
     // newest GTID is then its own, and the rejoin must still see that iad holds nothing extra.
     try (WriteLoad onNewPrimary = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 500_000)) {
@@ -189,7 +188,7 @@ class EmergencyFailoverIT {
     }
 
     iad.restart();
-    await(() -> iad.replicaStatus().running() && iad.replicaStatus().sourcePort() == pdx.port(),
+    Await.until(stack, () -> iad.replicaStatus().running() && iad.replicaStatus().sourcePort() == pdx.port(),
         Duration.ofSeconds(30), "iad replicating from pdx");
     try (WriteLoad afterRejoin = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1_000_000)) {
       afterRejoin.awaitAcknowledged(50, Duration.ofSeconds(30));
@@ -198,13 +197,13 @@ class EmergencyFailoverIT {
     assertThat(iad.isReadOnly()).isTrue();
     assertThat(MariaDbCluster.writtenIds(iad)).containsAll(MariaDbCluster.writtenIds(pdx));
     assertThat(stack.eventReasons()).contains("RecoveryComplete").doesNotContain("RecoveryBlocked");
-    await(() -> siteStatus("iad") != null && Boolean.TRUE.equals(siteStatus("iad").replicating()),
+    Await.until(stack, () -> siteStatus("iad") != null && Boolean.TRUE.equals(siteStatus("iad").replicating()),
         Duration.ofSeconds(30), "status.sites to show iad replicating");
     assertThat(siteStatus("iad").divergentGtid()).isNull();
 
     // Inside the 1 minute cooldown the new primary dies too: iad could take over, but must not.
     pdx.kill9();
-    await(() -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    Await.until(stack, () -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
     sleep(3_000);
     assertThat(stack.eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
     assertThat(stack.eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
@@ -230,11 +229,11 @@ class EmergencyFailoverIT {
         "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
 
     iad.restart();
-    await(() -> stack.eventReasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
-    await(() -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null, Duration.ofSeconds(30),
+    Await.until(stack, () -> stack.eventReasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
+    Await.until(stack, () -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null, Duration.ofSeconds(30),
         "status.sites to show iad's divergent transactions");
 
     assertThat(siteStatus("iad").divergentGtid()).startsWith("0-" + iad.serverId() + "-");
@@ -259,7 +258,7 @@ class EmergencyFailoverIT {
     sleep(1_500);
 
     iad.kill9();
-    await(() -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    Await.until(stack, () -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
     sleep(3_000);
 
     assertThat(stack.eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
@@ -284,7 +283,7 @@ class EmergencyFailoverIT {
       load.awaitAcknowledged(acked + 100, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
-      await(() -> "Promoting".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
+      Await.until(stack, () -> "Promoting".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
       // Kill the worker once the workflow is inside the promote activity, not at the instant the
       // phase is written. A workflow task handed to a poll that dies at that very moment is only
       // re-dispatched after the workflow task timeout (10 s), and Temporal's Java test server
@@ -295,7 +294,7 @@ class EmergencyFailoverIT {
       stack.killWorker();
       sleep(1_000);
       stack.startWorker();
-      await(() -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
+      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
 
@@ -317,11 +316,11 @@ class EmergencyFailoverIT {
       stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
-      await(() -> stack.eventReasons().contains("EmergencyFailoverStarted"), Duration.ofSeconds(60),
+      Await.until(stack, () -> stack.eventReasons().contains("EmergencyFailoverStarted"), Duration.ofSeconds(60),
           "an EmergencyFailoverStarted Event");
       stack.killWatcher();
       stack.startWatcher();
-      await(() -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
+      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
       // The restarted watcher has had several polls to see the dead iad and act on it again.
@@ -365,21 +364,6 @@ class EmergencyFailoverIT {
         + stack.resource().getStatus());
   }
 
-  private void await(BooleanSupplier condition, Duration timeout, String what) {
-    long until = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < until) {
-      try {
-        if (condition.getAsBoolean()) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        // A server still starting: ask again.
-      }
-      sleep(100);
-    }
-    throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.resource().getStatus()
-        + "; events: " + stack.eventReasons());
-  }
 
   private static void sleep(long millis) {
     try {

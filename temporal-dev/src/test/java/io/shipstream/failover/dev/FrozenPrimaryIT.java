@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -96,7 +95,7 @@ class FrozenPrimaryIT {
       iad.kill9();
       // Servers are configured to start read-only: it comes back fenced, well inside 3 x 500 ms.
       iad.restartFenced();
-      await(() -> !iad.isReadOnly(), Duration.ofSeconds(10), "iad's sidecar to lift its start-up read-only");
+      Await.until(stack, () -> !iad.isReadOnly(), Duration.ofSeconds(10), "iad's sidecar to lift its start-up read-only");
       int acked = load.acknowledgedCount();
       load.awaitAcknowledged(acked + 50, Duration.ofSeconds(30));
       // Long enough for a wrongly started failover to show.
@@ -142,7 +141,7 @@ class FrozenPrimaryIT {
         iad.resume();
       }
       if (frozen.compareTo(Duration.ofSeconds(2)) > 0) {
-        await(() -> stack.emergencyPhase() != null && List.of("Succeeded", "Failed").contains(stack.emergencyPhase()),
+        Await.until(stack, () -> stack.emergencyPhase() != null && List.of("Succeeded", "Failed").contains(stack.emergencyPhase()),
             Duration.ofSeconds(60), "the emergency failover to end");
       }
       // Both writers go on for a while after the resume: the pooled one's writes land on iad if
@@ -193,13 +192,4 @@ class FrozenPrimaryIT {
     return new Outcome(started, watch.most(), watch.firstOverlap(), aliveAtResume, afterFreezeOnlyOnIad, lost);
   }
 
-  private static void await(BooleanSupplier condition, Duration timeout, String what) {
-    long until = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > until) {
-        throw new AssertionError("timed out waiting for " + what);
-      }
-      Playground.sleep(50);
-    }
-  }
 }

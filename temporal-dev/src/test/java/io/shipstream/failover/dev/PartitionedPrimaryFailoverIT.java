@@ -7,7 +7,6 @@ import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,8 +47,8 @@ class PartitionedPrimaryFailoverIT {
       controlToIad.blackhole();
       sidecars.partition("iad");
 
-      await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(90), "the emergency failover to succeed");
-      await(() -> !pdx.isReadOnly(), Duration.ofSeconds(5), "pdx writable");
+      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(90), "the emergency failover to succeed");
+      Await.until(stack, () -> !pdx.isReadOnly(), Duration.ofSeconds(5), "pdx writable");
       sampler.stop();
 
       assertThat(sampler.most()).as("never two writable servers, sampled every 50 ms").isLessThanOrEqualTo(1);
@@ -73,7 +72,7 @@ class PartitionedPrimaryFailoverIT {
       long killedAt = System.nanoTime();
       stack.server("iad").kill9();
 
-      await(() -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
       load.awaitAcknowledged(ackedAtKill + 20, Duration.ofSeconds(30));
       long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
           .min().orElseThrow();
@@ -93,19 +92,4 @@ class PartitionedPrimaryFailoverIT {
 
 
 
-  private void await(BooleanSupplier condition, Duration timeout, String what) {
-    long until = System.nanoTime() + timeout.toNanos();
-    while (System.nanoTime() < until) {
-      try {
-        if (condition.getAsBoolean()) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        // A server not answering yet: ask again.
-      }
-      Playground.sleep(100);
-    }
-    throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.resource().getStatus()
-        + "; events: " + stack.eventReasons());
-  }
 }
