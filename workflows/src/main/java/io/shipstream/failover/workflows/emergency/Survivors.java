@@ -8,6 +8,7 @@ import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.ReplicaRepointing;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -43,7 +44,7 @@ final class Survivors {
   private final Set<String> divergent;
   private final Map<String, ServerState> states = new LinkedHashMap<>();
   private final List<String> knownGtids = new ArrayList<>();
-  private final Map<String, Promise<Void>> repointing = new LinkedHashMap<>();
+  private final ReplicaRepointing repointing;
 
   /** Where a finding goes: a Warning or a Normal Event, and a note in the status message. */
   @FunctionalInterface
@@ -58,6 +59,7 @@ final class Survivors {
     this.warn = warn;
     this.inform = inform;
     this.divergent = Set.copyOf(divergent);
+    this.repointing = new ReplicaRepointing(mysql, plan.targetServer());
   }
 
   /** The sites the watcher holds back for divergent transactions (RecoveryBlocked), from the status. */
@@ -168,7 +170,7 @@ final class Survivors {
   void startRepointing() {
     states.forEach((site, state) -> {
       if (state.reachable()) {
-        repointing.put(site, Async.procedure(mysql::replicateFrom, plan.server(site), plan.targetServer()));
+        repointing.start(plan.server(site));
       }
     });
   }
@@ -181,18 +183,13 @@ final class Survivors {
             + " left read-only and out of replication for a person to decide; point it at " + target
             + " once they are dealt with"));
     states.forEach((site, state) -> {
-      Promise<Void> step = repointing.get(site);
-      if (step == null) {
+      if (!repointing.started(site)) {
         warn.report("ReplicaNotRepointed", site + " was unreachable during the failover and still replicates from "
             + plan.failed().name() + ": point it at " + target + " when it is back");
         return;
       }
-      try {
-        step.get();
-      } catch (ActivityFailure e) {
-        warn.report("ReplicaNotRepointed", "could not point " + site + " at the new primary " + target + ": "
-            + Failures.rootMessage(e));
-      }
+      repointing.failure(site).ifPresent(why -> warn.report("ReplicaNotRepointed", "could not point " + site
+          + " at the new primary " + target + ": " + why));
     });
   }
 

@@ -1,4 +1,4 @@
-package io.shipstream.failover.workflows.emergency;
+package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.model.gtid.GtidSet;
 import java.util.ArrayList;
@@ -12,13 +12,13 @@ import java.util.List;
  * MariaDB position keeps the highest seqno each server id reached in each domain. Null and blank
  * texts add nothing.
  */
-final class GtidUnion {
+public final class GtidUnion {
   private GtidUnion() {}
 
   /**
    * @throws IllegalArgumentException when a text is not a GTID set, or MySQL and MariaDB sets are mixed
    */
-  static GtidSet of(Collection<String> sets) {
+  public static GtidSet of(Collection<String> sets) {
     List<String> parts = new ArrayList<>();
     for (String set : sets) {
       if (set != null && !set.isBlank()) {
@@ -32,7 +32,7 @@ final class GtidUnion {
     return GtidSet.parse(String.join(",", parts));
   }
 
-  static GtidSet of(String... sets) {
+  public static GtidSet of(String... sets) {
     return of(Arrays.asList(sets));
   }
 }
