@@ -5,26 +5,27 @@ import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.ReplicaRepointing;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * What the planned runbook does once the target is writable: routing (the Service, DNS, taints,
- * the old primary's replication), the Resuming record, and the report of the replicas it left
- * behind. None of it can undo the promotion, so each failure or finding is a warning and the
+ * the old primary's replication), the Resuming record, and the other replicas' re-pointing. None of it can undo the promotion, so each failure or finding is a warning and the
  * workflow only goes forward. Workflow code: its I/O goes through activities.
  */
 final class AfterPromotion {
   /**
-   * The change id of the report of the replicas left behind, which inspects the other sites after
-   * the promotion: failovers started by a worker without it replay without those calls.
+   * The change id of the re-pointing of the other replicas after the promotion: failovers started
+   * by a worker without it replay without those calls.
    */
-  static final String REPLICA_REPORT_CHANGE_ID = "report-replicas-left-behind";
+  static final String REPOINT_CHANGE_ID = "repoint-other-replicas";
 
   private final PlannedRun run;
   private final TargetPromotion promotion;
@@ -74,18 +75,53 @@ final class AfterPromotion {
   }
 
   /**
-   * Reads every site the failover did not touch, side by side, and warns about each one that
-   * still depends on the old primary or does not replicate at all ({@link ReplicasLeftBehind}):
-   * the runbook re-points only the old primary, and a replica left on a dead one silently falls
-   * behind. Runs after the failover is recorded, so a site that is slow to answer delays nothing
-   * that matters.
+   * Points every other replica at the new primary, as the emergency runbook does with its
+   * survivors: reads every site the failover did not touch, side by side, then the new primary,
+   * and re-points in parallel each site {@link OtherReplicas} says to; a site it leaves alone for a
+   * reason, and one whose re-pointing fails, is a warning. Runs once the old primary was re-pointed
+   * and the failover recorded, so a site that is slow to answer delays nothing that matters.
    */
-  void reportReplicasLeftBehind(Plan plan) {
-    List<SiteSpec> others = ReplicasLeftBehind.others(plan);
-    if (others.isEmpty() || Workflow.getVersion(REPLICA_REPORT_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) {
+  void repointOtherReplicas(Plan plan) {
+    List<SiteSpec> others = OtherReplicas.others(plan);
+    if (others.isEmpty() || Workflow.getVersion(REPOINT_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) < 1) {
       return;
     }
     Map<String, ServerState> states = run.inspectAll(plan.config().credentialsSecret(), others);
-    ReplicasLeftBehind.findings(plan, states).forEach(finding -> run.warn(ReplicasLeftBehind.REASON, finding));
+    String newPrimaryGtid = newPrimaryGtid(plan);
+    ReplicaRepointing repointing = new ReplicaRepointing(run.quickMysql, run.target(plan, plan.target()));
+    Map<String, OtherReplicas.Step> steps = new LinkedHashMap<>();
+    for (SiteSpec site : others) {
+      OtherReplicas.Step step = OtherReplicas.step(plan, site.name(), states.get(site.name()), newPrimaryGtid);
+      steps.put(site.name(), step);
+      if (step.repoint()) {
+        repointing.start(run.target(plan, site));
+      }
+    }
+    steps.forEach((site, step) -> {
+      if (step.report() != null) {
+        run.warn(OtherReplicas.REASON, step.report());
+      } else if (step.repoint()) {
+        repointing.failure(site).ifPresent(why ->
+            run.warn(OtherReplicas.REASON, OtherReplicas.notRepointed(plan, site, states.get(site), why)));
+      }
+    });
+  }
+
+  /**
+   * The new primary's executed set, read after the other sites: a replica may have received the
+   * new primary's first writes through the old primary, and those must not look like transactions
+   * the new primary lacks. When it cannot be read, the set it had at its promotion stands in, which
+   * can only make a site look divergent (left alone, with a warning), never hide one.
+   */
+  private String newPrimaryGtid(Plan plan) {
+    try {
+      ServerState state = run.quickMysql.inspect(run.target(plan, plan.target()));
+      if (state.reachable() && state.gtidExecuted() != null) {
+        return state.gtidExecuted();
+      }
+    } catch (ActivityFailure e) {
+      // Handled below, as an unreachable server is.
+    }
+    return run.progress.targetGtidAtPromotion;
   }
 }

@@ -25,7 +25,7 @@ import org.slf4j.Logger;
  * operator would follow by hand; the steps live beside it, all sharing one {@link PlannedRun}:
  * {@link RequestValidation} (Validating, Deferred), {@link SourceDrain} (Draining, WaitingForLag),
  * {@link SessionStoreHandover} (the session store), {@link TargetPromotion} (Promoting and the
- * rollbacks) and {@link AfterPromotion} (routing, Resuming, the replicas left behind).
+ * rollbacks) and {@link AfterPromotion} (routing, Resuming, re-pointing the other replicas).
  * Everything before the promotion can be undone and is undone on any failure or cancel; a
  * promotion that fails is undone only once the target is fenced again, and after a promotion the
  * workflow only goes forward.
@@ -36,7 +36,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   private static final Logger log = Workflow.getLogger(PlannedFailoverWorkflowImpl.class);
 
   // The change ids of the runbook's versioned steps are kept here, in SessionStoreHandover
-  // (CHANGE_ID) and in AfterPromotion (REPLICA_REPORT_CHANGE_ID), because a stored history records
+  // (CHANGE_ID) and in AfterPromotion (REPOINT_CHANGE_ID), because a stored history records
   // them by these names.
   /**
    * The change id of the runbook whose short, idempotent calls are local activities.
@@ -80,10 +80,10 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
 
   /**
    * Every Kubernetes call (status, Events, labels, DNS, taints, the failover record, loading the
-   * group), the MySQL inspection and the old primary's rejoin become local activities: a workflow
-   * task then carries several of them instead of costing a server round trip each. Each is
-   * idempotent (a write of the same value, a read, a rejoin that keeps a replica already pointing
-   * at the target), so the re-run after a worker dies mid-task does no harm. The fence, the
+   * group), the MySQL inspection, the old primary's rejoin and the other replicas' re-pointing
+   * become local activities: a workflow task then carries several of them instead of costing a
+   * server round trip each. Each is idempotent (a write of the same value, a read, a re-pointing
+   * that keeps a replica already pointing at the target), so the re-run after a worker dies mid-task does no harm. The fence, the
    * drain, the lag wait, the promotion and the unfence stay ordinary activities, recorded before
    * the workflow goes on. The order of side effects is the runbook's as before: a local call
    * completes before the step after it is scheduled.
@@ -123,7 +123,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     AfterPromotion afterPromotion = new AfterPromotion(run, promotion);
     afterPromotion.flipRouting(plan);
     afterPromotion.recordFailover(plan);
-    afterPromotion.reportReplicasLeftBehind(plan);
+    afterPromotion.repointOtherReplicas(plan);
     return succeed(plan);
   }
 

@@ -46,7 +46,7 @@ final class PlannedRun {
   final PlannedFailoverProgress progress;
   final StatusPublisher publisher;
   final KubernetesActivities k8s;
-  /** The inspection and the rejoin: a local activity on histories that have them, see the runbook. */
+  /** The inspection and the re-pointing: a local activity on histories that have them, see the runbook. */
   final MysqlActivities quickMysql;
   final FailoverMetrics metrics;
   final CancelRequest cancel;

@@ -45,6 +45,8 @@ public final class FakeMysql implements MysqlActivities {
     public volatile boolean logsReplicaUpdates = true;
     /** When set, catching this server up from another one ends in LagTimeout, having applied nothing. */
     public volatile boolean catchUpFails;
+    /** When set, pointing this server at a source fails for good, as a replication error would. */
+    public volatile boolean replicateFails;
 
     public String gtid() {
       return "0-1-" + seqno;
@@ -203,6 +205,10 @@ public final class FakeMysql implements MysqlActivities {
     calls.add("replicate " + replica.site() + " from " + source.site());
     endpoints.put(source.site(), source);
     Server s = reach(replica);
+    if (s.replicateFails) {
+      throw ApplicationFailure.newNonRetryableFailure(replica + " cannot replicate from " + source
+          + ": IO thread: Got fatal error 1236 from master", "ReplicationFailed");
+    }
     s.readOnly = true;
     s.replicating = true;
     s.replicatesFrom = source.site();

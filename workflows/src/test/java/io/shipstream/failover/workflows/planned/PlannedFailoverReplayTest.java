@@ -10,9 +10,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * that breaks one of these needs {@code Workflow.getVersion}, not a new recording. The {@code -v0}
  * histories were recorded before the Kubernetes calls and MySQL reads became local activities,
  * the {@code -v1} ones before status writes were coalesced and Events batched
- * ({@code StatusPublisher}), the {@code -v2} ones before a successful failover read the replicas
- * it left behind ({@code AfterPromotion.reportReplicasLeftBehind}; only the histories with a third
- * site have that step).
+ * ({@code StatusPublisher}), the {@code -v2} ones before a successful failover dealt with the
+ * replicas it neither fences nor promotes ({@code AfterPromotion.repointOtherReplicas}; only the
+ * histories with a third site have that step). That step first only reported those replicas; it was
+ * made to re-point them before any release, and the two histories that had it were re-recorded.
  */
 class PlannedFailoverReplayTest {
   @ParameterizedTest

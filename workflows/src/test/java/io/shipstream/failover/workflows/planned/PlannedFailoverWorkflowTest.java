@@ -104,9 +104,10 @@ class PlannedFailoverWorkflowTest {
     assertThat(k8s.status.plannedFailover()).isEqualTo(result);
     assertThat(k8s.status.workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
     assertThat(k8s.annotation).as("annotation cleared").isNull();
-    // dr still replicates from iad: the runbook re-points only the old primary, and says so.
+    // dr is re-pointed at pdx as well, so a healthy run has nothing to warn about.
+    assertThat(mysql.server("dr").replicatesFrom).isEqualTo("pdx");
     assertThat(k8s.eventReasons()).containsExactly("PlannedFailoverStarted", "PlannedFailoverDraining",
-        "PlannedFailoverLagOK", "ReplicaNotRepointed", "PlannedFailoverCompleted");
+        "PlannedFailoverLagOK", "PlannedFailoverCompleted");
   }
 
   @Test
