@@ -107,6 +107,11 @@ public final class FailoverStack implements AutoCloseable {
       return new Options(List.of("iad", "pdx"), List.of(), "0s", null);
     }
 
+    /** iad (primary), pdx, and a dr-only site, with no cooldown: failovers back to back. */
+    public static Options threeSites() {
+      return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null);
+    }
+
     /** iad (primary), pdx, and a dr-only site, with the default 5 minute cooldown. */
     public static Options playground() {
       return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), null, null);

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Planned failover end to end: two real mariadbd processes replicating with GTIDs, the mock API
- * server, the Temporal dev server, the real worker and watcher, and a client writing rows all the
+ * Planned failover end to end: three real mariadbd processes replicating with GTIDs (iad and pdx,
+ * which trade places, and a dr-only dr that must follow whichever is primary), the mock API server, the Temporal dev server, the real worker and watcher, and a client writing rows all the
  * time. Everything is asserted the way an operator would check it: the resource's status, the rows
  * on the new primary, the servers' read-only flags and replication, and the placement objects.
  */
@@ -41,7 +41,7 @@ class PlannedFailoverIT {
 
   @BeforeAll
   static void start() {
-    stack = FailoverStack.start(work, FailoverStack.Options.twoSites());
+    stack = FailoverStack.start(work, FailoverStack.Options.threeSites());
   }
 
   @AfterAll
@@ -286,16 +286,22 @@ class PlannedFailoverIT {
     assertThat(onPrimary).as("every acknowledged write is on " + primary).containsAll(load.acknowledged());
   }
 
-  /** The new primary takes writes; the old one is read-only and replicates from it. */
-  private static void assertServers(String primary, String replica) {
+  /**
+   * The new primary takes writes; the old one and dr are read-only, replicate from it and have
+   * applied all it has.
+   */
+  private static void assertServers(String primary, String oldPrimary) {
     MariaDbServer p = stack.server(primary);
-    MariaDbServer r = stack.server(replica);
     assertThat(p.isReadOnly()).as(primary + " writable").isFalse();
     assertThat(p.replicaStatus().configured()).as(primary + " is no replica").isFalse();
-    assertThat(r.isReadOnly()).as(replica + " read-only").isTrue();
-    assertThat(r.replicaStatus().sourcePort()).as(replica + " replicates from " + primary).isEqualTo(p.port());
-    r.awaitReplicated(p.gtidBinlogPos(), Duration.ofSeconds(30));
-    assertThat(r.replicaStatus().running()).isTrue();
+    for (String replica : List.of(oldPrimary, "dr")) {
+      MariaDbServer r = stack.server(replica);
+      assertThat(r.isReadOnly()).as(replica + " read-only").isTrue();
+      assertThat(r.replicaStatus().sourcePort()).as(replica + " replicates from " + primary).isEqualTo(p.port());
+      r.awaitReplicated(p.gtidBinlogPos(), Duration.ofSeconds(30));
+      assertThat(r.replicaStatus().running()).as(replica + " replicating").isTrue();
+    }
+    assertThat(stack.eventReasons()).as("every replica was re-pointed").doesNotContain("ReplicaNotRepointed");
   }
 
   /** Service label, DNSEndpoint and node taints where the placement contract puts them. */
