@@ -17,8 +17,9 @@ import java.util.Map;
 
 /**
  * What the planned runbook does once the target is writable: routing (the Service, DNS, taints,
- * the old primary's replication), the Resuming record, and the other replicas' re-pointing. None of it can undo the promotion, so each failure or finding is a warning and the
- * workflow only goes forward. Workflow code: its I/O goes through activities.
+ * the old primary's replication), the Resuming record, and the other replicas' re-pointing. None
+ * of it can undo the promotion, so each failure or finding is a warning and the workflow only goes
+ * forward. Workflow code: its I/O goes through activities.
  */
 final class AfterPromotion {
   /**
