@@ -11,6 +11,7 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -88,11 +89,11 @@ final class AfterPromotion {
       return;
     }
     Map<String, ServerState> states = run.inspectAll(plan.config().credentialsSecret(), others);
-    String newPrimaryGtid = newPrimaryGtid(plan);
+    List<String> newPrimaryGtids = Arrays.asList(run.progress.targetGtidAtPromotion, newPrimaryGtid(plan));
     ReplicaRepointing repointing = new ReplicaRepointing(run.quickMysql, run.target(plan, plan.target()));
     Map<String, OtherReplicas.Step> steps = new LinkedHashMap<>();
     for (SiteSpec site : others) {
-      OtherReplicas.Step step = OtherReplicas.step(plan, site.name(), states.get(site.name()), newPrimaryGtid);
+      OtherReplicas.Step step = OtherReplicas.step(plan, site.name(), states.get(site.name()), newPrimaryGtids);
       steps.put(site.name(), step);
       if (step.repoint()) {
         repointing.start(run.target(plan, site));
@@ -111,8 +112,8 @@ final class AfterPromotion {
   /**
    * The new primary's executed set, read after the other sites: a replica may have received the
    * new primary's first writes through the old primary, and those must not look like transactions
-   * the new primary lacks. When it cannot be read, the set it had at its promotion stands in, which
-   * can only make a site look divergent (left alone, with a warning), never hide one.
+   * the new primary lacks. Null when it cannot be read: the set it was promoted at then stands
+   * alone, which can only make a site look divergent (left alone, with a warning), never hide one.
    */
   private String newPrimaryGtid(Plan plan) {
     try {
@@ -121,8 +122,8 @@ final class AfterPromotion {
         return state.gtidExecuted();
       }
     } catch (ActivityFailure e) {
-      // Handled below, as an unreachable server is.
+      // Unknown, as from a server that did not answer.
     }
-    return run.progress.targetGtidAtPromotion;
+    return null;
   }
 }

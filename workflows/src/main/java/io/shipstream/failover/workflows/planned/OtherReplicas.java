@@ -63,10 +63,13 @@ final class OtherReplicas {
 
   /**
    * @param state what the site said after the promotion; null counts as a site that was not read
-   * @param newPrimaryGtid the new primary's executed set, read after the site, so that whatever the
-   *     site got from it meanwhile (through the old primary) is in it
+   * @param newPrimaryGtids the new primary's executed sets since its promotion (null entries
+   *     unknown): the one it was promoted at and one read after the site, so that whatever the site
+   *     got from it meanwhile (through the old primary) is in them. Both count, because a MariaDB
+   *     position names one GTID per domain: once the new primary has written, its position no
+   *     longer names the old primary's last transaction, which its history still holds.
    */
-  static Step step(Plan plan, String site, ServerState state, String newPrimaryGtid) {
+  static Step step(Plan plan, String site, ServerState state, List<String> newPrimaryGtids) {
     String newPrimary = plan.target().name();
     if (state == null || !state.reachable()) {
       String why = state == null ? "not read" : state.error();
@@ -90,8 +93,8 @@ final class OtherReplicas {
     String notRepointed = site + " was not re-pointed at the new primary " + newPrimary + ": ";
     GtidSet extra;
     try {
-      extra = GtidHistory.missing(GtidSet.parse(newPrimaryGtid == null ? "" : newPrimaryGtid),
-          GtidUnion.of(state.gtidExecuted(), state.gtidReceived()));
+      extra = GtidHistory.missing(GtidUnion.of(newPrimaryGtids), GtidUnion.of(state.gtidExecuted(),
+          state.gtidReceived()));
     } catch (IllegalArgumentException e) {
       return Step.report(notRepointed + "its GTID set cannot be compared with " + newPrimary + "'s (" + e.getMessage()
           + "); once it is known to hold nothing " + newPrimary + " lacks, " + repoint(plan, site, state));

@@ -8,6 +8,7 @@ import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.planned.OtherReplicas.Step;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -16,11 +17,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Every row of {@link OtherReplicas}'s table, for a failover from iad to pdx that leaves dr (and,
  * in one case, a second site) to be dealt with. The sites are {@link PlannedRig}'s: each server
- * listens on {@code <site>.db:3306}; pdx holds {@code 0-1-100} after the promotion.
+ * listens on {@code <site>.db:3306}; pdx was promoted at {@code 0-1-100}, and iad is server 1.
  */
 class OtherReplicasTest {
   static final Plan IAD_TO_PDX = plan(List.of("iad", "pdx", "dr", "sfo"));
-  static final String PDX = "0-1-100";
+  static final List<String> PDX = List.of("0-1-100");
   static final String REPOINT_DR = "point dr at pdx (pdx.db:3306) with GTID positioning: STOP SLAVE; CHANGE "
       + "MASTER TO MASTER_HOST='pdx.db', MASTER_PORT=3306, MASTER_USE_GTID=slave_pos; START SLAVE";
 
@@ -39,6 +40,24 @@ class OtherReplicasTest {
   @Test
   void whatAReplicaReceivedButNeverAppliedIsFetchedAgainFromTheNewPrimary() {
     assertThat(step(replica("iad.db", 3306, false, "0-1-90", "0-1-100"))).isEqualTo(Step.REPOINT);
+  }
+
+  /**
+   * A MariaDB position names one GTID per domain: once pdx (server 2) has written, it no longer
+   * names iad's last transaction, so the set pdx was promoted at must count beside the one read
+   * after dr. With only the later one, dr would look divergent.
+   */
+  @Test
+  void whatTheNewPrimaryWasPromotedAtCountsBesideWhatItHoldsNow() {
+    ServerState onlyIadsWrites = replica("iad.db", 3306, true, "0-1-100", "0-1-100");
+    assertThat(OtherReplicas.step(IAD_TO_PDX, "dr", onlyIadsWrites, List.of("0-1-100", "0-2-110")))
+        .isEqualTo(Step.REPOINT);
+    ServerState alsoPdxsWrites = replica("iad.db", 3306, true, "0-2-104", "0-2-104");
+    assertThat(OtherReplicas.step(IAD_TO_PDX, "dr", alsoPdxsWrites, List.of("0-1-100", "0-2-110")))
+        .as("pdx's first writes, relayed by iad").isEqualTo(Step.REPOINT);
+    assertThat(OtherReplicas.step(IAD_TO_PDX, "dr", onlyIadsWrites, List.of("0-2-110")).repoint()).isFalse();
+    assertThat(OtherReplicas.step(IAD_TO_PDX, "dr", onlyIadsWrites, Arrays.asList("0-1-100", null)))
+        .as("pdx unread after dr").isEqualTo(Step.REPOINT);
   }
 
   /** The new primary, and another server, a chain someone built: the old primary's host on another port too. */
