@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -457,16 +459,16 @@ public final class FailoverStack implements AutoCloseable {
     annotate(kube.client(), group, value);
   }
 
-  /** Sets the planned-failover annotation of a group, as kubectl annotate --overwrite does. */
+  /**
+   * Sets the planned-failover annotation of a group, as kubectl annotate --overwrite does: a merge
+   * patch that names no resourceVersion. The watcher writes the group all the time, so an edit (a
+   * read, then a patch bound to the version read) fails whenever one of its writes lands between.
+   */
   static void annotate(KubernetesClient client, GroupRef ref, String value) {
+    String patch = client.getKubernetesSerialization().asJson(
+        Map.of("metadata", Map.of("annotations", Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value))));
     client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
-        .edit(g -> {
-          Map<String, String> annotations = g.getMetadata().getAnnotations() == null ? new HashMap<>()
-              : new HashMap<>(g.getMetadata().getAnnotations());
-          annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
-          g.getMetadata().setAnnotations(annotations);
-          return g;
-        });
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   public void removeAnnotation() {
