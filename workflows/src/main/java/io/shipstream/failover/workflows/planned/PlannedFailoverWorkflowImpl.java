@@ -99,8 +99,9 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     }
     Saga saga = new Saga(new Saga.Options.Builder().setParallelCompensation(false).build());
     TargetPromotion promotion = new TargetPromotion(run);
+    SourceDrain drain = new SourceDrain(run);
     try {
-      new SourceDrain(run).fenceAndDrain(plan, saga);
+      drain.fenceAndDrain(plan, saga);
       boolean storeMoves = SessionStoreHandover.appliesTo(plan);
       boolean storeInSync = storeMoves && sessions.waitForSync(plan);
       run.checkNotCancelled();
@@ -124,6 +125,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     afterPromotion.flipRouting(plan);
     afterPromotion.recordFailover(plan);
     afterPromotion.repointOtherReplicas(plan);
+    drain.settle();
     return succeed(plan);
   }
 
