@@ -1,6 +1,7 @@
 package io.shipstream.failover.model.topology;
 
 import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.gtid.GtidSet;
 import java.util.ArrayList;
@@ -61,6 +62,15 @@ public final class Adoption {
 
   /** The annotation by which a human names the primary of a group that cannot be adopted on its own. */
   public static final String ANNOTATION = "bloodraven.shipstream.io/adopt";
+
+  /**
+   * Whether a group has never recorded an active site: no status, or one that names neither an
+   * active site nor a failover target. Until then the matrix must not act, the watcher adopts, and
+   * the sidecars are told so rather than nothing, so that none fences the running primary.
+   */
+  public static boolean neverActive(MysqlFailoverGroupStatus status) {
+    return status == null || status.activeSite() == null && status.lastFailoverTarget() == null;
+  }
 
   public static Decision decide(GroupConfig config, Map<String, Seen> latest) {
     List<String> unpolled = new ArrayList<>();

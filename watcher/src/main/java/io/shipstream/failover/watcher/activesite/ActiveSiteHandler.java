@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -28,14 +30,23 @@ import org.slf4j.LoggerFactory;
  * handler)} on the watcher's JDK HTTP server.
  *
  * <ul>
- *   <li>200 {@code {"activeSite":"iad","observedAt":"<RFC 3339>"}}: {@code observedAt} is when this
- *       watcher read the status, so of two answers the later one is the fresher reading, which is
- *       what the sidecars compare when they pass views to each other.
+ *   <li>200 {@code {"activeSite":"iad","observedAt":"<RFC 3339>","leaseTimeoutMillis":20000,
+ *       "peerCheckIntervalMillis":5000}}: {@code observedAt} is when this watcher read the status,
+ *       so of two answers the later one is the fresher reading, which is what the sidecars compare
+ *       when they pass views to each other.
+ *   <li>200 {@code {"activeSite":null,"neverActive":true,"observedAt":..,"leaseTimeoutMillis":..,
+ *       "peerCheckIntervalMillis":..}} for a group that has never recorded an active site (no
+ *       status, or neither {@code activeSite} nor {@code lastFailoverTarget}): the watcher is
+ *       about to adopt it, and a sidecar that hears this does not fence its writable server at
+ *       boot, because installing the product must not stop the application's writes.
+ *   <li>Both carry {@code spec.sidecar}'s lease and tick interval, so that every sidecar runs
+ *       with the timing the emergency workflow waits on; a spec that does not resolve leaves them
+ *       out, and the sidecars keep what they last learned.
  *   <li>400 without both parameters; 401 without the shared token (before anything else, so an
  *       unauthenticated caller learns nothing); 404 for an unknown group; 405 for anything but GET.
- *   <li>503 while the cache has not synced, the lookup fails, or the status names no active site
- *       yet: the watcher is up but has nothing authoritative to say, and a sidecar treats that as
- *       no answer.
+ *   <li>503 while the cache has not synced, the lookup fails, or the status names a blank active
+ *       site or only a failover target: the watcher is up but has nothing authoritative to say,
+ *       and a sidecar treats that as no answer.
  * </ul>
  */
 public final class ActiveSiteHandler implements HttpHandler {
@@ -121,15 +132,36 @@ public final class ActiveSiteHandler implements HttpHandler {
     if (group.isEmpty()) {
       return error(404, "no MysqlFailoverGroup " + ref);
     }
-    String activeSite = Optional.ofNullable(group.get().getStatus()).map(MysqlFailoverGroupStatus::activeSite)
-        .filter(site -> !site.isBlank()).orElse(null);
-    if (activeSite == null) {
-      return error(503, ref + " has no active site in its status yet");
-    }
+    MysqlFailoverGroupStatus status = group.get().getStatus();
     ObjectNode body = JSON.createObjectNode();
-    body.put("activeSite", activeSite);
+    if (Adoption.neverActive(status)) {
+      body.putNull("activeSite");
+      body.put("neverActive", true);
+    } else if (status.activeSite() == null || status.activeSite().isBlank()) {
+      return error(503, ref + " has no active site in its status yet");
+    } else {
+      body.put("activeSite", status.activeSite());
+    }
     body.put("observedAt", clock.instant().toString());
+    putTiming(body, ref, group.get());
     return new Reply(200, body.toString());
+  }
+
+  /**
+   * The spec's lease and tick interval, with the defaults applied. The emergency workflow waits on
+   * these, so a sidecar running with other values (its environment's) could fence an isolated old
+   * primary after the candidate became writable.
+   */
+  private static void putTiming(ObjectNode body, GroupRef ref, MysqlFailoverGroup group) {
+    GroupConfig config;
+    try {
+      config = GroupConfig.resolve(group.getSpec());
+    } catch (GroupConfig.InvalidSpecException e) {
+      LOG.debug("{}: no sidecar timing in /active-site, the spec does not resolve: {}", ref, e.getMessage());
+      return;
+    }
+    body.put("leaseTimeoutMillis", config.leaseTimeout().toMillis());
+    body.put("peerCheckIntervalMillis", config.peerCheckInterval().toMillis());
   }
 
   /** The query's parameters, or null when one of the two is given twice (ambiguous, so refused). */

@@ -104,7 +104,7 @@ public final class Steward {
 
   /** Whether the group has ever recorded an active site: before that, the matrix must not act. */
   static boolean adopted(MysqlFailoverGroupStatus status) {
-    return status != null && (status.activeSite() != null || status.lastFailoverTarget() != null);
+    return !Adoption.neverActive(status);
   }
 
   /**

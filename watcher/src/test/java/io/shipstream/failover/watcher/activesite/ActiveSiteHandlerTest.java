@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher.activesite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -13,7 +14,10 @@ import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -27,6 +31,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -43,6 +48,7 @@ import org.junit.jupiter.api.Test;
 class ActiveSiteHandlerTest {
   private static final String TOKEN = "group-token-5e1c";
   private static final String BEARER = "Bearer " + TOKEN;
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Instant NOW = Instant.parse("2025-03-01T10:00:00.250Z");
   // The mock logs every request at INFO through java.util.logging; the reference keeps the level set.
   private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
@@ -114,18 +120,54 @@ class ActiveSiteHandlerTest {
   }
 
   @Test
-  void aGroupWithoutAnActiveSiteYetIs503() throws Exception {
+  void aGroupThatHasNeverHadAnActiveSiteSaysSoWithA200() throws Exception {
     createGroup("shop", "fresh", null);
-    MysqlFailoverGroup empty = group("shop", "blank");
-    empty.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite(" "));
-    client.resources(MysqlFailoverGroup.class).inNamespace("shop").resource(empty).create();
+    MysqlFailoverGroup emptyStatus = group("shop", "adopting");
+    emptyStatus.setStatus(MysqlFailoverGroupStatus.empty());
+    client.resources(MysqlFailoverGroup.class).inNamespace("shop").resource(emptyStatus).create();
 
     HttpResponse<String> fresh = get("/active-site?namespace=shop&group=fresh", BEARER);
-    HttpResponse<String> blank = get("/active-site?namespace=shop&group=blank", BEARER);
+    HttpResponse<String> adopting = get("/active-site?namespace=shop&group=adopting", BEARER);
 
-    assertThat(fresh.statusCode()).isEqualTo(503);
-    assertThat(fresh.body()).isEqualTo("{\"error\":\"shop/fresh has no active site in its status yet\"}");
-    assertThat(blank.statusCode()).isEqualTo(503);
+    assertThat(fresh.statusCode()).isEqualTo(200);
+    assertThat(fresh.body())
+        .isEqualTo("{\"activeSite\":null,\"neverActive\":true,\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
+    assertThat(adopting.statusCode()).isEqualTo(200);
+    assertThat(adopting.body()).contains("\"neverActive\":true");
+  }
+
+  @Test
+  void aStatusWithABlankActiveSiteOrOnlyAFailoverTargetIs503() throws Exception {
+    MysqlFailoverGroup blank = group("shop", "blank");
+    blank.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite(" "));
+    client.resources(MysqlFailoverGroup.class).inNamespace("shop").resource(blank).create();
+    MysqlFailoverGroup targetOnly = group("shop", "target-only");
+    targetOnly.setStatus(MysqlFailoverGroupStatus.empty().withFailover("dfw", "2025-03-01T09:59:00Z", null)
+        .withActiveSite(null));
+    client.resources(MysqlFailoverGroup.class).inNamespace("shop").resource(targetOnly).create();
+
+    HttpResponse<String> blankReply = get("/active-site?namespace=shop&group=blank", BEARER);
+    HttpResponse<String> targetReply = get("/active-site?namespace=shop&group=target-only", BEARER);
+
+    assertThat(blankReply.statusCode()).isEqualTo(503);
+    assertThat(blankReply.body()).isEqualTo("{\"error\":\"shop/blank has no active site in its status yet\"}");
+    assertThat(targetReply.statusCode()).as("a failover target was recorded: the group has been active").isEqualTo(503);
+  }
+
+  @Test
+  void bothRepliesCarryTheSpecsSidecarTiming() throws Exception {
+    createGroup("shop", "orders", "iad", new MysqlFailoverGroupSpec.SidecarSpec("9s", "1500ms"));
+    createGroup("shop", "fresh", null, null);
+
+    JsonNode active = JSON.readTree(get("/active-site?namespace=shop&group=orders", BEARER).body());
+    JsonNode fresh = JSON.readTree(get("/active-site?namespace=shop&group=fresh", BEARER).body());
+
+    assertThat(active.get("activeSite").asText()).isEqualTo("iad");
+    assertThat(active.get("leaseTimeoutMillis").asLong()).isEqualTo(9_000);
+    assertThat(active.get("peerCheckIntervalMillis").asLong()).isEqualTo(1_500);
+    assertThat(fresh.get("neverActive").asBoolean()).isTrue();
+    assertThat(fresh.get("leaseTimeoutMillis").asLong()).as("the spec's default").isEqualTo(20_000);
+    assertThat(fresh.get("peerCheckIntervalMillis").asLong()).isEqualTo(5_000);
   }
 
   @Test
@@ -186,11 +228,23 @@ class ActiveSiteHandlerTest {
   }
 
   private void createGroup(String namespace, String name, String activeSite) {
+    store(group(namespace, name), activeSite);
+  }
+
+  /** A group with a spec that resolves, with {@code sidecar} as its spec.sidecar (null: the defaults). */
+  private void createGroup(String namespace, String name, String activeSite, MysqlFailoverGroupSpec.SidecarSpec sidecar) {
     MysqlFailoverGroup group = group(namespace, name);
+    List<SiteSpec> sites = List.of(MockCluster.site(name, "iad", "10.0.0.1"), MockCluster.site(name, "dfw", "10.0.0.2"));
+    group.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"), null,
+        null, null, null, null, null, null, null, sidecar, null));
+    store(group, activeSite);
+  }
+
+  private void store(MysqlFailoverGroup group, String activeSite) {
     if (activeSite != null) {
       group.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite(activeSite));
     }
-    client.resources(MysqlFailoverGroup.class).inNamespace(namespace).resource(group).create();
+    client.resources(MysqlFailoverGroup.class).inNamespace(group.getMetadata().getNamespace()).resource(group).create();
   }
 
   private static MysqlFailoverGroup group(String namespace, String name) {
