@@ -48,15 +48,11 @@ public record ActiveSiteView(String activeSite, Instant observedAt) {
    * @throws IllegalArgumentException when the body is not such a view
    */
   public static ActiveSiteView parse(byte[] body) {
-    JsonNode node;
-    try {
-      node = JSON.readTree(body);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("not JSON", e);
-    }
-    if (node == null || !node.isObject()) {
-      throw new IllegalArgumentException("expected a JSON object");
-    }
+    return from(object(body));
+  }
+
+  /** The view in a JSON object's {@code activeSite} and {@code observedAt}. */
+  static ActiveSiteView from(JsonNode node) {
     JsonNode site = node.get("activeSite");
     JsonNode at = node.get("observedAt");
     if (site == null || !site.isTextual() || at == null || !at.isTextual()) {
@@ -67,5 +63,19 @@ public record ActiveSiteView(String activeSite, Instant observedAt) {
     } catch (DateTimeParseException e) {
       throw new IllegalArgumentException("observedAt '" + at.asText() + "' is not an RFC 3339 time", e);
     }
+  }
+
+  /** The body as a JSON object. */
+  static JsonNode object(byte[] body) {
+    JsonNode node;
+    try {
+      node = JSON.readTree(body);
+    } catch (IOException e) {
+      throw new IllegalArgumentException("not JSON", e);
+    }
+    if (node == null || !node.isObject()) {
+      throw new IllegalArgumentException("expected a JSON object");
+    }
+    return node;
   }
 }

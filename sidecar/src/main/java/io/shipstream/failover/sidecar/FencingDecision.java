@@ -24,7 +24,12 @@ import java.util.Optional;
  *       is lifted once a live view names this site (a restarted primary). A read_only anybody set
  *       by a statement (rule 1 or 2, the failover, an operator) is never lifted by the sidecar.
  *   <li>Boot: a writable MySQL is fenced unless the sidecar already knows its site is the active
- *       one; a boot fence is undone only once a view names this site.
+ *       one, or the watcher said the group has never had an active site; a boot fence is undone
+ *       once a view names this site, or once the watcher says that.
+ *   <li>Never active: while the watcher says the group has never recorded an active site (it is
+ *       about to adopt the running primary) and no view names one, rule 1 has no site to act on
+ *       and the boot rule stands aside, so installing the product never stops the application's
+ *       writes. Rule 2 still applies: that answer is a contact like any other, and silence is not.
  *   <li>A promotion in progress: a server the sidecar saw turn writable (someone with admin rights
  *       did it) while the view still named another site gets a short grace before rule 1 applies:
  *       both workflows name the target active before they make it writable, so the grace only
@@ -104,7 +109,9 @@ public final class FencingDecision {
 
   /**
    * Everything one decision needs. {@code startedAt} stands in for a contact when there has been
-   * none yet, so a sidecar that never hears from anyone still has a lease that runs out.
+   * none yet, so a sidecar that never hears from anyone still has a lease that runs out. {@code
+   * neverActive} is the watcher's last word that the group has never recorded an active site; it
+   * counts only while no view names a site.
    */
   public record Inputs(
       Instant now,
@@ -116,14 +123,23 @@ public final class FencingDecision {
       Duration leaseTimeout,
       MysqlState mysql,
       Boot boot,
-      Optional<Promotion> promotion) {
+      Optional<Promotion> promotion,
+      boolean neverActive) {
 
-    /** Without a promotion in progress, the usual case. */
+    /** Without a promotion in progress, in a group that has had an active site: the usual case. */
     public Inputs(Instant now, String ownSite, Optional<ActiveSiteView> view, Instant startedAt,
         Optional<Instant> lastWatcherContact, Collection<Instant> lastPeerContacts, Duration leaseTimeout,
         MysqlState mysql, Boot boot) {
       this(now, ownSite, view, startedAt, lastWatcherContact, lastPeerContacts, leaseTimeout, mysql, boot,
           Optional.empty());
+    }
+
+    /** In a group that has had an active site. */
+    public Inputs(Instant now, String ownSite, Optional<ActiveSiteView> view, Instant startedAt,
+        Optional<Instant> lastWatcherContact, Collection<Instant> lastPeerContacts, Duration leaseTimeout,
+        MysqlState mysql, Boot boot, Optional<Promotion> promotion) {
+      this(now, ownSite, view, startedAt, lastWatcherContact, lastPeerContacts, leaseTimeout, mysql, boot,
+          promotion, false);
     }
 
     public Inputs {
@@ -148,6 +164,11 @@ public final class FencingDecision {
     /** The newest sign of life from the watcher or any peer, or the start when there was none. */
     public Instant lastContact() {
       return FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts);
+    }
+
+    /** The watcher said the group has never had an active site, and no view has named one since. */
+    public boolean groupNeverActive() {
+      return neverActive && view.isEmpty();
     }
 
     /** Strictly longer than the lease: a contact exactly leaseTimeout ago still holds it. */
@@ -194,10 +215,16 @@ public final class FencingDecision {
         }
         // The first tick has already asked the watcher and the peers: when they say this site is
         // active, fencing only to unfence a tick later would kill the primary's sessions for nothing.
-        return activeHere && !expired ? Action.NONE : Action.FENCE_AT_BOOT;
+        // A group that has never had an active site is being adopted: its writable server is the
+        // application's primary, and no failover can have named another.
+        return (activeHere || in.groupNeverActive()) && !expired ? Action.NONE : Action.FENCE_AT_BOOT;
       case FENCED_BY_BOOT:
         if (!writable) {
-          return activeHere && !expired ? Action.UNFENCE_AT_BOOT : Action.NONE;
+          // A boot fence set before the watcher answered (it was not synced yet, or not reachable)
+          // is lifted once it says the group has never been active, as if it had answered in time.
+          // A start-up read-only is the server's own, not the boot fence: only a view lifts that.
+          boolean waived = in.groupNeverActive() && in.mysql() == MysqlState.READ_ONLY;
+          return (activeHere || waived) && !expired ? Action.UNFENCE_AT_BOOT : Action.NONE;
         }
         // Someone else (the operator's promotion) made it writable: the steady-state rules apply.
         break;

@@ -50,6 +50,7 @@ final class FencingLoop {
   private final Map<URI, String> linkProblems = new HashMap<>();
   private Optional<Instant> lastFenceAt = Optional.empty();
   private String lastActionError;
+  private String lastTimingProblem;
   private String viewSource = "none";
   private long ticks;
 
@@ -61,6 +62,13 @@ final class FencingLoop {
   private volatile Optional<Promotion> promotion = Optional.empty();
   private volatile Optional<ActiveSiteView> view = Optional.empty();
   private volatile SidecarStatus status;
+  /**
+   * The lease and interval in force: the environment's until the watcher names the spec's, then
+   * the last the watcher named, kept through a partition, since the spec is the one source.
+   */
+  private volatile Timing timing;
+  /** The watcher's last word was that the group has never had an active site, and no view has named one since. */
+  private volatile boolean neverActive;
 
   FencingLoop(SidecarConfig config, Clock clock, TopologyClient topology, LocalMysql mysql, ServerProcess process,
       SidecarMetrics metrics) {
@@ -71,6 +79,7 @@ final class FencingLoop {
     this.process = process;
     this.metrics = metrics;
     this.startedAt = clock.instant();
+    this.timing = Timing.of(config);
     this.status = snapshot(MysqlState.UNREACHABLE, Action.NONE);
   }
 
@@ -83,10 +92,15 @@ final class FencingLoop {
     return status;
   }
 
+  /** How often the scheduler ticks: the interval the sidecar has learned. */
+  Duration peerCheckInterval() {
+    return timing.peerCheckInterval();
+  }
+
   /** Runs one tick; never throws, because a scheduled task that throws is never run again. */
   void tick() {
     try {
-      Poll poll = topology.poll(this::decisive);
+      Poll poll = topology.poll(timing.requestTimeout(), this::decisive);
       if (Thread.currentThread().isInterrupted()) {
         // The sidecar is closing: answers cut short by that must not be acted on.
         return;
@@ -96,7 +110,7 @@ final class FencingLoop {
       Instant now = clock.instant();
       trackPromotion(lastState, state, now);
       Inputs inputs = new Inputs(now, config.site(), view, startedAt, lastWatcherContact,
-          List.copyOf(lastPeerContacts.values()), config.leaseTimeout(), state, boot, promotion);
+          List.copyOf(lastPeerContacts.values()), timing.leaseTimeout(), state, boot, promotion, neverActive);
       Action action = FencingDecision.decide(inputs);
       boolean done = act(action, inputs);
       if (done) {
@@ -141,7 +155,7 @@ final class FencingLoop {
     Instant now = clock.instant();
     boolean expired = Duration.between(
         FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values()), now)
-        .compareTo(config.leaseTimeout()) > 0;
+        .compareTo(timing.leaseTimeout()) > 0;
     return !lastState.answered() && (elsewhere || expired) || promotion.isPresent();
   }
 
@@ -191,7 +205,7 @@ final class FencingLoop {
     Optional<ActiveSiteView> current = view;
     boolean elsewhere = current.map(v -> !v.names(config.site())).orElse(false);
     if (before.readOnly() && now == MysqlState.WRITABLE && elsewhere) {
-      Duration grace = min(config.peerCheckInterval().plus(PROMOTION_MARGIN), config.leaseTimeout());
+      Duration grace = min(timing.peerCheckInterval().plus(PROMOTION_MARGIN), timing.leaseTimeout());
       promotion = Optional.of(new Promotion(current.get().activeSite(), at.plus(grace)));
       LOG.info("the server was made writable while the active site is still {}: taking it for a promotion in "
           + "progress; rule 1 waits up to {} ms for the status to name {}", current.get().activeSite(),
@@ -223,9 +237,22 @@ final class FencingLoop {
       lastWatcherContact = Optional.of(at);
       metrics.contact(config.watcherUrl(), at);
     });
+    watcher.timing().ifPresent(this::learn);
     // The watcher is the authority: its answer replaces the cache even if a peer's looked newer,
     // which only a clock step between watcher replicas could cause.
     watcher.view().ifPresent(v -> adopt(v, "watcher"));
+    // Only the watcher's own word that the group has never had an active site waives the boot
+    // fence; peers do not relay it (they answer 204, no view, which still holds the lease). A
+    // peer's copy could be the stale word of one cut off since before the adoption, and a sidecar
+    // that hears only peers is in a partition, where fencing at boot is the safe default: the
+    // watcher's answer lifts that fence once it gets through, and the adoption's view does too.
+    // A view once learned stands against it: only a group deleted and created again goes from
+    // active back to never active, and keeping the old view only keeps the rules as they were.
+    if (watcher.neverActive() && watcher.view().isEmpty() && view.isEmpty() && !neverActive) {
+      neverActive = true;
+      LOG.info("{}/{} has never had an active site (the watcher adopts it): a writable server is not fenced at "
+          + "boot", config.namespace(), config.group());
+    }
     for (Reply peer : poll.peers()) {
       if (!peer.awaited()) {
         continue;
@@ -247,6 +274,32 @@ final class FencingLoop {
     }
     view = Optional.of(next);
     viewSource = source;
+    neverActive = false;
+  }
+
+  /**
+   * Runs with the group's timing from now on. Values outside the limits the spec is held to are
+   * refused (the watcher resolved them from a valid spec, so only a broken watcher sends such),
+   * and the sidecar keeps what it has.
+   */
+  private void learn(Timing next) {
+    List<String> problems = next.problems();
+    if (!problems.isEmpty()) {
+      String problem = String.join("; ", problems);
+      if (!problem.equals(lastTimingProblem)) {
+        LOG.warn("ignoring the watcher's sidecar timing, keeping lease {} ms and interval {} ms: {}",
+            timing.leaseTimeout().toMillis(), timing.peerCheckInterval().toMillis(), problem);
+      }
+      lastTimingProblem = problem;
+      return;
+    }
+    lastTimingProblem = null;
+    if (!next.equals(timing)) {
+      LOG.info("running with the group's lease {} ms and interval {} ms (was {} ms and {} ms)",
+          next.leaseTimeout().toMillis(), next.peerCheckInterval().toMillis(), timing.leaseTimeout().toMillis(),
+          timing.peerCheckInterval().toMillis());
+      timing = next;
+    }
   }
 
   /** Logs a link going down or coming back once, not every tick. */
@@ -338,10 +391,10 @@ final class FencingLoop {
       case FENCE_RULE1 -> "the active site is " + inputs.view().map(ActiveSiteView::activeSite).orElse("?")
           + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")"
           + (inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
-              + config.site() + " was recorded within " + config.leaseTimeout().toMillis() + " ms" : "");
+              + config.site() + " was recorded within " + timing.leaseTimeout().toMillis() + " ms" : "");
       case FENCE_RULE2 -> "no answer from the watcher or any peer for "
           + Duration.between(inputs.lastContact(), inputs.now()).toMillis() + " ms (lease "
-          + config.leaseTimeout().toMillis() + " ms)";
+          + timing.leaseTimeout().toMillis() + " ms)";
       case FENCE_AT_BOOT -> inputs.view().isEmpty() ? "starting without a view of the active site"
           : "starting while the active site is " + inputs.view().get().activeSite();
       default -> action.name();
@@ -355,8 +408,10 @@ final class FencingLoop {
           linkProblems.get(peer)));
     }
     Instant lastContact = FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values());
-    return new SidecarStatus(config.site(), config.namespace(), config.group(), view, viewSource, lastWatcherContact,
-        peers, lastContact.plus(config.leaseTimeout()), state, mysql.flavor(), mysql.startsReadOnly(),
+    Timing current = timing;
+    return new SidecarStatus(config.site(), config.namespace(), config.group(), view, viewSource,
+        neverActive && view.isEmpty(), lastWatcherContact, peers, lastContact.plus(current.leaseTimeout()),
+        current.leaseTimeout(), current.peerCheckInterval(), state, mysql.flavor(), mysql.startsReadOnly(),
         process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks);
   }
 }

@@ -108,13 +108,14 @@ public final class Sidecar implements AutoCloseable {
    * link wait out their timeout) does not push the next one back, and one that overran is followed
    * at once by a single tick, never a burst of catch-up ticks. While the loop watches its server
    * closely, the server alone is looked at every {@link #CLOSE_WATCH} in between, and a promotion's
-   * grace ending before the next tick brings that tick forward.
+   * grace ending before the next tick brings that tick forward. The interval is the one the loop
+   * has learned from the group, so a tick after the watcher's answer already runs on the spec's.
    */
   private void tickAndReschedule() {
     Instant started = clock.instant();
     if (!started.isBefore(nextTick)) {
       loop.tick();
-      nextTick = started.plus(config.peerCheckInterval());
+      nextTick = started.plus(loop.peerCheckInterval());
     } else {
       loop.watch();
     }

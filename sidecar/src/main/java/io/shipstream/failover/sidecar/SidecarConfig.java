@@ -22,7 +22,8 @@ import java.util.Set;
  * The sidecar's settings, from the environment with {@code --name=value} flags on top (flags win;
  * {@code --lease-timeout=2s} sets LEASE_TIMEOUT). Names: SITE, GROUP, NAMESPACE, MYSQL_HOST
  * (127.0.0.1), MYSQL_PORT (3306), MYSQL_USER, MYSQL_PASSWORD or MYSQL_PASSWORD_FILE, WATCHER_URL,
- * PEER_URLS (comma-separated), LEASE_TIMEOUT (20s), PEER_CHECK_INTERVAL (5s), HTTP_HOST (0.0.0.0),
+ * PEER_URLS (comma-separated), LEASE_TIMEOUT (20s), PEER_CHECK_INTERVAL (5s) (both only until the
+ * watcher first answers with the group's spec.sidecar, see {@link Timing}), HTTP_HOST (0.0.0.0),
  * HTTP_PORT (9180, 0 = any free port), AUTH_TOKEN or AUTH_TOKEN_FILE, SPARE_USERS (accounts whose
  * sessions a fence leaves alone besides MYSQL_USER, e.g. the replication account).
  *
@@ -162,15 +163,9 @@ public record SidecarConfig(
     }
   }
 
-  /**
-   * How long one request to the watcher or a peer may take: short enough that a tick with every
-   * link cut still fits in one interval, so a partition is detected on time.
-   */
+  /** The request timeout of the environment's interval (see {@link Timing#requestTimeout}). */
   public Duration requestTimeout() {
-    Duration half = peerCheckInterval.dividedBy(2);
-    Duration floor = Duration.ofMillis(50);
-    Duration ceiling = Duration.ofSeconds(2);
-    return half.compareTo(floor) < 0 ? floor : half.compareTo(ceiling) > 0 ? ceiling : half;
+    return Timing.of(this).requestTimeout();
   }
 
   private static String required(Map<String, String> v, String name, List<String> problems) {

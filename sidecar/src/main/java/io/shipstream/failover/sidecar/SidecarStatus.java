@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -13,7 +14,9 @@ import java.util.Optional;
 /**
  * What {@code GET /status} shows: one immutable snapshot, replaced after every tick. {@code mysql}
  * is a {@link MysqlState}: a failover counts READ_ONLY, STARTUP_READ_ONLY and STOPPED as proof that
- * the server takes no writes, never UNREACHABLE or HUNG.
+ * the server takes no writes, never UNREACHABLE or HUNG. {@code leaseTimeout} and {@code
+ * peerCheckInterval} are the ones the sidecar runs with: an emergency failover waits out the longer
+ * of this lease and the spec's before it trusts the lease alone.
  */
 public record SidecarStatus(
     String site,
@@ -21,9 +24,12 @@ public record SidecarStatus(
     String group,
     Optional<ActiveSiteView> view,
     String viewSource,
+    boolean neverActive,
     Optional<Instant> lastWatcherContact,
     List<Link> peers,
     Instant leaseExpiresAt,
+    Duration leaseTimeout,
+    Duration peerCheckInterval,
     MysqlState mysql,
     String flavor,
     Optional<Boolean> startsReadOnly,
@@ -49,6 +55,7 @@ public record SidecarStatus(
       viewNode.put("observedAt", v.observedAt().toString());
       viewNode.put("source", viewSource);
     }, () -> node.putNull("view"));
+    node.put("neverActive", neverActive);
     putTime(node, "lastWatcherContact", lastWatcherContact);
     ArrayNode peerNodes = node.putArray("peers");
     for (Link link : peers) {
@@ -60,6 +67,8 @@ public record SidecarStatus(
       }
     }
     node.put("leaseExpiresAt", leaseExpiresAt.toString());
+    node.put("leaseTimeoutMillis", leaseTimeout.toMillis());
+    node.put("peerCheckIntervalMillis", peerCheckInterval.toMillis());
     node.put("mysql", mysql.name());
     node.put("flavor", flavor);
     // A server configured to start writable takes writes after a crash before anything decides it

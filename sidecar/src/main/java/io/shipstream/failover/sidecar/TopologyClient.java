@@ -22,7 +22,8 @@ import java.util.function.Predicate;
 
 /**
  * Asks the watcher and every peer, all at once, what they know. A reply counts as contact only
- * when it is the other side's authenticated answer (watcher: 200 with a view; peer: 200 or 204,
+ * when it is the other side's authenticated answer (watcher: 200 with a view or saying the group
+ * has never had an active site; peer: 200 or 204,
  * or a 404-then-ping from a sidecar too old to serve its view): a load balancer's error page or a
  * refused token must not keep a partitioned primary's lease alive.
  */
@@ -34,12 +35,21 @@ final class TopologyClient {
   /**
    * One answer. {@code contactAt} is set when the other side answered as itself; {@code awaited}
    * is false for a request still running when a decisive answer ended the wait, which says nothing
-   * about that link either way.
+   * about that link either way. {@code neverActive} and {@code timing} come from the watcher only:
+   * peers relay views, never these (see {@link FencingLoop}).
    */
   record Reply(URI endpoint, Optional<Instant> contactAt, Optional<ActiveSiteView> view, String problem,
-      boolean awaited) {
+      boolean awaited, boolean neverActive, Optional<Timing> timing) {
+    Reply(URI endpoint, Optional<Instant> contactAt, Optional<ActiveSiteView> view, String problem, boolean awaited) {
+      this(endpoint, contactAt, view, problem, awaited, false, Optional.empty());
+    }
+
     static Reply contact(URI endpoint, Instant at, ActiveSiteView view) {
       return new Reply(endpoint, Optional.of(at), Optional.ofNullable(view), null, true);
+    }
+
+    static Reply watcher(URI endpoint, Instant at, WatcherAnswer answer) {
+      return new Reply(endpoint, Optional.of(at), answer.view(), null, true, answer.neverActive(), answer.timing());
     }
 
     static Reply failed(URI endpoint, String problem) {
@@ -59,7 +69,6 @@ final class TopologyClient {
   private final List<URI> peerUrls;
   private final String query;
   private final BearerToken token;
-  private final Duration timeout;
 
   TopologyClient(SidecarConfig config, Clock clock, Executor executor) {
     this.clock = clock;
@@ -68,12 +77,12 @@ final class TopologyClient {
     this.query = "?namespace=" + URLEncoder.encode(config.namespace(), StandardCharsets.UTF_8)
         + "&group=" + URLEncoder.encode(config.group(), StandardCharsets.UTF_8);
     this.token = config.token();
-    this.timeout = config.requestTimeout();
     // HTTP/1.1: no h2c upgrade dance on every new connection, and redirects are not followed, so
-    // the token is never sent anywhere but the configured endpoints.
+    // the token is never sent anywhere but the configured endpoints. Each request's own timeout,
+    // from the interval the sidecar has learned, bounds the connect too; this is only a backstop.
     this.http = HttpClient.newBuilder()
         .version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(timeout)
+        .connectTimeout(Timing.MAX_REQUEST_TIMEOUT)
         .followRedirects(HttpClient.Redirect.NEVER)
         .executor(executor)
         .build();
@@ -82,13 +91,14 @@ final class TopologyClient {
   /**
    * Asks everyone at once; returns when all have answered or timed out, or as soon as one answer
    * is {@code decisive}: a peer telling a writable primary that another site is active must not
-   * wait out the timeout of a silent watcher, or rule 1 would take a tick plus a timeout.
+   * wait out the timeout of a silent watcher, or rule 1 would take a tick plus a timeout. Each
+   * request may take {@code timeout}.
    */
-  Poll poll(Predicate<Reply> decisive) {
-    CompletableFuture<Reply> watcher = askWatcher();
+  Poll poll(Duration timeout, Predicate<Reply> decisive) {
+    CompletableFuture<Reply> watcher = askWatcher(timeout);
     List<CompletableFuture<Reply>> peers = new ArrayList<>();
     for (URI peer : peerUrls) {
-      peers.add(askPeer(peer));
+      peers.add(askPeer(peer, timeout));
     }
     List<CompletableFuture<Reply>> all = new ArrayList<>(peers);
     all.add(watcher);
@@ -98,7 +108,7 @@ final class TopologyClient {
         decided.complete(r);
       }
     }));
-    awaitAllOr(all, decided);
+    awaitAllOr(all, decided, timeout);
     List<Reply> peerReplies = new ArrayList<>();
     for (int i = 0; i < peerUrls.size(); i++) {
       peerReplies.add(collect(peers.get(i), peerUrls.get(i)));
@@ -107,7 +117,8 @@ final class TopologyClient {
   }
 
   /** The request timeout bounds each call; the extra margin only guards against a lost callback. */
-  private void awaitAllOr(List<CompletableFuture<Reply>> all, CompletableFuture<Reply> decided) {
+  private static void awaitAllOr(List<CompletableFuture<Reply>> all, CompletableFuture<Reply> decided,
+      Duration timeout) {
     CompletableFuture<Void> everyone = CompletableFuture.allOf(all.toArray(CompletableFuture[]::new));
     try {
       CompletableFuture.anyOf(everyone, decided).get(timeout.multipliedBy(2).plusMillis(200).toMillis(),
@@ -130,21 +141,21 @@ final class TopologyClient {
     }
   }
 
-  private CompletableFuture<Reply> askWatcher() {
-    return get(Endpoints.resolve(watcherUrl, ACTIVE_SITE_PATH + query)).thenApply(response -> {
+  private CompletableFuture<Reply> askWatcher(Duration timeout) {
+    return get(Endpoints.resolve(watcherUrl, ACTIVE_SITE_PATH + query), timeout).thenApply(response -> {
       if (response.statusCode() != 200) {
         return Reply.failed(watcherUrl, "watcher answered " + response.statusCode());
       }
       try {
-        return Reply.contact(watcherUrl, clock.instant(), ActiveSiteView.parse(response.body()));
+        return Reply.watcher(watcherUrl, clock.instant(), WatcherAnswer.parse(response.body()));
       } catch (IllegalArgumentException e) {
         return Reply.failed(watcherUrl, "watcher sent an unreadable view: " + e.getMessage());
       }
     }).exceptionally(e -> Reply.failed(watcherUrl, describe(e)));
   }
 
-  private CompletableFuture<Reply> askPeer(URI peer) {
-    return get(Endpoints.resolve(peer, PEER_ACTIVE_SITE_PATH)).thenCompose(response -> {
+  private CompletableFuture<Reply> askPeer(URI peer, Duration timeout) {
+    return get(Endpoints.resolve(peer, PEER_ACTIVE_SITE_PATH), timeout).thenCompose(response -> {
       switch (response.statusCode()) {
         case 200:
           try {
@@ -158,7 +169,7 @@ final class TopologyClient {
           return done(Reply.contact(peer, clock.instant(), null));
         case 404:
           // A sidecar from before /peer/active-site: its liveness still counts, its view does not exist.
-          return get(Endpoints.resolve(peer, PEER_PING_PATH)).thenApply(ping -> ping.statusCode() == 200
+          return get(Endpoints.resolve(peer, PEER_PING_PATH), timeout).thenApply(ping -> ping.statusCode() == 200
               ? Reply.contact(peer, clock.instant(), null)
               : Reply.failed(peer, "peer ping answered " + ping.statusCode()));
         default:
@@ -167,7 +178,7 @@ final class TopologyClient {
     }).exceptionally(e -> Reply.failed(peer, describe(e)));
   }
 
-  private CompletableFuture<HttpResponse<byte[]>> get(URI uri) {
+  private CompletableFuture<HttpResponse<byte[]>> get(URI uri, Duration timeout) {
     HttpRequest request = HttpRequest.newBuilder(uri)
         .timeout(timeout)
         .header("Authorization", token.header())

@@ -23,8 +23,9 @@ class FencingDecisionTest {
   private static final String OWN = "iad";
 
   /**
-   * Every combination of boot state, server state, view (none, naming this site, naming another)
-   * and lease (held, expired), written out rather than derived, so the table is the specification.
+   * Every combination of boot state, server state, view (none, naming this site, naming another,
+   * or none in a group the watcher says has never had an active site) and lease (held, expired),
+   * written out rather than derived, so the table is the specification.
    */
   @ParameterizedTest(name = "{0} {1} view={2} lease={3} -> {4}")
   @CsvSource({
@@ -147,13 +148,64 @@ class FencingDecisionTest {
       "DONE,           STOPPED,           HERE,      EXPIRED, NONE",
       "DONE,           STOPPED,           ELSEWHERE, HELD,    NONE",
       "DONE,           STOPPED,           ELSEWHERE, EXPIRED, NONE",
+      // A group that has never had an active site (the watcher said so; no view names a site): its
+      // writable server is not fenced at boot and a boot fence is lifted, rule 1 has no site to act
+      // on, and rule 2 still fences once the lease runs out.
+      "PENDING,        WRITABLE,          NEVER_ACTIVE, HELD,    NONE",
+      "PENDING,        WRITABLE,          NEVER_ACTIVE, EXPIRED, FENCE_AT_BOOT",
+      "FENCED_BY_BOOT, WRITABLE,          NEVER_ACTIVE, HELD,    NONE",
+      "FENCED_BY_BOOT, WRITABLE,          NEVER_ACTIVE, EXPIRED, FENCE_RULE2",
+      "DONE,           WRITABLE,          NEVER_ACTIVE, HELD,    NONE",
+      "DONE,           WRITABLE,          NEVER_ACTIVE, EXPIRED, FENCE_RULE2",
+      "PENDING,        READ_ONLY,         NEVER_ACTIVE, HELD,    NONE",
+      "PENDING,        READ_ONLY,         NEVER_ACTIVE, EXPIRED, NONE",
+      "FENCED_BY_BOOT, READ_ONLY,         NEVER_ACTIVE, HELD,    UNFENCE_AT_BOOT",
+      "FENCED_BY_BOOT, READ_ONLY,         NEVER_ACTIVE, EXPIRED, NONE",
+      "DONE,           READ_ONLY,         NEVER_ACTIVE, HELD,    NONE",
+      "DONE,           READ_ONLY,         NEVER_ACTIVE, EXPIRED, NONE",
+      // The server's own start-up read-only is lifted only for a view that names this site.
+      "PENDING,        STARTUP_READ_ONLY, NEVER_ACTIVE, HELD,    NONE",
+      "PENDING,        STARTUP_READ_ONLY, NEVER_ACTIVE, EXPIRED, NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, NEVER_ACTIVE, HELD,    NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, NEVER_ACTIVE, EXPIRED, NONE",
+      "DONE,           STARTUP_READ_ONLY, NEVER_ACTIVE, HELD,    NONE",
+      "DONE,           STARTUP_READ_ONLY, NEVER_ACTIVE, EXPIRED, NONE",
+      "PENDING,        HUNG,              NEVER_ACTIVE, HELD,    NONE",
+      "PENDING,        HUNG,              NEVER_ACTIVE, EXPIRED, STOP_SERVER",
+      "FENCED_BY_BOOT, HUNG,              NEVER_ACTIVE, HELD,    NONE",
+      "FENCED_BY_BOOT, HUNG,              NEVER_ACTIVE, EXPIRED, STOP_SERVER",
+      "DONE,           HUNG,              NEVER_ACTIVE, HELD,    NONE",
+      "DONE,           HUNG,              NEVER_ACTIVE, EXPIRED, STOP_SERVER",
+      "PENDING,        UNREACHABLE,       NEVER_ACTIVE, HELD,    NONE",
+      "PENDING,        UNREACHABLE,       NEVER_ACTIVE, EXPIRED, NONE",
+      "FENCED_BY_BOOT, UNREACHABLE,       NEVER_ACTIVE, HELD,    NONE",
+      "FENCED_BY_BOOT, UNREACHABLE,       NEVER_ACTIVE, EXPIRED, NONE",
+      "DONE,           UNREACHABLE,       NEVER_ACTIVE, HELD,    NONE",
+      "DONE,           UNREACHABLE,       NEVER_ACTIVE, EXPIRED, NONE",
+      "PENDING,        STOPPED,           NEVER_ACTIVE, HELD,    NONE",
+      "PENDING,        STOPPED,           NEVER_ACTIVE, EXPIRED, NONE",
+      "FENCED_BY_BOOT, STOPPED,           NEVER_ACTIVE, HELD,    NONE",
+      "FENCED_BY_BOOT, STOPPED,           NEVER_ACTIVE, EXPIRED, NONE",
+      "DONE,           STOPPED,           NEVER_ACTIVE, HELD,    NONE",
+      "DONE,           STOPPED,           NEVER_ACTIVE, EXPIRED, NONE",
   })
   void decidesEveryCombination(Boot boot, MysqlState mysql, ViewKind view, Lease lease, Action expected) {
     Instant now = START.plus(Duration.ofMinutes(5));
     Instant lastContact = lease == Lease.HELD ? now.minus(LEASE) : now.minus(LEASE).minusMillis(1);
-    Inputs inputs = new Inputs(now, OWN, view.view(), START, Optional.of(lastContact), List.of(), LEASE, mysql, boot);
+    Inputs inputs = new Inputs(now, OWN, view.view(), START, Optional.of(lastContact), List.of(), LEASE, mysql, boot,
+        Optional.empty(), view == ViewKind.NEVER_ACTIVE);
 
     assertThat(FencingDecision.decide(inputs)).isEqualTo(expected);
+  }
+
+  @Test
+  void aViewNamingASiteOverridesAnEarlierNeverActive() {
+    Instant now = START.plusSeconds(100);
+    Inputs elsewhere = new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now), List.of(), LEASE,
+        MysqlState.WRITABLE, Boot.PENDING, Optional.empty(), true);
+
+    assertThat(elsewhere.groupNeverActive()).isFalse();
+    assertThat(FencingDecision.decide(elsewhere)).isEqualTo(Action.FENCE_AT_BOOT);
   }
 
   @Test
@@ -311,11 +363,11 @@ class FencingDecisionTest {
   enum Lease { HELD, EXPIRED }
 
   enum ViewKind {
-    NONE, HERE, ELSEWHERE;
+    NONE, HERE, ELSEWHERE, NEVER_ACTIVE;
 
     Optional<ActiveSiteView> view() {
       return switch (this) {
-        case NONE -> Optional.empty();
+        case NONE, NEVER_ACTIVE -> Optional.empty();
         case HERE -> Optional.of(new ActiveSiteView(OWN, START));
         case ELSEWHERE -> Optional.of(new ActiveSiteView("dfw", START));
       };

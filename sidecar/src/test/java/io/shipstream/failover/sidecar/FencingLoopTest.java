@@ -19,6 +19,10 @@ class FencingLoopTest {
   private static final Instant T0 = Instant.parse("2025-03-01T10:00:00Z");
   private static final Duration LEASE = Duration.ofSeconds(2);
   private static final Duration INTERVAL = Duration.ofMillis(500);
+  private static final Duration SLOW_LEASE = Duration.ofSeconds(20);
+  private static final Duration SLOW_INTERVAL = Duration.ofSeconds(5);
+  private static final String NEVER_ACTIVE =
+      "{\"activeSite\":null,\"neverActive\":true,\"observedAt\":\"2025-03-01T10:00:00Z\"}";
 
   private final MutableClock clock = new MutableClock(T0);
   private final ExecutorService io = Executors.newCachedThreadPool();
@@ -419,6 +423,139 @@ class FencingLoopTest {
     assertThat(metrics.fences("boot")).isEqualTo(1);
   }
 
+  // The tests below run with a 20 s lease and a 5 s interval, so that each request may take 2 s:
+  // on a loaded machine a first request can take longer than the 250 ms the short knobs give.
+
+  @Test
+  void aWritablePrimaryOfAGroupThatHasNeverHadAnActiveSiteIsLeftAloneUntilAViewNamesASite() {
+    watcher.respond("/active-site", 200, NEVER_ACTIVE);
+    peer.respond("/peer/active-site", 204, null);
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = slowLoop("iad", List.of(peer.url()), mysql);
+
+    // Five leases of never-active answers: each one holds the lease.
+    for (int i = 0; i < 20; i++) {
+      loop.tick();
+      clock.advance(SLOW_INTERVAL);
+    }
+    assertThat(mysql.calls).isEmpty();
+    assertThat(loop.status().boot()).isEqualTo(Boot.DONE);
+    assertThat(loop.status().neverActive()).isTrue();
+    assertThat(loop.view()).as("nothing to relay to the peers").isEmpty();
+    assertThat(loop.status().toJson()).contains("\"neverActive\":true", "\"view\":null");
+
+    // Adopted: the usual rules apply from the view on.
+    watcher.respond("/active-site", 200, view("iad", T0.plusSeconds(100)));
+    loop.tick();
+    assertThat(mysql.calls).isEmpty();
+    assertThat(loop.status().neverActive()).isFalse();
+    clock.advance(SLOW_INTERVAL);
+    watcher.respond("/active-site", 200, view("dfw", T0.plusSeconds(105)));
+    loop.tick();
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+  }
+
+  @Test
+  void aBootFenceSetBeforeTheWatcherAnsweredIsLiftedWhenItSaysTheGroupHasNeverBeenActive() {
+    // The watcher is not synced yet when the sidecar starts (helm install starts both at once).
+    watcher.respond("/active-site", 503, "{\"error\":\"not synced\"}");
+    peer.respond("/peer/active-site", 204, null);
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = slowLoop("iad", List.of(peer.url()), mysql);
+    loop.tick();
+    assertThat(mysql.calls).as("a peer's 204 holds the lease but waives nothing").containsExactly("fence");
+
+    clock.advance(SLOW_INTERVAL);
+    watcher.respond("/active-site", 200, NEVER_ACTIVE);
+    loop.tick();
+
+    assertThat(mysql.calls).containsExactly("fence", "unfence");
+    assertThat(mysql.state).isEqualTo(MysqlState.WRITABLE);
+    assertThat(loop.status().boot()).isEqualTo(Boot.DONE);
+  }
+
+  @Test
+  void aNeverActiveGroupStillFencesByRule2WhenEveryoneFallsSilent() {
+    watcher.respond("/active-site", 200, NEVER_ACTIVE);
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = slowLoop("iad", List.of(), mysql);
+    loop.tick();
+
+    watcher.close();
+    clock.advance(SLOW_LEASE);
+    loop.tick();
+    assertThat(mysql.calls).isEmpty();
+    clock.advance(Duration.ofMillis(1));
+    loop.tick();
+
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(metrics.fences("rule2")).isEqualTo(1);
+  }
+
+  @Test
+  void theGroupsLeaseFromTheWatcherRulesRule2AndIsKeptAcrossAPartition() {
+    // The environment says 20 s and 5 s; the spec says 45 s and 10 s.
+    watcher.respond("/active-site", 200, withTiming(view("iad", T0), 45_000, 10_000));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = slowLoop("iad", List.of(), mysql);
+    assertThat(loop.status().leaseTimeout()).as("the environment's until the first answer").isEqualTo(SLOW_LEASE);
+    loop.tick();
+    assertThat(loop.status().leaseTimeout()).isEqualTo(Duration.ofSeconds(45));
+    assertThat(loop.peerCheckInterval()).isEqualTo(Duration.ofSeconds(10));
+    assertThat(loop.status().toJson()).contains("\"leaseTimeoutMillis\":45000", "\"peerCheckIntervalMillis\":10000");
+
+    Instant lastContact = clock.instant();
+    watcher.close();
+    clock.advance(Duration.ofSeconds(45));
+    loop.tick();
+    assertThat(mysql.calls).as("the environment's lease ran out long ago; the group's has not").isEmpty();
+    assertThat(loop.status().leaseTimeout()).as("kept while cut off").isEqualTo(Duration.ofSeconds(45));
+    assertThat(loop.status().leaseExpiresAt()).isEqualTo(lastContact.plusSeconds(45));
+
+    clock.advance(Duration.ofMillis(1));
+    loop.tick();
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+  }
+
+  @Test
+  void aShorterLeaseFromTheWatcherFencesSoonerThanTheEnvironmentsWould() {
+    watcher.respond("/active-site", 200, withTiming(view("iad", T0), 1_200, 400));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = slowLoop("iad", List.of(), mysql);
+    loop.tick();
+
+    watcher.close();
+    clock.advance(Duration.ofMillis(1_201));
+    loop.tick();
+
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+  }
+
+  @Test
+  void aTimingOutsideTheSpecsLimitsIsIgnored() {
+    // A lease of no more than two intervals would expire between two healthy ticks.
+    watcher.respond("/active-site", 200, withTiming(view("iad", T0), 10_000, 5_000));
+    FencingLoop loop = slowLoop("iad", List.of(), new FakeLocalMysql(MysqlState.WRITABLE));
+    loop.tick();
+
+    assertThat(loop.status().leaseTimeout()).isEqualTo(SLOW_LEASE);
+    assertThat(loop.peerCheckInterval()).isEqualTo(SLOW_INTERVAL);
+  }
+
+  @Test
+  void peersDoNotRelayTheGroupsTiming() {
+    watcher.respond("/active-site", 503, "{}");
+    peer.respond("/peer/active-site", 200, withTiming(view("iad", T0), 45_000, 10_000));
+    FencingLoop loop = slowLoop("iad", List.of(peer.url()), new FakeLocalMysql(MysqlState.WRITABLE));
+    loop.tick();
+
+    assertThat(loop.view()).contains(new ActiveSiteView("iad", T0));
+    assertThat(loop.status().leaseTimeout()).isEqualTo(SLOW_LEASE);
+  }
+
   @Test
   void contactTimesAreExportedAsEpochSeconds() {
     watcher.respond("/active-site", 200, view("iad", T0));
@@ -438,6 +575,10 @@ class FencingLoopTest {
         .map(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no contact gauge with " + label + " in\n" + scrape));
+  }
+
+  private FencingLoop slowLoop(String site, List<URI> peers, FakeLocalMysql mysql) {
+    return loop(site, watcher.url(), peers, mysql, SLOW_LEASE, SLOW_INTERVAL);
   }
 
   private FencingLoop loop(String site, URI watcherUrl, List<URI> peers, FakeLocalMysql mysql) {
@@ -470,5 +611,11 @@ class FencingLoopTest {
 
   private static String view(String site, Instant at) {
     return new ActiveSiteView(site, at).toJson();
+  }
+
+  /** {@code json}, an answer of the watcher's, with the group's timing added. */
+  private static String withTiming(String json, long leaseMillis, long intervalMillis) {
+    return json.substring(0, json.length() - 1) + ",\"leaseTimeoutMillis\":" + leaseMillis
+        + ",\"peerCheckIntervalMillis\":" + intervalMillis + "}";
   }
 }

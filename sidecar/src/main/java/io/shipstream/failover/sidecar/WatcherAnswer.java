@@ -1,0 +1,39 @@
+package io.shipstream.failover.sidecar;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The watcher's {@code /active-site} answer: a view naming the active site, or word that the group
+ * has never had one ({@code "neverActive":true}, while the watcher adopts it), and the group's
+ * {@link Timing} when the watcher sends it (an older watcher does not).
+ */
+record WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optional<Timing> timing) {
+
+  /**
+   * Reads the JSON; unknown fields are ignored, so a newer watcher can add some.
+   *
+   * @throws IllegalArgumentException when the body is neither a view nor a never-active answer
+   */
+  static WatcherAnswer parse(byte[] body) {
+    JsonNode node = ActiveSiteView.object(body);
+    Optional<Timing> timing = timing(node);
+    JsonNode site = node.get("activeSite");
+    if (node.path("neverActive").asBoolean(false) && (site == null || site.isNull())) {
+      return new WatcherAnswer(Optional.empty(), true, timing);
+    }
+    return new WatcherAnswer(Optional.of(ActiveSiteView.from(node)), false, timing);
+  }
+
+  /** Both values as positive whole milliseconds, or nothing: half a timing is none. */
+  private static Optional<Timing> timing(JsonNode node) {
+    JsonNode lease = node.get("leaseTimeoutMillis");
+    JsonNode interval = node.get("peerCheckIntervalMillis");
+    if (lease == null || !lease.canConvertToLong() || !lease.isIntegralNumber() || lease.asLong() <= 0
+        || interval == null || !interval.isIntegralNumber() || !interval.canConvertToLong() || interval.asLong() <= 0) {
+      return Optional.empty();
+    }
+    return Optional.of(new Timing(Duration.ofMillis(lease.asLong()), Duration.ofMillis(interval.asLong())));
+  }
+}
