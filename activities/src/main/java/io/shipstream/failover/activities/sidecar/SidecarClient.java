@@ -83,6 +83,12 @@ final class SidecarClient {
     JsonNode view = node.path("view");
     String activeSite = view.isObject() ? view.path("activeSite").asText(null) : null;
     return new Snapshot(node.path("site").asText(null), activeSite, node.path("mysql").asText(null),
-        node.path("ticks").asLong(-1));
+        node.path("ticks").asLong(-1), millis(node, "leaseTimeoutMillis"), millis(node, "peerCheckIntervalMillis"));
+  }
+
+  /** A positive whole number of milliseconds, or null: an older sidecar does not report its timing. */
+  private static Long millis(JsonNode node, String field) {
+    JsonNode value = node.path(field);
+    return value.isIntegralNumber() && value.canConvertToLong() && value.asLong() > 0 ? value.asLong() : null;
   }
 }

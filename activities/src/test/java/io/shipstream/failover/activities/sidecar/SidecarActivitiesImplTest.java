@@ -24,6 +24,8 @@ class SidecarActivitiesImplTest {
   private static final SharedToken TOKEN = SharedToken.of("sidecar-token");
   private final AtomicReference<String> mysql = new AtomicReference<>("WRITABLE");
   private final AtomicReference<String> active = new AtomicReference<>("iad");
+  /** The timing fields the stub adds to its status; empty, an older sidecar's status without them. */
+  private final AtomicReference<String> timing = new AtomicReference<>("");
   private final List<String> requests = new CopyOnWriteArrayList<>();
   private HttpServer server;
   private final SidecarActivitiesImpl activities = new SidecarActivitiesImpl(Clock.systemUTC(), TOKEN, Heartbeat.NONE);
@@ -41,7 +43,8 @@ class SidecarActivitiesImplTest {
         }
         boolean known = path.equals("GET /status") || (hasTick && path.equals("POST /tick"));
         String body = "{\"site\":\"iad\",\"view\":{\"activeSite\":\"" + active.get()
-            + "\",\"observedAt\":\"2026-01-01T00:00:00Z\"},\"mysql\":\"" + mysql.get() + "\",\"ticks\":3}";
+            + "\",\"observedAt\":\"2026-01-01T00:00:00Z\"},\"mysql\":\"" + mysql.get() + "\",\"ticks\":3"
+            + timing.get() + "}";
         byte[] bytes = (known ? body : "not found\n").getBytes(StandardCharsets.UTF_8);
         exchange.sendResponseHeaders(known ? 200 : 404, bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
@@ -96,6 +99,33 @@ class SidecarActivitiesImplTest {
     assertThat(answer.confirmed()).isTrue();
     assertThat(answer.waitedMillis()).isBetween(800L, 4000L);
     assertThat(requests).contains("POST /tick", "GET /status");
+  }
+
+  @Test
+  void theLeaseAndIntervalTheSidecarRunsWithComeBackWithItsAnswer() throws IOException {
+    String url = start(true);
+    active.set("pdx");
+    mysql.set("UNREACHABLE");
+    timing.set(",\"leaseTimeoutMillis\":30000,\"peerCheckIntervalMillis\":5000");
+
+    Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(500));
+
+    assertThat(answer.confirmed()).isFalse();
+    assertThat(answer.last().leaseTimeoutMillis()).isEqualTo(30_000L);
+    assertThat(answer.last().peerCheckIntervalMillis()).isEqualTo(5_000L);
+  }
+
+  @Test
+  void anOlderSidecarReportsNoTiming() throws IOException {
+    String url = start(true);
+    active.set("pdx");
+    mysql.set("READ_ONLY");
+
+    Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5));
+
+    assertThat(answer.confirmed()).isTrue();
+    assertThat(answer.last().leaseTimeoutMillis()).isNull();
+    assertThat(answer.last().peerCheckIntervalMillis()).isNull();
   }
 
   @Test

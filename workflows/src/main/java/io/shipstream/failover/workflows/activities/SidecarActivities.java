@@ -25,8 +25,19 @@ public interface SidecarActivities {
   @ActivityMethod
   Confirmation confirmFenced(String sidecarUrl, String site, String activeSite, Instant deadline);
 
-  /** The fields of a sidecar's {@code GET /status} that matter here. */
-  record Snapshot(String site, String activeSite, String mysql, long ticks) {
+  /**
+   * The fields of a sidecar's {@code GET /status} that matter here. {@code leaseTimeoutMillis} and
+   * {@code peerCheckIntervalMillis} are the timing the sidecar runs with (null from a sidecar too
+   * old to say): one cut off from the watcher since before the spec's lease was shortened still
+   * holds the longer lease, and the failover must wait that one out.
+   */
+  record Snapshot(String site, String activeSite, String mysql, long ticks, Long leaseTimeoutMillis,
+      Long peerCheckIntervalMillis) {
+    /** A snapshot that does not say which timing its sidecar runs with. */
+    public Snapshot(String site, String activeSite, String mysql, long ticks) {
+      this(site, activeSite, mysql, ticks, null, null);
+    }
+
     /**
      * The view names the new active site and the local MySQL answered read-only, or its process
      * is dead (STOPPED: the sidecar saw it exit, or killed it because it hung). The view can only

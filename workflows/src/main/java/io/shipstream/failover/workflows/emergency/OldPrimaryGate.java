@@ -24,15 +24,18 @@ import java.util.function.BiConsumer;
 final class OldPrimaryGate {
   private final EmergencyPlan plan;
   private final Route route;
-  private final Instant leaseDeadline;
+  private final Instant namedAt;
+  /** The spec's lease deadline, pushed back when the sidecar reports running with a longer lease. */
+  private Instant leaseDeadline;
   private final Promise<Confirmation> answer;
   private final BiConsumer<String, String> warn;
   private final BiConsumer<String, String> inform;
 
-  private OldPrimaryGate(EmergencyPlan plan, Route route, Instant leaseDeadline, Promise<Confirmation> answer,
-      BiConsumer<String, String> warn, BiConsumer<String, String> inform) {
+  private OldPrimaryGate(EmergencyPlan plan, Route route, Instant namedAt, Instant leaseDeadline,
+      Promise<Confirmation> answer, BiConsumer<String, String> warn, BiConsumer<String, String> inform) {
     this.plan = plan;
     this.route = route;
+    this.namedAt = namedAt;
     this.leaseDeadline = leaseDeadline;
     this.answer = answer;
     this.warn = warn;
@@ -51,7 +54,7 @@ final class OldPrimaryGate {
       answer = Async.function(sidecar::confirmFenced, OldPrimaryProof.sidecarUrl(plan.failed()),
           plan.failed().name(), plan.target().name(), askDeadline);
     }
-    return new OldPrimaryGate(plan, route, leaseDeadline, answer, warn, inform);
+    return new OldPrimaryGate(plan, route, namedAt, leaseDeadline, answer, warn, inform);
   }
 
   /** Returns once the old primary cannot take writes, or at once when nothing could make sure of it. */
@@ -74,14 +77,14 @@ final class OldPrimaryGate {
   }
 
   private Proof waitForSidecarOrLease(String site) {
-    Proof proof = OldPrimaryProof.settle(peek(), !now().isBefore(leaseDeadline));
+    Proof proof = settle();
     if (proof != null) {
       return proof;
     }
     // A live sidecar answers within a tick or two of being asked: only a longer silence is worth a Warning.
     Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(now(), leaseDeadline)),
         answer::isCompleted);
-    proof = OldPrimaryProof.settle(peek(), !now().isBefore(leaseDeadline));
+    proof = settle();
     if (proof != null) {
       return proof;
     }
@@ -92,9 +95,24 @@ final class OldPrimaryGate {
     if (proof != null) {
       return proof;
     }
-    // The sidecar gave up (or its activity failed) before the deadline: the lease is the bound.
+    // The sidecar gave up (or its activity failed) before the deadline: the lease is the bound,
+    // the longer one the sidecar reported if it did.
+    extendToReportedLease();
     Workflow.sleep(OldPrimaryProof.remaining(now(), leaseDeadline));
     return Proof.LEASE_EXPIRED;
+  }
+
+  private Proof settle() {
+    extendToReportedLease();
+    return OldPrimaryProof.settle(peek(), !now().isBefore(leaseDeadline));
+  }
+
+  /** Waits out the longest lease the old primary's sidecar may hold: the spec's, or the one it reported. */
+  private void extendToReportedLease() {
+    Confirmation last = peek();
+    if (last != null && last.last() != null) {
+      leaseDeadline = OldPrimaryProof.leaseDeadline(namedAt, plan.config(), last.last());
+    }
   }
 
   /** The sidecar's answer if it has come, a failed activity as an unconfirmed answer; else null. */

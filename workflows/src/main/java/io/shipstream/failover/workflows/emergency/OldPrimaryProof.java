@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows.emergency;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
+import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -14,7 +15,8 @@ import java.time.Instant;
  * the server answered read-only or that its process is dead, or the time by which its sidecar must
  * have fenced it: {@code leaseTimeout} without any contact since the naming fences by rule 2, and a
  * contact since the naming taught it the new active site, which fences by rule 1, both within one
- * more {@code peerCheckInterval}. The lease is the weakest proof: a server that was frozen all the
+ * more {@code peerCheckInterval}. The lease is the spec's, or a longer one the sidecar reported
+ * running with. The lease is the weakest proof: a server that was frozen all the
  * while and whose sidecar could not stop it resumes writable, and its sidecar, watching it closely,
  * fences it within a fraction of a second.
  */
@@ -54,6 +56,22 @@ final class OldPrimaryProof {
   /** By this time the old primary's sidecar has fenced it, whatever it could or could not reach. */
   static Instant leaseDeadline(Instant namedAt, GroupConfig config) {
     return namedAt.plus(config.leaseTimeout()).plus(config.peerCheckInterval()).plus(MARGIN);
+  }
+
+  /**
+   * The deadline for the longest lease the old primary's sidecar may hold: the spec's, or a longer
+   * one it reported in {@code reported} (its last {@code /status} answer, or null). A sidecar
+   * learns the spec's timing from the watcher; one cut off since before the spec's lease was
+   * shortened still holds the lease it last learned, and would fence its server only after that.
+   */
+  static Instant leaseDeadline(Instant namedAt, GroupConfig config, Snapshot reported) {
+    Instant spec = leaseDeadline(namedAt, config);
+    if (reported == null || reported.leaseTimeoutMillis() == null || reported.peerCheckIntervalMillis() == null) {
+      return spec;
+    }
+    Instant theirs = namedAt.plusMillis(reported.leaseTimeoutMillis()).plusMillis(reported.peerCheckIntervalMillis())
+        .plus(MARGIN);
+    return theirs.isAfter(spec) ? theirs : spec;
   }
 
   /**
@@ -111,11 +129,20 @@ final class OldPrimaryProof {
           + answer.last().activeSite() + ", after " + answer.waitedMillis() + " ms";
       case LEASE_EXPIRED -> site + "'s lease expired: its sidecar has fenced " + site
           + " by now, by rule 2 if it was cut off, by rule 1 if it learned the new active site; "
-          + whyUnconfirmed(answer, site);
+          + whyUnconfirmed(answer, site) + reportedLease(answer);
       case NO_SIDECAR -> site + " has no sidecar (spec.sites[].sidecar.url), so nothing fences it should it be "
           + "alive but cut off: " + target + " is made writable without waiting and two primaries may take "
           + "writes until " + site + " is fenced by hand";
     };
+  }
+
+  /** The lease the sidecar said it runs with, when it said one. */
+  private static String reportedLease(Confirmation answer) {
+    Snapshot last = answer == null ? null : answer.last();
+    if (last == null || last.leaseTimeoutMillis() == null) {
+      return "";
+    }
+    return "; its sidecar runs with a lease of " + seconds(Duration.ofMillis(last.leaseTimeoutMillis())) + " s";
   }
 
   private static String seconds(Duration d) {

@@ -105,6 +105,21 @@ class OldPrimaryGuardTest {
   }
 
   @Test
+  void aLongerLeaseTheOldPrimarysSidecarReportsIsWaitedOut() {
+    // The spec says 2 s; the sidecar still runs with 4 s (it has not heard the watcher since the
+    // spec was shortened).
+    sidecar.confirmAfter = null;
+    sidecar.reportedLease = Duration.ofSeconds(4);
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    // Its lease 4 s + its tick 500 ms + margin 1 s from the naming.
+    assertThat(Duration.between(namedAt(), promotedAt.get())).isGreaterThanOrEqualTo(Duration.ofMillis(5500));
+    assertThat(event("OldPrimaryLeaseExpired").message()).contains("its sidecar runs with a lease of 4 s");
+  }
+
+  @Test
   void withoutASidecarNothingCanFenceAnIsolatedOldPrimarySoTheFailoverSaysSoAndGoesOn() {
     k8s.spec = EmergencyRig.spec();
 

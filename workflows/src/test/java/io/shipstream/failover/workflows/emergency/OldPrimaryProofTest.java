@@ -43,6 +43,23 @@ class OldPrimaryProofTest {
   }
 
   @Test
+  void aLongerLeaseTheSidecarReportsExtendsTheDeadlineAndAShorterOneDoesNot() {
+    GroupConfig shortKnobs = GroupConfig.resolve(EmergencyRig.specWithSidecars());
+    Instant spec = OldPrimaryProof.leaseDeadline(NAMED, shortKnobs);
+
+    Snapshot longer = new Snapshot("iad", "iad", "UNREACHABLE", 3, 20_000L, 5_000L);
+    Snapshot shorter = new Snapshot("iad", "iad", "UNREACHABLE", 3, 1_000L, 300L);
+    Snapshot silent = new Snapshot("iad", "iad", "UNREACHABLE", 3);
+
+    assertThat(OldPrimaryProof.leaseDeadline(NAMED, shortKnobs, longer)).as("20 s + 5 s + 1 s")
+        .isEqualTo(NAMED.plusSeconds(26));
+    assertThat(OldPrimaryProof.leaseDeadline(NAMED, shortKnobs, shorter)).as("never below the spec's").isEqualTo(spec);
+    assertThat(OldPrimaryProof.leaseDeadline(NAMED, shortKnobs, silent)).as("an older sidecar says nothing")
+        .isEqualTo(spec);
+    assertThat(OldPrimaryProof.leaseDeadline(NAMED, shortKnobs, null)).isEqualTo(spec);
+  }
+
+  @Test
   void onlyAConfirmationOrTheDeadlineSettlesTheWait() {
     Confirmation yes = new Confirmation(true, new Snapshot("iad", "pdx", "READ_ONLY", 4), null, 120);
     Confirmation no = new Confirmation(false, null, "ConnectException", 25_000);

@@ -15,6 +15,11 @@ public final class FakeSidecar implements SidecarActivities {
   public volatile Duration confirmAfter = Duration.ofMillis(100);
   public volatile String mysqlState = "STOPPED";
   public final List<String> calls = new CopyOnWriteArrayList<>();
+  /**
+   * With {@code confirmAfter} null: the sidecar answers, but cannot confirm (its server does not
+   * answer), reporting that it runs with this lease and a 500 ms interval; null, it never answers.
+   */
+  public volatile Duration reportedLease;
   /** When the confirmation was given, in wall-clock time; null until then. */
   public volatile Instant confirmedAt;
 
@@ -24,6 +29,11 @@ public final class FakeSidecar implements SidecarActivities {
     Instant started = Instant.now();
     if (confirmAfter == null) {
       sleepUntil(deadline);
+      Duration lease = reportedLease;
+      if (lease != null) {
+        return new Confirmation(false, new Snapshot(site, activeSite, "UNREACHABLE", 9, lease.toMillis(), 500L), null,
+            Duration.between(started, Instant.now()).toMillis());
+      }
       return new Confirmation(false, null, "ConnectException: connection refused",
           Duration.between(started, Instant.now()).toMillis());
     }
