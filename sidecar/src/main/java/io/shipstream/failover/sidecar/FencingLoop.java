@@ -100,7 +100,11 @@ final class FencingLoop {
   /** Runs one tick; never throws, because a scheduled task that throws is never run again. */
   void tick() {
     try {
-      Poll poll = topology.poll(timing.requestTimeout(), this::decisive);
+      // The first poll waits longer for its answers: the boot rule fences a writable server unless
+      // an answer waives it, and a cold start's first requests (a new JVM, new connections) are the
+      // slowest, so the interval's short timeout would fence the application's primary for nothing.
+      Duration timeout = ticks == 0 ? Timing.MAX_REQUEST_TIMEOUT : timing.requestTimeout();
+      Poll poll = topology.poll(timeout, this::decisive);
       if (Thread.currentThread().isInterrupted()) {
         // The sidecar is closing: answers cut short by that must not be acted on.
         return;
@@ -337,9 +341,13 @@ final class FencingLoop {
             reason(action, inputs), killed);
       } else {
         mysql.unfence();
-        LOG.info("lifted {}: {} is the active site (observed {}, from {})",
-            action == Action.UNFENCE_STARTUP ? "the server's start-up read-only" : "the boot fence", config.site(),
-            inputs.view().map(ActiveSiteView::observedAt).orElse(null), viewSource);
+        String what = action == Action.UNFENCE_STARTUP ? "the server's start-up read-only" : "the boot fence";
+        if (inputs.groupNeverActive()) {
+          LOG.info("lifted {}: {}/{} has never had an active site", what, config.namespace(), config.group());
+        } else {
+          LOG.info("lifted {}: {} is the active site (observed {}, from {})", what, config.site(),
+              inputs.view().map(ActiveSiteView::observedAt).orElse(null), viewSource);
+        }
       }
       lastActionError = null;
       return true;
