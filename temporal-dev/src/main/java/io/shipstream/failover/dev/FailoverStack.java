@@ -72,6 +72,11 @@ public final class FailoverStack implements AutoCloseable {
   private WorkflowServiceStubs workerStubs;
   private WatcherApp watcher;
   private boolean topologyMonitor;
+  /**
+   * The watcher runs without its monitor, so nothing adopts the group (Options.adoptionHeld) until
+   * {@link #restartWatcherWithTopologyMonitor}.
+   */
+  private boolean monitorHeld;
   private RedisPair redis;
   /** Fixed for the stack's life, so a restarted watcher is found where the sidecars' links point. */
   private final int watcherPort = FreePorts.next();
@@ -103,6 +108,11 @@ public final class FailoverStack implements AutoCloseable {
     /** The emergency stack, returned before the watcher has adopted the group. */
     public static Options adoption() {
       return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null, "500ms", 3, true, false);
+    }
+
+    /** As {@link #adoption}, with the topology monitor off, so nothing adopts the group until it is turned on. */
+    public static Options adoptionHeld() {
+      return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null, "500ms", 3, false, false);
     }
 
     public static Options twoSites() {
@@ -145,6 +155,7 @@ public final class FailoverStack implements AutoCloseable {
       temporal = DevTemporalServer.start(0);
       FailoverStack stack = new FailoverStack(kube, mysql, temporal);
       stack.topologyMonitor = options.topologyMonitor();
+      stack.monitorHeld = !options.adopted() && !options.topologyMonitor();
       stack.createResources(options);
       stack.startWorker();
       stack.startWatcher();
@@ -283,7 +294,7 @@ public final class FailoverStack implements AutoCloseable {
     if (watcher == null) {
       // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
       watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true)
-          .withTopologyMonitor(true).withAutomaticFailover(topologyMonitor).withHttpHost(LOOPBACK)
+          .withTopologyMonitor(!monitorHeld).withAutomaticFailover(topologyMonitor).withHttpHost(LOOPBACK)
           .withHttpPort(watcherPort)
           .withActiveSiteToken(SharedToken.of(SIDECAR_TOKEN)), kube.client(), client);
     }
@@ -312,6 +323,17 @@ public final class FailoverStack implements AutoCloseable {
     }
   }
 
+  /**
+   * Restarts the watcher with its topology monitor on, which adopts a group applied with no
+   * status: a test can hold the group never-active while something else (the sidecars) starts.
+   */
+  public synchronized void restartWatcherWithTopologyMonitor() {
+    killWatcher();
+    monitorHeld = false;
+    topologyMonitor = true;
+    startWatcher();
+  }
+
   /** Where the watcher's HTTP port listens (its probes and /active-site), while it runs. */
   public synchronized Optional<java.net.InetSocketAddress> watcherAddress() {
     return Optional.ofNullable(watcher).map(WatcherApp::httpAddress);
@@ -330,6 +352,13 @@ public final class FailoverStack implements AutoCloseable {
    */
   public synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs) {
     if (sidecars == null) {
+      // The spec's timing first: the sidecars learn it from the watcher's first answer, and would
+      // otherwise run with the spec's defaults until their next tick after the edit.
+      editSpec(spec -> new MysqlFailoverGroupSpec(spec.sites(), spec.credentialsSecretRef(),
+          spec.pollInterval(), spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(),
+          spec.connectionDrainTimeout(), spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(),
+          new MysqlFailoverGroupSpec.SidecarSpec(knobs.leaseTimeout().toMillis() + "ms",
+              knobs.peerCheckInterval().toMillis() + "ms"), spec.dragonfly()));
       sidecars = SidecarMesh.start(servers, group, watcherPort, SIDECAR_TOKEN, knobs);
       // The emergency failover asks the old primary's sidecar, and waits out its lease, by the spec.
       SidecarMesh mesh = sidecars;
@@ -337,8 +366,7 @@ public final class FailoverStack implements AutoCloseable {
               new SiteSpec.Sidecar(mesh.controlUrl(s.name())))).toList(), spec.credentialsSecretRef(),
           spec.pollInterval(), spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(),
           spec.connectionDrainTimeout(), spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(),
-          new MysqlFailoverGroupSpec.SidecarSpec(knobs.leaseTimeout().toMillis() + "ms",
-              knobs.peerCheckInterval().toMillis() + "ms"), spec.dragonfly()));
+          spec.sidecar(), spec.dragonfly()));
     }
     return sidecars;
   }

@@ -139,7 +139,11 @@ public final class SidecarMesh implements AutoCloseable {
 
   private void awaitSteady(Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
-    while (!sidecars.keySet().stream().allMatch(this::steady)) {
+    // Steady, and running with the spec's timing, learned from the watcher, so that a test's
+    // partition is fenced within the lease the emergency failover waits on.
+    while (!sidecars.keySet().stream().allMatch(site -> steady(site)
+        && status(site).leaseTimeout().equals(knobs.leaseTimeout())
+        && status(site).peerCheckInterval().equals(knobs.peerCheckInterval()))) {
       if (System.nanoTime() > until) {
         throw new IllegalStateException("the sidecars did not all hear from the watcher and their peers within "
             + timeout + ": " + sidecars.keySet().stream().map(s -> status(s).toJson()).toList());
