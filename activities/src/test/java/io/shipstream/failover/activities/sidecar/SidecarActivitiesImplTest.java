@@ -71,6 +71,8 @@ class SidecarActivitiesImplTest {
     Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5));
     assertThat(answer.confirmed()).isTrue();
     assertThat(answer.last().mysql()).isEqualTo("READ_ONLY");
+    assertThat(answer.last().leaseTimeoutMillis()).as("an older sidecar reports no timing").isNull();
+    assertThat(answer.last().peerCheckIntervalMillis()).isNull();
     assertThat(requests).containsExactly("POST /tick");
   }
 
@@ -113,19 +115,6 @@ class SidecarActivitiesImplTest {
     assertThat(answer.confirmed()).isFalse();
     assertThat(answer.last().leaseTimeoutMillis()).isEqualTo(30_000L);
     assertThat(answer.last().peerCheckIntervalMillis()).isEqualTo(5_000L);
-  }
-
-  @Test
-  void anOlderSidecarReportsNoTiming() throws IOException {
-    String url = start(true);
-    active.set("pdx");
-    mysql.set("READ_ONLY");
-
-    Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5));
-
-    assertThat(answer.confirmed()).isTrue();
-    assertThat(answer.last().leaseTimeoutMillis()).isNull();
-    assertThat(answer.last().peerCheckIntervalMillis()).isNull();
   }
 
   @Test
