@@ -165,8 +165,8 @@ class AdoptionIT {
 
         // Adopted: the view names iad, which stays the writable primary.
         stack.restartWatcherWithTopologyMonitor();
-        await(() -> "iad".equals(status().activeSite()), Duration.ofSeconds(20), "iad adopted");
-        await(() -> sidecars.status("iad").view().filter(v -> v.names("iad")).isPresent(), Duration.ofSeconds(10),
+        Await.until(stack, () -> "iad".equals(status().activeSite()), Duration.ofSeconds(20), "iad adopted");
+        Await.until(stack, () -> sidecars.status("iad").view().filter(v -> v.names("iad")).isPresent(), Duration.ofSeconds(10),
             "iad's sidecar names iad active");
         Playground.sleep(2_000);
         SidecarStatus adopted = sidecars.status("iad");
