@@ -113,6 +113,10 @@ class PlannedFailoverIT {
       assertNothingLost(load, "pdx");
       assertServers("pdx", "iad");
       assertPlacement("pdx", "iad");
+      // The group the watcher adopted is Ready again, with pdx its writable primary.
+      Await.until(stack, () -> stack.resource().getStatus().conditions() != null && stack.resource().getStatus()
+          .conditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")
+              && c.getMessage().startsWith("pdx ")), Duration.ofSeconds(15), "Ready=True with pdx the primary");
     }
   }
 
