@@ -83,7 +83,8 @@ final class PlaygroundServe {
     out.println(options.monitor()
         ? "The topology monitor polls every site every 500ms and fails over after 3 missed polls of the primary:\n"
             + "  kill -9 " + stack.server("iad").pid() + "      # mariadbd of iad, the primary: pdx takes over in about 2 s"
-        : "No topology monitor (--no-monitor): nothing fails over unless you ask for it.");
+        : "The topology monitor only watches (--no-monitor): it adopts the group and keeps its routing and "
+            + "conditions right, but nothing fails over unless you ask for it.");
     out.printf("""
 
         The stack stays up until Ctrl-C. The failover cooldown is 1m: a request sooner than that after
@@ -91,8 +92,8 @@ final class PlaygroundServe {
           ./temporal-dev/playground annotate pdx        # request iad -> pdx and follow the phases
           ./temporal-dev/playground get                 # activeSite and status.plannedFailover
           ./temporal-dev/playground cancel "postponed"  # the cancel signal (Deferred or before Promoting)
-        or with kubectl (get, describe, annotate, patch work; -w, --field-selector and the server's
-        table columns do not, the mock lacks them: use -o jsonpath or -o custom-columns):
+        or with kubectl through the playground's gateway (get with the group's columns, get -w, describe,
+        annotate, patch, and wait, e.g. kubectl wait --for=condition=Ready mfg/orders):
           export KUBECONFIG=%s
           kubectl get mysqlfailovergroup orders -o jsonpath='{.status.plannedFailover}{"\\n"}'
           kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=pdx --overwrite
