@@ -76,7 +76,9 @@ public final class FailoverBenchmark {
     double singleCpu = BenchmarkTable.median(r.single().stream().map(ScaleBenchmark.Round::jvmCpuMs).sorted().toList());
     StringBuilder t = new StringBuilder(String.format("scale: %d groups (each its own pair of mariadbd) failing over"
         + " at once on one Temporal server, one worker, one watcher; one group alone on the same stack: median %.0f ms"
-        + " of %d, using %.0f ms of this JVM's CPU%n", r.groups(), single, r.singleMs().size(), singleCpu));
+        + " of %d, using %.0f ms of this JVM's CPU; in a steady state with nothing failing over, the watcher's"
+        + " topology monitor used %.0f ms of CPU per group per minute%n", r.groups(), single, r.singleMs().size(),
+        singleCpu, r.watcherCpuMsPerGroupMinute()));
     t.append("| round | all Succeeded after (ms) | slowest group (ms) | median group (ms) | total / single group |"
             + " JVM CPU (ms) | machine CPU, all processes (ms) | floor: machine CPU / cores (ms) |"
             + " API requests per group | load average |\n")

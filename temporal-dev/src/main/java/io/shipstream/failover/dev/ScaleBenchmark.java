@@ -31,7 +31,7 @@ final class ScaleBenchmark {
   record Round(int groups, double totalMs, double slowestMs, String slowestGroup, List<Double> groupMs,
       double jvmCpuMs, double loadAverage, int apiRequests, double machineBusyMs) {}
 
-  record Result(int groups, List<Round> single, List<Round> rounds, String profile) {
+  record Result(int groups, List<Round> single, List<Round> rounds, String profile, double watcherCpuMsPerGroupMinute) {
     List<Double> singleMs() {
       return single.stream().map(Round::totalMs).toList();
     }
@@ -41,6 +41,9 @@ final class ScaleBenchmark {
     Playground.deleteQuietly(work);
     try (ScaleStack stack = ScaleStack.start(work, groupCount)) {
       System.out.printf("scale: %d groups (%d mariadbd) up%n", groupCount, groupCount * 2);
+      double steady = watcherCpuPerGroupMinute(groupCount, STEADY);
+      System.out.printf("scale: steady state, no failover: the watcher's monitor used %.0f ms of CPU per group per "
+          + "minute%n", steady);
       for (Group g : stack.groups()) {
         round(stack, List.of(g));
       }
@@ -63,10 +66,39 @@ final class ScaleBenchmark {
       stopRecording(recording);
       String profile = HistoryProfile.of(stack.temporalClient(), stack.groups().stream()
           .map(ScaleBenchmark::workflowId).toList()).table();
-      return new Result(groupCount, single, rounds, profile);
+      return new Result(groupCount, single, rounds, profile, steady);
     } finally {
       Playground.deleteQuietly(work);
     }
+  }
+
+  /** How long the steady state is measured: a minute, after the adoption has settled. */
+  private static final Duration STEADY = Duration.ofSeconds(60);
+
+  /**
+   * The CPU the watcher's topology monitor (its poll, evaluation and sidecar-check threads, which
+   * poll every site, write status and conditions and keep the routing right) uses in a steady
+   * state with nothing failing over, per group and per minute. The informers' threads are shared
+   * with the worker's client in this JVM and are not counted.
+   */
+  static double watcherCpuPerGroupMinute(int groups, Duration window) {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    Playground.sleep(5_000);
+    long before = monitorCpuNanos(threads);
+    Playground.sleep(window.toMillis());
+    long used = monitorCpuNanos(threads) - before;
+    return used / 1e6 / groups * (60_000.0 / window.toMillis());
+  }
+
+  private static long monitorCpuNanos(java.lang.management.ThreadMXBean threads) {
+    long total = 0;
+    for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+      if (info != null && (info.getThreadName().startsWith("topology-") || info.getThreadName().startsWith("sidecar-status"))) {
+        long cpu = threads.getThreadCpuTime(info.getThreadId());
+        total += Math.max(0, cpu);
+      }
+    }
+    return total;
   }
 
   /** Annotates every group of {@code batch} at once (each to its other site); waits for all. */
