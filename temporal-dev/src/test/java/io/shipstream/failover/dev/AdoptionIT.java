@@ -18,7 +18,6 @@ import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.SidecarStatus;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A running MariaDB trio (iad primary, pdx and dr replicating from it) and the watcher, then the
@@ -37,19 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * adopts it, sets its routing, writes its conditions, and keeps all of it true afterwards. The
  * topology monitor polls every 500 ms (threshold 3).
  */
-class AdoptionIT {
+class AdoptionIT extends StackPerTest {
   private static final String TAINT = "shipstream.io/db-readonly-orders";
-
-  @TempDir
-  Path work;
-  FailoverStack stack;
-
-  @AfterEach
-  void stop() {
-    if (stack != null) {
-      stack.close();
-    }
-  }
 
   @Test
   void aRunningGroupIsAdoptedWithoutAFailedWriteAndItsRoutingIsKeptRight() {

@@ -8,16 +8,13 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A kill -9 of the primary with the topology monitor on: three real mariadbd sites (iad primary,
@@ -28,18 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * stack of its own: a killed server, an errant transaction or a cooldown would leak into the next.
  */
 @ExtendWith(StoredGroupsFitTheCrd.class)
-class EmergencyFailoverIT {
-  @TempDir
-  Path work;
-  FailoverStack stack;
-
-  @AfterEach
-  void stop() {
-    if (stack != null) {
-      stack.close();
-    }
-  }
-
+class EmergencyFailoverIT extends StackPerTest {
   @Test
   void aKilledPrimaryIsReplacedByTheFreshestReplicaWithoutLosingReplicatedWrites() throws Exception {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());

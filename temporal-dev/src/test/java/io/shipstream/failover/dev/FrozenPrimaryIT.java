@@ -6,15 +6,12 @@ import io.shipstream.failover.dev.faults.WritableWatch;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A primary that is frozen (SIGSTOP), not dead: it does not answer, so it looks like a dead one,
@@ -24,20 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  * connection to iad open with a 60 s socket timeout, as a connection pool does. Every server is
  * sampled every 50 ms by its own probe thread throughout.
  */
-class FrozenPrimaryIT {
+class FrozenPrimaryIT extends StackPerTest {
   /** The pooled writer's ids, apart from the routed writer's. */
   private static final long POOLED_IDS = 1_000_000;
-
-  @TempDir
-  Path work;
-  FailoverStack stack;
-
-  @AfterEach
-  void stop() {
-    if (stack != null) {
-      stack.close();
-    }
-  }
 
   @Test
   void aPrimaryFrozenForThirtySecondsIsStoppedByItsSidecarAndNeverWritableBesideTheNewOne() {

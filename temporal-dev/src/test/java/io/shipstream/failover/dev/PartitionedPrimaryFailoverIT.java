@@ -5,29 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The emergency failover with a sidecar per site, the spec carrying each sidecar's URL and knobs. The old primary may be dead, or alive and cut off from the control plane; the
  * candidate must not become writable while the old primary may still take writes, and a plain
  * crash must not cost a lease wait.
  */
-class PartitionedPrimaryFailoverIT {
-  @TempDir
-  Path work;
-  FailoverStack stack;
-
-  @AfterEach
-  void stop() {
-    if (stack != null) {
-      stack.close();
-    }
-  }
-
+class PartitionedPrimaryFailoverIT extends StackPerTest {
   @Test
   void anOldPrimaryCutOffFromTheControlPlaneIsReadOnlyBeforeTheCandidateIsWritable() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
