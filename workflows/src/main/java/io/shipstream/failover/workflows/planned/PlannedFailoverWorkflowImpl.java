@@ -99,9 +99,8 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     }
     Saga saga = new Saga(new Saga.Options.Builder().setParallelCompensation(false).build());
     TargetPromotion promotion = new TargetPromotion(run);
-    SourceDrain drain = new SourceDrain(run);
     try {
-      drain.fenceAndDrain(plan, saga);
+      new SourceDrain(run).fenceAndDrain(plan, saga);
       boolean storeMoves = SessionStoreHandover.appliesTo(plan);
       boolean storeInSync = storeMoves && sessions.waitForSync(plan);
       run.checkNotCancelled();
@@ -125,7 +124,6 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     afterPromotion.flipRouting(plan);
     afterPromotion.recordFailover(plan);
     afterPromotion.repointOtherReplicas(plan);
-    drain.settle();
     return succeed(plan);
   }
 

@@ -14,7 +14,6 @@ import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Saga;
-import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -28,7 +27,6 @@ import java.time.Instant;
 final class SourceDrain {
   private final PlannedRun run;
   private final MysqlActivities mysql = ActivityStubs.mysql();
-  private Drain drain;
 
   SourceDrain(PlannedRun run) {
     this.run = run;
@@ -37,21 +35,9 @@ final class SourceDrain {
   /** Fences and drains the source; returns once the target holds everything the source did. */
   void fenceAndDrain(Plan plan, Saga saga) {
     FenceResult fence = fenceSource(plan, saga);
-    drain = startDrain(plan, fence);
+    Drain drain = startDrain(plan, fence);
     waitForTargetToCatchUp(plan);
     finishDrain(plan, drain);
-  }
-
-  /**
-   * Waits for the session kills to end (they stop by themselves once the old primary replicates,
-   * and within drainTimeout in any case) before the run finishes. An activity that completes while
-   * the last workflow task runs makes Temporal refuse that task, and its replay writes the final
-   * Events a second time.
-   */
-  void settle() {
-    if (drain != null && drain.kills() != null) {
-      Workflow.await(drain.kills()::isCompleted);
-    }
   }
 
   /** Fences the source; the compensation is registered first, so a half-done fence is undone too. */
