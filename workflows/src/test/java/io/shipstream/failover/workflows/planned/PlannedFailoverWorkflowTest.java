@@ -106,8 +106,20 @@ class PlannedFailoverWorkflowTest {
     assertThat(k8s.annotation).as("annotation cleared").isNull();
     // dr is re-pointed at pdx as well, so a healthy run has nothing to warn about.
     assertThat(mysql.server("dr").replicatesFrom).isEqualTo("pdx");
-    assertThat(k8s.eventReasons()).containsExactly("PlannedFailoverStarted", "PlannedFailoverDraining",
-        "PlannedFailoverLagOK", "PlannedFailoverCompleted");
+    // A workflow task refused at completion (the drain's session kill finished meanwhile) runs its
+    // local activities again: an Event may be written twice in a row, never out of order or missing.
+    assertThat(withoutRepeats(k8s.eventReasons())).containsExactly("PlannedFailoverStarted",
+        "PlannedFailoverDraining", "PlannedFailoverLagOK", "PlannedFailoverCompleted");
+  }
+
+  private static List<String> withoutRepeats(List<String> reasons) {
+    List<String> out = new java.util.ArrayList<>();
+    for (String r : reasons) {
+      if (out.isEmpty() || !out.get(out.size() - 1).equals(r)) {
+        out.add(r);
+      }
+    }
+    return out;
   }
 
   @Test
