@@ -54,24 +54,31 @@ public final class SiteRoles {
       log.info("Site {} of {} has no podSelector; no pod labels to set to role {}", site.name(), group, role);
       return 0;
     }
-    List<Pod> pods = client.pods().inNamespace(group.namespace()).withLabels(selector).list().getItems();
+    List<Pod> pods = pods(group, site);
     if (pods.isEmpty()) {
       log.warn("podSelector {} of site {} in {} matches no pod", selector, site.name(), group);
     }
-    int changed = 0;
-    for (Pod pod : pods) {
-      Map<String, String> labels = pod.getMetadata().getLabels();
-      // The server already filtered by the selector; checking again costs nothing and means a
-      // server that ignored the selector can never get every pod relabelled.
-      if (labels != null && labels.entrySet().containsAll(selector.entrySet()) && label(group, pod, role)) {
-        changed++;
-      }
-    }
+    int changed = setRole(group, pods, role);
     ensureService(group, serviceName(group), PRIMARY);
     return changed;
   }
 
-  /** The pods the site's podSelector matches; none without a selector. */
+  /** Labels {@code pods} (a site's, as {@link #pods} found them) with {@code role}; how many changed. */
+  public int setRole(GroupRef group, List<Pod> pods, String role) {
+    int changed = 0;
+    for (Pod pod : pods) {
+      if (label(group, pod, role)) {
+        changed++;
+      }
+    }
+    return changed;
+  }
+
+  /**
+   * The pods the site's podSelector matches; none without a selector. The server already filtered
+   * by the selector; checking again costs nothing and means a server that ignored the selector can
+   * never get every pod relabelled.
+   */
   public List<Pod> pods(GroupRef group, SiteSpec site) {
     Map<String, String> selector = site.podSelector();
     if (selector == null || selector.isEmpty()) {

@@ -173,11 +173,16 @@ public final class FencingDecision {
 
     /** Strictly longer than the lease: a contact exactly leaseTimeout ago still holds it. */
     public boolean leaseExpired() {
-      return Duration.between(lastContact(), now).compareTo(leaseTimeout) > 0;
+      return FencingDecision.leaseExpired(lastContact(), now, leaseTimeout);
     }
   }
 
   private FencingDecision() {}
+
+  /** Strictly longer than the lease since the last contact: a contact exactly leaseTimeout ago still holds it. */
+  public static boolean leaseExpired(Instant lastContact, Instant now, Duration leaseTimeout) {
+    return Duration.between(lastContact, now).compareTo(leaseTimeout) > 0;
+  }
 
   /** The newest of the contacts, or {@code startedAt} when there was none after it. */
   public static Instant lastContact(Instant startedAt, Optional<Instant> watcher, Collection<Instant> peers) {

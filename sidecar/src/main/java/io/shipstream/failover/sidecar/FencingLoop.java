@@ -156,10 +156,9 @@ final class FencingLoop {
    */
   boolean watchingClosely() {
     boolean elsewhere = view.map(v -> !v.names(config.site())).orElse(false);
-    Instant now = clock.instant();
-    boolean expired = Duration.between(
-        FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values()), now)
-        .compareTo(timing.leaseTimeout()) > 0;
+    boolean expired = FencingDecision.leaseExpired(
+        FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values()), clock.instant(),
+        timing.leaseTimeout());
     return !lastState.answered() && (elsewhere || expired) || promotion.isPresent();
   }
 

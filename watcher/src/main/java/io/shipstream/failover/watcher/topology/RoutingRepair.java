@@ -59,11 +59,13 @@ public final class RoutingRepair {
     boolean everyPodTolerates = true;
     for (SiteSpec site : config.sites()) {
       String role = role(site, activeSite, sites.get(site.name()));
-      int changed = roles.setSiteRole(group, site, role);
+      // One list of the site's pods serves both the labels and the toleration check.
+      List<Pod> pods = roles.pods(group, site);
+      int changed = roles.setRole(group, pods, role);
       if (changed > 0) {
         repairs.add(changed + " pod(s) of " + site.name() + " labelled role=" + role);
       }
-      List<String> intolerant = roles.pods(group, site).stream().filter(p -> !tolerates(p, NodeTaints.taintKey(group)))
+      List<String> intolerant = pods.stream().filter(p -> !tolerates(p, NodeTaints.taintKey(group)))
           .map(p -> p.getMetadata().getName()).toList();
       if (!intolerant.isEmpty()) {
         everyPodTolerates = false;
@@ -71,6 +73,9 @@ public final class RoutingRepair {
             + NodeTaints.taintKey(group) + ":" + NodeTaints.EFFECT + " taint, so no node is tainted (it would evict "
             + "them); add the toleration to the MySQL pods");
       }
+    }
+    if (roles.ensureService(group, SiteRoles.serviceName(group), SiteRoles.PRIMARY)) {
+      repairs.add("Service " + SiteRoles.serviceName(group) + " created");
     }
     if (roles.ensureService(group, SiteRoles.replicasServiceName(group), SiteRoles.REPLICA)) {
       repairs.add("Service " + SiteRoles.replicasServiceName(group) + " created");
