@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import io.shipstream.failover.testsupport.MutableClock;
+import io.shipstream.failover.testsupport.TcpProxy;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,10 +97,7 @@ class FencingLoopTest {
 
     // Another site is active, then everyone goes silent for five leases.
     watcher.close();
-    for (int i = 0; i < 20; i++) {
-      clock.advance(INTERVAL);
-      loop.tick();
-    }
+    tickAfterEach(loop, 20);
 
     assertThat(mysql.calls).isEmpty();
     assertThat(metrics.scrape()).contains("bloodraven_sidecar_fences_total{rule=\"rule2\"} 0.0");
@@ -128,47 +127,22 @@ class FencingLoopTest {
 
   @Test
   void rule1FromAPeerDoesNotWaitOutASilentWatcher() {
-    watcher.respond("/active-site", 200, view("iad", T0));
-    peer.respond("/peer/active-site", 204, null);
-    try (FaultProxy toWatcher = new FaultProxy("watcher", watcher.url().getPort())) {
-      FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
-      // A 5 s interval gives 2 s request timeouts, far longer than a loopback answer takes.
-      FencingLoop loop = loop("iad", toWatcher.url(), List.of(peer.url()), mysql, Duration.ofSeconds(20),
-          Duration.ofSeconds(5));
-      loop.tick();
+    SilentWatcherTick tick = tickWithTheWatcherSilent("iad", MysqlState.WRITABLE, view("dfw", T0.plusSeconds(1)));
 
-      toWatcher.cut();
-      peer.respond("/peer/active-site", 200, view("dfw", T0.plusSeconds(1)));
-      long started = System.nanoTime();
-      loop.tick();
-
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(1500));
-      assertThat(mysql.calls).containsExactly("fence");
-      assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
-      // The watcher's unanswered request says nothing about it: its last contact stands.
-      assertThat(loop.status().lastWatcherContact()).contains(T0);
-    }
+    assertThat(tick.took()).isLessThan(Duration.ofMillis(1500));
+    assertThat(tick.mysql().calls).containsExactly("fence");
+    assertThat(tick.loop().status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+    // The watcher's unanswered request says nothing about it: its last contact stands.
+    assertThat(tick.loop().status().lastWatcherContact()).contains(T0);
   }
 
   @Test
   void aReplicasSidecarWaitsForEveryAnswer() {
-    watcher.respond("/active-site", 200, view("iad", T0));
-    peer.respond("/peer/active-site", 204, null);
-    try (FaultProxy toWatcher = new FaultProxy("watcher", watcher.url().getPort())) {
-      FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
-      FencingLoop loop = loop("dfw", toWatcher.url(), List.of(peer.url()), mysql, Duration.ofSeconds(20),
-          Duration.ofSeconds(5));
-      loop.tick();
+    SilentWatcherTick tick = tickWithTheWatcherSilent("dfw", MysqlState.READ_ONLY, view("iad", T0.plusSeconds(1)));
 
-      toWatcher.cut();
-      peer.respond("/peer/active-site", 200, view("iad", T0.plusSeconds(1)));
-      long started = System.nanoTime();
-      loop.tick();
-
-      assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(Duration.ofMillis(1900));
-      assertThat(loop.status().view()).contains(new ActiveSiteView("iad", T0.plusSeconds(1)));
-      assertThat(mysql.calls).isEmpty();
-    }
+    assertThat(tick.took()).isGreaterThanOrEqualTo(Duration.ofMillis(1900));
+    assertThat(tick.loop().status().view()).contains(new ActiveSiteView("iad", T0.plusSeconds(1)));
+    assertThat(tick.mysql().calls).isEmpty();
   }
 
   @Test
@@ -203,10 +177,7 @@ class FencingLoopTest {
     loop.tick();
     assertThat(loop.promotionGraceEnds()).contains(clock.instant().plus(INTERVAL).plus(FencingLoop.PROMOTION_MARGIN));
     int ticksInGrace = (int) (INTERVAL.plus(FencingLoop.PROMOTION_MARGIN).toMillis() / INTERVAL.toMillis());
-    for (int i = 0; i < ticksInGrace; i++) {
-      clock.advance(INTERVAL);
-      loop.tick();
-    }
+    tickAfterEach(loop, ticksInGrace);
     assertThat(mysql.calls).as("within the grace").isEmpty();
     assertThat(loop.watchingClosely()).as("a tick is due when the grace ends").isTrue();
     clock.advance(Duration.ofMillis(1));
@@ -218,14 +189,9 @@ class FencingLoopTest {
 
   @Test
   void aHungServerThatMayBeWritableIsStoppedOnceAnotherSiteIsActive() {
-    watcher.respond("/active-site", 200, view("iad", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
     FakeServerProcess process = new FakeServerProcess();
-    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, process);
-    tickEvery(loop, 1);
-
-    mysql.state = MysqlState.UNREACHABLE;
-    tickEvery(loop, 1);
+    FencingLoop loop = silentAfterOneTick("iad", mysql, process);
     assertThat(loop.status().mysql()).isEqualTo(MysqlState.HUNG);
     assertThat(loop.watchingClosely()).as("its own site is active: nothing to watch for").isFalse();
     assertThat(process.stops).isZero();
@@ -243,14 +209,10 @@ class FencingLoopTest {
 
   @Test
   void aHungServerThatLastAnsweredReadOnlyIsLeftAloneAndProvesNothing() {
-    watcher.respond("/active-site", 200, view("pdx", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
     FakeServerProcess process = new FakeServerProcess();
-    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, process);
-    tickEvery(loop, 1);
-
-    mysql.state = MysqlState.UNREACHABLE;
-    tickEvery(loop, 3);
+    FencingLoop loop = silentAfterOneTick("pdx", mysql, process);
+    tickEvery(loop, 2);
 
     assertThat(process.stops).isZero();
     assertThat(loop.status().mysql()).isEqualTo(MysqlState.UNREACHABLE);
@@ -278,12 +240,8 @@ class FencingLoopTest {
 
   @Test
   void aRestartedPrimaryComesBackReadOnlyAndItsSidecarLiftsThatOnlyOnTheActiveSite() {
-    watcher.respond("/active-site", 200, view("iad", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
-    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, new FakeServerProcess());
-    tickEvery(loop, 1);
-    mysql.state = MysqlState.UNREACHABLE;
-    tickEvery(loop, 1);
+    FencingLoop loop = silentAfterOneTick("iad", mysql, new FakeServerProcess());
 
     mysql.state = MysqlState.STARTUP_READ_ONLY;
     tickEvery(loop, 1);
@@ -358,10 +316,7 @@ class FencingLoopTest {
     loop.tick();
 
     watcher.close();
-    for (int i = 0; i < 12; i++) {
-      clock.advance(INTERVAL);
-      loop.tick();
-    }
+    tickAfterEach(loop, 12);
     assertThat(mysql.calls).isEmpty();
     assertThat(loop.status().peers()).singleElement().satisfies(link -> {
       assertThat(link.problem()).isNull();
@@ -371,10 +326,7 @@ class FencingLoopTest {
 
     // Once the old peer is gone too, the lease runs out.
     peer.close();
-    for (int i = 0; i < 5; i++) {
-      clock.advance(INTERVAL);
-      loop.tick();
-    }
+    tickAfterEach(loop, 5);
     assertThat(mysql.calls).containsExactly("fence");
     assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
   }
@@ -390,10 +342,7 @@ class FencingLoopTest {
     watcher.respond("/active-site", 503, "Service Unavailable");
     peer.respond("/peer/active-site", 401, "a bearer token is required");
     int ticksToExpiry = (int) (LEASE.toMillis() / INTERVAL.toMillis());
-    for (int i = 0; i < ticksToExpiry; i++) {
-      clock.advance(INTERVAL);
-      loop.tick();
-    }
+    tickAfterEach(loop, ticksToExpiry);
     assertThat(mysql.calls).as("exactly one lease after the last contact").isEmpty();
     clock.advance(Duration.ofMillis(1));
     loop.tick();
@@ -577,6 +526,42 @@ class FencingLoopTest {
         .orElseThrow(() -> new AssertionError("no contact gauge with " + label + " in\n" + scrape));
   }
 
+  private record SilentWatcherTick(FencingLoop loop, FakeLocalMysql mysql, Duration took) {}
+
+  /**
+   * One tick with iad active everywhere, then a second one after the link to the watcher was
+   * black-holed and the peer began to answer {@code peerView}; returns how long the second took.
+   * A 5 s interval gives 2 s request timeouts, far longer than a loopback answer takes.
+   */
+  private SilentWatcherTick tickWithTheWatcherSilent(String site, MysqlState state, String peerView) {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    peer.respond("/peer/active-site", 204, null);
+    try (TcpProxy toWatcher = TcpProxy.start("127.0.0.1", watcher.url().getPort())) {
+      FakeLocalMysql mysql = new FakeLocalMysql(state);
+      FencingLoop loop = loop(site, toWatcher.httpUrl(), List.of(peer.url()), mysql, SLOW_LEASE, SLOW_INTERVAL);
+      loop.tick();
+
+      toWatcher.blackhole();
+      peer.respond("/peer/active-site", 200, peerView);
+      long started = System.nanoTime();
+      loop.tick();
+      return new SilentWatcherTick(loop, mysql, Duration.ofNanos(System.nanoTime() - started));
+    }
+  }
+
+  /**
+   * iad's loop with {@code activeSite} active: one tick in which the server answers in its state,
+   * then one in which it answers no more.
+   */
+  private FencingLoop silentAfterOneTick(String activeSite, FakeLocalMysql mysql, FakeServerProcess process) {
+    watcher.respond("/active-site", 200, view(activeSite, T0));
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql, process);
+    tickEvery(loop, 1);
+    mysql.state = MysqlState.UNREACHABLE;
+    tickEvery(loop, 1);
+    return loop;
+  }
+
   private FencingLoop slowLoop(String site, List<URI> peers, FakeLocalMysql mysql) {
     return loop(site, watcher.url(), peers, mysql, SLOW_LEASE, SLOW_INTERVAL);
   }
@@ -600,6 +585,14 @@ class FencingLoopTest {
     SidecarConfig config = Configs.config(site, watcherUrl, peers, lease, interval);
     metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
     return new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, process, metrics);
+  }
+
+  /** As {@link #tickEvery}, but the clock moves before each tick rather than after. */
+  private void tickAfterEach(FencingLoop loop, int ticks) {
+    for (int i = 0; i < ticks; i++) {
+      clock.advance(INTERVAL);
+      loop.tick();
+    }
   }
 
   private void tickEvery(FencingLoop loop, int ticks) {

@@ -8,6 +8,7 @@ import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.TcpProxy;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -34,7 +35,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Two real mariadbd processes, primary on site iad and replica on site dfw, each with its sidecar
  * running in-process. Every link a sidecar has (to the watcher, to its peer) goes through its own
- * {@link FaultProxy}, so a test can partition one site from the rest; the watcher is a {@link
+ * {@link TcpProxy}, so a test can partition one site from the rest; the watcher is a {@link
  * FakeWatcher} serving {@code /active-site}.
  */
 class SidecarFencingIT {
@@ -51,10 +52,10 @@ class SidecarFencingIT {
   private static FakeWatcher watcher;
   private static int iadPort;
   private static int dfwPort;
-  private static FaultProxy iadToWatcher;
-  private static FaultProxy iadToPeer;
-  private static FaultProxy dfwToWatcher;
-  private static FaultProxy dfwToPeer;
+  private static TcpProxy iadToWatcher;
+  private static TcpProxy iadToPeer;
+  private static TcpProxy dfwToWatcher;
+  private static TcpProxy dfwToPeer;
 
   private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   private Sidecar iad;
@@ -68,10 +69,10 @@ class SidecarFencingIT {
     watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
     iadPort = FreePorts.next();
     dfwPort = FreePorts.next();
-    iadToWatcher = new FaultProxy("iad-watcher", watcher.port());
-    iadToPeer = new FaultProxy("iad-dfw", dfwPort);
-    dfwToWatcher = new FaultProxy("dfw-watcher", watcher.port());
-    dfwToPeer = new FaultProxy("dfw-iad", iadPort);
+    iadToWatcher = TcpProxy.start("127.0.0.1", watcher.port());
+    iadToPeer = TcpProxy.start("127.0.0.1", dfwPort);
+    dfwToWatcher = TcpProxy.start("127.0.0.1", watcher.port());
+    dfwToPeer = TcpProxy.start("127.0.0.1", iadPort);
   }
 
   @AfterAll
@@ -90,8 +91,8 @@ class SidecarFencingIT {
 
   @BeforeEach
   void healthyTopology() {
-    for (FaultProxy proxy : List.of(iadToWatcher, iadToPeer, dfwToWatcher, dfwToPeer)) {
-      proxy.restore();
+    for (TcpProxy proxy : List.of(iadToWatcher, iadToPeer, dfwToWatcher, dfwToPeer)) {
+      proxy.heal();
     }
     watcher.start();
     watcher.activeSite("iad");
@@ -113,8 +114,8 @@ class SidecarFencingIT {
     startBothAndAwaitSteadyState();
 
     long cutAt = System.nanoTime();
-    iadToWatcher.cut();
-    iadToPeer.cut();
+    iadToWatcher.blackhole();
+    iadToPeer.blackhole();
     Duration latency = awaitReadOnly(primary, cutAt, LEASE.plus(INTERVAL).plus(SLACK).multipliedBy(2));
     LOG.info("rule 2: cut to read_only in {} ms", latency.toMillis());
     awaitFencePublished(iad);
@@ -133,7 +134,7 @@ class SidecarFencingIT {
       assertThat(query(app, "SELECT 1")).isEqualTo("1");
 
       // The watcher is lost to iad only; it then records a failover to dfw, which dfw's sidecar sees.
-      iadToWatcher.cut();
+      iadToWatcher.blackhole();
       long failoverAt = System.nanoTime();
       watcher.activeSite("dfw");
       awaitTrue(() -> dfw.status().view().map(v -> v.names("dfw")).orElse(false), Duration.ofSeconds(5));
@@ -160,8 +161,8 @@ class SidecarFencingIT {
       String session = query(app, "SELECT CONNECTION_ID()");
 
       // dfw is cut off from everyone for two leases, while the watcher says iad is active.
-      dfwToWatcher.cut();
-      dfwToPeer.cut();
+      dfwToWatcher.blackhole();
+      dfwToPeer.blackhole();
       long until = System.nanoTime() + LEASE.multipliedBy(2).plus(INTERVAL).toNanos();
       while (System.nanoTime() < until) {
         assertThat(replica.isReadOnly()).isTrue();
@@ -190,8 +191,8 @@ class SidecarFencingIT {
     watcher.activeSite("dfw");
 
     // iad's sidecar comes back partitioned: no watcher, no peer, no view.
-    iadToWatcher.cut();
-    iadToPeer.cut();
+    iadToWatcher.blackhole();
+    iadToPeer.blackhole();
     long startedAt = System.nanoTime();
     iad = startIad();
     Duration bootFence = awaitReadOnly(primary, startedAt, Duration.ofSeconds(5));
@@ -201,8 +202,8 @@ class SidecarFencingIT {
 
     // Neither a lease running out nor the links coming back, with dfw active, lifts the fence.
     Thread.sleep(LEASE.plus(INTERVAL).toMillis());
-    iadToWatcher.restore();
-    iadToPeer.restore();
+    iadToWatcher.heal();
+    iadToPeer.heal();
     awaitTrue(() -> iad.status().view().map(v -> v.names("dfw")).orElse(false), Duration.ofSeconds(5));
     long until = System.nanoTime() + INTERVAL.multipliedBy(4).toNanos();
     while (System.nanoTime() < until) {
@@ -220,16 +221,16 @@ class SidecarFencingIT {
   void aRestartedSidecarOnTheActiveSiteLiftsItsBootFenceOnceItHearsItIsActive() throws Exception {
     startBothAndAwaitSteadyState();
     iad.close();
-    iadToWatcher.cut();
-    iadToPeer.cut();
+    iadToWatcher.blackhole();
+    iadToPeer.blackhole();
     long startedAt = System.nanoTime();
     iad = startIad();
     awaitReadOnly(primary, startedAt, Duration.ofSeconds(5));
     awaitFencePublished(iad);
 
     long restoredAt = System.nanoTime();
-    iadToWatcher.restore();
-    iadToPeer.restore();
+    iadToWatcher.heal();
+    iadToPeer.heal();
     Duration unfenced = awaitTrueTimed(() -> !primary.isReadOnly(), restoredAt, Duration.ofSeconds(5));
     LOG.info("boot fence lifted {} ms after the links came back", unfenced.toMillis());
 
@@ -244,8 +245,8 @@ class SidecarFencingIT {
   @Test
   void aBriefWatcherRestartFencesNothingEvenWithThePeersUnreachable() throws Exception {
     startBothAndAwaitSteadyState();
-    iadToPeer.cut();
-    dfwToPeer.cut();
+    iadToPeer.blackhole();
+    dfwToPeer.blackhole();
 
     watcher.stop();
     Thread.sleep(LEASE.dividedBy(3).toMillis());
@@ -305,9 +306,9 @@ class SidecarFencingIT {
     return Sidecar.start(config("dfw", replica, dfwPort, dfwToWatcher, dfwToPeer));
   }
 
-  private static SidecarConfig config(String site, MariaDbServer server, int httpPort, FaultProxy toWatcher,
-      FaultProxy toPeer) {
-    return Configs.config(site, toWatcher.url(), List.of(toPeer.url()), LEASE, INTERVAL, Map.of(
+  private static SidecarConfig config(String site, MariaDbServer server, int httpPort, TcpProxy toWatcher,
+      TcpProxy toPeer) {
+    return Configs.config(site, toWatcher.httpUrl(), List.of(toPeer.httpUrl()), LEASE, INTERVAL, Map.of(
         "MYSQL_PORT", Integer.toString(server.port()),
         "MYSQL_USER", MariaDbServer.ADMIN.user(),
         "MYSQL_PASSWORD", MariaDbServer.ADMIN.password(),

@@ -71,6 +71,11 @@ public final class TcpProxy implements AutoCloseable {
     return listener.getLocalPort();
   }
 
+  /** The proxy as the base URL of the HTTP server behind it. */
+  public java.net.URI httpUrl() {
+    return java.net.URI.create("http://" + host() + ":" + port());
+  }
+
   public Mode mode() {
     return mode;
   }

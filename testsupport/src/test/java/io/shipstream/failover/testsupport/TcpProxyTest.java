@@ -63,13 +63,24 @@ class TcpProxyTest {
   }
 
   @Test
-  void blackholeAcceptsButNeverAnswers() throws IOException {
+  void blackholeAcceptsButNeverAnswersUntilHealed() throws IOException {
+    try (Socket s = connect()) {
+      assertThat(roundTrip(s, "hello")).isEqualTo("hello");
+    }
     proxy.blackhole();
     try (Socket s = connect()) {
       s.setSoTimeout(300);
+      long started = System.nanoTime();
       assertThatThrownBy(() -> roundTrip(s, "anyone?")).isInstanceOf(SocketTimeoutException.class);
+      assertThat(java.time.Duration.ofNanos(System.nanoTime() - started))
+          .isGreaterThanOrEqualTo(java.time.Duration.ofMillis(250));
     }
     assertThat(proxy.mode()).isEqualTo(TcpProxy.Mode.BLACKHOLE);
+
+    proxy.heal();
+    try (Socket s = connect()) {
+      assertThat(roundTrip(s, "healed")).isEqualTo("healed");
+    }
   }
 
   @Test

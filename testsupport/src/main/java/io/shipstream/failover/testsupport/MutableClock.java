@@ -1,4 +1,4 @@
-package io.shipstream.failover.sidecar;
+package io.shipstream.failover.testsupport;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -6,15 +6,15 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 
-/** A clock the test moves by hand. */
-final class MutableClock extends Clock {
+/** A clock the test moves by hand, read from any thread (UTC; withZone keeps it). */
+public final class MutableClock extends Clock {
   private volatile Instant now;
 
-  MutableClock(Instant start) {
+  public MutableClock(Instant start) {
     this.now = start;
   }
 
-  void advance(Duration duration) {
+  public void advance(Duration duration) {
     now = now.plus(duration);
   }
 
