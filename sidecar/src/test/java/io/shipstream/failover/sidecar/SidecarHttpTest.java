@@ -1,5 +1,6 @@
 package io.shipstream.failover.sidecar;
 
+import static io.shipstream.failover.sidecar.SidecarUnderTest.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import ch.qos.logback.classic.Level;
@@ -7,17 +8,13 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
-import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.BooleanSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.LoggerFactory;
 
 /** A whole sidecar in-process, its MySQL faked: what callers of its HTTP endpoints see. */
@@ -25,17 +22,10 @@ class SidecarHttpTest {
   private static final Duration LEASE = Duration.ofMillis(1500);
   private static final Duration INTERVAL = Duration.ofMillis(300);
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+  @RegisterExtension
+  final SidecarUnderTest rig = new SidecarUnderTest(LEASE, INTERVAL);
+  private final FakeWatcher watcher = rig.watcher;
   private Sidecar sidecar;
-
-  @AfterEach
-  void stop() {
-    if (sidecar != null) {
-      sidecar.close();
-    }
-    watcher.close();
-  }
 
   @Test
   void peerEndpointsAnswerOnlyHoldersOfTheToken() throws Exception {
@@ -99,9 +89,8 @@ class SidecarHttpTest {
 
     assertThat(get("/peer/pingx", "Bearer " + Configs.TOKEN).statusCode()).isEqualTo(404);
     assertThat(get("/", null).statusCode()).isEqualTo(404);
-    HttpResponse<String> post = http.send(HttpRequest.newBuilder(url("/peer/ping"))
-        .header("Authorization", "Bearer " + Configs.TOKEN)
-        .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> post = rig.send(HttpRequest.newBuilder(rig.url("/peer/ping"))
+        .POST(HttpRequest.BodyPublishers.ofString("{}")), "Bearer " + Configs.TOKEN);
     assertThat(post.statusCode()).isEqualTo(405);
   }
 
@@ -137,8 +126,7 @@ class SidecarHttpTest {
       StubHttpServer refusingPeer = new StubHttpServer().respond("/peer/active-site", 401, "no");
       try (refusingPeer) {
         FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
-        sidecar = Sidecar.start(Configs.config("iad", watcher.url(), List.of(refusingPeer.url()), LEASE, INTERVAL),
-            Clock.systemUTC(), mysql);
+        sidecar = rig.start(watcher.url(), List.of(refusingPeer.url()), mysql);
         awaitTrue(() -> sidecar.status().ticks() >= 2);
         get("/peer/ping", "Bearer not-the-token");
         watcher.activeSite("dfw");
@@ -157,28 +145,10 @@ class SidecarHttpTest {
   }
 
   private Sidecar start(URI watcherUrl, FakeLocalMysql mysql) {
-    return Sidecar.start(Configs.config("iad", watcherUrl, List.of(), LEASE, INTERVAL), Clock.systemUTC(), mysql);
+    return rig.start(watcherUrl, List.of(), mysql);
   }
 
-  private URI url(String path) {
-    return URI.create("http://127.0.0.1:" + sidecar.port() + path);
-  }
-
-  private HttpResponse<String> get(String path, String authorization) throws IOException, InterruptedException {
-    HttpRequest.Builder request = HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(2)).GET();
-    if (authorization != null) {
-      request.header("Authorization", authorization);
-    }
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-  }
-
-  static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.sleep(10);
-    }
+  private HttpResponse<String> get(String path, String authorization) throws Exception {
+    return rig.get(path, authorization);
   }
 }

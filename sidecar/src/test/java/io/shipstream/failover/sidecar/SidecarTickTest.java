@@ -1,18 +1,14 @@
 package io.shipstream.failover.sidecar;
 
-import static io.shipstream.failover.sidecar.SidecarHttpTest.awaitTrue;
+import static io.shipstream.failover.sidecar.SidecarUnderTest.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code POST /tick}: the failover workflow asks the old primary's sidecar to apply its rules now
@@ -24,17 +20,10 @@ class SidecarTickTest {
 
   private static final String BEARER = "Bearer " + Configs.TOKEN;
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+  @RegisterExtension
+  final SidecarUnderTest rig = new SidecarUnderTest(LEASE, INTERVAL);
+  private final FakeWatcher watcher = rig.watcher;
   private Sidecar sidecar;
-
-  @AfterEach
-  void stop() {
-    if (sidecar != null) {
-      sidecar.close();
-    }
-    watcher.close();
-  }
 
   @Test
   void aTickAskedForFencesAtOnceWhenTheActiveSiteMovedAndAnswersTheFreshStatus() throws Exception {
@@ -98,27 +87,14 @@ class SidecarTickTest {
   }
 
   private Sidecar start(FakeLocalMysql mysql) {
-    return Sidecar.start(Configs.config("iad", watcher.url(), List.of(), LEASE, INTERVAL), Clock.systemUTC(), mysql);
-  }
-
-  private URI url(String path) {
-    return URI.create("http://127.0.0.1:" + sidecar.port() + path);
+    return rig.start(mysql);
   }
 
   private HttpResponse<String> post(String path, String authorization) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(5))
-        .POST(HttpRequest.BodyPublishers.noBody());
-    if (authorization != null) {
-      request.header("Authorization", authorization);
-    }
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return rig.post(path, authorization);
   }
 
   private HttpResponse<String> get(String path, String authorization) throws Exception {
-    HttpRequest.Builder request = HttpRequest.newBuilder(url(path)).timeout(Duration.ofSeconds(5)).GET();
-    if (authorization != null) {
-      request.header("Authorization", authorization);
-    }
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    return rig.get(path, authorization);
   }
 }
