@@ -60,10 +60,7 @@ class ServerProcessTest {
 
   @Test
   void aFrozenServerIsAliveAndAnExitedZombieOrReusedPidIsNot() throws IOException {
-    listen(3306, "4711");
-    process(300, "mysqld", 'S', 700, "4711");
-    ServerProcess server = new ServerProcess(proc, 3306);
-    server.refresh();
+    ServerProcess server = seenOnce("mysqld");
 
     stat(300, "mysqld", 'T', 700);
     assertThat(server.liveness()).as("SIGSTOP").isEqualTo(Liveness.ALIVE);
@@ -81,10 +78,7 @@ class ServerProcessTest {
 
   @Test
   void aRestartedServerIsFoundAgainUnderItsNewPid() throws IOException {
-    listen(3306, "4711");
-    process(300, "mariadbd", 'S', 700, "4711");
-    ServerProcess server = new ServerProcess(proc, 3306);
-    server.refresh();
+    ServerProcess server = seenOnce("mariadbd");
     stat(300, "mariadbd", 'Z', 700);
     listen(3306, "8888");
     process(400, "mariadbd", 'S', 900, "8888");
@@ -125,6 +119,15 @@ class ServerProcessTest {
 
     assertThat(server.stop(Duration.ofSeconds(1))).isTrue();
     assertThat(server.liveness()).isEqualTo(Liveness.EXITED);
+  }
+
+  /** A server {@code comm} (pid 300, started at tick 700) listening on 3306, seen by one refresh. */
+  private ServerProcess seenOnce(String comm) throws IOException {
+    listen(3306, "4711");
+    process(300, comm, 'S', 700, "4711");
+    ServerProcess server = new ServerProcess(proc, 3306);
+    server.refresh();
+    return server;
   }
 
   private void listen(int port, String inode) throws IOException {
