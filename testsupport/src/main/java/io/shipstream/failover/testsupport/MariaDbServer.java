@@ -2,7 +2,6 @@ package io.shipstream.failover.testsupport;
 
 import io.shipstream.failover.model.gtid.MariaDbGtidSet;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -48,7 +47,7 @@ public final class MariaDbServer implements AutoCloseable {
   private final Path socket;
   private int port;
   private List<String> extraOptions = List.of();
-  private volatile ManagedProcess process;
+  private final RestartableProcess process;
   private Duration startupTime = Duration.ZERO;
 
   private MariaDbServer(String name, int serverId, Path directory) {
@@ -57,6 +56,7 @@ public final class MariaDbServer implements AutoCloseable {
     this.directory = directory;
     this.datadir = directory.resolve("data");
     this.errorLog = directory.resolve("error.log");
+    this.process = new RestartableProcess(name);
     Path preferredSocket = directory.resolve("mariadbd.sock").toAbsolutePath();
     // A Unix socket path is limited to about 108 bytes; deep build directories exceed that.
     this.socket =
@@ -100,14 +100,7 @@ public final class MariaDbServer implements AutoCloseable {
     int serverId = SERVER_IDS.incrementAndGet();
     String effectiveName = name == null ? "mariadb-" + serverId : name;
     long started = System.nanoTime();
-    Path directory;
-    try {
-      Files.createDirectories(baseDir);
-      directory = Files.createTempDirectory(baseDir.toAbsolutePath(), effectiveName + "-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a directory under " + baseDir, e);
-    }
-    MariaDbServer server = new MariaDbServer(effectiveName, serverId, directory);
+    MariaDbServer server = new MariaDbServer(effectiveName, serverId, RestartableProcess.newDirectory(baseDir, effectiveName));
     server.extraOptions = List.copyOf(extraOptions);
     MariaDbTemplate.copyTo(server.datadir);
     long copied = System.nanoTime();
@@ -120,25 +113,21 @@ public final class MariaDbServer implements AutoCloseable {
   }
 
   private void startOnFreePort() {
-    for (int attempt = 1; ; attempt++) {
-      port = FreePorts.next();
-      try {
-        launchAndAwaitReady();
-        return;
-      } catch (PortTakenException e) {
-        if (attempt == 3) {
-          throw new IllegalStateException(name + " lost the race for a free port three times", e);
-        }
-        LOG.info("{}: port {} was taken meanwhile, trying another", name, port);
-      }
+    process.launchOnFreePort(free -> {
+      port = free;
+      return launchAndAwaitReady(List.of());
+    });
+  }
+
+  /** Starts it again on its port, with {@code onceOptions} for this start only. */
+  private void relaunch(List<String> onceOptions) {
+    if (!launchAndAwaitReady(onceOptions)) {
+      throw new IllegalStateException(name + ": port " + port + " was taken while the server was down");
     }
   }
 
-  private void launchAndAwaitReady() {
-    launchAndAwaitReady(List.of());
-  }
-
-  private void launchAndAwaitReady(List<String> onceOptions) {
+  /** Returns false when the port was taken meanwhile; throws for any other startup failure. */
+  private boolean launchAndAwaitReady(List<String> onceOptions) {
     List<String> command =
         new java.util.ArrayList<>(MariaDbCommandLine.build(
             datadir.toAbsolutePath(),
@@ -149,25 +138,23 @@ public final class MariaDbServer implements AutoCloseable {
             serverId));
     command.addAll(extraOptions);
     command.addAll(onceOptions);
-    ManagedProcess launched = ManagedProcess.launch(name, command, directory, directory.resolve("stdout.log"));
-    process = launched;
-    awaitReady(launched);
+    return awaitReady(process.launch(command, directory));
   }
 
-  private void awaitReady(ManagedProcess launched) {
+  private boolean awaitReady(ManagedProcess launched) {
     long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
     SQLException last = null;
     while (System.nanoTime() < deadline) {
       if (!launched.isAlive()) {
         String log = ManagedProcess.tail(errorLog, 25);
         if (log.contains("Bind on TCP/IP port") || log.contains("Address already in use")) {
-          throw new PortTakenException();
+          return false;
         }
         throw new IllegalStateException(
             name + " exited with code " + launched.exitCode().orElse(-1) + " during startup; " + errorLog + ":\n" + log);
       }
       try (Connection connection = connect(ADMIN, Duration.ofSeconds(1), Duration.ofSeconds(5))) {
-        return;
+        return true;
       } catch (SQLException e) {
         last = e;
       }
@@ -210,16 +197,11 @@ public final class MariaDbServer implements AutoCloseable {
 
   /** The operating-system process id of the current (or last) process. */
   public long pid() {
-    ManagedProcess current = process;
-    if (current == null) {
-      throw new IllegalStateException(name + " was never started");
-    }
-    return current.pid();
+    return process.pid();
   }
 
   public boolean isRunning() {
-    ManagedProcess current = process;
-    return current != null && current.isAlive();
+    return process.isRunning();
   }
 
   /** The URL without a database, as an application would get it from a Service. */
@@ -246,30 +228,26 @@ public final class MariaDbServer implements AutoCloseable {
 
   /** Graceful shutdown (SIGTERM), SIGKILL if it takes longer than 30 s. The datadir is kept. */
   public void stop() {
-    ManagedProcess current = process;
-    if (current != null && current.isAlive()) {
-      current.terminate(STOP_GRACE);
+    if (process.stop(STOP_GRACE)) {
       LOG.info("{} stopped", name);
     }
   }
 
   /** Crashes the server (SIGKILL); {@link #restart} recovers it like a real crash would. */
   public void kill9() {
-    ManagedProcess current = process;
-    if (current != null) {
-      current.kill();
+    if (process.kill9()) {
       LOG.info("{} killed with SIGKILL", name);
     }
   }
 
   /** Freezes the server (SIGSTOP): its port stays open but nothing answers, like a hung host. */
   public void pause() {
-    requireProcess().signal("STOP");
+    process.pause();
     LOG.info("{} paused (SIGSTOP)", name);
   }
 
   public void resume() {
-    requireProcess().signal("CONT");
+    process.resume();
     LOG.info("{} resumed (SIGCONT)", name);
   }
 
@@ -277,7 +255,7 @@ public final class MariaDbServer implements AutoCloseable {
   public void restart() {
     stop();
     long started = System.nanoTime();
-    launchAndAwaitReady();
+    relaunch(List.of());
     LOG.info("{} restarted on port {} in {} ms", name, port, (System.nanoTime() - started) / 1_000_000);
   }
 
@@ -289,17 +267,14 @@ public final class MariaDbServer implements AutoCloseable {
   public void restartFenced() {
     stop();
     long started = System.nanoTime();
-    launchAndAwaitReady(List.of("--read-only=ON"));
+    relaunch(List.of("--read-only=ON"));
     LOG.info("{} restarted fenced on port {} in {} ms", name, port, (System.nanoTime() - started) / 1_000_000);
   }
 
   /** Ends the process for good (SIGKILL: the data is thrown away) and deletes the datadir. */
   @Override
   public void close() {
-    ManagedProcess current = process;
-    if (current != null && current.isAlive()) {
-      current.kill();
-    }
+    process.close();
     MariaDbTemplate.deleteRecursively(datadir);
     if (!socket.startsWith(directory.toAbsolutePath())) {
       try {
@@ -406,14 +381,6 @@ public final class MariaDbServer implements AutoCloseable {
     return MariaDbGtidSet.parse(joined).perDomainMax().toString();
   }
 
-  private ManagedProcess requireProcess() {
-    ManagedProcess current = process;
-    if (current == null || !current.isAlive()) {
-      throw new IllegalStateException(name + " is not running");
-    }
-    return current;
-  }
-
   static void sleep(Duration duration) {
     try {
       Thread.sleep(duration.toMillis());
@@ -426,11 +393,5 @@ public final class MariaDbServer implements AutoCloseable {
   @Override
   public String toString() {
     return name + " (" + HOST + ":" + port + ")";
-  }
-
-  private static final class PortTakenException extends RuntimeException {
-    PortTakenException() {
-      super(null, null, false, false);
-    }
   }
 }

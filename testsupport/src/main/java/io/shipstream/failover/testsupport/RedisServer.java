@@ -1,8 +1,6 @@
 package io.shipstream.failover.testsupport;
 
-import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,13 +23,14 @@ public final class RedisServer implements AutoCloseable {
   private final String name;
   private final Path directory;
   private final RedisServer replicaOf;
+  private final RestartableProcess process;
   private int port;
-  private volatile ManagedProcess process;
 
   private RedisServer(String name, Path directory, RedisServer replicaOf) {
     this.name = name;
     this.directory = directory;
     this.replicaOf = replicaOf;
+    this.process = new RestartableProcess(name);
   }
 
   public static RedisServer start(Path baseDir) {
@@ -41,24 +40,12 @@ public final class RedisServer implements AutoCloseable {
   /** Starts a server; with {@code replicaOf} it starts as that server's replica. */
   public static RedisServer start(Path baseDir, RedisServer replicaOf) {
     String name = "redis-" + IDS.incrementAndGet();
-    Path directory;
-    try {
-      Files.createDirectories(baseDir);
-      directory = Files.createTempDirectory(baseDir.toAbsolutePath(), name + "-");
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot create a directory under " + baseDir, e);
-    }
-    RedisServer server = new RedisServer(name, directory, replicaOf);
+    RedisServer server = new RedisServer(name, RestartableProcess.newDirectory(baseDir, name), replicaOf);
     long started = System.nanoTime();
-    for (int attempt = 1; ; attempt++) {
-      server.port = FreePorts.next();
-      if (server.launchAndAwaitReady()) {
-        break;
-      }
-      if (attempt == 3) {
-        throw new IllegalStateException(name + " lost the race for a free port three times");
-      }
-    }
+    server.process.launchOnFreePort(port -> {
+      server.port = port;
+      return server.launchAndAwaitReady();
+    });
     LOG.info("{} ready on {}:{} in {} ms", name, HOST, server.port, (System.nanoTime() - started) / 1_000_000);
     return server;
   }
@@ -80,8 +67,7 @@ public final class RedisServer implements AutoCloseable {
     if (replicaOf != null) {
       command.addAll(List.of("--replicaof", replicaOf.host(), Integer.toString(replicaOf.port())));
     }
-    ManagedProcess launched = ManagedProcess.launch(name, command, directory, directory.resolve("stdout.log"));
-    process = launched;
+    ManagedProcess launched = process.launch(command, directory);
     long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!launched.isAlive()) {
@@ -126,16 +112,11 @@ public final class RedisServer implements AutoCloseable {
 
   /** The operating-system process id of the current (or last) process. */
   public long pid() {
-    ManagedProcess current = process;
-    if (current == null) {
-      throw new IllegalStateException(name + " was never started");
-    }
-    return current.pid();
+    return process.pid();
   }
 
   public boolean isRunning() {
-    ManagedProcess current = process;
-    return current != null && current.isAlive();
+    return process.isRunning();
   }
 
   /**
@@ -148,25 +129,19 @@ public final class RedisServer implements AutoCloseable {
 
   /** Graceful shutdown (SIGTERM). */
   public void stop() {
-    ManagedProcess current = process;
-    if (current != null) {
-      current.terminate(Duration.ofSeconds(10));
-    }
+    process.stop(Duration.ofSeconds(10));
   }
 
   public void kill9() {
-    ManagedProcess current = process;
-    if (current != null) {
-      current.kill();
-    }
+    process.kill9();
   }
 
   public void pause() {
-    requireProcess().signal("STOP");
+    process.pause();
   }
 
   public void resume() {
-    requireProcess().signal("CONT");
+    process.resume();
   }
 
   /** Stops the server if it runs and starts it again on the same port (empty: no persistence). */
@@ -179,18 +154,7 @@ public final class RedisServer implements AutoCloseable {
 
   @Override
   public void close() {
-    ManagedProcess current = process;
-    if (current != null && current.isAlive()) {
-      current.kill();
-    }
-  }
-
-  private ManagedProcess requireProcess() {
-    ManagedProcess current = process;
-    if (current == null || !current.isAlive()) {
-      throw new IllegalStateException(name + " is not running");
-    }
-    return current;
+    process.close();
   }
 
   @Override
