@@ -3,6 +3,7 @@ package io.shipstream.failover.dev;
 import io.fabric8.kubernetes.api.model.Event;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.testsupport.FileTrees;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
@@ -73,7 +74,7 @@ public final class EmergencyFailoverBenchmark {
   }
 
   static List<Run> measure(Path work, int n, String pollInterval) throws IOException {
-    Playground.deleteTree(work);
+    FileTrees.delete(work);
     List<Run> runs = new ArrayList<>();
     FailoverStack.Options options = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
         null, pollInterval, 3, true);
@@ -82,7 +83,7 @@ public final class EmergencyFailoverBenchmark {
         WriteLoad load = WriteLoad.start(() -> routed(stack, connects), Duration.ofMillis(2), 1)) {
       stack.startSidecars(SIDECAR_KNOBS);
       // The worker as the worker process runs it; see PlannedFailoverBenchmark.
-      stack.useProductionWorkerCache();
+      stack.controlPlane().useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
       // One failover and rejoin to warm the JVM up; it is not counted.
       killPrimary(stack, load, connects);
@@ -96,7 +97,7 @@ public final class EmergencyFailoverBenchmark {
             run.repaired() ? ", RecoveryBlocked: rejoined by hand" : "");
       }
     } finally {
-      Playground.deleteTree(work);
+      FileTrees.delete(work);
     }
     return runs;
   }
@@ -108,14 +109,14 @@ public final class EmergencyFailoverBenchmark {
    * until the next connect).
    */
   private static String routed(FailoverStack stack, List<Connect> connects) {
-    String site = stack.routedSite().orElseThrow(() -> new IllegalStateException("no pod is labelled primary"));
+    String site = stack.api().routedSite().orElseThrow(() -> new IllegalStateException("no pod is labelled primary"));
     connects.add(new Connect(System.nanoTime(), site));
     return stack.server(site).jdbcUrl();
   }
 
   /** Kills the active site's server, waits for the failover and for the killed server's rejoin. */
   private static Run killPrimary(FailoverStack stack, WriteLoad load, List<Connect> connects) {
-    String from = stack.resource().getStatus().activeSite();
+    String from = stack.api().resource().getStatus().activeSite();
     String to = "iad".equals(from) ? "pdx" : "iad";
     MariaDbServer primary = stack.server(from);
     MariaDbServer candidate = stack.server(to);
@@ -146,7 +147,7 @@ public final class EmergencyFailoverBenchmark {
         .min().orElseThrow();
     long ackedByDying = load.acks().stream().filter(a -> a.nanos() > killedAt && a.nanos() < connectedToNew).count();
     // Repeated Events are counted up rather than written again: a new one or a higher count is this run's.
-    String proof = stack.events().stream()
+    String proof = stack.api().events().stream()
         .filter(e -> count(e) > eventsBefore.getOrDefault(e.getMetadata().getName(), 0))
         .map(Event::getReason).filter(r -> r != null && r.startsWith("OldPrimary"))
         .collect(Collectors.toCollection(TreeSet::new)).toString();
@@ -156,8 +157,8 @@ public final class EmergencyFailoverBenchmark {
     Set<Long> acknowledged = new HashSet<>(load.acknowledged());
     Set<Long> onNewPrimary = new HashSet<>(MariaDbCluster.writtenIds(candidate));
     long lost = replicated.stream().filter(acknowledged::contains).filter(id -> !onNewPrimary.contains(id)).count();
-    if (!to.equals(stack.resource().getStatus().activeSite())) {
-      throw new IllegalStateException("promoted " + stack.resource().getStatus().activeSite() + ", not " + to);
+    if (!to.equals(stack.api().resource().getStatus().activeSite())) {
+      throw new IllegalStateException("promoted " + stack.api().resource().getStatus().activeSite() + ", not " + to);
     }
 
     primary.restart();
@@ -165,7 +166,7 @@ public final class EmergencyFailoverBenchmark {
         "the monitor to rejoin " + from + " as a replica of " + to + " or to block it");
     String divergent = replicatesFrom(primary, candidate) ? null : divergent(stack, from);
     String oldOnly = oldOnlyRows(primary, candidate, stack.server("dr"), runFloor, new HashSet<>(load.acknowledged()));
-    String promotedAt = stack.resource().getStatus().promotionGtidExecuted();
+    String promotedAt = stack.api().resource().getStatus().promotionGtidExecuted();
     if (divergent != null) {
       // RecoveryBlocked: the writer had transactions on the killed server that had not reached the
       // replica. Do what a human would after reading status.sites[].divergentGtid: drop them from
@@ -210,7 +211,7 @@ public final class EmergencyFailoverBenchmark {
   }
 
   private static Map<String, Integer> eventCounts(FailoverStack stack) {
-    return stack.events().stream().collect(Collectors.toMap(e -> e.getMetadata().getName(),
+    return stack.api().events().stream().collect(Collectors.toMap(e -> e.getMetadata().getName(),
         EmergencyFailoverBenchmark::count, Math::max));
   }
 
@@ -224,14 +225,14 @@ public final class EmergencyFailoverBenchmark {
   }
 
   private static String divergent(FailoverStack stack, String site) {
-    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
     return s == null || s.sites() == null ? null : s.sites().stream().filter(x -> site.equals(x.name()))
         .map(MysqlFailoverGroupStatus.SiteStatus::divergentGtid).filter(java.util.Objects::nonNull).findFirst()
         .orElse(null);
   }
 
   private static boolean succeededSince(FailoverStack stack, String before) {
-    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
     EmergencyFailoverStatus e = s == null ? null : s.emergencyFailover();
     if (e != null && "Failed".equals(e.phase()) && e.startTime() != null && e.startTime().compareTo(before) >= 0) {
       throw new FailoverFailed("emergency failover failed: " + e.message());
@@ -241,7 +242,7 @@ public final class EmergencyFailoverBenchmark {
 
   /** status.sites shows the site replicating again: what the monitor writes once it has rejoined it. */
   private static boolean rejoined(FailoverStack stack, String site) {
-    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
     return s != null && s.sites() != null && s.sites().stream()
         .anyMatch(x -> site.equals(x.name()) && Boolean.TRUE.equals(x.replicating()));
   }

@@ -49,7 +49,7 @@ final class FaultScenarios {
       long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
       while (active == null && System.nanoTime() < until) {
         timeline.pollEmergency(stack);
-        MysqlFailoverGroupStatus status = stack.resource().getStatus();
+        MysqlFailoverGroupStatus status = stack.api().resource().getStatus();
         if (status != null && status.activeSite() != null && !status.activeSite().equals("iad")) {
           active = status.activeSite();
           timeline.print("status.activeSite %s", active);
@@ -73,9 +73,9 @@ final class FaultScenarios {
       lost.removeAll(new HashSet<>(onNewPrimary));
       out.printf("most writable servers in any 50 ms sample: %d; replicated rows missing on %s: %d%n",
           sampler.most(), active, lost.size());
-      if (!"pdx".equals(active) || !stack.routedSite().orElse("").equals("pdx")) {
+      if (!"pdx".equals(active) || !stack.api().routedSite().orElse("").equals("pdx")) {
         return new Verdict(false, "expected pdx promoted and routed, got active " + active + ", routed "
-            + stack.routedSite().orElse("nothing"));
+            + stack.api().routedSite().orElse("nothing"));
       }
       if (sampler.most() > 1) {
         return new Verdict(false, sampler.most() + " servers were writable at once");
@@ -108,9 +108,9 @@ final class FaultScenarios {
       // 10 s workflow task timeout (see PlannedFailoverIT), which would only slow the scenario.
       Playground.sleep(1_000);
       timeline.print("killing the worker (polls and running activities stop at once)");
-      stack.killWorker();
+      stack.controlPlane().killWorker();
       timeline.print("worker gone");
-      stack.startWorker();
+      stack.controlPlane().startWorker();
       timeline.print("worker started again");
       PlannedFailoverStatus s = timeline.awaitPlannedEnd(stack, before, Duration.ofSeconds(60));
       load.awaitAcknowledged(load.acknowledgedCount() + 100, Duration.ofSeconds(10));
@@ -132,13 +132,13 @@ final class FaultScenarios {
       String before = Playground.annotate(stack, timeline, "pdx");
       // The first phase written (Pending, or a later one if Pending passed between two polls).
       timeline.awaitPlanned(stack, before, p -> true, Duration.ofSeconds(30));
-      stack.killWatcher();
+      stack.controlPlane().killWatcher();
       timeline.print("watcher killed");
-      stack.startWatcher();
+      stack.controlPlane().startWatcher();
       timeline.print("watcher started again");
       PlannedFailoverStatus s = timeline.awaitPlannedEnd(stack, before, Duration.ofSeconds(60));
       Scenarios.awaitAnnotationCleared(stack);
-      timeline.print("annotation %s", stack.annotation().isEmpty() ? "cleared" : "still there");
+      timeline.print("annotation %s", stack.api().annotation().isEmpty() ? "cleared" : "still there");
       // A second run would start within a watcher resync; give it the time to show itself.
       Playground.sleep(3_000);
       load.awaitAcknowledged(load.acknowledgedCount() + 100, Duration.ofSeconds(10));
@@ -147,9 +147,9 @@ final class FaultScenarios {
       int started = eventCount(stack, "PlannedFailoverStarted");
       int completed = eventCount(stack, "PlannedFailoverCompleted");
       out.printf("events: PlannedFailoverStarted x%d, PlannedFailoverCompleted x%d%n", started, completed);
-      if (started != 1 || completed != 1 || stack.annotation().isPresent()) {
+      if (started != 1 || completed != 1 || stack.api().annotation().isPresent()) {
         return new Verdict(false, "expected one run: Started x" + started + ", Completed x" + completed
-            + ", annotation " + stack.annotation().orElse("cleared"));
+            + ", annotation " + stack.api().annotation().orElse("cleared"));
       }
       return succeededOnPdx(stack, out, load, s, "exactly once after the watcher was killed");
     }
@@ -162,7 +162,7 @@ final class FaultScenarios {
         load.writeUnavailability().toMillis(), missing);
     boolean ok = "Succeeded".equals(s.phase()) && Objects.equals(s.transactionsLost(), 0L) && missing == 0
         && !stack.server("pdx").isReadOnly() && stack.server("iad").isReadOnly()
-        && stack.routedSite().orElse("").equals("pdx");
+        && stack.api().routedSite().orElse("").equals("pdx");
     return new Verdict(ok, ok ? String.format("Succeeded %s in %.3f s, 0 rows lost", how, s.durationSeconds())
         : "expected Succeeded on pdx with 0 lost, got " + s.phase() + "/" + s.reason() + " (" + s.message() + "), "
             + missing + " missing");
@@ -183,7 +183,7 @@ final class FaultScenarios {
 
   /** Sums the counts of the group's Events with this reason (repeats are folded into one Event). */
   static int eventCount(FailoverStack stack, String reason) {
-    return stack.events().stream()
+    return stack.api().events().stream()
         .filter(e -> reason.equals(e.getReason()))
         .mapToInt(e -> Objects.requireNonNullElse(e.getCount(), 1))
         .sum();

@@ -95,7 +95,7 @@ final class FencingScenarios {
       Playground.sleep(lease.toMillis());
       timeline.print("writer: %d failed writes since the cut, the latest: %s", load.errors() - errorsAtCut,
           load.lastError().orElse("?"));
-      timeline.print("status.activeSite %s; %s", stack.resource().getStatus().activeSite(),
+      timeline.print("status.activeSite %s; %s", stack.api().resource().getStatus().activeSite(),
           lastEvent(stack, "NoPrimaryDetected").map(m -> "NoPrimaryDetected: " + m).orElse("no NoPrimaryDetected Event"));
 
       sidecars.heal("iad");
@@ -126,7 +126,7 @@ final class FencingScenarios {
           load.acknowledgedCount(), load.errors(), load.writeUnavailability().toMillis());
       out.printf("most writable servers in any 50 ms sample: %d; acknowledged rows missing on iad: %d%n",
           sampler.most(), missing);
-      MysqlFailoverGroupStatus status = stack.resource().getStatus();
+      MysqlFailoverGroupStatus status = stack.api().resource().getStatus();
       if (fenceMs > bound.toMillis()) {
         return new Verdict(false, "iad fenced " + fenceMs + " ms after the cut, more than the " + bound.toMillis()
             + " ms bound");
@@ -200,18 +200,18 @@ final class FencingScenarios {
       }
       if (blocked == null) {
         return new Verdict(false, "no FailoverBlocked Event within 30 s of the kill; activeSite "
-            + stack.resource().getStatus().activeSite());
+            + stack.api().resource().getStatus().activeSite());
       }
       timeline.print("Event FailoverBlocked: %s", blocked);
       // Several more polls: the verdict must stand, not merely come first.
       Playground.sleep(3_000);
-      timeline.print("3 s later: status.activeSite %s, emergencyFailover %s", stack.resource().getStatus().activeSite(),
-          stack.resource().getStatus().emergencyFailover() == null ? "none" : "started");
+      timeline.print("3 s later: status.activeSite %s, emergencyFailover %s", stack.api().resource().getStatus().activeSite(),
+          stack.api().resource().getStatus().emergencyFailover() == null ? "none" : "started");
       load.stop();
       sampler.stop();
       out.printf("writer: %d failed writes since the kill (%s): iad is gone and nothing replaces it%n",
           load.errors() - errorsAtKill, load.lastError().orElse("no error"));
-      MysqlFailoverGroupStatus status = stack.resource().getStatus();
+      MysqlFailoverGroupStatus status = stack.api().resource().getStatus();
       out.println("status.sites:");
       for (SiteStatus s : Objects.requireNonNullElse(status.sites(), List.<SiteStatus>of())) {
         out.printf("  %-4s %-11s replicating=%s gtidExecuted=%s%n", s.name(), s.state(), s.replicating(),
@@ -249,14 +249,14 @@ final class FencingScenarios {
   }
 
   private static String siteState(FailoverStack stack, String site) {
-    MysqlFailoverGroupStatus status = stack.resource().getStatus();
+    MysqlFailoverGroupStatus status = stack.api().resource().getStatus();
     return status == null || status.sites() == null ? null : status.sites().stream()
         .filter(s -> site.equals(s.name())).map(SiteStatus::state).findFirst().orElse(null);
   }
 
   /** The message of the group's newest Event with this reason. */
   private static Optional<String> lastEvent(FailoverStack stack, String reason) {
-    return stack.events().stream().filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b).map(Event::getMessage);
+    return stack.api().events().stream().filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b).map(Event::getMessage);
   }
 
   private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration timeout) {

@@ -1,6 +1,7 @@
 package io.shipstream.failover.dev;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.FileTrees;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
@@ -41,13 +42,13 @@ public final class PlannedFailoverBenchmark {
    * target, each after two warm-up failovers that are not counted.
    */
   static Result measure(Path work, int n, Duration remoteRtt) throws IOException {
-    Playground.deleteTree(work);
+    FileTrees.delete(work);
     List<Run> runs = new ArrayList<>();
     List<Run> direct = new ArrayList<>();
     String profile;
     try (FailoverStack stack = FailoverStack.start(work, FailoverStack.Options.twoSites());
         WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1);
-        DirectPlannedFailover runner = new DirectPlannedFailover(stack.kubernetes(), java.time.Clock.systemUTC())) {
+        DirectPlannedFailover runner = new DirectPlannedFailover(stack.api().client(), java.time.Clock.systemUTC())) {
       // The worker as the worker process runs it (sticky execution, a workflow cache): the
       // benchmark never kills it, so the dev stack's no-sticky workaround would only add cost.
       if (!remoteRtt.isZero()) {
@@ -56,8 +57,8 @@ public final class PlannedFailoverBenchmark {
         stack.proxyControlPlaneMysql("pdx").delay(remoteRtt.dividedBy(2));
       }
       CallTimeline timeline = new CallTimeline();
-      stack.addWorkerInterceptor(timeline);
-      stack.useProductionWorkerCache();
+      stack.controlPlane().addWorkerInterceptor(timeline);
+      stack.controlPlane().useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
       // One failover each way to warm the JVMs up; they are not counted.
       failover(stack, load, "pdx");
@@ -70,9 +71,9 @@ public final class PlannedFailoverBenchmark {
             i + 1, target, run.annotationToSucceededMs(), run.workflowMs(), run.windowMs(), run.lost());
       }
       // The last Temporal run's history, before the direct runs (they start no workflow).
-      String workflowId = "mysqlfailovergroup/" + stack.group().namespace() + "/" + stack.group().name();
-      profile = HistoryProfile.of(stack.temporalClient(), List.of(workflowId)).table() + "\n"
-          + timeline.describe(stack.temporalClient(), workflowId);
+      String workflowId = "mysqlfailovergroup/" + stack.api().ref().namespace() + "/" + stack.api().ref().name();
+      profile = HistoryProfile.of(stack.controlPlane().client(), List.of(workflowId)).table() + "\n"
+          + timeline.describe(stack.controlPlane().client(), workflowId);
       direct(stack, load, runner, other(stack));
       direct(stack, load, runner, other(stack));
       for (int i = 0; i < n; i++) {
@@ -83,7 +84,7 @@ public final class PlannedFailoverBenchmark {
             i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.lost());
       }
     } finally {
-      Playground.deleteTree(work);
+      FileTrees.delete(work);
     }
     return new Result(runs, direct, profile, remoteRtt.toMillis());
   }
@@ -119,13 +120,13 @@ public final class PlannedFailoverBenchmark {
   }
 
   private static String other(FailoverStack stack) {
-    return "iad".equals(stack.resource().getStatus().activeSite()) ? "pdx" : "iad";
+    return "iad".equals(stack.api().resource().getStatus().activeSite()) ? "pdx" : "iad";
   }
 
   /** One direct run: the same measures as a Temporal run, from the call to the Succeeded status. */
   private static Run direct(FailoverStack stack, WriteLoad load, DirectPlannedFailover runner, String target) {
     long startNanos = System.nanoTime();
-    PlannedFailoverStatus s = runner.run(stack.group(), target);
+    PlannedFailoverStatus s = runner.run(stack.api().ref(), target);
     long endNanos = System.nanoTime();
     return measured(stack, load, target, startNanos, endNanos, s);
   }
@@ -133,8 +134,8 @@ public final class PlannedFailoverBenchmark {
   private static Run failover(FailoverStack stack, WriteLoad load, String target) {
     String before = Instant.now().toString();
     long startNanos = System.nanoTime();
-    stack.annotate(target);
-    PlannedFailoverStatus s = stack.awaitPlanned(p -> "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())
+    stack.api().annotate(target);
+    PlannedFailoverStatus s = stack.waits().planned(p -> "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())
         ? p.startTime() != null && p.startTime().compareTo(before) >= 0 : false, Duration.ofSeconds(120));
     long endNanos = System.nanoTime();
     if (!"Succeeded".equals(s.phase())) {
@@ -154,7 +155,7 @@ public final class PlannedFailoverBenchmark {
     List<Long> acknowledged = load.acknowledged();
     java.util.Set<Long> onPrimary = new java.util.HashSet<>(MariaDbCluster.writtenIds(stack.server(target)));
     long lost = acknowledged.stream().filter(id -> !onPrimary.contains(id)).count();
-    while (stack.annotation().isPresent()) {
+    while (stack.api().annotation().isPresent()) {
       Playground.sleep(5);
     }
     return new Run(target, (endNanos - startNanos) / 1e6, s.durationSeconds() * 1000, window, lost);

@@ -2,19 +2,15 @@ package io.shipstream.failover.dev;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.FileTrees;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -167,7 +163,7 @@ public final class Playground {
   }
 
   private static Verdict runLocked(String name, Scenario scenario, Path work) throws IOException {
-    deleteTree(work);
+    FileTrees.delete(work);
     Files.createDirectories(work);
     PrintStream out = System.out;
     out.println("== " + name + ": " + scenario.summary());
@@ -187,7 +183,7 @@ public final class Playground {
       out.println(verdict);
       return verdict;
     } finally {
-      deleteTree(work);
+      FileTrees.delete(work);
     }
   }
 
@@ -235,15 +231,15 @@ public final class Playground {
   /** Prints where everything listens and writes the kubeconfig; the returned gateway serves kubectl. */
   static KubectlGateway printEndpoints(FailoverStack stack, PrintStream out, Path work, long t0) throws IOException {
     out.printf("stack up in %d ms: Temporal at %s (namespace default), group shop/orders, sites %s%n",
-        (System.nanoTime() - t0) / 1_000_000, stack.temporalTarget(), stack.servers().keySet());
+        (System.nanoTime() - t0) / 1_000_000, stack.controlPlane().temporalTarget(), stack.servers().keySet());
     stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%s%n", site, server.jdbcUrl(),
         stack.sidecars().map(s -> ", sidecar http://127.0.0.1:" + s.port(site) + "/status").orElse("")));
     if (stack.sidecars().isPresent()) {
       out.printf("  (a sidecar's /status wants its token: curl -H 'Authorization: Bearer %s' <url>)%n",
           FailoverStack.SIDECAR_TOKEN);
     }
-    KubectlGateway gateway = KubectlGateway.start(stack.kubernetes().getMasterUrl().toString());
-    Path kubeconfig = Kubeconfig.write(gateway.url(), stack.group().namespace(), work.resolve("kubeconfig"));
+    KubectlGateway gateway = KubectlGateway.start(stack.api().client().getMasterUrl().toString());
+    Path kubeconfig = Kubeconfig.write(gateway.url(), stack.api().ref().namespace(), work.resolve("kubeconfig"));
     out.printf("  mock Kubernetes API %s (for kubectl: export KUBECONFIG=%s)%n", gateway.url(),
         kubeconfig.toAbsolutePath());
     return gateway;
@@ -251,7 +247,7 @@ public final class Playground {
 
   static void deleteQuietly(Path dir) {
     try {
-      deleteTree(dir);
+      FileTrees.delete(dir);
     } catch (IOException | UncheckedIOException ignored) {
       // Only files under target/ are left behind; the next run of the same scenario deletes them.
     }
@@ -268,7 +264,7 @@ public final class Playground {
     String before = Timeline.now();
     timeline.print("kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=%s",
         annotation);
-    stack.annotate(annotation);
+    stack.api().annotate(annotation);
     return before;
   }
 
@@ -293,33 +289,5 @@ public final class Playground {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
-  }
-
-  /** Deletes the tree; files another thread deletes at the same time (a closing server's) are skipped. */
-  static void deleteTree(Path dir) throws IOException {
-    Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-      @Override
-      public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-        Files.deleteIfExists(file);
-        return FileVisitResult.CONTINUE;
-      }
-
-      @Override
-      public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
-        if (e instanceof NoSuchFileException) {
-          return FileVisitResult.CONTINUE;
-        }
-        throw e;
-      }
-
-      @Override
-      public FileVisitResult postVisitDirectory(Path directory, IOException e) throws IOException {
-        if (e != null && !(e instanceof NoSuchFileException)) {
-          throw e;
-        }
-        Files.deleteIfExists(directory);
-        return FileVisitResult.CONTINUE;
-      }
-    });
   }
 }

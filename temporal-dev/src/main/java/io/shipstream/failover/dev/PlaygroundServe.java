@@ -100,7 +100,7 @@ final class PlaygroundServe {
           kubectl get events -o custom-columns=REASON:.reason,MESSAGE:.message
         and Temporal's CLI: temporal workflow describe --address %s --workflow-id %s
         The components log to temporal-dev/target/playground.log.
-        %n""", kubeconfig, stack.temporalTarget(), GROUP.workflowId());
+        %n""", kubeconfig, stack.controlPlane().temporalTarget(), GROUP.workflowId());
     stopped.await();
     return 0;
   }
@@ -108,7 +108,7 @@ final class PlaygroundServe {
   private static int annotate(Path work, String value) throws IOException {
     try (KubernetesClient k = client(work)) {
       String before = Instant.now().toString();
-      FailoverStack.annotate(k, GROUP, value);
+      GroupApi.annotate(k, GROUP, value);
       System.out.printf("annotated %s with %s=%s%n", GROUP, MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
       long start = System.nanoTime();
       String last = null;

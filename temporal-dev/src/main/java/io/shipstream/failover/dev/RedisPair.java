@@ -74,12 +74,10 @@ public final class RedisPair implements AutoCloseable {
       List<SiteSpec> sites = new ArrayList<>();
       for (SiteSpec s : spec.sites()) {
         RedisServer store = servers.get(s.name());
-        sites.add(store == null ? s : new SiteSpec(s.name(), s.role(), s.zone(), s.mysql(), s.podSelector(),
-            s.taintNodeSelector(), s.lbIP(), s.sidecar(), new SiteSpec.Endpoint(store.host(), store.port())));
+        sites.add(store == null ? s
+            : GroupSpecs.withEndpoints(s, s.mysql(), s.sidecar(), new SiteSpec.Endpoint(store.host(), store.port())));
       }
-      g.setSpec(new MysqlFailoverGroupSpec(sites, spec.credentialsSecretRef(), spec.pollInterval(),
-          spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(),
-          spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(), spec.sidecar(),
+      g.setSpec(GroupSpecs.withDragonfly(GroupSpecs.withSites(spec, sites),
           new DragonflySpec(true, "redis", new DragonflyPlannedFailoverSpec(maxSyncWait, onSyncTimeout))));
       return g;
     });

@@ -1,6 +1,5 @@
 package io.shipstream.failover.dev;
 
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
@@ -62,7 +61,7 @@ final class ScaleStack implements AutoCloseable {
   static ScaleStack start(Path workDir, int groupCount) {
     ScaleStack stack = new ScaleStack(MockCluster.start(), DevTemporalServer.start(0));
     try {
-      stack.createSecret();
+      GroupApi.createCredentialsSecret(stack.kube.client(), MockCluster.NAMESPACE);
       // Two groups boot at a time: startup is disk and CPU bound, and the machine is small.
       ExecutorService starter = Executors.newFixedThreadPool(2);
       List<CompletableFuture<Group>> starting = new ArrayList<>();
@@ -86,16 +85,6 @@ final class ScaleStack implements AutoCloseable {
       stack.close();
       throw e;
     }
-  }
-
-  private void createSecret() {
-    kube.client().secrets().inNamespace(MockCluster.NAMESPACE).resource(new SecretBuilder()
-        .withNewMetadata().withName(FailoverStack.SECRET).withNamespace(MockCluster.NAMESPACE).endMetadata()
-        .addToStringData("username", MariaDbServer.ADMIN.user())
-        .addToStringData("password", MariaDbServer.ADMIN.password())
-        .addToStringData("replicationUsername", MariaDbServer.REPLICATION.user())
-        .addToStringData("replicationPassword", MariaDbServer.REPLICATION.password())
-        .build()).create();
   }
 
   private Group startGroup(Path dir, String name) {
@@ -188,7 +177,7 @@ final class ScaleStack implements AutoCloseable {
   }
 
   void annotate(GroupRef ref, String value) {
-    FailoverStack.annotate(kube.client(), ref, value);
+    GroupApi.annotate(kube.client(), ref, value);
   }
 
   /** Every group's resource, read in one list call. */

@@ -1,7 +1,6 @@
 package io.shipstream.failover.dev;
 
 import io.shipstream.failover.dev.Playground.Verdict;
-import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.WriteLoad;
@@ -18,7 +17,7 @@ final class Scenarios {
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
       out.printf("writer: %d rows acknowledged through mysql-orders-primary (-> %s)%n",
-          load.acknowledgedCount(), stack.routedSite().orElse("?"));
+          load.acknowledgedCount(), stack.api().routedSite().orElse("?"));
       PlannedFailoverStatus s = Playground.watch(stack, new Timeline(out), "pdx", Duration.ofSeconds(60));
       int after = load.acknowledgedCount();
       load.awaitAcknowledged(after + 100, Duration.ofSeconds(10));
@@ -59,8 +58,8 @@ final class Scenarios {
       out.printf("writer: write-unavailability window %d ms; acknowledged rows missing on iad: %d%n",
           load.writeUnavailability().toMillis(), missing);
       boolean ok = "Failed".equals(s.phase()) && "LagTimeout".equals(s.reason()) && !stack.server("iad").isReadOnly()
-          && stack.server("pdx").isReadOnly() && "iad".equals(stack.resource().getStatus().activeSite())
-          && missing == 0 && new HashSet<>(stack.routedSite().stream().toList()).contains("iad");
+          && stack.server("pdx").isReadOnly() && "iad".equals(stack.api().resource().getStatus().activeSite())
+          && missing == 0 && new HashSet<>(stack.api().routedSite().stream().toList()).contains("iad");
       return new Verdict(ok, ok ? "LagTimeout rolled back: iad writable and routed again, pdx untouched, 0 rows lost"
           : "expected Failed/LagTimeout with iad writable, got " + s.phase() + "/" + s.reason());
     }
@@ -73,15 +72,8 @@ final class Scenarios {
    * fenced: the application's writes on pdx never fail while the request waits or is cancelled.
    */
   static Verdict plannedDeferredThenCancelled(FailoverStack stack, PrintStream out) {
-    stack.kubernetes().resources(MysqlFailoverGroup.class).inNamespace(stack.group().namespace())
-        .withName(stack.group().name()).edit(g -> {
-          MysqlFailoverGroupSpec spec = g.getSpec();
-          g.setSpec(new MysqlFailoverGroupSpec(spec.sites(), spec.credentialsSecretRef(), spec.pollInterval(),
-              spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(),
-              spec.connectionDrainTimeout(), new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, "defer"),
-              spec.splitBrainPolicy(), spec.dns(), spec.sidecar(), spec.dragonfly()));
-          return g;
-        });
+    stack.api().editSpec(spec -> GroupSpecs.withPlannedFailover(spec,
+        new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, "defer")));
     out.println("spec.plannedFailover.onCooldown=defer, spec.failoverCooldown 5m (the default)");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
@@ -103,8 +95,8 @@ final class Scenarios {
       // Two seconds of waiting show that nothing moves while deferred: writes keep landing on pdx.
       Playground.sleep(2_000);
       timeline.print("temporal workflow signal --workflow-id %s --name cancel --input '\"maintenance postponed\"'",
-          stack.group().workflowId());
-      stack.temporalClient().newUntypedWorkflowStub(stack.group().workflowId())
+          stack.api().ref().workflowId());
+      stack.controlPlane().client().newUntypedWorkflowStub(stack.api().ref().workflowId())
           .signal("cancel", "maintenance postponed");
       PlannedFailoverStatus s = timeline.awaitPlannedEnd(stack, before, Duration.ofSeconds(30));
       awaitAnnotationCleared(stack);
@@ -117,8 +109,8 @@ final class Scenarios {
           failedWrites, missing);
       boolean ok = "Failed".equals(s.phase()) && "Cancelled".equals(s.reason()) && failedWrites == 0 && missing == 0
           && !stack.server("pdx").isReadOnly() && stack.server("iad").isReadOnly()
-          && "pdx".equals(stack.resource().getStatus().activeSite()) && stack.routedSite().orElse("").equals("pdx")
-          && stack.annotation().isEmpty();
+          && "pdx".equals(stack.api().resource().getStatus().activeSite()) && stack.api().routedSite().orElse("").equals("pdx")
+          && stack.api().annotation().isEmpty();
       return new Verdict(ok, ok ? "Deferred until " + deferred.retryAfter()
           + ", then Failed/Cancelled by the signal; pdx never fenced (0 failed writes), 0 rows lost"
           : "expected Failed/Cancelled with pdx untouched, got " + s.phase() + "/" + s.reason() + ", "
@@ -128,7 +120,7 @@ final class Scenarios {
 
   static void awaitAnnotationCleared(FailoverStack stack) {
     long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (stack.annotation().isPresent() && System.nanoTime() < until) {
+    while (stack.api().annotation().isPresent() && System.nanoTime() < until) {
       Playground.sleep(10);
     }
   }

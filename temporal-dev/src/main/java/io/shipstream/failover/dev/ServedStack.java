@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev;
 
+import io.shipstream.failover.testsupport.FileTrees;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -69,14 +70,14 @@ final class ServedStack implements AutoCloseable {
 
   /** Starts everything in a fresh {@code work} directory and prints where to reach it. */
   static ServedStack start(Path work, Options options, PrintStream out) throws IOException {
-    Playground.deleteTree(work);
+    FileTrees.delete(work);
     Files.createDirectories(work);
     long t0 = System.nanoTime();
     FailoverStack stack = Playground.startWithSidecars(work, options.stack());
     KubectlGateway gateway = null;
     try {
       gateway = Playground.printEndpoints(stack, out, work, t0);
-      Files.writeString(work.resolve("temporal-target"), stack.temporalTarget());
+      Files.writeString(work.resolve("temporal-target"), stack.controlPlane().temporalTarget());
       WriteLoad load = options.writer() ? WriteLoad.start(stack::routedJdbcUrlOrNowhere, WRITE_PAUSE) : null;
       return new ServedStack(work, stack, gateway, load, out);
     } catch (IOException | RuntimeException e) {

@@ -44,7 +44,7 @@ final class Timeline {
       Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      PlannedFailoverStatus s = stack.plannedStatus().orElse(null);
+      PlannedFailoverStatus s = stack.api().plannedStatus().orElse(null);
       if (s != null && s.phase() != null && s.startTime() != null && s.startTime().compareTo(startedAfter) >= 0) {
         if (!s.phase().equals(lastPlanned)) {
           lastPlanned = s.phase();
@@ -66,7 +66,7 @@ final class Timeline {
 
   /** Prints status.emergencyFailover's phase when it changes; returns it. */
   Optional<EmergencyFailoverStatus> pollEmergency(FailoverStack stack) {
-    MysqlFailoverGroupStatus status = stack.resource().getStatus();
+    MysqlFailoverGroupStatus status = stack.api().resource().getStatus();
     EmergencyFailoverStatus e = status == null ? null : status.emergencyFailover();
     if (e != null && e.phase() != null && !e.phase().equals(lastEmergency)) {
       lastEmergency = e.phase();

@@ -1,5 +1,7 @@
 package io.shipstream.failover.dev;
 
+import static io.shipstream.failover.dev.GroupSpecs.withSidecar;
+import static io.shipstream.failover.dev.GroupSpecs.withSites;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
@@ -64,10 +66,10 @@ class AdoptionIT extends StackPerTest {
       assertThat(podsOf(service("mysql-orders-replicas"))).containsExactlyInAnyOrder("mysql-pdx-0", "mysql-dr-0");
       Await.until(stack, () -> tainted("node-pdx-1") && tainted("node-dr-1"), Duration.ofSeconds(10), "taints");
       assertThat(tainted("node-iad-1")).isFalse();
-      assertThat(stack.eventReasons()).contains("GroupAdopted");
+      assertThat(stack.api().eventReasons()).contains("GroupAdopted");
       assertThat(condition("Degraded").getStatus()).isEqualTo("False");
       assertThat(condition("Progressing").getStatus()).isEqualTo("False");
-      assertThat(status().observedGeneration()).isEqualTo(stack.resource().getMetadata().getGeneration());
+      assertThat(status().observedGeneration()).isEqualTo(stack.api().resource().getMetadata().getGeneration());
 
       // Drift: each repaired within a poll or two, with an Event.
       repaired("the primary pod's role label removed", () -> kube().pods().inNamespace("shop").withName("mysql-iad-0")
@@ -83,7 +85,7 @@ class AdoptionIT extends StackPerTest {
         n.getSpec().setTaints(taints);
         return n;
       }), () -> !tainted("node-iad-1"));
-      assertThat(stack.eventReasons()).filteredOn("RoutingRepaired"::equals).hasSizeGreaterThanOrEqualTo(3);
+      assertThat(stack.api().eventReasons()).filteredOn("RoutingRepaired"::equals).hasSizeGreaterThanOrEqualTo(3);
 
       // Degraded: dr stops applying; it leaves the replicas Service and comes back when it resumes.
       MariaDbServer dr = stack.server("dr");
@@ -150,7 +152,7 @@ class AdoptionIT extends StackPerTest {
         assertThat(status().activeSite()).isNull();
 
         // Adopted: the view names iad, which stays the writable primary.
-        stack.restartWatcherWithTopologyMonitor();
+        stack.controlPlane().restartWatcherWithTopologyMonitor();
         Await.until(stack, () -> "iad".equals(status().activeSite()), Duration.ofSeconds(20), "iad adopted");
         Await.until(stack, () -> sidecars.status("iad").view().filter(v -> v.names("iad")).isPresent(), Duration.ofSeconds(10),
             "iad's sidecar names iad active");
@@ -187,14 +189,14 @@ class AdoptionIT extends StackPerTest {
     Await.until(stack, () -> conditionIs("Ready", "False") && "SeveralWritable".equals(condition("Ready").getReason()),
         Duration.ofSeconds(10), "Ready=False/SeveralWritable");
     assertThat(condition("Ready").getMessage()).contains("iad and pdx").contains("bloodraven.shipstream.io/adopt=<site>");
-    assertThat(stack.eventMessages("AdoptionBlocked")).singleElement().asString().contains("both writable");
+    assertThat(stack.api().eventMessages("AdoptionBlocked")).singleElement().asString().contains("both writable");
     Playground.sleep(2000);
     assertThat(stack.server("iad").isReadOnly()).as("nothing fenced").isFalse();
     assertThat(stack.server("pdx").isReadOnly()).isFalse();
     assertThat(status().activeSite()).isNull();
 
     // A human names the primary.
-    stack.mockCluster().client().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders")
+    stack.api().mock().client().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders")
         .edit(g -> {
           Map<String, String> annotations = new java.util.HashMap<>(Optional.ofNullable(g.getMetadata().getAnnotations())
               .orElse(Map.of()));
@@ -209,7 +211,7 @@ class AdoptionIT extends StackPerTest {
   void invalidSpecsAreNotReadyNamingEachProblemAndTouchNothing() {
     stack = FailoverStack.start(work, FailoverStack.Options.adoption());
     Await.until(stack, () -> conditionIs("Ready", "True"), Duration.ofSeconds(15), "Ready=True");
-    MysqlFailoverGroupSpec good = stack.resource().getSpec();
+    MysqlFailoverGroupSpec good = stack.api().resource().getSpec();
     List<Object[]> cases = List.of(
         new Object[] {"duplicate site names", (UnaryOperator<MysqlFailoverGroupSpec>) s -> withSites(s,
             List.of(s.sites().get(0), s.sites().get(1), rename(s.sites().get(2), "iad"))), "is used twice"},
@@ -221,9 +223,7 @@ class AdoptionIT extends StackPerTest {
             s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(), s.splitBrainPolicy(), s.dns(),
             s.sidecar(), s.dragonfly()), "pollInterval"},
         new Object[] {"a lease not above twice the peer check", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
-            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
-                s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-                s.splitBrainPolicy(), s.dns(), new MysqlFailoverGroupSpec.SidecarSpec("4s", "2s"), s.dragonfly()),
+            withSidecar(s, new MysqlFailoverGroupSpec.SidecarSpec("4s", "2s")),
             "must be more than twice"},
         new Object[] {"an unknown site in sitePriorities", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
             new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
@@ -240,7 +240,7 @@ class AdoptionIT extends StackPerTest {
       setSpec(change.apply(good));
       Await.until(stack, () -> conditionIs("Ready", "False") && "InvalidSpec".equals(condition("Ready").getReason())
           && condition("Ready").getMessage().contains((String) c[2]), Duration.ofSeconds(10), "InvalidSpec for " + c[0]);
-      assertThat(stack.eventMessages("InvalidSpec")).as(c[0].toString()).anySatisfy(m -> assertThat(m).contains((String) c[2]));
+      assertThat(stack.api().eventMessages("InvalidSpec")).as(c[0].toString()).anySatisfy(m -> assertThat(m).contains((String) c[2]));
       assertThat(status().activeSite()).isEqualTo("iad");
       assertThat(stack.writableSites()).as("nothing fenced or promoted for " + c[0]).containsExactly("iad");
       setSpec(good);
@@ -253,12 +253,12 @@ class AdoptionIT extends StackPerTest {
     stack = FailoverStack.start(work, FailoverStack.Options.adoption());
     // dr's MySQL pod replaced by one without the toleration, before the watcher gets to taint.
     kube().pods().inNamespace("shop").withName("mysql-dr-0").delete();
-    stack.mockCluster().createPod("mysql-dr-0", Map.of("app", "mysql", "site", "dr"), false);
+    stack.api().mock().createPod("mysql-dr-0", Map.of("app", "mysql", "site", "dr"), false);
 
     Await.until(stack, () -> conditionIs("Degraded", "True") && "RoutingIncomplete".equals(condition("Degraded").getReason()),
         Duration.ofSeconds(15), "Degraded=True/RoutingIncomplete");
     assertThat(condition("Degraded").getMessage()).contains("mysql-dr-0").contains("do not tolerate");
-    assertThat(stack.eventReasons()).contains("RoutingIncomplete");
+    assertThat(stack.api().eventReasons()).contains("RoutingIncomplete");
     assertThat(tainted("node-pdx-1") || tainted("node-dr-1") || tainted("node-iad-1")).as("nothing tainted").isFalse();
   }
 
@@ -266,7 +266,7 @@ class AdoptionIT extends StackPerTest {
 
   /** kubectl delete and kubectl apply of the group as it is, without its status. */
   private MysqlFailoverGroup reapply() {
-    MysqlFailoverGroup current = stack.resource();
+    MysqlFailoverGroup current = stack.api().resource();
     kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").delete();
     Await.until(stack, () -> kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").get() == null,
         Duration.ofSeconds(10), "the group deleted");
@@ -282,17 +282,17 @@ class AdoptionIT extends StackPerTest {
   }
 
   private void repaired(String what, Runnable drift, BooleanSupplier repaired) {
-    int before = stack.eventReasons().size();
+    int before = stack.api().eventReasons().size();
     long started = System.nanoTime();
     drift.run();
     Await.until(stack, repaired, Duration.ofSeconds(5), "repair of " + what);
     System.out.printf("%s: repaired in %d ms%n", what, (System.nanoTime() - started) / 1_000_000);
-    Await.until(stack, () -> stack.eventReasons().subList(before, stack.eventReasons().size()).contains("RoutingRepaired"),
+    Await.until(stack, () -> stack.api().eventReasons().subList(before, stack.api().eventReasons().size()).contains("RoutingRepaired"),
         Duration.ofSeconds(5), "a RoutingRepaired Event for " + what);
   }
 
   private MysqlFailoverGroupStatus status() {
-    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
     return s == null ? MysqlFailoverGroupStatus.empty() : s;
   }
 
@@ -307,7 +307,7 @@ class AdoptionIT extends StackPerTest {
   }
 
   private KubernetesClient kube() {
-    return stack.kubernetes();
+    return stack.api().client();
   }
 
   private Service service(String name) {
@@ -337,12 +337,6 @@ class AdoptionIT extends StackPerTest {
       g.setSpec(spec);
       return g;
     });
-  }
-
-  private static MysqlFailoverGroupSpec withSites(MysqlFailoverGroupSpec s, List<SiteSpec> sites) {
-    return new MysqlFailoverGroupSpec(sites, s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
-        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly());
   }
 
   private static SiteSpec rename(SiteSpec s, String name) {

@@ -24,7 +24,7 @@ final class Await {
       }
       Playground.sleep(50);
     }
-    throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.resource().getStatus()
-        + "; events: " + stack.eventReasons());
+    throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.api().resource().getStatus()
+        + "; events: " + stack.api().eventReasons());
   }
 }

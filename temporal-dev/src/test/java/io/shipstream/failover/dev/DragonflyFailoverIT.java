@@ -73,9 +73,9 @@ class DragonflyFailoverIT {
         .containsEntry("shipstream.io/traffic", "active");
     assertThat(stores.podLabels("iad")).containsEntry("shipstream.io/store-role", "replica")
         .containsEntry("shipstream.io/traffic", "standby");
-    assertThat(stack.kubernetes().services().inNamespace("shop").withName("dragonfly-orders-active").get()
+    assertThat(stack.api().client().services().inNamespace("shop").withName("dragonfly-orders-active").get()
         .getSpec().getSelector()).containsEntry("shipstream.io/traffic", "active");
-    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(stack.server("pdx").isReadOnly()).isFalse();
     assertThat(stack.server("iad").isReadOnly()).isTrue();
   }
@@ -93,10 +93,10 @@ class DragonflyFailoverIT {
     assertThat(s.reason()).isEqualTo("DragonflySyncTimeout");
     assertThat(s.message()).contains("rolled back");
     assertThat(s.dragonfly().sessionsPreserved()).isFalse();
-    assertThat(stack.resource().getStatus().activeSite()).as("MySQL unchanged").isEqualTo("pdx");
+    assertThat(stack.api().resource().getStatus().activeSite()).as("MySQL unchanged").isEqualTo("pdx");
     assertThat(stack.server("pdx").isReadOnly()).as("the source unfenced").isFalse();
     assertThat(stack.server("iad").isReadOnly()).isTrue();
-    assertThat(stack.routedSite()).contains("pdx");
+    assertThat(stack.api().routedSite()).contains("pdx");
     assertThat(stores.masterSite()).as("the store unchanged").contains("pdx");
     assertThat(stores.podLabels("pdx")).containsEntry("shipstream.io/traffic", "active");
   }
@@ -113,7 +113,7 @@ class DragonflyFailoverIT {
     assertThat(s.dragonfly().sessionsPreserved()).isFalse();
     assertThat(s.dragonfly().promotionMethod()).isEqualTo("REPLICAOF NO ONE");
     assertThat(s.transactionsLost()).isZero();
-    assertThat(stack.resource().getStatus().activeSite()).as("MySQL promoted").isEqualTo("iad");
+    assertThat(stack.api().resource().getStatus().activeSite()).as("MySQL promoted").isEqualTo("iad");
     assertThat(stack.server("iad").isReadOnly()).isFalse();
     assertThat(stack.server("pdx").isReadOnly()).isTrue();
     assertThat(stores.masterSite()).contains("iad");
@@ -126,7 +126,7 @@ class DragonflyFailoverIT {
 
   private static PlannedFailoverStatus failOver(String annotation) {
     String before = Instant.now().toString();
-    stack.annotate(annotation);
-    return stack.awaitPlannedEnd(before, END);
+    stack.api().annotate(annotation);
+    return stack.waits().plannedEnd(before, END);
   }
 }

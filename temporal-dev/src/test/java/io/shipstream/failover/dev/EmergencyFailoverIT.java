@@ -49,8 +49,8 @@ class EmergencyFailoverIT extends StackPerTest {
       report("replicas caught up", load, killedAt, active);
 
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
-      assertThat(stack.routedSite()).contains("pdx");
-      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      assertThat(stack.api().routedSite()).contains("pdx");
+      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
       MariaDbServer pdx = stack.server("pdx");
       MariaDbServer dr = stack.server("dr");
       // Whatever row the writer had acknowledged and any survivor holds, pdx holds: at the instant
@@ -74,7 +74,7 @@ class EmergencyFailoverIT extends StackPerTest {
       sampler.close();
     }
     assertThat(sampler.most()).as("writable servers at any 50ms sample").isLessThanOrEqualTo(1);
-    assertThat(stack.resource().getStatus().sites()).extracting(SiteStatus::name, SiteStatus::state)
+    assertThat(stack.api().resource().getStatus().sites()).extracting(SiteStatus::name, SiteStatus::state)
         .contains(org.assertj.core.groups.Tuple.tuple("iad", "UNREACHABLE"));
   }
 
@@ -99,11 +99,11 @@ class EmergencyFailoverIT extends StackPerTest {
 
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
 
     assertThat(MariaDbCluster.writtenIds(pdx)).as("every row dr held").containsAll(onDr);
-    assertThat(stack.eventReasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
-    assertThat(stack.resource().getStatus().emergencyFailover().transactionsLost()).isZero();
+    assertThat(stack.api().eventReasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
+    assertThat(stack.api().resource().getStatus().emergencyFailover().transactionsLost()).isZero();
     Await.until(stack, () -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
         Duration.ofSeconds(30), "dr replicating from pdx");
     try (WriteLoad after = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1_000_000)) {
@@ -166,7 +166,7 @@ class EmergencyFailoverIT extends StackPerTest {
     }
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
     // The new primary takes writes before the old one comes back, as it would in production: its
     // newest GTID is then its own, and the rejoin must still see that iad holds nothing extra.
     try (WriteLoad onNewPrimary = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 500_000)) {
@@ -182,18 +182,18 @@ class EmergencyFailoverIT extends StackPerTest {
     iad.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
     assertThat(iad.isReadOnly()).isTrue();
     assertThat(MariaDbCluster.writtenIds(iad)).containsAll(MariaDbCluster.writtenIds(pdx));
-    assertThat(stack.eventReasons()).contains("RecoveryComplete").doesNotContain("RecoveryBlocked");
+    assertThat(stack.api().eventReasons()).contains("RecoveryComplete").doesNotContain("RecoveryBlocked");
     Await.until(stack, () -> siteStatus("iad") != null && Boolean.TRUE.equals(siteStatus("iad").replicating()),
         Duration.ofSeconds(30), "status.sites to show iad replicating");
     assertThat(siteStatus("iad").divergentGtid()).isNull();
 
     // Inside the 1 minute cooldown the new primary dies too: iad could take over, but must not.
     pdx.kill9();
-    Await.until(stack, () -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    Await.until(stack, () -> stack.api().eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
     sleep(3_000);
-    assertThat(stack.eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
-    assertThat(stack.eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
-    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(stack.api().eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
+    assertThat(stack.api().eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(iad.isReadOnly()).isTrue();
   }
 
@@ -215,18 +215,18 @@ class EmergencyFailoverIT extends StackPerTest {
         "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
 
     iad.restart();
-    Await.until(stack, () -> stack.eventReasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
+    Await.until(stack, () -> stack.api().eventReasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
     Await.until(stack, () -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null, Duration.ofSeconds(30),
         "status.sites to show iad's divergent transactions");
 
     assertThat(siteStatus("iad").divergentGtid()).startsWith("0-" + iad.serverId() + "-");
     assertThat(iad.isReadOnly()).isTrue();
     assertThat(iad.replicaStatus().configured()).as("never pointed at pdx").isFalse();
-    assertThat(stack.eventReasons()).doesNotContain("RecoveryComplete");
-    assertThat(stack.routedSite()).contains("pdx");
+    assertThat(stack.api().eventReasons()).doesNotContain("RecoveryComplete");
+    assertThat(stack.api().routedSite()).contains("pdx");
   }
 
   @Test
@@ -244,12 +244,12 @@ class EmergencyFailoverIT extends StackPerTest {
     sleep(1_500);
 
     iad.kill9();
-    Await.until(stack, () -> stack.eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    Await.until(stack, () -> stack.api().eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
     sleep(3_000);
 
-    assertThat(stack.eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
-    assertThat(stack.eventReasons()).doesNotContain("EmergencyFailoverStarted");
-    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("iad");
+    assertThat(stack.api().eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
+    assertThat(stack.api().eventReasons()).doesNotContain("EmergencyFailoverStarted");
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
     assertThat(pdx.isReadOnly()).isTrue();
   }
 
@@ -269,28 +269,28 @@ class EmergencyFailoverIT extends StackPerTest {
       load.awaitAcknowledged(acked + 100, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
-      Await.until(stack, () -> "Promoting".equals(stack.emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
+      Await.until(stack, () -> "Promoting".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
       // Kill the worker once the workflow is inside the promote activity, not at the instant the
       // phase is written. A workflow task handed to a poll that dies at that very moment is only
       // re-dispatched after the workflow task timeout (10 s), and Temporal's Java test server
       // offers nothing to shorten it: waiting 1 s after the phase is seen keeps the test's
       // duration predictable, as in PlannedFailoverIT.
       sleep(1_000);
-      assertThat(stack.emergencyPhase()).as("still promoting when the worker dies").isEqualTo("Promoting");
-      stack.killWorker();
+      assertThat(stack.api().emergencyPhase()).as("still promoting when the worker dies").isEqualTo("Promoting");
+      stack.controlPlane().killWorker();
       sleep(1_000);
-      stack.startWorker();
-      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
+      stack.controlPlane().startWorker();
+      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()) || "Failed".equals(stack.api().emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
 
-      assertThat(stack.emergencyPhase()).as(String.valueOf(stack.resource().getStatus().emergencyFailover()))
+      assertThat(stack.api().emergencyPhase()).as(String.valueOf(stack.api().resource().getStatus().emergencyFailover()))
           .isEqualTo("Succeeded");
-      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
-      assertThat(stack.routedSite()).contains("pdx");
+      assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
+      assertThat(stack.api().routedSite()).contains("pdx");
       assertThat(writable.most()).as("writable servers at any 50ms sample").isLessThanOrEqualTo(1);
     }
-    assertThat(stack.eventReasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.api().eventReasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
   }
 
   @Test
@@ -302,26 +302,26 @@ class EmergencyFailoverIT extends StackPerTest {
       stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
-      Await.until(stack, () -> stack.eventReasons().contains("EmergencyFailoverStarted"), Duration.ofSeconds(60),
+      Await.until(stack, () -> stack.api().eventReasons().contains("EmergencyFailoverStarted"), Duration.ofSeconds(60),
           "an EmergencyFailoverStarted Event");
-      stack.killWatcher();
-      stack.startWatcher();
-      Await.until(stack, () -> "Succeeded".equals(stack.emergencyPhase()) || "Failed".equals(stack.emergencyPhase()),
+      stack.controlPlane().killWatcher();
+      stack.controlPlane().startWatcher();
+      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()) || "Failed".equals(stack.api().emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
       // The restarted watcher has had several polls to see the dead iad and act on it again.
       sleep(3_000);
 
-      assertThat(stack.emergencyPhase()).isEqualTo("Succeeded");
-      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
-      assertThat(stack.routedSite()).contains("pdx");
+      assertThat(stack.api().emergencyPhase()).isEqualTo("Succeeded");
+      assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
+      assertThat(stack.api().routedSite()).contains("pdx");
     }
-    assertThat(stack.eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
-    assertThat(stack.eventReasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.api().eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
+    assertThat(stack.api().eventReasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
   }
 
   private SiteStatus siteStatus(String site) {
-    MysqlFailoverGroupStatus s = stack.resource().getStatus();
+    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
     return s == null || s.sites() == null ? null
         : s.sites().stream().filter(x -> site.equals(x.name())).findFirst().orElse(null);
   }
@@ -340,14 +340,14 @@ class EmergencyFailoverIT extends StackPerTest {
   private String awaitActiveSiteOtherThan(String old, Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < until) {
-      MysqlFailoverGroupStatus status = stack.resource().getStatus();
+      MysqlFailoverGroupStatus status = stack.api().resource().getStatus();
       if (status != null && status.activeSite() != null && !status.activeSite().equals(old)) {
         return status.activeSite();
       }
       sleep(50);
     }
     throw new AssertionError("status.activeSite still '" + old + "' after " + timeout + ": "
-        + stack.resource().getStatus());
+        + stack.api().resource().getStatus());
   }
 
 

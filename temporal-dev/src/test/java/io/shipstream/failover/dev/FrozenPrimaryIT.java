@@ -30,11 +30,11 @@ class FrozenPrimaryIT extends StackPerTest {
     Outcome outcome = freeze(Duration.ofSeconds(30));
 
     assertThat(outcome.failoversStarted).as("exactly one failover").isEqualTo(1);
-    assertThat(stack.emergencyPhase()).isEqualTo("Succeeded");
-    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(stack.api().emergencyPhase()).isEqualTo("Succeeded");
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(outcome.most).as("never two writable servers in 50 ms samples (first overlap: "
         + outcome.firstOverlap + ")").isLessThanOrEqualTo(1);
-    assertThat(stack.eventMessages("OldPrimaryFenceConfirmed")).singleElement().asString()
+    assertThat(stack.api().eventMessages("OldPrimaryFenceConfirmed")).singleElement().asString()
         .contains("its server process is dead (STOPPED");
     assertThat(outcome.iadAliveAtResume).as("the sidecar stopped iad for good before pdx was writable").isFalse();
     assertThat(outcome.committedAfterFreezeOnlyOnIad).as("writes the old primary acknowledged after the freeze "
@@ -51,11 +51,11 @@ class FrozenPrimaryIT extends StackPerTest {
     assertThat(outcome.most).as("first overlap: " + outcome.firstOverlap).isLessThanOrEqualTo(1);
     assertThat(outcome.failoversStarted).isLessThanOrEqualTo(1);
     assertThat(outcome.acknowledgedLost).isEmpty();
-    if (!"iad".equals(stack.resource().getStatus().activeSite())) {
+    if (!"iad".equals(stack.api().resource().getStatus().activeSite())) {
       // iad may have taken writes after it resumed while it was still the primary; none that
       // pdx lacks may have been acknowledged once pdx was writable, which the watch above and
       // the sidecar's rule 1 guard. What iad alone holds is reported in transactionsLost.
-      assertThat(stack.resource().getStatus().emergencyFailover().transactionsLost()).isNotNull();
+      assertThat(stack.api().resource().getStatus().emergencyFailover().transactionsLost()).isNotNull();
     }
   }
 
@@ -64,7 +64,7 @@ class FrozenPrimaryIT extends StackPerTest {
     Outcome outcome = freeze(Duration.ofMillis(700));
 
     assertThat(outcome.failoversStarted).isZero();
-    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("iad");
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
     assertThat(outcome.iadAliveAtResume).isTrue();
     assertThat(stack.server("iad").isReadOnly()).as("iad goes on as the primary").isFalse();
     assertThat(outcome.most).isLessThanOrEqualTo(1);
@@ -87,8 +87,8 @@ class FrozenPrimaryIT extends StackPerTest {
       // Long enough for a wrongly started failover to show.
       Playground.sleep(3000);
 
-      assertThat(stack.eventReasons()).doesNotContain("FailoverStarted");
-      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("iad");
+      assertThat(stack.api().eventReasons()).doesNotContain("FailoverStarted");
+      assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
       assertThat(iad.isReadOnly()).isFalse();
       assertThat(stack.sidecars().orElseThrow().status("iad").lastAction().name()).isIn("UNFENCE_STARTUP", "NONE");
     }
@@ -127,7 +127,7 @@ class FrozenPrimaryIT extends StackPerTest {
         iad.resume();
       }
       if (frozen.compareTo(Duration.ofSeconds(2)) > 0) {
-        Await.until(stack, () -> stack.emergencyPhase() != null && List.of("Succeeded", "Failed").contains(stack.emergencyPhase()),
+        Await.until(stack, () -> stack.api().emergencyPhase() != null && List.of("Succeeded", "Failed").contains(stack.api().emergencyPhase()),
             Duration.ofSeconds(60), "the emergency failover to end");
       }
       // Both writers go on for a while after the resume: the pooled one's writes land on iad if
@@ -142,7 +142,7 @@ class FrozenPrimaryIT extends StackPerTest {
     } finally {
       watch.close();
     }
-    String active = stack.resource().getStatus().activeSite();
+    String active = stack.api().resource().getStatus().activeSite();
     MariaDbServer primary = stack.server(active);
     if (!iad.isRunning()) {
       // What the kubelet does with a container whose process died: start it again. Servers are
@@ -169,7 +169,7 @@ class FrozenPrimaryIT extends StackPerTest {
     Set<Long> unacknowledgedOnlyOnIad = new HashSet<>(onIad);
     unacknowledgedOnlyOnIad.removeAll(onPrimary);
     acks.forEach(a -> unacknowledgedOnlyOnIad.remove(a.id()));
-    int started = (int) stack.eventReasons().stream().filter("FailoverStarted"::equals).count();
+    int started = (int) stack.api().eventReasons().stream().filter("FailoverStarted"::equals).count();
     System.out.printf("freeze %d ms: %d failover(s), active %s, most writable at once %d, iad running at resume %s; "
             + "rows only on iad: %d never acknowledged (not lost), %d acknowledged before the freeze and not yet "
             + "replicated (asynchronous replication's loss), %d acknowledged after the freeze began%n",

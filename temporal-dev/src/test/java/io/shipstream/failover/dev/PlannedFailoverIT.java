@@ -55,11 +55,11 @@ class PlannedFailoverIT {
   @Test
   @Order(0)
   void theWatcherListensOnLoopbackOnly() {
-    assertThat(stack.watcherAddress()).hasValueSatisfying(address -> {
+    assertThat(stack.controlPlane().watcherAddress()).hasValueSatisfying(address -> {
       assertThat(address.getAddress().isLoopbackAddress()).as("%s", address).isTrue();
       assertThat(address.getAddress().isAnyLocalAddress()).isFalse();
     });
-    assertThat(stack.temporalTarget()).startsWith("127.0.0.1:");
+    assertThat(stack.controlPlane().temporalTarget()).startsWith("127.0.0.1:");
   }
 
   @Test
@@ -71,18 +71,18 @@ class PlannedFailoverIT {
       for (Case c : List.of(new Case("sfo", "UnknownSite"), new Case("iad", "AlreadyActive"),
           new Case("pdx:maxLagWait=abc", "InvalidAnnotation"), new Case("", "InvalidAnnotation"))) {
         String before = Instant.now().toString();
-        stack.annotate(c.annotation());
-        PlannedFailoverStatus s = stack.awaitPlannedEnd(before, END);
+        stack.api().annotate(c.annotation());
+        PlannedFailoverStatus s = stack.waits().plannedEnd(before, END);
         assertThat(s.phase()).as(c.annotation()).isEqualTo("Failed");
         assertThat(s.reason()).as(c.annotation()).isEqualTo(c.reason());
         assertThat(s.message()).as(c.annotation()).isNotBlank();
-        assertThat(stack.annotation()).as("annotation cleared").isEmpty();
+        assertThat(stack.api().annotation()).as("annotation cleared").isEmpty();
         assertThat(stack.server("iad").isReadOnly()).as("no fence after " + c.annotation()).isFalse();
       }
       int before = load.acknowledgedCount();
       load.awaitAcknowledged(before + 20, Duration.ofSeconds(10));
       load.stop();
-      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("iad");
+      assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
       assertThat(load.errors()).as("writes never failed: nothing was fenced").isZero();
       assertNothingLost(load, "iad");
     }
@@ -106,15 +106,15 @@ class PlannedFailoverIT {
       assertThat(s.targetGtidAtPromotion()).isNotBlank();
       assertThat(s.durationSeconds()).isNotNull();
       assertThat(s.message()).startsWith("promoted pdx, 0 transactions lost");
-      assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
-      assertThat(stack.resource().getStatus().promotionGtidExecuted()).isEqualTo(s.targetGtidAtPromotion());
-      assertThat(stack.resource().getStatus().workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
+      assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
+      assertThat(stack.api().resource().getStatus().promotionGtidExecuted()).isEqualTo(s.targetGtidAtPromotion());
+      assertThat(stack.api().resource().getStatus().workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
 
       assertNothingLost(load, "pdx");
       assertServers("pdx", "iad");
       assertPlacement("pdx", "iad");
       // The group the watcher adopted is Ready again, with pdx its writable primary.
-      Await.until(stack, () -> stack.resource().getStatus().conditions() != null && stack.resource().getStatus()
+      Await.until(stack, () -> stack.api().resource().getStatus().conditions() != null && stack.api().resource().getStatus()
           .conditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")
               && c.getMessage().startsWith("pdx ")), Duration.ofSeconds(15), "Ready=True with pdx the primary");
     }
@@ -152,9 +152,9 @@ class PlannedFailoverIT {
       // the test server as on a real one), so the kill avoids the instants the status writes are
       // in flight, keeping the test's duration predictable.
       sleep(Duration.ofSeconds(1));
-      stack.killWorker();
-      stack.startWorker();
-      PlannedFailoverStatus s = stack.awaitPlannedEnd(before, END);
+      stack.controlPlane().killWorker();
+      stack.controlPlane().startWorker();
+      PlannedFailoverStatus s = stack.waits().plannedEnd(before, END);
       awaitMoreWritesThenStop(load);
 
       assertThat(s.phase()).isEqualTo("Succeeded");
@@ -172,7 +172,7 @@ class PlannedFailoverIT {
     try (WriteLoad load = newLoad()) {
       load.awaitAcknowledged(30, Duration.ofSeconds(10));
       for (int i = 0; i < 10; i++) {
-        String target = other(stack.resource().getStatus().activeSite());
+        String target = other(stack.api().resource().getStatus().activeSite());
         PlannedFailoverStatus s = failOver(target);
         assertThat(s.phase()).as("failover %d to %s: %s", i, target, s.message()).isEqualTo("Succeeded");
         assertThat(s.transactionsLost()).isZero();
@@ -181,7 +181,7 @@ class PlannedFailoverIT {
         load.awaitAcknowledged(after + 10, Duration.ofSeconds(10));
       }
       load.stop();
-      String active = stack.resource().getStatus().activeSite();
+      String active = stack.api().resource().getStatus().activeSite();
       assertNothingLost(load, active);
       assertServers(active, other(active));
       assertPlacement(active, other(active));
@@ -198,18 +198,18 @@ class PlannedFailoverIT {
       annotateAndAwaitWaitingForLag(sites.target() + ":maxLagWait=10m");
       String replacedAt = Instant.now().toString();
       long changed = System.nanoTime();
-      stack.annotate(sites.active());
-      PlannedFailoverStatus next = stack.awaitPlannedEnd(replacedAt, END);
+      stack.api().annotate(sites.active());
+      PlannedFailoverStatus next = stack.waits().plannedEnd(replacedAt, END);
       Duration took = Duration.ofNanos(System.nanoTime() - changed);
       awaitMoreWritesThenStop(load);
 
       assertThat(took).as("the source was not kept fenced for the old request's 10 m wait")
           .isLessThan(Duration.ofSeconds(20));
-      assertThat(stack.eventMessages("PlannedFailoverFailed")).anySatisfy(m -> assertThat(m)
+      assertThat(stack.api().eventMessages("PlannedFailoverFailed")).anySatisfy(m -> assertThat(m)
           .startsWith("Cancelled: cancelled in WaitingForLag: request replaced by a new annotation value '"
               + sites.active() + "'; rolled back"));
       assertThat(next.reason()).as("the new value ran as a request of its own").isEqualTo("AlreadyActive");
-      assertThat(stack.annotation()).as("the new request's annotation cleared").isEmpty();
+      assertThat(stack.api().annotation()).as("the new request's annotation cleared").isEmpty();
       assertRolledBack(sites, load);
     }
   }
@@ -226,8 +226,8 @@ class PlannedFailoverIT {
   /** Annotates the group and waits until the failover it starts waits for the target; returns when. */
   private static String annotateAndAwaitWaitingForLag(String annotation) {
     String before = Instant.now().toString();
-    stack.annotate(annotation);
-    stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
+    stack.api().annotate(annotation);
+    stack.waits().planned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
     return before;
   }
 
@@ -244,8 +244,8 @@ class PlannedFailoverIT {
    */
   private static void assertRolledBack(Sites sites, WriteLoad load) {
     assertThat(stack.server(sites.active()).isReadOnly()).as("source writable again").isFalse();
-    assertThat(stack.resource().getStatus().activeSite()).isEqualTo(sites.active());
-    assertThat(stack.routedSite()).contains(sites.active());
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo(sites.active());
+    assertThat(stack.api().routedSite()).contains(sites.active());
     delayReplication(sites.lagging(), 0);
     assertNothingLost(load, sites.active());
     sites.lagging().awaitReplicated(stack.server(sites.active()).gtidBinlogPos(), Duration.ofSeconds(30));
@@ -254,7 +254,7 @@ class PlannedFailoverIT {
   /** The active site and the other one, the target, whose server applies every transaction late. */
   private record Sites(String active, String target, MariaDbServer lagging) {
     static Sites withTargetDelayedBy(int seconds) {
-      String active = stack.resource().getStatus().activeSite();
+      String active = stack.api().resource().getStatus().activeSite();
       MariaDbServer lagging = stack.server(other(active));
       delayReplication(lagging, seconds);
       return new Sites(active, other(active), lagging);
@@ -263,8 +263,8 @@ class PlannedFailoverIT {
 
   private static PlannedFailoverStatus failOver(String annotation) {
     String before = Instant.now().toString();
-    stack.annotate(annotation);
-    return stack.awaitPlannedEnd(before, END);
+    stack.api().annotate(annotation);
+    return stack.waits().plannedEnd(before, END);
   }
 
   /** MariaDB delayed replication: the SQL thread runs but applies each event n seconds late. */
@@ -305,28 +305,28 @@ class PlannedFailoverIT {
       r.awaitReplicated(p.gtidBinlogPos(), Duration.ofSeconds(30));
       assertThat(r.replicaStatus().running()).as(replica + " replicating").isTrue();
     }
-    assertThat(stack.eventReasons()).as("every replica was re-pointed").doesNotContain("ReplicaNotRepointed");
+    assertThat(stack.api().eventReasons()).as("every replica was re-pointed").doesNotContain("ReplicaNotRepointed");
   }
 
   /** Service label, DNSEndpoint and node taints where the placement contract puts them. */
   private static void assertPlacement(String primary, String replica) {
-    assertThat(stack.routedSite()).contains(primary);
-    assertThat(stack.kubernetes().services().inNamespace("shop").withName("mysql-orders-primary").get()
+    assertThat(stack.api().routedSite()).contains(primary);
+    assertThat(stack.api().client().services().inNamespace("shop").withName("mysql-orders-primary").get()
         .getSpec().getSelector()).containsEntry("shipstream.io/role", "primary");
-    assertThat(dnsTarget()).isEqualTo(stack.resource().getSpec().sites().stream()
+    assertThat(dnsTarget()).isEqualTo(stack.api().resource().getSpec().sites().stream()
         .filter(s -> s.name().equals(primary)).findFirst().orElseThrow().lbIP());
     assertThat(taintKeys("node-" + replica + "-1")).contains("shipstream.io/db-readonly-orders");
     assertThat(taintKeys("node-" + primary + "-1")).doesNotContain("shipstream.io/db-readonly-orders");
   }
 
   private static List<String> taintKeys(String node) {
-    List<Taint> taints = stack.kubernetes().nodes().withName(node).get().getSpec().getTaints();
+    List<Taint> taints = stack.api().client().nodes().withName(node).get().getSpec().getTaints();
     return taints == null ? List.of() : taints.stream().map(Taint::getKey).toList();
   }
 
   @SuppressWarnings("unchecked")
   private static String dnsTarget() {
-    GenericKubernetesResource dns = stack.kubernetes().genericKubernetesResources(
+    GenericKubernetesResource dns = stack.api().client().genericKubernetesResources(
         new ResourceDefinitionContext.Builder().withGroup("externaldns.k8s.io").withVersion("v1alpha1")
             .withKind("DNSEndpoint").withPlural("dnsendpoints").withNamespaced(true).build())
         .inNamespace("shop").withName("orders-primary").get();

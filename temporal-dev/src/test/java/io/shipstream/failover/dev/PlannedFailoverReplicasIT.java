@@ -46,8 +46,8 @@ class PlannedFailoverReplicasIT {
       // dr stops receiving, so it misses iad's later writes: only the re-pointing can bring them.
       dr.execute("STOP SLAVE IO_THREAD");
       load.awaitAcknowledged(200, END);
-      stack.annotate("pdx");
-      stack.awaitPlanned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
+      stack.api().annotate("pdx");
+      stack.waits().planned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
       // iad is fenced: nothing more is acknowledged, and its GTID position is final.
       load.stop();
       acknowledged = load.acknowledged();
@@ -60,20 +60,20 @@ class PlannedFailoverReplicasIT {
     }
     iad.kill9();
 
-    PlannedFailoverStatus s = stack.awaitPlannedEnd(before, END);
+    PlannedFailoverStatus s = stack.waits().plannedEnd(before, END);
 
     assertThat(s.phase()).as(s.message()).isEqualTo("Succeeded");
     assertThat(s.transactionsLost()).isZero();
     assertThat(MariaDbCluster.writtenIds(pdx)).as("every acknowledged write is on pdx").containsAll(acknowledged);
-    assertThat(stack.resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(dr.replicaStatus().sourcePort()).as("dr replicates from the new primary").isEqualTo(pdx.port());
     dr.awaitCaughtUpWith(pdx, END);
     assertThat(dr.replicaStatus().running()).as("both of dr's replication threads run").isTrue();
     assertThat(MariaDbCluster.writtenIds(dr)).as("dr holds every acknowledged write pdx has")
         .containsAll(acknowledged).containsExactlyInAnyOrderElementsOf(MariaDbCluster.writtenIds(pdx));
-    assertThat(stack.eventReasons()).as("dr was re-pointed, so nothing to warn about").doesNotContain(
+    assertThat(stack.api().eventReasons()).as("dr was re-pointed, so nothing to warn about").doesNotContain(
         "ReplicaNotRepointed");
     assertThat(s.message()).doesNotContain("dr ");
-    assertThat(stack.eventReasons()).as("only the dead old primary could not be re-pointed").contains("RejoinFailed");
+    assertThat(stack.api().eventReasons()).as("only the dead old primary could not be re-pointed").contains("RejoinFailed");
   }
 }

@@ -29,13 +29,13 @@ class PlaygroundServeIT {
     try (ServedStack served = ServedStack.start(work.resolve("serve"), ServedStack.Options.parse(List.of()), out)) {
       WriteLoad writer = served.writer().orElseThrow();
       writer.awaitAcknowledged(50, Duration.ofSeconds(30));
-      assertThat(served.stack().routedSite()).contains("iad");
+      assertThat(served.stack().api().routedSite()).contains("iad");
 
       long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      MysqlFailoverGroupStatus status = served.stack().resource().getStatus();
+      MysqlFailoverGroupStatus status = served.stack().api().resource().getStatus();
       while ((status == null || status.sites() == null) && System.nanoTime() < until) {
         Playground.sleep(50);
-        status = served.stack().resource().getStatus();
+        status = served.stack().api().resource().getStatus();
       }
       assertThat(status.sites()).as("the monitor has polled every site")
           .extracting(MysqlFailoverGroupStatus.SiteStatus::name).containsExactly("iad", "pdx", "dr");

@@ -118,25 +118,8 @@ final class MariaDbTemplate {
   }
 
   static void deleteRecursively(Path dir) {
-    if (!Files.exists(dir)) {
-      return;
-    }
     try {
-      Files.walkFileTree(
-          dir,
-          new SimpleFileVisitor<>() {
-            @Override
-            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-              Files.deleteIfExists(file);
-              return FileVisitResult.CONTINUE;
-            }
-
-            @Override
-            public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-              Files.deleteIfExists(d);
-              return FileVisitResult.CONTINUE;
-            }
-          });
+      FileTrees.delete(dir);
     } catch (IOException e) {
       LOG.warn("cannot delete {}: {}", dir, e.getMessage());
     }

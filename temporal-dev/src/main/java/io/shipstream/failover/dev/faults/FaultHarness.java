@@ -73,7 +73,7 @@ public final class FaultHarness implements AutoCloseable {
   }
 
   private CaseResult runOn(FaultPlan plan, long started) {
-    String source = read(() -> stack.resource().getStatus().activeSite());
+    String source = read(() -> stack.api().resource().getStatus().activeSite());
     String target = other(source);
     Fault fault = plan.fault();
     helpers.clear();
@@ -97,12 +97,12 @@ public final class FaultHarness implements AutoCloseable {
         idleSession = openIdleSession(source);
       }
       String before = Instant.now().toString();
-      stack.annotate(annotation);
+      stack.api().annotate(annotation);
       if (fault instanceof WatcherKill kill) {
         later(kill.afterMillis(), () -> {
-          stack.killWatcher();
+          stack.controlPlane().killWatcher();
           WritableWatch.sleep(kill.downMillis());
-          stack.startWatcher();
+          stack.controlPlane().startWatcher();
         });
       }
       PlannedFailoverStatus end = awaitEnd(before);
@@ -148,9 +148,9 @@ public final class FaultHarness implements AutoCloseable {
   private Trigger trigger(Fault fault, String source, String target) {
     if (fault instanceof WorkerKill k) {
       return new Trigger(k.boundary(), k.when(), true, () -> {
-        stack.killWorker();
+        stack.controlPlane().killWorker();
         WritableWatch.sleep(k.downMillis());
-        stack.startWorker();
+        stack.controlPlane().startWorker();
       });
     }
     if (fault instanceof SourceKill9 k) {
@@ -164,10 +164,10 @@ public final class FaultHarness implements AutoCloseable {
       });
     }
     if (fault instanceof ApiRefusal a) {
-      Pattern path = a.what() == Fault.Writes.STATUS ? MockCluster.statusPath(stack.group())
-          : MockCluster.dnsEndpointPath(stack.group().namespace());
+      Pattern path = a.what() == Fault.Writes.STATUS ? MockCluster.statusPath(stack.api().ref())
+          : MockCluster.dnsEndpointPath(stack.api().ref().namespace());
       return new Trigger(a.from(), When.BEFORE, false,
-          () -> refusals.add(stack.mockCluster().refuseWrites(path, a.code(), Duration.ofMillis(a.refuseMillis()))));
+          () -> refusals.add(stack.api().mock().refuseWrites(path, a.code(), Duration.ofMillis(a.refuseMillis()))));
     }
     if (fault instanceof ReplicationCut cut) {
       // Cut as the fence starts, after validation saw a healthy replica: what the writer commits
@@ -217,10 +217,10 @@ public final class FaultHarness implements AutoCloseable {
   private void startStack() {
     stacks++;
     stack = FailoverStack.start(work.resolve("stack-" + stacks), FailoverStack.Options.twoSites());
-    stack.addWorkerInterceptor(injector);
-    stack.killWorker();
-    stack.startWorker();
-    var client = stack.kubernetes();
+    stack.controlPlane().addWorkerInterceptor(injector);
+    stack.controlPlane().killWorker();
+    stack.controlPlane().startWorker();
+    var client = stack.api().client();
     List<String> sites = new ArrayList<>(stack.servers().keySet());
     StringBuilder patch = new StringBuilder("[");
     for (int i = 0; i < sites.size(); i++) {
@@ -234,15 +234,15 @@ public final class FaultHarness implements AutoCloseable {
     }
     patch.append("]");
     // The controller reaches every server through its proxy, as it would through a network.
-    client.resources(MysqlFailoverGroup.class).inNamespace(stack.group().namespace())
-        .withName(stack.group().name()).patch(PatchContext.of(PatchType.JSON), patch.toString());
+    client.resources(MysqlFailoverGroup.class).inNamespace(stack.api().ref().namespace())
+        .withName(stack.api().ref().name()).patch(PatchContext.of(PatchType.JSON), patch.toString());
   }
 
   private void normalise() {
     healAll();
-    stack.startWorker();
-    stack.startWatcher();
-    String active = stack.resource().getStatus().activeSite();
+    stack.controlPlane().startWorker();
+    stack.controlPlane().startWatcher();
+    String active = stack.api().resource().getStatus().activeSite();
     MariaDbServer primary = stack.server(active);
     for (Map.Entry<String, MariaDbServer> e : stack.servers().entrySet()) {
       MariaDbServer s = e.getValue();
@@ -269,7 +269,7 @@ public final class FaultHarness implements AutoCloseable {
       }
       s.awaitCaughtUpWith(primary, Duration.ofSeconds(30));
     }
-    if (!stack.routedSite().orElse("").equals(active)) {
+    if (!stack.api().routedSite().orElse("").equals(active)) {
       throw new IllegalStateException("the primary Service does not route to " + active);
     }
   }
@@ -297,11 +297,11 @@ public final class FaultHarness implements AutoCloseable {
   private PlannedFailoverStatus awaitEnd(String startedAfter) {
     long until = System.nanoTime() + CASE_TIMEOUT.toNanos();
     while (System.nanoTime() < until) {
-      PlannedFailoverStatus s = read(() -> stack.plannedStatus().orElse(null));
+      PlannedFailoverStatus s = read(() -> stack.api().plannedStatus().orElse(null));
       if (s != null && s.startTime() != null && s.startTime().compareTo(startedAfter) >= 0
           && ("Succeeded".equals(s.phase()) || "Failed".equals(s.phase()))) {
         long annotationUntil = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (read(() -> stack.annotation().isPresent()) && System.nanoTime() < annotationUntil) {
+        while (read(() -> stack.api().annotation().isPresent()) && System.nanoTime() < annotationUntil) {
           WritableWatch.sleep(20);
         }
         return s;
@@ -326,7 +326,7 @@ public final class FaultHarness implements AutoCloseable {
 
   private void awaitWorkflowClosed() {
     try {
-      stack.temporalClient().newUntypedWorkflowStub(WORKFLOW_ID).getResult(CASE_TIMEOUT.toSeconds(), TimeUnit.SECONDS,
+      stack.controlPlane().client().newUntypedWorkflowStub(WORKFLOW_ID).getResult(CASE_TIMEOUT.toSeconds(), TimeUnit.SECONDS,
           PlannedFailoverStatus.class);
     } catch (Exception e) {
       throw new IllegalStateException("the workflow did not close: " + e.getMessage(), e);

@@ -1,8 +1,8 @@
 package io.shipstream.failover.dev.faults;
 
+import io.shipstream.failover.testsupport.FileTrees;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,7 +46,7 @@ public final class FaultSuite {
 
   /** Runs the plans one after the other on a harness of their own; prints a line per case. */
   public static List<CaseResult> run(List<FaultPlan> plans, Path work, PrintStream out) throws IOException {
-    deleteTree(work);
+    FileTrees.delete(work);
     List<CaseResult> results = new ArrayList<>();
     try (FaultHarness harness = new FaultHarness(work)) {
       for (FaultPlan plan : plans) {
@@ -60,7 +60,7 @@ public final class FaultSuite {
         }
       }
     } finally {
-      deleteTree(work);
+      FileTrees.delete(work);
     }
     return results;
   }
@@ -115,16 +115,5 @@ public final class FaultSuite {
           r.check("one-writable"), r.check("no-ack-lost"), r.check("outcome"), r.check("status-matches")));
     }
     return t.toString();
-  }
-
-  static void deleteTree(Path dir) throws IOException {
-    if (!Files.exists(dir)) {
-      return;
-    }
-    try (var paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
   }
 }

@@ -34,12 +34,12 @@ final class Invariants {
     checks.add(new Check("one-writable", watch.most() <= 1, watch.most() <= 1
         ? watch.samples() + " samples" : "two writable: " + watch.firstOverlap()));
 
-    MysqlFailoverGroup group = FaultHarness.read(stack::resource);
+    MysqlFailoverGroup group = FaultHarness.read(stack.api()::resource);
     String active = group.getStatus().activeSite();
     List<String> writable = stack.writableSites();
     boolean succeeded = "Succeeded".equals(end.phase());
     boolean rolledBack = "Failed".equals(end.phase()) && writable.equals(List.of(source)) && source.equals(active)
-        && stack.routedSite().orElse("").equals(source);
+        && stack.api().routedSite().orElse("").equals(source);
     boolean manual = "Failed".equals(end.phase()) && end.message() != null
         && end.message().contains("manual recovery") && warningEventSays("manual recovery");
     checks.add(new Check("outcome", succeeded || rolledBack || manual, succeeded ? "Succeeded"
@@ -62,7 +62,7 @@ final class Invariants {
     if (manual && !succeeded && !rolledBack) {
       checks.add(new Check("status-matches", true, "n/a: manual recovery stated"));
     } else {
-      String routed = stack.routedSite().orElse("none");
+      String routed = stack.api().routedSite().orElse("none");
       List<String> primaries = podsLabelledPrimary();
       boolean matches = writable.equals(List.of(active)) && routed.equals(active) && primaries.equals(List.of(active));
       checks.add(new Check("status-matches", matches, "activeSite " + active + ", writable " + writable
@@ -72,13 +72,13 @@ final class Invariants {
   }
 
   private List<String> podsLabelledPrimary() {
-    List<Pod> pods = stack.kubernetes().pods().inNamespace(stack.group().namespace())
+    List<Pod> pods = stack.api().client().pods().inNamespace(stack.api().ref().namespace())
         .withLabel("shipstream.io/role", "primary").list().getItems();
     return pods.stream().map(p -> p.getMetadata().getLabels().get("site")).sorted().toList();
   }
 
   private boolean warningEventSays(String text) {
-    List<Event> events = stack.kubernetes().v1().events().inNamespace(stack.group().namespace()).list().getItems();
+    List<Event> events = stack.api().client().v1().events().inNamespace(stack.api().ref().namespace()).list().getItems();
     return events.stream().anyMatch(e -> "Warning".equals(e.getType()) && e.getMessage() != null
         && e.getMessage().contains(text));
   }

@@ -1,0 +1,196 @@
+package io.shipstream.failover.dev;
+
+import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.testsupport.FreePorts;
+import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.watcher.WatcherApp;
+import io.shipstream.failover.watcher.WatcherConfig;
+import io.shipstream.failover.worker.Registrations;
+import io.shipstream.failover.workflows.TaskQueues;
+import io.temporal.client.WorkflowClient;
+import io.temporal.common.interceptors.WorkerInterceptor;
+import io.temporal.serviceclient.WorkflowServiceStubs;
+import io.temporal.serviceclient.WorkflowServiceStubsOptions;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerFactoryOptions;
+import io.temporal.worker.WorkerOptions;
+import java.net.InetSocketAddress;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The stack's Temporal dev server and the two processes that act on the group through it, the
+ * worker and the watcher, each of which a test can kill and start again.
+ */
+public final class ControlPlane implements AutoCloseable {
+  static {
+    // Every user of the stack may kill its worker: the playground, the fault suite, the tests.
+    KilledWorkerNoise.install();
+  }
+
+  private final DevTemporalServer temporal;
+  private final MockCluster kube;
+  private final WorkflowClient client;
+  /** Fixed for the stack's life, so a restarted watcher is found where the sidecars' links point. */
+  private final int watcherPort = FreePorts.next();
+  private final List<WorkerInterceptor> workerInterceptors = new CopyOnWriteArrayList<>();
+  private WorkerFactory worker;
+  private WorkflowServiceStubs workerStubs;
+  private volatile boolean stickyExecution;
+  private WatcherApp watcher;
+  private boolean topologyMonitor;
+  /**
+   * The watcher runs without its monitor, so nothing adopts the group (Options.adoptionHeld) until
+   * {@link #restartWatcherWithTopologyMonitor}.
+   */
+  private boolean monitorHeld;
+
+  ControlPlane(DevTemporalServer temporal, MockCluster kube, boolean topologyMonitor, boolean monitorHeld) {
+    this.temporal = temporal;
+    this.kube = kube;
+    this.client = WorkflowClient.newInstance(temporal.stubs());
+    this.topologyMonitor = topologyMonitor;
+    this.monitorHeld = monitorHeld;
+  }
+
+  public WorkflowClient client() {
+    return client;
+  }
+
+  public String temporalTarget() {
+    return temporal.target();
+  }
+
+  /** Starts a worker polling the failover task queue, as the worker process does. */
+  public synchronized void startWorker() {
+    if (worker != null) {
+      return;
+    }
+    // Sticky execution is off. With it on, a worker that completes a workflow task asks the server
+    // to send the workflow's next tasks to its own sticky queue (the SDK does so whatever the cache
+    // size, so a cache of 0 alone does not turn it off). Temporal's Java test server honours that
+    // request but never lets go of it: it ignores the sticky schedule-to-start timeout, does not
+    // implement ResetStickyTaskQueue (it answers UNIMPLEMENTED) and clears the sticky queue only
+    // when a started workflow task fails or times out. A task scheduled after the worker died
+    // therefore waits forever on the dead worker's sticky queue, never started. A real server
+    // moves it back to the shared queue after the schedule-to-start timeout; a zero timeout makes
+    // the SDK send no sticky attributes at all, which is correct on both: every workflow task goes
+    // to the shared queue with the full (short) history, and no cache is kept that would be unused.
+    // Each worker has its own connection, as a worker process does; a kill closes it.
+    workerStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+        .setTarget(temporal.target()).build());
+    WorkerFactoryOptions.Builder factoryOptions = WorkerFactoryOptions.newBuilder()
+        .setWorkerInterceptors(workerInterceptors.toArray(WorkerInterceptor[]::new));
+    WorkerOptions.Builder workerOptions = WorkerOptions.newBuilder();
+    if (!stickyExecution) {
+      factoryOptions.setWorkflowCacheSize(0);
+      workerOptions.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
+    }
+    WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs), factoryOptions.build());
+    var w = factory.newWorker(TaskQueues.FAILOVER, workerOptions.build());
+    // The same workflows and activities the worker process hosts, holding the sidecars' token as
+    // the worker's pods do.
+    Registrations.register(w, kube.client(), Clock.systemUTC(), SharedToken.of(FailoverStack.SIDECAR_TOKEN));
+    factory.start();
+    worker = factory;
+  }
+
+  /**
+   * Kills the worker the way a crashed pod would: polls and running activities stop at once. Its
+   * connection goes first, so that nothing it was doing can still be reported, as with a pod that
+   * died; its pollers then log the closed channel, which is the point.
+   */
+  public synchronized void killWorker() {
+    if (worker != null) {
+      workerStubs.shutdownNow();
+      worker.shutdownNow();
+      worker.awaitTermination(10, TimeUnit.SECONDS);
+      worker = null;
+      workerStubs = null;
+    }
+  }
+
+  /**
+   * Stops the worker for good, at the end of the stack's life: the worker first, so that its
+   * pollers know they are stopping and stay quiet, then its connection.
+   */
+  private synchronized void stopWorker() {
+    if (worker != null) {
+      worker.shutdownNow();
+      worker.awaitTermination(10, TimeUnit.SECONDS);
+      workerStubs.shutdownNow();
+      worker = null;
+      workerStubs = null;
+    }
+  }
+
+  /**
+   * Restarts the worker with the SDK's defaults, as the worker process runs: sticky execution and
+   * a workflow cache, so a workflow task carries only the new events instead of replaying the
+   * whole history. Only for stacks whose worker is never killed (the benchmarks): the test server
+   * never moves a dead worker's sticky queue back to the shared one (see startWorker).
+   */
+  public synchronized void useProductionWorkerCache() {
+    stickyExecution = true;
+    killWorker();
+    startWorker();
+  }
+
+  /**
+   * Installs an interceptor in every worker started from now on (the fault suite's hook for
+   * killing the worker at an activity boundary); restart the worker for it to take effect.
+   */
+  public void addWorkerInterceptor(WorkerInterceptor interceptor) {
+    workerInterceptors.add(interceptor);
+  }
+
+  public synchronized void startWatcher() {
+    if (watcher == null) {
+      // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
+      watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true)
+          .withTopologyMonitor(!monitorHeld).withAutomaticFailover(topologyMonitor)
+          .withHttpHost(FailoverStack.LOOPBACK).withHttpPort(watcherPort)
+          .withActiveSiteToken(SharedToken.of(FailoverStack.SIDECAR_TOKEN)), kube.client(), client);
+    }
+  }
+
+  public synchronized void killWatcher() {
+    if (watcher != null) {
+      watcher.close();
+      watcher = null;
+    }
+  }
+
+  /**
+   * Restarts the watcher with its topology monitor on, which adopts a group applied with no
+   * status: a test can hold the group never-active while something else (the sidecars) starts.
+   */
+  public synchronized void restartWatcherWithTopologyMonitor() {
+    killWatcher();
+    monitorHeld = false;
+    topologyMonitor = true;
+    startWatcher();
+  }
+
+  /** Where the watcher's HTTP port listens (its probes and /active-site), while it runs. */
+  public synchronized Optional<InetSocketAddress> watcherAddress() {
+    return Optional.ofNullable(watcher).map(WatcherApp::httpAddress);
+  }
+
+  /** The watcher's port, the same across its restarts. */
+  int watcherPort() {
+    return watcherPort;
+  }
+
+  /** The watcher, then the worker, then the Temporal server. */
+  @Override
+  public void close() {
+    killWatcher();
+    stopWorker();
+    temporal.close();
+  }
+}

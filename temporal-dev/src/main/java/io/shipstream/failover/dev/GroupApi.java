@@ -1,0 +1,194 @@
+package io.shipstream.failover.dev;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.MockCluster;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * The stack's group as the mock Kubernetes API server shows it (its status, routing labels and
+ * Events), and what a user changes of it with kubectl (the planned-failover annotation, the spec).
+ */
+public final class GroupApi {
+  private final MockCluster kube;
+  private final GroupRef ref;
+
+  private GroupApi(MockCluster kube, GroupRef ref) {
+    this.kube = kube;
+    this.ref = ref;
+  }
+
+  /**
+   * Applies the group as a user does: the credentials Secret, a pod and a node per site, and the
+   * {@code MysqlFailoverGroup} with no status, its sites' MySQL endpoints the given servers'.
+   */
+  static GroupApi create(MockCluster kube, FailoverStack.Options options, Map<String, MariaDbServer> servers) {
+    GroupApi api = new GroupApi(kube, new GroupRef(MockCluster.NAMESPACE, FailoverStack.GROUP_NAME));
+    createCredentialsSecret(kube.client(), MockCluster.NAMESPACE);
+    List<SiteSpec> sites = new ArrayList<>();
+    int i = 0;
+    for (Map.Entry<String, MariaDbServer> e : servers.entrySet()) {
+      String name = e.getKey();
+      MariaDbServer server = e.getValue();
+      SiteSpec template = MockCluster.site(FailoverStack.GROUP_NAME, name, "10.0." + (++i) + ".10");
+      String role = options.drOnlySites().contains(name) ? SiteSpec.ROLE_DR_ONLY : template.role();
+      sites.add(new SiteSpec(name, role, template.zone(),
+          new SiteSpec.Endpoint(server.host(), server.port()), template.podSelector(), template.taintNodeSelector(),
+          template.lbIP(), null, null));
+      kube.createPod("mysql-" + name + "-0", new HashMap<>(MockCluster.podLabels(name)));
+      kube.createNode("node-" + name + "-1", MockCluster.nodeLabels(FailoverStack.GROUP_NAME, name));
+    }
+    MysqlFailoverGroup cr = new MysqlFailoverGroup();
+    cr.getMetadata().setName(FailoverStack.GROUP_NAME);
+    cr.getMetadata().setNamespace(MockCluster.NAMESPACE);
+    cr.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef(FailoverStack.SECRET),
+        options.pollInterval(), options.failureThreshold(), null, options.failoverCooldown(), null,
+        new MysqlFailoverGroupSpec.PlannedFailoverSpec(options.maxLagWait(), null, null), null,
+        new MysqlFailoverGroupSpec.DnsSpec(FailoverStack.GROUP_NAME + ".db.example.com", 30), null, null));
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(MockCluster.NAMESPACE).resource(cr).create();
+    return api;
+  }
+
+  /** The Secret {@link FailoverStack#SECRET} with the test servers' admin and replication accounts. */
+  static void createCredentialsSecret(KubernetesClient client, String namespace) {
+    client.secrets().inNamespace(namespace).resource(new SecretBuilder()
+        .withNewMetadata().withName(FailoverStack.SECRET).withNamespace(namespace).endMetadata()
+        .addToStringData("username", MariaDbServer.ADMIN.user())
+        .addToStringData("password", MariaDbServer.ADMIN.password())
+        .addToStringData("replicationUsername", MariaDbServer.REPLICATION.user())
+        .addToStringData("replicationPassword", MariaDbServer.REPLICATION.password())
+        .build()).create();
+  }
+
+  /** The mock API server itself, for faults such as refused writes. */
+  public MockCluster mock() {
+    return kube;
+  }
+
+  public KubernetesClient client() {
+    return kube.client();
+  }
+
+  public GroupRef ref() {
+    return ref;
+  }
+
+  public MysqlFailoverGroup resource() {
+    return kube.group(ref);
+  }
+
+  /** {@code kubectl annotate mysqlfailovergroup orders bloodraven.shipstream.io/planned-failover=<value> --overwrite}. */
+  public void annotate(String value) {
+    annotate(kube.client(), ref, value);
+  }
+
+  /**
+   * Sets the planned-failover annotation of a group, as kubectl annotate --overwrite does: a merge
+   * patch that names no resourceVersion. The watcher writes the group all the time, so an edit (a
+   * read, then a patch bound to the version read) fails whenever one of its writes lands between.
+   */
+  static void annotate(KubernetesClient client, GroupRef ref, String value) {
+    String patch = client.getKubernetesSerialization().asJson(
+        Map.of("metadata", Map.of("annotations", Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value))));
+    client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+  }
+
+  public void removeAnnotation() {
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+        .edit(g -> {
+          if (g.getMetadata().getAnnotations() != null) {
+            Map<String, String> annotations = new HashMap<>(g.getMetadata().getAnnotations());
+            annotations.remove(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+            g.getMetadata().setAnnotations(annotations);
+          }
+          return g;
+        });
+  }
+
+  public Optional<String> annotation() {
+    var annotations = resource().getMetadata().getAnnotations();
+    return Optional.ofNullable(annotations == null ? null : annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION));
+  }
+
+  /**
+   * Changes the spec as {@code kubectl edit} would, reading again when the watcher's monitor wrote
+   * the status in between (the edit is sent with the resourceVersion it read, so it gets 409).
+   */
+  public void editSpec(UnaryOperator<MysqlFailoverGroupSpec> change) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+            .edit(cr -> {
+              cr.setSpec(change.apply(cr.getSpec()));
+              return cr;
+            });
+        return;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == 5) {
+          throw e;
+        }
+        Playground.sleep(20L * attempt);
+      }
+    }
+  }
+
+  public Optional<PlannedFailoverStatus> plannedStatus() {
+    return Optional.ofNullable(resource().getStatus()).map(MysqlFailoverGroupStatus::plannedFailover);
+  }
+
+  /** status.emergencyFailover.phase, or null while there is none. */
+  public String emergencyPhase() {
+    MysqlFailoverGroupStatus s = resource().getStatus();
+    return s == null || s.emergencyFailover() == null ? null : s.emergencyFailover().phase();
+  }
+
+  /**
+   * The site the {@code mysql-orders-primary} Service routes to right now: the one whose pod
+   * carries role=primary, as kube-proxy would see it; empty while no pod does.
+   */
+  public Optional<String> routedSite() {
+    return primaryPods().stream().map(p -> p.getMetadata().getLabels().get("site")).findFirst();
+  }
+
+  /** Whether the primary Service's selector picks {@code site}'s pod. */
+  boolean routesTo(String site) {
+    return primaryPods().stream().anyMatch(p -> p.getMetadata().getName().equals("mysql-" + site + "-0"));
+  }
+
+  private List<Pod> primaryPods() {
+    return kube.client().pods().inNamespace(ref.namespace())
+        .withLabel("shipstream.io/role", "primary").withLabel("shipstream.io/group", ref.name()).list().getItems();
+  }
+
+  /** The Events in the group's namespace, oldest first. */
+  public List<Event> events() {
+    return kube.client().v1().events().inNamespace(ref.namespace()).list().getItems();
+  }
+
+  public List<String> eventReasons() {
+    return events().stream().map(Event::getReason).toList();
+  }
+
+  /** The messages of the Events with this reason, oldest first. */
+  public List<String> eventMessages(String reason) {
+    return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
+  }
+}
