@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /** The playground's session-store scenario: the store moves with a planned failover. */
 final class DragonflyScenarios {
@@ -84,39 +83,38 @@ final class DragonflyScenarios {
   private static final class SessionWriter {
     final List<String> acknowledged = new CopyOnWriteArrayList<>();
     volatile long errors;
-    private final AtomicBoolean running = new AtomicBoolean(true);
-    private final Thread thread;
+    private final RedisPair stores;
+    private BackgroundLoop loop;
+    /** The loop's own state: the next session's number and the store it writes to (null: look it up). */
+    private long n;
+    private String active;
 
     private SessionWriter(RedisPair stores) {
-      thread = new Thread(() -> write(stores), "session-writer");
-      thread.setDaemon(true);
+      this.stores = stores;
     }
 
     static SessionWriter start(RedisPair stores) {
       SessionWriter writer = new SessionWriter(stores);
-      writer.thread.start();
+      writer.loop = BackgroundLoop.start("session-writer", writer::writeOne, 2);
       return writer;
     }
 
-    private void write(RedisPair stores) {
-      String active = null;
-      for (long n = 0; running.get(); n++) {
-        try {
-          if (active == null) {
-            active = activeSite(stores);
-          }
-          String key = "session:" + n;
-          if (active != null && "OK".equals(stores.server(active).command("SET", key, "user-" + n))) {
-            acknowledged.add(key);
-          } else {
-            errors++;
-          }
-        } catch (RuntimeException e) {
-          errors++;
-          active = null;
+    private void writeOne() {
+      try {
+        if (active == null) {
+          active = activeSite(stores);
         }
-        Playground.sleep(2);
+        String key = "session:" + n;
+        if (active != null && "OK".equals(stores.server(active).command("SET", key, "user-" + n))) {
+          acknowledged.add(key);
+        } else {
+          errors++;
+        }
+      } catch (RuntimeException e) {
+        errors++;
+        active = null;
       }
+      n++;
     }
 
     private static String activeSite(RedisPair stores) {
@@ -136,12 +134,7 @@ final class DragonflyScenarios {
     }
 
     void stop() {
-      running.set(false);
-      try {
-        thread.join(5_000);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      loop.stop();
     }
   }
 }

@@ -7,11 +7,14 @@ import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -174,6 +177,27 @@ public final class FailoverStack implements AutoCloseable {
       }
     });
     return writable;
+  }
+
+  /**
+   * Waits until every other server has applied all of {@code site}'s binlog, and returns the ids
+   * of the rows they hold between them: what was acknowledged and replicated, the least that must
+   * survive the loss of {@code site}.
+   */
+  public Set<Long> awaitReplicatedFrom(String site) {
+    MariaDbServer source = server(site);
+    Set<Long> replicated = new HashSet<>();
+    servers.forEach((name, s) -> {
+      if (!name.equals(site)) {
+        s.awaitCaughtUpWith(source, Duration.ofSeconds(30));
+      }
+    });
+    servers.forEach((name, s) -> {
+      if (!name.equals(site)) {
+        replicated.addAll(MariaDbCluster.writtenIds(s));
+      }
+    });
+    return replicated;
   }
 
   /** The JDBC URL an application gets through the primary Service; throws while nothing is routed. */

@@ -29,16 +29,12 @@ final class FaultScenarios {
    */
   static Verdict primaryKill(FailoverStack stack, PrintStream out) {
     Timeline timeline = new Timeline(out);
-    WritableSampler sampler = new WritableSampler(stack, timeline);
-    sampler.start();
+    WritableSampler sampler = WritableSampler.started(stack, timeline);
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(200, Duration.ofSeconds(30));
       MariaDbServer iad = stack.server("iad");
-      stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
-      stack.server("dr").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       // What the replicas hold now was acknowledged and replicated before the kill.
-      Set<Long> replicated = new HashSet<>(MariaDbCluster.writtenIds(stack.server("pdx")));
-      replicated.addAll(MariaDbCluster.writtenIds(stack.server("dr")));
+      Set<Long> replicated = stack.awaitReplicatedFrom("iad");
       int ackedAtKill = load.acknowledgedCount();
       timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", ackedAtKill);
       long killedAt = System.nanoTime();

@@ -52,11 +52,8 @@ final class FencingScenarios {
         lease.toMillis(), tick.toMillis(), bound.toMillis());
     MariaDbServer iad = stack.server("iad");
     Timeline timeline = new Timeline(out);
-    WritableSampler sampler = new WritableSampler(stack, timeline);
-    sampler.start();
-    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
-      load.awaitAcknowledged(100, Duration.ofSeconds(30));
-      timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", load.acknowledgedCount());
+    WritableSampler sampler = WritableSampler.started(stack, timeline);
+    try (WriteLoad load = writerWithAHundredRows(stack, timeline)) {
       long cutAt = System.nanoTime();
       sidecars.partition("iad");
       timeline.print("network cut: iad's sidecar <-> watcher, pdx and dr sidecars black-holed (packets dropped)");
@@ -164,11 +161,8 @@ final class FencingScenarios {
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
     Timeline timeline = new Timeline(out);
-    WritableSampler sampler = new WritableSampler(stack, timeline);
-    sampler.start();
-    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
-      load.awaitAcknowledged(100, Duration.ofSeconds(30));
-      timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", load.acknowledgedCount());
+    WritableSampler sampler = WritableSampler.started(stack, timeline);
+    try (WriteLoad load = writerWithAHundredRows(stack, timeline)) {
       String before = pdx.gtidBinlogPos();
       pdx.execute("SET SESSION sql_log_bin = 1", "SET SESSION gtid_domain_id = 7",
           "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-1, NOW(6))");
@@ -257,6 +251,19 @@ final class FencingScenarios {
   /** The message of the group's newest Event with this reason. */
   private static Optional<String> lastEvent(FailoverStack stack, String reason) {
     return stack.api().events().stream().filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b).map(Event::getMessage);
+  }
+
+  /** A writer through the primary Service (iad), once it has 100 rows acknowledged. */
+  private static WriteLoad writerWithAHundredRows(FailoverStack stack, Timeline timeline) {
+    WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere);
+    try {
+      load.awaitAcknowledged(100, Duration.ofSeconds(30));
+    } catch (RuntimeException e) {
+      load.close();
+      throw e;
+    }
+    timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", load.acknowledgedCount());
+    return load;
   }
 
   private static void awaitTrue(java.util.function.BooleanSupplier condition, Duration timeout) {

@@ -4,17 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.RedisServer;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The session store moving with a planned failover, end to end: two real redis-server processes
@@ -25,25 +22,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(StoredGroupsFitTheCrd.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class DragonflyFailoverIT {
+class DragonflyFailoverIT extends StackPerClass {
   static final Duration END = Duration.ofSeconds(60);
 
-  @TempDir
-  static Path work;
-  static FailoverStack stack;
   static RedisPair stores;
 
   @BeforeAll
   static void start() {
     stack = FailoverStack.start(work, FailoverStack.Options.twoSites());
     stores = stack.startRedisPair(work, "2s", "proceed");
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   @Test

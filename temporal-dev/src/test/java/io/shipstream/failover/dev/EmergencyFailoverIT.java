@@ -34,12 +34,9 @@ class EmergencyFailoverIT extends StackPerTest {
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(200, Duration.ofSeconds(30));
       MariaDbServer iad = stack.server("iad");
-      stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
-      stack.server("dr").awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       // What the replicas hold right now was acknowledged and replicated before the kill: that is
       // the least that must survive.
-      Set<Long> replicated = new HashSet<>(MariaDbCluster.writtenIds(stack.server("pdx")));
-      replicated.addAll(MariaDbCluster.writtenIds(stack.server("dr")));
+      Set<Long> replicated = stack.awaitReplicatedFrom("iad");
       int ackedAtKill = load.acknowledgedCount();
       long killedAt = System.nanoTime();
       iad.kill9();
@@ -151,6 +148,15 @@ class EmergencyFailoverIT extends StackPerTest {
     }
   }
 
+  /** {@code rows} acknowledged through the primary Service, the writer stopped, and pdx caught up with iad. */
+  private void writeThenReplicateToPdx(int rows) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
+      load.awaitAcknowledged(rows, Duration.ofSeconds(30));
+      load.stop();
+    }
+    stack.server("pdx").awaitCaughtUpWith(stack.server("iad"), Duration.ofSeconds(30));
+  }
+
   @Test
   void theKilledPrimaryRestartedRejoinsAsAReplicaAndASecondFailureInsideTheCooldownIsNotFailedOver() {
     FailoverStack.Options withCooldown = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m",
@@ -158,12 +164,8 @@ class EmergencyFailoverIT extends StackPerTest {
     stack = FailoverStack.start(work, withCooldown);
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
-    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
-      load.awaitAcknowledged(100, Duration.ofSeconds(30));
-      load.stop();
-      // Nothing only iad holds: it may rejoin.
-      pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
-    }
+    // Nothing only iad holds: it may rejoin.
+    writeThenReplicateToPdx(100);
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
     Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
@@ -202,11 +204,7 @@ class EmergencyFailoverIT extends StackPerTest {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
-    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
-      load.awaitAcknowledged(50, Duration.ofSeconds(30));
-      load.stop();
-      pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
-    }
+    writeThenReplicateToPdx(50);
     // pdx and dr stop receiving; iad acknowledges writes that then exist nowhere else (were dr
     // to receive them, pdx would catch up from it before its promotion and nothing would diverge).
     pdx.execute("STOP SLAVE");

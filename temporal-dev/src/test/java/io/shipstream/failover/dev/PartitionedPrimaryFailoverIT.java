@@ -23,8 +23,7 @@ class PartitionedPrimaryFailoverIT extends StackPerTest {
     TcpProxy controlToIad = stack.proxyControlPlaneMysql("iad");
     MariaDbServer iad = stack.server("iad");
     MariaDbServer pdx = stack.server("pdx");
-    WritableSampler sampler = new WritableSampler(stack, new Timeline(System.out));
-    sampler.start();
+    WritableSampler sampler = WritableSampler.started(stack, new Timeline(System.out));
     // The application still reaches iad directly: only the control plane is cut off from it.
     try (WriteLoad load = WriteLoad.start(iad::jdbcUrl)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));

@@ -9,20 +9,17 @@ import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Planned failover end to end: three real mariadbd processes replicating with GTIDs (iad and pdx,
@@ -32,23 +29,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @ExtendWith(StoredGroupsFitTheCrd.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-class PlannedFailoverIT {
+class PlannedFailoverIT extends StackPerClass {
   static final Duration END = Duration.ofSeconds(60);
 
-  @TempDir
-  static Path work;
-  static FailoverStack stack;
 
   @BeforeAll
   static void start() {
     stack = FailoverStack.start(work, FailoverStack.Options.threeSites());
-  }
-
-  @AfterAll
-  static void stop() {
-    if (stack != null) {
-      stack.close();
-    }
   }
 
   /** The README promises that the dev stack runs on 127.0.0.1: the watcher's port included. */
