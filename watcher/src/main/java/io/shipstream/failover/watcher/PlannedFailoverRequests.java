@@ -1,6 +1,5 @@
 package io.shipstream.failover.watcher;
 
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Phase;
@@ -38,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * (the informers then hand it every cached group, so requests that arrived before are handled)
  * and closed when it stops, which drops whatever it still meant to retry.
  */
-public final class PlannedFailoverRequests implements ResourceEventHandler<MysqlFailoverGroup>, AutoCloseable {
+public final class PlannedFailoverRequests implements GroupChanges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(PlannedFailoverRequests.class);
   static final Duration RETRY = Duration.ofSeconds(2);
   /**
@@ -73,18 +72,12 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
   }
 
   @Override
-  public void onAdd(MysqlFailoverGroup group) {
-    enqueue(ref(group));
+  public void changed(GroupRef ref) {
+    enqueue(ref);
   }
 
   @Override
-  public void onUpdate(MysqlFailoverGroup before, MysqlFailoverGroup after) {
-    enqueue(ref(after));
-  }
-
-  @Override
-  public void onDelete(MysqlFailoverGroup group, boolean finalStateUnknown) {
-    GroupRef ref = ref(group);
+  public void deleted(GroupRef ref) {
     submit(() -> {
       waiting.remove(ref);
       Start remembered = started.remove(ref);
@@ -213,10 +206,6 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
     } catch (IllegalArgumentException e) {
       return Optional.empty();
     }
-  }
-
-  static GroupRef ref(MysqlFailoverGroup group) {
-    return new GroupRef(group.getMetadata().getNamespace(), group.getMetadata().getName());
   }
 
   @Override

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Consumer;
 
 /**
  * The watcher's settings, from the environment with {@code --name=value} flags on top (flags win),
@@ -180,44 +181,77 @@ public record WatcherConfig(
   }
 
   public WatcherConfig withSearchAttributes(boolean enabled) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, enabled, leaderElection,
-        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+    return with(c -> c.searchAttributes = enabled);
   }
 
   /** Listens on {@code host}'s interface only, e.g. 127.0.0.1 where nothing else may call the watcher. */
   public WatcherConfig withHttpHost(String host) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, host, httpPort, searchAttributes, leaderElection,
-        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+    return with(c -> c.httpHost = host);
   }
 
   public WatcherConfig withHttpPort(int port) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, port, searchAttributes, leaderElection,
-        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+    return with(c -> c.httpPort = port);
   }
 
   public WatcherConfig withLeaderElection(LeaderElectionSettings election) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, election,
-        activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+    return with(c -> c.leaderElection = election);
   }
 
   public WatcherConfig withActiveSiteToken(SharedToken token) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
-        token, logFormat, topologyMonitor, automaticFailover);
+    return with(c -> c.activeSiteToken = token);
   }
 
   public WatcherConfig withWatchNamespaces(List<String> namespaces) {
-    return new WatcherConfig(temporal, taskQueue, List.copyOf(namespaces), httpHost, httpPort, searchAttributes,
-        leaderElection, activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+    return with(c -> c.watchNamespaces = List.copyOf(namespaces));
   }
 
   public WatcherConfig withTopologyMonitor(boolean enabled) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
-        activeSiteToken, logFormat, enabled, automaticFailover);
+    return with(c -> c.topologyMonitor = enabled);
   }
 
   /** Whether the monitor acts on what it sees, or only adopts, routes and reports. */
   public WatcherConfig withAutomaticFailover(boolean enabled) {
-    return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes, leaderElection,
-        activeSiteToken, logFormat, topologyMonitor, enabled);
+    return with(c -> c.automaticFailover = enabled);
+  }
+
+  /** A copy with {@code change} made to it: each wither names only what it changes. */
+  private WatcherConfig with(Consumer<Copy> change) {
+    Copy copy = new Copy(this);
+    change.accept(copy);
+    return copy.build();
+  }
+
+  /** The settings of a config as mutable fields, for {@link #with}. */
+  private static final class Copy {
+    TemporalSettings temporal;
+    String taskQueue;
+    List<String> watchNamespaces;
+    String httpHost;
+    int httpPort;
+    boolean searchAttributes;
+    LeaderElectionSettings leaderElection;
+    SharedToken activeSiteToken;
+    String logFormat;
+    boolean topologyMonitor;
+    boolean automaticFailover;
+
+    Copy(WatcherConfig c) {
+      temporal = c.temporal;
+      taskQueue = c.taskQueue;
+      watchNamespaces = c.watchNamespaces;
+      httpHost = c.httpHost;
+      httpPort = c.httpPort;
+      searchAttributes = c.searchAttributes;
+      leaderElection = c.leaderElection;
+      activeSiteToken = c.activeSiteToken;
+      logFormat = c.logFormat;
+      topologyMonitor = c.topologyMonitor;
+      automaticFailover = c.automaticFailover;
+    }
+
+    WatcherConfig build() {
+      return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes,
+          leaderElection, activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+    }
   }
 }

@@ -20,10 +20,8 @@ import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The ConcurrentOperation row: a planned-failover request that arrives while another kind of
@@ -57,26 +55,11 @@ class ConcurrentOperationTest {
     }
   }
 
-  private MockCluster cluster;
-  private TestWorkflowEnvironment temporal;
-  private WatcherApp app;
-
-  @BeforeEach
-  void start() {
-    cluster = MockCluster.start();
-    temporal = TestWorkflowEnvironment.newInstance();
-    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(StandInEmergencyImpl.class);
-    temporal.start();
-    app = WatcherApp.start(WatcherConfig.defaults().withTopologyMonitor(false), cluster.client(),
-        temporal.getWorkflowClient());
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-    temporal.close();
-    cluster.close();
-  }
+  @RegisterExtension
+  final WatcherRig rig = new WatcherRig(StandInEmergencyImpl.class);
+  private final MockCluster cluster = rig.cluster;
+  private final TestWorkflowEnvironment temporal = rig.temporal;
+  private final WatcherApp app = rig.start(WatcherConfig.defaults().withTopologyMonitor(false));
 
   @Test
   void aPlannedRequestDuringAnEmergencyFailoverIsRefused() throws InterruptedException {
@@ -85,8 +68,7 @@ class ConcurrentOperationTest {
         WorkflowOptions.newBuilder().setWorkflowId(ORDERS.workflowId()).setTaskQueue(TaskQueues.FAILOVER).build());
     WorkflowClient.start(emergency::run);
 
-    cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
-        MockCluster.site("orders", "pdx", "10.0.2.10")), Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, "pdx"));
+    rig.createGroupRequesting(ORDERS, "pdx");
 
     Http.await("the request is refused", Duration.ofSeconds(10), () -> {
       MysqlFailoverGroup g = cluster.group(ORDERS);

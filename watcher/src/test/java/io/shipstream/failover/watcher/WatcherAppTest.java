@@ -13,7 +13,6 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.testsupport.MockCluster;
-import io.shipstream.failover.workflows.TaskQueues;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
@@ -25,10 +24,9 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The watcher process as an operator meets it: started against the mock API server and an
@@ -41,30 +39,21 @@ class WatcherAppTest {
   private static final String STARTED = "bloodraven_planned_failover_requests_total{outcome=\"started\"}";
   private static final String CANCELLED = "bloodraven_planned_failover_requests_total{outcome=\"cancelled\"}";
 
-  private MockCluster cluster;
-  private TestWorkflowEnvironment temporal;
+  @RegisterExtension
+  final WatcherRig rig = new WatcherRig(RecordingPlannedFailover.class);
+  private final MockCluster cluster = rig.cluster;
+  private final TestWorkflowEnvironment temporal = rig.temporal;
   private WatcherApp app;
 
   @BeforeEach
   void start() {
     RecordingPlannedFailover.clear();
-    cluster = MockCluster.start();
-    temporal = TestWorkflowEnvironment.newInstance();
-    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);
-    temporal.start();
     // These tests are about annotations and /active-site; the monitor has its own tests.
     WatcherConfig config = WatcherConfig.defaults().withTopologyMonitor(false).withHttpHost("127.0.0.1")
         .withActiveSiteToken(SharedToken.of(TOKEN))
         .withLeaderElection(WatcherConfig.defaults().leaderElection().withIdentity("watcher-0")
             .withTimings(Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200)));
-    app = WatcherApp.start(config, cluster.client(), temporal.getWorkflowClient());
-  }
-
-  @AfterEach
-  void stop() {
-    app.close();
-    temporal.close();
-    cluster.close();
+    app = rig.start(config);
   }
 
   @Test
@@ -92,8 +81,7 @@ class WatcherAppTest {
   void anAnnotationStartsOnePlannedFailoverEvenWhenTheEventIsDeliveredAgain() throws Exception {
     Http.await("the watcher leads", Duration.ofSeconds(10), app::isLeader);
 
-    MysqlFailoverGroup group = cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
-        MockCluster.site("orders", "pdx", "10.0.2.10")), Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, "pdx"));
+    MysqlFailoverGroup group = rig.createGroupRequesting(ORDERS, "pdx");
 
     Http.await("the workflow ran", Duration.ofSeconds(10), () -> RecordingPlannedFailover.runsFor("orders") == 1);
     assertThat(RecordingPlannedFailover.RUNS.get(0).annotation()).isEqualTo("pdx");
@@ -118,9 +106,7 @@ class WatcherAppTest {
   @Test
   void aFailoverThatEndsAndClearsItsAnnotationIsNoCancelButAnOperatorRemovingItIs() throws Exception {
     Http.await("the watcher leads", Duration.ofSeconds(10), app::isLeader);
-    cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
-        MockCluster.site("orders", "pdx", "10.0.2.10")),
-        Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, RecordingPlannedFailover.HOLD + "-1"));
+    rig.createGroupRequesting(ORDERS, RecordingPlannedFailover.HOLD + "-1");
     Http.await("the workflow runs", Duration.ofSeconds(10), () -> RecordingPlannedFailover.runsFor("orders") == 1);
     String runId = describe().getWorkflowExecutionInfo().getExecution().getRunId();
 

@@ -9,14 +9,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.testsupport.MockCluster;
-import io.shipstream.failover.workflows.TaskQueues;
-import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two watcher replicas against one mock API server and one Temporal: only the holder of the
@@ -31,36 +27,21 @@ class WatcherLeaderElectionTest {
   private static final String WAITING = "bloodraven_planned_failover_requests_total{outcome=\"already_running\"}";
   private static final Duration TAKEOVER = Duration.ofSeconds(10);
 
-  private MockCluster cluster;
-  private TestWorkflowEnvironment temporal;
+  @RegisterExtension
+  final WatcherRig rig = new WatcherRig(RecordingPlannedFailover.class);
+  private final MockCluster cluster = rig.cluster;
   private WatcherApp first;
   private WatcherApp second;
 
   @BeforeEach
   void start() {
     RecordingPlannedFailover.clear();
-    cluster = MockCluster.start();
-    temporal = TestWorkflowEnvironment.newInstance();
-    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class);
-    temporal.start();
-  }
-
-  @AfterEach
-  void stop() {
-    for (WatcherApp app : new WatcherApp[] {first, second}) {
-      if (app != null) {
-        app.close();
-      }
-    }
-    temporal.close();
-    cluster.close();
   }
 
   private WatcherApp replica(String identity) {
     LeaderElectionSettings election = new LeaderElectionSettings(true, "failover-watcher", LEASE_NAMESPACE, identity,
         Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200));
-    return WatcherApp.start(WatcherConfig.defaults().withTopologyMonitor(false).withLeaderElection(election),
-        cluster.client(), temporal.getWorkflowClient());
+    return rig.start(WatcherConfig.defaults().withTopologyMonitor(false).withLeaderElection(election));
   }
 
   @Test
@@ -71,7 +52,7 @@ class WatcherLeaderElectionTest {
     Http.await("watcher-b has synced", TAKEOVER, second::isReady);
     assertThat(holder()).isEqualTo("watcher-a");
 
-    createGroup(ORDERS, "pdx");
+    rig.createGroupRequesting(ORDERS, "pdx");
     Http.await("the orders failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("orders") == 1);
     // Give the standby every chance to act wrongly: several of its retry periods.
     Thread.sleep(1000);
@@ -95,7 +76,7 @@ class WatcherLeaderElectionTest {
     Http.await("watcher-b takes over", TAKEOVER, second::isLeader);
     assertThat(holder()).isEqualTo("watcher-b");
 
-    createGroup(BILLING, "iad");
+    rig.createGroupRequesting(BILLING, "iad");
     Http.await("the billing failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("billing") == 1);
     second.requests().awaitQueued();
 
@@ -132,13 +113,8 @@ class WatcherLeaderElectionTest {
 
     // someone-else never renews, so once the Lease expires watcher-a takes it back.
     Http.await("watcher-a leads again", TAKEOVER, first::isLeader);
-    createGroup(ORDERS, "pdx");
+    rig.createGroupRequesting(ORDERS, "pdx");
     Http.await("the orders failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("orders") == 1);
-  }
-
-  private void createGroup(GroupRef ref, String target) {
-    cluster.createGroup(ref.name(), List.of(MockCluster.site(ref.name(), "iad", "10.0.1.10"),
-        MockCluster.site(ref.name(), "pdx", "10.0.2.10")), Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, target));
   }
 
   private void removeAnnotation(GroupRef ref) {

@@ -1,9 +1,9 @@
 package io.shipstream.failover.watcher.topology;
 
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.watcher.GroupChanges;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
@@ -45,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * is evaluated on one separate thread (evaluations of a group queued while one waits are folded
  * into it), so Temporal or API server calls never hold up a poll.
  */
-public final class TopologyMonitor implements ResourceEventHandler<MysqlFailoverGroup>, AutoCloseable {
+public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TopologyMonitor.class);
   static final int POLL_THREADS = 8;
   /** How often unchanged-state details (GTID sets, lag) are written to status.sites at most. */
@@ -137,20 +137,15 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
     };
   }
 
+  /** Status writes (ours and the workflows') arrive here too; only a changed spec restarts the polls. */
   @Override
-  public void onAdd(MysqlFailoverGroup group) {
-    sync(ref(group));
+  public void changed(GroupRef ref) {
+    sync(ref);
   }
 
   @Override
-  public void onUpdate(MysqlFailoverGroup before, MysqlFailoverGroup after) {
-    // Status writes (ours and the workflows') arrive here too; only a changed spec restarts the polls.
-    sync(ref(after));
-  }
-
-  @Override
-  public void onDelete(MysqlFailoverGroup group, boolean finalStateUnknown) {
-    stop(ref(group));
+  public void deleted(GroupRef ref) {
+    stop(ref);
   }
 
   /** Starts, restarts (spec changed) or stops the polls of a group to match the cached resource. */
@@ -355,10 +350,6 @@ public final class TopologyMonitor implements ResourceEventHandler<MysqlFailover
   /** Visible for tests. */
   Optional<Watched> watched(GroupRef ref) {
     return Optional.ofNullable(groups.get(ref));
-  }
-
-  private static GroupRef ref(MysqlFailoverGroup group) {
-    return new GroupRef(group.getMetadata().getNamespace(), group.getMetadata().getName());
   }
 
   /** Stops every poll; a poll already running finishes its JDBC call and is not rescheduled. */
