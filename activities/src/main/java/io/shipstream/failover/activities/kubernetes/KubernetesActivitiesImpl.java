@@ -59,22 +59,25 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   @Override
   public void writePlannedFailoverStatus(GroupRef group, PlannedFailoverStatus planned,
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
-    Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("plannedFailover", planned);
-    fields.put("workflow", workflow);
-    // A late retry of an older failover's status must not replace a newer failover's.
-    groups.patchStatusFieldsUnlessNewer(group, fields, "plannedFailover", "plannedFailover.startTime",
-        startTime(planned.startTime()), planned.startTime());
+    writeFailoverStatus(group, "plannedFailover", planned, planned.startTime(), workflow);
   }
 
   @Override
   public void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
+    writeFailoverStatus(group, "emergencyFailover", emergency, emergency.startTime(), workflow);
+  }
+
+  /**
+   * Writes a failover's status field and the workflow that runs it. A late retry of an older
+   * failover's status must not replace a newer failover's.
+   */
+  private void writeFailoverStatus(GroupRef group, String field, Object status, String startTime,
+      MysqlFailoverGroupStatus.WorkflowRef workflow) {
     Map<String, Object> fields = new LinkedHashMap<>();
-    fields.put("emergencyFailover", emergency);
+    fields.put(field, status);
     fields.put("workflow", workflow);
-    groups.patchStatusFieldsUnlessNewer(group, fields, "emergencyFailover", "emergencyFailover.startTime",
-        startTime(emergency.startTime()), emergency.startTime());
+    groups.patchStatusFieldsUnlessNewer(group, fields, field, field + ".startTime", startTime(startTime), startTime);
   }
 
   @Override

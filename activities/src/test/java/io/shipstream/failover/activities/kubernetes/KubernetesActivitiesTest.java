@@ -25,32 +25,19 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The group resource itself: the snapshot, the status fields, the annotation and the Events. */
 class KubernetesActivitiesTest {
   private static final String ANNOTATION = MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION;
-  private static final Instant NOW = Instant.parse("2025-03-01T12:00:00Z");
-  private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
+  private static final Instant NOW = OrdersGroupRig.NOW;
+  private static final GroupRef ORDERS = OrdersGroupRig.ORDERS;
 
-  private MockCluster cluster;
-  private KubernetesActivitiesImpl activities;
-
-  @BeforeEach
-  void start() {
-    cluster = MockCluster.start();
-    activities = new KubernetesActivitiesImpl(cluster.client(), Clock.fixed(NOW, ZoneOffset.UTC));
-    cluster.createGroup("orders", List.of(
-        MockCluster.site("orders", "iad", "10.0.1.10"), MockCluster.site("orders", "pdx", "10.0.2.10")),
-        Map.of(ANNOTATION, "pdx", "team", "payments"));
-  }
-
-  @AfterEach
-  void stop() {
-    cluster.close();
-  }
+  @RegisterExtension
+  final OrdersGroupRig rig = new OrdersGroupRig(Map.of(ANNOTATION, "pdx", "team", "payments"));
+  private final MockCluster cluster = rig.cluster;
+  private final KubernetesActivitiesImpl activities = rig.activities;
 
   @Test
   void loadGroupReturnsSpecStatusAnnotationAndGeneration() {

@@ -56,6 +56,14 @@ class SidecarActivitiesImplTest {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
+  /** A sidecar with {@code POST /tick} that sees pdx active and its server {@code mysqlState}; returns its URL. */
+  private String sidecarSeeingPdxActive(String mysqlState) throws IOException {
+    String url = start(true);
+    active.set("pdx");
+    mysql.set(mysqlState);
+    return url;
+  }
+
   @AfterEach
   void stop() {
     if (server != null) {
@@ -65,9 +73,7 @@ class SidecarActivitiesImplTest {
 
   @Test
   void confirmsAtOnceWhenTheTickShowsTheNewActiveSiteAndAReadOnlyServer() throws IOException {
-    String url = start(true);
-    active.set("pdx");
-    mysql.set("READ_ONLY");
+    String url = sidecarSeeingPdxActive("READ_ONLY");
     Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusSeconds(5));
     assertThat(answer.confirmed()).isTrue();
     assertThat(answer.last().mysql()).isEqualTo("READ_ONLY");
@@ -78,9 +84,7 @@ class SidecarActivitiesImplTest {
 
   @Test
   void aServerItCannotReachIsNoProofButADeadOneIs() throws IOException {
-    String url = start(true);
-    active.set("pdx");
-    mysql.set("UNREACHABLE");
+    String url = sidecarSeeingPdxActive("UNREACHABLE");
     Confirmation frozen = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(800));
     assertThat(frozen.confirmed()).as("unreachable is not read-only: a frozen server resumes writable").isFalse();
     assertThat(frozen.last().mysql()).isEqualTo("UNREACHABLE");
@@ -105,9 +109,7 @@ class SidecarActivitiesImplTest {
 
   @Test
   void theLeaseAndIntervalTheSidecarRunsWithComeBackWithItsAnswer() throws IOException {
-    String url = start(true);
-    active.set("pdx");
-    mysql.set("UNREACHABLE");
+    String url = sidecarSeeingPdxActive("UNREACHABLE");
     timing.set(",\"leaseTimeoutMillis\":30000,\"peerCheckIntervalMillis\":5000");
 
     Confirmation answer = activities.confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(500));
@@ -134,9 +136,7 @@ class SidecarActivitiesImplTest {
 
   @Test
   void aSidecarThatRefusesTheTokenIsReportedAsSuchNotAsAnHttpError() throws IOException {
-    String url = start(true);
-    active.set("pdx");
-    mysql.set("READ_ONLY");
+    String url = sidecarSeeingPdxActive("READ_ONLY");
 
     Confirmation wrong = new SidecarActivitiesImpl(Clock.systemUTC(), SharedToken.of("not-the-token"),
         Heartbeat.NONE).confirmFenced(url, "iad", "pdx", Instant.now().plusMillis(500));
