@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * ends the process. Every server has the accounts {@link #ADMIN}, {@link #APP} and {@link
  * #REPLICATION}.
  */
-public final class MariaDbServer implements AutoCloseable {
+public final class MariaDbServer extends LocalServer {
   private static final Logger LOG = LoggerFactory.getLogger(MariaDbServer.class);
 
   /** The operator's account: every privilege, including SUPER and READ_ONLY ADMIN. */
@@ -32,31 +32,23 @@ public final class MariaDbServer implements AutoCloseable {
   /** What replicas log in to their source with. */
   public static final Account REPLICATION = new Account("repl", "repl-secret");
 
-  public static final String HOST = "127.0.0.1";
-
   private static final AtomicInteger SERVER_IDS = new AtomicInteger();
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
   private static final Duration STOP_GRACE = Duration.ofSeconds(30);
   private static final int MAX_SOCKET_PATH = 100;
 
-  private final String name;
   private final int serverId;
-  private final Path directory;
   private final Path datadir;
   private final Path errorLog;
   private final Path socket;
-  private int port;
   private List<String> extraOptions = List.of();
-  private final RestartableProcess process;
   private Duration startupTime = Duration.ZERO;
 
   private MariaDbServer(String name, int serverId, Path directory) {
-    this.name = name;
+    super(name, directory);
     this.serverId = serverId;
-    this.directory = directory;
     this.datadir = directory.resolve("data");
     this.errorLog = directory.resolve("error.log");
-    this.process = new RestartableProcess(name);
     Path preferredSocket = directory.resolve("mariadbd.sock").toAbsolutePath();
     // A Unix socket path is limited to about 108 bytes; deep build directories exceed that.
     this.socket =
@@ -166,24 +158,8 @@ public final class MariaDbServer implements AutoCloseable {
             + "); " + errorLog + ":\n" + ManagedProcess.tail(errorLog, 25));
   }
 
-  public String name() {
-    return name;
-  }
-
-  public String host() {
-    return HOST;
-  }
-
-  public int port() {
-    return port;
-  }
-
   public int serverId() {
     return serverId;
-  }
-
-  public Path directory() {
-    return directory;
   }
 
   public Path errorLog() {
@@ -193,15 +169,6 @@ public final class MariaDbServer implements AutoCloseable {
   /** Wall time of the first start, template copy included. */
   public Duration startupTime() {
     return startupTime;
-  }
-
-  /** The operating-system process id of the current (or last) process. */
-  public long pid() {
-    return process.pid();
-  }
-
-  public boolean isRunning() {
-    return process.isRunning();
   }
 
   /** The URL without a database, as an application would get it from a Service. */
@@ -240,14 +207,15 @@ public final class MariaDbServer implements AutoCloseable {
     }
   }
 
-  /** Freezes the server (SIGSTOP): its port stays open but nothing answers, like a hung host. */
+  @Override
   public void pause() {
-    process.pause();
+    super.pause();
     LOG.info("{} paused (SIGSTOP)", name);
   }
 
+  @Override
   public void resume() {
-    process.resume();
+    super.resume();
     LOG.info("{} resumed (SIGCONT)", name);
   }
 
@@ -390,8 +358,4 @@ public final class MariaDbServer implements AutoCloseable {
     }
   }
 
-  @Override
-  public String toString() {
-    return name + " (" + HOST + ":" + port + ")";
-  }
 }

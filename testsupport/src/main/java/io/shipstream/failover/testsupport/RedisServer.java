@@ -14,23 +14,16 @@ import org.slf4j.LoggerFactory;
  * persistence and with diskless replication that starts at once. Same lifecycle guarantees as
  * {@link MariaDbServer}: nothing outlives {@link #close} or the JVM.
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer extends LocalServer {
   private static final Logger LOG = LoggerFactory.getLogger(RedisServer.class);
-  public static final String HOST = "127.0.0.1";
   private static final AtomicInteger IDS = new AtomicInteger();
   private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(30);
 
-  private final String name;
-  private final Path directory;
   private final RedisServer replicaOf;
-  private final RestartableProcess process;
-  private int port;
 
   private RedisServer(String name, Path directory, RedisServer replicaOf) {
-    this.name = name;
-    this.directory = directory;
+    super(name, directory);
     this.replicaOf = replicaOf;
-    this.process = new RestartableProcess(name);
   }
 
   public static RedisServer start(Path baseDir) {
@@ -90,33 +83,8 @@ public final class RedisServer implements AutoCloseable {
     throw new IllegalStateException(name + " did not answer PING within " + STARTUP_TIMEOUT + ":\n" + ManagedProcess.tail(log, 20));
   }
 
-  public String name() {
-    return name;
-  }
-
-  public String host() {
-    return HOST;
-  }
-
-  public int port() {
-    return port;
-  }
-
   public String uri() {
     return "redis://" + HOST + ":" + port;
-  }
-
-  public Path directory() {
-    return directory;
-  }
-
-  /** The operating-system process id of the current (or last) process. */
-  public long pid() {
-    return process.pid();
-  }
-
-  public boolean isRunning() {
-    return process.isRunning();
   }
 
   /**
@@ -136,14 +104,6 @@ public final class RedisServer implements AutoCloseable {
     process.kill9();
   }
 
-  public void pause() {
-    process.pause();
-  }
-
-  public void resume() {
-    process.resume();
-  }
-
   /** Stops the server if it runs and starts it again on the same port (empty: no persistence). */
   public void restart() {
     stop();
@@ -155,10 +115,5 @@ public final class RedisServer implements AutoCloseable {
   @Override
   public void close() {
     process.close();
-  }
-
-  @Override
-  public String toString() {
-    return name + " (" + HOST + ":" + port + ")";
   }
 }
