@@ -22,7 +22,6 @@ class SidecarTickTest {
 
   @RegisterExtension
   final SidecarUnderTest rig = new SidecarUnderTest(LEASE, INTERVAL);
-  private final FakeWatcher watcher = rig.watcher;
   private Sidecar sidecar;
 
   @Test
@@ -30,7 +29,7 @@ class SidecarTickTest {
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
     sidecar = start(mysql);
     awaitTrue(() -> sidecar.status().boot() == FencingDecision.Boot.DONE);
-    watcher.activeSite("pdx");
+    rig.watcher.activeSite("pdx");
 
     HttpResponse<String> tick = post("/tick", BEARER);
 
@@ -65,7 +64,7 @@ class SidecarTickTest {
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
     sidecar = start(mysql);
     awaitTrue(() -> sidecar.status().boot() == FencingDecision.Boot.DONE);
-    watcher.activeSite("pdx");
+    rig.watcher.activeSite("pdx");
     long ticks = sidecar.status().ticks();
 
     HttpResponse<String> getTick = get("/tick", BEARER);

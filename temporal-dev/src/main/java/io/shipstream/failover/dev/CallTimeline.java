@@ -15,7 +15,7 @@ import java.util.function.Function;
  * One workflow's run, call by call: every activity the worker ran for it (local or not, from the
  * worker's side, with its start and end) beside the workflow tasks and activity events of its
  * history. The benchmark prints it for its last run so that a gap between two steps has a name.
- * A worker interceptor: install it with {@link FailoverStack#addWorkerInterceptor} before the
+ * A worker interceptor: install it with {@link ControlPlane#addWorkerInterceptor} before the
  * worker starts.
  */
 final class CallTimeline extends ActivityObserver {

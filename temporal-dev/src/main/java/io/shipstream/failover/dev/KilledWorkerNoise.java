@@ -11,7 +11,7 @@ import org.slf4j.Marker;
 /**
  * Drops the traces that only a worker killed inside this JVM leaves, and nothing else.
  *
- * <p>{@link FailoverStack#killWorker} stands for a crashed pod, which dies without a word; here
+ * <p>{@link ControlPlane#killWorker} stands for a crashed pod, which dies without a word; here
  * the worker's threads are interrupted instead. One of them may be closing a workflow's coroutines
  * just then (the worker keeps no workflow cache, so it closes them after every task), and the SDK
  * answers the interrupt with {@code Error("Worker executor thread interrupted during stopping of

@@ -153,7 +153,7 @@ final class ScaleStack implements AutoCloseable {
   /**
    * The worker as the worker process runs it: the SDK's defaults (sticky execution, a workflow
    * cache) and the real registrations. Nothing here kills it, so the dev stack's no-sticky
-   * workaround (see FailoverStack.startWorker) is not needed.
+   * workaround (see ControlPlane.startWorker) is not needed.
    */
   private void startWorker() {
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(temporal.stubs()),

@@ -23,8 +23,8 @@ class KilledWorkerNoiseTest {
 
   @BeforeAll
   static void install() throws ClassNotFoundException {
-    // As every user of the stack gets it: by loading FailoverStack.
-    Class.forName(FailoverStack.class.getName());
+    // As every user of the stack gets it: by loading the ControlPlane every FailoverStack starts.
+    Class.forName(ControlPlane.class.getName());
   }
 
   @Test
