@@ -1,6 +1,5 @@
 package io.shipstream.failover.dev.faults;
 
-import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.shipstream.failover.dev.FailoverStack;
 import io.shipstream.failover.dev.faults.CaseResult.Check;
@@ -78,8 +77,7 @@ final class Invariants {
   }
 
   private boolean warningEventSays(String text) {
-    List<Event> events = stack.api().client().v1().events().inNamespace(stack.api().ref().namespace()).list().getItems();
-    return events.stream().anyMatch(e -> "Warning".equals(e.getType()) && e.getMessage() != null
+    return stack.api().events().stream().anyMatch(e -> "Warning".equals(e.getType()) && e.getMessage() != null
         && e.getMessage().contains(text));
   }
 }
