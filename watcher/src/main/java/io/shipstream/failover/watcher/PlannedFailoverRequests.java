@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Phase;
+import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
@@ -150,7 +151,7 @@ public final class PlannedFailoverRequests implements ResourceEventHandler<Mysql
           retryLater(ref);
         } else {
           waiting.remove(ref);
-          rejections.reject(ref, annotation, target(annotation).orElse(null), "ConcurrentOperation",
+          rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.ConcurrentOperation.name(),
               "a " + running.workflowType() + " workflow is running for this group; request refused");
           metrics.request(RequestOutcome.REJECTED);
         }
