@@ -20,7 +20,7 @@ import java.util.function.BiConsumer;
  * Holds the candidate's promotion back until the old primary cannot take writes (decided by {@link
  * OldPrimaryProof}). Started right after the candidate is named active, so the sidecar's answer
  * overlaps the relay drain and the catch-up; {@link #await} is called just before the candidate
- * is made writable. Workflow code: time comes from {@code Workflow.currentTimeMillis}, the wait
+ * is made writable. Workflow code: time comes from {@link FailoverRun#now}, the wait
  * is a durable timer.
  */
 final class OldPrimaryGate {
@@ -84,13 +84,13 @@ final class OldPrimaryGate {
       return proof;
     }
     // A live sidecar answers within a tick or two of being asked: only a longer silence is worth a Warning.
-    Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(now(), leaseDeadline)),
+    Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline)),
         answer::isCompleted);
     proof = settle();
     if (proof != null) {
       return proof;
     }
-    Duration left = OldPrimaryProof.remaining(now(), leaseDeadline);
+    Duration left = OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline);
     warn.accept(Events.OLD_PRIMARY_LEASE_WAIT, OldPrimaryProof.waitMessage(site, left, leaseDeadline, peek()));
     Workflow.await(left, answer::isCompleted);
     proof = OldPrimaryProof.settle(peek(), false);
@@ -100,13 +100,13 @@ final class OldPrimaryGate {
     // The sidecar gave up (or its activity failed) before the deadline: the lease is the bound,
     // the longer one the sidecar reported if it did.
     extendToReportedLease();
-    Workflow.sleep(OldPrimaryProof.remaining(now(), leaseDeadline));
+    Workflow.sleep(OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline));
     return Proof.LEASE_EXPIRED;
   }
 
   private Proof settle() {
     extendToReportedLease();
-    return OldPrimaryProof.settle(peek(), !now().isBefore(leaseDeadline));
+    return OldPrimaryProof.settle(peek(), !FailoverRun.now().isBefore(leaseDeadline));
   }
 
   /** Waits out the longest lease the old primary's sidecar may hold: the spec's, or the one it reported. */
@@ -133,7 +133,4 @@ final class OldPrimaryGate {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  private static Instant now() {
-    return FailoverRun.now();
-  }
 }

@@ -142,8 +142,8 @@ final class Survivors {
     }
     knownGtids.add(frozen.gtidExecuted());
     if (!frozen.logsReplicaUpdates()) {
-      warn.report(Events.CATCH_UP_SKIPPED, lacking + ", but " + donor + " does not write what it replicates to its binary"
-          + " log (log_bin with log_slave_updates / log_replica_updates), so it cannot serve them; promoting "
+      warn.report(Events.CATCH_UP_SKIPPED, lacking + ", but " + donor + " does not write what it replicates to its"
+          + " binary log (log_bin with log_slave_updates / log_replica_updates), so it cannot serve them; promoting "
           + target + " with what it has");
       return;
     }
@@ -158,7 +158,8 @@ final class Survivors {
       String after = bounded.catchUpFrom(plan.targetServer(), donorServer, frozen.gtidExecuted(),
           FailoverRun.now().plus(budget));
       inform.report(Events.CANDIDATE_CAUGHT_UP, "caught " + target + " up with " + confirmed.transactions()
-          + " transaction(s) " + confirmed.missing() + " from " + donor + " before promoting it; it now holds " + after);
+          + " transaction(s) " + confirmed.missing() + " from " + donor + " before promoting it; it now holds "
+          + after);
     } catch (ActivityFailure e) {
       warn.report(Events.CATCH_UP_FAILED, target + " lacks " + confirmed.transactions() + " transaction(s) "
           + confirmed.missing() + " that " + donor + " holds; catching up from it failed: " + Failures.rootMessage(e)
@@ -187,8 +188,8 @@ final class Survivors {
             + " once they are dealt with"));
     states.forEach((site, state) -> {
       if (!repointing.started(site)) {
-        warn.report(Events.REPLICA_NOT_REPOINTED, site + " was unreachable during the failover and still replicates from "
-            + plan.failed().name() + ": point it at " + target + " when it is back");
+        warn.report(Events.REPLICA_NOT_REPOINTED, site + " was unreachable during the failover and still replicates"
+            + " from " + plan.failed().name() + ": point it at " + target + " when it is back");
         return;
       }
       repointing.failure(site).ifPresent(why -> warn.report(Events.REPLICA_NOT_REPOINTED, "could not point " + site

@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows.planned;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
@@ -99,8 +100,8 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     }
 
     FailoverRun.RoutingFlip routing = run.flipRouting(plan.config(), plan.target());
-    Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom,
-        MysqlTarget.of(run.group, plan.config(), plan.source()), MysqlTarget.of(run.group, plan.config(), plan.target()));
+    Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom, server(plan, plan.source()),
+        server(plan, plan.target()));
     routing.settle();
     run.settle(rejoin, Events.REJOIN_FAILED, "old primary " + plan.source().name() + " not re-pointed at "
         + plan.target().name() + "; it stays read-only");
@@ -146,8 +147,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     String outcome = message + "; rolled back: " + source + " is named active again and writable again, labelled "
         + "primary, no DNS flip";
     try {
-      run.quickMysql.replicateFrom(MysqlTarget.of(run.group, plan.config(), plan.target()),
-          MysqlTarget.of(run.group, plan.config(), plan.source()));
+      run.quickMysql.replicateFrom(server(plan, plan.target()), server(plan, plan.source()));
     } catch (ActivityFailure e) {
       String notRejoined = plan.target().name() + " not re-pointed at " + source + "; it stays read-only: "
           + Failures.rootMessage(e);
@@ -168,6 +168,10 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   @Override
   public PlannedFailoverStatus status() {
     return progress.toPlannedStatus();
+  }
+
+  private MysqlTarget server(Plan plan, SiteSpec site) {
+    return MysqlTarget.of(run.group, plan.config(), site);
   }
 
   private static long lost(String fenced, String promoted) {

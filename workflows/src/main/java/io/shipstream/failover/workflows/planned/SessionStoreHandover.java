@@ -85,7 +85,8 @@ final class SessionStoreHandover {
       throw new FailoverAbort(Reason.DragonflySyncTimeout, message + " (onSyncTimeout=fail)");
     }
     progress.reason = Reason.DragonflySyncTimeout;
-    progress.note(message + "; onSyncTimeout=proceed: the store is promoted anyway, sessions written since may be lost");
+    progress.note(message + "; onSyncTimeout=proceed: the store is promoted anyway, sessions written since may be"
+        + " lost");
   }
 
   // --- PromotingDragonfly ----------------------------------------------------------------------
@@ -177,14 +178,18 @@ final class SessionStoreHandover {
     return null;
   }
 
-  /** Labels, the old master's replication and its clients; none of it can undo the move, so each failure is a warning. */
+  /**
+   * Labels, the old master's replication and its clients; none of it can undo the move, so each
+   * failure is a warning.
+   */
   private void repointAndRelabel(SiteSpec from, SiteSpec to, StoreTarget source, StoreTarget target) {
     Promise<Void> master = Async.procedure(k8s::setStoreRole, group, to, StoreState.MASTER, true);
     Promise<Void> replica = Async.procedure(k8s::setStoreRole, group, from, StoreState.REPLICA, false);
     Promise<Void> rejoin = Async.procedure(store::replicateFrom, source, target);
     run.settle(master, Events.DRAGONFLY_ROUTING_UPDATE_FAILED, "the " + target + " is not labelled master/active");
     run.settle(replica, Events.DRAGONFLY_ROUTING_UPDATE_FAILED, "the " + source + " is not labelled replica/standby");
-    run.settle(rejoin, Events.DRAGONFLY_REJOIN_FAILED, "the old master " + source + " is not a replica of the " + target);
+    run.settle(rejoin, Events.DRAGONFLY_REJOIN_FAILED, "the old master " + source + " is not a replica of the "
+        + target);
     try {
       store.killClients(source);
     } catch (ActivityFailure e) {
