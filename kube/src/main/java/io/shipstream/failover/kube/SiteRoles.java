@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.RoleLabel;
 import io.shipstream.failover.model.crd.SiteSpec;
 import java.util.List;
 import java.util.Map;
@@ -24,7 +25,7 @@ public final class SiteRoles {
   private static final Logger log = LoggerFactory.getLogger(SiteRoles.class);
   public static final String ROLE_LABEL = "shipstream.io/role";
   public static final String GROUP_LABEL = "shipstream.io/group";
-  public static final String PRIMARY = "primary";
+  public static final String PRIMARY = RoleLabel.PRIMARY;
   public static final int MYSQL_PORT = 3306;
 
   private final KubernetesClient client;
@@ -35,7 +36,7 @@ public final class SiteRoles {
     this.owners = owners;
   }
 
-  public static final String REPLICA = "replica";
+  public static final String REPLICA = RoleLabel.REPLICA;
 
   public static String serviceName(GroupRef group) {
     return "mysql-" + group.name() + "-primary";

@@ -1,10 +1,15 @@
 package io.shipstream.failover.model;
 
-/** The planned-failover lifecycle, in the order a successful failover walks it. */
+/**
+ * The failover lifecycle, planned and emergency, in the order a successful failover walks it. A
+ * planned failover never enters Fencing (its fence is Draining); an emergency failover enters only
+ * Pending, Fencing, Promoting, Resuming and the two ends.
+ */
 public enum Phase {
   Pending,
   Validating,
   Deferred,
+  Fencing,
   Draining,
   WaitingForLag,
   WaitingForDragonflySync,

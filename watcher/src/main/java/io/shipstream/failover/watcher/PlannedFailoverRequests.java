@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Phase;
+import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
@@ -143,7 +144,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
           retryLater(ref);
         } else {
           waiting.remove(ref);
-          rejections.reject(ref, annotation, target(annotation).orElse(null), "ConcurrentOperation",
+          rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.ConcurrentOperation.name(),
               "a " + running.workflowType() + " workflow is running for this group; request refused");
           metrics.request(RequestOutcome.REJECTED);
         }

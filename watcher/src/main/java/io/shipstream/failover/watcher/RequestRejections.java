@@ -11,6 +11,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -52,7 +53,8 @@ public class RequestRejections {
         .withInvolvedObject(new ObjectReferenceBuilder().withApiVersion(MysqlFailoverGroup.API_VERSION)
             .withKind("MysqlFailoverGroup").withName(ref.name()).withNamespace(ref.namespace())
             .withUid(group.getMetadata().getUid()).build())
-        .withType("Warning").withReason("PlannedFailoverRejected").withMessage(reason + ": " + message)
+        .withType(Events.PLANNED_FAILOVER_REJECTED.type().name()).withReason(Events.PLANNED_FAILOVER_REJECTED.reason())
+        .withMessage(reason + ": " + message)
         .withFirstTimestamp(now).withLastTimestamp(now).withCount(1)
         .withNewSource().withComponent("bloodraven-failover").endSource()
         .withReportingComponent("bloodraven-failover")

@@ -31,21 +31,13 @@ public final class SearchAttributes {
 
   /** Called from workflow code only. */
   public static void phase(Phase phase, String target) {
-    phase(phase.name(), target);
-  }
-
-  /**
-   * The same for a workflow whose phases are not {@link Phase}s: the emergency failover's Fencing
-   * has no planned counterpart. Called from workflow code only.
-   */
-  public static void phase(String phase, String target) {
     if (!Workflow.getTypedSearchAttributes().containsKey(GROUP)) {
       return;
     }
     if (target != null && !target.equals(Workflow.getTypedSearchAttributes().get(TARGET))) {
-      Workflow.upsertTypedSearchAttributes(TARGET.valueSet(target), PHASE.valueSet(phase));
+      Workflow.upsertTypedSearchAttributes(TARGET.valueSet(target), PHASE.valueSet(phase.name()));
     } else {
-      Workflow.upsertTypedSearchAttributes(PHASE.valueSet(phase));
+      Workflow.upsertTypedSearchAttributes(PHASE.valueSet(phase.name()));
     }
   }
 }

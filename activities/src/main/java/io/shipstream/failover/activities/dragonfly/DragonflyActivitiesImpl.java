@@ -8,6 +8,7 @@ import io.shipstream.failover.activities.mysql.Heartbeat;
 import io.shipstream.failover.workflows.activities.DragonflyActivities;
 import io.shipstream.failover.workflows.activities.StoreState;
 import io.shipstream.failover.workflows.activities.StoreTarget;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.shipstream.failover.workflows.dragonfly.FreshestStore;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
@@ -28,8 +29,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class DragonflyActivitiesImpl implements DragonflyActivities {
   private static final Logger log = LoggerFactory.getLogger(DragonflyActivitiesImpl.class);
-  static final String SYNC_TIMEOUT = "DragonflySyncTimeout";
-  static final String PROMOTION_FAILED = "DragonflyPromotionFailed";
+  static final String SYNC_TIMEOUT = FailureTypes.DRAGONFLY_SYNC_TIMEOUT;
+  static final String PROMOTION_FAILED = FailureTypes.DRAGONFLY_PROMOTION_FAILED;
 
   private final StoreConnections connections;
   private final Clock clock;
@@ -61,7 +62,7 @@ public final class DragonflyActivitiesImpl implements DragonflyActivities {
     StoreInfo info = info(master);
     if (!info.isMaster()) {
       throw ApplicationFailure.newNonRetryableFailure("the " + master + " is not a master but a " + info.role()
-          + " of " + info.masterHost() + ":" + info.masterPort(), "StoreNotMaster");
+          + " of " + info.masterHost() + ":" + info.masterPort(), FailureTypes.STORE_NOT_MASTER);
     }
     return info.offset();
   }
@@ -215,7 +216,7 @@ public final class DragonflyActivitiesImpl implements DragonflyActivities {
     } catch (RedisException e) {
       String message = e.getCause() == null || e.getCause().getMessage() == null ? e.getMessage()
           : e.getMessage() + ": " + e.getCause().getMessage();
-      throw ApplicationFailure.newFailure("the " + store + ": " + message, "StoreUnavailable");
+      throw ApplicationFailure.newFailure("the " + store + ": " + message, FailureTypes.STORE_UNAVAILABLE);
     }
   }
 

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.EventNote;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -71,7 +72,7 @@ final class GroupEvents {
     for (EventNote n : notes) {
       if (n.type() != null && !NORMAL.equals(n.type()) && !WARNING.equals(n.type())) {
         throw ApplicationFailure.newNonRetryableFailure(
-            "Event type must be Normal or Warning, not " + n.type(), "InvalidEventType");
+            "Event type must be Normal or Warning, not " + n.type(), FailureTypes.INVALID_EVENT_TYPE);
       }
     }
     MysqlFailoverGroup cr = groups.find(group);

@@ -12,6 +12,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
@@ -27,7 +28,7 @@ import org.slf4j.LoggerFactory;
 final class GroupStore {
   private static final Logger log = LoggerFactory.getLogger(GroupStore.class);
   static final String KIND = "MysqlFailoverGroup";
-  static final String GROUP_NOT_FOUND = "GroupNotFound";
+  static final String GROUP_NOT_FOUND = FailureTypes.GROUP_NOT_FOUND;
 
   private final KubernetesClient client;
   private final Map<String, String> lastTimeWritten = new java.util.concurrent.ConcurrentHashMap<>();

@@ -12,7 +12,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
-import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.time.Instant;
@@ -123,7 +123,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     try {
       taints.apply(group, sites, activeSite);
     } catch (NodeTaints.UnknownSiteException e) {
-      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), Reason.UnknownSite.name());
+      throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.UNKNOWN_SITE);
     }
   }
 
@@ -157,7 +157,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
       Instant instant = OffsetDateTime.parse(at).toInstant();
       return instant.toString();
     } catch (DateTimeParseException e) {
-      throw ApplicationFailure.newNonRetryableFailure("Not an RFC 3339 time: " + at, "InvalidTime");
+      throw ApplicationFailure.newNonRetryableFailure("Not an RFC 3339 time: " + at, FailureTypes.INVALID_TIME);
     }
   }
 }

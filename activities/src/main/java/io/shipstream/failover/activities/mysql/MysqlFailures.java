@@ -1,7 +1,7 @@
 package io.shipstream.failover.activities.mysql;
 
-import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
@@ -10,24 +10,25 @@ import java.sql.SQLTransientConnectionException;
 import java.util.Set;
 
 /**
- * The failure types the MySQL activities throw, so a workflow can tell them apart. Retryable ones
+ * The failure types the MySQL activities throw, so a workflow can tell them apart; the words are
+ * the contract's ({@link FailureTypes}). Retryable ones
  * are for conditions that pass (a server restarting, a network blip); the others need a decision.
  */
 public final class MysqlFailures {
   /** Cannot connect, or the connection broke: retryable. */
-  public static final String UNREACHABLE = "Unreachable";
+  public static final String UNREACHABLE = FailureTypes.UNREACHABLE;
   /** The target did not execute the wanted GTID set by the deadline: not retryable. */
-  public static final String LAG_TIMEOUT = Reason.LagTimeout.name();
+  public static final String LAG_TIMEOUT = FailureTypes.LAG_TIMEOUT;
   /** The server refused to become a writable primary: not retryable. */
-  public static final String PROMOTE_FAILED = "PromoteFailed";
+  public static final String PROMOTE_FAILED = FailureTypes.PROMOTE_FAILED;
   /** Replication to the new source does not run, with the server's own error: not retryable. */
-  public static final String REPLICATION_FAILED = "ReplicationFailed";
+  public static final String REPLICATION_FAILED = FailureTypes.REPLICATION_FAILED;
   /** A GTID set argument cannot be parsed or does not match the server's flavor: not retryable. */
-  public static final String INVALID_GTID_SET = "InvalidGtidSet";
+  public static final String INVALID_GTID_SET = FailureTypes.INVALID_GTID_SET;
   /** The group's Secret is missing or incomplete: retryable, it may be being created. */
-  public static final String CREDENTIALS_UNAVAILABLE = "CredentialsUnavailable";
+  public static final String CREDENTIALS_UNAVAILABLE = FailureTypes.CREDENTIALS_UNAVAILABLE;
   /** The server answered with an error to a statement: retryable. */
-  public static final String MYSQL_ERROR = "MysqlError";
+  public static final String MYSQL_ERROR = FailureTypes.MYSQL_ERROR;
 
   /** Client-side codes for a lost or refused connection, and ER_CON_COUNT_ERROR (too many connections). */
   private static final Set<Integer> CONNECTION_ERRORS = Set.of(1040, 1152, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013);

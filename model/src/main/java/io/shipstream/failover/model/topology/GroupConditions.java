@@ -2,6 +2,7 @@ package io.shipstream.failover.model.topology;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.shipstream.failover.model.Reason;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -71,7 +72,7 @@ public final class GroupConditions {
 
   private static Condition ready(Facts f) {
     if (f.invalidSpec() != null) {
-      return of(READY, false, "InvalidSpec", f.invalidSpec());
+      return of(READY, false, Reason.InvalidSpec.name(), f.invalidSpec());
     }
     if (f.activeSite() == null) {
       if (f.adoption() instanceof Adoption.Ambiguous a) {

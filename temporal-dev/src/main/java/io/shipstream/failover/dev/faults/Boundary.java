@@ -28,7 +28,7 @@ public enum Boundary {
   REJOIN("rejoin", "ReplicateFrom", args -> true),
   RECORD_RESUMED("record-resumed", "RecordFailover", args -> args[3] != null),
   STATUS_SUCCEEDED("status-succeeded", "WritePlannedFailoverStatus", args -> phase(args, "Succeeded")),
-  // Runs started since the coalesced-status-writes change batch their Events (EmitEvents).
+  // The runbooks batch their Events (EmitEvents).
   EVENT_COMPLETED("event-completed", "EmitEvents", args -> args[1] instanceof java.util.List<?> notes
       && notes.stream().anyMatch(n -> n instanceof KubernetesActivities.EventNote e
           && "PlannedFailoverCompleted".equals(e.reason()))),

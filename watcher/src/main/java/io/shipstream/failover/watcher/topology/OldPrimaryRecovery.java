@@ -1,5 +1,8 @@
 package io.shipstream.failover.watcher.topology;
 
+import static io.shipstream.failover.workflows.contract.Events.RECOVERY_BLOCKED;
+import static io.shipstream.failover.workflows.contract.Events.RECOVERY_COMPLETE;
+
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
@@ -139,12 +142,12 @@ public final class OldPrimaryRecovery {
       outcomes.put(key, new Outcome(emergency.startTime(), null));
       String message = "site '" + site + "' replicates from the active site '" + active + "': " + r.reason();
       log.info("{}: {}", group, message);
-      events.event(group, "Normal", "RecoveryComplete", message);
+      events.event(group, RECOVERY_COMPLETE.type().name(), RECOVERY_COMPLETE.reason(), message);
     } else if (decision instanceof Recovery.Blocked b) {
       outcomes.put(key, new Outcome(emergency.startTime(), b.divergentGtid()));
       String message = "site '" + site + "': " + b.reason();
       log.warn("{}: {}", group, message);
-      events.event(group, "Warning", "RecoveryBlocked", message);
+      events.event(group, RECOVERY_BLOCKED.type().name(), RECOVERY_BLOCKED.reason(), message);
     }
   }
 

@@ -4,6 +4,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
+import io.shipstream.failover.workflows.contract.Events;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
@@ -84,7 +85,7 @@ public final class Reactions {
       for (String site : f.sites()) {
         fence(group, site);
       }
-      alert(group, "FenceNonPromotable:" + f.sites(), "NonPromotableSiteFenced", f.reason());
+      alert(group, "FenceNonPromotable:" + f.sites(), Events.NON_PROMOTABLE_SITE_FENCED, f.reason());
     } else if (verdict instanceof Verdict.SplitBrain sb) {
       if (!sb.alertOnly()) {
         for (String site : sb.fence()) {
@@ -94,13 +95,13 @@ public final class Reactions {
           effects.recordActiveSite(group, sb.keep());
         }
       }
-      alert(group, "SplitBrain:" + sb.writableSites() + ":" + sb.keep(), "SplitBrainDetected", sb.reason());
+      alert(group, "SplitBrain:" + sb.writableSites() + ":" + sb.keep(), Events.SPLIT_BRAIN_DETECTED, sb.reason());
     } else if (verdict instanceof Verdict.TotalLoss t) {
-      alert(group, "TotalLoss", "TotalLossDetected", t.reason());
+      alert(group, "TotalLoss", Events.TOTAL_LOSS_DETECTED, t.reason());
     } else if (verdict instanceof Verdict.NoPrimary n) {
       noPrimary(group, in, n);
     } else if (verdict instanceof Verdict.Blocked b) {
-      alert(group, "Blocked:" + b.cause() + ":" + b.reason(), "FailoverBlocked", b.cause() + ": " + b.reason());
+      alert(group, "Blocked:" + b.cause() + ":" + b.reason(), Events.FAILOVER_BLOCKED, b.cause() + ": " + b.reason());
     }
   }
 
@@ -119,7 +120,7 @@ public final class Reactions {
     }
     Instant since = quietSince.computeIfAbsent(group, g -> in.now());
     if (polledSince(in, since)) {
-      alert(group, key, "NoPrimaryDetected", n.reason());
+      alert(group, key, Events.NO_PRIMARY_DETECTED, n.reason());
     }
   }
 
@@ -135,7 +136,8 @@ public final class Reactions {
       log.warn("{}: emergency failover from '{}' to '{}' started: {}", group, p.failedSite(), p.candidate(),
           p.reason());
       lastAlert.put(group, key);
-      effects.event(group, "Warning", "EmergencyFailoverStarted", p.reason());
+      effects.event(group, Events.EMERGENCY_FAILOVER_STARTED.type().name(),
+          Events.EMERGENCY_FAILOVER_STARTED.reason(), p.reason());
     }
     // Refused: a workflow (ours from an earlier poll, or a planned one) holds the group. Nothing to do.
   }
@@ -168,12 +170,12 @@ public final class Reactions {
     }
   }
 
-  private void alert(GroupRef group, String key, String reason, String message) {
+  private void alert(GroupRef group, String key, Events event, String message) {
     if (key.equals(lastAlert.put(group, key))) {
       return;
     }
-    log.warn("{}: {}: {}", group, reason, message);
-    effects.event(group, "Warning", reason, message);
+    log.warn("{}: {}: {}", group, event.reason(), message);
+    effects.event(group, event.type().name(), event.reason(), message);
   }
 
   /** Forgets a group that is no longer watched. */

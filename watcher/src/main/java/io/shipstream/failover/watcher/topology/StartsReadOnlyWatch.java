@@ -1,5 +1,7 @@
 package io.shipstream.failover.watcher.topology;
 
+import io.shipstream.failover.workflows.contract.Events;
+
 /**
  * What the watcher says about one site's {@code startsReadOnly}, as its sidecar last reported it.
  * A server configured to start writable takes writes after a restart before anything decides it is
@@ -28,16 +30,16 @@ record StartsReadOnlyWatch(Boolean last, boolean warned) {
 
   /** The Events this watch emits; every one is declared here, once. */
   enum Notice {
-    NONE(null, null),
-    WRITABLE("Warning", "ServerStartsWritable"),
-    READ_ONLY_AGAIN("Normal", "ServerStartsReadOnly");
+    NONE(null),
+    WRITABLE(Events.SERVER_STARTS_WRITABLE),
+    READ_ONLY_AGAIN(Events.SERVER_STARTS_READ_ONLY);
 
     final String type;
     final String reason;
 
-    Notice(String type, String reason) {
-      this.type = type;
-      this.reason = reason;
+    Notice(Events event) {
+      this.type = event == null ? null : event.type().name();
+      this.reason = event == null ? null : event.reason();
     }
 
     String message(String site) {

@@ -3,12 +3,14 @@ package io.shipstream.failover.watcher.topology;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -85,13 +87,14 @@ public final class Steward {
           metrics.repaired(ref, outcome.repairs().size());
         }
         try {
-          effects.event(ref, "Normal", "RoutingRepaired", String.join("; ", outcome.repairs()));
+          effects.event(ref, Events.ROUTING_REPAIRED.type().name(), Events.ROUTING_REPAIRED.reason(),
+              String.join("; ", outcome.repairs()));
         } catch (RuntimeException e) {
           log.warn("{}: cannot write the RoutingRepaired Event: {}", ref, e.toString());
         }
       }
       if (!outcome.problems().isEmpty()) {
-        note(ref, "Warning", "RoutingIncomplete", String.join("; ", outcome.problems()));
+        note(ref, Events.ROUTING_INCOMPLETE, String.join("; ", outcome.problems()));
       }
       lastProblems.put(ref, outcome.problems());
       return outcome.problems();
@@ -120,16 +123,16 @@ public final class Steward {
     if (named != null) {
       String refused = Adoption.named(config, named, latest);
       decision = refused == null ? new Adoption.Adopt(named.strip(), "named by the " + Adoption.ANNOTATION
-          + " annotation") : new Adoption.Ambiguous("InvalidAnnotation", refused);
+          + " annotation") : new Adoption.Ambiguous(Reason.InvalidAnnotation.name(), refused);
     } else {
       decision = Adoption.decide(config, latest);
     }
     if (decision instanceof Adoption.Adopt a) {
       effects.recordActiveSite(ref, a.site());
       log.info("{}: adopted with {} as the active site: {}", ref, a.site(), a.reason());
-      note(ref, "Normal", "GroupAdopted", a.site() + " is the active site: " + a.reason());
+      note(ref, Events.GROUP_ADOPTED, a.site() + " is the active site: " + a.reason());
     } else if (decision instanceof Adoption.Ambiguous a) {
-      note(ref, "Warning", "AdoptionBlocked", a.cause() + ": " + a.reason() + "; nothing is fenced, promoted or "
+      note(ref, Events.ADOPTION_BLOCKED, a.cause() + ": " + a.reason() + "; nothing is fenced, promoted or "
           + "relabelled until a human names the primary: kubectl annotate mysqlfailovergroup " + ref.name() + " "
           + Adoption.ANNOTATION + "=<site>");
     }
@@ -139,7 +142,7 @@ public final class Steward {
   /** The spec cannot be acted on: Ready=False, an Event, and nothing else touched. */
   void invalidSpec(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
     String message = String.join("; ", problems);
-    note(ref, "Warning", "InvalidSpec", message);
+    note(ref, Events.INVALID_SPEC, message);
     MysqlFailoverGroupStatus status = group.getStatus();
     conditions(ref, group, new GroupConditions.Facts(message, status == null ? null : status.activeSite(), null,
         failoverRunning(status), null, List.of()));
@@ -179,7 +182,9 @@ public final class Steward {
     lastProblems.remove(ref);
   }
 
-  private void note(GroupRef ref, String type, String reason, String message) {
+  private void note(GroupRef ref, Events event, String message) {
+    String type = event.type().name();
+    String reason = event.reason();
     String key = reason + ":" + message;
     if (key.equals(lastNote.put(ref, key))) {
       return;

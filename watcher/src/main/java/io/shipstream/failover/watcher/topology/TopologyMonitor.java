@@ -14,6 +14,7 @@ import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.model.topology.SiteDebouncer;
 import io.shipstream.failover.model.topology.TopologyMatrix;
+import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -293,11 +294,11 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
             : status;
         List<GroupConditions.Problem> problems = new java.util.ArrayList<>();
         steward.keepRouting(g.group(), g.config(), effective, observations)
-            .forEach(p -> problems.add(new GroupConditions.Problem("RoutingIncomplete", p)));
+            .forEach(p -> problems.add(new GroupConditions.Problem(Events.ROUTING_INCOMPLETE.reason(), p)));
         if (startup != null) {
           for (String site : startup.startingWritable(g.group())) {
-            problems.add(new GroupConditions.Problem("ServerStartsWritable", "the server of site " + site
-                + " is configured to start writable (its sidecar says so): a restart would take writes before "
+            problems.add(new GroupConditions.Problem(Events.SERVER_STARTS_WRITABLE.reason(), "the server of site "
+                + site + " is configured to start writable (its sidecar says so): a restart would take writes before "
                 + "anything decides it is the primary; configure MariaDB read_only=ON or MySQL super_read_only=ON"));
           }
         }

@@ -4,6 +4,7 @@ import io.shipstream.failover.workflows.activities.DragonflyActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.activity.LocalActivityOptions;
 import io.temporal.common.RetryOptions;
@@ -26,7 +27,7 @@ public final class ActivityStubs {
     return RetryOptions.newBuilder()
         .setInitialInterval(Duration.ofMillis(200))
         .setMaximumInterval(Duration.ofSeconds(5))
-        .setDoNotRetry("GroupNotFound")
+        .setDoNotRetry(FailureTypes.GROUP_NOT_FOUND)
         .build();
   }
 
@@ -36,7 +37,7 @@ public final class ActivityStubs {
         .setInitialInterval(Duration.ofMillis(200))
         .setMaximumInterval(Duration.ofSeconds(2))
         .setMaximumAttempts(5)
-        .setDoNotRetry("PromoteFailed", "LagTimeout")
+        .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT)
         .build();
   }
 
@@ -100,7 +101,7 @@ public final class ActivityStubs {
             .setBackoffCoefficient(2.0)
             .setMaximumInterval(Duration.ofSeconds(4))
             .setMaximumAttempts(10)
-            .setDoNotRetry("PromoteFailed", "LagTimeout")
+            .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT)
             .build())
         .build());
   }
@@ -114,7 +115,7 @@ public final class ActivityStubs {
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofMillis(200))
             .setMaximumInterval(Duration.ofSeconds(2))
-            .setDoNotRetry("PromoteFailed", "LagTimeout")
+            .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT)
             .build())
         .build());
   }
@@ -145,7 +146,8 @@ public final class ActivityStubs {
             .setInitialInterval(Duration.ofMillis(200))
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(3)
-            .setDoNotRetry("DragonflyPromotionFailed", "DragonflySyncTimeout", "StoreNotMaster")
+            .setDoNotRetry(FailureTypes.DRAGONFLY_PROMOTION_FAILED, FailureTypes.DRAGONFLY_SYNC_TIMEOUT,
+                FailureTypes.STORE_NOT_MASTER)
             .build())
         .build());
   }
@@ -163,7 +165,8 @@ public final class ActivityStubs {
             .setInitialInterval(Duration.ofMillis(200))
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(2)
-            .setDoNotRetry("DragonflyPromotionFailed", "DragonflySyncTimeout", "StoreNotMaster")
+            .setDoNotRetry(FailureTypes.DRAGONFLY_PROMOTION_FAILED, FailureTypes.DRAGONFLY_SYNC_TIMEOUT,
+                FailureTypes.STORE_NOT_MASTER)
             .build())
         .build());
   }

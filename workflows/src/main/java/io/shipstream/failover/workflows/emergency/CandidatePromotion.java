@@ -1,12 +1,13 @@
 package io.shipstream.failover.workflows.emergency;
 
-import io.shipstream.failover.model.Reason;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.PromotionOutcome;
+import io.shipstream.failover.workflows.common.PromotionOutcome.Promoted;
+import io.shipstream.failover.workflows.common.PromotionOutcome.Stuck;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.util.Set;
 
@@ -17,77 +18,54 @@ import java.util.Set;
  * it. Workflow code: its I/O goes through activities, its waits are activities and timers.
  */
 final class CandidatePromotion {
-  private final EmergencyRun run;
-  private final MysqlActivities mysql;
+  private final FailoverRun run;
   private final Set<String> divergentSites;
-  private String failoverRecordedAt;
   private Survivors survivors;
 
   /** @param divergentSites the sites the watcher holds back for divergent transactions */
-  CandidatePromotion(EmergencyRun run, MysqlActivities mysql, Set<String> divergentSites) {
+  CandidatePromotion(FailoverRun run, Set<String> divergentSites) {
     this.run = run;
-    this.mysql = mysql;
     this.divergentSites = divergentSites;
   }
 
   /**
-   * Null once the candidate is a writable primary; otherwise why it is not (ExecuteFailed), for
-   * the runbook to finish as Failed with. Nothing is undone either way: the candidate is already
-   * named active.
+   * {@link Promoted} once the candidate is a writable primary; otherwise {@link Stuck}, for the
+   * runbook to finish as Failed with: nothing is undone either way, since the candidate is already
+   * named active (or may be, when naming it failed) and the old primary cannot be trusted with
+   * writes again. Never {@link PromotionOutcome.Reversible}.
    */
-  EmergencyAbort promote(EmergencyPlan plan) {
-    EmergencyFailoverProgress progress = run.progress;
-    run.enter(EmergencyPhase.Promoting, "promoting " + plan.target().name());
-    // The candidate is named active before it becomes writable: every sidecar fences a writable
-    // server whose status names another site, so naming it afterwards would invite its own
-    // sidecar to fence the new primary. This also starts the anti-flap cooldown.
-    failoverRecordedAt = EmergencyRun.now().toString();
+  PromotionOutcome promote(EmergencyPlan plan) {
     try {
-      run.k8s.recordFailover(run.group, plan.target().name(), failoverRecordedAt, null);
+      run.nameTargetActive(plan.target());
     } catch (ActivityFailure e) {
-      return new EmergencyAbort(Reason.ExecuteFailed, "could not name " + plan.target().name() + " the active "
-          + "site, so it was not made writable: " + Failures.rootMessage(e) + "; " + plan.failed().name()
-          + " stays fenced and unlabelled: manual recovery required");
+      return new Stuck("could not name " + plan.target().name() + " the active site, so it was not made writable: "
+          + Failures.rootMessage(e) + "; " + plan.failed().name() + " stays fenced and unlabelled: manual recovery"
+          + " required");
     }
     // promote applies every relay-log event already received, even with the SQL thread stopped,
     // bounded by connectionDrainTimeout, and heartbeats meanwhile. Before it, the candidate's set
     // is made final and compared with the other survivors', which may hold more.
     // The old primary may be alive and only cut off from the control plane: the sidecar is asked
     // now, so its answer overlaps the drain and catch-up below.
-    OldPrimaryGate guard = null;
-    if (Workflow.getVersion(EmergencyFailoverWorkflowImpl.OLD_PRIMARY_GUARD, Workflow.DEFAULT_VERSION, 1)
-        >= 1) {
-      guard = OldPrimaryGate.start(plan, progress.oldPrimaryFenced, EmergencyRun.now(), run::warn, run::inform);
-    }
+    OldPrimaryGate guard = OldPrimaryGate.start(plan, run.progress.oldPrimaryFenced, FailoverRun.now(), run::warn,
+        run::inform);
     Duration relayDrain = plan.config().connectionDrainTimeout();
-    if (Workflow.getVersion(EmergencyFailoverWorkflowImpl.SURVIVOR_STEPS, Workflow.DEFAULT_VERSION, 1) >= 1) {
-      survivors = new Survivors(plan, mysql, run::warn, run::inform, divergentSites);
-      survivors.catchUpCandidate(relayDrain);
-    }
-    if (guard != null) {
-      guard.await();
-    }
+    survivors = new Survivors(plan, run.quickMysql, run::warn, run::inform, divergentSites);
+    survivors.catchUpCandidate(relayDrain);
+    guard.await();
     try {
       PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain)
-          .promote(plan.targetServer(), EmergencyRun.now().plus(relayDrain));
-      progress.targetGtidAtPromotion = promoted.gtidExecuted();
-      if (survivors != null) {
-        survivors.startRepointing();
-      }
-      return null;
+          .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain));
+      run.progress.targetGtidAtPromotion = promoted.gtidExecuted();
+      survivors.startRepointing();
+      return new Promoted(promoted.gtidExecuted());
     } catch (ActivityFailure e) {
-      return new EmergencyAbort(Reason.ExecuteFailed, "promotion of " + plan.target().name() + " failed: "
-          + Failures.rootMessage(e) + "; " + plan.target().name() + " is recorded as the active site: "
-          + "manual recovery required");
+      return new Stuck("promotion of " + plan.target().name() + " failed: " + Failures.rootMessage(e) + "; "
+          + plan.target().name() + " is recorded as the active site: manual recovery required");
     }
   }
 
-  /** When the candidate was named active: the failover's record keeps this time. */
-  String failoverRecordedAt() {
-    return failoverRecordedAt;
-  }
-
-  /** The other survivors, or null on a failover that replays without them. */
+  /** The other survivors, once the promotion was tried. */
   Survivors survivors() {
     return survivors;
   }

@@ -1,28 +1,30 @@
 package io.shipstream.failover.workflows.emergency;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
-import io.shipstream.failover.workflows.SearchAttributes;
-import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.CancelRequest;
+import io.shipstream.failover.workflows.common.FailoverAbort;
+import io.shipstream.failover.workflows.common.FailoverKind;
+import io.shipstream.failover.workflows.common.FailoverMetrics;
+import io.shipstream.failover.workflows.common.FailoverProgress;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
-import io.shipstream.failover.workflows.common.StatusPublisher;
+import io.shipstream.failover.workflows.common.PromotionOutcome;
+import io.shipstream.failover.workflows.common.PromotionOutcome.Stuck;
+import io.shipstream.failover.workflows.common.Rollback;
+import io.shipstream.failover.workflows.contract.Events;
 import io.temporal.failure.ActivityFailure;
-import io.temporal.failure.TemporalFailure;
-import io.temporal.workflow.CancellationScope;
-import io.temporal.workflow.Saga;
 import io.temporal.workflow.Workflow;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
 
@@ -30,112 +32,90 @@ import org.slf4j.Logger;
  * The emergency-failover runbook. {@link #failover} reads as the procedure an operator would
  * follow by hand when the active site's primary died; the checks and the outcome are small
  * methods below it, the longer steps live beside it: {@link FailedSiteFence} (Fencing), {@link
- * CandidatePromotion} (Promoting) and {@link AfterPromotion} (data loss, routing, session store,
- * Resuming), all sharing one {@link EmergencyRun}. Before the promotion a failure or cancel undoes
- * the fence; from there on the candidate may be writable and the workflow only goes forward. Two writable primaries are
- * avoided by order: the candidate is made writable only after the fence attempt on the failed
- * primary has ended, the failed site's role label is gone, the candidate is named active and the
- * failed primary is known to take no writes (fenced, or its sidecar says so, or its lease ran out).
+ * CandidatePromotion} (Promoting), {@link SessionStoreFollows}, all sharing one {@link
+ * FailoverRun}. One failure idiom: before the promotion a step throws a {@link FailoverAbort} and
+ * {@link #rollBack} undoes the fence; the promotion ends in a {@link PromotionOutcome}, and from
+ * there on the candidate may be writable and the workflow only goes forward. Two writable
+ * primaries are avoided by order: the candidate is made writable only after the fence attempt on
+ * the failed primary has ended, the failed site's role label is gone, the candidate is named
+ * active and the failed primary is known to take no writes (fenced, or its sidecar says so, or
+ * its lease ran out).
  */
 public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow {
-  static final String PRIMARY = "primary";
-  static final String REPLICA = "replica";
-  // The change ids of the runbook's versioned steps, kept together here because a stored history
-  // records them by these names. The steps themselves live in the collaborators named below.
-  /**
-   * The change id of the steps with the other survivors ({@link CandidatePromotion}): the
-   * candidate caught up from a fresher replica before promotion, every survivor re-pointed at the
-   * new primary after. A failover started on an older worker replays without them.
-   */
-  static final String SURVIVOR_STEPS = "survivor-catch-up-and-repoint";
-  /** The change id of the session store's promotion ({@link AfterPromotion#promoteSessionStore}). */
-  static final String SESSION_STORE = "session-store-promotion";
-  /**
-   * The change id of the wait for proof that the old primary takes no writes before the candidate
-   * is made writable ({@link OldPrimaryGate}). A failover started on an older worker replays
-   * without it.
-   */
-  static final String OLD_PRIMARY_GUARD = "old-primary-fence-proof";
   private static final Logger log = Workflow.getLogger(EmergencyFailoverWorkflowImpl.class);
 
-  private final KubernetesActivities k8s = ActivityStubs.kubernetes();
-  private final MysqlActivities mysql = ActivityStubs.mysql();
-  private final EmergencyFailoverProgress progress = new EmergencyFailoverProgress();
-  private final EmergencyFailoverMetrics metrics = new EmergencyFailoverMetrics();
+  private final FailoverProgress progress = new FailoverProgress();
+  // Set by the cancel signal, which may arrive before the run below is built.
+  private final CancelRequest cancel = new CancelRequest();
   private GroupRef group;
-  private EmergencyRun run;
-  private boolean cancelRequested;
-  private String cancelReason;
-  private Map<String, String> siteGtids;
-  private Set<String> divergentSites = Set.of();
-  private FailedSiteFence failedSite;
+  private FailoverRun run;
 
   @Override
   public EmergencyFailoverStatus run(Request request) {
-    // A cancel request through Temporal (UI, CLI) means the same as the cancel signal. The runbook
-    // runs detached so that such a request can never interrupt a promotion half-way; before
-    // Promoting it is honoured at the next step, with the fence undone. The SDK still marks the
-    // execution cancelled, however it ended: the resource's status tells the outcome.
-    CancellationScope.current().getCancellationRequest().thenApply(why -> {
-      cancel(why);
-      return null;
-    });
-    List<EmergencyFailoverStatus> result = new ArrayList<>(1);
-    Workflow.newDetachedCancellationScope(() -> result.add(failover(request))).run();
-    return result.get(0);
+    return FailoverRun.runDetached(this::cancel, () -> failover(request));
   }
 
   private EmergencyFailoverStatus failover(Request request) {
     begin(request);
-    GroupSnapshot snapshot = k8s.loadGroup(group);
-    divergentSites = Survivors.divergentSites(snapshot.status());
-    EmergencyAbort stale = staleRequest(snapshot);
+    GroupSnapshot snapshot = run.k8s.loadGroup(group);
+    Set<String> divergentSites = Survivors.divergentSites(snapshot.status());
+    Superseded stale = staleRequest(snapshot);
     if (stale != null) {
       return skip(stale);
     }
     String why = progress.trigger == null ? "no reason given" : progress.trigger;
-    run.enter(EmergencyPhase.Pending, "primary of " + progress.failedSite + " failed: " + why);
-    run.publisher.event("Normal", "FailoverStarted", "emergency failover from " + progress.failedSite + " to "
-        + progress.target + ": " + why);
-    Saga saga = new Saga(new Saga.Options.Builder().setParallelCompensation(false).build());
+    run.enter(Phase.Pending, "primary of " + progress.source + " failed: " + why);
+    run.event(Events.FAILOVER_STARTED, "emergency failover from " + progress.source + " to " + progress.target
+        + ": " + why);
+
+    Rollback rollback = new Rollback();
+    FailedSiteFence failedSite = new FailedSiteFence(run);
     EmergencyPlan plan;
     try {
-      plan = plan(snapshot);
+      plan = EmergencyPlan.resolve(group, snapshot.spec(), progress.source, progress.target);
       checkCandidate(plan);
-      checkNotCancelled();
-      failedSite.fence(plan, saga);
-      checkNotCancelled();
-    } catch (EmergencyAbort abort) {
-      return rollBack(saga, abort);
+      run.checkNotCancelled("in " + progress.phase);
+      failedSite.fence(plan, rollback);
+      run.checkNotCancelled("in " + progress.phase);
+    } catch (FailoverAbort abort) {
+      return rollBack(rollback, failedSite, abort);
     }
-    CandidatePromotion promotion = new CandidatePromotion(run, mysql, divergentSites);
-    EmergencyAbort notPromoted = promotion.promote(plan);
-    if (notPromoted != null) {
-      finishFailed(notPromoted.reason, notPromoted.getMessage());
-      return progress.toStatus();
+    CandidatePromotion promotion = new CandidatePromotion(run, divergentSites);
+    PromotionOutcome promoted = promotion.promote(plan);
+    if (promoted instanceof Stuck stuck) {
+      failedSite.settleSessionKill();
+      run.fail(Reason.ExecuteFailed, stuck.why(), Events.FAILOVER_FAILED);
+      return progress.toEmergencyStatus();
     }
-    AfterPromotion afterPromotion = new AfterPromotion(run, promotion);
-    afterPromotion.reportDataLoss(siteGtids, divergentSites);
-    afterPromotion.flipRouting(plan);
-    afterPromotion.promoteSessionStore(plan);
-    afterPromotion.recordFailover(plan);
-    return succeed();
+
+    reportDataLoss(request.siteGtids(), divergentSites, promotion.survivors());
+    run.flipRouting(plan.config(), plan.target()).settle();
+    new SessionStoreFollows(run).promote(plan);
+    run.recordPromotionPoint(plan.target(), Events.FAILOVER_RECORD_INCOMPLETE, "promotionGtidExecuted not recorded");
+    promotion.survivors().settleRepointing();
+    failedSite.settleSessionKill();
+    String lost = progress.transactionsLost == null ? "transactions lost unknown"
+        : progress.transactionsLost + " transactions lost";
+    run.succeed("promoted " + progress.target + " after " + progress.source + " failed, " + lost,
+        Events.FAILOVER_EXECUTED);
+    return progress.toEmergencyStatus();
   }
 
-  // --- Pending -------------------------------------------------------------------------------
+  // --- Pending -------------------------------------------------------------------------------------
 
   private void begin(Request request) {
     group = request.group();
-    progress.failedSite = request.failedSite();
+    progress.source = request.failedSite();
     progress.target = request.candidate();
     progress.trigger = request.reason();
     progress.oldPrimaryLastKnownGtid = request.oldPrimaryLastKnownGtid();
-    siteGtids = request.siteGtids() == null ? Map.of() : request.siteGtids();
-    progress.startTime = now();
-    run = new EmergencyRun(group, progress, new StatusPublisher(k8s, group, workflowRef(),
-        StatusPublisher.coalescing()), k8s, metrics);
-    failedSite = new FailedSiteFence(run);
+    progress.startTime = FailoverRun.now();
+    run = new FailoverRun(FailoverKind.EMERGENCY, group, null, progress, ActivityStubs.kubernetes(),
+        ActivityStubs.mysql(), new FailoverMetrics(FailoverKind.EMERGENCY), cancel);
   }
+
+  /** Why a request no longer applies, with the reason to record. */
+  private record Superseded(Reason reason, String why) {}
 
   /**
    * Why the request no longer applies, or null. A status naming another site than the failed one
@@ -143,133 +123,103 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
    * failover that already happened): acting would undo it, and writing the status would
    * overwrite the real outcome.
    */
-  private EmergencyAbort staleRequest(GroupSnapshot snapshot) {
+  private Superseded staleRequest(GroupSnapshot snapshot) {
     String active = snapshot.status() == null ? null : snapshot.status().activeSite();
-    if (active == null || active.equals(progress.failedSite)) {
+    if (active == null || active.equals(progress.source)) {
       return null;
     }
     if (active.equals(progress.target)) {
-      return new EmergencyAbort(Reason.AlreadyActive, progress.target + " is already the active site");
+      return new Superseded(Reason.AlreadyActive, progress.target + " is already the active site");
     }
-    return new EmergencyAbort(Reason.ConcurrentOperation, "the status names " + active
-        + " active, not the failed site " + progress.failedSite);
+    return new Superseded(Reason.ConcurrentOperation, "the status names " + active
+        + " active, not the failed site " + progress.source);
   }
 
   /** Ends without touching anything, the resource's status included. */
-  private EmergencyFailoverStatus skip(EmergencyAbort stale) {
-    progress.phase = EmergencyPhase.Failed;
-    progress.reason = stale.reason;
-    progress.message = "request superseded, nothing done: " + stale.getMessage();
-    progress.completionTime = now();
-    log.info("{} emergency failover skipped: {}", group, stale.getMessage());
-    return progress.toStatus();
+  private EmergencyFailoverStatus skip(Superseded stale) {
+    progress.phase = Phase.Failed;
+    progress.reason = stale.reason();
+    progress.message = "request superseded, nothing done: " + stale.why();
+    progress.completionTime = FailoverRun.now();
+    log.info("{} emergency failover skipped: {}", group, stale.why());
+    return progress.toEmergencyStatus();
   }
 
-  private EmergencyPlan plan(GroupSnapshot snapshot) {
-    return EmergencyPlan.resolve(group, snapshot.spec(), progress.failedSite, progress.target);
-  }
-
+  /** Only a reachable, read-only candidate is promoted ({@link EmergencyPlan#checkCandidate}). */
   private void checkCandidate(EmergencyPlan plan) {
     ServerState state;
     try {
-      state = mysql.inspect(plan.targetServer());
+      state = run.quickMysql.inspect(plan.targetServer());
     } catch (ActivityFailure e) {
       state = ServerState.unreachable(plan.target().name(), Failures.rootMessage(e));
     }
     plan.checkCandidate(state);
   }
 
-  private void checkNotCancelled() {
-    if (cancelRequested) {
-      throw new EmergencyAbort(Reason.Cancelled, "cancelled in " + progress.phase + ": " + cancelReason);
-    }
-  }
+  // --- Rollback ----------------------------------------------------------------------------------
 
-  // --- Resuming ------------------------------------------------------------------------------
-
-  private EmergencyFailoverStatus succeed() {
-    failedSite.settleSessionKill();
-    String lost = progress.transactionsLost == null ? "transactions lost unknown"
-        : progress.transactionsLost + " transactions lost";
-    String summary = "promoted " + progress.target + " after " + progress.failedSite + " failed, " + lost;
-    progress.message = progress.message == null ? summary : summary + "; " + progress.message;
-    progress.phase = EmergencyPhase.Succeeded;
-    progress.completionTime = now();
-    run.publisher.status(progress.toStatus());
-    SearchAttributes.phase(progress.phase.name(), progress.target);
-    run.publisher.event("Normal", "FailoverExecuted", progress.message);
-    metrics.finished(progress.target, EmergencyFailoverMetrics.SUCCESS,
-        Duration.between(progress.startTime, progress.completionTime));
-    run.publisher.flush();
-    return progress.toStatus();
-  }
-
-  // --- Failure and rollback ------------------------------------------------------------------
-
-  private EmergencyFailoverStatus rollBack(Saga saga, EmergencyAbort abort) {
+  /** Undoes the fence, if there was one, and finishes as Failed with the abort's reason. */
+  private EmergencyFailoverStatus rollBack(Rollback rollback, FailedSiteFence failedSite, FailoverAbort abort) {
     String outcome = "";
-    if (progress.phase == EmergencyPhase.Fencing) {
-      String failed = progress.failedSite;
+    if (rollback.any()) {
+      String failed = progress.source;
       // The session kill ends first (it is bounded): it must not go on killing the sessions of a
       // server that takes writes again.
       failedSite.settleSessionKill();
-      try {
-        saga.compensate();
+      Optional<String> undoFailed = rollback.undo();
+      if (undoFailed.isPresent()) {
+        outcome = "; ROLLBACK FAILED (" + undoFailed.get() + "): " + failed
+            + " may stay fenced and unlabelled, manual recovery required";
+      } else {
         outcome = Boolean.TRUE.equals(progress.oldPrimaryFenced)
             ? "; rolled back: " + failed + " unfenced and labelled primary again"
             : "; rolled back: " + failed + " labelled primary again";
-      } catch (Saga.CompensationException | TemporalFailure e) {
-        outcome = "; ROLLBACK FAILED (" + Failures.rootMessage(e) + "): " + failed
-            + " may stay fenced and unlabelled, manual recovery required";
       }
     }
-    finishFailed(abort.reason, abort.getMessage() + outcome);
-    return progress.toStatus();
-  }
-
-  private void finishFailed(Reason reason, String message) {
     failedSite.settleSessionKill();
-    progress.phase = EmergencyPhase.Failed;
-    progress.reason = reason;
-    progress.message = progress.message == null ? message : message + "; " + progress.message;
-    progress.completionTime = now();
-    run.publisher.status(progress.toStatus());
-    SearchAttributes.phase(progress.phase.name(), progress.target);
-    run.publisher.event("Warning", "FailoverFailed", reason + ": " + message);
-    String result = switch (reason) {
-      case InvalidSpec, UnknownSite, TargetUnhealthy -> "rejected";
-      case Cancelled -> "cancelled";
-      default -> "failed_other";
-    };
-    metrics.finished(progress.target, result, Duration.between(progress.startTime, progress.completionTime));
-    run.publisher.flush();
+    run.fail(abort.reason(), abort.getMessage() + outcome, Events.FAILOVER_FAILED);
+    return progress.toEmergencyStatus();
   }
 
-  // --- Signals and queries -------------------------------------------------------------------
+  // --- After the promotion -------------------------------------------------------------------------
+
+  /**
+   * Says what did not make it across, in the status and a Warning Event: a loss is never hidden.
+   * Lost is what the old primary or any other server was known to hold and the promoted one lacks.
+   *
+   * @param siteGtids every site's last known set, as the watcher saw it (null from older watchers)
+   * @param divergentSites the sites held back for divergent transactions since an earlier failover
+   */
+  private void reportDataLoss(Map<String, String> siteGtids, Set<String> divergentSites, Survivors survivors) {
+    List<String> known = new ArrayList<>();
+    // A site held back for divergent transactions holds them since an earlier failover, not this one.
+    (siteGtids == null ? Map.<String, String>of() : siteGtids).forEach((site, gtid) -> {
+      if (!divergentSites.contains(site)) {
+        known.add(gtid);
+      }
+    });
+    known.addAll(survivors.knownGtids());
+    DataLoss loss = DataLoss.between(progress.oldPrimaryLastKnownGtid, known, progress.targetGtidAtPromotion);
+    progress.transactionsLost = loss.transactions();
+    progress.lostGtid = loss.lostGtid();
+    if (!loss.known()) {
+      run.warn(Events.DATA_LOSS_UNKNOWN, "transactions lost unknown: " + loss.unknownBecause());
+    } else if (loss.any()) {
+      run.warn(Events.DATA_LOSS_DETECTED, loss.transactions() + " transactions committed on " + progress.source
+          + " are not on " + progress.target + ": " + loss.lostGtid());
+    }
+    run.publishStatus();
+  }
+
+  // --- Signals and queries -------------------------------------------------------------------------
 
   @Override
   public void cancel(String reason) {
-    if (progress.phase.isPastPointOfNoReturn()) {
-      log.info("cancel of {} ignored in phase {}: the candidate may already be writable", group, progress.phase);
-      return;
-    }
-    cancelRequested = true;
-    cancelReason = reason == null || reason.isBlank() ? "cancel signal" : reason;
+    FailoverRun.cancel(cancel, progress, group, reason);
   }
 
   @Override
   public EmergencyFailoverStatus status() {
-    return progress.toStatus();
-  }
-
-  // --- helpers -------------------------------------------------------------------------------
-
-  private WorkflowRef workflowRef() {
-    var info = Workflow.getInfo();
-    return new WorkflowRef("EmergencyFailover", info.getWorkflowId(), info.getRunId());
-  }
-
-  private static Instant now() {
-    return EmergencyRun.now();
+    return progress.toEmergencyStatus();
   }
 }

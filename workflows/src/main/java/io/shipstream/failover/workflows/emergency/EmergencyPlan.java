@@ -7,6 +7,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.common.FailoverAbort;
 import java.util.List;
 
 /**
@@ -21,17 +22,17 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
     try {
       config = GroupConfig.resolve(spec);
     } catch (GroupConfig.InvalidSpecException e) {
-      throw new EmergencyAbort(Reason.InvalidSpec, e.getMessage());
+      throw new FailoverAbort(Reason.InvalidSpec, e.getMessage());
     }
     SiteSpec failed = config.site(failedSite).orElseThrow(() ->
-        new EmergencyAbort(Reason.UnknownSite, "unknown failed site '" + failedSite + "'"));
+        new FailoverAbort(Reason.UnknownSite, "unknown failed site '" + failedSite + "'"));
     SiteSpec target = config.site(candidate).orElseThrow(() ->
-        new EmergencyAbort(Reason.UnknownSite, "unknown candidate site '" + candidate + "'"));
+        new FailoverAbort(Reason.UnknownSite, "unknown candidate site '" + candidate + "'"));
     if (failed.name().equals(target.name())) {
-      throw new EmergencyAbort(Reason.TargetUnhealthy, "the candidate is the failed site " + failed.name());
+      throw new FailoverAbort(Reason.TargetUnhealthy, "the candidate is the failed site " + failed.name());
     }
     if (!target.isPrimaryCandidate()) {
-      throw new EmergencyAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " has role " + target.role()
+      throw new FailoverAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " has role " + target.role()
           + ", not primary-candidate");
     }
     return new EmergencyPlan(group, config, failed, target);
@@ -40,11 +41,11 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
   /** Only a reachable, read-only server is promoted: a writable one may already be someone's primary. */
   void checkCandidate(ServerState state) {
     if (!state.reachable()) {
-      throw new EmergencyAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " is unreachable: "
+      throw new FailoverAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " is unreachable: "
           + state.error());
     }
     if (!state.readOnly()) {
-      throw new EmergencyAbort(Reason.TargetUnhealthy, "candidate " + target.name()
+      throw new FailoverAbort(Reason.TargetUnhealthy, "candidate " + target.name()
           + " is already writable; refusing to promote a server that may be another primary");
     }
   }
@@ -70,7 +71,6 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
   }
 
   private MysqlTarget server(SiteSpec site) {
-    return new MysqlTarget(group, site.name(), site.mysql().host(), GroupConfig.mysqlPort(site),
-        config.credentialsSecret());
+    return MysqlTarget.of(group, config, site);
   }
 }

@@ -1,32 +1,38 @@
 package io.shipstream.failover.workflows.emergency;
 
+import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.RoleLabel;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.FailoverAbort;
+import io.shipstream.failover.workflows.common.FailoverProgress;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.Rollback;
+import io.shipstream.failover.workflows.contract.Events;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
-import io.temporal.workflow.Saga;
 import java.time.Duration;
 
 /**
  * The Fencing step of the emergency runbook: the failed primary is fenced as far as it can be
  * reached, beside removing its primary role label, and its application sessions are killed for a
- * bounded time. Registers its own undo with the runbook's {@link Saga}, which runs it when a step
- * before promotion aborts. Workflow code: its I/O goes through activities.
+ * bounded time. Registers its own undo with the runbook's {@link Rollback}, which runs it when a
+ * step before promotion aborts. Workflow code: its I/O goes through activities.
  */
 final class FailedSiteFence {
   /** How long the failed primary's sessions are killed for once it is fenced; they cannot write anyway. */
   static final Duration SESSION_KILL_BUDGET = Duration.ofSeconds(5);
 
-  private final EmergencyRun run;
+  private final FailoverRun run;
   private final MysqlActivities failedServer = ActivityStubs.mysqlBestEffort();
   private Promise<DrainResult> sessionKill;
 
-  FailedSiteFence(EmergencyRun run) {
+  FailedSiteFence(FailoverRun run) {
     this.run = run;
   }
 
@@ -36,33 +42,33 @@ final class FailedSiteFence {
    * goes on without it: the failed site's sidecar fences its server if it comes back writable
    * while the status names another site active.
    */
-  void fence(EmergencyPlan plan, Saga saga) {
-    EmergencyFailoverProgress progress = run.progress;
-    run.enter(EmergencyPhase.Fencing, "fencing " + plan.failed().name() + " (best effort)");
-    saga.addCompensation(this::restore, plan);
+  void fence(EmergencyPlan plan, Rollback rollback) {
+    FailoverProgress progress = run.progress;
+    run.enter(Phase.Fencing, "fencing " + plan.failed().name() + " (best effort)");
+    rollback.register(this::restore, plan);
     Promise<FenceResult> fence = Async.function(failedServer::fence, plan.failedServer());
     Promise<Void> unlabel = Async.procedure(run.k8s::setSiteRole, run.group, plan.failed(),
-        EmergencyFailoverWorkflowImpl.REPLICA);
+        RoleLabel.REPLICA);
     try {
       FenceResult fenced = fence.get();
       progress.oldPrimaryFenced = true;
       progress.oldPrimaryLastKnownGtid = fenced.gtidExecuted();
       if (fenced.appConnections() > 0) {
         sessionKill = Async.function(failedServer::killAppConnections, plan.failedServer(),
-            EmergencyRun.now().plus(SESSION_KILL_BUDGET));
+            FailoverRun.now().plus(SESSION_KILL_BUDGET));
       }
     } catch (ActivityFailure e) {
       progress.oldPrimaryFenced = false;
-      run.warn("OldPrimaryNotFenced", "could not fence " + plan.failed().name() + ", gave up: "
+      run.warn(Events.OLD_PRIMARY_NOT_FENCED, "could not fence " + plan.failed().name() + ", gave up: "
           + Failures.rootMessage(e) + "; its sidecar fences it should it come back writable");
     }
     try {
       unlabel.get();
     } catch (ActivityFailure e) {
-      throw new EmergencyAbort(Reason.ExecuteFailed, "could not set the role label of " + plan.failed().name()
+      throw new FailoverAbort(Reason.ExecuteFailed, "could not set the role label of " + plan.failed().name()
           + " to replica: " + Failures.rootMessage(e));
     }
-    run.publisher.status(progress.toStatus());
+    run.publishStatus();
   }
 
   /** The compensation of the fence: the group is left as the watcher found it. */
@@ -70,7 +76,7 @@ final class FailedSiteFence {
     if (Boolean.TRUE.equals(run.progress.oldPrimaryFenced)) {
       failedServer.unfence(plan.failedServer());
     }
-    run.k8s.setSiteRole(run.group, plan.failed(), EmergencyFailoverWorkflowImpl.PRIMARY);
+    run.k8s.setSiteRole(run.group, plan.failed(), RoleLabel.PRIMARY);
   }
 
   /** Waits for the failed primary's session kill, if one runs: it is bounded and only reported. */
@@ -78,14 +84,14 @@ final class FailedSiteFence {
     if (sessionKill == null) {
       return;
     }
-    EmergencyFailoverProgress progress = run.progress;
+    FailoverProgress progress = run.progress;
     try {
       DrainResult drained = sessionKill.get();
       if (drained.remaining() > 0) {
-        progress.note(drained.remaining() + " sessions still connected to fenced " + progress.failedSite);
+        progress.note(drained.remaining() + " sessions still connected to fenced " + progress.source);
       }
     } catch (ActivityFailure e) {
-      progress.note("sessions of fenced " + progress.failedSite + " not killed: " + Failures.rootMessage(e));
+      progress.note("sessions of fenced " + progress.source + " not killed: " + Failures.rootMessage(e));
     }
     sessionKill = null;
   }

@@ -3,7 +3,9 @@ package io.shipstream.failover.workflows.emergency;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Proof;
 import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Route;
 import io.temporal.failure.ActivityFailure;
@@ -18,7 +20,7 @@ import java.util.function.BiConsumer;
  * Holds the candidate's promotion back until the old primary cannot take writes (decided by {@link
  * OldPrimaryProof}). Started right after the candidate is named active, so the sidecar's answer
  * overlaps the relay drain and the catch-up; {@link #await} is called just before the candidate
- * is made writable. Workflow code: time comes from {@code Workflow.currentTimeMillis}, the wait
+ * is made writable. Workflow code: time comes from {@link FailoverRun#now}, the wait
  * is a durable timer.
  */
 final class OldPrimaryGate {
@@ -28,11 +30,11 @@ final class OldPrimaryGate {
   /** The spec's lease deadline, pushed back when the sidecar reports running with a longer lease. */
   private Instant leaseDeadline;
   private final Promise<Confirmation> answer;
-  private final BiConsumer<String, String> warn;
-  private final BiConsumer<String, String> inform;
+  private final BiConsumer<Events, String> warn;
+  private final BiConsumer<Events, String> inform;
 
   private OldPrimaryGate(EmergencyPlan plan, Route route, Instant namedAt, Instant leaseDeadline,
-      Promise<Confirmation> answer, BiConsumer<String, String> warn, BiConsumer<String, String> inform) {
+      Promise<Confirmation> answer, BiConsumer<Events, String> warn, BiConsumer<Events, String> inform) {
     this.plan = plan;
     this.route = route;
     this.namedAt = namedAt;
@@ -44,7 +46,7 @@ final class OldPrimaryGate {
 
   /** Starts asking the old primary's sidecar, when there is one to ask; {@code namedAt} is now. */
   static OldPrimaryGate start(EmergencyPlan plan, Boolean fencedByWorkflow, Instant namedAt,
-      BiConsumer<String, String> warn, BiConsumer<String, String> inform) {
+      BiConsumer<Events, String> warn, BiConsumer<Events, String> inform) {
     Route route = OldPrimaryProof.route(fencedByWorkflow, plan.failed());
     Instant leaseDeadline = OldPrimaryProof.leaseDeadline(namedAt, plan.config());
     Promise<Confirmation> answer = null;
@@ -69,9 +71,9 @@ final class OldPrimaryGate {
     Confirmation last = peek();
     String message = OldPrimaryProof.confirmedMessage(proof, site, target, last);
     switch (proof) {
-      case NO_SIDECAR -> warn.accept("OldPrimaryNotGuarded", message);
-      case LEASE_EXPIRED -> warn.accept("OldPrimaryLeaseExpired", message);
-      default -> inform.accept("OldPrimaryFenceConfirmed", message);
+      case NO_SIDECAR -> warn.accept(Events.OLD_PRIMARY_NOT_GUARDED, message);
+      case LEASE_EXPIRED -> warn.accept(Events.OLD_PRIMARY_LEASE_EXPIRED, message);
+      default -> inform.accept(Events.OLD_PRIMARY_FENCE_CONFIRMED, message);
     }
     return proof;
   }
@@ -82,14 +84,14 @@ final class OldPrimaryGate {
       return proof;
     }
     // A live sidecar answers within a tick or two of being asked: only a longer silence is worth a Warning.
-    Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(now(), leaseDeadline)),
+    Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline)),
         answer::isCompleted);
     proof = settle();
     if (proof != null) {
       return proof;
     }
-    Duration left = OldPrimaryProof.remaining(now(), leaseDeadline);
-    warn.accept("OldPrimaryLeaseWait", OldPrimaryProof.waitMessage(site, left, leaseDeadline, peek()));
+    Duration left = OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline);
+    warn.accept(Events.OLD_PRIMARY_LEASE_WAIT, OldPrimaryProof.waitMessage(site, left, leaseDeadline, peek()));
     Workflow.await(left, answer::isCompleted);
     proof = OldPrimaryProof.settle(peek(), false);
     if (proof != null) {
@@ -98,13 +100,13 @@ final class OldPrimaryGate {
     // The sidecar gave up (or its activity failed) before the deadline: the lease is the bound,
     // the longer one the sidecar reported if it did.
     extendToReportedLease();
-    Workflow.sleep(OldPrimaryProof.remaining(now(), leaseDeadline));
+    Workflow.sleep(OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline));
     return Proof.LEASE_EXPIRED;
   }
 
   private Proof settle() {
     extendToReportedLease();
-    return OldPrimaryProof.settle(peek(), !now().isBefore(leaseDeadline));
+    return OldPrimaryProof.settle(peek(), !FailoverRun.now().isBefore(leaseDeadline));
   }
 
   /** Waits out the longest lease the old primary's sidecar may hold: the spec's, or the one it reported. */
@@ -131,7 +133,4 @@ final class OldPrimaryGate {
     return a.compareTo(b) <= 0 ? a : b;
   }
 
-  private static Instant now() {
-    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
-  }
 }

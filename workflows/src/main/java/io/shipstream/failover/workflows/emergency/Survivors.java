@@ -7,8 +7,11 @@ import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplic
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
 import io.shipstream.failover.workflows.common.ReplicaRepointing;
+import io.shipstream.failover.workflows.contract.Events;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.activity.ActivityOptions;
 import io.temporal.common.RetryOptions;
 import io.temporal.failure.ActivityFailure;
@@ -16,7 +19,6 @@ import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +51,7 @@ final class Survivors {
   /** Where a finding goes: a Warning or a Normal Event, and a note in the status message. */
   @FunctionalInterface
   interface Report {
-    void report(String reason, String message);
+    void report(Events event, String message);
   }
 
   /** @param divergent the sites whose status names divergent transactions, left alone */
@@ -89,7 +91,7 @@ final class Survivors {
     StoppedReplica candidate = null;
     String drainError = null;
     try {
-      candidate = boundedWait(budget).drainAndStopReplica(plan.targetServer(), now().plus(budget));
+      candidate = boundedWait(budget).drainAndStopReplica(plan.targetServer(), FailoverRun.now().plus(budget));
     } catch (ActivityFailure e) {
       drainError = Failures.rootMessage(e);
     }
@@ -110,13 +112,13 @@ final class Survivors {
     });
     String target = plan.target().name();
     if (candidate == null) {
-      warn.report("CatchUpSkipped", "could not stop replication on " + target + " before promoting it ("
+      warn.report(Events.CATCH_UP_SKIPPED, "could not stop replication on " + target + " before promoting it ("
           + drainError + "): not compared with the other replicas");
       return;
     }
     CatchUpPlan.Choice choice = CatchUpPlan.choose(target, candidate.gtidExecuted(), candidate.gtidReceived(),
         reachable);
-    choice.warnings().forEach(w -> warn.report("CatchUpSkipped", w));
+    choice.warnings().forEach(w -> warn.report(Events.CATCH_UP_SKIPPED, w));
     if (choice.needed()) {
       catchUp(candidate, choice, budget);
     }
@@ -132,32 +134,34 @@ final class Survivors {
     MysqlActivities bounded = boundedWait(budget);
     StoppedReplica frozen;
     try {
-      frozen = bounded.drainAndStopReplica(donorServer, now().plus(budget));
+      frozen = bounded.drainAndStopReplica(donorServer, FailoverRun.now().plus(budget));
     } catch (ActivityFailure e) {
-      warn.report("CatchUpFailed", lacking + "; could not stop replication on " + donor + ": "
+      warn.report(Events.CATCH_UP_FAILED, lacking + "; could not stop replication on " + donor + ": "
           + Failures.rootMessage(e) + "; promoting " + target + " with what it has");
       return;
     }
     knownGtids.add(frozen.gtidExecuted());
     if (!frozen.logsReplicaUpdates()) {
-      warn.report("CatchUpSkipped", lacking + ", but " + donor + " does not write what it replicates to its binary"
-          + " log (log_bin with log_slave_updates / log_replica_updates), so it cannot serve them; promoting "
+      warn.report(Events.CATCH_UP_SKIPPED, lacking + ", but " + donor + " does not write what it replicates to its"
+          + " binary log (log_bin with log_slave_updates / log_replica_updates), so it cannot serve them; promoting "
           + target + " with what it has");
       return;
     }
     // The donor's final, servable set: only what it executed (and so binlogged) counts now.
     CatchUpPlan.Choice confirmed = CatchUpPlan.choose(target, candidate.gtidExecuted(), candidate.gtidReceived(),
         List.of(new CatchUpPlan.Survivor(donor, frozen.gtidExecuted(), null)));
-    confirmed.warnings().forEach(w -> warn.report("CatchUpSkipped", w));
+    confirmed.warnings().forEach(w -> warn.report(Events.CATCH_UP_SKIPPED, w));
     if (!confirmed.needed()) {
       return;
     }
     try {
-      String after = bounded.catchUpFrom(plan.targetServer(), donorServer, frozen.gtidExecuted(), now().plus(budget));
-      inform.report("CandidateCaughtUp", "caught " + target + " up with " + confirmed.transactions()
-          + " transaction(s) " + confirmed.missing() + " from " + donor + " before promoting it; it now holds " + after);
+      String after = bounded.catchUpFrom(plan.targetServer(), donorServer, frozen.gtidExecuted(),
+          FailoverRun.now().plus(budget));
+      inform.report(Events.CANDIDATE_CAUGHT_UP, "caught " + target + " up with " + confirmed.transactions()
+          + " transaction(s) " + confirmed.missing() + " from " + donor + " before promoting it; it now holds "
+          + after);
     } catch (ActivityFailure e) {
-      warn.report("CatchUpFailed", target + " lacks " + confirmed.transactions() + " transaction(s) "
+      warn.report(Events.CATCH_UP_FAILED, target + " lacks " + confirmed.transactions() + " transaction(s) "
           + confirmed.missing() + " that " + donor + " holds; catching up from it failed: " + Failures.rootMessage(e)
           + "; promoting " + target + " with what it has");
     }
@@ -179,16 +183,16 @@ final class Survivors {
   void settleRepointing() {
     String target = plan.target().name();
     plan.survivors().stream().map(SiteSpec::name).filter(divergent::contains).forEach(site ->
-        warn.report("ReplicaNotRepointed", site + " holds divergent transactions (status.sites[].divergentGtid):"
+        warn.report(Events.REPLICA_NOT_REPOINTED, site + " holds divergent transactions (status.sites[].divergentGtid):"
             + " left read-only and out of replication for a person to decide; point it at " + target
             + " once they are dealt with"));
     states.forEach((site, state) -> {
       if (!repointing.started(site)) {
-        warn.report("ReplicaNotRepointed", site + " was unreachable during the failover and still replicates from "
-            + plan.failed().name() + ": point it at " + target + " when it is back");
+        warn.report(Events.REPLICA_NOT_REPOINTED, site + " was unreachable during the failover and still replicates"
+            + " from " + plan.failed().name() + ": point it at " + target + " when it is back");
         return;
       }
-      repointing.failure(site).ifPresent(why -> warn.report("ReplicaNotRepointed", "could not point " + site
+      repointing.failure(site).ifPresent(why -> warn.report(Events.REPLICA_NOT_REPOINTED, "could not point " + site
           + " at the new primary " + target + ": " + why));
     });
   }
@@ -196,10 +200,6 @@ final class Survivors {
   /** Every GTID set read from a survivor during the failover, for the transactions-lost count. */
   List<String> knownGtids() {
     return List.copyOf(knownGtids);
-  }
-
-  private static Instant now() {
-    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
   }
 
   /**
@@ -216,7 +216,7 @@ final class Survivors {
             .setInitialInterval(Duration.ofMillis(200))
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(3)
-            .setDoNotRetry("PromoteFailed", "LagTimeout", "ReplicationFailed")
+            .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT, FailureTypes.REPLICATION_FAILED)
             .build())
         .build());
   }

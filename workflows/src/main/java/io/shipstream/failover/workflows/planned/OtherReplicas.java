@@ -39,9 +39,6 @@ import java.util.List;
  * fail the failover, which has happened. Pure: no I/O, no clock.
  */
 final class OtherReplicas {
-  /** The Event reason of every report. */
-  static final String REASON = "ReplicaNotRepointed";
-
   private OtherReplicas() {}
 
   /** What to do with one site: re-point it, or leave it, telling the operator {@code report} when not null. */

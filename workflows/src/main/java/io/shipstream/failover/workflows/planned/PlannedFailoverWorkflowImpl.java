@@ -1,170 +1,177 @@
 package io.shipstream.failover.workflows.planned;
 
-import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
-import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.common.ActivityStubs;
-import io.shipstream.failover.workflows.common.StatusPublisher;
+import io.shipstream.failover.workflows.common.CancelRequest;
+import io.shipstream.failover.workflows.common.FailoverAbort;
+import io.shipstream.failover.workflows.common.FailoverKind;
+import io.shipstream.failover.workflows.common.FailoverMetrics;
+import io.shipstream.failover.workflows.common.FailoverProgress;
+import io.shipstream.failover.workflows.common.FailoverRun;
+import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.PromotionOutcome;
+import io.shipstream.failover.workflows.common.PromotionOutcome.Promoted;
+import io.shipstream.failover.workflows.common.PromotionOutcome.Reversible;
+import io.shipstream.failover.workflows.common.Rollback;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
-import io.temporal.failure.CanceledFailure;
-import io.temporal.workflow.Saga;
-import io.temporal.workflow.Workflow;
-import java.time.Duration;
-import org.slf4j.Logger;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
+import java.util.Optional;
 
 /**
- * The planned-failover runbook. {@link #run} and {@link #execute} read as the procedure an
- * operator would follow by hand; the steps live beside it, all sharing one {@link PlannedRun}:
- * {@link RequestValidation} (Validating, Deferred), {@link SourceDrain} (Draining, WaitingForLag),
- * {@link SessionStoreHandover} (the session store), {@link TargetPromotion} (Promoting and the
- * rollbacks) and {@link AfterPromotion} (routing, Resuming, re-pointing the other replicas).
- * Everything before the promotion can be undone and is undone on any failure or cancel; a
- * promotion that fails is undone only once the target is fenced again, and after a promotion the
- * workflow only goes forward.
+ * The planned-failover runbook. {@link #failover} reads as the procedure an operator would follow
+ * by hand; the steps live beside it, all sharing one {@link FailoverRun}: {@link RequestValidation}
+ * (Validating, Deferred), {@link SourceDrain} (Draining, WaitingForLag), {@link
+ * SessionStoreHandover} (the session store), {@link TargetPromotion} (Promoting) and {@link
+ * OtherReplicasRepointing}. One failure idiom: before the promotion a step throws a {@link
+ * FailoverAbort}, and {@link #rollBack} undoes what the {@link Rollback} holds; the promotion ends
+ * in a {@link PromotionOutcome}, and a failed one is undone ({@link #rollBackPromotion}) only once
+ * the target is fenced again; after a promotion the workflow only goes forward. The short,
+ * idempotent calls (every Kubernetes call, the MySQL inspection, the old primary's rejoin and the
+ * other replicas' re-pointing) are local activities, so a workflow task carries several of them
+ * instead of costing a server round trip each; the fence, the drain, the lag wait, the promotion
+ * and the unfence stay ordinary activities, recorded before the workflow goes on.
  */
 public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
-  static final String PRIMARY = "primary";
-  static final String REPLICA = "replica";
-  private static final Logger log = Workflow.getLogger(PlannedFailoverWorkflowImpl.class);
-
-  // The change ids of the runbook's versioned steps are kept here, in SessionStoreHandover
-  // (CHANGE_ID) and in AfterPromotion (REPOINT_CHANGE_ID), because a stored history records
-  // them by these names.
-  /**
-   * The change id of the runbook whose short, idempotent calls are local activities.
-   * Failovers started by a worker without it replay with ordinary activities throughout.
-   */
-  static final String LOCAL_CALLS_CHANGE_ID = "local-short-calls";
-
-  private final PlannedFailoverProgress progress = new PlannedFailoverProgress();
-  private final FailoverMetrics metrics = new FailoverMetrics();
+  private final FailoverProgress progress = new FailoverProgress();
   // Set by the cancel signal, which may arrive before the run below is built.
   private final CancelRequest cancel = new CancelRequest();
-  private GroupRef group;
-  private PlannedRun run;
-  private SessionStoreHandover sessions;
+  private FailoverRun run;
 
   @Override
   public PlannedFailoverStatus run(Request request) {
-    group = request.group();
-    progress.startTime = PlannedRun.now();
-    boolean local = Workflow.getVersion(LOCAL_CALLS_CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
-    KubernetesActivities k8s = local ? ActivityStubs.kubernetesLocal() : ActivityStubs.kubernetes();
-    StatusPublisher publisher = new StatusPublisher(k8s, group, workflowRef(), StatusPublisher.coalescing());
-    run = new PlannedRun(group, request.annotation(), progress, publisher, k8s, quickMysql(local), metrics, cancel);
-    sessions = new SessionStoreHandover(group, k8s, progress, publisher, metrics, run::enter);
+    return FailoverRun.runDetached(this::cancel, () -> failover(request));
+  }
 
-    GroupSnapshot snapshot = k8s.loadGroup(group);
-    if (!run.isStillRequested(snapshot)) {
+  private PlannedFailoverStatus failover(Request request) {
+    progress.startTime = FailoverRun.now();
+    run = new FailoverRun(FailoverKind.PLANNED, request.group(), request.annotation(), progress,
+        ActivityStubs.kubernetesLocal(), ActivityStubs.mysqlLocal(), new FailoverMetrics(FailoverKind.PLANNED), cancel);
+    GroupSnapshot snapshot = run.k8s.loadGroup(run.group);
+    if (!isStillRequested(snapshot)) {
       // A re-delivered informer event for a request that was already handled, or one the user
       // has since changed: touching the status would overwrite the real outcome.
       progress.message = "request superseded: the annotation no longer holds '" + run.annotation + "'";
-      return progress.toStatus();
+      return progress.toPlannedStatus();
     }
     run.enter(Phase.Pending, "annotation observed: " + run.annotation);
-    publisher.event("Normal", "PlannedFailoverStarted", "planned failover requested: " + run.annotation);
-    Plan plan = new RequestValidation(run).validate(snapshot);
-    if (plan == null) {
-      return progress.toStatus();
+    run.event(Events.PLANNED_FAILOVER_STARTED, "planned failover requested: " + run.annotation);
+    Plan plan;
+    try {
+      plan = new RequestValidation(run).validate(snapshot);
+      run.checkNotCancelled("before the fence");
+    } catch (FailoverAbort refused) {
+      // Nothing has been touched: there is nothing to undo.
+      run.fail(refused.reason(), refused.getMessage(), refused.reason() == Reason.AlreadyActive
+          ? Events.PLANNED_FAILOVER_SKIPPED : Events.PLANNED_FAILOVER_REJECTED);
+      return progress.toPlannedStatus();
     }
-    return execute(plan);
+
+    Rollback rollback = new Rollback();
+    SessionStoreHandover sessions = new SessionStoreHandover(run);
+    TargetPromotion promotion = new TargetPromotion(run);
+    try {
+      new SourceDrain(run).fenceAndDrain(plan, rollback);
+      sessions.waitForSync(plan);
+      run.checkNotCancelled("before promotion");
+      sessions.promote(plan, rollback);
+      promotion.nameTargetActive(plan, rollback);
+    } catch (FailoverAbort abort) {
+      return rollBack(rollback, abort);
+    }
+    PromotionOutcome promoted = promotion.promote(plan);
+    if (promoted instanceof Reversible reversible) {
+      return rollBackPromotion(plan, rollback, reversible.why());
+    }
+    if (!(promoted instanceof Promoted)) {
+      run.fail(Reason.ExecuteFailed, ((PromotionOutcome.Stuck) promoted).why() + "; the source stays fenced and "
+          + plan.target().name() + " is recorded as the active site: manual recovery required",
+          Events.PLANNED_FAILOVER_FAILED);
+      return progress.toPlannedStatus();
+    }
+
+    FailoverRun.RoutingFlip routing = run.flipRouting(plan.config(), plan.target());
+    Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom, server(plan, plan.source()),
+        server(plan, plan.target()));
+    routing.settle();
+    run.settle(rejoin, Events.REJOIN_FAILED, "old primary " + plan.source().name() + " not re-pointed at "
+        + plan.target().name() + "; it stays read-only");
+    run.recordPromotionPoint(plan.target(), Events.STATUS_UPDATE_FAILED,
+        "could not record the promotion point " + progress.targetGtidAtPromotion);
+    new OtherReplicasRepointing(run).repoint(plan);
+    progress.transactionsLost = lost(progress.sourceGtidAtFence, progress.targetGtidAtPromotion);
+    run.succeed("promoted " + plan.target().name() + ", " + progress.transactionsLost + " transactions lost",
+        Events.PLANNED_FAILOVER_COMPLETED);
+    return progress.toPlannedStatus();
+  }
+
+  private boolean isStillRequested(GroupSnapshot snapshot) {
+    return run.annotation != null && run.annotation.equals(snapshot.annotation());
+  }
+
+  // --- Rollback ----------------------------------------------------------------------------------
+
+  /** Undoes everything before the promotion and finishes as Failed with the abort's reason. */
+  private PlannedFailoverStatus rollBack(Rollback rollback, FailoverAbort abort) {
+    Optional<String> undoFailed = rollback.undo();
+    String outcome = undoFailed.isEmpty() ? "; rolled back: source unfenced and labelled primary, no DNS flip"
+        : "; ROLLBACK FAILED (" + undoFailed.get() + "): the source may still be fenced, manual recovery required";
+    run.fail(abort.reason(), abort.getMessage() + outcome, Events.PLANNED_FAILOVER_FAILED);
+    return progress.toPlannedStatus();
   }
 
   /**
-   * Every Kubernetes call (status, Events, labels, DNS, taints, the failover record, loading the
-   * group), the MySQL inspection, the old primary's rejoin and the other replicas' re-pointing
-   * become local activities: a workflow task then carries several of them instead of costing a
-   * server round trip each. Each is idempotent (a write of the same value, a read, a re-pointing
-   * that keeps a replica already pointing at the target), so the re-run after a worker dies mid-task does no harm. The fence, the
-   * drain, the lag wait, the promotion and the unfence stay ordinary activities, recorded before
-   * the workflow goes on. The order of side effects is the runbook's as before: a local call
-   * completes before the step after it is scheduled.
+   * The target is read-only again after its promotion failed, so the source can take writes again
+   * without a second writable server: the source is named active first (so that no sidecar fences
+   * it once unfenced; registered when the target was named), then the rollback unfences it and
+   * labels it primary, as for a failure before promotion. The target is then pointed back at the
+   * source, best effort: it stays read-only either way.
    */
-  private static MysqlActivities quickMysql(boolean local) {
-    return local ? ActivityStubs.mysqlLocal() : ActivityStubs.mysql();
-  }
-
-  private PlannedFailoverStatus execute(Plan plan) {
-    if (cancel.requested) {
-      run.finishFailed(Reason.Cancelled, "cancelled before the fence: " + cancel.reason, "PlannedFailoverRejected");
-      return progress.toStatus();
+  private PlannedFailoverStatus rollBackPromotion(Plan plan, Rollback rollback, String message) {
+    Optional<String> undoFailed = rollback.undo();
+    if (undoFailed.isPresent()) {
+      run.fail(Reason.ExecuteFailed, message + "; ROLLBACK FAILED (" + undoFailed.get() + "): the source may "
+          + "still be fenced, manual recovery required", Events.PLANNED_FAILOVER_FAILED);
+      return progress.toPlannedStatus();
     }
-    Saga saga = new Saga(new Saga.Options.Builder().setParallelCompensation(false).build());
-    TargetPromotion promotion = new TargetPromotion(run);
+    String source = plan.source().name();
+    String outcome = message + "; rolled back: " + source + " is named active again and writable again, labelled "
+        + "primary, no DNS flip";
     try {
-      new SourceDrain(run).fenceAndDrain(plan, saga);
-      boolean storeMoves = SessionStoreHandover.appliesTo(plan);
-      boolean storeInSync = storeMoves && sessions.waitForSync(plan);
-      run.checkNotCancelled();
-      if (storeMoves) {
-        sessions.promote(plan, saga, storeInSync);
-      }
-    } catch (FailoverAbort abort) {
-      return promotion.rollBack(saga, abort.reason, abort.getMessage());
-    } catch (CanceledFailure cancelled) {
-      return promotion.rollBack(saga, Reason.Cancelled, "workflow cancelled: " + cancelled.getMessage());
+      run.quickMysql.replicateFrom(server(plan, plan.target()), server(plan, plan.source()));
+    } catch (ActivityFailure e) {
+      String notRejoined = plan.target().name() + " not re-pointed at " + source + "; it stays read-only: "
+          + Failures.rootMessage(e);
+      run.event(Events.REJOIN_FAILED, notRejoined);
+      outcome += "; " + notRejoined;
     }
-    String notRecorded = promotion.recordTargetActive(plan);
-    if (notRecorded != null) {
-      return promotion.rollBackUnrecorded(plan, saga, notRecorded);
-    }
-    PromoteResult promoted = promotion.promote(plan, saga);
-    if (promoted == null) {
-      return progress.toStatus();
-    }
-    AfterPromotion afterPromotion = new AfterPromotion(run, promotion);
-    afterPromotion.flipRouting(plan);
-    afterPromotion.recordFailover(plan);
-    afterPromotion.repointOtherReplicas(plan);
-    return succeed(plan);
+    run.fail(Reason.ExecuteFailed, outcome, Events.PLANNED_FAILOVER_FAILED);
+    return progress.toPlannedStatus();
   }
 
-  private PlannedFailoverStatus succeed(Plan plan) {
-    progress.transactionsLost = lost(progress.sourceGtidAtFence, progress.targetGtidAtPromotion);
-    String message = "promoted " + plan.target().name() + ", " + progress.transactionsLost + " transactions lost"
-        + (progress.message == null ? "" : "; " + progress.message);
-    progress.phase = Phase.Succeeded;
-    progress.completionTime = PlannedRun.now();
-    progress.message = message;
-    run.publisher.status(progress.toStatus());
-    run.publisher.event("Normal", "PlannedFailoverCompleted", message);
-    metrics.finished(plan.target().name(), "success", Duration.between(progress.startTime, progress.completionTime));
-    return run.finish();
-  }
-
-  // --- Signals and queries ---------------------------------------------------------------------
+  // --- Signals and queries -------------------------------------------------------------------------
 
   @Override
   public void cancel(String reason) {
-    if (progress.phase.isPastPointOfNoReturn()) {
-      log.info("cancel of {} ignored in phase {}: the target may already be writable", group, progress.phase);
-      return;
-    }
-    if (progress.phase == Phase.PromotingDragonfly) {
-      // Moving the store back would be a second failover of it; the phase is short and MySQL's
-      // promotion follows at once.
-      log.info("cancel of {} ignored in phase {}: the session store is changing masters", group, progress.phase);
-      return;
-    }
-    cancel.request(reason);
+    FailoverRun.cancel(cancel, progress, run == null ? null : run.group, reason);
   }
 
   @Override
   public PlannedFailoverStatus status() {
-    return progress.toStatus();
+    return progress.toPlannedStatus();
   }
 
-  private WorkflowRef workflowRef() {
-    var info = Workflow.getInfo();
-    return new WorkflowRef("PlannedFailover", info.getWorkflowId(), info.getRunId());
+  private MysqlTarget server(Plan plan, SiteSpec site) {
+    return MysqlTarget.of(run.group, plan.config(), site);
   }
 
   private static long lost(String fenced, String promoted) {

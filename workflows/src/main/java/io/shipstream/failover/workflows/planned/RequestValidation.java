@@ -5,6 +5,10 @@ import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.common.FailoverAbort;
+import io.shipstream.failover.workflows.common.FailoverProgress;
+import io.shipstream.failover.workflows.common.FailoverRun;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Decision;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Defer;
@@ -18,77 +22,68 @@ import java.util.Map;
 /**
  * The Validating (and Deferred) step of the planned runbook: every site is inspected, the
  * {@link PlannedFailoverPlanner} decides, and a request held back by the anti-flap cooldown waits
- * on a durable timer and is validated again. Nothing has been touched yet, so a rejection only
- * finishes the workflow. Workflow code: its I/O goes through activities, its wait is a timer.
+ * on a durable timer and is validated again. Nothing has been touched yet, so a refusal is a
+ * {@link FailoverAbort} that only finishes the workflow. Workflow code: its I/O goes through
+ * activities, its wait is a timer.
  */
 final class RequestValidation {
-  private final PlannedRun run;
+  private final FailoverRun run;
 
-  RequestValidation(PlannedRun run) {
+  RequestValidation(FailoverRun run) {
     this.run = run;
   }
 
-  /** Returns the plan, or null after finishing the workflow as Failed. */
+  /** Returns the plan; throws a {@link FailoverAbort} when the request is refused or given up. */
   Plan validate(GroupSnapshot snapshot) {
-    PlannedFailoverProgress progress = run.progress;
+    FailoverProgress progress = run.progress;
     while (true) {
       run.enter(Phase.Validating, "validating request " + run.annotation);
       var pre = PlannedFailoverPlanner.precheck(snapshot, run.annotation);
       if (pre instanceof Reject reject) {
-        reject(reject);
-        return null;
+        throw refused(reject);
       }
       CheckedRequest request = (CheckedRequest) pre;
       progress.target = request.annotation().targetSite();
       progress.dragonflyEnabled = request.config().dragonflyEnabled();
-      Map<String, ServerState> states = run.inspectAll(request.config().credentialsSecret(),
-          request.config().sites());
-      Decision decision = PlannedFailoverPlanner.decide(request, snapshot.status(), states, PlannedRun.now());
+      Map<String, ServerState> states = run.inspectAll(request.config(), request.config().sites());
+      Decision decision = PlannedFailoverPlanner.decide(request, snapshot.status(), states, FailoverRun.now());
       if (decision instanceof Proceed proceed) {
-        progress.sourcePrimary = proceed.plan().source().name();
+        progress.source = proceed.plan().source().name();
         progress.retryAfter = null;
         return proceed.plan();
       }
       if (decision instanceof Reject reject) {
-        reject(reject);
-        return null;
+        throw refused(reject);
       }
-      Defer defer = (Defer) decision;
-      if (!waitOutCooldown(defer)) {
-        run.finishFailed(Reason.Cancelled, "cancelled while deferred: " + run.cancel.reason,
-            "PlannedFailoverRejected");
-        return null;
-      }
+      waitOutCooldown((Defer) decision);
       snapshot = run.k8s.loadGroup(run.group);
-      if (!run.isStillRequested(snapshot)) {
+      if (!run.annotation.equals(snapshot.annotation())) {
         // A value changed meanwhile is a new request, which the watcher starts once this one ends.
-        run.finishFailed(Reason.Cancelled, PlannedFailoverAnnotation.withdrawal(snapshot.annotation())
-            + " while deferred", "PlannedFailoverRejected");
-        return null;
+        throw new FailoverAbort(Reason.Cancelled, PlannedFailoverAnnotation.withdrawal(snapshot.annotation())
+            + " while deferred");
       }
     }
   }
 
-  /** Waits on a durable timer for the cooldown to end; false when cancelled meanwhile. */
-  private boolean waitOutCooldown(Defer defer) {
-    PlannedFailoverProgress progress = run.progress;
+  /** Waits on a durable timer for the cooldown to end; aborts when cancelled meanwhile. */
+  private void waitOutCooldown(Defer defer) {
+    FailoverProgress progress = run.progress;
     progress.retryAfter = defer.retryAfter();
     progress.reason = Reason.CooldownActive;
     run.enter(Phase.Deferred, defer.message());
-    run.publisher.event("Normal", "PlannedFailoverDeferred", defer.message());
+    run.event(Events.PLANNED_FAILOVER_DEFERRED, defer.message());
     // The resource must say Deferred, with retryAfter, before the workflow sleeps for minutes.
     run.publisher.flush();
-    Duration wait = Duration.between(PlannedRun.now(), defer.retryAfter());
-    Workflow.await(wait.isNegative() ? Duration.ZERO : wait, () -> run.cancel.requested);
+    Duration wait = Duration.between(FailoverRun.now(), defer.retryAfter());
+    Workflow.await(wait.isNegative() ? Duration.ZERO : wait, run.cancel::requested);
     progress.reason = null;
-    return !run.cancel.requested;
+    run.checkNotCancelled("while deferred");
   }
 
-  private void reject(Reject reject) {
+  private FailoverAbort refused(Reject reject) {
     if (reject.target() != null) {
       run.progress.target = reject.target();
     }
-    String eventReason = reject.reason() == Reason.AlreadyActive ? "PlannedFailoverSkipped" : "PlannedFailoverRejected";
-    run.finishFailed(reject.reason(), reject.message(), eventReason);
+    return new FailoverAbort(reject.reason(), reject.message());
   }
 }

@@ -12,76 +12,66 @@ import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.StoreState;
 import io.shipstream.failover.workflows.activities.StoreTarget;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.FailoverAbort;
+import io.shipstream.failover.workflows.common.FailoverProgress;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
-import io.shipstream.failover.workflows.common.StatusPublisher;
+import io.shipstream.failover.workflows.common.Rollback;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
-import io.temporal.workflow.Saga;
-import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.function.BiConsumer;
 
 /**
  * The session store's two phases of a planned failover, WaitingForDragonflySync and
  * PromotingDragonfly, run after the MySQL target has caught up and before it is promoted. Whether
  * the sessions provably moved changes nothing for MySQL under onSyncTimeout=proceed (the status
  * says sessionsPreserved=false); under onSyncTimeout=fail any doubt aborts the whole failover and
- * the workflow's Saga rolls it back, this class's compensation included.
+ * the workflow's {@link Rollback} undoes it, this class's compensation included.
  */
 final class SessionStoreHandover {
-  /** The change id that keeps failovers started by a worker without these phases replayable. */
-  static final String CHANGE_ID = "session-store-handover";
-
+  private final FailoverRun run;
   private final GroupRef group;
   private final KubernetesActivities k8s;
-  private final PlannedFailoverProgress progress;
-  private final StatusPublisher publisher;
-  private final FailoverMetrics metrics;
-  private final BiConsumer<Phase, String> enter;
+  private final FailoverProgress progress;
   private final DragonflyActivities store = ActivityStubs.dragonfly();
+  private boolean synced;
   private boolean moved;
 
-  SessionStoreHandover(GroupRef group, KubernetesActivities k8s, PlannedFailoverProgress progress,
-      StatusPublisher publisher, FailoverMetrics metrics, BiConsumer<Phase, String> enter) {
-    this.group = group;
-    this.k8s = k8s;
-    this.progress = progress;
-    this.publisher = publisher;
-    this.metrics = metrics;
-    this.enter = enter;
-  }
-
-  /**
-   * Whether this failover moves the store. The version is asked only when the spec enables the
-   * store, so a failover without one records exactly the commands it always did.
-   */
-  static boolean appliesTo(Plan plan) {
-    return plan.config().dragonflyEnabled()
-        && Workflow.getVersion(CHANGE_ID, Workflow.DEFAULT_VERSION, 1) >= 1;
+  SessionStoreHandover(FailoverRun run) {
+    this.run = run;
+    this.group = run.group;
+    this.k8s = run.k8s;
+    this.progress = run.progress;
   }
 
   // --- WaitingForDragonflySync -----------------------------------------------------------------
 
   /**
    * Captures the source master's offset and waits for the target replica to reach it, bounded by
-   * maxSyncWait. Returns whether it did; under onSyncTimeout=fail a miss aborts the failover.
+   * maxSyncWait; under onSyncTimeout=fail a miss aborts the failover. Nothing to do when the spec
+   * has no session store.
    */
-  boolean waitForSync(Plan plan) {
+  void waitForSync(Plan plan) {
+    if (!plan.config().dragonflyEnabled()) {
+      return;
+    }
     StoreTarget source = StoreTarget.of(group, plan.source());
     StoreTarget target = StoreTarget.of(group, plan.target());
     Duration budget = plan.config().dragonflyMaxSyncWait();
-    enter.accept(Phase.WaitingForDragonflySync, "waiting for the " + target + " to reach the offset of the "
+    run.enter(Phase.WaitingForDragonflySync, "waiting for the " + target + " to reach the offset of the "
         + source);
-    Instant started = now();
+    Instant started = FailoverRun.now();
     String problem;
     try {
       long offset = store.captureOffset(source);
       ActivityStubs.dragonflyWait(budget).waitForOffset(target, offset, started.plus(budget));
       progress.syncWaitSeconds = secondsSince(started);
-      return true;
+      synced = true;
+      return;
     } catch (ActivityFailure e) {
       progress.syncWaitSeconds = secondsSince(started);
       problem = Failures.rootMessage(e);
@@ -89,14 +79,14 @@ final class SessionStoreHandover {
     progress.sessionsPreserved = false;
     String message = "the session store of " + plan.target().name() + " did not catch up with "
         + plan.source().name() + " within maxSyncWait " + Durations.format(budget) + ": " + problem;
-    publisher.event("Warning", "DragonflySyncTimeout", message);
+    run.event(Events.DRAGONFLY_SYNC_TIMEOUT, message);
     if (plan.config().onSyncTimeout() == OnSyncTimeout.fail) {
-      metrics.dragonflyPromotion(group.toString(), plan.target().name(), "skipped");
+      run.metrics.dragonflyPromotion(group.toString(), plan.target().name(), "skipped");
       throw new FailoverAbort(Reason.DragonflySyncTimeout, message + " (onSyncTimeout=fail)");
     }
     progress.reason = Reason.DragonflySyncTimeout;
-    note(message + "; onSyncTimeout=proceed: the store is promoted anyway, sessions written since may be lost");
-    return false;
+    progress.note(message + "; onSyncTimeout=proceed: the store is promoted anyway, sessions written since may be"
+        + " lost");
   }
 
   // --- PromotingDragonfly ----------------------------------------------------------------------
@@ -104,19 +94,23 @@ final class SessionStoreHandover {
   /**
    * Takes the source out of the active Service, promotes the target (without loss when it is in
    * sync, on its own otherwise), then labels both, re-points the old master and disconnects its
-   * clients so that they come back through the Service to the new master.
+   * clients so that they come back through the Service to the new master. Nothing to do when the
+   * spec has no session store.
    */
-  void promote(Plan plan, Saga saga, boolean synced) {
+  void promote(Plan plan, Rollback rollback) {
+    if (!plan.config().dragonflyEnabled()) {
+      return;
+    }
     SiteSpec from = plan.source();
     SiteSpec to = plan.target();
     StoreTarget source = StoreTarget.of(group, from);
     StoreTarget target = StoreTarget.of(group, to);
-    enter.accept(Phase.PromotingDragonfly, "moving the session store master from " + from.name() + " to " + to.name());
-    publisher.event("Normal", "DragonflyPromotionStarted", "promoting the " + target + (synced
+    run.enter(Phase.PromotingDragonfly, "moving the session store master from " + from.name() + " to " + to.name());
+    run.event(Events.DRAGONFLY_PROMOTION_STARTED, "promoting the " + target + (synced
         ? " with a lossless takeover from the " + source : " on its own (it is not in sync with the " + source + ")"));
     // Registered before the label is stripped, so that a rollback puts the source back in the
     // active Service whatever happened to the label; once the store has moved it does nothing.
-    saga.addCompensation(() -> {
+    rollback.register(() -> {
       if (!moved) {
         k8s.setStoreRole(group, from, StoreState.MASTER, true);
       }
@@ -145,8 +139,8 @@ final class SessionStoreHandover {
     moved = true;
     progress.promotionMethod = promotion.method();
     repointAndRelabel(from, to, source, target);
-    metrics.dragonflyPromotion(group.toString(), to.name(), result);
-    publisher.event("Normal", "DragonflyPromotionCompleted", "the " + target + " is the session store master ("
+    run.metrics.dragonflyPromotion(group.toString(), to.name(), result);
+    run.event(Events.DRAGONFLY_PROMOTION_COMPLETED, "the " + target + " is the session store master ("
         + promotion.method() + "); sessions preserved: " + progress.sessionsPreserved);
   }
 
@@ -159,16 +153,16 @@ final class SessionStoreHandover {
   private Promotion afterFailedPromotion(Plan plan, StoreTarget target, boolean synced, String failure) {
     progress.sessionsPreserved = false;
     String message = "promotion of the " + target + " failed: " + failure;
-    publisher.event("Warning", "DragonflyPromotionFailed", message);
+    run.event(Events.DRAGONFLY_PROMOTION_FAILED, message);
     if (plan.config().onSyncTimeout() == OnSyncTimeout.fail) {
-      metrics.dragonflyPromotion(group.toString(), plan.target().name(), "failed");
+      run.metrics.dragonflyPromotion(group.toString(), plan.target().name(), "failed");
       throw new FailoverAbort(Reason.DragonflyPromotionFailed, message + " (onSyncTimeout=fail)");
     }
     progress.reason = Reason.DragonflyPromotionFailed;
     if (synced) {
       try {
         Promotion forced = store.promoteAlone(target);
-        note(message + "; onSyncTimeout=proceed: promoted with " + forced.method() + ", sessions may be lost");
+        progress.note(message + "; onSyncTimeout=proceed: promoted with " + forced.method() + ", sessions may be lost");
         return forced;
       } catch (ActivityFailure e) {
         message = message + "; " + Failures.rootMessage(e);
@@ -179,49 +173,33 @@ final class SessionStoreHandover {
     } catch (ActivityFailure e) {
       message = message + "; the source store is not labelled active again: " + Failures.rootMessage(e);
     }
-    note(message + "; onSyncTimeout=proceed: the session store stays on " + plan.source().name());
-    metrics.dragonflyPromotion(group.toString(), plan.target().name(), "failed");
+    progress.note(message + "; onSyncTimeout=proceed: the session store stays on " + plan.source().name());
+    run.metrics.dragonflyPromotion(group.toString(), plan.target().name(), "failed");
     return null;
   }
 
-  /** Labels, the old master's replication and its clients; none of it can undo the move, so each failure is a warning. */
+  /**
+   * Labels, the old master's replication and its clients; none of it can undo the move, so each
+   * failure is a warning.
+   */
   private void repointAndRelabel(SiteSpec from, SiteSpec to, StoreTarget source, StoreTarget target) {
     Promise<Void> master = Async.procedure(k8s::setStoreRole, group, to, StoreState.MASTER, true);
     Promise<Void> replica = Async.procedure(k8s::setStoreRole, group, from, StoreState.REPLICA, false);
     Promise<Void> rejoin = Async.procedure(store::replicateFrom, source, target);
-    settle(master, "DragonflyRoutingUpdateFailed", "the " + target + " is not labelled master/active");
-    settle(replica, "DragonflyRoutingUpdateFailed", "the " + source + " is not labelled replica/standby");
-    settle(rejoin, "DragonflyRejoinFailed", "the old master " + source + " is not a replica of the " + target);
+    run.settle(master, Events.DRAGONFLY_ROUTING_UPDATE_FAILED, "the " + target + " is not labelled master/active");
+    run.settle(replica, Events.DRAGONFLY_ROUTING_UPDATE_FAILED, "the " + source + " is not labelled replica/standby");
+    run.settle(rejoin, Events.DRAGONFLY_REJOIN_FAILED, "the old master " + source + " is not a replica of the "
+        + target);
     try {
       store.killClients(source);
     } catch (ActivityFailure e) {
-      warn("DragonflyClientKillFailed", "clients of the old master " + source + " not disconnected: "
+      run.warn(Events.DRAGONFLY_CLIENT_KILL_FAILED, "clients of the old master " + source + " not disconnected: "
           + Failures.rootMessage(e));
     }
   }
 
-  private void settle(Promise<Void> step, String reason, String what) {
-    try {
-      step.get();
-    } catch (ActivityFailure e) {
-      warn(reason, what + ": " + Failures.rootMessage(e));
-    }
-  }
-
-  private void warn(String reason, String message) {
-    note(message);
-    publisher.event("Warning", reason, message);
-  }
-
-  private void note(String message) {
-    progress.message = progress.message == null ? message : progress.message + "; " + message;
-  }
-
   private static double secondsSince(Instant started) {
-    return Duration.between(started, now()).toMillis() / 1000.0;
+    return Duration.between(started, FailoverRun.now()).toMillis() / 1000.0;
   }
 
-  private static Instant now() {
-    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
-  }
 }

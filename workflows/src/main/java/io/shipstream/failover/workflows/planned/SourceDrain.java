@@ -3,48 +3,55 @@ package io.shipstream.failover.workflows.planned;
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.RoleLabel;
+import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.FailoverAbort;
+import io.shipstream.failover.workflows.common.FailoverProgress;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.Rollback;
+import io.shipstream.failover.workflows.contract.Events;
+import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
-import io.temporal.workflow.Saga;
 import java.time.Duration;
 import java.time.Instant;
 
 /**
  * The Draining and WaitingForLag steps of the planned runbook: the source is fenced, shed from
  * the primary Service and its sessions killed, while the target catches up with every transaction
- * the fenced source holds. Registers its own undo with the runbook's {@link Saga}; any failure
+ * the fenced source holds. Registers its own undo with the runbook's {@link Rollback}; any failure
  * here is a {@link FailoverAbort} that the runbook rolls back. Workflow code: its I/O goes
  * through activities.
  */
 final class SourceDrain {
-  private final PlannedRun run;
+  private final FailoverRun run;
   private final MysqlActivities mysql = ActivityStubs.mysql();
 
-  SourceDrain(PlannedRun run) {
+  SourceDrain(FailoverRun run) {
     this.run = run;
   }
 
   /** Fences and drains the source; returns once the target holds everything the source did. */
-  void fenceAndDrain(Plan plan, Saga saga) {
-    FenceResult fence = fenceSource(plan, saga);
+  void fenceAndDrain(Plan plan, Rollback rollback) {
+    FenceResult fence = fenceSource(plan, rollback);
     Drain drain = startDrain(plan, fence);
     waitForTargetToCatchUp(plan);
     finishDrain(plan, drain);
   }
 
   /** Fences the source; the compensation is registered first, so a half-done fence is undone too. */
-  private FenceResult fenceSource(Plan plan, Saga saga) {
+  private FenceResult fenceSource(Plan plan, Rollback rollback) {
     run.enter(Phase.Draining, "fencing " + plan.source().name());
-    MysqlTarget source = run.target(plan, plan.source());
-    saga.addCompensation(this::restoreSource, plan);
+    MysqlTarget source = server(plan, plan.source());
+    rollback.register(this::restoreSource, plan);
     FenceResult fence;
     try {
       fence = mysql.fence(source);
@@ -53,16 +60,16 @@ final class SourceDrain {
           + Failures.rootMessage(e));
     }
     run.progress.sourceGtidAtFence = fence.gtidExecuted();
-    run.publisher.status(run.progress.toStatus());
-    run.publisher.event("Normal", "PlannedFailoverDraining", "source " + plan.source().name()
+    run.publishStatus();
+    run.publisher.event(Events.PLANNED_FAILOVER_DRAINING, "source " + plan.source().name()
         + " fenced at " + fence.gtidExecuted() + "; draining " + fence.appConnections() + " sessions");
     return fence;
   }
 
   /** The compensation of the fence: the source takes writes and is routed again. */
   private void restoreSource(Plan plan) {
-    mysql.unfence(run.target(plan, plan.source()));
-    run.k8s.setSiteRole(run.group, plan.source(), PlannedFailoverWorkflowImpl.PRIMARY);
+    mysql.unfence(server(plan, plan.source()));
+    run.k8s.setSiteRole(run.group, plan.source(), RoleLabel.PRIMARY);
   }
 
   /**
@@ -75,42 +82,46 @@ final class SourceDrain {
    */
   private Drain startDrain(Plan plan, FenceResult fence) {
     Promise<Void> unlabel = Async.procedure(run.k8s::setSiteRole, run.group, plan.source(),
-        PlannedFailoverWorkflowImpl.REPLICA);
+        RoleLabel.REPLICA);
     if (fence.appConnections() == 0) {
       return new Drain(unlabel, null);
     }
-    Instant deadline = PlannedRun.now().plus(plan.config().drainTimeout());
+    Instant deadline = FailoverRun.now().plus(plan.config().drainTimeout());
     MysqlActivities waiting = ActivityStubs.mysqlWait(plan.config().drainTimeout());
-    return new Drain(unlabel, Async.function(waiting::killAppConnections, run.target(plan, plan.source()), deadline));
+    return new Drain(unlabel, Async.function(waiting::killAppConnections, server(plan, plan.source()), deadline));
+  }
+
+  private MysqlTarget server(Plan plan, SiteSpec site) {
+    return MysqlTarget.of(run.group, plan.config(), site);
   }
 
   /** The drain running beside the lag wait. */
   private record Drain(Promise<Void> unlabel, Promise<DrainResult> kills) {}
 
   private void waitForTargetToCatchUp(Plan plan) {
-    PlannedFailoverProgress progress = run.progress;
+    FailoverProgress progress = run.progress;
     run.enter(Phase.WaitingForLag, "waiting for " + plan.target().name() + " to execute "
         + progress.sourceGtidAtFence);
-    Instant started = PlannedRun.now();
+    Instant started = FailoverRun.now();
     Instant deadline = started.plus(plan.maxLagWait());
     MysqlActivities waiting = ActivityStubs.mysqlWait(plan.maxLagWait());
     try {
-      run.cancellable(() -> Async.function(waiting::waitForGtidSet, run.target(plan, plan.target()),
+      run.cancellable(() -> Async.function(waiting::waitForGtidSet, server(plan, plan.target()),
           progress.sourceGtidAtFence, deadline));
     } catch (ActivityFailure e) {
-      boolean timeout = "LagTimeout".equals(Failures.type(e));
+      boolean timeout = FailureTypes.LAG_TIMEOUT.equals(Failures.type(e));
       throw new FailoverAbort(timeout ? Reason.LagTimeout : Reason.TargetUnhealthy, "target "
           + plan.target().name() + (timeout ? " did not catch up within maxLagWait "
           + Durations.format(plan.maxLagWait()) : " failed while catching up") + ": " + Failures.rootMessage(e));
     }
-    run.metrics.lagWait(plan.target().name(), Duration.between(started, PlannedRun.now()));
-    run.publisher.event("Normal", "PlannedFailoverLagOK", plan.target().name() + " holds every transaction of "
+    run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
+    run.publisher.event(Events.PLANNED_FAILOVER_LAG_OK, plan.target().name() + " holds every transaction of "
         + plan.source().name() + " (" + progress.sourceGtidAtFence + ")");
   }
 
   /** Notes how the drain went; only the label removal must have landed before promotion. */
   private void finishDrain(Plan plan, Drain drain) {
-    PlannedFailoverProgress progress = run.progress;
+    FailoverProgress progress = run.progress;
     if (drain.kills() != null) {
       if (!drain.kills().isCompleted()) {
         progress.message = "sessions still reconnecting to " + plan.source().name()

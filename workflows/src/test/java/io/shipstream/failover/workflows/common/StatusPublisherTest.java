@@ -7,6 +7,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -32,21 +33,21 @@ class StatusPublisherTest {
   @WorkflowInterface
   public interface Publishing {
     @WorkflowMethod
-    void publish(boolean coalesce);
+    void publish();
   }
 
   /** Publishes three phases and three Events in one go, as a workflow task of the runbook does. */
   public static class PublishingImpl implements Publishing {
     @Override
-    public void publish(boolean coalesce) {
+    public void publish() {
       StatusPublisher publisher = new StatusPublisher(ActivityStubs.kubernetesLocal(), GROUP,
-          new WorkflowRef("PlannedFailover", "wf", "run"), coalesce);
+          new WorkflowRef("PlannedFailover", "wf", "run"));
       publisher.status(phase("Pending"));
-      publisher.event("Normal", "PlannedFailoverStarted", "requested");
+      publisher.event(Events.PLANNED_FAILOVER_STARTED, "requested");
       publisher.status(phase("Validating"));
-      publisher.event("Normal", "Second", "two");
+      publisher.event(Events.PLANNED_FAILOVER_DEFERRED, "two");
       publisher.status(phase("Draining"));
-      publisher.event("Warning", "Third", "three");
+      publisher.event(Events.PLANNED_FAILOVER_DRAINING, "three");
       publisher.flush();
     }
   }
@@ -101,7 +102,7 @@ class StatusPublisherTest {
 
   @Test
   void aStatusThatWaitedIsReplacedByANewerOneAndEventsThatWaitedGoInOneCall() throws Exception {
-    var run = io.temporal.client.WorkflowClient.execute(stub()::publish, true);
+    var run = io.temporal.client.WorkflowClient.execute(stub()::publish);
     // Everything after the first status and the first Event queues behind them.
     Thread.sleep(300);
     k8s.release.countDown();
@@ -109,20 +110,10 @@ class StatusPublisherTest {
 
     assertThat(k8s.statusHistory).extracting(PlannedFailoverStatus::phase).containsExactly("Pending", "Draining");
     assertThat(k8s.status.plannedFailover().phase()).isEqualTo("Draining");
-    assertThat(k8s.eventReasons()).containsExactly("PlannedFailoverStarted", "Second", "Third");
+    assertThat(k8s.eventReasons()).containsExactly("PlannedFailoverStarted", "PlannedFailoverDeferred",
+        "PlannedFailoverDraining");
     assertThat(k8s.eventBatches).containsExactly(1, 2);
     WorkflowReplayer.replayWorkflowExecution(env.getWorkflowClient().fetchHistory("publishing"), PublishingImpl.class);
-  }
-
-  @Test
-  void withoutCoalescingEveryWriteIsItsOwnCallInOrder() throws Exception {
-    k8s.release.countDown();
-    stub().publish(false);
-
-    assertThat(k8s.statusHistory).extracting(PlannedFailoverStatus::phase)
-        .containsExactly("Pending", "Validating", "Draining");
-    assertThat(k8s.eventReasons()).containsExactly("PlannedFailoverStarted", "Second", "Third");
-    assertThat(k8s.eventBatches).as("one Event per call, through emitEvent").isEmpty();
   }
 
   private Publishing stub() {

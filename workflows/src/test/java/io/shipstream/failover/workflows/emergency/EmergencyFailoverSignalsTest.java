@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -24,27 +23,21 @@ import org.junit.jupiter.api.Test;
  * iad's primary is still alive and writable, and its fence is held open so the test can act while
  * the workflow is Fencing.
  */
-class EmergencyFailoverSignalsTest {
-  EmergencyRig rig;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
+class EmergencyFailoverSignalsTest extends EmergencyRigTest {
   CountDownLatch fence = new CountDownLatch(1);
 
   @BeforeEach
   void setUp() {
-    rig = new EmergencyRig();
-    mysql = rig.mysql;
-    k8s = rig.k8s;
     FakeMysql.Server iad = mysql.server("iad");
     iad.reachable = true;
     iad.readOnly = false;
     iad.fenceGate = fence;
   }
 
+  /** Before the rig closes: a fence held back must not hold up the workflow's end. */
   @AfterEach
   void tearDown() {
     fence.countDown();
-    rig.close();
   }
 
   @Test

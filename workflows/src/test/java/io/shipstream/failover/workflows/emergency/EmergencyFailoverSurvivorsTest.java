@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.temporal.client.WorkflowClient;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,22 +17,7 @@ import org.junit.jupiter.api.Test;
  * afterwards. Neither can fail the failover: what goes wrong is a warning, and the loss is counted
  * against everything any server was seen to hold.
  */
-class EmergencyFailoverSurvivorsTest {
-  EmergencyRig rig;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-
-  @BeforeEach
-  void setUp() {
-    rig = new EmergencyRig();
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
-  }
+class EmergencyFailoverSurvivorsTest extends EmergencyRigTest {
 
   @Test
   void theCandidateCatchesUpFromAFresherDrBeforeItIsPromoted() {

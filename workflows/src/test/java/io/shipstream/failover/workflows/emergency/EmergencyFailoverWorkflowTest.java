@@ -4,14 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
+import io.shipstream.failover.workflows.fakes.PromotionChecks;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -20,22 +18,7 @@ import org.junit.jupiter.api.Test;
  * through, the final status block, the Events, the metrics, and what was done to which server in
  * which order.
  */
-class EmergencyFailoverWorkflowTest {
-  EmergencyRig rig;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-
-  @BeforeEach
-  void setUp() {
-    rig = new EmergencyRig();
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
-  }
+class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
 
   @Test
   void succeedsWithZeroLossAndMovesEverything() {
@@ -59,16 +42,7 @@ class EmergencyFailoverWorkflowTest {
     assertThat(result.message()).startsWith("promoted pdx after iad failed, 0 transactions lost")
         .contains("could not fence iad");
 
-    assertThat(mysql.server("pdx").readOnly).as("new primary writable").isFalse();
-    assertThat(mysql.server("pdx").replicating).isFalse();
-    assertThat(mysql.callsTo("promote")).containsExactly("promote pdx");
-    assertThat(k8s.roles).containsEntry("iad", "replica").containsEntry("pdx", "primary");
-    assertThat(k8s.dnsTarget).isEqualTo(k8s.spec.sites().get(1).lbIP());
-    assertThat(k8s.activeTaintFree).isEqualTo("pdx");
-    assertThat(k8s.status.activeSite()).isEqualTo("pdx");
-    assertThat(k8s.status.lastFailover()).isNotNull();
-    assertThat(k8s.status.lastFailoverTarget()).isEqualTo("pdx");
-    assertThat(k8s.status.promotionGtidExecuted()).isEqualTo("0-1-100");
+    PromotionChecks.assertMoved(mysql, k8s, "iad", "pdx", "0-1-100");
     assertThat(k8s.status.emergencyFailover()).isEqualTo(result);
     assertThat(k8s.status.plannedFailover()).as("the planned block is not touched").isNull();
     assertThat(k8s.status.workflow().type()).isEqualTo("EmergencyFailover");
@@ -83,7 +57,7 @@ class EmergencyFailoverWorkflowTest {
   void countsTheFailoverAndItsRoutingInTheMetrics() throws Exception {
     rig.run("pdx", "0-1-100");
 
-    awaitCounter("bloodraven_failovers", Map.of("target_site", "pdx", "result", "success"));
+    rig.metrics.awaitCounter("bloodraven_failovers", Map.of("target_site", "pdx", "result", "success"));
     assertThat(rig.metrics.counter("bloodraven_dns_flips", Map.of("result", "success"))).isEqualTo(1);
     assertThat(rig.metrics.counter("bloodraven_taint_operations", Map.of("result", "success"))).isEqualTo(1);
     assertThat(rig.metrics.timerRecordings("bloodraven_failover_duration", Map.of("target_site", "pdx")))
@@ -236,7 +210,7 @@ class EmergencyFailoverWorkflowTest {
       assertThat(e.reason()).isEqualTo("DnsFlipFailed");
     });
     assertThat(k8s.roles).containsEntry("pdx", "primary");
-    awaitCounter("bloodraven_dns_flips", Map.of("result", "failed"));
+    rig.metrics.awaitCounter("bloodraven_dns_flips", Map.of("result", "failed"));
   }
 
   @Test
@@ -266,14 +240,5 @@ class EmergencyFailoverWorkflowTest {
       assertThat(e.type()).isEqualTo("Warning");
       assertThat(e.reason()).isEqualTo("FailoverFailed");
     });
-  }
-
-  /** Counters reach the reporter on the scope's next report, a few milliseconds later. */
-  private void awaitCounter(String name, Map<String, String> tags) throws InterruptedException {
-    long until = System.nanoTime() + 5_000_000_000L;
-    while (rig.metrics.counter(name, tags) == 0 && System.nanoTime() < until) {
-      Thread.sleep(10);
-    }
-    assertThat(rig.metrics.counter(name, tags)).as(name + tags).isEqualTo(1);
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.common.FailoverAbort;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -58,8 +59,8 @@ class EmergencyPlanTest {
 
   private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call, Reason reason,
       String message) {
-    assertThatThrownBy(call).isInstanceOfSatisfying(EmergencyAbort.class, e -> {
-      assertThat(e.reason).isEqualTo(reason);
+    assertThatThrownBy(call).isInstanceOfSatisfying(FailoverAbort.class, e -> {
+      assertThat(e.reason()).isEqualTo(reason);
       assertThat(e.getMessage()).contains(message);
     });
   }

@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
-import io.shipstream.failover.workflows.fakes.FakeSidecar;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,26 +16,13 @@ import org.junit.jupiter.api.Test;
  * the workflow, confirmed by its sidecar after the naming, or its lease run out. Without a sidecar
  * nothing could fence it, and the failover says so instead of waiting.
  */
-class OldPrimaryGuardTest {
-  EmergencyRig rig;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-  FakeSidecar sidecar;
+class OldPrimaryGuardTest extends EmergencyRigTest {
   final AtomicReference<Instant> promotedAt = new AtomicReference<>();
 
   @BeforeEach
   void setUp() {
-    rig = new EmergencyRig();
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-    sidecar = rig.sidecar;
     k8s.spec = EmergencyRig.specWithSidecars();
     mysql.beforePromote = () -> promotedAt.set(Instant.now());
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
   }
 
   @Test

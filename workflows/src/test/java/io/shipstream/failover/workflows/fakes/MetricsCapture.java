@@ -17,6 +17,25 @@ public final class MetricsCapture implements StatsReporter {
     return sum(counters, name, tags);
   }
 
+  /**
+   * Waits up to five seconds for the counter to reach one, and asserts it did: counters reach the
+   * reporter on the scope's next report, a few milliseconds after the workflow counted.
+   */
+  public void awaitCounter(String name, Map<String, String> tags) {
+    long until = System.nanoTime() + 5_000_000_000L;
+    while (counter(name, tags) == 0 && System.nanoTime() < until) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    if (counter(name, tags) != 1) {
+      throw new AssertionError("[" + name + tags + "] expected 1 but was " + counter(name, tags));
+    }
+  }
+
   public long timerRecordings(String name, Map<String, String> tags) {
     return sum(timers, name, tags);
   }

@@ -9,16 +9,11 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflySpec;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.StoreState;
-import io.shipstream.failover.workflows.fakes.FakeDragonfly;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
-import io.shipstream.failover.workflows.fakes.MetricsCapture;
 import io.temporal.client.WorkflowClient;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -28,34 +23,18 @@ import org.junit.jupiter.api.Test;
  * onSyncTimeout=proceed and =fail), asserted as a user sees them: phases, the status block, Events,
  * the store pods' labels, the metric, and what was done to which store and which MySQL server.
  */
-class PlannedFailoverDragonflyTest {
+class PlannedFailoverDragonflyTest extends PlannedRigTest {
   static final GroupRef GROUP = PlannedRig.GROUP;
 
-  PlannedRig rig;
-  WorkflowClient client;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-  FakeDragonfly stores;
-  MetricsCapture counters;
+  final WorkflowClient client = rig.client;
 
   @BeforeEach
   void setUp() {
-    rig = new PlannedRig();
-    client = rig.client;
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-    stores = rig.stores;
-    counters = rig.metrics;
     k8s.spec = spec("proceed");
     stores.add("iad", null, 5000);
     stores.add("pdx", "iad", 4800);
     k8s.setStoreRole(GROUP, site("iad"), StoreState.MASTER, true);
     k8s.setStoreRole(GROUP, site("pdx"), StoreState.REPLICA, false);
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
   }
 
   static MysqlFailoverGroupSpec spec(String onSyncTimeout) {
@@ -243,10 +222,6 @@ class PlannedFailoverDragonflyTest {
   }
 
   private void awaitCounter(Map<String, String> tags) {
-    long until = System.nanoTime() + 5_000_000_000L;
-    while (counters.counter("bloodraven_dragonfly_promotions", tags) == 0 && System.nanoTime() < until) {
-      Thread.yield();
-    }
-    assertThat(counters.counter("bloodraven_dragonfly_promotions", tags)).as(tags.toString()).isEqualTo(1);
+    rig.metrics.awaitCounter("bloodraven_dragonfly_promotions", tags);
   }
 }

@@ -3,10 +3,6 @@ package io.shipstream.failover.workflows.planned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,22 +10,7 @@ import org.junit.jupiter.api.Test;
  * the target is fenced again, and stopped for manual recovery only when the target cannot be
  * proven read-only. The same {@link PlannedRig} as {@link PlannedFailoverWorkflowTest}.
  */
-class PlannedFailoverPromotionTest {
-  PlannedRig rig;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-
-  @BeforeEach
-  void setUp() {
-    rig = new PlannedRig();
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
-  }
+class PlannedFailoverPromotionTest extends PlannedRigTest {
 
   PlannedFailoverStatus request(String annotation) {
     return rig.request(annotation);

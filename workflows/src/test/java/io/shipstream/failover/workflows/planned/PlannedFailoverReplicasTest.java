@@ -3,9 +3,6 @@ package io.shipstream.failover.workflows.planned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,12 +11,7 @@ import org.junit.jupiter.api.Test;
  * message, only about one it could not or would not re-point; the failover succeeds either way.
  * The same {@link PlannedRig} as {@link PlannedFailoverWorkflowTest}: dr replicates from iad.
  */
-class PlannedFailoverReplicasTest {
-  // A rig of its own for every test (JUnit makes a new instance per test method).
-  @AutoClose
-  final PlannedRig rig = new PlannedRig();
-  final FakeMysql mysql = rig.mysql;
-  final FakeKubernetes k8s = rig.k8s;
+class PlannedFailoverReplicasTest extends PlannedRigTest {
 
   @Test
   void aReplicaOfTheOldPrimaryIsRepointedAtTheNewOneAfterTheOldPrimaryAndSilently() {

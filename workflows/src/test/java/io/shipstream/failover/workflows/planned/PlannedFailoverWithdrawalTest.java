@@ -5,15 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,15 +20,9 @@ import org.junit.jupiter.api.Test;
  * Past the point of no return the cancel is ignored and the run finishes. The same
  * {@link PlannedRig} as {@link PlannedFailoverWorkflowTest}.
  */
-class PlannedFailoverWithdrawalTest {
+class PlannedFailoverWithdrawalTest extends PlannedRigTest {
   static final String OLD = "pdx:maxLagWait=10m";
   static final String NEW = "pdx:maxLagWait=1m";
-
-  // A rig of its own for every test (JUnit makes a new instance per test method).
-  @AutoClose
-  final PlannedRig rig = new PlannedRig();
-  final FakeMysql mysql = rig.mysql;
-  final FakeKubernetes k8s = rig.k8s;
 
   @Test
   void aRequestReplacedDuringWaitingForLagRollsBackSaysWhatReplacedItAndTheNewValueThenRuns() {

@@ -8,9 +8,8 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
+import io.shipstream.failover.workflows.fakes.PromotionChecks;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -19,8 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,28 +25,11 @@ import org.junit.jupiter.api.Test;
  * real time) and in-memory servers. What is asserted is what a user would see: the phases the
  * status went through, the final status block, the Events, and what was done to which server.
  */
-class PlannedFailoverWorkflowTest {
+class PlannedFailoverWorkflowTest extends PlannedRigTest {
   static final GroupRef GROUP = PlannedRig.GROUP;
 
-  PlannedRig rig;
-  TestWorkflowEnvironment env;
-  WorkflowClient client;
-  FakeMysql mysql;
-  FakeKubernetes k8s;
-
-  @BeforeEach
-  void setUp() {
-    rig = new PlannedRig();
-    env = rig.env;
-    client = rig.client;
-    mysql = rig.mysql;
-    k8s = rig.k8s;
-  }
-
-  @AfterEach
-  void tearDown() {
-    rig.close();
-  }
+  final TestWorkflowEnvironment env = rig.env;
+  final WorkflowClient client = rig.client;
 
   static MysqlFailoverGroupSpec spec(String onCooldown) {
     return PlannedRig.spec(onCooldown);
@@ -91,16 +71,7 @@ class PlannedFailoverWorkflowTest {
 
     assertThat(mysql.server("iad").readOnly).as("old primary fenced").isTrue();
     assertThat(mysql.server("iad").replicatesFrom).isEqualTo("pdx");
-    assertThat(mysql.server("pdx").readOnly).as("new primary writable").isFalse();
-    assertThat(mysql.server("pdx").replicating).isFalse();
-    assertThat(mysql.callsTo("promote")).containsExactly("promote pdx");
-    assertThat(k8s.roles).containsEntry("iad", "replica").containsEntry("pdx", "primary");
-    assertThat(k8s.dnsTarget).isEqualTo(k8s.spec.sites().get(1).lbIP());
-    assertThat(k8s.activeTaintFree).isEqualTo("pdx");
-    assertThat(k8s.status.activeSite()).isEqualTo("pdx");
-    assertThat(k8s.status.lastFailover()).isNotNull();
-    assertThat(k8s.status.lastFailoverTarget()).isEqualTo("pdx");
-    assertThat(k8s.status.promotionGtidExecuted()).isEqualTo("0-1-100");
+    PromotionChecks.assertMoved(mysql, k8s, "iad", "pdx", "0-1-100");
     assertThat(k8s.status.plannedFailover()).isEqualTo(result);
     assertThat(k8s.status.workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
     assertThat(k8s.annotation).as("annotation cleared").isNull();

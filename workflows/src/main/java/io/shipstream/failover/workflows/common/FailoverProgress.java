@@ -1,0 +1,94 @@
+package io.shipstream.failover.workflows.common;
+
+import io.shipstream.failover.model.Phase;
+import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The one piece of state a failover workflow carries: everything that ends up in
+ * {@code status.plannedFailover} ({@link #toPlannedStatus}) or {@code status.emergencyFailover}
+ * ({@link #toEmergencyStatus}). The fields both statuses have are shared; the others are read by
+ * one of them only. Mutated only by the workflow thread; the statuses are the immutable views
+ * written to the resource and returned by the {@code status} query.
+ */
+public final class FailoverProgress {
+  public Phase phase = Phase.Pending;
+  /** The site promoted: the planned target, the emergency candidate. */
+  public String target;
+  /** The site left: the planned source primary, the emergency failed site. */
+  public String source;
+  public Reason reason;
+  public Instant startTime;
+  public Instant completionTime;
+  public String targetGtidAtPromotion;
+  public Long transactionsLost;
+  public String message;
+
+  // Planned only.
+  public String sourceGtidAtFence;
+  public Instant retryAfter;
+  public boolean dragonflyEnabled;
+  /** Set once the session store's fate is known: true only for a proven, lossless hand-over. */
+  public Boolean sessionsPreserved;
+  public String promotionMethod;
+  public Double syncWaitSeconds;
+
+  // Emergency only.
+  public String trigger;
+  public Boolean oldPrimaryFenced;
+  public String oldPrimaryLastKnownGtid;
+  public String lostGtid;
+
+  /** Adds to the message rather than replacing it: every warning of the run stays visible. */
+  public void note(String text) {
+    message = message == null || message.isBlank() ? text : message + "; " + text;
+  }
+
+  public PlannedFailoverStatus toPlannedStatus() {
+    return new PlannedFailoverStatus(
+        phase.name(),
+        target,
+        source,
+        sourceGtidAtFence,
+        targetGtidAtPromotion,
+        text(startTime),
+        text(completionTime),
+        durationSeconds(),
+        transactionsLost,
+        reason == null ? null : reason.name(),
+        text(retryAfter),
+        message,
+        new PlannedFailoverStatus.DragonflyStatus(dragonflyEnabled, sessionsPreserved, promotionMethod,
+            syncWaitSeconds));
+  }
+
+  public EmergencyFailoverStatus toEmergencyStatus() {
+    return new EmergencyFailoverStatus(
+        phase.name(),
+        source,
+        target,
+        trigger,
+        reason == null ? null : reason.name(),
+        text(startTime),
+        text(completionTime),
+        durationSeconds(),
+        oldPrimaryFenced,
+        oldPrimaryLastKnownGtid,
+        targetGtidAtPromotion,
+        transactionsLost,
+        lostGtid,
+        message);
+  }
+
+  private Double durationSeconds() {
+    return startTime == null || completionTime == null ? null
+        : Duration.between(startTime, completionTime).toMillis() / 1000.0;
+  }
+
+  private static String text(Instant t) {
+    return t == null ? null : t.toString();
+  }
+}

@@ -1,0 +1,305 @@
+package io.shipstream.failover.workflows.common;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.Phase;
+import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.RoleLabel;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.workflows.SearchAttributes;
+import io.shipstream.failover.workflows.activities.KubernetesActivities;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.contract.Events;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.CancellationScope;
+import io.temporal.workflow.Functions;
+import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+
+/**
+ * The skeleton both failover runbooks share, and what every step of one failover holds: the group,
+ * the progress, where the status and Events go, the stubs chosen for the short calls, the cancel
+ * request and the metrics. A step reports through it: {@link #enter} a phase, {@link #warn} or
+ * {@link #inform} with an Event, {@link #settle} a step that cannot undo the promotion; the
+ * runbook ends through {@link #succeed} or {@link #fail}, which {@link #finish} the run. The steps
+ * both runbooks take around the promotion live here too: {@link #nameTargetActive} before it,
+ * {@link #flipRouting} and {@link #recordPromotionPoint} after it. The runbook and its
+ * collaborators hold the same instance, so the status and the Events keep the order in which the
+ * steps write them. Workflow code: it runs on the workflow thread and its time is
+ * {@code Workflow.currentTimeMillis}.
+ */
+public final class FailoverRun {
+  private static final Logger log = Workflow.getLogger(FailoverRun.class);
+
+  public final FailoverKind kind;
+  public final GroupRef group;
+  /** The planned request's annotation value, cleared when the run ends; null for an emergency failover. */
+  public final String annotation;
+  public final FailoverProgress progress;
+  public final StatusPublisher publisher;
+  public final KubernetesActivities k8s;
+  /** The inspection and the re-pointing: the runbook's stub for quick, idempotent MySQL calls. */
+  public final MysqlActivities quickMysql;
+  public final FailoverMetrics metrics;
+  public final CancelRequest cancel;
+  private String failoverRecordedAt;
+
+  public FailoverRun(FailoverKind kind, GroupRef group, String annotation, FailoverProgress progress,
+      KubernetesActivities k8s, MysqlActivities quickMysql, FailoverMetrics metrics, CancelRequest cancel) {
+    this.kind = kind;
+    this.group = group;
+    this.annotation = annotation;
+    this.progress = progress;
+    this.k8s = k8s;
+    this.quickMysql = quickMysql;
+    this.metrics = metrics;
+    this.cancel = cancel;
+    var info = Workflow.getInfo();
+    this.publisher = new StatusPublisher(k8s, group, new WorkflowRef(kind.workflowType(), info.getWorkflowId(),
+        info.getRunId()));
+  }
+
+  /**
+   * Runs the runbook in a detached scope, with a cancel request through Temporal (UI, CLI) taken as
+   * the cancel signal: see {@link CancelRequest}. The SDK still marks such an execution cancelled,
+   * however it ended: the resource's status tells the outcome.
+   */
+  public static <T> T runDetached(Functions.Proc1<String> cancelSignal, Functions.Func<T> runbook) {
+    CancellationScope.current().getCancellationRequest().thenApply(why -> {
+      cancelSignal.apply(why);
+      return null;
+    });
+    List<T> result = new ArrayList<>(1);
+    Workflow.newDetachedCancellationScope(() -> result.add(runbook.apply())).run();
+    return result.get(0);
+  }
+
+  /** The cancel signal: taken, or logged as ignored when it comes too late. */
+  public static void cancel(CancelRequest cancel, FailoverProgress progress, GroupRef group, String reason) {
+    String ignored = cancel.request(progress.phase, reason);
+    if (ignored != null) {
+      log.info("cancel of {} ignored in phase {}: {}", group, progress.phase, ignored);
+    }
+  }
+
+  // --- Reporting ---------------------------------------------------------------------------------
+
+  public void enter(Phase phase, String message) {
+    progress.phase = phase;
+    log.info("{} {} failover: {} ({})", group, kind.label(), phase, message);
+    publishStatus();
+    SearchAttributes.phase(phase, progress.target);
+  }
+
+  public void publishStatus() {
+    if (kind == FailoverKind.PLANNED) {
+      publisher.status(progress.toPlannedStatus());
+    } else {
+      publisher.status(progress.toEmergencyStatus());
+    }
+  }
+
+  public void event(Events event, String message) {
+    publisher.event(event, message);
+  }
+
+  /** A Warning Event whose message also goes into the status. */
+  public void warn(Events event, String message) {
+    progress.note(message);
+    publisher.event(event, message);
+  }
+
+  /** Like {@link #warn}, for what went right but belongs in the record. */
+  public void inform(Events event, String message) {
+    progress.note(message);
+    publisher.event(event, message);
+  }
+
+  /** Waits for a step that cannot undo the promotion; true when it succeeded, a failure becomes a warning. */
+  public boolean settle(Promise<Void> step, Events event, String what) {
+    try {
+      step.get();
+      return true;
+    } catch (ActivityFailure e) {
+      warn(event, what + ": " + Failures.rootMessage(e));
+      return false;
+    }
+  }
+
+  // --- Cancel --------------------------------------------------------------------------------------
+
+  /** Runs an activity in a scope that the cancel cancels, so a long wait stops at once. */
+  public <T> T cancellable(Functions.Func<Promise<T>> call) {
+    List<Promise<T>> holder = new ArrayList<>(1);
+    CancellationScope scope = Workflow.newCancellationScope(() -> holder.add(call.apply()));
+    scope.run();
+    Promise<T> promise = holder.get(0);
+    Workflow.await(() -> promise.isCompleted() || cancel.requested);
+    if (!promise.isCompleted()) {
+      scope.cancel(cancel.reason);
+      throw new FailoverAbort(Reason.Cancelled, "cancelled in " + progress.phase + ": " + cancel.reason);
+    }
+    return promise.get();
+  }
+
+  /** Aborts when a cancel was taken; {@code when} says where, as in "before promotion". */
+  public void checkNotCancelled(String when) {
+    if (cancel.requested) {
+      throw new FailoverAbort(Reason.Cancelled, "cancelled " + when + ": " + cancel.reason);
+    }
+  }
+
+  // --- Around the promotion ------------------------------------------------------------------------
+
+  /**
+   * Enters Promoting and names the target active before it becomes writable: every sidecar fences a
+   * writable server whose status names another site, so naming it afterwards would invite its own
+   * sidecar to fence the new primary. This also starts the anti-flap cooldown. Throws the
+   * activity's failure when the API server refused the write for its whole retry budget; what that
+   * means is the runbook's to decide.
+   */
+  public void nameTargetActive(SiteSpec target) {
+    enter(Phase.Promoting, "promoting " + target.name());
+    failoverRecordedAt = now().toString();
+    k8s.recordFailover(group, target.name(), failoverRecordedAt, null);
+  }
+
+  /** Names {@code site} active again with the failover's time, for a rollback after {@link #nameTargetActive}. */
+  public void nameActiveAgain(SiteSpec site) {
+    k8s.recordFailover(group, site.name(), failoverRecordedAt, null);
+  }
+
+  /**
+   * Routes writes to the new primary first (its role label, so the primary Service), then starts
+   * DNS and taints side by side; the returned flip settles them. None of these can undo the
+   * promotion, so each failure is a warning, and each is counted.
+   */
+  public RoutingFlip flipRouting(GroupConfig config, SiteSpec target) {
+    try {
+      k8s.setSiteRole(group, target, RoleLabel.PRIMARY);
+    } catch (ActivityFailure e) {
+      warn(Events.ROUTING_UPDATE_FAILED, "could not label " + target.name() + " primary: " + Failures.rootMessage(e));
+    }
+    boolean hasDns = config.dnsHostname() != null && target.lbIP() != null;
+    Promise<Void> dns = hasDns ? Async.procedure(k8s::updateDns, group, config.dnsHostname(), target.lbIP(),
+        config.dnsTtl()) : null;
+    Promise<Void> taints = Async.procedure(k8s::applyTaints, group, config.sites(), target.name());
+    return new RoutingFlip(target, dns, taints);
+  }
+
+  /** DNS and taints being brought to the new primary; {@link #settle} waits for both. */
+  public final class RoutingFlip {
+    private final SiteSpec target;
+    private final Promise<Void> dns;
+    private final Promise<Void> taints;
+
+    private RoutingFlip(SiteSpec target, Promise<Void> dns, Promise<Void> taints) {
+      this.target = target;
+      this.dns = dns;
+      this.taints = taints;
+    }
+
+    public void settle() {
+      if (dns != null) {
+        metrics.dnsFlip(FailoverRun.this.settle(dns, Events.DNS_FLIP_FAILED, "DNS flip to " + target.lbIP()
+            + " failed"));
+      }
+      metrics.taintOperation(FailoverRun.this.settle(taints, Events.TAINT_UPDATE_FAILED, "node taints not updated"));
+    }
+  }
+
+  /**
+   * Resuming: the failover's record gets the promotion point, with the time the target was named
+   * active. The target is writable, routed and already named active, so a failure is a warning
+   * ({@code what} and the error), no reason to fail a failover that happened.
+   */
+  public void recordPromotionPoint(SiteSpec target, Events onFailure, String what) {
+    enter(Phase.Resuming, "recording the failover to " + target.name());
+    try {
+      k8s.recordFailover(group, target.name(), failoverRecordedAt, progress.targetGtidAtPromotion);
+    } catch (ActivityFailure e) {
+      warn(onFailure, what + ": " + Failures.rootMessage(e));
+    }
+  }
+
+  // --- The end ---------------------------------------------------------------------------------------
+
+  /** Ends as Succeeded: {@code summary} leads the message, the notes of the run follow it. */
+  public void succeed(String summary, Events event) {
+    progress.message = progress.message == null ? summary : summary + "; " + progress.message;
+    progress.phase = Phase.Succeeded;
+    progress.completionTime = now();
+    publishStatus();
+    SearchAttributes.phase(progress.phase, progress.target);
+    publisher.event(event, progress.message);
+    metrics.finished(progress.target, FailoverMetrics.SUCCESS, Duration.between(progress.startTime,
+        progress.completionTime));
+    finish();
+  }
+
+  /** Ends as Failed with the reason; the Event says the reason and {@code message}. */
+  public void fail(Reason reason, String message, Events event) {
+    progress.phase = Phase.Failed;
+    progress.reason = reason;
+    progress.message = !kind.keepsNotesOnFailure() || progress.message == null ? message
+        : message + "; " + progress.message;
+    progress.completionTime = now();
+    publishStatus();
+    SearchAttributes.phase(progress.phase, progress.target);
+    publisher.event(event, reason + ": " + message);
+    metrics.finished(progress.target, kind.result(reason), Duration.between(progress.startTime,
+        progress.completionTime));
+    finish();
+  }
+
+  /** Waits for every write and clears the planned request's annotation, unless the user changed it meanwhile. */
+  public void finish() {
+    publisher.flush();
+    if (annotation == null) {
+      return;
+    }
+    try {
+      k8s.clearAnnotation(group, annotation);
+    } catch (ActivityFailure e) {
+      log.warn("could not clear the planned-failover annotation of {}: {}", group, Failures.rootMessage(e));
+    }
+  }
+
+  // --- Servers ---------------------------------------------------------------------------------------
+
+  /**
+   * Inspects the sites at once, so a slow site costs its own timeout, not the sum of all; a read
+   * that fails counts as an unreachable server. By site name, in the order given.
+   */
+  public Map<String, ServerState> inspectAll(GroupConfig config, List<SiteSpec> sites) {
+    Map<String, Promise<ServerState>> pending = new LinkedHashMap<>();
+    for (SiteSpec site : sites) {
+      pending.put(site.name(), Async.function(quickMysql::inspect, MysqlTarget.of(group, config, site)));
+    }
+    Map<String, ServerState> states = new LinkedHashMap<>();
+    pending.forEach((name, promise) -> {
+      try {
+        states.put(name, promise.get());
+      } catch (ActivityFailure e) {
+        states.put(name, ServerState.unreachable(name, Failures.rootMessage(e)));
+      }
+    });
+    return states;
+  }
+
+  /** The workflow's time: the one clock of workflow code. */
+  public static Instant now() {
+    return Instant.ofEpochMilli(Workflow.currentTimeMillis());
+  }
+}

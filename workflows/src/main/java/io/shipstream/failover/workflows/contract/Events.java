@@ -1,0 +1,106 @@
+package io.shipstream.failover.workflows.contract;
+
+import static io.shipstream.failover.workflows.contract.EventType.Normal;
+import static io.shipstream.failover.workflows.contract.EventType.Warning;
+
+/**
+ * Every Kubernetes Event the product writes on a MysqlFailoverGroup, declared once: its type, its
+ * reason (what {@code kubectl get events} shows and what alerts match) and the shape of its message.
+ * The failover workflows and the watcher emit them by name; no other production code spells a
+ * reason. The shape is the message's form for a reader of this list, not a format string: the
+ * runbooks build the message from what they found.
+ */
+public enum Events {
+  // --- Planned failover (workflow) ---------------------------------------------------------------
+  PLANNED_FAILOVER_STARTED(Normal, "PlannedFailoverStarted", "planned failover requested: <annotation>"),
+  PLANNED_FAILOVER_DEFERRED(Normal, "PlannedFailoverDeferred", "failover cooldown active: deferred until <time>"),
+  PLANNED_FAILOVER_DRAINING(Normal, "PlannedFailoverDraining",
+      "source <site> fenced at <gtid>; draining <n> sessions"),
+  PLANNED_FAILOVER_LAG_OK(Normal, "PlannedFailoverLagOK", "<target> holds every transaction of <source> (<gtid>)"),
+  PLANNED_FAILOVER_COMPLETED(Normal, "PlannedFailoverCompleted",
+      "promoted <target>, <n> transactions lost[; <notes>]"),
+  /** Also written by the watcher for a request it refuses before any workflow runs. */
+  PLANNED_FAILOVER_REJECTED(Warning, "PlannedFailoverRejected", "<Reason>: <why>"),
+  PLANNED_FAILOVER_SKIPPED(Warning, "PlannedFailoverSkipped",
+      "AlreadyActive: site '<target>' is already the active site"),
+  PLANNED_FAILOVER_FAILED(Warning, "PlannedFailoverFailed",
+      "<Reason>: <why>; rolled back: ... | ROLLBACK FAILED ..."),
+
+  // --- Emergency failover (workflow) -------------------------------------------------------------
+  FAILOVER_STARTED(Normal, "FailoverStarted", "emergency failover from <failed> to <target>: <trigger>"),
+  FAILOVER_EXECUTED(Normal, "FailoverExecuted",
+      "promoted <target> after <failed> failed, <n> transactions lost[; ...]"),
+  FAILOVER_FAILED(Warning, "FailoverFailed", "<Reason>: <why>"),
+  OLD_PRIMARY_NOT_FENCED(Warning, "OldPrimaryNotFenced", "could not fence <failed>, gave up: <error>; ..."),
+  OLD_PRIMARY_FENCE_CONFIRMED(Normal, "OldPrimaryFenceConfirmed", "<failed> ... takes no writes: <proof>"),
+  OLD_PRIMARY_NOT_GUARDED(Warning, "OldPrimaryNotGuarded", "<failed> has no sidecar ...: <target> is made writable"),
+  OLD_PRIMARY_LEASE_WAIT(Warning, "OldPrimaryLeaseWait", "waiting <s> s (until <time>) for <failed>'s lease to expire"),
+  OLD_PRIMARY_LEASE_EXPIRED(Warning, "OldPrimaryLeaseExpired", "<failed>'s lease expired: its sidecar has fenced it"),
+  CANDIDATE_CAUGHT_UP(Normal, "CandidateCaughtUp", "caught <target> up with <n> transaction(s) <gtid> from <donor>"),
+  CATCH_UP_SKIPPED(Warning, "CatchUpSkipped", "<target> not compared or caught up: <why>"),
+  CATCH_UP_FAILED(Warning, "CatchUpFailed", "<target> lacks <n> transaction(s) <gtid> that <donor> holds; <why>"),
+  DATA_LOSS_DETECTED(Warning, "DataLossDetected", "<n> transactions committed on <failed> are not on <target>: <gtid>"),
+  DATA_LOSS_UNKNOWN(Warning, "DataLossUnknown", "transactions lost unknown: <why>"),
+  FAILOVER_RECORD_INCOMPLETE(Warning, "FailoverRecordIncomplete", "promotionGtidExecuted not recorded: <error>"),
+
+  // --- Both runbooks, after the promotion --------------------------------------------------------
+  ROUTING_UPDATE_FAILED(Warning, "RoutingUpdateFailed", "could not label <target> primary: <error>"),
+  DNS_FLIP_FAILED(Warning, "DnsFlipFailed", "DNS flip to <ip> failed: <error>"),
+  TAINT_UPDATE_FAILED(Warning, "TaintUpdateFailed", "node taints not updated: <error>"),
+  REJOIN_FAILED(Warning, "RejoinFailed", "<site> not re-pointed at <primary>; it stays read-only: <error>"),
+  STATUS_UPDATE_FAILED(Warning, "StatusUpdateFailed", "could not record the promotion point <gtid>: <error>"),
+  REPLICA_NOT_REPOINTED(Warning, "ReplicaNotRepointed", "<site> was not re-pointed at the new primary <target>: ..."),
+
+  // --- The session store -------------------------------------------------------------------------
+  DRAGONFLY_SYNC_TIMEOUT(Warning, "DragonflySyncTimeout", "the session store of <target> did not catch up ..."),
+  DRAGONFLY_PROMOTION_STARTED(Normal, "DragonflyPromotionStarted", "promoting the <store> ..."),
+  DRAGONFLY_PROMOTION_COMPLETED(Normal, "DragonflyPromotionCompleted",
+      "the <store> is the session store master (<method>) ..."),
+  DRAGONFLY_PROMOTION_FAILED(Warning, "DragonflyPromotionFailed", "promotion of the <store> failed: <error>"),
+  DRAGONFLY_ROUTING_UPDATE_FAILED(Warning, "DragonflyRoutingUpdateFailed", "the <store> is not labelled ...: <error>"),
+  DRAGONFLY_REJOIN_FAILED(Warning, "DragonflyRejoinFailed", "the old master <store> is not a replica of the <store>"),
+  DRAGONFLY_CLIENT_KILL_FAILED(Warning, "DragonflyClientKillFailed",
+      "clients of the old master <store> not disconnected"),
+
+  // --- The watcher -------------------------------------------------------------------------------
+  GROUP_ADOPTED(Normal, "GroupAdopted", "<site> is the active site: <why>"),
+  ADOPTION_BLOCKED(Warning, "AdoptionBlocked", "<cause>: <why>; nothing is fenced, promoted or relabelled ..."),
+  INVALID_SPEC(Warning, "InvalidSpec", "<problem>[; <problem>...]"),
+  ROUTING_REPAIRED(Normal, "RoutingRepaired", "<repair>[; <repair>...]"),
+  ROUTING_INCOMPLETE(Warning, "RoutingIncomplete", "<problem>[; <problem>...]"),
+  RECOVERY_COMPLETE(Normal, "RecoveryComplete", "site '<site>' replicates from the active site '<active>': <why>"),
+  RECOVERY_BLOCKED(Warning, "RecoveryBlocked", "site '<site>': <why>"),
+  SERVER_STARTS_WRITABLE(Warning, "ServerStartsWritable",
+      "The MySQL server of site '<site>' is configured to start writable ..."),
+  SERVER_STARTS_READ_ONLY(Normal, "ServerStartsReadOnly",
+      "The MySQL server of site '<site>' is configured to start read-only again."),
+  EMERGENCY_FAILOVER_STARTED(Warning, "EmergencyFailoverStarted", "<the topology matrix's reason>"),
+  NON_PROMOTABLE_SITE_FENCED(Warning, "NonPromotableSiteFenced", "<the topology matrix's reason>"),
+  SPLIT_BRAIN_DETECTED(Warning, "SplitBrainDetected", "<the topology matrix's reason>"),
+  TOTAL_LOSS_DETECTED(Warning, "TotalLossDetected", "<the topology matrix's reason>"),
+  FAILOVER_BLOCKED(Warning, "FailoverBlocked", "<cause>: <the topology matrix's reason>"),
+  NO_PRIMARY_DETECTED(Warning, "NoPrimaryDetected", "<the topology matrix's reason>");
+
+  private final EventType type;
+  private final String reason;
+  private final String shape;
+
+  Events(EventType type, String reason, String shape) {
+    this.type = type;
+    this.reason = reason;
+    this.shape = shape;
+  }
+
+  public EventType type() {
+    return type;
+  }
+
+  public String reason() {
+    return reason;
+  }
+
+  /** The message's form, for a reader; see the class comment. */
+  public String shape() {
+    return shape;
+  }
+}
