@@ -16,6 +16,7 @@ import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;
@@ -60,9 +61,13 @@ class MysqlActivitiesIT {
 
   /** The first step of every test: the flavor's two servers and the activities on them. */
   private void start(Flavor flavor) {
+    start(flavor, 2);
+  }
+
+  private void start(Flavor flavor, int servers) {
     this.flavor = flavor;
     flavor.assumeAvailable();
-    cluster = DatabaseCluster.start(flavor, Path.of("target", "it-mysql-activities"), 2);
+    cluster = DatabaseCluster.start(flavor, Path.of("target", "it-mysql-activities"), servers);
     primary = cluster.primary();
     replica = cluster.server(1);
     Credentials login = new Credentials(
@@ -302,6 +307,43 @@ class MysqlActivitiesIT {
     // Again: nothing to do, and replication keeps running.
     activities.replicateFrom(target("iad", primary), target("pdx", replica));
     assertThat(activities.inspect(target("iad", primary)).replicating()).isTrue();
+  }
+
+  /**
+   * The emergency path after the primary died: each replica applies what it received and stops,
+   * and the one that received less catches up from the other, which serves it from its own
+   * binary log (log_slave_updates / log_replica_updates).
+   */
+  @FlavorTest
+  void drainAndStopThenCatchUpFromTheReplicaThatReceivedMore(Flavor flavor) {
+    start(flavor, 3);
+    DatabaseServer behind = cluster.server(2);
+    behind.stopReplicaIoThread();
+    replica.stopReplicaSqlThread();
+    for (int id = 1; id <= 10; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    String written = primary.gtidExecuted();
+    awaitReceived(replica, written);
+    primary.kill9();
+
+    StoppedReplica ahead = activities.drainAndStopReplica(target("pdx", replica), Instant.now().plusSeconds(10));
+    StoppedReplica lagging = activities.drainAndStopReplica(target("dr", behind), Instant.now().plusSeconds(10));
+
+    assertThat(ahead.wasReplica()).isTrue();
+    assertThat(ahead.logsReplicaUpdates()).isTrue();
+    assertThat(GtidSet.parse(ahead.gtidExecuted()).contains(GtidSet.parse(written))).isTrue();
+    assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
+    assertThat(GtidSet.parse(lagging.gtidExecuted()).contains(GtidSet.parse(written))).isFalse();
+    assertThat(activities.inspect(target("pdx", replica)).replicating()).isFalse();
+
+    String caughtUp = activities.catchUpFrom(target("dr", behind), target("pdx", replica), ahead.gtidExecuted(),
+        Instant.now().plusSeconds(15));
+
+    assertThat(GtidSet.parse(caughtUp).contains(GtidSet.parse(written))).isTrue();
+    assertThat(DatabaseCluster.writtenIds(behind)).hasSize(10);
+    // Detached from the donor again, ready to be promoted.
+    assertThat(activities.inspect(target("dr", behind)).replicaConfigured()).isFalse();
   }
 
   @FlavorTest
