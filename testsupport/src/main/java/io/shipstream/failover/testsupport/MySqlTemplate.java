@@ -174,7 +174,7 @@ final class MySqlTemplate {
         String name = entry.getFileName().toString();
         Optional<Long> pid = name.startsWith("jvm-") ? pidOf(name.substring(4))
             : name.startsWith("template-making-") ? pidOf(name.substring(16).split("-")[0]) : Optional.empty();
-        if (pid.isPresent() && ProcessHandle.of(pid.get()).map(ProcessHandle::isAlive).orElse(false) == false) {
+        if (pid.isPresent() && !ProcessHandle.of(pid.get()).map(ProcessHandle::isAlive).orElse(false)) {
           LOG.info("removing {}, left behind by JVM {} which is gone", entry, pid.get());
           MariaDbTemplate.deleteRecursively(entry);
         }
