@@ -17,11 +17,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A primary and its read-only GTID replicas of one {@link Flavor}, with {@code appdb.writes}
- * created on the primary and replicated: {@link MariaDbCluster} for a test body that runs on both
- * flavors. Servers are started in parallel: startup is mostly waiting on disk.
+ * created on the primary and replicated. Servers are started in parallel: startup is mostly
+ * waiting on disk.
  */
 public final class DatabaseCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(DatabaseCluster.class);
+  /** What {@link WriteLoad} writes to: one row per acknowledged id. */
+  public static final String WRITES_TABLE = "appdb.writes";
   private static final Duration SETUP_TIMEOUT = Duration.ofSeconds(30);
 
   private final Flavor flavor;
@@ -43,7 +45,7 @@ public final class DatabaseCluster implements AutoCloseable {
       DatabaseServer primary = cluster.primary();
       primary.execute(
           "CREATE DATABASE appdb",
-          "CREATE TABLE " + MariaDbCluster.WRITES_TABLE + " (id BIGINT PRIMARY KEY, at TIMESTAMP(6) NOT NULL)");
+          "CREATE TABLE " + WRITES_TABLE + " (id BIGINT PRIMARY KEY, at TIMESTAMP(6) NOT NULL)");
       for (DatabaseServer replica : cluster.replicas()) {
         replica.setReadOnly(true);
         replica.replicateFrom(primary);
@@ -126,7 +128,7 @@ public final class DatabaseCluster implements AutoCloseable {
     List<Long> ids = new ArrayList<>();
     try (Connection connection = server.adminConnection();
         Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT id FROM " + MariaDbCluster.WRITES_TABLE + " ORDER BY id")) {
+        ResultSet rows = statement.executeQuery("SELECT id FROM " + WRITES_TABLE + " ORDER BY id")) {
       while (rows.next()) {
         ids.add(rows.getLong(1));
       }
