@@ -1,88 +1,28 @@
 package io.shipstream.failover.testsupport;
 
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * A primary and its read-only GTID replicas, with {@code appdb.writes} created on the primary and
- * replicated. Servers are started in parallel: startup is mostly waiting on disk.
+ * A primary and its read-only GTID replicas of MariaDB, with {@code appdb.writes} created on the
+ * primary and replicated: the {@link DatabaseCluster} of {@link Flavor#MARIADB}, typed for the
+ * tests that use MariaDB's own statements.
  */
 public final class MariaDbCluster implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(MariaDbCluster.class);
-  public static final String WRITES_TABLE = "appdb.writes";
-  private static final Duration SETUP_TIMEOUT = Duration.ofSeconds(30);
+  public static final String WRITES_TABLE = DatabaseCluster.WRITES_TABLE;
 
+  private final DatabaseCluster cluster;
   private final List<MariaDbServer> servers;
 
-  private MariaDbCluster(List<MariaDbServer> servers) {
-    this.servers = List.copyOf(servers);
+  private MariaDbCluster(DatabaseCluster cluster) {
+    this.cluster = cluster;
+    this.servers = cluster.servers().stream().map(MariaDbServer.class::cast).toList();
   }
 
   /** Starts {@code size} servers under {@code baseDir}: server 0 is the primary. */
   public static MariaDbCluster start(Path baseDir, int size) {
-    if (size < 1) {
-      throw new IllegalArgumentException("a cluster needs at least one server");
-    }
-    long started = System.nanoTime();
-    List<MariaDbServer> servers = startAll(baseDir, size);
-    MariaDbCluster cluster = new MariaDbCluster(servers);
-    try {
-      MariaDbServer primary = servers.get(0);
-      primary.execute(
-          "CREATE DATABASE appdb",
-          "CREATE TABLE " + WRITES_TABLE + " (id BIGINT PRIMARY KEY, at TIMESTAMP(6) NOT NULL)");
-      for (MariaDbServer replica : cluster.replicas()) {
-        replica.setReadOnly(true);
-        replica.replicateFrom(primary);
-      }
-      cluster.awaitReplicasCaughtUp(SETUP_TIMEOUT);
-    } catch (RuntimeException e) {
-      cluster.close();
-      throw e;
-    }
-    LOG.info("cluster of {} ready in {} ms: {}", size, (System.nanoTime() - started) / 1_000_000, servers);
-    return cluster;
-  }
-
-  private static List<MariaDbServer> startAll(Path baseDir, int size) {
-    // The first start creates the template; doing it up front keeps the parallel starts from
-    // all queueing on its lock while one of them runs mariadb-install-db.
-    MariaDbTemplate.datadir();
-    ExecutorService starter = Executors.newFixedThreadPool(Math.min(size, 4));
-    List<CompletableFuture<MariaDbServer>> futures = new ArrayList<>();
-    try {
-      for (int i = 0; i < size; i++) {
-        futures.add(CompletableFuture.supplyAsync(() -> MariaDbServer.start(baseDir), starter));
-      }
-      List<MariaDbServer> started = new ArrayList<>();
-      RuntimeException failure = null;
-      for (CompletableFuture<MariaDbServer> future : futures) {
-        try {
-          started.add(future.join());
-        } catch (CompletionException e) {
-          failure = e.getCause() instanceof RuntimeException runtime ? runtime : e;
-        }
-      }
-      if (failure != null) {
-        started.forEach(MariaDbServer::close);
-        throw failure;
-      }
-      return started;
-    } finally {
-      starter.shutdown();
-    }
+    return new MariaDbCluster(DatabaseCluster.start(Flavor.MARIADB, baseDir, size));
   }
 
   /** The server started as primary; after a failover in a test it may no longer be the writable one. */
@@ -105,36 +45,17 @@ public final class MariaDbCluster implements AutoCloseable {
 
   /** Waits until every replica has applied everything the initial primary has in its binlog. */
   public void awaitReplicasCaughtUp(Duration timeout) {
-    String target = primary().gtidBinlogPos();
-    for (MariaDbServer replica : replicas()) {
-      replica.awaitReplicated(target, timeout);
-    }
+    cluster.awaitReplicasCaughtUp(timeout);
   }
 
   /** The ids in {@code appdb.writes} on one server, ascending. */
   public static List<Long> writtenIds(MariaDbServer server) {
-    List<Long> ids = new ArrayList<>();
-    try (Connection connection = server.adminConnection();
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SELECT id FROM " + WRITES_TABLE + " ORDER BY id")) {
-      while (rows.next()) {
-        ids.add(rows.getLong(1));
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(server.name() + ": " + e.getMessage(), e);
-    }
-    return ids;
+    return DatabaseCluster.writtenIds(server);
   }
 
   /** Closes every server; never throws, so it is safe in a finally or @AfterAll. */
   @Override
   public void close() {
-    for (MariaDbServer server : servers) {
-      try {
-        server.close();
-      } catch (RuntimeException e) {
-        LOG.warn("closing {} failed: {}", server.name(), e.getMessage());
-      }
-    }
+    cluster.close();
   }
 }

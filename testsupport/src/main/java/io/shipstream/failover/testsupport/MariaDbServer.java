@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * ends the process. Every server has the accounts {@link #ADMIN}, {@link #APP} and {@link
  * #REPLICATION}.
  */
-public final class MariaDbServer extends LocalServer {
+public final class MariaDbServer extends LocalServer implements DatabaseServer {
   private static final Logger LOG = LoggerFactory.getLogger(MariaDbServer.class);
 
   /** The operator's account: every privilege, including SUPER and READ_ONLY ADMIN. */
@@ -158,6 +158,11 @@ public final class MariaDbServer extends LocalServer {
             + "); " + errorLog + ":\n" + ManagedProcess.tail(errorLog, 25));
   }
 
+  @Override
+  public Flavor flavor() {
+    return Flavor.MARIADB;
+  }
+
   public int serverId() {
     return serverId;
   }
@@ -172,18 +177,22 @@ public final class MariaDbServer extends LocalServer {
   }
 
   /** The URL without a database, as an application would get it from a Service. */
+  @Override
   public String jdbcUrl() {
     return "jdbc:mariadb://" + HOST + ":" + port + "/";
   }
 
+  @Override
   public Connection adminConnection() throws SQLException {
     return connect(ADMIN, Duration.ofSeconds(2), Duration.ofSeconds(30));
   }
 
+  @Override
   public Connection appConnection() throws SQLException {
     return connect(APP, Duration.ofSeconds(2), Duration.ofSeconds(30));
   }
 
+  @Override
   public Connection connect(Account account, Duration connectTimeout, Duration socketTimeout) throws SQLException {
     Properties properties = new Properties();
     properties.setProperty("user", account.user());
@@ -194,6 +203,7 @@ public final class MariaDbServer extends LocalServer {
   }
 
   /** Graceful shutdown (SIGTERM), SIGKILL if it takes longer than 30 s. The datadir is kept. */
+  @Override
   public void stop() {
     if (process.stop(STOP_GRACE)) {
       LOG.info("{} stopped", name);
@@ -201,6 +211,7 @@ public final class MariaDbServer extends LocalServer {
   }
 
   /** Crashes the server (SIGKILL); {@link #restart} recovers it like a real crash would. */
+  @Override
   public void kill9() {
     if (process.kill9()) {
       LOG.info("{} killed with SIGKILL", name);
@@ -220,6 +231,7 @@ public final class MariaDbServer extends LocalServer {
   }
 
   /** Stops the server if it still runs, then starts it again on the same datadir and port. */
+  @Override
   public void restart() {
     stop();
     long started = System.nanoTime();
@@ -255,41 +267,12 @@ public final class MariaDbServer extends LocalServer {
 
   // ---- SQL helpers, all as ADMIN ----
 
-  /** Runs statements as {@link #ADMIN}, one connection for all of them. */
-  public void execute(String... sql) {
-    try (Connection connection = adminConnection();
-        Statement statement = connection.createStatement()) {
-      for (String each : sql) {
-        statement.execute(each);
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(name + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** The first column of the first row as a string, or null when there is no row. */
-  public String queryString(String sql) {
-    try (Connection connection = adminConnection();
-        Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery(sql)) {
-      return rows.next() ? rows.getString(1) : null;
-    } catch (SQLException e) {
-      throw new IllegalStateException(name + ": " + e.getMessage(), e);
-    }
-  }
-
-  public long queryLong(String sql) {
-    String value = queryString(sql);
-    if (value == null) {
-      throw new IllegalStateException(name + ": no row for " + sql);
-    }
-    return Long.parseLong(value);
-  }
-
+  @Override
   public void setReadOnly(boolean readOnly) {
     execute("SET GLOBAL read_only = " + (readOnly ? 1 : 0));
   }
 
+  @Override
   public boolean isReadOnly() {
     return queryLong("SELECT @@global.read_only") == 1;
   }
@@ -298,7 +281,29 @@ public final class MariaDbServer extends LocalServer {
     return queryString("SELECT @@global.gtid_binlog_pos");
   }
 
+  /** gtid_binlog_pos: with log_slave_updates, every transaction the server has executed. */
+  @Override
+  public String gtidExecuted() {
+    return gtidBinlogPos();
+  }
+
+  @Override
+  public void stopReplicaSqlThread() {
+    execute("STOP SLAVE SQL_THREAD");
+  }
+
+  @Override
+  public void stopReplicaIoThread() {
+    execute("STOP SLAVE IO_THREAD");
+  }
+
+  @Override
+  public void resetReplication() {
+    execute("STOP SLAVE", "RESET SLAVE ALL");
+  }
+
   /** Replication state of the default connection; empty when this server is not a replica. */
+  @Override
   public ReplicaStatus replicaStatus() {
     return ReplicaStatus.read(this);
   }
@@ -308,7 +313,11 @@ public final class MariaDbServer extends LocalServer {
    * run. Works for a fresh server and for a former primary: the slave position starts at the
    * newest GTID this server already has in each domain, so nothing is applied twice.
    */
-  public void replicateFrom(MariaDbServer source) {
+  @Override
+  public void replicateFrom(DatabaseServer source) {
+    if (source.flavor() != Flavor.MARIADB) {
+      throw new IllegalArgumentException(name + " cannot replicate from " + source + ": GTIDs of two flavors do not mix");
+    }
     execute("STOP SLAVE");
     String startAt = perDomainMax(gtidBinlogPos() + "," + queryString("SELECT @@global.gtid_slave_pos"));
     execute(
@@ -322,6 +331,7 @@ public final class MariaDbServer extends LocalServer {
   }
 
   /** Waits until this replica has applied {@code gtidPos} (MASTER_GTID_WAIT, one GTID per domain). */
+  @Override
   public void awaitReplicated(String gtidPos, Duration timeout) {
     String wanted = perDomainMax(gtidPos);
     if (wanted.isEmpty()) {
@@ -336,8 +346,9 @@ public final class MariaDbServer extends LocalServer {
   }
 
   /** Waits until this replica has applied everything {@code source} has in its binlog. */
-  public void awaitCaughtUpWith(MariaDbServer source, Duration timeout) {
-    awaitReplicated(source.gtidBinlogPos(), timeout);
+  @Override
+  public void awaitCaughtUpWith(DatabaseServer source, Duration timeout) {
+    awaitReplicated(source.gtidExecuted(), timeout);
   }
 
   /**

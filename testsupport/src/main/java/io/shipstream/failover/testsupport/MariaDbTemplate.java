@@ -41,7 +41,11 @@ final class MariaDbTemplate {
 
   /** Copies the template into {@code target}, which must not exist yet. */
   static void copyTo(Path target) {
-    Path source = datadir();
+    copyTree(datadir(), target);
+  }
+
+  /** Copies a directory tree into {@code target}, which must not exist yet, keeping file times. */
+  static void copyTree(Path source, Path target) {
     try {
       Files.walkFileTree(
           source,
@@ -59,7 +63,7 @@ final class MariaDbTemplate {
             }
           });
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot copy the MariaDB template to " + target, e);
+      throw new UncheckedIOException("cannot copy " + source + " to " + target, e);
     }
   }
 

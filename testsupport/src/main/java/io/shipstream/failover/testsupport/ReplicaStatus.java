@@ -6,7 +6,12 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 
-/** What {@code SHOW SLAVE STATUS} says about a test server's default replication connection. */
+/**
+ * What {@code SHOW SLAVE STATUS} (MariaDB) or {@code SHOW REPLICA STATUS} (MySQL) says about a test
+ * server's default replication channel, named the same for both. {@code gtidIoPos} is what the IO
+ * thread has written to the relay log: MariaDB's Gtid_IO_Pos, MySQL's Retrieved_Gtid_Set (without
+ * whitespace).
+ */
 public record ReplicaStatus(
     boolean configured,
     String ioRunning,
@@ -23,12 +28,24 @@ public record ReplicaStatus(
     return "Yes".equals(ioRunning) && "Yes".equals(sqlRunning);
   }
 
-  static ReplicaStatus read(MariaDbServer server) {
+  static ReplicaStatus read(DatabaseServer server) {
+    boolean mysql = server.flavor() == Flavor.MYSQL;
     try (Connection connection = server.adminConnection();
         Statement statement = connection.createStatement();
-        ResultSet rows = statement.executeQuery("SHOW SLAVE STATUS")) {
+        ResultSet rows = statement.executeQuery(mysql ? "SHOW REPLICA STATUS" : "SHOW SLAVE STATUS")) {
       if (!rows.next()) {
         return NOT_A_REPLICA;
+      }
+      if (mysql) {
+        return new ReplicaStatus(
+            true,
+            rows.getString("Replica_IO_Running"),
+            rows.getString("Replica_SQL_Running"),
+            rows.getString("Source_Host"),
+            rows.getInt("Source_Port"),
+            rows.getString("Retrieved_Gtid_Set").replaceAll("\\s+", ""),
+            rows.getString("Last_IO_Error"),
+            rows.getString("Last_SQL_Error"));
       }
       return new ReplicaStatus(
           true,
@@ -48,7 +65,7 @@ public record ReplicaStatus(
    * Waits until both threads run. Fails early when a thread has stopped with an error, since that
    * will not fix itself; a thread still "Connecting" is given the whole timeout.
    */
-  static ReplicaStatus awaitRunning(MariaDbServer server, Duration timeout) {
+  static ReplicaStatus awaitRunning(DatabaseServer server, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     ReplicaStatus status = read(server);
     while (!status.running()) {

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
  * An application writing to {@code appdb.writes} as {@link MariaDbServer#APP}: one row per
  * autocommit INSERT, ids increasing. It asks {@code jdbcUrl} for the address each time it
  * (re)connects, as an application behind a Service would reach whichever server is primary, and
- * reconnects after every error with a short backoff.
+ * reconnects after every error with a short backoff. The URL picks the driver: MariaDB
+ * Connector/J for {@code jdbc:mariadb:}, MySQL Connector/J for {@code jdbc:mysql:} ({@link
+ * DatabaseServer#jdbcUrl} gives the server's own).
  *
  * <p>An id counts as acknowledged only when its INSERT returned success. An INSERT that failed may
  * still have committed (the connection broke after the commit), so the rows on a server are a
@@ -96,7 +98,7 @@ public final class WriteLoad implements AutoCloseable {
       try {
         if (connection == null) {
           connection = open(jdbcUrl.get(), socketTimeout);
-          insert = connection.prepareStatement("INSERT INTO " + MariaDbCluster.WRITES_TABLE + " (id, at) VALUES (?, NOW(6))");
+          insert = connection.prepareStatement("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (?, NOW(6))");
         }
         insert.setLong(1, id);
         insert.executeUpdate();

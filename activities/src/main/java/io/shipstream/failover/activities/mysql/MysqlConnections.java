@@ -88,6 +88,10 @@ public final class MysqlConnections {
       return kept;
     }
     Properties properties = new Properties();
+    // MySQL 9 has no mysql_native_password: its accounts use caching_sha2_password, whose first
+    // login after a server start needs TLS or the server's RSA key. Without TLS the key is asked
+    // for, as replicas do (GET_SOURCE_PUBLIC_KEY); configured driver properties override this.
+    properties.setProperty("allowPublicKeyRetrieval", "true");
     properties.putAll(driverProperties);
     properties.setProperty("user", credentials.username());
     properties.setProperty("password", credentials.password());

@@ -38,8 +38,10 @@ import org.testcontainers.mysql.MySQLContainer;
 
 /**
  * The MySQL 8 statements (super_read_only, gtid_executed, WAIT_FOR_EXECUTED_GTID_SET, the REPLICA
- * statements) against a real source and replica in containers. Skipped where there is no Docker.
- * The tests run in order: they are the steps of one failover.
+ * statements) against a real source and replica of MySQL 8.4 in containers. Skipped where there is
+ * no Docker; MysqlActivitiesIT runs the whole activity body on MySQL 9.7 without Docker, and this
+ * class stays for the 8.4 line where Docker exists. The tests run in order: they are the steps of
+ * one failover.
  */
 @Testcontainers(disabledWithoutDocker = true)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)

@@ -6,13 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.testsupport.FreePorts;
-import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;
@@ -32,31 +36,38 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The MySQL activities against two real MariaDB servers (primary and GTID replica), run through
- * Temporal's activity test environment so heartbeats and failures behave as in a worker.
+ * The MySQL activities against two real servers (primary and GTID replica) of each flavor, MySQL
+ * 9.7 and MariaDB 10.11, run through Temporal's activity test environment so heartbeats and
+ * failures behave as in a worker. Each test runs once per flavor, named {@code MYSQL} or {@code
+ * MARIADB}; MYSQL is skipped, with the reason, where its root cannot be had.
  */
 class MysqlActivitiesIT {
   private static final Logger LOG = LoggerFactory.getLogger(MysqlActivitiesIT.class);
   private static final GroupRef GROUP = new GroupRef("shop", "orders");
   private static final int ER_OPTION_PREVENTS_STATEMENT = 1290;
 
-  private MariaDbCluster cluster;
-  private MariaDbServer primary;
-  private MariaDbServer replica;
+  private Flavor flavor;
+  private DatabaseCluster cluster;
+  private DatabaseServer primary;
+  private DatabaseServer replica;
   private TestActivityEnvironment environment;
   private MysqlActivities activities;
   private final List<String> heartbeats = new CopyOnWriteArrayList<>();
   private final List<Connection> appConnections = new ArrayList<>();
 
-  @BeforeEach
-  void startCluster() {
-    cluster = MariaDbCluster.start(Path.of("target", "it-mysql-activities"), 2);
+  /** The first step of every test: the flavor's two servers and the activities on them. */
+  private void start(Flavor flavor) {
+    start(flavor, 2);
+  }
+
+  private void start(Flavor flavor, int servers) {
+    this.flavor = flavor;
+    flavor.assumeAvailable();
+    cluster = DatabaseCluster.start(flavor, Path.of("target", "it-mysql-activities"), servers);
     primary = cluster.primary();
     replica = cluster.server(1);
     Credentials login = new Credentials(
@@ -91,22 +102,32 @@ class MysqlActivitiesIT {
     }
   }
 
-  @Test
-  void inspectDescribesPrimaryAndReplica() throws SQLException {
+  @FlavorTest
+  void inspectDescribesPrimaryAndReplica(Flavor flavor) throws SQLException {
+    start(flavor);
     primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))");
     replica.awaitCaughtUpWith(primary, Duration.ofSeconds(10));
     openAppConnection(primary);
     openAppConnection(primary);
 
+    // As after a server start: MySQL's caching_sha2_password has no login cached, so the first
+    // login without TLS needs the server's RSA key (MySQL 9 has no other password plugin).
+    primary.execute("FLUSH LOCAL PRIVILEGES");
+    replica.execute("FLUSH LOCAL PRIVILEGES");
     ServerState primaryState = activities.inspect(target("iad", primary));
     ServerState replicaState = activities.inspect(target("pdx", replica));
 
     assertThat(primaryState.reachable()).isTrue();
-    assertThat(primaryState.flavor()).isEqualTo("MariaDB");
-    assertThat(primaryState.version()).contains("MariaDB");
+    if (flavor == Flavor.MYSQL) {
+      assertThat(primaryState.flavor()).isEqualTo("MySQL");
+      assertThat(primaryState.version()).startsWith("9.7.");
+    } else {
+      assertThat(primaryState.flavor()).isEqualTo("MariaDB");
+      assertThat(primaryState.version()).contains("MariaDB");
+    }
     assertThat(primaryState.readOnly()).isFalse();
     assertThat(primaryState.replicaConfigured()).isFalse();
-    assertThat(primaryState.gtidExecuted()).isEqualTo(primary.gtidBinlogPos());
+    assertThat(primaryState.gtidExecuted()).isEqualTo(primary.gtidExecuted());
     // Two application sessions; the replica's binlog dump and our own session are not counted.
     assertThat(primaryState.appConnections()).isEqualTo(2);
 
@@ -114,14 +135,17 @@ class MysqlActivitiesIT {
     assertThat(replicaState.replicating()).isTrue();
     assertThat(replicaState.sourceHost()).isEqualTo(primary.host());
     assertThat(replicaState.sourcePort()).isEqualTo(primary.port());
-    assertThat(replicaState.gtidExecuted()).isEqualTo(primary.gtidBinlogPos());
-    assertThat(replicaState.gtidReceived()).isEqualTo(primary.gtidBinlogPos());
-    assertThat(replicaState.secondsBehindSource()).isZero();
+    assertThat(replicaState.gtidExecuted()).isEqualTo(primary.gtidExecuted());
+    assertThat(replicaState.gtidReceived()).isEqualTo(primary.gtidExecuted());
+    // MySQL's multi-threaded applier updates Seconds_Behind_Source at its checkpoints (every
+    // 300 ms), so a replica that has just caught up may still show the second before.
+    assertThat(replicaState.secondsBehindSource()).isBetween(0L, flavor == Flavor.MYSQL ? 1L : 0L);
     assertThat(replicaState.appConnections()).isZero();
   }
 
-  @Test
-  void fenceRefusesApplicationWritesAndKeepsAdminWorking() throws SQLException {
+  @FlavorTest
+  void fenceRefusesApplicationWritesAndKeepsAdminWorking(Flavor flavor) throws SQLException {
+    start(flavor);
     Connection app = openAppConnection(primary);
     insert(app, 1);
 
@@ -129,22 +153,30 @@ class MysqlActivitiesIT {
     FenceResult fenced = activities.fence(target("iad", primary));
     LOG.info("MEASURE fence took {} ms", (System.nanoTime() - started) / 1_000_000);
 
-    assertThat(fenced.gtidExecuted()).isEqualTo(primary.gtidBinlogPos());
+    assertThat(fenced.gtidExecuted()).isEqualTo(primary.gtidExecuted());
     assertThat(fenced.appConnections()).isEqualTo(1);
     assertThatThrownBy(() -> insert(app, 2))
         .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(ER_OPTION_PREVENTS_STATEMENT));
     // Fencing again changes nothing and returns the same final GTID set.
     assertThat(activities.fence(target("iad", primary))).isEqualTo(fenced);
-    // The operator's account is not bound by read_only.
-    primary.execute("INSERT INTO appdb.writes VALUES (3, NOW(6))");
+    if (flavor == Flavor.MYSQL) {
+      // MySQL's fence is super_read_only: it binds the operator's account (SUPER) as well.
+      assertThatThrownBy(() -> primary.execute("INSERT INTO appdb.writes VALUES (3, NOW(6))"))
+          .hasMessageContaining("--super-read-only");
+    } else {
+      // MariaDB's read_only does not bind the operator's account (READ_ONLY ADMIN).
+      primary.execute("INSERT INTO appdb.writes VALUES (3, NOW(6))");
+    }
 
     activities.unfence(target("iad", primary));
     insert(app, 4);
-    assertThat(MariaDbCluster.writtenIds(primary)).containsExactly(1L, 3L, 4L);
+    assertThat(DatabaseCluster.writtenIds(primary))
+        .isEqualTo(flavor == Flavor.MYSQL ? List.of(1L, 4L) : List.of(1L, 3L, 4L));
   }
 
-  @Test
-  void killAppConnectionsDrainsApplicationSessionsOnly() throws SQLException {
+  @FlavorTest
+  void killAppConnectionsDrainsApplicationSessionsOnly(Flavor flavor) throws SQLException {
+    start(flavor);
     Connection idle = openAppConnection(primary);
     Connection inTransaction = openAppConnection(primary);
     inTransaction.setAutoCommit(false);
@@ -162,27 +194,29 @@ class MysqlActivitiesIT {
       assertThat(admin.isValid(1)).isTrue();
       assertThat(activities.inspect(target("pdx", replica)).replicating()).isTrue();
       // The uncommitted row died with its session.
-      assertThat(MariaDbCluster.writtenIds(primary)).isEmpty();
+      assertThat(DatabaseCluster.writtenIds(primary)).isEmpty();
     }
     // Nothing left: a second drain returns at once.
     assertThat(activities.killAppConnections(target("iad", primary), Instant.now().plusSeconds(5)))
         .isEqualTo(new DrainResult(0, 0));
   }
 
-  @Test
-  void waitForGtidSetReturnsOnceTheReplicaHasCaughtUp() {
+  @FlavorTest
+  void waitForGtidSetReturnsOnceTheReplicaHasCaughtUp(Flavor flavor) {
+    start(flavor);
     primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))", "INSERT INTO appdb.writes VALUES (2, NOW(6))");
     FenceResult fenced = activities.fence(target("iad", primary));
 
     String reached = activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
 
     assertThat(GtidSet.parse(reached).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
-    assertThat(MariaDbCluster.writtenIds(replica)).containsExactly(1L, 2L);
+    assertThat(DatabaseCluster.writtenIds(replica)).containsExactly(1L, 2L);
   }
 
-  @Test
-  void waitForGtidSetFailsWithLagTimeoutSayingHowManyTransactionsAreMissing() {
-    replica.execute("STOP SLAVE SQL_THREAD");
+  @FlavorTest
+  void waitForGtidSetFailsWithLagTimeoutSayingHowManyTransactionsAreMissing(Flavor flavor) {
+    start(flavor);
+    replica.stopReplicaSqlThread();
     primary.execute(
         "INSERT INTO appdb.writes VALUES (1, NOW(6))",
         "INSERT INTO appdb.writes VALUES (2, NOW(6))",
@@ -200,24 +234,25 @@ class MysqlActivitiesIT {
     Duration waited = Duration.ofNanos(System.nanoTime() - started);
     assertThat(waited).isBetween(Duration.ofMillis(1500), Duration.ofSeconds(5));
     // The activity heartbeated what the replica had executed while it waited.
-    assertThat(heartbeats).isNotEmpty().allSatisfy(details -> assertThat(details).isEqualTo(replica.gtidBinlogPos()));
+    assertThat(heartbeats).isNotEmpty().allSatisfy(details -> assertThat(details).isEqualTo(replica.gtidExecuted()));
   }
 
-  @Test
-  void promoteAppliesEverythingReceivedEvenWithTheSqlThreadStopped() throws SQLException {
-    replica.execute("STOP SLAVE SQL_THREAD");
+  @FlavorTest
+  void promoteAppliesEverythingReceivedEvenWithTheSqlThreadStopped(Flavor flavor) throws SQLException {
+    start(flavor);
+    replica.stopReplicaSqlThread();
     for (int id = 1; id <= 20; id++) {
       primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
     }
     FenceResult fenced = activities.fence(target("iad", primary));
     awaitReceived(replica, fenced.gtidExecuted());
-    assertThat(MariaDbCluster.writtenIds(replica)).isEmpty();
+    assertThat(DatabaseCluster.writtenIds(replica)).isEmpty();
 
     long started = System.nanoTime();
     PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
     LOG.info("MEASURE promote (20 relay-log transactions applied) took {} ms", (System.nanoTime() - started) / 1_000_000);
 
-    assertThat(MariaDbCluster.writtenIds(replica)).hasSize(20);
+    assertThat(DatabaseCluster.writtenIds(replica)).hasSize(20);
     assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
     assertThat(promoted.relayAppliedUpTo()).isEqualTo(fenced.gtidExecuted());
     ServerState state = activities.inspect(target("pdx", replica));
@@ -226,32 +261,34 @@ class MysqlActivitiesIT {
     insert(openAppConnection(replica), 21);
     // Promoting again only reports.
     PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
-    assertThat(again.gtidExecuted()).isEqualTo(replica.gtidBinlogPos());
+    assertThat(again.gtidExecuted()).isEqualTo(replica.gtidExecuted());
   }
 
-  @Test
-  void promoteKeepsTheRelayLogOfADeadSourceWhenBothThreadsAreStopped() {
-    replica.execute("STOP SLAVE SQL_THREAD");
+  @FlavorTest
+  void promoteKeepsTheRelayLogOfADeadSourceWhenBothThreadsAreStopped(Flavor flavor) {
+    start(flavor);
+    replica.stopReplicaSqlThread();
     for (int id = 1; id <= 10; id++) {
       primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
     }
-    String sourceGtid = primary.gtidBinlogPos();
+    String sourceGtid = primary.gtidExecuted();
     awaitReceived(replica, sourceGtid);
-    replica.execute("STOP SLAVE IO_THREAD");
+    replica.stopReplicaIoThread();
     // The relay log is now the only copy: the source cannot send anything again.
     primary.kill9();
 
     PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
 
-    assertThat(MariaDbCluster.writtenIds(replica)).hasSize(10);
+    assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
     assertThat(promoted.gtidExecuted()).isEqualTo(sourceGtid);
     ServerState state = activities.inspect(target("pdx", replica));
     assertThat(state.replicaConfigured()).isFalse();
     assertThat(state.readOnly()).isFalse();
   }
 
-  @Test
-  void replicateFromRepointsTheFormerPrimaryAndNewWritesFlow() throws SQLException {
+  @FlavorTest
+  void replicateFromRepointsTheFormerPrimaryAndNewWritesFlow(Flavor flavor) throws SQLException {
+    start(flavor);
     primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))");
     FenceResult fenced = activities.fence(target("iad", primary));
     activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
@@ -262,7 +299,7 @@ class MysqlActivitiesIT {
     insert(openAppConnection(replica), 3);
     primary.awaitCaughtUpWith(replica, Duration.ofSeconds(10));
 
-    assertThat(MariaDbCluster.writtenIds(primary)).containsExactly(1L, 2L, 3L);
+    assertThat(DatabaseCluster.writtenIds(primary)).containsExactly(1L, 2L, 3L);
     ServerState oldPrimary = activities.inspect(target("iad", primary));
     assertThat(oldPrimary.replicating()).isTrue();
     assertThat(oldPrimary.readOnly()).isTrue();
@@ -272,8 +309,46 @@ class MysqlActivitiesIT {
     assertThat(activities.inspect(target("iad", primary)).replicating()).isTrue();
   }
 
-  @Test
-  void aSwitchoverThroughTheActivitiesLosesNoAcknowledgedWrite() {
+  /**
+   * The emergency path after the primary died: each replica applies what it received and stops,
+   * and the one that received less catches up from the other, which serves it from its own
+   * binary log (log_slave_updates / log_replica_updates).
+   */
+  @FlavorTest
+  void drainAndStopThenCatchUpFromTheReplicaThatReceivedMore(Flavor flavor) {
+    start(flavor, 3);
+    DatabaseServer behind = cluster.server(2);
+    behind.stopReplicaIoThread();
+    replica.stopReplicaSqlThread();
+    for (int id = 1; id <= 10; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    String written = primary.gtidExecuted();
+    awaitReceived(replica, written);
+    primary.kill9();
+
+    StoppedReplica ahead = activities.drainAndStopReplica(target("pdx", replica), Instant.now().plusSeconds(10));
+    StoppedReplica lagging = activities.drainAndStopReplica(target("dr", behind), Instant.now().plusSeconds(10));
+
+    assertThat(ahead.wasReplica()).isTrue();
+    assertThat(ahead.logsReplicaUpdates()).isTrue();
+    assertThat(GtidSet.parse(ahead.gtidExecuted()).contains(GtidSet.parse(written))).isTrue();
+    assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
+    assertThat(GtidSet.parse(lagging.gtidExecuted()).contains(GtidSet.parse(written))).isFalse();
+    assertThat(activities.inspect(target("pdx", replica)).replicating()).isFalse();
+
+    String caughtUp = activities.catchUpFrom(target("dr", behind), target("pdx", replica), ahead.gtidExecuted(),
+        Instant.now().plusSeconds(15));
+
+    assertThat(GtidSet.parse(caughtUp).contains(GtidSet.parse(written))).isTrue();
+    assertThat(DatabaseCluster.writtenIds(behind)).hasSize(10);
+    // Detached from the donor again, ready to be promoted.
+    assertThat(activities.inspect(target("dr", behind)).replicaConfigured()).isFalse();
+  }
+
+  @FlavorTest
+  void aSwitchoverThroughTheActivitiesLosesNoAcknowledgedWrite(Flavor flavor) {
+    start(flavor);
     AtomicReference<String> service = new AtomicReference<>(primary.jdbcUrl());
     WriteLoad load = WriteLoad.start(service::get);
     try {
@@ -295,14 +370,15 @@ class MysqlActivitiesIT {
     }
     LOG.info("MEASURE write unavailability during the switchover: {} ms ({} writes acknowledged, {} failed)",
         load.writeUnavailability().toMillis(), load.acknowledgedCount(), load.errors());
-    assertThat(MariaDbCluster.writtenIds(replica)).containsAll(load.acknowledged());
+    assertThat(DatabaseCluster.writtenIds(replica)).containsAll(load.acknowledged());
     primary.awaitCaughtUpWith(replica, Duration.ofSeconds(10));
-    assertThat(MariaDbCluster.writtenIds(primary)).containsAll(load.acknowledged());
+    assertThat(DatabaseCluster.writtenIds(primary)).containsAll(load.acknowledged());
     assertThat(load.writeUnavailability()).isLessThan(Duration.ofSeconds(5));
   }
 
-  @Test
-  void anUnreachableServerIsReportedFastAndFailsRetryably() {
+  @FlavorTest
+  void anUnreachableServerIsReportedFastAndFailsRetryably(Flavor flavor) {
+    start(flavor);
     MysqlTarget nowhere = new MysqlTarget(GROUP, "gone", "127.0.0.1", FreePorts.next(), "mysql-credentials");
 
     long started = System.nanoTime();
@@ -320,8 +396,9 @@ class MysqlActivitiesIT {
         });
   }
 
-  @Test
-  void aFrozenServerIsReportedUnreachableWithinTheConnectTimeout() {
+  @FlavorTest
+  void aFrozenServerIsReportedUnreachableWithinTheConnectTimeout(Flavor flavor) {
+    start(flavor);
     primary.pause();
     try {
       long started = System.nanoTime();
@@ -335,11 +412,11 @@ class MysqlActivitiesIT {
     }
   }
 
-  private MysqlTarget target(String site, MariaDbServer server) {
+  private MysqlTarget target(String site, DatabaseServer server) {
     return new MysqlTarget(GROUP, site, server.host(), server.port(), "mysql-credentials");
   }
 
-  private Connection openAppConnection(MariaDbServer server) throws SQLException {
+  private Connection openAppConnection(DatabaseServer server) throws SQLException {
     Connection connection = server.appConnection();
     appConnections.add(connection);
     return connection;
@@ -352,7 +429,7 @@ class MysqlActivitiesIT {
   }
 
   /** Waits until the replica's IO thread has written {@code gtid} to its relay log. */
-  private static void awaitReceived(MariaDbServer server, String gtid) {
+  private static void awaitReceived(DatabaseServer server, String gtid) {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
     while (!GtidSet.parse(server.replicaStatus().gtidIoPos()).contains(GtidSet.parse(gtid))) {
       assertThat(System.nanoTime()).as("relay log of %s reaches %s", server, gtid).isLessThan(deadline);

@@ -1,0 +1,125 @@
+package io.shipstream.failover.testsupport;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+
+/**
+ * A real test server of either flavor ({@link MariaDbServer}, {@link MySqlServer}): what a test
+ * body parameterised by {@link Flavor} needs, with the flavor's own statements behind it. Every
+ * server has the accounts {@link MariaDbServer#ADMIN}, {@link MariaDbServer#APP} and {@link
+ * MariaDbServer#REPLICATION}, and read_only binds {@code APP} but not {@code ADMIN} on both.
+ */
+public interface DatabaseServer extends AutoCloseable {
+  Flavor flavor();
+
+  String name();
+
+  String host();
+
+  int port();
+
+  /** Where its logs are kept, on the host. */
+  Path directory();
+
+  /** The operating-system process id of the current (or last) process. */
+  long pid();
+
+  boolean isRunning();
+
+  /** The URL without a database, for the flavor's own driver, as an application would get it. */
+  String jdbcUrl();
+
+  Connection connect(Account account, Duration connectTimeout, Duration socketTimeout) throws SQLException;
+
+  default Connection adminConnection() throws SQLException {
+    return connect(MariaDbServer.ADMIN, Duration.ofSeconds(2), Duration.ofSeconds(30));
+  }
+
+  default Connection appConnection() throws SQLException {
+    return connect(MariaDbServer.APP, Duration.ofSeconds(2), Duration.ofSeconds(30));
+  }
+
+  /** Runs statements as {@link MariaDbServer#ADMIN}, one connection for all of them. */
+  default void execute(String... sql) {
+    try (Connection connection = adminConnection();
+        Statement statement = connection.createStatement()) {
+      for (String each : sql) {
+        statement.execute(each);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The first column of the first row as a string, or null when there is no row. */
+  default String queryString(String sql) {
+    try (Connection connection = adminConnection();
+        Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      return rows.next() ? rows.getString(1) : null;
+    } catch (SQLException e) {
+      throw new IllegalStateException(name() + ": " + e.getMessage(), e);
+    }
+  }
+
+  default long queryLong(String sql) {
+    String value = queryString(sql);
+    if (value == null) {
+      throw new IllegalStateException(name() + ": no row for " + sql);
+    }
+    return Long.parseLong(value);
+  }
+
+  void setReadOnly(boolean readOnly);
+
+  boolean isReadOnly();
+
+  /**
+   * Every transaction the server has in its binary log, in its flavor's notation without
+   * whitespace: MariaDB's gtid_binlog_pos, MySQL's gtid_executed.
+   */
+  String gtidExecuted();
+
+  /** Replication state of the default channel; {@link ReplicaStatus#configured()} false when none. */
+  ReplicaStatus replicaStatus();
+
+  /** Makes this server a GTID replica of {@code source} (same flavor) and waits until both threads run. */
+  void replicateFrom(DatabaseServer source);
+
+  void stopReplicaSqlThread();
+
+  void stopReplicaIoThread();
+
+  /** Stops replication and forgets the source, so the server is no longer a replica. */
+  void resetReplication();
+
+  /** Waits until this server has applied {@code gtidSet}. */
+  void awaitReplicated(String gtidSet, Duration timeout);
+
+  /** Waits until this replica has applied everything {@code source} has in its binlog. */
+  default void awaitCaughtUpWith(DatabaseServer source, Duration timeout) {
+    awaitReplicated(source.gtidExecuted(), timeout);
+  }
+
+  /** Graceful shutdown (SIGTERM). The datadir is kept. */
+  void stop();
+
+  /** Crashes the server (SIGKILL); {@link #restart} recovers it like a real crash would. */
+  void kill9();
+
+  /** Freezes the server (SIGSTOP): its port stays open but nothing answers. */
+  void pause();
+
+  void resume();
+
+  /** Stops the server if it still runs, then starts it again on the same datadir and port. */
+  void restart();
+
+  /** Ends the process for good and deletes the datadir; the logs are kept. */
+  @Override
+  void close();
+}
