@@ -5,14 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.StaticCredentialsProvider;
 import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;

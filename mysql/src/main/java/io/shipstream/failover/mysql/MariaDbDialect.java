@@ -1,9 +1,9 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.gtid.MariaDbGtidSet;
-import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -24,22 +24,46 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public void fence(MysqlSession session) throws SQLException {
+  public ReadOnlyOrigin readOnlyOrigin(MysqlSession session) throws MysqlException {
+    Map<String, String> row = session.queryFirstRow("SELECT @@global.read_only AS read_only, (SELECT GLOBAL_VALUE_ORIGIN "
+        + "FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'READ_ONLY') AS origin").orElseThrow();
+    return ReadOnlyOrigin.classify(MysqlSession.flag(row.get("read_only")), List.of(nullToEmpty(row.get("origin"))));
+  }
+
+  /**
+   * gtid_binlog_state, not gtid_binlog_pos. The position keeps only the newest GTID of each domain,
+   * so once a new primary has written, an old primary's last GTID (same domain, its own server id)
+   * no longer appears in it and looks divergent; the state keeps the newest GTID of every server
+   * id, which is what the writer-aware comparison (GtidHistory) needs.
+   */
+  @Override
+  public String probeQuery() {
+    return "SELECT @@read_only AS read_only, 0 AS super_read_only, @@global.gtid_binlog_state AS gtid,"
+        + " @@server_id AS server_id";
+  }
+
+  @Override
+  public boolean hasReplicationChannel(MysqlSession session) throws MysqlException {
+    return !session.queryRows("SHOW ALL SLAVES STATUS").isEmpty();
+  }
+
+  @Override
+  public void fence(MysqlSession session) throws MysqlException {
     session.execute("SET GLOBAL read_only = 1");
   }
 
   @Override
-  public void clearReadOnly(MysqlSession session) throws SQLException {
+  public void clearReadOnly(MysqlSession session) throws MysqlException {
     session.execute("SET GLOBAL read_only = 0");
   }
 
   @Override
-  public boolean writable(MysqlSession session) throws SQLException {
+  public boolean writable(MysqlSession session) throws MysqlException {
     return !session.queryFlag("SELECT @@global.read_only");
   }
 
   @Override
-  public String executedGtidSet(MysqlSession session) throws SQLException {
+  public String executedGtidSet(MysqlSession session) throws MysqlException {
     return nullToEmpty(session.queryString("SELECT @@global.gtid_binlog_pos"));
   }
 
@@ -48,11 +72,11 @@ final class MariaDbDialect implements SqlDialect {
    * but a replica without it only advances gtid_slave_pos.
    */
   @Override
-  public GtidSet appliedGtidSet(MysqlSession session) throws SQLException {
+  public GtidSet appliedGtidSet(MysqlSession session) throws MysqlException {
     return positions(session);
   }
 
-  private static MariaDbGtidSet positions(MysqlSession session) throws SQLException {
+  private static MariaDbGtidSet positions(MysqlSession session) throws MysqlException {
     String binlog = nullToEmpty(session.queryString("SELECT @@global.gtid_binlog_pos"));
     String slave = nullToEmpty(session.queryString("SELECT @@global.gtid_slave_pos"));
     String both = binlog.isEmpty() ? slave : slave.isEmpty() ? binlog : binlog + "," + slave;
@@ -61,7 +85,7 @@ final class MariaDbDialect implements SqlDialect {
 
   /** MASTER_GTID_WAIT takes one GTID per domain: the newest of each. */
   @Override
-  public boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws SQLException {
+  public boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException {
     if (wanted.isEmpty()) {
       return true;
     }
@@ -71,7 +95,7 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws SQLException {
+  public Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException {
     Optional<Map<String, String>> row = session.queryFirstRow("SHOW SLAVE STATUS");
     return row.map(
         r ->
@@ -85,7 +109,8 @@ final class MariaDbDialect implements SqlDialect {
                 r.get("Last_IO_Error"),
                 r.get("Last_SQL_Error"),
                 r.get("Relay_Log_File"),
-                ReplicaStatus.parseLong(r.get("Relay_Log_Pos"))));
+                ReplicaStatus.parseLong(r.get("Relay_Log_Pos")),
+                ReplicaStatus.sourceId(r.get("Master_Server_Id"))));
   }
 
   /**
@@ -97,7 +122,7 @@ final class MariaDbDialect implements SqlDialect {
    * switch does not outlive it.
    */
   @Override
-  public void applyRelayLog(MysqlSession session, ReplicaStatus status) throws SQLException {
+  public void applyRelayLog(MysqlSession session, ReplicaStatus status) throws MysqlException {
     if (!status.ioActive() && status.relayLogFile() != null && status.relayLogPos() != null) {
       session.execute(
           "CHANGE MASTER TO MASTER_USE_GTID = no, RELAY_LOG_FILE = ?, RELAY_LOG_POS = " + status.relayLogPos(),
@@ -107,22 +132,22 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public void stopReplica(MysqlSession session) throws SQLException {
+  public void stopReplica(MysqlSession session) throws MysqlException {
     session.execute("STOP SLAVE");
   }
 
   @Override
-  public void stopIoThread(MysqlSession session) throws SQLException {
+  public void stopIoThread(MysqlSession session) throws MysqlException {
     session.execute("STOP SLAVE IO_THREAD");
   }
 
   @Override
-  public boolean logsReplicaUpdates(MysqlSession session) throws SQLException {
+  public boolean logsReplicaUpdates(MysqlSession session) throws MysqlException {
     return session.queryFlag("SELECT @@global.log_bin") && session.queryFlag("SELECT @@global.log_slave_updates");
   }
 
   @Override
-  public void resetReplicaAll(MysqlSession session) throws SQLException {
+  public void resetReplicaAll(MysqlSession session) throws MysqlException {
     session.execute("RESET SLAVE ALL");
   }
 
@@ -133,7 +158,7 @@ final class MariaDbDialect implements SqlDialect {
    * gtid_binlog_pos lists one per domain and server id, which gtid_slave_pos refuses.
    */
   @Override
-  public void changeSource(MysqlSession session, String host, int port, String user, String password) throws SQLException {
+  public void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException {
     session.execute("SET GLOBAL gtid_slave_pos = ?", positions(session).perDomainMax().toString());
     session.execute(
         "CHANGE MASTER TO MASTER_HOST = ?, MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?,"
@@ -142,11 +167,11 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public void startReplica(MysqlSession session) throws SQLException {
+  public void startReplica(MysqlSession session) throws MysqlException {
     session.execute("START SLAVE");
   }
 
-  private static String nullToEmpty(String value) {
+  static String nullToEmpty(String value) {
     return value == null ? "" : value.strip();
   }
 }

@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,6 +11,8 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.CredentialsUnavailableException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

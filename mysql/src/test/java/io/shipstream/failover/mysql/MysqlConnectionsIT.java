@@ -1,10 +1,8 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.testsupport.MariaDbServer;
-import io.shipstream.failover.workflows.activities.MysqlTarget;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -20,14 +18,14 @@ import org.junit.jupiter.api.Test;
 class MysqlConnectionsIT {
   private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
       MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
-  private static final Duration SOCKET = Duration.ofSeconds(5);
+  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
   private static MariaDbServer server;
-  private static MysqlTarget target;
+  private static MysqlAddress target;
 
   @BeforeAll
   static void start() {
     server = MariaDbServer.start(Path.of("target", "it-mysql-connections"));
-    target = new MysqlTarget(new GroupRef("shop", "orders"), "iad", server.host(), server.port(), "creds");
+    target = new MysqlAddress(server.host(), server.port(), "iad (" + server.host() + ":" + server.port() + ")");
   }
 
   @AfterAll
@@ -51,7 +49,7 @@ class MysqlConnectionsIT {
     assertThat(next).isNotEqualTo(failed);
 
     String changed;
-    try (MysqlSession session = MysqlSession.open(connections, target, LOGIN, SOCKET)) {
+    try (MysqlSession session = MysqlSession.open(connections, target, LOGIN, TIMEOUTS)) {
       session.changedSessionState();
       session.execute("SET SESSION lock_wait_timeout = 5");
       changed = session.queryString("SELECT CONNECTION_ID()");
@@ -81,7 +79,7 @@ class MysqlConnectionsIT {
   }
 
   private static String connectionId(MysqlConnections connections, boolean succeed) throws Exception {
-    try (MysqlSession session = MysqlSession.open(connections, target, LOGIN, SOCKET)) {
+    try (MysqlSession session = MysqlSession.open(connections, target, LOGIN, TIMEOUTS)) {
       String id = session.queryString("SELECT CONNECTION_ID()");
       if (succeed) {
         session.succeeded();

@@ -1,10 +1,10 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -13,17 +13,18 @@ import org.slf4j.LoggerFactory;
  * stops being a replica. Transactions in the relay log were committed on the old primary and may
  * have been acknowledged to clients; dropping them would lose writes that are sitting right here.
  */
-final class RelayLogDrain {
+public final class RelayLogDrain {
   private static final Logger LOG = LoggerFactory.getLogger(RelayLogDrain.class);
 
   private final MysqlSession session;
   private final Clock clock;
-  private final Heartbeat heartbeat;
+  private final Consumer<Object> beat;
 
-  RelayLogDrain(MysqlSession session, Clock clock, Heartbeat heartbeat) {
+  /** {@code beat}: told what is applied so far while the drain waits, as an activity heartbeats. */
+  public RelayLogDrain(MysqlSession session, Clock clock, Consumer<Object> beat) {
     this.session = session;
     this.clock = clock;
-    this.heartbeat = heartbeat;
+    this.beat = beat;
   }
 
   /**
@@ -35,34 +36,33 @@ final class RelayLogDrain {
    *
    * @return the executed GTID set after draining
    */
-  String drain(ReplicaStatus status, Instant deadline) throws SQLException {
+  public String drain(ReplicaStatus status, Instant deadline) throws MysqlException {
     SqlDialect dialect = session.dialect();
     GtidSet received = GtidSet.parse(status.receivedGtidSet());
     GtidSet applied = dialect.appliedGtidSet(session);
-    if (MysqlActivitiesImpl.contains(applied, received)) {
+    if (GtidWait.contains(applied, received)) {
       return dialect.executedGtidSet(session);
     }
     if (!status.sqlRunning()) {
       LOG.info("{}: SQL thread stopped with {} received transaction(s) unapplied; starting it",
-          session.target(), received.subtract(applied).count());
+          session.address(), received.subtract(applied).count());
       dialect.applyRelayLog(session, status);
     }
-    while (!MysqlActivitiesImpl.contains(applied, received)) {
-      heartbeat.beat(applied.toString());
+    while (!GtidWait.contains(applied, received)) {
+      beat.accept(applied.toString());
       Duration left = Duration.between(clock.instant(), deadline);
       if (left.isNegative() || left.isZero()) {
         LOG.warn("{}: relay log not fully applied by {}: {} received transaction(s) left out",
-            session.target(), deadline, received.subtract(applied).count());
+            session.address(), deadline, received.subtract(applied).count());
         break;
       }
       ReplicaStatus now = dialect.replicaStatus(session).orElse(status);
       if (now.sqlStoppedByError()) {
         LOG.warn("{}: SQL thread stopped with an error while draining ({} transaction(s) left out): {}",
-            session.target(), received.subtract(applied).count(), now.lastSqlError());
+            session.address(), received.subtract(applied).count(), now.lastSqlError());
         break;
       }
-      Duration slice = left.compareTo(MysqlActivitiesImpl.WAIT_SLICE) < 0 ? left : MysqlActivitiesImpl.WAIT_SLICE;
-      dialect.waitForGtidSet(session, received, slice);
+      dialect.waitForGtidSet(session, received, GtidWait.slice(left));
       applied = dialect.appliedGtidSet(session);
     }
     return dialect.executedGtidSet(session);

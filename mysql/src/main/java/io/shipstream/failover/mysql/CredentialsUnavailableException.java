@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
 /** The logins for a group could not be read: the Secret is missing, incomplete or unreadable. */
 public class CredentialsUnavailableException extends RuntimeException {

@@ -1,9 +1,12 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.CredentialsProvider;
+import io.shipstream.failover.mysql.CredentialsUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -16,7 +19,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * Reads the logins from a Secret in the group's namespace: keys {@code username} and {@code
  * password}, and optionally {@code replicationUsername} / {@code replicationPassword} (default: the
  * same account). Values are kept for a short while, because a failover calls several activities in
- * a row and the Secret does not change between them; a rotated password is picked up after the TTL.
+ * a row and the watcher polls every site of a group every {@code pollInterval}, and the Secret does
+ * not change between them; a rotated password is picked up after the TTL. The one reader of the
+ * group's Secret: the worker's activities and the watcher's topology monitor share it.
  */
 public final class SecretCredentialsProvider implements CredentialsProvider {
   public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);

@@ -1,7 +1,7 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
-import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -9,13 +9,14 @@ import java.util.Set;
 
 /**
  * Application sessions: every connection except our own, the server's threads, replication
- * (both the replica threads here and the binlog dumps feeding replicas), and the operator's and
- * replication accounts. These are the ones a fence must drain.
+ * (both the replica threads here and the binlog dumps feeding replicas), the session's own admin
+ * and replication accounts, and any account the caller spares. These are the ones a fence must drain.
  */
-final class AppSessions {
+public final class AppSessions {
   /**
    * Server threads, and connections still in their handshake: those cannot be told apart from the
-   * operator's own (or a sidecar's) yet, and an application connecting now meets the fence anyway.
+   * operator's own (or a sidecar's) yet, hold no transaction, and an application connecting now
+   * meets the fence anyway.
    */
   private static final Set<String> SYSTEM_USERS = Set.of("system user", "event_scheduler", "unauthenticated user");
   /** Server threads, replication, handshakes, and sessions already killed that are on their way out. */
@@ -26,8 +27,15 @@ final class AppSessions {
 
   private AppSessions() {}
 
-  static List<Long> list(MysqlSession session) throws SQLException {
-    Set<String> operatorUsers = Set.of(session.credentials().username(), session.credentials().replicationUsername());
+  public static List<Long> list(MysqlSession session) throws MysqlException {
+    return list(session, Set.of());
+  }
+
+  /** {@code spared}: accounts whose sessions are not the application's besides the session's own logins. */
+  public static List<Long> list(MysqlSession session, Set<String> spared) throws MysqlException {
+    Set<String> operatorUsers = new HashSet<>(spared);
+    operatorUsers.add(session.credentials().username());
+    operatorUsers.add(session.credentials().replicationUsername());
     List<Long> ids = new ArrayList<>();
     // This session's own id comes with the list, one round trip instead of two.
     for (Map<String, String> row : session.queryRows(
@@ -49,14 +57,14 @@ final class AppSessions {
   }
 
   /** Kills each session; returns how many kills the server accepted. */
-  static int kill(MysqlSession session, List<Long> ids) throws SQLException {
+  public static int kill(MysqlSession session, List<Long> ids) throws MysqlException {
     int killed = 0;
     for (long id : ids) {
       try {
         session.execute("KILL CONNECTION " + id);
         killed++;
-      } catch (SQLException e) {
-        if (e.getErrorCode() != NO_SUCH_THREAD) {
+      } catch (MysqlException e) {
+        if (e.errorCode() != NO_SUCH_THREAD) {
           throw e;
         }
       }

@@ -1,6 +1,5 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
-import io.shipstream.failover.workflows.activities.MysqlTarget;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -25,13 +24,13 @@ import java.util.concurrent.Executor;
  * timeout would), the connection is closed and a new one opened. A session that saw an error, or
  * that changed session state, is never kept.
  *
- * <p>The connect timeout is short (2 s) so an unreachable server is reported quickly; the socket
- * timeout is given per call, sized to the longest statement that call runs. Extra driver
- * properties (TLS: {@code sslMode}, {@code serverSslCert}; or {@code allowPublicKeyRetrieval} for
- * MySQL 8's caching_sha2_password without TLS) come from the worker's configuration.
+ * <p>The timeouts are given per call ({@link Timeouts}): the activities connect within 2 s so an
+ * unreachable server is reported quickly, and size the socket timeout to the longest statement a
+ * call runs; the watcher's polls and the sidecar's looks have their own. Extra driver properties
+ * (TLS: {@code sslMode}, {@code serverSslCert}; or {@code allowPublicKeyRetrieval} for MySQL 8's
+ * caching_sha2_password without TLS) come from the worker's configuration.
  */
 public final class MysqlConnections {
-  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
   /** A connection idle this long is closed rather than handed out. */
   static final Duration MAX_IDLE = Duration.ofSeconds(30);
   private static final int MAX_KEPT_PER_SERVER = 4;
@@ -81,9 +80,14 @@ public final class MysqlConnections {
     }
   }
 
-  public Connection open(MysqlTarget target, Credentials credentials, Duration socketTimeout) throws SQLException {
-    Key key = new Key(target.host(), target.port(), credentials.username(), credentials.password());
-    Connection kept = takeKept(key, socketTimeout);
+  /** Every connection is closed after use: for a process that talks to a server now and then. */
+  public static MysqlConnections unpooled() {
+    return new MysqlConnections(Map.of(), false);
+  }
+
+  Connection open(MysqlAddress address, Credentials credentials, Timeouts timeouts) throws SQLException {
+    Key key = new Key(address.host(), address.port(), credentials.username(), credentials.password());
+    Connection kept = takeKept(key, timeouts.socket());
     if (kept != null) {
       return kept;
     }
@@ -91,23 +95,23 @@ public final class MysqlConnections {
     properties.putAll(driverProperties);
     properties.setProperty("user", credentials.username());
     properties.setProperty("password", credentials.password());
-    properties.setProperty("connectTimeout", Long.toString(CONNECT_TIMEOUT.toMillis()));
-    properties.setProperty("socketTimeout", Long.toString(socketTimeout.toMillis()));
+    properties.setProperty("connectTimeout", Long.toString(timeouts.connect().toMillis()));
+    properties.setProperty("socketTimeout", Long.toString(timeouts.socket().toMillis()));
     // Statements are sent as text: SET GLOBAL, KILL and CHANGE MASTER are not all preparable.
     properties.setProperty("useServerPrepStmts", "false");
-    return DriverManager.getConnection("jdbc:mariadb://" + target.host() + ":" + target.port() + "/", properties);
+    return DriverManager.getConnection("jdbc:mariadb://" + address.host() + ":" + address.port() + "/", properties);
   }
 
   /**
    * Takes back a connection whose session ended without an error and left no session state
    * behind; it may be handed to the next {@link #open} for the same server and login.
    */
-  void release(MysqlTarget target, Credentials credentials, Connection connection) {
+  void release(MysqlAddress address, Credentials credentials, Connection connection) {
     if (!keep || isClosed(connection)) {
       closeQuietly(connection);
       return;
     }
-    Key key = new Key(target.host(), target.port(), credentials.username(), credentials.password());
+    Key key = new Key(address.host(), address.port(), credentials.username(), credentials.password());
     long now = System.nanoTime();
     synchronized (idle) {
       closeExpired(now);

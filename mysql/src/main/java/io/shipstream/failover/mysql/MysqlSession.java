@@ -1,13 +1,11 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
-import io.shipstream.failover.workflows.activities.MysqlTarget;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,11 +14,12 @@ import java.util.Optional;
 
 /**
  * One admin connection to one server, with its flavor detected from its version (a
- * MariaDB version string says so; anything else is MySQL). Every activity works through one.
+ * MariaDB version string says so; anything else is MySQL). Every statement the project sends to a
+ * server goes through one; the driver's errors leave it as {@link MysqlException}.
  */
-final class MysqlSession implements AutoCloseable {
+public final class MysqlSession implements AutoCloseable {
   private final MysqlConnections connections;
-  private final MysqlTarget target;
+  private final MysqlAddress address;
   private final Credentials credentials;
   private final Connection connection;
   private final String version;
@@ -30,49 +29,60 @@ final class MysqlSession implements AutoCloseable {
   private boolean succeeded;
   private boolean sessionStateChanged;
 
-  private MysqlSession(MysqlConnections connections, MysqlTarget target, Credentials credentials, Connection connection,
-      String version) {
+  private MysqlSession(MysqlConnections connections, MysqlAddress address, Credentials credentials,
+      Connection connection, String version) {
     this.connections = connections;
-    this.target = target;
+    this.address = address;
     this.credentials = credentials;
     this.connection = connection;
     this.version = version;
     this.dialect = SqlDialect.forVersion(version);
   }
 
-  static MysqlSession open(MysqlConnections connections, MysqlTarget target, Credentials credentials, Duration socketTimeout)
-      throws SQLException {
-    Connection connection = connections.open(target, credentials, socketTimeout);
+  public static MysqlSession open(MysqlConnections connections, MysqlAddress address, Credentials credentials,
+      Timeouts timeouts) throws MysqlException {
+    Connection connection;
+    try {
+      connection = connections.open(address, credentials, timeouts);
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
     try {
       // The server's version string as its handshake sent it, the same text SELECT VERSION()
       // returns, without the round trip: a server across a WAN link costs one per statement.
       String version = connection.getMetaData().getDatabaseProductVersion();
-      return new MysqlSession(connections, target, credentials, connection, version);
-    } catch (SQLException | RuntimeException e) {
-      connection.close();
+      return new MysqlSession(connections, address, credentials, connection, version);
+    } catch (SQLException e) {
+      MysqlConnections.closeQuietly(connection);
+      throw new MysqlException(e);
+    } catch (RuntimeException e) {
+      MysqlConnections.closeQuietly(connection);
       throw e;
     }
   }
 
-  MysqlTarget target() {
-    return target;
+  /** The server, named as the caller named it: for log lines and messages. */
+  public MysqlAddress address() {
+    return address;
   }
 
-  Credentials credentials() {
+  public Credentials credentials() {
     return credentials;
   }
 
-  String version() {
+  public String version() {
     return version;
   }
 
-  SqlDialect dialect() {
+  public SqlDialect dialect() {
     return dialect;
   }
 
-  void execute(String sql) throws SQLException {
+  public void execute(String sql) throws MysqlException {
     try (Statement statement = connection.createStatement()) {
       statement.execute(sql);
+    } catch (SQLException e) {
+      throw new MysqlException(e);
     }
   }
 
@@ -82,17 +92,19 @@ final class MysqlSession implements AutoCloseable {
    * for statements the server cannot prepare, such as CHANGE MASTER, and keeps passwords and host
    * names from breaking the SQL.
    */
-  void execute(String sql, Object... parameters) throws SQLException {
+  public void execute(String sql, Object... parameters) throws MysqlException {
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       for (int i = 0; i < parameters.length; i++) {
         statement.setObject(i + 1, parameters[i]);
       }
       statement.execute();
+    } catch (SQLException e) {
+      throw new MysqlException(e);
     }
   }
 
   /** Like {@link #execute(String, Object...)} for a query; the first column of the first row. */
-  String queryString(String sql, Object... parameters) throws SQLException {
+  public String queryString(String sql, Object... parameters) throws MysqlException {
     try (PreparedStatement statement = connection.prepareStatement(sql)) {
       for (int i = 0; i < parameters.length; i++) {
         statement.setObject(i + 1, parameters[i]);
@@ -100,24 +112,32 @@ final class MysqlSession implements AutoCloseable {
       try (ResultSet rows = statement.executeQuery()) {
         return rows.next() ? rows.getString(1) : null;
       }
+    } catch (SQLException e) {
+      throw new MysqlException(e);
     }
   }
 
   /** The first column of the first row, or null when there is no row. */
-  String queryString(String sql) throws SQLException {
+  public String queryString(String sql) throws MysqlException {
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {
       return rows.next() ? rows.getString(1) : null;
+    } catch (SQLException e) {
+      throw new MysqlException(e);
     }
   }
 
-  boolean queryFlag(String sql) throws SQLException {
-    String value = queryString(sql);
+  public boolean queryFlag(String sql) throws MysqlException {
+    return flag(queryString(sql));
+  }
+
+  /** A server's boolean as text: anything but null, 0 and OFF is on. */
+  static boolean flag(String value) {
     return value != null && !"0".equals(value) && !"OFF".equalsIgnoreCase(value);
   }
 
   /** Every row as column label to string value, for statements like SHOW ... STATUS. */
-  List<Map<String, String>> queryRows(String sql) throws SQLException {
+  public List<Map<String, String>> queryRows(String sql) throws MysqlException {
     List<Map<String, String>> out = new ArrayList<>();
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {
@@ -129,29 +149,31 @@ final class MysqlSession implements AutoCloseable {
         }
         out.add(row);
       }
+    } catch (SQLException e) {
+      throw new MysqlException(e);
     }
     return out;
   }
 
-  Optional<Map<String, String>> queryFirstRow(String sql) throws SQLException {
+  public Optional<Map<String, String>> queryFirstRow(String sql) throws MysqlException {
     List<Map<String, String>> rows = queryRows(sql);
     return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
   }
 
   /** The work is done and nothing failed: the connection may be kept for the next activity. */
-  void succeeded() {
+  public void succeeded() {
     succeeded = true;
   }
 
   /** A session variable was set: the connection is closed after this session, never reused. */
-  void changedSessionState() {
+  public void changedSessionState() {
     sessionStateChanged = true;
   }
 
   @Override
   public void close() {
     if (succeeded && !sessionStateChanged) {
-      connections.release(target, credentials, connection);
+      connections.release(address, credentials, connection);
       return;
     }
     MysqlConnections.closeQuietly(connection);

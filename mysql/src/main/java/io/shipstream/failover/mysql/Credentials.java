@@ -1,4 +1,4 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
 import java.util.Objects;
 

@@ -1,8 +1,8 @@
-package io.shipstream.failover.activities.mysql;
+package io.shipstream.failover.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
-import java.sql.SQLException;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -22,36 +22,59 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
-  public void fence(MysqlSession session) throws SQLException {
+  public ReadOnlyOrigin readOnlyOrigin(MysqlSession session) throws MysqlException {
+    Map<String, String> row = session.queryFirstRow("SELECT @@global.read_only AS read_only, "
+        + "(SELECT VARIABLE_SOURCE FROM performance_schema.variables_info WHERE VARIABLE_NAME = 'read_only') AS ro, "
+        + "(SELECT VARIABLE_SOURCE FROM performance_schema.variables_info WHERE VARIABLE_NAME = 'super_read_only')"
+        + " AS sro").orElseThrow();
+    // super_read_only implies read_only on MySQL, so read_only alone says whether applications can write.
+    return ReadOnlyOrigin.classify(MysqlSession.flag(row.get("read_only")),
+        List.of(MariaDbDialect.nullToEmpty(row.get("ro")), MariaDbDialect.nullToEmpty(row.get("sro"))));
+  }
+
+  /** gtid_executed is printed over several lines for a long set. */
+  @Override
+  public String probeQuery() {
+    return "SELECT @@read_only AS read_only, @@super_read_only AS super_read_only, @@gtid_executed AS gtid,"
+        + " @@server_uuid AS server_id";
+  }
+
+  @Override
+  public boolean hasReplicationChannel(MysqlSession session) throws MysqlException {
+    return !session.queryRows("SHOW REPLICA STATUS").isEmpty();
+  }
+
+  @Override
+  public void fence(MysqlSession session) throws MysqlException {
     session.execute("SET GLOBAL super_read_only = 1");
   }
 
   @Override
-  public void clearReadOnly(MysqlSession session) throws SQLException {
+  public void clearReadOnly(MysqlSession session) throws MysqlException {
     session.execute("SET GLOBAL super_read_only = 0");
     session.execute("SET GLOBAL read_only = 0");
   }
 
   @Override
-  public boolean writable(MysqlSession session) throws SQLException {
+  public boolean writable(MysqlSession session) throws MysqlException {
     return !session.queryFlag("SELECT @@global.read_only") && !session.queryFlag("SELECT @@global.super_read_only");
   }
 
   /** gtid_executed is printed with a newline after each comma; the whitespace is dropped. */
   @Override
-  public String executedGtidSet(MysqlSession session) throws SQLException {
+  public String executedGtidSet(MysqlSession session) throws MysqlException {
     String value = session.queryString("SELECT @@global.gtid_executed");
     return value == null ? "" : value.replaceAll("\\s+", "");
   }
 
   @Override
-  public GtidSet appliedGtidSet(MysqlSession session) throws SQLException {
+  public GtidSet appliedGtidSet(MysqlSession session) throws MysqlException {
     return GtidSet.parse(executedGtidSet(session));
   }
 
   /** WAIT_FOR_EXECUTED_GTID_SET takes whole seconds; it returns 0 once the set is executed. */
   @Override
-  public boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws SQLException {
+  public boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException {
     if (wanted.isEmpty()) {
       return true;
     }
@@ -60,7 +83,7 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
-  public Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws SQLException {
+  public Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException {
     Optional<Map<String, String>> row = session.queryFirstRow("SHOW REPLICA STATUS");
     return row.map(
         r ->
@@ -74,40 +97,41 @@ final class MySqlDialect implements SqlDialect {
                 r.get("Last_IO_Error"),
                 r.get("Last_SQL_Error"),
                 r.get("Relay_Log_File"),
-                ReplicaStatus.parseLong(r.get("Relay_Log_Pos"))));
+                ReplicaStatus.parseLong(r.get("Relay_Log_Pos")),
+                ReplicaStatus.sourceId(r.get("Source_UUID"))));
   }
 
   /** MySQL keeps the relay log when only the SQL thread is started, whatever the IO thread does. */
   @Override
-  public void applyRelayLog(MysqlSession session, ReplicaStatus status) throws SQLException {
+  public void applyRelayLog(MysqlSession session, ReplicaStatus status) throws MysqlException {
     session.execute("START REPLICA SQL_THREAD");
   }
 
   @Override
-  public void stopReplica(MysqlSession session) throws SQLException {
+  public void stopReplica(MysqlSession session) throws MysqlException {
     session.execute("STOP REPLICA");
   }
 
   @Override
-  public void stopIoThread(MysqlSession session) throws SQLException {
+  public void stopIoThread(MysqlSession session) throws MysqlException {
     session.execute("STOP REPLICA IO_THREAD");
   }
 
   /** log_replica_updates from 8.0.26; the older name before that. */
   @Override
-  public boolean logsReplicaUpdates(MysqlSession session) throws SQLException {
+  public boolean logsReplicaUpdates(MysqlSession session) throws MysqlException {
     if (!session.queryFlag("SELECT @@global.log_bin")) {
       return false;
     }
     try {
       return session.queryFlag("SELECT @@global.log_replica_updates");
-    } catch (SQLException e) {
+    } catch (MysqlException e) {
       return session.queryFlag("SELECT @@global.log_slave_updates");
     }
   }
 
   @Override
-  public void resetReplicaAll(MysqlSession session) throws SQLException {
+  public void resetReplicaAll(MysqlSession session) throws MysqlException {
     session.execute("RESET REPLICA ALL");
   }
 
@@ -116,7 +140,7 @@ final class MySqlDialect implements SqlDialect {
    * channel is not TLS; with TLS it is not used.
    */
   @Override
-  public void changeSource(MysqlSession session, String host, int port, String user, String password) throws SQLException {
+  public void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException {
     session.execute(
         "CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, SOURCE_PASSWORD = ?,"
             + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1",
@@ -124,7 +148,7 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
-  public void startReplica(MysqlSession session) throws SQLException {
+  public void startReplica(MysqlSession session) throws MysqlException {
     session.execute("START REPLICA");
   }
 }
