@@ -9,7 +9,7 @@ import io.shipstream.failover.runtime.Closeables;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.TemporalStubs;
+import io.shipstream.failover.temporal.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
 import io.shipstream.failover.watcher.topology.KubeEffects;

@@ -1,5 +1,7 @@
-package io.shipstream.failover.runtime;
+package io.shipstream.failover.temporal;
 
+import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.Setting;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;

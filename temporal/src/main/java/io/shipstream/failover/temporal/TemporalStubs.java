@@ -1,4 +1,4 @@
-package io.shipstream.failover.runtime;
+package io.shipstream.failover.temporal;
 
 import com.uber.m3.tally.Scope;
 import io.grpc.netty.shaded.io.netty.handler.ssl.SslContext;
