@@ -6,6 +6,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
 import java.io.IOException;
 import java.net.URI;
@@ -26,7 +27,7 @@ class SidecarHttpTest {
   private static final Duration INTERVAL = Duration.ofMillis(300);
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+  private final FakeWatcher watcher = new FakeWatcher(SharedToken.of(Configs.TOKEN), "iad");
   private Sidecar sidecar;
 
   @AfterEach

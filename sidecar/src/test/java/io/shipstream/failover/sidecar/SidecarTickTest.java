@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import static io.shipstream.failover.sidecar.SidecarHttpTest.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -25,7 +26,7 @@ class SidecarTickTest {
   private static final String BEARER = "Bearer " + Configs.TOKEN;
 
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-  private final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+  private final FakeWatcher watcher = new FakeWatcher(SharedToken.of(Configs.TOKEN), "iad");
   private Sidecar sidecar;
 
   @AfterEach
