@@ -93,10 +93,7 @@ public final class MysqlSession implements AutoCloseable {
    * names from breaking the SQL.
    */
   public void execute(String sql, Object... parameters) throws MysqlException {
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
-      for (int i = 0; i < parameters.length; i++) {
-        statement.setObject(i + 1, parameters[i]);
-      }
+    try (PreparedStatement statement = prepare(sql, parameters)) {
       statement.execute();
     } catch (SQLException e) {
       throw new MysqlException(e);
@@ -105,15 +102,24 @@ public final class MysqlSession implements AutoCloseable {
 
   /** Like {@link #execute(String, Object...)} for a query; the first column of the first row. */
   public String queryString(String sql, Object... parameters) throws MysqlException {
-    try (PreparedStatement statement = connection.prepareStatement(sql)) {
+    try (PreparedStatement statement = prepare(sql, parameters);
+        ResultSet rows = statement.executeQuery()) {
+      return rows.next() ? rows.getString(1) : null;
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+  }
+
+  private PreparedStatement prepare(String sql, Object... parameters) throws SQLException {
+    PreparedStatement statement = connection.prepareStatement(sql);
+    try {
       for (int i = 0; i < parameters.length; i++) {
         statement.setObject(i + 1, parameters[i]);
       }
-      try (ResultSet rows = statement.executeQuery()) {
-        return rows.next() ? rows.getString(1) : null;
-      }
-    } catch (SQLException e) {
-      throw new MysqlException(e);
+      return statement;
+    } catch (SQLException | RuntimeException e) {
+      statement.close();
+      throw e;
     }
   }
 
