@@ -50,7 +50,7 @@ itself plus patch on its status subresource.
 
 {{/*
 Watcher, in the groups' namespaces: WatcherApp's informer, RequestRejections and, when
-watcher.topologyMonitor.enabled, the topology monitor (SecretLogins, KubeEffects).
+watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider, KubeEffects).
 */}}
 {{- define "failover.rules.watcher" -}}
 # The informer lists and watches; RequestRejections reads the group (editStatus) and removes the
@@ -68,7 +68,7 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretLogins, KubeEffects
   resources: ["events"]
   verbs: ["create"]
 {{- if .Values.watcher.topologyMonitor.enabled }}
-# SecretLogins: the group's spec.credentialsSecretRef, the MySQL login the monitor polls with.
+# SecretCredentialsProvider: the group's spec.credentialsSecretRef, the MySQL login the monitor polls with.
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]

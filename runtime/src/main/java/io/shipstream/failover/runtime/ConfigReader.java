@@ -1,5 +1,7 @@
 package io.shipstream.failover.runtime;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,10 +91,28 @@ public final class ConfigReader {
   public String required(String name) {
     String value = get(name);
     if (value == null || value.isBlank()) {
-      errors.add(name + " must not be empty");
+      errors.add(name + " is required");
       return null;
     }
     return value;
+  }
+
+  /**
+   * A secret from the file {@code NAME_FILE} names (the way a Secret volume is mounted), stripped,
+   * else from the variable {@code NAME}; null when neither is set, or when the file cannot be read,
+   * which is an error naming the file, never showing a value. Both settings must be declared.
+   */
+  public String secret(String name) {
+    String file = get(name + "_FILE");
+    if (file != null && !file.isBlank()) {
+      try {
+        return Files.readString(Path.of(file.strip()), StandardCharsets.UTF_8).strip();
+      } catch (IOException | RuntimeException e) {
+        errors.add(name + "_FILE " + file.strip() + " cannot be read (" + e.getClass().getSimpleName() + ")");
+        return null;
+      }
+    }
+    return get(name);
   }
 
   /** true or false (any case); null when unset. */
@@ -166,6 +186,11 @@ public final class ConfigReader {
   /** Records a problem found by the caller, such as two settings that contradict each other. */
   public void error(String message) {
     errors.add(message);
+  }
+
+  /** Every problem found so far, for a process that reports them its own way. */
+  public List<String> errors() {
+    return List.copyOf(errors);
   }
 
   /** Throws one exception naming every problem found so far, if any. */

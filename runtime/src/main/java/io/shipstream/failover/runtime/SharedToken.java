@@ -1,9 +1,6 @@
 package io.shipstream.failover.runtime;
 
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.List;
@@ -13,12 +10,10 @@ import java.util.List;
  * sidecars present it to the watcher's {@code /active-site}, and the worker presents it to the
  * sidecars' {@code POST /tick} and {@code GET /status}. Both processes read it the same way, from
  * the Secret the sidecars get it from: AUTH_TOKEN_FILE (a mounted Secret, preferred) or AUTH_TOKEN
- * (environment only). Compared through digests so the time a check takes says nothing about the
- * value; {@link #toString} never shows it, and only {@link #authorization} hands it out, as the
- * header a request carries.
- *
- * <p>The sidecar module keeps its own twin (BearerToken): it may not depend on this module, which
- * brings the Temporal SDK with it.
+ * (environment only). The sidecars check it on their peer and status endpoints and present it to
+ * each other and to the watcher. Compared through digests so the time a check takes says nothing
+ * about the value; {@link #toString} never shows it, and only {@link #authorization} hands it out,
+ * as the header a request carries.
  */
 public final class SharedToken {
   public static final String AUTH_TOKEN_FILE = "AUTH_TOKEN_FILE";
@@ -50,24 +45,26 @@ public final class SharedToken {
    * error of {@code r} naming the file, never showing the value.
    */
   public static SharedToken read(ConfigReader r) {
+    String value = r.secret(AUTH_TOKEN);
+    if (value == null || !value.isBlank()) {
+      return value == null ? null : of(value);
+    }
     String file = r.get(AUTH_TOKEN_FILE);
     if (file != null && !file.isBlank()) {
-      try {
-        return of(Files.readString(Path.of(file.strip()), StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        r.error(AUTH_TOKEN_FILE + " " + file.strip() + " cannot be read (" + e.getClass().getSimpleName() + ")");
-      } catch (IllegalArgumentException e) {
-        r.error(AUTH_TOKEN_FILE + " " + file.strip() + " holds no token");
-      }
-      return null;
+      r.error(AUTH_TOKEN_FILE + " " + file.strip() + " holds no token");
     }
-    String value = r.get(AUTH_TOKEN);
-    return value == null || value.isBlank() ? null : of(value);
+    return null;
+  }
+
+  /** Whether neither setting names a token: nothing to read, rather than a file that failed. */
+  public static boolean unset(ConfigReader r) {
+    String file = r.get(AUTH_TOKEN_FILE);
+    return r.get(AUTH_TOKEN) == null && (file == null || file.isBlank());
   }
 
   /** The configuration error of a process that cannot run without the token, saying what it is for. */
   public static String required(String purpose) {
-    return AUTH_TOKEN_FILE + " or " + AUTH_TOKEN + " is required: " + purpose;
+    return AUTH_TOKEN + " or " + AUTH_TOKEN_FILE + " is required: " + purpose;
   }
 
   /** The value of an {@code Authorization} header carrying this token. */

@@ -10,7 +10,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The one way the watcher and the worker read and use the sidecars' shared token. */
+/** The one way the watcher, the worker and the sidecars read and use the sidecars' shared token. */
 class SharedTokenTest {
   private static final String TOKEN = "s3cr3t-token";
   private static final String[] NO_FLAGS = new String[0];
@@ -59,5 +59,24 @@ class SharedTokenTest {
     assertThat(token.matches("Basic " + TOKEN)).isFalse();
     assertThat(token.matches(null)).isFalse();
     assertThatThrownBy(() -> SharedToken.of(" ")).hasMessage("the shared sidecar token must not be empty");
+  }
+
+  /** The sidecar's cases, from when it kept a twin of this class. */
+  @Test
+  void acceptsOnlyTheExactTokenAsABearerHeader() {
+    SharedToken token = SharedToken.of(TOKEN);
+    assertThat(token.matches("Bearer s3cr3t-token")).isTrue();
+    assertThat(token.matches("bearer s3cr3t-token")).isTrue();
+    assertThat(token.matches(token.authorization())).isTrue();
+
+    assertThat(token.matches(null)).isFalse();
+    assertThat(token.matches("")).isFalse();
+    assertThat(token.matches("Bearer ")).isFalse();
+    assertThat(token.matches("Bearer s3cr3t-tokeN")).isFalse();
+    assertThat(token.matches("Bearer s3cr3t-token-and-more")).isFalse();
+    assertThat(token.matches("Basic s3cr3t-token")).isFalse();
+    assertThat(token.matches("s3cr3t-token")).isFalse();
+    assertThat(token.toString()).doesNotContain("s3cr3t");
+    assertThatThrownBy(() -> SharedToken.of("  ")).hasMessage("the shared sidecar token must not be empty");
   }
 }

@@ -2,30 +2,29 @@ package io.shipstream.failover.sidecar;
 
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.model.GroupConfig;
-import java.io.IOException;
+import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.Logging;
+import io.shipstream.failover.runtime.Setting;
+import io.shipstream.failover.runtime.SharedToken;
 import java.net.URI;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
- * The sidecar's settings, from the environment with {@code --name=value} flags on top (flags win;
- * {@code --lease-timeout=2s} sets LEASE_TIMEOUT). Names: SITE, GROUP, NAMESPACE, MYSQL_HOST
- * (127.0.0.1), MYSQL_PORT (3306), MYSQL_USER, MYSQL_PASSWORD or MYSQL_PASSWORD_FILE, WATCHER_URL,
- * PEER_URLS (comma-separated), LEASE_TIMEOUT (20s), PEER_CHECK_INTERVAL (5s) (both only until the
- * watcher first answers with the group's spec.sidecar, see {@link Timing}), HTTP_HOST (0.0.0.0),
- * HTTP_PORT (9180, 0 = any free port), AUTH_TOKEN or AUTH_TOKEN_FILE, SPARE_USERS (accounts whose
- * sessions a fence leaves alone besides MYSQL_USER, e.g. the replication account).
+ * The sidecar's settings, read like every process's ({@link ConfigReader}): from the environment
+ * with {@code --name=value} flags on top (flags win; {@code --lease-timeout=2s} sets LEASE_TIMEOUT).
+ * Names: SITE, GROUP, NAMESPACE, MYSQL_HOST (127.0.0.1), MYSQL_PORT (3306), MYSQL_USER, MYSQL_PASSWORD
+ * or MYSQL_PASSWORD_FILE, WATCHER_URL, PEER_URLS (comma-separated), LEASE_TIMEOUT (20s),
+ * PEER_CHECK_INTERVAL (5s) (both only until the watcher first answers with the group's
+ * spec.sidecar, see {@link Timing}), HTTP_HOST (0.0.0.0), HTTP_PORT (9180, 0 = any free port),
+ * AUTH_TOKEN or AUTH_TOKEN_FILE, SPARE_USERS (accounts whose sessions a fence leaves alone besides
+ * MYSQL_USER, e.g. the replication account), LOG_FORMAT (text or json, as for the other processes).
  *
  * <p>Secrets are refused as flags, because a command line is visible to every process on the node;
  * {@link #toString} never shows them.
@@ -44,13 +43,30 @@ public record SidecarConfig(
     Duration peerCheckInterval,
     String httpHost,
     int httpPort,
-    BearerToken token,
+    SharedToken token,
     Set<String> spareUsers) {
 
-  private static final Set<String> SECRET_FLAGS = Set.of("MYSQL_PASSWORD", "AUTH_TOKEN");
-  private static final Set<String> KNOWN = Set.of("SITE", "GROUP", "NAMESPACE", "MYSQL_HOST", "MYSQL_PORT",
-      "MYSQL_USER", "MYSQL_PASSWORD", "MYSQL_PASSWORD_FILE", "WATCHER_URL", "PEER_URLS", "LEASE_TIMEOUT",
-      "PEER_CHECK_INTERVAL", "HTTP_HOST", "HTTP_PORT", "AUTH_TOKEN", "AUTH_TOKEN_FILE", "SPARE_USERS");
+  private static final String FROM_A_SECRET = "from a Secret (a flag is visible in ps and in the pod spec)";
+  /** Every setting, in the order {@code --help} and the errors list them. */
+  static final List<Setting> SETTINGS = Stream.of(
+      List.of(
+          Setting.of("SITE", null),
+          Setting.of("GROUP", null),
+          Setting.of("NAMESPACE", null),
+          Setting.of("MYSQL_HOST", "127.0.0.1"),
+          Setting.of("MYSQL_PORT", "3306"),
+          Setting.of("MYSQL_USER", null),
+          Setting.envOnly("MYSQL_PASSWORD", null, FROM_A_SECRET),
+          Setting.of("MYSQL_PASSWORD_FILE", null),
+          Setting.of("WATCHER_URL", null),
+          Setting.of("PEER_URLS", null),
+          Setting.of("LEASE_TIMEOUT", "20s"),
+          Setting.of("PEER_CHECK_INTERVAL", "5s"),
+          Setting.of("HTTP_HOST", "0.0.0.0"),
+          Setting.of("HTTP_PORT", "9180")),
+      SharedToken.SETTINGS,
+      List.of(Setting.of("SPARE_USERS", null), Logging.LOG_FORMAT_SETTING))
+      .flatMap(List::stream).toList();
 
   /** Thrown with every problem found, so a bad Deployment is fixed in one edit. */
   public static final class InvalidConfigException extends IllegalArgumentException {
@@ -86,62 +102,42 @@ public record SidecarConfig(
 
   /** Reads the environment ({@code System.getenv()} in production) and the command line. */
   public static SidecarConfig from(Map<String, String> env, String[] args) {
-    List<String> problems = new ArrayList<>();
-    Map<String, String> v = new HashMap<>();
-    env.forEach((name, value) -> {
-      if (KNOWN.contains(name)) {
-        v.put(name, value);
-      }
-    });
-    for (String arg : args) {
-      if (!arg.startsWith("--") || !arg.contains("=")) {
-        problems.add("expected --name=value, got '" + redactArg(arg) + "'");
-        continue;
-      }
-      String name = arg.substring(2, arg.indexOf('=')).toUpperCase(Locale.ROOT).replace('-', '_');
-      if (SECRET_FLAGS.contains(name)) {
-        problems.add("--" + arg.substring(2, arg.indexOf('=')) + " is refused: pass secrets as " + name
-            + " in the environment or as a file with " + name + "_FILE");
-      } else if (!KNOWN.contains(name)) {
-        problems.add("unknown flag --" + arg.substring(2, arg.indexOf('=')));
-      } else {
-        v.put(name, arg.substring(arg.indexOf('=') + 1));
-      }
-    }
-    String site = required(v, "SITE", problems);
-    String group = required(v, "GROUP", problems);
-    String namespace = required(v, "NAMESPACE", problems);
-    String mysqlHost = v.getOrDefault("MYSQL_HOST", "127.0.0.1");
-    int mysqlPort = port(v, "MYSQL_PORT", 3306, problems);
-    String mysqlUser = required(v, "MYSQL_USER", problems);
-    String mysqlPassword = secret(v, "MYSQL_PASSWORD", problems);
-    URI watcherUrl = url("WATCHER_URL", required(v, "WATCHER_URL", problems), problems);
+    ConfigReader r = ConfigReader.read("sidecar", SETTINGS, env, args);
+    String site = r.required("SITE");
+    String group = r.required("GROUP");
+    String namespace = r.required("NAMESPACE");
+    String mysqlHost = r.get("MYSQL_HOST");
+    int mysqlPort = r.port("MYSQL_PORT");
+    String mysqlUser = r.required("MYSQL_USER");
+    String mysqlPassword = r.secret("MYSQL_PASSWORD");
+    URI watcherUrl = url(r, "WATCHER_URL", r.required("WATCHER_URL"));
     List<URI> peers = new ArrayList<>();
-    for (String peer : split(v.get("PEER_URLS"))) {
-      URI parsed = url("PEER_URLS", peer, problems);
+    for (String peer : r.list("PEER_URLS")) {
+      URI parsed = url(r, "PEER_URLS", peer);
       if (parsed != null) {
         peers.add(parsed);
       }
     }
-    Duration lease = duration(v, "LEASE_TIMEOUT", "20s", problems);
-    Duration interval = duration(v, "PEER_CHECK_INTERVAL", "5s", problems);
-    String httpHost = v.getOrDefault("HTTP_HOST", "0.0.0.0");
-    int httpPort = port(v, "HTTP_PORT", 9180, problems);
-    String token = secret(v, "AUTH_TOKEN", problems);
-    if (token != null && token.isEmpty()) {
-      problems.add("AUTH_TOKEN is empty: the peer and watcher endpoints need a shared token");
-    } else if (absent(v, "AUTH_TOKEN")) {
-      problems.add("AUTH_TOKEN or AUTH_TOKEN_FILE is required: the peer and watcher endpoints need a shared token");
+    Duration lease = r.parse("LEASE_TIMEOUT", Durations::parse);
+    Duration interval = r.parse("PEER_CHECK_INTERVAL", Durations::parse);
+    String httpHost = r.get("HTTP_HOST");
+    int httpPort = r.port("HTTP_PORT");
+    SharedToken token = SharedToken.read(r);
+    if (SharedToken.unset(r)) {
+      r.error(SharedToken.required("the peer and watcher endpoints need a shared token"));
     }
-    if (absent(v, "MYSQL_PASSWORD")) {
-      problems.add("MYSQL_PASSWORD or MYSQL_PASSWORD_FILE is required");
+    if (r.get("MYSQL_PASSWORD") == null && blank(r.get("MYSQL_PASSWORD_FILE"))) {
+      r.error("MYSQL_PASSWORD or MYSQL_PASSWORD_FILE is required");
     }
-    checkKnobs(lease, interval, problems);
-    if (!problems.isEmpty()) {
-      throw new InvalidConfigException(problems);
+    List<String> knobs = new ArrayList<>();
+    checkKnobs(lease, interval, knobs);
+    knobs.forEach(r::error);
+    Logging.format(r);
+    if (!r.errors().isEmpty()) {
+      throw new InvalidConfigException(r.errors());
     }
     return new SidecarConfig(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl,
-        peers, lease, interval, httpHost, httpPort, BearerToken.of(token), Set.copyOf(split(v.get("SPARE_USERS"))));
+        peers, lease, interval, httpHost, httpPort, token, Set.copyOf(r.list("SPARE_USERS")));
   }
 
   /**
@@ -168,90 +164,29 @@ public record SidecarConfig(
     return Timing.of(this).requestTimeout();
   }
 
-  private static String required(Map<String, String> v, String name, List<String> problems) {
-    String value = v.get(name);
-    if (value == null || value.isBlank()) {
-      problems.add(name + " is required");
-      return null;
-    }
-    return value.strip();
+  private static boolean blank(String value) {
+    return value == null || value.isBlank();
   }
 
-  /** A secret from NAME or from the file NAME_FILE names (the way a Secret volume is mounted). */
-  private static String secret(Map<String, String> v, String name, List<String> problems) {
-    String file = v.get(name + "_FILE");
-    if (file != null && !file.isBlank()) {
-      try {
-        return Files.readString(Path.of(file.strip()), StandardCharsets.UTF_8).strip();
-      } catch (IOException | RuntimeException e) {
-        problems.add(name + "_FILE " + file.strip() + " cannot be read (" + e.getClass().getSimpleName() + ")");
-        return null;
-      }
-    }
-    return v.get(name);
-  }
-
-  private static boolean absent(Map<String, String> v, String name) {
-    return v.get(name) == null && (v.get(name + "_FILE") == null || v.get(name + "_FILE").isBlank());
-  }
-
-  private static int port(Map<String, String> v, String name, int dflt, List<String> problems) {
-    String value = v.get(name);
-    if (value == null || value.isBlank()) {
-      return dflt;
-    }
-    try {
-      int port = Integer.parseInt(value.strip());
-      if (port < 0 || port > 65535) {
-        problems.add(name + " " + port + " is not a port");
-      }
-      return port;
-    } catch (NumberFormatException e) {
-      problems.add(name + " must be a number, not '" + value + "'");
-      return dflt;
-    }
-  }
-
-  private static Duration duration(Map<String, String> v, String name, String dflt, List<String> problems) {
-    String value = v.getOrDefault(name, dflt);
-    try {
-      return Durations.parse(value);
-    } catch (IllegalArgumentException e) {
-      problems.add(name + ": " + e.getMessage());
-      return null;
-    }
-  }
-
-  private static URI url(String name, String value, List<String> problems) {
+  private static URI url(ConfigReader r, String name, String value) {
     if (value == null) {
       return null;
     }
     try {
       URI uri = new URI(value.strip());
       if (!"http".equals(uri.getScheme()) && !"https".equals(uri.getScheme()) || uri.getHost() == null) {
-        problems.add(name + " must be an http(s) URL with a host, not '" + Endpoints.describe(uri) + "'");
+        r.error(name + " must be an http(s) URL with a host, not '" + Endpoints.describe(uri) + "'");
         return null;
       }
       if (uri.getUserInfo() != null) {
-        problems.add(name + " must not carry credentials in the URL; the token is sent as a bearer header");
+        r.error(name + " must not carry credentials in the URL; the token is sent as a bearer header");
         return null;
       }
       return uri;
     } catch (URISyntaxException e) {
-      problems.add(name + " is not a URL: " + e.getReason());
+      r.error(name + " is not a URL: " + e.getReason());
       return null;
     }
-  }
-
-  private static List<String> split(String list) {
-    if (list == null || list.isBlank()) {
-      return List.of();
-    }
-    return Arrays.stream(list.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
-  }
-
-  private static String redactArg(String arg) {
-    return arg.length() > 40 ? arg.substring(0, 40) + "..." : arg;
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -33,7 +34,7 @@ final class SidecarHttpServer implements AutoCloseable {
 
   private final HttpServer server;
 
-  SidecarHttpServer(InetSocketAddress address, ExecutorService executor, BearerToken token, String site,
+  SidecarHttpServer(InetSocketAddress address, ExecutorService executor, SharedToken token, String site,
       Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics,
       Supplier<SidecarStatus> tickNow) throws IOException {
     String pingBody = new ObjectMapper().createObjectNode().put("site", site).toString();
@@ -91,7 +92,7 @@ final class SidecarHttpServer implements AutoCloseable {
     void handle(HttpExchange exchange) throws IOException;
   }
 
-  private static Handler authenticated(BearerToken token, Handler handler) {
+  private static Handler authenticated(SharedToken token, Handler handler) {
     return exchange -> {
       if (token.matches(exchange.getRequestHeaders().getFirst("Authorization"))) {
         handler.handle(exchange);

@@ -1,5 +1,6 @@
 package io.shipstream.failover.sidecar;
 
+import io.shipstream.failover.runtime.SharedToken;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -68,7 +69,7 @@ final class TopologyClient {
   private final URI watcherUrl;
   private final List<URI> peerUrls;
   private final String query;
-  private final BearerToken token;
+  private final SharedToken token;
 
   TopologyClient(SidecarConfig config, Clock clock, Executor executor) {
     this.clock = clock;
@@ -181,7 +182,7 @@ final class TopologyClient {
   private CompletableFuture<HttpResponse<byte[]>> get(URI uri, Duration timeout) {
     HttpRequest request = HttpRequest.newBuilder(uri)
         .timeout(timeout)
-        .header("Authorization", token.header())
+        .header("Authorization", token.authorization())
         .header("Accept", "application/json")
         .GET()
         .build();

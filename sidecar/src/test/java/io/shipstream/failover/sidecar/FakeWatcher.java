@@ -1,6 +1,7 @@
 package io.shipstream.failover.sidecar;
 
 import com.sun.net.httpserver.HttpServer;
+import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -17,13 +18,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * restarted watcher pod behind its Service would be.
  */
 final class FakeWatcher implements AutoCloseable {
-  private final BearerToken token;
+  private final SharedToken token;
   private final int port;
   private final AtomicInteger answered = new AtomicInteger();
   private volatile String activeSite;
   private HttpServer server;
 
-  FakeWatcher(BearerToken token, String activeSite) {
+  FakeWatcher(SharedToken token, String activeSite) {
     this.token = token;
     this.activeSite = activeSite;
     this.server = bind(0);

@@ -102,7 +102,7 @@ class SidecarConfigTest {
   @Test
   void aDurationWithoutUnitIsRefused() {
     assertThatThrownBy(() -> SidecarConfig.from(ENV, new String[] {"--lease-timeout=20"}))
-        .hasMessageContaining("LEASE_TIMEOUT: invalid duration '20'");
+        .hasMessageContaining("LEASE_TIMEOUT=20: invalid duration '20'");
   }
 
   @Test
@@ -134,8 +134,8 @@ class SidecarConfigTest {
     assertThatThrownBy(() -> SidecarConfig.from(without(ENV), new String[] {"--auth-token=cmdline-secret-1",
         "--mysql-password=cmdline-secret-2"}))
         .isInstanceOf(InvalidConfigException.class)
-        .hasMessageContaining("--auth-token is refused: pass secrets as AUTH_TOKEN in the environment")
-        .hasMessageContaining("--mysql-password is refused")
+        .hasMessageContaining("--auth-token is not accepted as a flag: set the environment variable AUTH_TOKEN")
+        .hasMessageContaining("--mysql-password is not accepted as a flag")
         .hasMessageNotContaining("cmdline-secret");
   }
 
@@ -145,8 +145,9 @@ class SidecarConfigTest {
         "--peer-urls=http://user:pw@peer:9180", "--lease=5s", "oops"}))
         .isInstanceOf(InvalidConfigException.class)
         .satisfies(e -> assertThat(((InvalidConfigException) e).problems()).containsExactlyInAnyOrder(
-            "expected --name=value, got 'oops'",
-            "unknown flag --lease",
+            "unexpected argument 'oops': flags look like --site=<value>",
+            "unknown flag --lease; known flags: " + String.join(", ", SidecarConfig.SETTINGS.stream()
+                .filter(s -> !s.isEnvOnly()).map(s -> s.flag()).toList()),
             "WATCHER_URL must be an http(s) URL with a host, not 'watcher'",
             "PEER_URLS must not carry credentials in the URL; the token is sent as a bearer header"))
         .hasMessageNotContaining("pw@");

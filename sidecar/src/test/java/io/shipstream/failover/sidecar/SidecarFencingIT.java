@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.testsupport.FreePorts;
@@ -66,7 +67,7 @@ class SidecarFencingIT {
     cluster = MariaDbCluster.start(BASE, 2);
     primary = cluster.primary();
     replica = cluster.replicas().get(0);
-    watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+    watcher = new FakeWatcher(SharedToken.of(Configs.TOKEN), "iad");
     iadPort = FreePorts.next();
     dfwPort = FreePorts.next();
     iadToWatcher = TcpProxy.start("127.0.0.1", watcher.port());

@@ -7,6 +7,7 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
 import java.net.URI;
 import java.net.http.HttpRequest;

@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import static io.shipstream.failover.sidecar.SidecarUnderTest.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
 import java.net.http.HttpResponse;
 import java.time.Duration;

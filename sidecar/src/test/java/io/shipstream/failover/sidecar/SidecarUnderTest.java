@@ -1,5 +1,6 @@
 package io.shipstream.failover.sidecar;
 
+import io.shipstream.failover.runtime.SharedToken;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * closes the last sidecar it started and the watcher after each test.
  */
 final class SidecarUnderTest implements AfterEachCallback {
-  final FakeWatcher watcher = new FakeWatcher(BearerToken.of(Configs.TOKEN), "iad");
+  final FakeWatcher watcher = new FakeWatcher(SharedToken.of(Configs.TOKEN), "iad");
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private final Duration lease;
   private final Duration interval;

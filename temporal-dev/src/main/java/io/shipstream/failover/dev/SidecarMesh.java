@@ -1,7 +1,7 @@
 package io.shipstream.failover.dev;
 
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.sidecar.BearerToken;
+import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.Sidecar;
 import io.shipstream.failover.sidecar.SidecarConfig;
@@ -84,7 +84,7 @@ public final class SidecarMesh implements AutoCloseable {
         SidecarConfig config = new SidecarConfig(site, group.name(), group.namespace(), server.host(), server.port(),
             MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(), url(out.get(WATCHER)), peers,
             knobs.leaseTimeout(), knobs.peerCheckInterval(), MariaDbServer.HOST, ports.get(site),
-            BearerToken.of(token), Set.of(MariaDbServer.REPLICATION.user()));
+            SharedToken.of(token), Set.of(MariaDbServer.REPLICATION.user()));
         mesh.sidecars.put(site, Sidecar.start(config));
       });
       ports.forEach((site, port) -> mesh.controlLinks.put(site, TcpProxy.start(MariaDbServer.HOST, port)));

@@ -26,7 +26,7 @@ class ArchitectureTest {
         .importPackages(BASE);
     // A rule over no classes passes; make sure every module was found on the classpath.
     for (String module : new String[] {"model", "workflows", "kube", "activities", "watcher", "worker", "sidecar",
-        "runtime"}) {
+        "runtime", "temporal", "mysql"}) {
       if (!classes.containPackage(BASE + "." + module)) {
         throw new AssertionError("no classes of " + module + " on the test classpath");
       }
@@ -81,33 +81,73 @@ class ArchitectureTest {
     }
   }
 
+  /** Process plumbing every process shares, the sidecar included: so no Temporal here either. */
   @Test
   void runtimeIsPlumbingOnly() {
     noClasses().that().resideInAPackage(BASE + ".runtime..")
         .should().dependOnClassesThat().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..",
             BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..",
-            BASE + ".testsupport..", "io.fabric8..")
+            BASE + ".testsupport..", BASE + ".mysql..", BASE + ".temporal..", BASE + ".kube..", "io.fabric8..",
+            "io.temporal..")
         .check(classes);
   }
 
+  /** How the worker and the watcher reach Temporal, and nothing of the domain or the processes. */
   @Test
-  void sidecarStandsOnTheModelAlone() {
-    noClasses().that().resideInAPackage(BASE + ".sidecar..")
-        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".workflows..", BASE + ".activities..",
-            BASE + ".testsupport..", "io.temporal..")
+  void temporalConnectionIsPlumbingOnly() {
+    noClasses().that().resideInAPackage(BASE + ".temporal..")
+        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..",
+            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..",
+            BASE + ".testsupport..", BASE + ".mysql..", BASE + ".kube..", "io.fabric8..")
         .check(classes);
   }
 
   /**
-   * The group's routing is written once, for the failover activities and the watcher's
-   * steady-state reconciliation, and knows nothing of Temporal or of either of them.
+   * The sidecar stands on the model, the mysql module and the runtime: the self-fence must work
+   * with the controller, Temporal and the API server all gone, so none of them is on its classpath.
+   */
+  @Test
+  void sidecarStandsOnTheModelAlone() {
+    noClasses().that().resideInAPackage(BASE + ".sidecar..")
+        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".workflows..", BASE + ".activities..",
+            BASE + ".testsupport..", BASE + ".temporal..", BASE + ".kube..", "io.temporal..", "io.fabric8..")
+        .check(classes);
+  }
+
+  /**
+   * Everything that speaks to a MySQL or MariaDB server is written once, for the activities, the
+   * watcher and the sidecar, so it knows none of them, nor Temporal (the sidecar uses it).
+   */
+  @Test
+  void mysqlModuleKnowsNoProcessNorTemporal() {
+    noClasses().that().resideInAPackage(BASE + ".mysql..")
+        .should().dependOnClassesThat().resideInAnyPackage(BASE + ".workflows..", BASE + ".activities..",
+            BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".testsupport..", BASE + ".kube..",
+            BASE + ".runtime..", BASE + ".temporal..", "io.temporal..", "io.fabric8..")
+        .check(classes);
+  }
+
+  /** JDBC is spoken in the mysql module only; test code (testsupport, the dev stack) is exempt. */
+  @Test
+  void onlyTheMysqlModuleSpeaksJdbc() {
+    noClasses().that().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..", BASE + ".kube..",
+            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".runtime..",
+            BASE + ".temporal..")
+        .should().dependOnClassesThat().resideInAPackage("java.sql..")
+        .check(classes);
+  }
+
+  /**
+   * The group's routing (and the reading of its Secret) is written once, for the failover
+   * activities and the watcher's steady-state reconciliation, and knows nothing of Temporal or of
+   * either of them.
    */
   @Test
   void kubeIsTheRoutingAloneWithoutTemporal() {
     noClasses().that().resideInAPackage(BASE + ".kube..")
         .should().dependOnClassesThat().resideInAnyPackage(BASE + ".workflows..", BASE + ".activities..",
             BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".testsupport..", BASE + ".runtime..",
-            "io.temporal..", "java.sql..")
+            BASE + ".temporal..", "io.temporal..", "java.sql..")
         .check(classes);
   }
 
@@ -121,7 +161,8 @@ class ArchitectureTest {
   @Test
   void productionCodeNeverUsesTestSupport() {
     noClasses().that().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..", BASE + ".kube..",
-            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..")
+            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".runtime..",
+            BASE + ".temporal..", BASE + ".mysql..")
         .should().dependOnClassesThat().resideInAPackage(BASE + ".testsupport..")
         .check(classes);
   }

@@ -93,7 +93,7 @@ class HelmChartTest {
       "shipstream.io/mysqlfailovergroups patch", // RequestRejections.reject: the refused annotation
       "shipstream.io/mysqlfailovergroups/status patch", // RequestRejections.reject; KubeEffects.writeSites
       "core/events create", // RequestRejections.reject: PlannedFailoverRejected; KubeEffects.event
-      "core/secrets get", // SecretLogins.login: the topology monitor's MySQL login
+      "core/secrets get", // SecretCredentialsProvider.read: the topology monitor's MySQL login
       "core/pods list", // RoutingRepair: SiteRoles.setSiteRole, the site's podSelector
       "core/pods patch", // RoutingRepair: SiteRoles.label
       "core/services get", // RoutingRepair: SiteRoles.ensureService, primary and replicas

@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
-import io.shipstream.failover.activities.mysql.SecretCredentialsProvider;
+import io.shipstream.failover.kube.SecretCredentialsProvider;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;

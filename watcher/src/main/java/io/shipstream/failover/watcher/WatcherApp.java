@@ -2,19 +2,19 @@ package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.shipstream.failover.kube.SecretCredentialsProvider;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.runtime.Closeables;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.TemporalStubs;
+import io.shipstream.failover.temporal.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
 import io.shipstream.failover.watcher.topology.KubeEffects;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
-import io.shipstream.failover.watcher.topology.SecretLogins;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.Steward;
@@ -147,10 +147,10 @@ public final class WatcherApp implements AutoCloseable {
     cache.addHandler(requests);
     if (config.topologyMonitor()) {
       Clock clock = Clock.systemUTC();
-      SiteProber prober = new SiteProber(new SecretLogins(kube, clock), clock);
+      SecretCredentialsProvider logins = new SecretCredentialsProvider(kube, clock);
+      SiteProber prober = new SiteProber(logins, clock);
       KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock);
-      SecretLogins logins = new SecretLogins(kube, clock);
-      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(kube, logins), effects::event);
+      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event);
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
       StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,

@@ -6,7 +6,7 @@ import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.Setting;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.TemporalSettings;
+import io.shipstream.failover.temporal.TemporalSettings;
 import io.shipstream.failover.workflows.TaskQueues;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

@@ -1,6 +1,6 @@
 package io.shipstream.failover.worker;
 
-import io.shipstream.failover.runtime.TemporalStubs;
+import io.shipstream.failover.temporal.TemporalStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.nio.file.Path;
 import javax.net.ssl.TrustManager;

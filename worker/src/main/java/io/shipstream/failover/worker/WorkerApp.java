@@ -7,7 +7,7 @@ import io.shipstream.failover.runtime.Closeables;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.TemporalStubs;
+import io.shipstream.failover.temporal.TemporalStubs;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;

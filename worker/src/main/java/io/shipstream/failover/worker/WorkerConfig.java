@@ -5,7 +5,7 @@ import io.shipstream.failover.runtime.ConfigReader;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.Setting;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.TemporalSettings;
+import io.shipstream.failover.temporal.TemporalSettings;
 import io.shipstream.failover.workflows.TaskQueues;
 import java.nio.file.Path;
 import java.time.Duration;

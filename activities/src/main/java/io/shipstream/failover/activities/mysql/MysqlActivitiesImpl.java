@@ -1,16 +1,37 @@
 package io.shipstream.failover.activities.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.mysql.AppSessions;
+import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.CredentialsProvider;
+import io.shipstream.failover.mysql.CredentialsUnavailableException;
+import io.shipstream.failover.mysql.Fence;
+import io.shipstream.failover.mysql.GtidWait;
+import io.shipstream.failover.mysql.GtidWaitTimeoutException;
+import io.shipstream.failover.mysql.IncomparableGtidSetsException;
+import io.shipstream.failover.mysql.MysqlAddress;
+import io.shipstream.failover.mysql.MysqlConnections;
+import io.shipstream.failover.mysql.MysqlException;
+import io.shipstream.failover.mysql.MysqlSession;
+import io.shipstream.failover.mysql.RelayLogDrain;
+import io.shipstream.failover.mysql.ReplicaCatchUp;
+import io.shipstream.failover.mysql.ReplicaStatus;
+import io.shipstream.failover.mysql.ReplicationFailedException;
+import io.shipstream.failover.mysql.ReplicationNotConnectedException;
+import io.shipstream.failover.mysql.ReplicationStart;
+import io.shipstream.failover.mysql.SourceChange;
+import io.shipstream.failover.mysql.SqlDialect;
+import io.shipstream.failover.mysql.Timeouts;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.failure.ApplicationFailure;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,19 +39,21 @@ import org.slf4j.LoggerFactory;
  * The MySQL and MariaDB steps of a failover. Each call opens one admin connection, detects the
  * flavor and runs the flavor's statements through {@link SqlDialect}. Deadlines are absolute
  * instants from the workflow, compared with the injected clock, so a retry on another worker
- * continues the same budget instead of starting a new one.
+ * continues the same budget instead of starting a new one. The statements live in the mysql
+ * module; this class sizes each call's timeouts and turns its failures into Temporal's types.
  */
 public final class MysqlActivitiesImpl implements MysqlActivities {
   private static final Logger LOG = LoggerFactory.getLogger(MysqlActivitiesImpl.class);
+  /** Short, so an unreachable server is reported quickly. */
+  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
   private static final Duration INSPECT_TIMEOUT = Duration.ofSeconds(5);
   /** Long enough for SET GLOBAL read_only to wait out lock_wait_timeout once and be retried. */
   private static final Duration FENCE_TIMEOUT = Duration.ofSeconds(15);
+  /** How long the fence may wait for open transactions before the application's sessions are killed. */
+  private static final int FENCE_LOCK_WAIT_SECONDS = 5;
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration PROMOTE_TIMEOUT = Duration.ofSeconds(30);
-  /** The longest a wait blocks inside the server before the activity heartbeats again. */
-  static final Duration WAIT_SLICE = Duration.ofSeconds(1);
   private static final Duration KILL_INTERVAL = Duration.ofMillis(75);
-  private static final int LOCK_WAIT_TIMEOUT = 1205;
 
   private final CredentialsProvider credentials;
   private final Clock clock;
@@ -57,7 +80,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     } catch (CredentialsUnavailableException e) {
       return ServerState.unreachable(target.site(), "no credentials: " + e.getMessage());
     }
-    try (MysqlSession session = MysqlSession.open(connections, target, login, INSPECT_TIMEOUT)) {
+    try (MysqlSession session = MysqlSession.open(connections, address(target), login, timeouts(INSPECT_TIMEOUT))) {
       SqlDialect dialect = session.dialect();
       Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
       ServerState state = new ServerState(
@@ -78,9 +101,9 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
           AppSessions.list(session).size());
       session.succeeded();
       return state;
-    } catch (SQLException e) {
+    } catch (MysqlException e) {
       LOG.debug("inspect {}: {}", target, e.getMessage());
-      return ServerState.unreachable(target.site(), MysqlFailures.describe(e));
+      return ServerState.unreachable(target.site(), e.describe());
     }
   }
 
@@ -88,20 +111,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   public FenceResult fence(MysqlTarget target) {
     return withSession("fence", target, FENCE_TIMEOUT, false, session -> {
       SqlDialect dialect = session.dialect();
-      // MySQL makes SET GLOBAL (super_)read_only wait for open transactions; an application
-      // sitting in one must not hold the fence up, so it is killed and the fence tried again.
-      session.changedSessionState();
-      session.execute("SET SESSION lock_wait_timeout = 5");
-      try {
-        dialect.fence(session);
-      } catch (SQLException e) {
-        if (e.getErrorCode() != LOCK_WAIT_TIMEOUT) {
-          throw e;
-        }
-        int killed = AppSessions.kill(session, AppSessions.list(session));
-        LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried", target, killed);
-        dialect.fence(session);
-      }
+      Fence.apply(session, FENCE_LOCK_WAIT_SECONDS, Set.of());
       FenceResult result = new FenceResult(dialect.executedGtidSet(session), AppSessions.list(session).size());
       LOG.info("fenced {}: gtid {} with {} application sessions open", target, result.gtidExecuted(), result.appConnections());
       return result;
@@ -144,7 +154,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     });
   }
 
-  private static boolean stillFenced(MysqlSession session) throws SQLException {
+  private static boolean stillFenced(MysqlSession session) throws MysqlException {
     SqlDialect dialect = session.dialect();
     return dialect.readOnly(session) && dialect.replicaStatus(session).isEmpty();
   }
@@ -152,26 +162,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   @Override
   public String waitForGtidSet(MysqlTarget target, String gtidSet, Instant deadline) {
     GtidSet wanted = parse(gtidSet, "the GTID set to wait for");
-    return withSession("waitForGtidSet", target, WAIT_SLICE.plus(STEP_TIMEOUT), false, session -> {
-      SqlDialect dialect = session.dialect();
-      while (true) {
-        GtidSet applied = dialect.appliedGtidSet(session);
-        if (contains(applied, wanted)) {
-          return dialect.executedGtidSet(session);
-        }
-        heartbeat.beat(applied.toString());
-        Duration left = Duration.between(clock.instant(), deadline);
-        if (left.isNegative() || left.isZero()) {
-          long missing = wanted.subtract(applied).count();
-          throw ApplicationFailure.newNonRetryableFailure(
-              target + " is still missing " + missing + " transaction(s) of " + wanted + " at the deadline " + deadline
-                  + "; it has executed " + applied,
-              MysqlFailures.LAG_TIMEOUT,
-              missing);
-        }
-        dialect.waitForGtidSet(session, wanted, left.compareTo(WAIT_SLICE) < 0 ? left : WAIT_SLICE);
-      }
-    });
+    return withSession("waitForGtidSet", target, GtidWait.SLICE.plus(STEP_TIMEOUT), false,
+        session -> GtidWait.until(session, wanted, deadline, clock, heartbeat::beat));
   }
 
   @Override
@@ -181,7 +173,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
       String relayAppliedUpTo;
       if (replica.isPresent()) {
-        relayAppliedUpTo = new RelayLogDrain(session, clock, heartbeat).drain(replica.get(), relayDrainDeadline);
+        relayAppliedUpTo = new RelayLogDrain(session, clock, heartbeat::beat).drain(replica.get(), relayDrainDeadline);
         dialect.stopReplica(session);
         dialect.resetReplicaAll(session);
       } else {
@@ -216,8 +208,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
         dialect.stopIoThread(session);
         replica = dialect.replicaStatus(session);
       }
-      ReplicaStatus status = replica.orElseThrow(() -> new SQLException("replication vanished while stopping it"));
-      new RelayLogDrain(session, clock, heartbeat).drain(status, relayDrainDeadline);
+      ReplicaStatus status = replica.orElseThrow(() -> new MysqlException("replication vanished while stopping it"));
+      new RelayLogDrain(session, clock, heartbeat::beat).drain(status, relayDrainDeadline);
       dialect.stopReplica(session);
       String received = dialect.replicaStatus(session).orElse(status).receivedGtidSet();
       StoppedReplica result = new StoppedReplica(
@@ -231,8 +223,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   public String catchUpFrom(MysqlTarget replica, MysqlTarget donor, String donorGtid, Instant deadline) {
     GtidSet wanted = parse(donorGtid, "the donor's GTID set");
     Credentials donorLogin = credentialsFor(donor);
-    return withSession("catchUpFrom", replica, WAIT_SLICE.plus(STEP_TIMEOUT), false,
-        session -> new ReplicaCatchUp(session, clock, heartbeat).run(donor, donorLogin, wanted, deadline));
+    return withSession("catchUpFrom", replica, GtidWait.SLICE.plus(STEP_TIMEOUT), false,
+        session -> new ReplicaCatchUp(session, clock, heartbeat::beat).run(address(donor), donorLogin, wanted, deadline));
   }
 
   @Override
@@ -247,11 +239,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
         LOG.info("{} already replicates from {}", replica, source);
         return null;
       }
-      dialect.stopReplica(session);
-      dialect.changeSource(
-          session, source.host(), source.port(), sourceLogin.replicationUsername(), sourceLogin.replicationPassword());
-      dialect.startReplica(session);
-      new ReplicationStart(session, heartbeat).awaitRunning(replica, source);
+      SourceChange.replicateFrom(session, address(source), sourceLogin);
+      new ReplicationStart(session, heartbeat::beat).awaitRunning(address(replica), address(source));
       LOG.info("{} replicates from {}", replica, source);
       return null;
     });
@@ -272,15 +261,6 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     }
   }
 
-  /** Containment, with a set of the other flavor reported as the caller's mistake it is. */
-  static boolean contains(GtidSet applied, GtidSet wanted) {
-    try {
-      return applied.contains(wanted);
-    } catch (IllegalArgumentException e) {
-      throw ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), MysqlFailures.INVALID_GTID_SET, e);
-    }
-  }
-
   private Credentials credentialsFor(MysqlTarget target) {
     try {
       return credentials.credentials(target.group(), target.credentialsSecret());
@@ -291,28 +271,47 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
 
   @FunctionalInterface
   private interface SessionWork<T> {
-    T run(MysqlSession session) throws SQLException;
+    T run(MysqlSession session) throws MysqlException;
   }
 
   /**
    * Runs {@code work} on a fresh admin connection. A lost connection is {@code Unreachable}
    * (retryable); any other SQL error is {@code PromoteFailed} (not retryable) when {@code
-   * refusalIsFinal}, else {@code MysqlError} (retryable).
+   * refusalIsFinal}, else {@code MysqlError} (retryable). The mysql module's other failures become
+   * their types here: a missed GTID deadline {@code LagTimeout}, broken replication {@code
+   * ReplicationFailed} (neither retryable), replication still connecting {@code Unreachable}, a set
+   * of the wrong flavor {@code InvalidGtidSet}.
    */
   private <T> T withSession(
       String action, MysqlTarget target, Duration socketTimeout, boolean refusalIsFinal, SessionWork<T> work) {
     Credentials login = credentialsFor(target);
-    try (MysqlSession session = MysqlSession.open(connections, target, login, socketTimeout)) {
+    try (MysqlSession session = MysqlSession.open(connections, address(target), login, timeouts(socketTimeout))) {
       T result = work.run(session);
       session.succeeded();
       return result;
-    } catch (SQLException e) {
-      if (refusalIsFinal && !MysqlFailures.isConnectionProblem(e)) {
+    } catch (MysqlException e) {
+      if (refusalIsFinal && !e.connectionProblem()) {
         throw ApplicationFailure.newNonRetryableFailureWithCause(
-            action + " on " + target + " was refused: " + MysqlFailures.describe(e), MysqlFailures.PROMOTE_FAILED, e);
+            action + " on " + target + " was refused: " + e.describe(), MysqlFailures.PROMOTE_FAILED, e);
       }
       throw MysqlFailures.of(action, target, e);
+    } catch (GtidWaitTimeoutException e) {
+      throw MysqlFailures.lagTimeout(e);
+    } catch (ReplicationFailedException e) {
+      throw MysqlFailures.replicationFailed(e);
+    } catch (ReplicationNotConnectedException e) {
+      throw MysqlFailures.notConnected(e);
+    } catch (IncomparableGtidSetsException e) {
+      throw MysqlFailures.invalidGtidSet(e);
     }
+  }
+
+  private static MysqlAddress address(MysqlTarget target) {
+    return new MysqlAddress(target.host(), target.port(), target.toString());
+  }
+
+  private static Timeouts timeouts(Duration socketTimeout) {
+    return new Timeouts(CONNECT_TIMEOUT, socketTimeout);
   }
 
   static void sleep(Duration duration) {

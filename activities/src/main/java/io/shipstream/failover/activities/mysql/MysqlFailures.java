@@ -1,13 +1,14 @@
 package io.shipstream.failover.activities.mysql;
 
+import io.shipstream.failover.mysql.CredentialsUnavailableException;
+import io.shipstream.failover.mysql.GtidWaitTimeoutException;
+import io.shipstream.failover.mysql.IncomparableGtidSetsException;
+import io.shipstream.failover.mysql.MysqlException;
+import io.shipstream.failover.mysql.ReplicationFailedException;
+import io.shipstream.failover.mysql.ReplicationNotConnectedException;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
-import java.sql.SQLException;
-import java.sql.SQLNonTransientConnectionException;
-import java.sql.SQLTimeoutException;
-import java.sql.SQLTransientConnectionException;
-import java.util.Set;
 
 /**
  * The failure types the MySQL activities throw, so a workflow can tell them apart; the words are
@@ -30,41 +31,44 @@ public final class MysqlFailures {
   /** The server answered with an error to a statement: retryable. */
   public static final String MYSQL_ERROR = FailureTypes.MYSQL_ERROR;
 
-  /** Client-side codes for a lost or refused connection, and ER_CON_COUNT_ERROR (too many connections). */
-  private static final Set<Integer> CONNECTION_ERRORS = Set.of(1040, 1152, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013);
-
   private MysqlFailures() {}
 
-  /** Whether the error says the server could not be reached or the connection broke. */
-  static boolean isConnectionProblem(SQLException e) {
-    String state = e.getSQLState();
-    return e instanceof SQLNonTransientConnectionException
-        || e instanceof SQLTransientConnectionException
-        || e instanceof SQLTimeoutException
-        || (state != null && state.startsWith("08"))
-        || CONNECTION_ERRORS.contains(e.getErrorCode());
-  }
-
   /** Unreachable (retryable) for connection problems, otherwise MysqlError (retryable). */
-  static ApplicationFailure of(String action, MysqlTarget target, SQLException e) {
-    if (isConnectionProblem(e)) {
+  static ApplicationFailure of(String action, MysqlTarget target, MysqlException e) {
+    if (e.connectionProblem()) {
       return unreachable(action, target, e);
     }
     return ApplicationFailure.newFailureWithCause(
-        action + " on " + target + " failed: " + describe(e), MYSQL_ERROR, e);
+        action + " on " + target + " failed: " + e.describe(), MYSQL_ERROR, e);
   }
 
-  static ApplicationFailure unreachable(String action, MysqlTarget target, SQLException e) {
+  static ApplicationFailure unreachable(String action, MysqlTarget target, MysqlException e) {
     return ApplicationFailure.newFailureWithCause(
-        action + ": cannot reach " + target + ": " + describe(e), UNREACHABLE, e);
+        action + ": cannot reach " + target + ": " + e.describe(), UNREACHABLE, e);
+  }
+
+  /** LagTimeout, not retryable, with the number of transactions still missing as its detail. */
+  static ApplicationFailure lagTimeout(GtidWaitTimeoutException e) {
+    return ApplicationFailure.newNonRetryableFailure(e.getMessage(), LAG_TIMEOUT, e.missing());
+  }
+
+  /** ReplicationFailed, not retryable: a thread stopped by an error does not recover by itself. */
+  static ApplicationFailure replicationFailed(ReplicationFailedException e) {
+    return ApplicationFailure.newNonRetryableFailure(e.getMessage(), REPLICATION_FAILED);
+  }
+
+  /** Unreachable, retryable: the source may be coming up. */
+  static ApplicationFailure notConnected(ReplicationNotConnectedException e) {
+    return ApplicationFailure.newFailure(e.getMessage(), UNREACHABLE);
+  }
+
+  /** InvalidGtidSet, not retryable: a set of the other flavor is the caller's mistake. */
+  static ApplicationFailure invalidGtidSet(IncomparableGtidSetsException e) {
+    return ApplicationFailure.newNonRetryableFailureWithCause(e.getMessage(), INVALID_GTID_SET, e.getCause());
   }
 
   static ApplicationFailure credentials(MysqlTarget target, CredentialsUnavailableException e) {
     return ApplicationFailure.newFailureWithCause(
         "no credentials for " + target + ": " + e.getMessage(), CREDENTIALS_UNAVAILABLE, e);
-  }
-
-  static String describe(SQLException e) {
-    return e.getErrorCode() == 0 ? e.getMessage() : "error " + e.getErrorCode() + ": " + e.getMessage();
   }
 }

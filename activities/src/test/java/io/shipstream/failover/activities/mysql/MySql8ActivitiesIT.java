@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.gtid.GtidSet;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
+import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.MysqlConnections;
+import io.shipstream.failover.mysql.StaticCredentialsProvider;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;

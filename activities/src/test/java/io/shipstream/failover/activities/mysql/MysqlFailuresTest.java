@@ -3,9 +3,9 @@ package io.shipstream.failover.activities.mysql;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.temporal.failure.ApplicationFailure;
-import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLSyntaxErrorException;
 import org.junit.jupiter.api.Test;
@@ -17,7 +17,8 @@ class MysqlFailuresTest {
   @Test
   void aLostConnectionIsUnreachableAndRetryable() {
     ApplicationFailure failure =
-        MysqlFailures.of("fence", TARGET, new SQLNonTransientConnectionException("Socket fail to connect", "08000"));
+        MysqlFailures.of("fence", TARGET,
+            new MysqlException(new SQLNonTransientConnectionException("Socket fail to connect", "08000")));
 
     assertThat(failure.getType()).isEqualTo("Unreachable");
     assertThat(failure.isNonRetryable()).isFalse();
@@ -27,21 +28,10 @@ class MysqlFailuresTest {
   @Test
   void aServerErrorIsAMysqlErrorWithItsCode() {
     ApplicationFailure failure =
-        MysqlFailures.of("fence", TARGET, new SQLSyntaxErrorException("Access denied; you need the SUPER privilege", "42000", 1227));
+        MysqlFailures.of("fence", TARGET,
+            new MysqlException(new SQLSyntaxErrorException("Access denied; you need the SUPER privilege", "42000", 1227)));
 
     assertThat(failure.getType()).isEqualTo("MysqlError");
     assertThat(failure.getOriginalMessage()).contains("error 1227", "SUPER");
-  }
-
-  @Test
-  void serverGoneAwayCountsAsAConnectionProblem() {
-    assertThat(MysqlFailures.isConnectionProblem(new SQLException("MySQL server has gone away", "HY000", 2006))).isTrue();
-    assertThat(MysqlFailures.isConnectionProblem(new SQLException("Duplicate entry", "23000", 1062))).isFalse();
-  }
-
-  @Test
-  void theFlavorComesFromTheVersionString() {
-    assertThat(SqlDialect.forVersion("10.11.19-MariaDB-0+deb12u1-log").flavor()).isEqualTo("MariaDB");
-    assertThat(SqlDialect.forVersion("8.4.3").flavor()).isEqualTo("MySQL");
   }
 }

@@ -185,18 +185,4 @@ class OldPrimaryRecoveryTest {
 
     assertThat(done).isEmpty();
   }
-
-  @Test
-  void theRejoinStatementsPositionAMariaDbServerAfterItsNewestGtidOfEveryDomain() {
-    SecretLogins.Login repl = new SecretLogins.Login("repl", "it's");
-
-    List<String> maria = JdbcRejoin.statements(false, "10.0.0.2", 3306, repl, "0-1-10,0-2-7,1-1-3");
-    List<String> mysql = JdbcRejoin.statements(true, "10.0.0.2", 3306, repl, "uuid:1-10");
-
-    assertThat(maria).containsExactly("STOP SLAVE", "SET GLOBAL gtid_slave_pos = '0-1-10,1-1-3'",
-        "CHANGE MASTER TO MASTER_HOST='10.0.0.2', MASTER_PORT=3306, MASTER_USER='repl', MASTER_PASSWORD='it''s', "
-            + "MASTER_USE_GTID=slave_pos", "START SLAVE");
-    assertThat(mysql).containsExactly("STOP REPLICA", "CHANGE REPLICATION SOURCE TO SOURCE_HOST='10.0.0.2', "
-        + "SOURCE_PORT=3306, SOURCE_USER='repl', SOURCE_PASSWORD='it''s', SOURCE_AUTO_POSITION=1", "START REPLICA");
-  }
 }

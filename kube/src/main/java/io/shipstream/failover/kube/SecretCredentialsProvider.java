@@ -1,0 +1,92 @@
+package io.shipstream.failover.kube;
+
+import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.CredentialsProvider;
+import io.shipstream.failover.mysql.CredentialsUnavailableException;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads the logins from a Secret in the group's namespace: keys {@code username} and {@code
+ * password}, and optionally {@code replicationUsername} / {@code replicationPassword} (default: the
+ * same account). Values are kept for a short while, because a failover calls several activities in
+ * a row and the watcher polls every site of a group every {@code pollInterval}, and the Secret does
+ * not change between them; a rotated password is picked up after the TTL. The one reader of the
+ * group's Secret: the worker's activities and the watcher's topology monitor share it.
+ */
+public final class SecretCredentialsProvider implements CredentialsProvider {
+  public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
+
+  private final KubernetesClient client;
+  private final Clock clock;
+  private final Duration ttl;
+  private final Map<String, Cached> cache = new ConcurrentHashMap<>();
+
+  private record Cached(Credentials credentials, Instant expires) {}
+
+  public SecretCredentialsProvider(KubernetesClient client, Clock clock) {
+    this(client, clock, DEFAULT_TTL);
+  }
+
+  public SecretCredentialsProvider(KubernetesClient client, Clock clock, Duration ttl) {
+    this.client = client;
+    this.clock = clock;
+    this.ttl = ttl;
+  }
+
+  @Override
+  public Credentials credentials(GroupRef group, String secretName) {
+    if (secretName == null || secretName.isBlank()) {
+      throw new CredentialsUnavailableException("group " + group + " names no credentials Secret");
+    }
+    String key = group.namespace() + "/" + secretName;
+    Instant now = clock.instant();
+    Cached cached = cache.get(key);
+    if (cached != null && now.isBefore(cached.expires())) {
+      return cached.credentials();
+    }
+    Credentials credentials = read(group.namespace(), secretName);
+    cache.put(key, new Cached(credentials, now.plus(ttl)));
+    return credentials;
+  }
+
+  private Credentials read(String namespace, String name) {
+    Secret secret;
+    try {
+      secret = client.secrets().inNamespace(namespace).withName(name).get();
+    } catch (KubernetesClientException e) {
+      throw new CredentialsUnavailableException(
+          "cannot read Secret " + namespace + "/" + name + ": HTTP " + e.getCode() + " " + e.getMessage(), e);
+    }
+    if (secret == null) {
+      throw new CredentialsUnavailableException("Secret " + namespace + "/" + name + " not found");
+    }
+    String where = "Secret " + namespace + "/" + name;
+    String username = value(secret, "username");
+    String password = value(secret, "password");
+    if (username == null || password == null) {
+      throw new CredentialsUnavailableException(where + " lacks the key " + (username == null ? "username" : "password"));
+    }
+    return new Credentials(username, password, value(secret, "replicationUsername"), value(secret, "replicationPassword"));
+  }
+
+  /** A key from {@code data} (base64, what the API server returns) or, failing that, {@code stringData}. */
+  private static String value(Secret secret, String key) {
+    if (secret.getData() != null && secret.getData().get(key) != null) {
+      return new String(Base64.getDecoder().decode(secret.getData().get(key).strip()), StandardCharsets.UTF_8);
+    }
+    if (secret.getStringData() != null) {
+      return secret.getStringData().get(key);
+    }
+    return null;
+  }
+}

@@ -1,0 +1,177 @@
+package io.shipstream.failover.mysql;
+
+import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.model.gtid.MariaDbGtidSet;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * MariaDB (10.5 and later). read_only binds every account without READ_ONLY ADMIN (SUPER before
+ * 10.11), which the operator's account has and applications must not. With log_slave_updates,
+ * gtid_binlog_pos holds every transaction the server has executed, replicated or its own.
+ */
+final class MariaDbDialect implements SqlDialect {
+  static final MariaDbDialect INSTANCE = new MariaDbDialect();
+
+  private MariaDbDialect() {}
+
+  @Override
+  public String flavor() {
+    return "MariaDB";
+  }
+
+  @Override
+  public ReadOnlyOrigin readOnlyOrigin(MysqlSession session) throws MysqlException {
+    Map<String, String> row = session.queryFirstRow("SELECT @@global.read_only AS read_only, (SELECT GLOBAL_VALUE_ORIGIN "
+        + "FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'READ_ONLY') AS origin").orElseThrow();
+    return ReadOnlyOrigin.classify(MysqlSession.flag(row.get("read_only")), List.of(nullToEmpty(row.get("origin"))));
+  }
+
+  /**
+   * gtid_binlog_state, not gtid_binlog_pos. The position keeps only the newest GTID of each domain,
+   * so once a new primary has written, an old primary's last GTID (same domain, its own server id)
+   * no longer appears in it and looks divergent; the state keeps the newest GTID of every server
+   * id, which is what the writer-aware comparison (GtidHistory) needs.
+   */
+  @Override
+  public String probeQuery() {
+    return "SELECT @@read_only AS read_only, 0 AS super_read_only, @@global.gtid_binlog_state AS gtid,"
+        + " @@server_id AS server_id";
+  }
+
+  @Override
+  public boolean hasReplicationChannel(MysqlSession session) throws MysqlException {
+    return !session.queryRows("SHOW ALL SLAVES STATUS").isEmpty();
+  }
+
+  @Override
+  public void fence(MysqlSession session) throws MysqlException {
+    session.execute("SET GLOBAL read_only = 1");
+  }
+
+  @Override
+  public void clearReadOnly(MysqlSession session) throws MysqlException {
+    session.execute("SET GLOBAL read_only = 0");
+  }
+
+  @Override
+  public boolean writable(MysqlSession session) throws MysqlException {
+    return !session.queryFlag("SELECT @@global.read_only");
+  }
+
+  @Override
+  public String executedGtidSet(MysqlSession session) throws MysqlException {
+    return nullToEmpty(session.queryString("SELECT @@global.gtid_binlog_pos"));
+  }
+
+  /**
+   * The binlog position and the slave position together: the same thing with log_slave_updates,
+   * but a replica without it only advances gtid_slave_pos.
+   */
+  @Override
+  public GtidSet appliedGtidSet(MysqlSession session) throws MysqlException {
+    return positions(session);
+  }
+
+  private static MariaDbGtidSet positions(MysqlSession session) throws MysqlException {
+    String binlog = nullToEmpty(session.queryString("SELECT @@global.gtid_binlog_pos"));
+    String slave = nullToEmpty(session.queryString("SELECT @@global.gtid_slave_pos"));
+    String both = binlog.isEmpty() ? slave : slave.isEmpty() ? binlog : binlog + "," + slave;
+    return MariaDbGtidSet.parse(both);
+  }
+
+  /** MASTER_GTID_WAIT takes one GTID per domain: the newest of each. */
+  @Override
+  public boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException {
+    if (wanted.isEmpty()) {
+      return true;
+    }
+    MariaDbGtidSet position = ((MariaDbGtidSet) wanted).perDomainMax();
+    String seconds = String.format(Locale.ROOT, "%.3f", Math.max(0.01, timeout.toMillis() / 1000.0));
+    return "0".equals(session.queryString("SELECT MASTER_GTID_WAIT(?, " + seconds + ")", position.toString()));
+  }
+
+  @Override
+  public Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException {
+    Optional<Map<String, String>> row = session.queryFirstRow("SHOW SLAVE STATUS");
+    return row.map(
+        r ->
+            new ReplicaStatus(
+                r.get("Slave_IO_Running"),
+                "Yes".equalsIgnoreCase(r.get("Slave_SQL_Running")),
+                r.get("Master_Host"),
+                ReplicaStatus.parseInt(r.get("Master_Port")),
+                nullToEmpty(r.get("Gtid_IO_Pos")),
+                ReplicaStatus.parseLong(r.get("Seconds_Behind_Master")),
+                r.get("Last_IO_Error"),
+                r.get("Last_SQL_Error"),
+                r.get("Relay_Log_File"),
+                ReplicaStatus.parseLong(r.get("Relay_Log_Pos")),
+                ReplicaStatus.sourceId(r.get("Master_Server_Id"))));
+  }
+
+  /**
+   * With GTID positioning, MariaDB throws the relay log away when a replication thread starts while
+   * both are stopped, and starts over from gtid_slave_pos: fine when the source can send it all
+   * again, a loss when the source is dead. So when the IO thread is stopped too, the channel is
+   * switched to file positioning at the SQL thread's relay log position first (CHANGE MASTER keeps
+   * the relay log when given RELAY_LOG_FILE/POS). Promotion resets the channel right after, so the
+   * switch does not outlive it.
+   */
+  @Override
+  public void applyRelayLog(MysqlSession session, ReplicaStatus status) throws MysqlException {
+    if (!status.ioActive() && status.relayLogFile() != null && status.relayLogPos() != null) {
+      session.execute(
+          "CHANGE MASTER TO MASTER_USE_GTID = no, RELAY_LOG_FILE = ?, RELAY_LOG_POS = " + status.relayLogPos(),
+          status.relayLogFile());
+    }
+    session.execute("START SLAVE SQL_THREAD");
+  }
+
+  @Override
+  public void stopReplica(MysqlSession session) throws MysqlException {
+    session.execute("STOP SLAVE");
+  }
+
+  @Override
+  public void stopIoThread(MysqlSession session) throws MysqlException {
+    session.execute("STOP SLAVE IO_THREAD");
+  }
+
+  @Override
+  public boolean logsReplicaUpdates(MysqlSession session) throws MysqlException {
+    return session.queryFlag("SELECT @@global.log_bin") && session.queryFlag("SELECT @@global.log_slave_updates");
+  }
+
+  @Override
+  public void resetReplicaAll(MysqlSession session) throws MysqlException {
+    session.execute("RESET SLAVE ALL");
+  }
+
+  /**
+   * A former primary has its own transactions in gtid_binlog_pos but an old gtid_slave_pos, and
+   * MASTER_USE_GTID=slave_pos would ask the new source to replay them. So the slave position is
+   * first moved to the newest GTID the server has in each domain. It must be one GTID per domain:
+   * gtid_binlog_pos lists one per domain and server id, which gtid_slave_pos refuses.
+   */
+  @Override
+  public void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException {
+    session.execute("SET GLOBAL gtid_slave_pos = ?", positions(session).perDomainMax().toString());
+    session.execute(
+        "CHANGE MASTER TO MASTER_HOST = ?, MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?,"
+            + " MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 2",
+        host, port, user, password);
+  }
+
+  @Override
+  public void startReplica(MysqlSession session) throws MysqlException {
+    session.execute("START SLAVE");
+  }
+
+  static String nullToEmpty(String value) {
+    return value == null ? "" : value.strip();
+  }
+}

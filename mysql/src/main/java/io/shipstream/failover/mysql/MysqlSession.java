@@ -1,0 +1,187 @@
+package io.shipstream.failover.mysql;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * One admin connection to one server, with its flavor detected from its version (a
+ * MariaDB version string says so; anything else is MySQL). Every statement the project sends to a
+ * server goes through one; the driver's errors leave it as {@link MysqlException}.
+ */
+public final class MysqlSession implements AutoCloseable {
+  private final MysqlConnections connections;
+  private final MysqlAddress address;
+  private final Credentials credentials;
+  private final Connection connection;
+  private final String version;
+  private final SqlDialect dialect;
+  // Whether the connection may serve the next activity: the work finished without an error
+  // (see succeeded()) and set no session variable (see changedSessionState()).
+  private boolean succeeded;
+  private boolean sessionStateChanged;
+
+  private MysqlSession(MysqlConnections connections, MysqlAddress address, Credentials credentials,
+      Connection connection, String version) {
+    this.connections = connections;
+    this.address = address;
+    this.credentials = credentials;
+    this.connection = connection;
+    this.version = version;
+    this.dialect = SqlDialect.forVersion(version);
+  }
+
+  public static MysqlSession open(MysqlConnections connections, MysqlAddress address, Credentials credentials,
+      Timeouts timeouts) throws MysqlException {
+    Connection connection;
+    try {
+      connection = connections.open(address, credentials, timeouts);
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+    try {
+      // The server's version string as its handshake sent it, the same text SELECT VERSION()
+      // returns, without the round trip: a server across a WAN link costs one per statement.
+      String version = connection.getMetaData().getDatabaseProductVersion();
+      return new MysqlSession(connections, address, credentials, connection, version);
+    } catch (SQLException e) {
+      MysqlConnections.closeQuietly(connection);
+      throw new MysqlException(e);
+    } catch (RuntimeException e) {
+      MysqlConnections.closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  /** The server, named as the caller named it: for log lines and messages. */
+  public MysqlAddress address() {
+    return address;
+  }
+
+  public Credentials credentials() {
+    return credentials;
+  }
+
+  public String version() {
+    return version;
+  }
+
+  public SqlDialect dialect() {
+    return dialect;
+  }
+
+  public void execute(String sql) throws MysqlException {
+    try (Statement statement = connection.createStatement()) {
+      statement.execute(sql);
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+  }
+
+  /**
+   * Runs a statement with {@code ?} placeholders. The connection prepares client-side (see {@link
+   * MysqlConnections}), so the driver inlines each value as a correctly escaped literal: this works
+   * for statements the server cannot prepare, such as CHANGE MASTER, and keeps passwords and host
+   * names from breaking the SQL.
+   */
+  public void execute(String sql, Object... parameters) throws MysqlException {
+    try (PreparedStatement statement = prepare(sql, parameters)) {
+      statement.execute();
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+  }
+
+  /** Like {@link #execute(String, Object...)} for a query; the first column of the first row. */
+  public String queryString(String sql, Object... parameters) throws MysqlException {
+    try (PreparedStatement statement = prepare(sql, parameters);
+        ResultSet rows = statement.executeQuery()) {
+      return rows.next() ? rows.getString(1) : null;
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+  }
+
+  private PreparedStatement prepare(String sql, Object... parameters) throws SQLException {
+    PreparedStatement statement = connection.prepareStatement(sql);
+    try {
+      for (int i = 0; i < parameters.length; i++) {
+        statement.setObject(i + 1, parameters[i]);
+      }
+      return statement;
+    } catch (SQLException | RuntimeException e) {
+      statement.close();
+      throw e;
+    }
+  }
+
+  /** The first column of the first row, or null when there is no row. */
+  public String queryString(String sql) throws MysqlException {
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      return rows.next() ? rows.getString(1) : null;
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+  }
+
+  public boolean queryFlag(String sql) throws MysqlException {
+    return flag(queryString(sql));
+  }
+
+  /** A server's boolean as text: anything but null, 0 and OFF is on. */
+  static boolean flag(String value) {
+    return value != null && !"0".equals(value) && !"OFF".equalsIgnoreCase(value);
+  }
+
+  /** Every row as column label to string value, for statements like SHOW ... STATUS. */
+  public List<Map<String, String>> queryRows(String sql) throws MysqlException {
+    List<Map<String, String>> out = new ArrayList<>();
+    try (Statement statement = connection.createStatement();
+        ResultSet rows = statement.executeQuery(sql)) {
+      ResultSetMetaData meta = rows.getMetaData();
+      while (rows.next()) {
+        Map<String, String> row = new LinkedHashMap<>();
+        for (int i = 1; i <= meta.getColumnCount(); i++) {
+          row.put(meta.getColumnLabel(i), rows.getString(i));
+        }
+        out.add(row);
+      }
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+    return out;
+  }
+
+  public Optional<Map<String, String>> queryFirstRow(String sql) throws MysqlException {
+    List<Map<String, String>> rows = queryRows(sql);
+    return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+  }
+
+  /** The work is done and nothing failed: the connection may be kept for the next activity. */
+  public void succeeded() {
+    succeeded = true;
+  }
+
+  /** A session variable was set: the connection is closed after this session, never reused. */
+  public void changedSessionState() {
+    sessionStateChanged = true;
+  }
+
+  @Override
+  public void close() {
+    if (succeeded && !sessionStateChanged) {
+      connections.release(address, credentials, connection);
+      return;
+    }
+    MysqlConnections.closeQuietly(connection);
+  }
+}

@@ -1,0 +1,70 @@
+package io.shipstream.failover.mysql;
+
+import io.shipstream.failover.model.gtid.GtidSet;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The first half of a promotion: apply everything the replica has already received before it
+ * stops being a replica. Transactions in the relay log were committed on the old primary and may
+ * have been acknowledged to clients; dropping them would lose writes that are sitting right here.
+ */
+public final class RelayLogDrain {
+  private static final Logger LOG = LoggerFactory.getLogger(RelayLogDrain.class);
+
+  private final MysqlSession session;
+  private final Clock clock;
+  private final Consumer<Object> beat;
+
+  /** {@code beat}: told what is applied so far while the drain waits, as an activity heartbeats. */
+  public RelayLogDrain(MysqlSession session, Clock clock, Consumer<Object> beat) {
+    this.session = session;
+    this.clock = clock;
+    this.beat = beat;
+  }
+
+  /**
+   * Applies the transactions received so far: (re)starts a stopped SQL thread and waits until
+   * they are applied, the SQL thread fails, or the deadline passes. Never throws for the last two:
+   * promotion goes on, and what was not applied shows in the returned executed set. The IO thread
+   * is left alone (MariaDB would discard the relay log if both threads stopped); anything it
+   * receives meanwhile is applied or not, and the caller stops it right after.
+   *
+   * @return the executed GTID set after draining
+   */
+  public String drain(ReplicaStatus status, Instant deadline) throws MysqlException {
+    SqlDialect dialect = session.dialect();
+    GtidSet received = GtidSet.parse(status.receivedGtidSet());
+    GtidSet applied = dialect.appliedGtidSet(session);
+    if (GtidWait.contains(applied, received)) {
+      return dialect.executedGtidSet(session);
+    }
+    if (!status.sqlRunning()) {
+      LOG.info("{}: SQL thread stopped with {} received transaction(s) unapplied; starting it",
+          session.address(), received.subtract(applied).count());
+      dialect.applyRelayLog(session, status);
+    }
+    while (!GtidWait.contains(applied, received)) {
+      beat.accept(applied.toString());
+      Duration left = Duration.between(clock.instant(), deadline);
+      if (left.isNegative() || left.isZero()) {
+        LOG.warn("{}: relay log not fully applied by {}: {} received transaction(s) left out",
+            session.address(), deadline, received.subtract(applied).count());
+        break;
+      }
+      ReplicaStatus now = dialect.replicaStatus(session).orElse(status);
+      if (now.sqlStoppedByError()) {
+        LOG.warn("{}: SQL thread stopped with an error while draining ({} transaction(s) left out): {}",
+            session.address(), received.subtract(applied).count(), now.lastSqlError());
+        break;
+      }
+      dialect.waitForGtidSet(session, received, GtidWait.slice(left));
+      applied = dialect.appliedGtidSet(session);
+    }
+    return dialect.executedGtidSet(session);
+  }
+}

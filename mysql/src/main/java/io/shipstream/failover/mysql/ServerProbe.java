@@ -1,0 +1,31 @@
+package io.shipstream.failover.mysql;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the watcher's topology monitor asks a server at every poll, in two round trips: whether it
+ * is writable, its executed GTID set, its identity, and its replication threads. Read-only.
+ *
+ * @param gtidExecuted every transaction executed (MariaDB: gtid_binlog_state, see {@link SqlDialect#probeQuery})
+ * @param serverId server_id on MariaDB, server_uuid on MySQL: how its replicas name it
+ * @param replicating both replication threads run
+ * @param lag the lag the server reports, only while replicating
+ * @param sourceServerId who it replicates from, once the IO thread has met its source
+ */
+public record ServerProbe(
+    boolean readOnly, String gtidExecuted, String serverId, boolean replicating, Long lag, String sourceServerId) {
+
+  public static ServerProbe read(MysqlSession session) throws MysqlException {
+    SqlDialect dialect = session.dialect();
+    Map<String, String> row = session.queryFirstRow(dialect.probeQuery())
+        .orElseThrow(() -> new MysqlException("the server answered its variables with no row"));
+    boolean readOnly = MysqlSession.flag(row.get("read_only")) || MysqlSession.flag(row.get("super_read_only"));
+    // MySQL prints long sets over several lines.
+    String gtid = row.get("gtid") == null ? null : row.get("gtid").replace("\n", "");
+    Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
+    boolean running = replica.map(r -> r.ioRunning() && r.sqlRunning()).orElse(false);
+    return new ServerProbe(readOnly, gtid, row.get("server_id"), running,
+        running ? replica.get().secondsBehindSource() : null, replica.map(ReplicaStatus::sourceServerId).orElse(null));
+  }
+}

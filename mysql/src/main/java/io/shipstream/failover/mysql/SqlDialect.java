@@ -1,0 +1,90 @@
+package io.shipstream.failover.mysql;
+
+import io.shipstream.failover.model.gtid.GtidSet;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The statements that differ between MariaDB and MySQL 8. The activities say what to do; a dialect
+ * says how on one flavor. Each method is one small step, safe to repeat.
+ */
+public interface SqlDialect {
+
+  static SqlDialect forVersion(String version) {
+    return version != null && version.contains("MariaDB") ? MariaDbDialect.INSTANCE : MySqlDialect.INSTANCE;
+  }
+
+  /** "MariaDB" or "MySQL", as reported in {@code ServerState.flavor}. */
+  String flavor();
+
+  /** Whether applications without SUPER are refused writes. */
+  default boolean readOnly(MysqlSession session) throws MysqlException {
+    return session.queryFlag("SELECT @@global.read_only");
+  }
+
+  /**
+   * Where the read-only variables' values came from, to tell a server that started read-only from
+   * one that somebody fenced since (see {@link ReadOnlyOrigin}).
+   */
+  ReadOnlyOrigin readOnlyOrigin(MysqlSession session) throws MysqlException;
+
+  /**
+   * One row for {@link ServerProbe}: {@code read_only}, {@code super_read_only} (0 where there is
+   * none), {@code gtid} (every transaction executed, in the form the writer-aware comparison needs)
+   * and {@code server_id} (how replicas name this server as their source).
+   */
+  String probeQuery();
+
+  /** Whether any replication channel is configured, even with its threads stopped: a replica's, never a primary's. */
+  boolean hasReplicationChannel(MysqlSession session) throws MysqlException;
+
+  /** Makes the server refuse writes from every application account. */
+  void fence(MysqlSession session) throws MysqlException;
+
+  /** Lets applications write again. */
+  void clearReadOnly(MysqlSession session) throws MysqlException;
+
+  /** Reads back whether the server now accepts application writes. */
+  boolean writable(MysqlSession session) throws MysqlException;
+
+  /** Every transaction the server has executed, in its own notation, for status and results. */
+  String executedGtidSet(MysqlSession session) throws MysqlException;
+
+  /** The set to compare a wanted GTID set against: everything executed, by any path. */
+  GtidSet appliedGtidSet(MysqlSession session) throws MysqlException;
+
+  /** Blocks for at most {@code timeout} until {@code wanted} is applied; true when it is. */
+  boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException;
+
+  /** The default replication channel's state; empty when the server is not configured as a replica. */
+  Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException;
+
+  /**
+   * Starts the stopped SQL thread so that it applies what the relay log holds, without losing any
+   * of it, whether or not the IO thread runs.
+   */
+  void applyRelayLog(MysqlSession session, ReplicaStatus status) throws MysqlException;
+
+  void stopReplica(MysqlSession session) throws MysqlException;
+
+  /** Stops only the IO thread: nothing more is received, and the SQL thread applies what the relay log holds. */
+  void stopIoThread(MysqlSession session) throws MysqlException;
+
+  /**
+   * Whether the server writes the transactions it replicates to its own binary log, so that another
+   * server can replicate them from it: log_bin and log_slave_updates (log_replica_updates on MySQL).
+   */
+  boolean logsReplicaUpdates(MysqlSession session) throws MysqlException;
+
+  /** Forgets the source entirely, so the server no longer counts as a replica. */
+  void resetReplicaAll(MysqlSession session) throws MysqlException;
+
+  /**
+   * Points the stopped replica at a new source with GTID auto-positioning. The replica asks the
+   * source for everything after what it has already executed, whether it got that by replication
+   * or wrote it itself as a former primary.
+   */
+  void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException;
+
+  void startReplica(MysqlSession session) throws MysqlException;
+}
