@@ -55,6 +55,7 @@ final class AfterPromotion {
     Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom, run.target(plan, plan.source()),
         run.target(plan, plan.target()));
     run.settle(dns, Reason.DnsFlipFailed.name(), "DNS flip to " + plan.target().lbIP() + " failed");
+    run.metrics.dnsFlip(dns.getFailure() == null);
     run.settle(taints, "TaintUpdateFailed", "node taints not updated");
     run.settle(rejoin, "RejoinFailed", "old primary " + plan.source().name() + " not re-pointed at "
         + plan.target().name() + "; it stays read-only");

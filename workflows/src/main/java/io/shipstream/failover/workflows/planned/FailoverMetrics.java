@@ -11,7 +11,8 @@ import java.util.Map;
  * registry adds the {@code _total} and {@code _seconds} suffixes (durations are timers because
  * Temporal's Micrometer reporter ignores tally histograms; the worker gives the timers buckets) the metric names are known by:
  * {@code bloodraven_planned_failovers_total}, {@code bloodraven_planned_failover_duration_seconds},
- * {@code bloodraven_planned_failover_lag_wait_seconds}, {@code bloodraven_dragonfly_promotions_total}.
+ * {@code bloodraven_planned_failover_lag_wait_seconds}, {@code bloodraven_dragonfly_promotions_total},
+ * and {@code bloodraven_dns_flips_total{result}}, which the emergency failovers count too.
  */
 final class FailoverMetrics {
   void finished(String targetSite, String result, java.time.Duration took) {
@@ -29,6 +30,11 @@ final class FailoverMetrics {
     Workflow.getMetricsScope().tagged(Map.of("target_site", targetSite))
         .timer("bloodraven_planned_failover_lag_wait")
         .record(Duration.ofNanos(took.toNanos()));
+  }
+
+  /** One per DNS flip of a promoted target, as the emergency workflow counts its own. */
+  void dnsFlip(boolean ok) {
+    Workflow.getMetricsScope().tagged(Map.of("result", ok ? "success" : "failed")).counter("bloodraven_dns_flips").inc(1);
   }
 
   /** One per failover that has the session store enabled: success, failed or skipped. */
