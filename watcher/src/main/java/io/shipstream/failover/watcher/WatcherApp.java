@@ -148,7 +148,8 @@ public final class WatcherApp implements AutoCloseable {
     if (config.topologyMonitor()) {
       Clock clock = Clock.systemUTC();
       SiteProber prober = new SiteProber(new SecretLogins(kube, clock), clock);
-      KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock);
+      KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock)
+          .countingWarnings(topologyMetrics);
       SecretLogins logins = new SecretLogins(kube, clock);
       OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(kube, logins), effects::event);
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
