@@ -9,11 +9,11 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.Verdict;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -23,18 +23,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * appear:
  *
  * <pre>
- * | metric                                              | 1 for                                       |
- * |-----------------------------------------------------|---------------------------------------------|
- * | bloodraven_group_condition{group,condition,status}  | each condition's current status             |
- * |                                                     |   (Ready, Progressing, Degraded; True,      |
- * |                                                     |   False, Unknown until first computed)      |
- * | bloodraven_topology_verdict{group,verdict}          | the matrix's latest verdict (its type name) |
- * | bloodraven_failover_blocked{group,cause}            | while an automatic failover is wanted and   |
- * |                                                     |   blocked for that cause                    |
- * | bloodraven_manual_recovery_required{group,cause}    | failover_stopped: the last failover says    |
- * |                                                     |   "manual recovery required"; divergent_site:|
- * |                                                     |   a site is held read-only as divergent      |
- * | bloodraven_watcher_warnings_total{group,reason}     | (a counter) Warning Events the watcher wrote |
+ * | metric                                             | 1 for                                          |
+ * |----------------------------------------------------|------------------------------------------------|
+ * | bloodraven_group_condition{group,condition,status} | each condition's current status (Ready,        |
+ * |                                                    |   Progressing, Degraded; True, False, Unknown  |
+ * |                                                    |   until first computed)                        |
+ * | bloodraven_topology_verdict{group,verdict}         | the matrix's latest verdict (its type name)    |
+ * | bloodraven_failover_blocked{group,cause}           | while an automatic failover is wanted and      |
+ * |                                                    |   blocked for that cause                       |
+ * | bloodraven_manual_recovery_required{group,cause}   | failover_stopped: the latest failover says     |
+ * |                                                    |   "manual recovery required"; divergent_site:  |
+ * |                                                    |   a site is held read-only as divergent        |
+ * | bloodraven_watcher_warnings_total{group,reason}    | (a counter) Warning Events the watcher wrote   |
  * </pre>
  *
  * <p>A group's meters go when it stops being watched, also when this replica stops leading: only
@@ -60,7 +60,8 @@ final class GroupStateMetrics {
     final AtomicReference<String> verdict = new AtomicReference<>("");
     final AtomicReference<String> blocked = new AtomicReference<>("");
     final Map<String, AtomicReference<Boolean>> recovery = new ConcurrentHashMap<>();
-    final List<Meter> meters = new ArrayList<>();
+    // Warnings add to it from whichever thread writes the Event.
+    final List<Meter> meters = new CopyOnWriteArrayList<>();
   }
 
   private final Map<GroupRef, Group> groups = new ConcurrentHashMap<>();
