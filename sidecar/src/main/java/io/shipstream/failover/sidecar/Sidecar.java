@@ -85,7 +85,8 @@ public final class Sidecar implements AutoCloseable {
     ExecutorService httpThreads = Executors.newFixedThreadPool(4, threads(name + "-http"));
     ExtraTicks extraTicks = new ExtraTicks(scheduler, clock);
     try {
-      SidecarMetrics metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
+      SidecarMetrics metrics = new SidecarMetrics(config.namespace() + "/" + config.group(), config.site(),
+          config.watcherUrl(), config.peerUrls());
       FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, process,
           metrics);
       extraTicks.attach(loop);

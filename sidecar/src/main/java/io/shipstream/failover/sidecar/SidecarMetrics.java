@@ -14,7 +14,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The sidecar's Prometheus metrics: {@code bloodraven_sidecar_fences_total{rule}} (boot, rule1,
  * rule2) and {@code bloodraven_sidecar_last_contact_timestamp_seconds{kind,endpoint}} for the
- * watcher and each peer, 0 until the first contact. Endpoints are named host:port only.
+ * watcher and each peer, 0 until the first contact. Endpoints are named host:port only. Every
+ * series carries the sidecar's {@code group} (namespace/name, as the watcher's metrics name it)
+ * and {@code site}, so an alert on a fence says which server was fenced wherever it is scraped.
  */
 final class SidecarMetrics {
   /** The fence rules, and "stop": a hung server whose process the sidecar killed. */
@@ -25,6 +27,14 @@ final class SidecarMetrics {
   private final Map<URI, AtomicReference<Instant>> contacts = new ConcurrentHashMap<>();
 
   SidecarMetrics(URI watcher, List<URI> peers) {
+    this(null, null, watcher, peers);
+  }
+
+  /** @param group namespace/name; null (with {@code site}) leaves both labels out */
+  SidecarMetrics(String group, String site, URI watcher, List<URI> peers) {
+    if (group != null && site != null) {
+      registry.config().commonTags("group", group, "site", site);
+    }
     for (String rule : RULES) {
       fences.put(rule, Counter.builder("bloodraven.sidecar.fences")
           .description("MySQL fences by this sidecar, by the rule that fenced")

@@ -340,11 +340,13 @@ class SidecarFencingIT {
 
   /** The fence counter as Prometheus scrapes it from the sidecar. */
   private double fences(int port, String rule) throws IOException, InterruptedException {
-    String prefix = "bloodraven_sidecar_fences_total{rule=\"" + rule + "\"} ";
+    // The series also carry the sidecar's group and site.
+    String prefix = "bloodraven_sidecar_fences_total{";
+    String label = "rule=\"" + rule + "\"";
     String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics")).build(),
         HttpResponse.BodyHandlers.ofString()).body();
-    return body.lines().filter(line -> line.startsWith(prefix))
-        .mapToDouble(line -> Double.parseDouble(line.substring(prefix.length())))
+    return body.lines().filter(line -> line.startsWith(prefix) && line.contains(label))
+        .mapToDouble(line -> Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no " + prefix + " in\n" + body));
   }

@@ -78,10 +78,11 @@ class SidecarHttpTest {
     HttpResponse<String> metrics = get("/metrics", null);
     assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
     assertThat(metrics.body()).contains(
-        "bloodraven_sidecar_fences_total{rule=\"boot\"} 0.0",
-        "bloodraven_sidecar_fences_total{rule=\"rule1\"} 0.0",
-        "bloodraven_sidecar_fences_total{rule=\"rule2\"} 0.0",
-        "bloodraven_sidecar_last_contact_timestamp_seconds{endpoint=\"127.0.0.1:" + watcher.port() + "\",kind=\"watcher\"}");
+        "bloodraven_sidecar_fences_total{group=\"shop/orders\",rule=\"boot\",site=\"iad\"} 0.0",
+        "bloodraven_sidecar_fences_total{group=\"shop/orders\",rule=\"rule1\",site=\"iad\"} 0.0",
+        "bloodraven_sidecar_fences_total{group=\"shop/orders\",rule=\"rule2\",site=\"iad\"} 0.0",
+        "bloodraven_sidecar_last_contact_timestamp_seconds{endpoint=\"127.0.0.1:" + watcher.port()
+            + "\",group=\"shop/orders\",kind=\"watcher\",site=\"iad\"}");
   }
 
   @Test

@@ -149,7 +149,8 @@ public final class WatcherApp implements AutoCloseable {
       Clock clock = Clock.systemUTC();
       SecretCredentialsProvider logins = new SecretCredentialsProvider(kube, clock);
       SiteProber prober = new SiteProber(logins, clock);
-      KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock);
+      KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock)
+          .countingWarnings(topologyMetrics);
       OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event);
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
       StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);

@@ -4,12 +4,14 @@ import com.uber.m3.tally.RootScopeBuilder;
 import com.uber.m3.tally.Scope;
 import com.uber.m3.tally.ScopeCloseException;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shipstream.failover.runtime.ProcessMetrics;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,11 +39,42 @@ final class WorkerMetrics implements AutoCloseable {
   }
 
   static WorkerMetrics start(Duration reportInterval) {
-    ProcessMetrics process = ProcessMetrics.create(failoverTimersAsHistograms());
+    ProcessMetrics process = ProcessMetrics.create(describeFailoverMeters(), failoverTimersAsHistograms());
     Scope scope = new RootScopeBuilder()
         .reporter(new HistogramReportingStatsReporter(process.registry()))
         .reportEvery(com.uber.m3.util.Duration.ofMillis(reportInterval.toMillis()));
     return new WorkerMetrics(process, scope);
+  }
+
+  /**
+   * The help text of the workflows' meters. Temporal's reporter registers a meter with its name and
+   * tags only, and a Prometheus family without HELP is what {@code promtool check metrics} flags
+   * (AlertRulesTest runs it on this scrape).
+   */
+  static final Map<String, String> FAILOVER_METER_HELP = Map.of(
+      "bloodraven_planned_failovers", "Planned failovers that ended, by target site and result (success, rejected,"
+          + " failed_timeout, failed_other)",
+      "bloodraven_planned_failover_duration", "Time from the request to Succeeded of the successful planned failovers",
+      "bloodraven_planned_failover_lag_wait", "Time planned failovers spent in WaitingForLag, the source fenced",
+      "bloodraven_failovers", "Emergency (automatic) failovers that ended, by target site and result (success,"
+          + " rejected, cancelled, failed_other)",
+      "bloodraven_failover_duration", "Time from the start to Succeeded of the successful emergency failovers",
+      "bloodraven_dns_flips", "DNS flips of a group's hostname to a new primary, planned and emergency, by result",
+      "bloodraven_taint_operations", "Node taint updates of emergency failovers, by result",
+      "bloodraven_dragonfly_promotions", "Session-store promotions of planned failovers, by result (success, failed,"
+          + " skipped)");
+
+  static MeterFilter describeFailoverMeters() {
+    return new MeterFilter() {
+      @Override
+      public Meter.Id map(Meter.Id id) {
+        if (!id.getName().startsWith("bloodraven_") || id.getDescription() != null) {
+          return id;
+        }
+        String help = FAILOVER_METER_HELP.getOrDefault(id.getName(), "Recorded by the failover workflows");
+        return new Meter.Id(id.getName(), Tags.of(id.getTagsAsIterable()), id.getBaseUnit(), help, id.getType());
+      }
+    };
   }
 
   /**

@@ -34,6 +34,7 @@ public final class KubeEffects implements Reactions.Effects {
   private final SiteConnector sites;
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
+  private volatile TopologyMetrics warnings;
 
   public KubeEffects(KubernetesClient client, FailoverStarter starter, SiteConnector sites,
       Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
@@ -63,8 +64,17 @@ public final class KubeEffects implements Reactions.Effects {
     sites.fence(group, config, spec);
   }
 
+  /** Counts every Warning Event written from now on in {@code metrics}. */
+  public KubeEffects countingWarnings(TopologyMetrics metrics) {
+    this.warnings = metrics;
+    return this;
+  }
+
   @Override
   public void event(GroupRef group, String type, String reason, String message) {
+    if (warnings != null && "Warning".equals(type)) {
+      warnings.warning(group, reason);
+    }
     String uid = latest.apply(group).map(g -> g.getMetadata().getUid()).orElse(null);
     String now = Instant.now(clock).toString();
     client.v1().events().inNamespace(group.namespace()).resource(new EventBuilder()

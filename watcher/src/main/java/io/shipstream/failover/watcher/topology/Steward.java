@@ -155,6 +155,9 @@ public final class Steward {
     List<Condition> previous = status == null || status.conditions() == null ? List.of() : status.conditions();
     Long generation = group.getMetadata().getGeneration();
     List<Condition> next = GroupConditions.compute(facts, previous, clock.instant(), generation);
+    if (metrics != null) {
+      metrics.state().conditions(ref, next);
+    }
     if (GroupConditions.sameExceptTimes(previous, next)) {
       return;
     }

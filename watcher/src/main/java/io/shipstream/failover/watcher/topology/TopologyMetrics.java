@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code bloodraven_replication_lag_seconds{group,site}} (NaN while the site does not replicate) and
  * {@code bloodraven_server_starts_read_only{group,site}} (1 or 0 as the site's sidecar last said, NaN
  * while unknown, so that an alert on {@code == 0} never fires for a site without a sidecar); the
- * group label keeps two groups with a site of the same name apart. A group's meters are removed when it stops being watched.
+ * group label keeps two groups with a site of the same name apart; the group-level gauges are
+ * {@link GroupStateMetrics}'. A group's meters are removed when it stops being watched.
  */
 public final class TopologyMetrics {
   private final MeterRegistry registry;
@@ -36,9 +37,21 @@ public final class TopologyMetrics {
   }
 
   private final Map<SiteKey, SiteMeters> sites = new ConcurrentHashMap<>();
+  private final GroupStateMetrics state;
 
   public TopologyMetrics(MeterRegistry registry) {
     this.registry = registry;
+    this.state = new GroupStateMetrics(registry);
+  }
+
+  /** The group-level gauges (conditions, verdict, blocked causes, manual recovery); see {@link GroupStateMetrics}. */
+  GroupStateMetrics state() {
+    return state;
+  }
+
+  /** Counts a Warning Event the watcher wrote about the group. */
+  public void warning(GroupRef group, String reason) {
+    state.warning(group, reason);
   }
 
   private SiteMeters meters(GroupRef group, String site) {
@@ -90,6 +103,7 @@ public final class TopologyMetrics {
   }
 
   void forget(GroupRef group) {
+    state.forget(group);
     sites.entrySet().removeIf(e -> {
       if (!e.getKey().group().equals(group)) {
         return false;

@@ -176,6 +176,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     MysqlFailoverGroupStatus status = current.get().getStatus();
     Watched w = new Watched(new GroupPolls(ref, config), status == null ? null : status.sites());
     groups.put(ref, w);
+    metrics.state().watch(ref);
     log.info("{}: monitoring {} sites every {}", ref, config.sites().size(), config.pollInterval());
     for (SiteSpec site : config.sites()) {
       schedule(w, site, Duration.ZERO);
@@ -288,6 +289,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         }
       }
       writeSites(w, now);
+      metrics.state().verdict(g.group(), verdict);
+      metrics.state().recovery(g.group(), status);
       if (steward != null && resource.isPresent()) {
         // Just adopted: routing is set at once, not a poll later.
         MysqlFailoverGroupStatus effective = adoption instanceof Adoption.Adopt a ? status.withActiveSite(a.site())
@@ -357,6 +360,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   @Override
   public synchronized void close() {
     List.copyOf(groups.keySet()).forEach(this::stop);
+    metrics.state().forgetAll();
     if (startup != null) {
       startup.close();
     }

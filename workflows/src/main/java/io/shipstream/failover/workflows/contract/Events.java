@@ -81,6 +81,12 @@ public enum Events {
   FAILOVER_BLOCKED(Warning, "FailoverBlocked", "<cause>: <the topology matrix's reason>"),
   NO_PRIMARY_DETECTED(Warning, "NoPrimaryDetected", "<the topology matrix's reason>");
 
+  /**
+   * The words a failed failover's message ends with when its rollback failed and a person must act;
+   * the watcher's {@code bloodraven_manual_recovery_required} series (and its alert) look for them.
+   */
+  public static final String MANUAL_RECOVERY_REQUIRED = "manual recovery required";
+
   private final EventType type;
   private final String reason;
   private final String shape;

@@ -169,7 +169,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
       Optional<String> undoFailed = rollback.undo();
       if (undoFailed.isPresent()) {
         outcome = "; ROLLBACK FAILED (" + undoFailed.get() + "): " + failed
-            + " may stay fenced and unlabelled, manual recovery required";
+            + " may stay fenced and unlabelled, " + Events.MANUAL_RECOVERY_REQUIRED;
       } else {
         outcome = Boolean.TRUE.equals(progress.oldPrimaryFenced)
             ? "; rolled back: " + failed + " unfenced and labelled primary again"

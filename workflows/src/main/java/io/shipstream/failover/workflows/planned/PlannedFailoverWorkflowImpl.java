@@ -124,7 +124,8 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   private PlannedFailoverStatus rollBack(Rollback rollback, FailoverAbort abort) {
     Optional<String> undoFailed = rollback.undo();
     String outcome = undoFailed.isEmpty() ? "; rolled back: source unfenced and labelled primary, no DNS flip"
-        : "; ROLLBACK FAILED (" + undoFailed.get() + "): the source may still be fenced, manual recovery required";
+        : "; ROLLBACK FAILED (" + undoFailed.get() + "): the source may still be fenced, "
+            + Events.MANUAL_RECOVERY_REQUIRED;
     run.fail(abort.reason(), abort.getMessage() + outcome, Events.PLANNED_FAILOVER_FAILED);
     return progress.toPlannedStatus();
   }
@@ -140,7 +141,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     Optional<String> undoFailed = rollback.undo();
     if (undoFailed.isPresent()) {
       run.fail(Reason.ExecuteFailed, message + "; ROLLBACK FAILED (" + undoFailed.get() + "): the source may "
-          + "still be fenced, manual recovery required", Events.PLANNED_FAILOVER_FAILED);
+          + "still be fenced, " + Events.MANUAL_RECOVERY_REQUIRED, Events.PLANNED_FAILOVER_FAILED);
       return progress.toPlannedStatus();
     }
     String source = plan.source().name();

@@ -1,0 +1,194 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.Verdict;
+import io.shipstream.failover.workflows.contract.Events;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * What the leading watcher concludes about each group, as gauges an alert can match directly,
+ * each registered for every value it can take as soon as the group is watched (0 for all but the
+ * current one), so a series exists before the first trouble and an alert never waits for one to
+ * appear:
+ *
+ * <pre>
+ * | metric                                             | 1 for                                          |
+ * |----------------------------------------------------|------------------------------------------------|
+ * | bloodraven_group_condition{group,condition,status} | each condition's current status (Ready,        |
+ * |                                                    |   Progressing, Degraded; True, False, Unknown  |
+ * |                                                    |   until first computed)                        |
+ * | bloodraven_topology_verdict{group,verdict}         | the matrix's latest verdict (its type name)    |
+ * | bloodraven_failover_blocked{group,cause}           | while an automatic failover is wanted and      |
+ * |                                                    |   blocked for that cause                       |
+ * | bloodraven_manual_recovery_required{group,cause}   | failover_stopped: the latest failover says     |
+ * |                                                    |   "manual recovery required"; divergent_site:  |
+ * |                                                    |   a site is held read-only as divergent        |
+ * | bloodraven_watcher_warnings_total{group,reason}    | (a counter) Warning Events the watcher wrote   |
+ * </pre>
+ *
+ * <p>A group's meters go when it stops being watched, also when this replica stops leading: only
+ * the leader's view counts.
+ */
+final class GroupStateMetrics {
+  static final List<String> CONDITIONS = List.of(GroupConditions.READY, GroupConditions.PROGRESSING,
+      GroupConditions.DEGRADED);
+  static final List<String> STATUSES = List.of("True", "False", "Unknown");
+  static final List<String> VERDICTS = List.of("Healthy", "Degraded", "NoPrimary", "TotalLoss", "FenceNonPromotable",
+      "SplitBrain", "Promote", "Blocked");
+  static final List<String> RECOVERY_CAUSES = List.of("failover_stopped", "divergent_site");
+  /** The phrase the failover workflows end a message with when they stop for a human. */
+  static final String MANUAL_RECOVERY = Events.MANUAL_RECOVERY_REQUIRED;
+  /** Warning Events the alerts count, registered at 0 so that an increase is seen from the first one. */
+  static final List<String> WARNINGS = List.of("SplitBrainDetected", "NoPrimaryDetected", "TotalLossDetected",
+      "FailoverBlocked", "EmergencyFailoverStarted", "NonPromotableSiteFenced", "RecoveryBlocked");
+
+  private final MeterRegistry registry;
+
+  private static final class Group {
+    final Map<String, AtomicReference<String>> conditions = new ConcurrentHashMap<>();
+    final AtomicReference<String> verdict = new AtomicReference<>("");
+    final AtomicReference<String> blocked = new AtomicReference<>("");
+    final Map<String, AtomicReference<Boolean>> recovery = new ConcurrentHashMap<>();
+    // Warnings add to it from whichever thread writes the Event.
+    final List<Meter> meters = new CopyOnWriteArrayList<>();
+  }
+
+  private final Map<GroupRef, Group> groups = new ConcurrentHashMap<>();
+
+  GroupStateMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  private Group group(GroupRef ref) {
+    return groups.computeIfAbsent(ref, r -> {
+      Group g = new Group();
+      String name = r.toString();
+      for (String condition : CONDITIONS) {
+        AtomicReference<String> status = new AtomicReference<>("Unknown");
+        g.conditions.put(condition, status);
+        for (String s : STATUSES) {
+          g.meters.add(Gauge.builder("bloodraven_group_condition", status, v -> s.equals(v.get()) ? 1 : 0)
+              .description("1 for the status the watcher computed for the group's condition, else 0")
+              .tags("group", name, "condition", condition, "status", s)
+              .register(registry));
+        }
+      }
+      for (String v : VERDICTS) {
+        g.meters.add(Gauge.builder("bloodraven_topology_verdict", g.verdict, x -> v.equals(x.get()) ? 1 : 0)
+            .description("1 for the cross-site matrix's latest verdict on the group, else 0")
+            .tags("group", name, "verdict", v)
+            .register(registry));
+      }
+      for (Verdict.Cause c : Verdict.Cause.values()) {
+        g.meters.add(Gauge.builder("bloodraven_failover_blocked", g.blocked, x -> c.name().equals(x.get()) ? 1 : 0)
+            .description("1 while an automatic failover is wanted but blocked for this cause, else 0")
+            .tags("group", name, "cause", c.name())
+            .register(registry));
+      }
+      for (String cause : RECOVERY_CAUSES) {
+        AtomicReference<Boolean> on = new AtomicReference<>(false);
+        g.recovery.put(cause, on);
+        g.meters.add(Gauge.builder("bloodraven_manual_recovery_required", on, x -> x.get() ? 1 : 0)
+            .description("1 while the group waits for a human: a failover stopped for manual recovery, or a site"
+                + " held read-only as divergent")
+            .tags("group", name, "cause", cause)
+            .register(registry));
+      }
+      for (String reason : WARNINGS) {
+        g.meters.add(warnings(name, reason));
+      }
+      g.meters.add(Counter.builder("bloodraven_routing_repairs")
+          .description("Role labels, Services, DNSEndpoints and taints the watcher set right between failovers")
+          .tags("group", name)
+          .register(registry));
+      return g;
+    });
+  }
+
+  private Counter warnings(String group, String reason) {
+    return Counter.builder("bloodraven_watcher_warnings")
+        .description("Warning Events the watcher wrote about the group, by reason")
+        .tags("group", group, "reason", reason)
+        .register(registry);
+  }
+
+  /** Registers every meter of a group at its starting value. */
+  void watch(GroupRef ref) {
+    group(ref);
+  }
+
+  void conditions(GroupRef ref, List<Condition> conditions) {
+    Group g = group(ref);
+    for (Condition c : conditions) {
+      AtomicReference<String> status = g.conditions.get(c.getType());
+      if (status != null) {
+        status.set(STATUSES.contains(c.getStatus()) ? c.getStatus() : "Unknown");
+      }
+    }
+  }
+
+  /** The verdict the monitor acted on, or null when the group was not evaluated by the matrix. */
+  void verdict(GroupRef ref, Verdict verdict) {
+    Group g = group(ref);
+    g.verdict.set(verdict == null ? "" : verdict.getClass().getSimpleName());
+    g.blocked.set(verdict instanceof Verdict.Blocked b ? b.cause().name() : "");
+  }
+
+  /** Reads from the status whether the group waits for a human. */
+  void recovery(GroupRef ref, MysqlFailoverGroupStatus status) {
+    Group g = group(ref);
+    g.recovery.get("failover_stopped").set(status != null && lastFailoverStopped(status));
+    g.recovery.get("divergent_site").set(status != null && status.sites() != null
+        && status.sites().stream().anyMatch(s -> s.divergentGtid() != null && !s.divergentGtid().isBlank()));
+  }
+
+  /** Whether the most recent finished failover, planned or emergency, stopped for manual recovery. */
+  static boolean lastFailoverStopped(MysqlFailoverGroupStatus status) {
+    var planned = status.plannedFailover();
+    var emergency = status.emergencyFailover();
+    String plannedEnd = planned == null ? null : planned.completionTime();
+    String emergencyEnd = emergency == null ? null : emergency.completionTime();
+    boolean emergencyLast = emergencyEnd != null && (plannedEnd == null || emergencyEnd.compareTo(plannedEnd) > 0);
+    if (emergencyLast) {
+      return "Failed".equals(emergency.phase()) && mentions(emergency.message());
+    }
+    return planned != null && "Failed".equals(planned.phase()) && mentions(planned.message());
+  }
+
+  private static boolean mentions(String message) {
+    return message != null && message.contains(MANUAL_RECOVERY);
+  }
+
+  void warning(GroupRef ref, String reason) {
+    Group g = group(ref);
+    Counter counter = warnings(ref.toString(), Objects.requireNonNull(reason));
+    if (!g.meters.contains(counter)) {
+      g.meters.add(counter);
+    }
+    counter.increment();
+  }
+
+  /** Forgets every group: this replica stopped leading, and a group with an invalid spec is not polled. */
+  void forgetAll() {
+    List.copyOf(groups.keySet()).forEach(this::forget);
+  }
+
+  void forget(GroupRef ref) {
+    Group g = groups.remove(ref);
+    if (g != null) {
+      g.meters.forEach(registry::remove);
+    }
+  }
+}
