@@ -25,13 +25,7 @@ final class MariaDbCommandLine {
   static List<String> build(Path datadir, int port, Path socket, Path pidFile, Path errorLog, int serverId) {
     List<String> command = new ArrayList<>();
     command.add(Binaries.mariadbd().toString());
-    command.add("--no-defaults");
-    command.add("--user=root");
-    command.add("--datadir=" + datadir);
-    command.add("--port=" + port);
-    command.add("--bind-address=" + MariaDbServer.HOST);
-    command.add("--socket=" + socket);
-    command.add("--pid-file=" + pidFile);
+    addServerBasics(command, datadir.toString(), port, socket.toString(), pidFile.toString());
     command.add("--log-error=" + errorLog);
     command.add("--server-id=" + serverId);
     // Fixed binlog and relay log names, so they do not depend on the host name.
@@ -49,5 +43,19 @@ final class MariaDbCommandLine {
     command.add("--slave-net-timeout=10");
     command.addAll(INNODB_OPTIONS);
     return command;
+  }
+
+  /**
+   * What starts every test server's command line, mariadbd's and mysqld's alike: no option file,
+   * its own datadir, port, socket and pid file, listening on loopback only.
+   */
+  static void addServerBasics(List<String> command, String datadir, int port, String socket, String pidFile) {
+    command.add("--no-defaults");
+    command.add("--user=root");
+    command.add("--datadir=" + datadir);
+    command.add("--port=" + port);
+    command.add("--bind-address=" + MariaDbServer.HOST);
+    command.add("--socket=" + socket);
+    command.add("--pid-file=" + pidFile);
   }
 }

@@ -25,13 +25,7 @@ final class MySqlCommandLine {
     command.add(MySqlRoot.chroot().toString());
     command.add(MySqlRoot.require().toString());
     command.add(MySqlRoot.MYSQLD);
-    command.add("--no-defaults");
-    command.add("--user=root");
-    command.add("--datadir=" + datadir);
-    command.add("--port=" + port);
-    command.add("--bind-address=" + MariaDbServer.HOST);
-    command.add("--socket=" + socket);
-    command.add("--pid-file=" + pidFile);
+    MariaDbCommandLine.addServerBasics(command, datadir, port, socket, pidFile);
     // Without --log-error the error log goes to stderr, which ManagedProcess writes to a file on
     // the host, outside the datadir, so it outlives the server's close.
     command.add("--mysqlx=OFF");
