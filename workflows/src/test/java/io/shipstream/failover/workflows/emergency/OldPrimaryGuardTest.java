@@ -42,32 +42,18 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
 
   @Test
   void theOldPrimarysSidecarConfirmingItIsFencedLetsThePromotionGoOnAtOnce() {
-    sidecar.confirmAfter = Duration.ofMillis(300);
-    sidecar.mysqlState = "READ_ONLY";
+    EmergencyFailoverStatus result = runWithSidecarConfirming(Duration.ofMillis(300), "READ_ONLY",
+        "it answered READ_ONLY while knowing active site pdx");
 
-    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
-
-    assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.oldPrimaryFenced()).isFalse();
     assertThat(sidecar.calls).containsExactly("http://iad.sidecar:8080 iad pdx");
-    assertThat(promotedAt.get()).as("promoted after the sidecar confirmed").isAfterOrEqualTo(sidecar.confirmedAt);
     assertThat(Duration.between(namedAt(), promotedAt.get())).as("no lease wait").isLessThan(Duration.ofMillis(3000));
-    assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes")
-        .contains("it answered READ_ONLY while knowing active site pdx");
     assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseExpired");
   }
 
   @Test
   void aDeadOldPrimaryIsProvedByItsSidecarAndTheEventSaysItWasDeathNotAFence() {
-    sidecar.confirmAfter = Duration.ofMillis(200);
-    sidecar.mysqlState = "STOPPED";
-
-    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
-
-    assertThat(result.phase()).isEqualTo("Succeeded");
-    assertThat(promotedAt.get()).isAfterOrEqualTo(sidecar.confirmedAt);
-    assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes")
-        .contains("its server process is dead (STOPPED");
+    runWithSidecarConfirming(Duration.ofMillis(200), "STOPPED", "its server process is dead (STOPPED");
   }
 
   @Test
@@ -116,6 +102,24 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
     assertThat(warning.type()).isEqualTo("Warning");
     assertThat(warning.message()).contains("iad has no sidecar").contains("without waiting");
     assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseWait");
+  }
+
+  /**
+   * Runs the failover with iad's sidecar confirming {@code state} after {@code confirmAfter}, and
+   * checks what every such run shows: success, the promotion not before the confirmation, and an
+   * OldPrimaryFenceConfirmed event that names the sidecar and says {@code why}.
+   */
+  private EmergencyFailoverStatus runWithSidecarConfirming(Duration confirmAfter, String state, String why) {
+    sidecar.confirmAfter = confirmAfter;
+    sidecar.mysqlState = state;
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(promotedAt.get()).as("promoted after the sidecar confirmed").isAfterOrEqualTo(sidecar.confirmedAt);
+    assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes")
+        .contains(why);
+    return result;
   }
 
   private Instant namedAt() {
