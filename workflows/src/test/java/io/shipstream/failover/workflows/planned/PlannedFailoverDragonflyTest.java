@@ -107,14 +107,9 @@ class PlannedFailoverDragonflyTest extends PlannedRigTest {
 
   @Test
   void syncTimeoutWithFailRollsEverythingBack() {
-    k8s.spec = spec("fail");
-    stores.store("pdx").lagging = true;
-
-    PlannedFailoverStatus result = request("pdx");
-
-    assertRolledBack(result, "DragonflySyncTimeout");
-    PhaseChecks.assertShown(k8s.phases(), List.of("Pending", "Validating", "Draining", "WaitingForLag",
-        "WaitingForDragonflySync", "Failed"), "WaitingForDragonflySync");
+    requestRolledBackUnderFail(() -> stores.store("pdx").lagging = true, "DragonflySyncTimeout",
+        List.of("Pending", "Validating", "Draining", "WaitingForLag", "WaitingForDragonflySync", "Failed"),
+        "WaitingForDragonflySync");
     assertThat(stores.calls).noneMatch(c -> c.startsWith("promote"));
     assertThat(k8s.eventReasons()).contains("DragonflySyncTimeout").doesNotContain("DragonflyPromotionStarted");
     awaitCounter(Map.of("result", "skipped", "target_site", "pdx"));
@@ -158,14 +153,9 @@ class PlannedFailoverDragonflyTest extends PlannedRigTest {
 
   @Test
   void takeoverFailureWithFailRollsEverythingBack() {
-    k8s.spec = spec("fail");
-    stores.store("pdx").takeoverFails = true;
-
-    PlannedFailoverStatus result = request("pdx");
-
-    assertRolledBack(result, "DragonflyPromotionFailed");
-    PhaseChecks.assertShown(k8s.phases(), List.of("Pending", "Validating", "Draining", "WaitingForLag",
-        "WaitingForDragonflySync", "PromotingDragonfly", "Failed"));
+    requestRolledBackUnderFail(() -> stores.store("pdx").takeoverFails = true, "DragonflyPromotionFailed",
+        List.of("Pending", "Validating", "Draining", "WaitingForLag", "WaitingForDragonflySync",
+            "PromotingDragonfly", "Failed"));
     assertThat(k8s.phases()).doesNotContain("Promoting");
     assertThat(stores.callsTo("promoteAlone")).isEmpty();
     assertThat(stores.store("iad").role).isEqualTo("master");
@@ -204,6 +194,20 @@ class PlannedFailoverDragonflyTest extends PlannedRigTest {
 
   private void replayAndMaybeStore(String name) throws Exception {
     rig.replayAndMaybeStore(name);
+  }
+
+  /**
+   * With onSyncTimeout=fail, requests a failover to pdx after {@code fault}, and checks it was
+   * rolled back for {@code reason} with the status showing {@code runbook} (and {@code held}).
+   */
+  private void requestRolledBackUnderFail(Runnable fault, String reason, List<String> runbook, String... held) {
+    k8s.spec = spec("fail");
+    fault.run();
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertRolledBack(result, reason);
+    PhaseChecks.assertShown(k8s.phases(), runbook, held);
   }
 
   private void assertRolledBack(PlannedFailoverStatus result, String reason) {
