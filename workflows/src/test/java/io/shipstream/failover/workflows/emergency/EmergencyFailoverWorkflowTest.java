@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.workflows.fakes.EventChecks;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
 import io.shipstream.failover.workflows.fakes.PromotionChecks;
@@ -205,10 +206,7 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
 
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.message()).contains("DNS flip");
-    assertThat(k8s.events).anySatisfy(e -> {
-      assertThat(e.type()).isEqualTo("Warning");
-      assertThat(e.reason()).isEqualTo("DnsFlipFailed");
-    });
+    EventChecks.assertWarned(k8s, "DnsFlipFailed");
     assertThat(k8s.roles).containsEntry("pdx", "primary");
     rig.metrics.awaitCounter("bloodraven_dns_flips", Map.of("result", "failed"));
   }

@@ -8,6 +8,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.fakes.EventChecks;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
 import io.shipstream.failover.workflows.fakes.PromotionChecks;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
@@ -279,10 +280,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     PlannedFailoverStatus result = request("pdx");
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.message()).contains("DNS flip");
-    assertThat(k8s.events).anySatisfy(e -> {
-      assertThat(e.type()).isEqualTo("Warning");
-      assertThat(e.reason()).isEqualTo("DnsFlipFailed");
-    });
+    EventChecks.assertWarned(k8s, "DnsFlipFailed");
     assertThat(k8s.roles).containsEntry("pdx", "primary");
   }
 
