@@ -2,10 +2,12 @@ package io.shipstream.failover.testsupport;
 
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Properties;
 
 /**
  * A real test server of either flavor ({@link MariaDbServer}, {@link MySqlServer}): what a test
@@ -33,7 +35,15 @@ public interface DatabaseServer extends AutoCloseable {
   /** The URL without a database, for the flavor's own driver, as an application would get it. */
   String jdbcUrl();
 
-  Connection connect(Account account, Duration connectTimeout, Duration socketTimeout) throws SQLException;
+  /** A connection by the flavor's own driver to {@link #jdbcUrl}, with the timeouts in milliseconds. */
+  default Connection connect(Account account, Duration connectTimeout, Duration socketTimeout) throws SQLException {
+    Properties properties = new Properties();
+    properties.setProperty("user", account.user());
+    properties.setProperty("password", account.password());
+    properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
+    properties.setProperty("socketTimeout", Long.toString(socketTimeout.toMillis()));
+    return DriverManager.getConnection(jdbcUrl(), properties);
+  }
 
   default Connection adminConnection() throws SQLException {
     return connect(MariaDbServer.ADMIN, Duration.ofSeconds(2), Duration.ofSeconds(30));
@@ -74,9 +84,17 @@ public interface DatabaseServer extends AutoCloseable {
     return Long.parseLong(value);
   }
 
-  void setReadOnly(boolean readOnly);
+  /**
+   * Plain read_only, the same on both flavors: it binds the application, not the operator's
+   * account. (The product's fence on MySQL uses super_read_only; clearing read_only clears both.)
+   */
+  default void setReadOnly(boolean readOnly) {
+    execute("SET GLOBAL read_only = " + (readOnly ? 1 : 0));
+  }
 
-  boolean isReadOnly();
+  default boolean isReadOnly() {
+    return queryLong("SELECT @@global.read_only") == 1;
+  }
 
   /**
    * Every transaction the server has in its binary log, in its flavor's notation without
@@ -85,7 +103,9 @@ public interface DatabaseServer extends AutoCloseable {
   String gtidExecuted();
 
   /** Replication state of the default channel; {@link ReplicaStatus#configured()} false when none. */
-  ReplicaStatus replicaStatus();
+  default ReplicaStatus replicaStatus() {
+    return ReplicaStatus.read(this);
+  }
 
   /** Makes this server a GTID replica of {@code source} (same flavor) and waits until both threads run. */
   void replicateFrom(DatabaseServer source);

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 
 /**
  * A server the test support runs as a process of its own on a loopback port, in a directory of
- * its own, under a name that stays across restarts: what {@link MariaDbServer} and {@link
- * RedisServer} share. Nothing of it outlives {@code close} or the JVM.
+ * its own, under a name that stays across restarts: what {@link MariaDbServer}, {@link
+ * MySqlServer} and {@link RedisServer} share. Nothing of it outlives {@code close} or the JVM.
  */
 public abstract class LocalServer implements AutoCloseable {
   /** The only interface the servers listen on. */

@@ -4,14 +4,8 @@ import io.shipstream.failover.model.gtid.MariaDbGtidSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -22,7 +16,7 @@ import org.slf4j.LoggerFactory;
  * ends the process. Every server has the accounts {@link #ADMIN}, {@link #APP} and {@link
  * #REPLICATION}.
  */
-public final class MariaDbServer extends LocalServer implements DatabaseServer {
+public final class MariaDbServer extends LocalDatabaseServer {
   private static final Logger LOG = LoggerFactory.getLogger(MariaDbServer.class);
 
   /** The operator's account: every privilege, including SUPER and READ_ONLY ADMIN. */
@@ -33,22 +27,14 @@ public final class MariaDbServer extends LocalServer implements DatabaseServer {
   public static final Account REPLICATION = new Account("repl", "repl-secret");
 
   private static final AtomicInteger SERVER_IDS = new AtomicInteger();
-  private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
-  private static final Duration STOP_GRACE = Duration.ofSeconds(30);
   private static final int MAX_SOCKET_PATH = 100;
 
-  private final int serverId;
   private final Path datadir;
-  private final Path errorLog;
   private final Path socket;
-  private List<String> extraOptions = List.of();
-  private Duration startupTime = Duration.ZERO;
 
   private MariaDbServer(String name, int serverId, Path directory) {
-    super(name, directory);
-    this.serverId = serverId;
+    super(name, serverId, directory);
     this.datadir = directory.resolve("data");
-    this.errorLog = directory.resolve("error.log");
     Path preferredSocket = directory.resolve("mariadbd.sock").toAbsolutePath();
     // A Unix socket path is limited to about 108 bytes; deep build directories exceed that.
     this.socket =
@@ -104,58 +90,21 @@ public final class MariaDbServer extends LocalServer implements DatabaseServer {
     return server;
   }
 
-  private void startOnFreePort() {
-    process.launchOnFreePort(free -> {
-      port = free;
-      return launchAndAwaitReady(List.of());
-    });
+  @Override
+  List<String> commandLine() {
+    return MariaDbCommandLine.build(
+        datadir.toAbsolutePath(),
+        port,
+        socket,
+        directory.resolve("mariadbd.pid").toAbsolutePath(),
+        errorLog.toAbsolutePath(),
+        serverId);
   }
 
-  /** Starts it again on its port, with {@code onceOptions} for this start only. */
-  private void relaunch(List<String> onceOptions) {
-    if (!launchAndAwaitReady(onceOptions)) {
-      throw new IllegalStateException(name + ": port " + port + " was taken while the server was down");
-    }
-  }
-
-  /** Returns false when the port was taken meanwhile; throws for any other startup failure. */
-  private boolean launchAndAwaitReady(List<String> onceOptions) {
-    List<String> command =
-        new java.util.ArrayList<>(MariaDbCommandLine.build(
-            datadir.toAbsolutePath(),
-            port,
-            socket,
-            directory.resolve("mariadbd.pid").toAbsolutePath(),
-            errorLog.toAbsolutePath(),
-            serverId));
-    command.addAll(extraOptions);
-    command.addAll(onceOptions);
-    return awaitReady(process.launch(command, directory));
-  }
-
-  private boolean awaitReady(ManagedProcess launched) {
-    long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
-    SQLException last = null;
-    while (System.nanoTime() < deadline) {
-      if (!launched.isAlive()) {
-        String log = ManagedProcess.tail(errorLog, 25);
-        if (log.contains("Bind on TCP/IP port") || log.contains("Address already in use")) {
-          return false;
-        }
-        throw new IllegalStateException(
-            name + " exited with code " + launched.exitCode().orElse(-1) + " during startup; " + errorLog + ":\n" + log);
-      }
-      try (Connection connection = connect(ADMIN, Duration.ofSeconds(1), Duration.ofSeconds(5))) {
-        return true;
-      } catch (SQLException e) {
-        last = e;
-      }
-      sleep(Duration.ofMillis(20));
-    }
-    launched.kill();
-    throw new IllegalStateException(
-        name + " did not accept connections within " + STARTUP_TIMEOUT + " (" + (last == null ? "" : last.getMessage())
-            + "); " + errorLog + ":\n" + ManagedProcess.tail(errorLog, 25));
+  /** The error log is mariadbd's own (--log-error); the process's output goes to stdout.log. */
+  @Override
+  ManagedProcess launch(List<String> command) {
+    return process.launch(command, directory);
   }
 
   @Override
@@ -163,92 +112,10 @@ public final class MariaDbServer extends LocalServer implements DatabaseServer {
     return Flavor.MARIADB;
   }
 
-  public int serverId() {
-    return serverId;
-  }
-
-  public Path errorLog() {
-    return errorLog;
-  }
-
-  /** Wall time of the first start, template copy included. */
-  public Duration startupTime() {
-    return startupTime;
-  }
-
   /** The URL without a database, as an application would get it from a Service. */
   @Override
   public String jdbcUrl() {
     return "jdbc:mariadb://" + HOST + ":" + port + "/";
-  }
-
-  @Override
-  public Connection adminConnection() throws SQLException {
-    return connect(ADMIN, Duration.ofSeconds(2), Duration.ofSeconds(30));
-  }
-
-  @Override
-  public Connection appConnection() throws SQLException {
-    return connect(APP, Duration.ofSeconds(2), Duration.ofSeconds(30));
-  }
-
-  @Override
-  public Connection connect(Account account, Duration connectTimeout, Duration socketTimeout) throws SQLException {
-    Properties properties = new Properties();
-    properties.setProperty("user", account.user());
-    properties.setProperty("password", account.password());
-    properties.setProperty("connectTimeout", Long.toString(connectTimeout.toMillis()));
-    properties.setProperty("socketTimeout", Long.toString(socketTimeout.toMillis()));
-    return DriverManager.getConnection(jdbcUrl(), properties);
-  }
-
-  /** Graceful shutdown (SIGTERM), SIGKILL if it takes longer than 30 s. The datadir is kept. */
-  @Override
-  public void stop() {
-    if (process.stop(STOP_GRACE)) {
-      LOG.info("{} stopped", name);
-    }
-  }
-
-  /** Crashes the server (SIGKILL); {@link #restart} recovers it like a real crash would. */
-  @Override
-  public void kill9() {
-    if (process.kill9()) {
-      LOG.info("{} killed with SIGKILL", name);
-    }
-  }
-
-  @Override
-  public void pause() {
-    super.pause();
-    LOG.info("{} paused (SIGSTOP)", name);
-  }
-
-  @Override
-  public void resume() {
-    super.resume();
-    LOG.info("{} resumed (SIGCONT)", name);
-  }
-
-  /** Stops the server if it still runs, then starts it again on the same datadir and port. */
-  @Override
-  public void restart() {
-    stop();
-    long started = System.nanoTime();
-    relaunch(List.of());
-    LOG.info("{} restarted on port {} in {} ms", name, port, (System.nanoTime() - started) / 1_000_000);
-  }
-
-  /**
-   * Stops the server if it still runs, then starts it read-only (read_only=ON from the command
-   * line), as a production server configured to boot fenced comes back after a crash: it never
-   * takes an application write before something decides it is the primary.
-   */
-  public void restartFenced() {
-    stop();
-    long started = System.nanoTime();
-    relaunch(List.of("--read-only=ON"));
-    LOG.info("{} restarted fenced on port {} in {} ms", name, port, (System.nanoTime() - started) / 1_000_000);
   }
 
   /** Ends the process for good (SIGKILL: the data is thrown away) and deletes the datadir. */
@@ -266,16 +133,6 @@ public final class MariaDbServer extends LocalServer implements DatabaseServer {
   }
 
   // ---- SQL helpers, all as ADMIN ----
-
-  @Override
-  public void setReadOnly(boolean readOnly) {
-    execute("SET GLOBAL read_only = " + (readOnly ? 1 : 0));
-  }
-
-  @Override
-  public boolean isReadOnly() {
-    return queryLong("SELECT @@global.read_only") == 1;
-  }
 
   public String gtidBinlogPos() {
     return queryString("SELECT @@global.gtid_binlog_pos");
@@ -300,12 +157,6 @@ public final class MariaDbServer extends LocalServer implements DatabaseServer {
   @Override
   public void resetReplication() {
     execute("STOP SLAVE", "RESET SLAVE ALL");
-  }
-
-  /** Replication state of the default connection; empty when this server is not a replica. */
-  @Override
-  public ReplicaStatus replicaStatus() {
-    return ReplicaStatus.read(this);
   }
 
   /**
@@ -343,12 +194,6 @@ public final class MariaDbServer extends LocalServer implements DatabaseServer {
       throw new IllegalStateException(
           name + " did not apply " + wanted + " within " + timeout + "; replica status: " + replicaStatus());
     }
-  }
-
-  /** Waits until this replica has applied everything {@code source} has in its binlog. */
-  @Override
-  public void awaitCaughtUpWith(DatabaseServer source, Duration timeout) {
-    awaitReplicated(source.gtidExecuted(), timeout);
   }
 
   /**

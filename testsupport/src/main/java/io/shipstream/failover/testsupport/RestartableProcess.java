@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The process of a test server that keeps its name, directory and port across restarts: the one
- * launched last, and what a test does to it (stop, kill, pause). {@link MariaDbServer} and {@link
- * RedisServer} each hold one; only how they launch and when they are ready differs.
+ * launched last, and what a test does to it (stop, kill, pause). {@link MariaDbServer}, {@link
+ * MySqlServer} and {@link RedisServer} each hold one; only how they launch and when they are ready differs.
  */
 final class RestartableProcess {
   private static final Logger LOG = LoggerFactory.getLogger(RestartableProcess.class);
@@ -54,7 +54,12 @@ final class RestartableProcess {
 
   /** Launches the server's command; it is the process from now on. */
   ManagedProcess launch(java.util.List<String> command, Path directory) {
-    ManagedProcess launched = ManagedProcess.launch(name, command, directory, directory.resolve("stdout.log"));
+    return launch(command, directory, directory.resolve("stdout.log"));
+  }
+
+  /** Launches the server's command with its output written to {@code output}. */
+  ManagedProcess launch(java.util.List<String> command, Path directory, Path output) {
+    ManagedProcess launched = ManagedProcess.launch(name, command, directory, output);
     current = launched;
     return launched;
   }
