@@ -16,6 +16,7 @@ import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 /**
  * What the leading watcher concludes about each group, as gauges an alert can match directly,
@@ -51,8 +52,9 @@ final class GroupStateMetrics {
   /** The phrase the failover workflows end a message with when they stop for a human. */
   static final String MANUAL_RECOVERY = Events.MANUAL_RECOVERY_REQUIRED;
   /** Warning Events the alerts count, registered at 0 so that an increase is seen from the first one. */
-  static final List<String> WARNINGS = List.of("SplitBrainDetected", "NoPrimaryDetected", "TotalLossDetected",
-      "FailoverBlocked", "EmergencyFailoverStarted", "NonPromotableSiteFenced", "RecoveryBlocked");
+  static final List<String> WARNINGS = Stream.of(Events.SPLIT_BRAIN_DETECTED, Events.NO_PRIMARY_DETECTED,
+      Events.TOTAL_LOSS_DETECTED, Events.FAILOVER_BLOCKED, Events.EMERGENCY_FAILOVER_STARTED,
+      Events.NON_PROMOTABLE_SITE_FENCED, Events.RECOVERY_BLOCKED).map(Events::reason).toList();
 
   private final MeterRegistry registry;
 
