@@ -7,20 +7,15 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.FailoverRig;
 import io.shipstream.failover.workflows.fakes.FakeSidecar;
-import io.shipstream.failover.workflows.fakes.MetricsCapture;
-import io.shipstream.failover.workflows.fakes.RealTimeTestServer;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
-import io.temporal.testing.TestWorkflowEnvironment;
 import java.util.List;
-import java.util.Map;
 
 /**
  * One group of three sites on Temporal's test server: iad is the active site whose primary
@@ -29,29 +24,23 @@ import java.util.Map;
  * do: time skipping jumps over the timeouts of activities a busy machine has not picked up yet,
  * and the emergency failover has no long timer to skip anyway.
  */
-final class EmergencyRig implements AutoCloseable {
+final class EmergencyRig extends FailoverRig {
   static final GroupRef GROUP = new GroupRef("shop", "orders");
 
-  final FakeMysql mysql = new FakeMysql();
-  final FakeKubernetes k8s = new FakeKubernetes();
-  final FakeSidecar sidecar = new FakeSidecar();
-  final RealTimeTestServer server = new RealTimeTestServer(
-      new Class<?>[] {EmergencyFailoverWorkflowImpl.class, PlannedFailoverWorkflowImpl.class}, mysql, k8s, sidecar);
-  final TestWorkflowEnvironment env = server.env;
-  final WorkflowClient client = server.client;
-  final MetricsCapture metrics = server.metrics;
+  final FakeSidecar sidecar;
 
   EmergencyRig() {
+    this(new FakeSidecar());
+  }
+
+  private EmergencyRig(FakeSidecar sidecar) {
+    super(new Class<?>[] {EmergencyFailoverWorkflowImpl.class, PlannedFailoverWorkflowImpl.class}, sidecar);
+    this.sidecar = sidecar;
     k8s.spec = spec();
     k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
     mysql.add("iad", true, 100).reachable = false;
     mysql.add("pdx", false, 100);
     mysql.add("dr", false, 95);
-  }
-
-  @Override
-  public void close() {
-    server.close();
   }
 
   static MysqlFailoverGroupSpec spec() {
@@ -72,11 +61,6 @@ final class EmergencyRig implements AutoCloseable {
     return new MysqlFailoverGroupSpec(sites, spec.credentialsSecretRef(), spec.pollInterval(), spec.failureThreshold(),
         spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(), spec.plannedFailover(),
         spec.splitBrainPolicy(), spec.dns(), new MysqlFailoverGroupSpec.SidecarSpec("2s", "500ms"), spec.dragonfly());
-  }
-
-  static SiteSpec site(String name, String role) {
-    return new SiteSpec(name, role, name + "-a", new SiteSpec.Endpoint(name + ".db", 3306),
-        Map.of("site", name), Map.of("topology.kubernetes.io/zone", name), "10.0.0." + name.length(), null, null);
   }
 
   static EmergencyFailoverWorkflow.Request request(String candidate, String lastKnownGtid) {

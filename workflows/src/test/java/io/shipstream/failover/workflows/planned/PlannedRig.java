@@ -5,13 +5,10 @@ import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FakeDragonfly;
-import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
-import io.shipstream.failover.workflows.fakes.MetricsCapture;
+import io.shipstream.failover.workflows.fakes.FailoverRig;
 import io.shipstream.failover.workflows.fakes.RealTimeTestServer;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
@@ -19,10 +16,8 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.WorkflowExecutionHistory;
-import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.testing.WorkflowReplayer;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -31,19 +26,18 @@ import java.util.concurrent.CountDownLatch;
  * metrics the workflow reports, on a {@link RealTimeTestServer} (the cooldown cases use a cooldown
  * that ends two seconds from now, since time does not skip).
  */
-final class PlannedRig implements AutoCloseable {
+final class PlannedRig extends FailoverRig {
   static final GroupRef GROUP = new GroupRef("shop", "orders");
 
-  final FakeMysql mysql = new FakeMysql();
-  final FakeKubernetes k8s = new FakeKubernetes();
-  final FakeDragonfly stores = new FakeDragonfly();
-  final RealTimeTestServer server =
-      new RealTimeTestServer(new Class<?>[] {PlannedFailoverWorkflowImpl.class}, mysql, k8s, stores);
-  final TestWorkflowEnvironment env = server.env;
-  final WorkflowClient client = server.client;
-  final MetricsCapture metrics = server.metrics;
+  final FakeDragonfly stores;
 
   PlannedRig() {
+    this(new FakeDragonfly());
+  }
+
+  private PlannedRig(FakeDragonfly stores) {
+    super(new Class<?>[] {PlannedFailoverWorkflowImpl.class}, stores);
+    this.stores = stores;
     k8s.spec = spec(null);
     k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
     mysql.add("iad", true, 100);
@@ -57,11 +51,6 @@ final class PlannedRig implements AutoCloseable {
         site("dr", "dr-only")), new MysqlFailoverGroupSpec.SecretRef("orders-mysql"), null, null, null, null, null,
         new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, onCooldown), null,
         new MysqlFailoverGroupSpec.DnsSpec("orders-db.example.com", 30), null, null);
-  }
-
-  static SiteSpec site(String name, String role) {
-    return new SiteSpec(name, role, name + "-a", new SiteSpec.Endpoint(name + ".db", 3306),
-        Map.of("site", name), Map.of("topology.kubernetes.io/zone", name), "10.0.0." + name.length(), null, null);
   }
 
   PlannedFailoverWorkflow stub() {
@@ -116,8 +105,4 @@ final class PlannedRig implements AutoCloseable {
     }
   }
 
-  @Override
-  public void close() {
-    server.close();
-  }
 }
