@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
+import io.shipstream.failover.workflows.FailoverSummaries;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -48,7 +49,8 @@ public final class FailoverStarter {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE);
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .setStaticSummary(FailoverSummaries.planned(group, target.orElse(null)));
     if (searchAttributes) {
       options.setTypedSearchAttributes(SearchAttributes.atStart(group, target.orElse(null)));
     }
@@ -74,7 +76,8 @@ public final class FailoverStarter {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE);
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .setStaticSummary(FailoverSummaries.emergency(group, failedSite, candidate));
     if (searchAttributes) {
       options.setTypedSearchAttributes(SearchAttributes.atStart(group, candidate));
     }

@@ -65,7 +65,13 @@ final class PlannedRig implements AutoCloseable {
   }
 
   PlannedFailoverWorkflow stub() {
+    return stub(null);
+  }
+
+  /** A start as the watcher makes it, with the static summary it gives for {@code target}. */
+  PlannedFailoverWorkflow stub(String target) {
     return client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
+        .setStaticSummary(io.shipstream.failover.workflows.FailoverSummaries.planned(GROUP, target))
         .setWorkflowId(GROUP.workflowId())
         .setTaskQueue(TaskQueues.FAILOVER)
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
@@ -75,7 +81,7 @@ final class PlannedRig implements AutoCloseable {
   /** Annotates the group and starts the workflow, as the watcher does; returns its stub. */
   PlannedFailoverWorkflow startAsync(String annotation) {
     k8s.annotation = annotation;
-    PlannedFailoverWorkflow wf = stub();
+    PlannedFailoverWorkflow wf = stub(PlannedFailoverAnnotation.parse(annotation).targetSite());
     WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
     return wf;
   }

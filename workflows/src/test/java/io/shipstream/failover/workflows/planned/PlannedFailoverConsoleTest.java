@@ -1,0 +1,61 @@
+package io.shipstream.failover.workflows.planned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.fakes.WorkflowWaits;
+import io.temporal.api.common.v1.Payload;
+import io.temporal.api.history.v1.HistoryEvent;
+import io.temporal.api.sdk.v1.WorkflowMetadata;
+import io.temporal.client.WorkflowStub;
+import io.temporal.common.converter.DefaultDataConverter;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Temporal UI as the failover console: the static summary the start gives, and the current
+ * details the workflow keeps up to date, read back the way the UI reads them (the history, and the
+ * {@code __temporal_workflow_metadata} query while the run is held in a phase: the details are
+ * never in the history).
+ */
+class PlannedFailoverConsoleTest extends PlannedRigTest {
+  static final String METADATA_QUERY = "__temporal_workflow_metadata";
+
+  @Test
+  void theStaticSummaryAndTheCurrentDetailsAtEachHeldPhase() {
+    CountDownLatch fence = new CountDownLatch(1);
+    CountDownLatch lag = new CountDownLatch(1);
+    mysql.server("iad").fenceGate = fence;
+    mysql.server("pdx").waitGate = lag;
+    PlannedFailoverWorkflow wf = rig.startAsync("pdx");
+    WorkflowStub stub = WorkflowStub.fromTyped(wf);
+
+    WorkflowWaits.awaitPhase("Draining", k8s::lastPhase);
+    String draining = currentDetails(stub);
+    assertThat(draining).contains("**Phase:** Draining").contains("fencing iad").doesNotContain("fenced at");
+    fence.countDown();
+
+    WorkflowWaits.awaitPhase("WaitingForLag", k8s::lastPhase);
+    String waiting = currentDetails(stub);
+    assertThat(waiting).contains("**Phase:** WaitingForLag").contains("waiting for pdx to execute 0-1-100")
+        .contains("**Source fenced at:** 0-1-100");
+    lag.countDown();
+
+    assertThat(rig.result(wf).phase()).isEqualTo("Succeeded");
+    assertThat(currentDetails(stub)).as("a query still answers after the run ended")
+        .contains("**Phase:** Succeeded");
+
+    List<HistoryEvent> events = rig.client.fetchHistory(PlannedRig.GROUP.workflowId()).getEvents();
+    assertThat(text(events.get(0).getUserMetadata().getSummary()))
+        .isEqualTo("planned failover shop/orders: active site → pdx");
+  }
+
+  static String currentDetails(WorkflowStub stub) {
+    return stub.query(METADATA_QUERY, WorkflowMetadata.class).getCurrentDetails();
+  }
+
+  static String text(Payload payload) {
+    return DefaultDataConverter.STANDARD_INSTANCE.fromPayload(payload, String.class, String.class);
+  }
+}
