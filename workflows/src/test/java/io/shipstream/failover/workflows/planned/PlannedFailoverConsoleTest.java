@@ -49,6 +49,19 @@ class PlannedFailoverConsoleTest extends PlannedRigTest {
     List<HistoryEvent> events = rig.client.fetchHistory(PlannedRig.GROUP.workflowId()).getEvents();
     assertThat(text(events.get(0).getUserMetadata().getSummary()))
         .isEqualTo("planned failover shop/orders: active site → pdx");
+    assertThat(activitySummaries(events)).as("the history reads as the runbook")
+        .contains("fence iad (read-only, then its GTID set)",
+            "wait until pdx holds 0-1-100 (fenced iad)",
+            "promote pdx (writable)");
+  }
+
+  /** The summaries of the ordinary activities scheduled, in order (local activities are markers). */
+  static List<String> activitySummaries(List<HistoryEvent> events) {
+    return events.stream()
+        .filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+        .filter(e -> e.getUserMetadata().hasSummary())
+        .map(e -> text(e.getUserMetadata().getSummary()))
+        .toList();
   }
 
   static String currentDetails(WorkflowStub stub) {
