@@ -68,6 +68,15 @@ final class PlannedRig implements AutoCloseable {
     return stub(null);
   }
 
+  /** The target the watcher names in the summary: none for a malformed annotation, which the workflow rejects. */
+  private static String summaryTarget(String annotation) {
+    try {
+      return PlannedFailoverAnnotation.parse(annotation).targetSite();
+    } catch (IllegalArgumentException malformed) {
+      return null;
+    }
+  }
+
   /** A start as the watcher makes it, with the static summary it gives for {@code target}. */
   PlannedFailoverWorkflow stub(String target) {
     return client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
@@ -81,7 +90,7 @@ final class PlannedRig implements AutoCloseable {
   /** Annotates the group and starts the workflow, as the watcher does; returns its stub. */
   PlannedFailoverWorkflow startAsync(String annotation) {
     k8s.annotation = annotation;
-    PlannedFailoverWorkflow wf = stub(PlannedFailoverAnnotation.parse(annotation).targetSite());
+    PlannedFailoverWorkflow wf = stub(summaryTarget(annotation));
     WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
     return wf;
   }
