@@ -18,7 +18,15 @@ public final class SearchAttributes {
   public static final SearchAttributeKey<String> TARGET = SearchAttributeKey.forKeyword("FailoverTarget");
   public static final SearchAttributeKey<String> PHASE = SearchAttributeKey.forKeyword("FailoverPhase");
 
+  /** Every attribute a failover may carry, in the order they are registered and named in logs. */
+  public static final java.util.List<SearchAttributeKey<String>> ALL = java.util.List.of(GROUP, TARGET, PHASE);
+
   private SearchAttributes() {}
+
+  /** Their names, for logs: FailoverGroup, FailoverTarget, FailoverPhase. */
+  public static String names() {
+    return String.join(", ", ALL.stream().map(SearchAttributeKey::getName).toList());
+  }
 
   /** The attributes a start carries. */
   public static io.temporal.common.SearchAttributes atStart(GroupRef group, String target) {
