@@ -7,7 +7,12 @@ import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.sdk.v1.WorkflowMetadata;
+import io.temporal.client.WorkflowClient;
+import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.shipstream.failover.workflows.SearchAttributes;
+import java.util.Set;
 import io.temporal.common.converter.DefaultDataConverter;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -53,6 +58,31 @@ class PlannedFailoverConsoleTest extends PlannedRigTest {
         .contains("fence iad (read-only, then its GTID set)",
             "wait until pdx holds 0-1-100 (fenced iad)",
             "promote pdx (writable)");
+  }
+
+  /**
+   * The workflow upserts only the search attributes its start carried: the watcher puts there only
+   * those the namespace has, and an upsert of an unregistered one would fail the workflow task.
+   */
+  @Test
+  void upsertsOnlyTheSearchAttributesTheStartCarried() {
+    rig.env.registerSearchAttribute(SearchAttributes.GROUP.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    rig.env.registerSearchAttribute(SearchAttributes.PHASE.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
+    k8s.annotation = "pdx";
+    PlannedFailoverWorkflow wf = rig.client.newWorkflowStub(PlannedFailoverWorkflow.class,
+        WorkflowOptions.newBuilder(WorkflowStub.fromTyped(rig.stub("pdx")).getOptions().orElseThrow())
+            .setTypedSearchAttributes(SearchAttributes.atStart(PlannedRig.GROUP, "pdx",
+                Set.of(SearchAttributes.GROUP.getName(), SearchAttributes.PHASE.getName())))
+            .build());
+    WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(PlannedRig.GROUP, "pdx"));
+    assertThat(rig.result(wf).phase()).isEqualTo("Succeeded");
+
+    List<HistoryEvent> events = rig.client.fetchHistory(PlannedRig.GROUP.workflowId()).getEvents();
+    var upserted = events.stream().filter(HistoryEvent::hasUpsertWorkflowSearchAttributesEventAttributes)
+        .map(e -> e.getUpsertWorkflowSearchAttributesEventAttributes().getSearchAttributes().getIndexedFieldsMap())
+        .toList();
+    assertThat(upserted).isNotEmpty().allSatisfy(fields -> assertThat(fields).containsOnlyKeys("FailoverPhase"));
+    assertThat(text(upserted.get(upserted.size() - 1).get("FailoverPhase"))).isEqualTo("Succeeded");
   }
 
   /** The summaries of the ordinary activities scheduled, in order (local activities are markers). */
