@@ -151,7 +151,7 @@ public final class ControlPlane implements AutoCloseable {
   public synchronized void startWatcher() {
     if (watcher == null) {
       // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
-      watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true)
+      watcher = WatcherApp.start(WatcherConfig.defaults()
           .withTopologyMonitor(!monitorHeld).withAutomaticFailover(topologyMonitor)
           .withHttpHost(FailoverStack.LOOPBACK).withHttpPort(watcherPort)
           .withActiveSiteToken(SharedToken.of(FailoverStack.SIDECAR_TOKEN)), kube.client(), client);

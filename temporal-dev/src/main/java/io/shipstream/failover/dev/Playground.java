@@ -242,7 +242,19 @@ public final class Playground {
     Path kubeconfig = Kubeconfig.write(gateway.url(), stack.api().ref().namespace(), work.resolve("kubeconfig"));
     out.printf("  mock Kubernetes API %s (for kubectl: export KUBECONFIG=%s)%n", gateway.url(),
         kubeconfig.toAbsolutePath());
+    out.println("  the failover as the Temporal UI shows it (summary, current details, history): "
+        + describeCommand(stack.controlPlane().temporalTarget(), stack.api().ref().workflowId()));
     return gateway;
+  }
+
+  /**
+   * The CLI command that shows a failover's static summary and current details. By workflow id:
+   * this dev server is Temporal's Java test server, which cannot list workflows by a search query
+   * ({@code FailoverGroup="shop/orders"}), so the UI's search does not work against it.
+   */
+  static String describeCommand(String temporalTarget, String workflowId) {
+    return "temporal workflow describe --address " + temporalTarget + " --namespace default --workflow-id "
+        + workflowId;
   }
 
   static void deleteQuietly(Path dir) {

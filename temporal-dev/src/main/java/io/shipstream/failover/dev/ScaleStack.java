@@ -76,7 +76,7 @@ final class ScaleStack implements AutoCloseable {
       }
       stack.startWorker();
       // The monitor adopts every group as it would in a cluster, but starts no failover of its own.
-      stack.watcher = WatcherApp.start(WatcherConfig.defaults().withSearchAttributes(true).withTopologyMonitor(true)
+      stack.watcher = WatcherApp.start(WatcherConfig.defaults().withTopologyMonitor(true)
           .withAutomaticFailover(false).withHttpHost(FailoverStack.LOOPBACK),
           stack.kube.client(), WorkflowClient.newInstance(stack.temporal.stubs()));
       stack.awaitAdopted();

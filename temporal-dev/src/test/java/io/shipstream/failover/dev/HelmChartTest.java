@@ -122,7 +122,6 @@ class HelmChartTest {
       temporal:
         address: orders.a1b2c.tmprl.cloud:7233
         namespace: orders.a1b2c
-        searchAttributes: true
         tls:
           enabled: true
           secretName: temporal-client-tls
@@ -234,7 +233,7 @@ class HelmChartTest {
     assertThat(deployment(nonDefaults, "worker").getSpec().getTemplate().getSpec().getTerminationGracePeriodSeconds())
         .as("shutdownTimeout 1m30s plus 15s for the JVM").isEqualTo(105L);
     assertThat(env(deployment(nonDefaults, "watcher"))).containsEntry("WATCH_NAMESPACES", "shop,billing")
-        .containsEntry("SEARCH_ATTRIBUTES", "true");
+        .doesNotContainKey("SEARCH_ATTRIBUTES");
     assertThat(container(deployment(nonDefaults, "watcher")).getImage())
         .isEqualTo("ghcr.io/shipstream/mysql-failover@sha256:" + "0123456789abcdef".repeat(4));
   }

@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
+import io.shipstream.failover.workflows.FailoverSummaries;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
@@ -14,6 +15,8 @@ import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowOptions;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.slf4j.Logger;
@@ -36,9 +39,15 @@ public final class FailoverStarter {
 
   private final WorkflowClient client;
   private final String taskQueue;
-  private final boolean searchAttributes;
+  /** The failover search attributes the namespace has: a start carries only these. */
+  private final Supplier<Set<String>> searchAttributes;
 
-  public FailoverStarter(WorkflowClient client, String taskQueue, boolean searchAttributes) {
+  /** Starts with the search attributes the namespace has, as {@link RegisteredSearchAttributes} finds them. */
+  public FailoverStarter(WorkflowClient client, String taskQueue) {
+    this(client, taskQueue, RegisteredSearchAttributes.of(client));
+  }
+
+  FailoverStarter(WorkflowClient client, String taskQueue, Supplier<Set<String>> searchAttributes) {
     this.client = client;
     this.taskQueue = taskQueue;
     this.searchAttributes = searchAttributes;
@@ -48,10 +57,9 @@ public final class FailoverStarter {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE);
-    if (searchAttributes) {
-      options.setTypedSearchAttributes(SearchAttributes.atStart(group, target.orElse(null)));
-    }
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .setStaticSummary(FailoverSummaries.planned(group, target.orElse(null)));
+    options.setTypedSearchAttributes(SearchAttributes.atStart(group, target.orElse(null), searchAttributes.get()));
     PlannedFailoverWorkflow stub = client.newWorkflowStub(PlannedFailoverWorkflow.class, options.build());
     try {
       var execution = WorkflowClient.start(stub::run, new PlannedFailoverWorkflow.Request(group, annotation));
@@ -74,10 +82,9 @@ public final class FailoverStarter {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
-        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE);
-    if (searchAttributes) {
-      options.setTypedSearchAttributes(SearchAttributes.atStart(group, candidate));
-    }
+        .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
+        .setStaticSummary(FailoverSummaries.emergency(group, failedSite, candidate));
+    options.setTypedSearchAttributes(SearchAttributes.atStart(group, candidate, searchAttributes.get()));
     EmergencyFailoverWorkflow stub = client.newWorkflowStub(EmergencyFailoverWorkflow.class, options.build());
     try {
       var execution = WorkflowClient.start(stub::run,

@@ -81,7 +81,7 @@ public final class WatcherApp implements AutoCloseable {
       GroupCache cache = GroupCache.start(kube, config.watchNamespaces());
       started.add(cache);
       WatcherApp app = new WatcherApp(config, cache, metrics,
-          new FailoverStarter(temporal, config.taskQueue(), config.searchAttributes()),
+          new FailoverStarter(temporal, config.taskQueue()),
           new RequestRejections(kube, Clock.systemUTC()));
       app.kube = kube;
       app.topologyMetrics = new TopologyMetrics(metrics.registry());

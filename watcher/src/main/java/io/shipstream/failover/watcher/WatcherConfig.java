@@ -23,8 +23,7 @@ import java.util.function.Consumer;
  * Temporal connection (shared with the worker): TASK_QUEUE, WATCH_NAMESPACES (comma-separated,
  * empty = all), HTTP_HOST (the interface of the HTTP port: 0.0.0.0, every interface, as a pod
  * needs it for the kubelet and the sidecars; 127.0.0.1 where nothing outside the machine may call
- * it, as in the dev stack), HTTP_PORT, SEARCH_ATTRIBUTES (true when the Temporal namespace has them
- * registered), the Lease settings (LEADER_ELECTION, LEASE_NAME, LEASE_NAMESPACE or POD_NAMESPACE,
+ * it, as in the dev stack), HTTP_PORT, the Lease settings (LEADER_ELECTION, LEASE_NAME, LEASE_NAMESPACE or POD_NAMESPACE,
  * POD_NAME as the holder identity, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD), and
  * the sidecars' shared token for {@code /active-site} (AUTH_TOKEN_FILE, or AUTH_TOKEN from the
  * environment only), and TOPOLOGY_MONITOR: whether the leader polls every site and starts
@@ -44,7 +43,6 @@ public record WatcherConfig(
     List<String> watchNamespaces,
     String httpHost,
     int httpPort,
-    boolean searchAttributes,
     LeaderElectionSettings leaderElection,
     SharedToken activeSiteToken,
     String logFormat,
@@ -55,7 +53,6 @@ public record WatcherConfig(
   static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
   static final String HTTP_HOST = "HTTP_HOST";
   static final String HTTP_PORT = "HTTP_PORT";
-  static final String SEARCH_ATTRIBUTES = "SEARCH_ATTRIBUTES";
   static final String LEADER_ELECTION = "LEADER_ELECTION";
   static final String LEASE_NAME = "LEASE_NAME";
   static final String LEASE_NAMESPACE = "LEASE_NAMESPACE";
@@ -76,7 +73,6 @@ public record WatcherConfig(
     s.add(Setting.of(WATCH_NAMESPACES, null));
     s.add(Setting.of(HTTP_HOST, ProbeServer.ANY));
     s.add(Setting.of(HTTP_PORT, "8080"));
-    s.add(Setting.of(SEARCH_ATTRIBUTES, "false"));
     s.add(Setting.of(LEADER_ELECTION, "true"));
     s.add(Setting.of(LEASE_NAME, LeaderElectionSettings.DEFAULT_LEASE_NAME));
     s.add(Setting.of(LEASE_NAMESPACE, null));
@@ -113,15 +109,14 @@ public record WatcherConfig(
     List<String> namespaces = r.list(WATCH_NAMESPACES);
     String host = r.parse(HTTP_HOST, WatcherConfig::interfaceAddress);
     int port = r.port(HTTP_PORT);
-    Boolean searchAttributes = r.bool(SEARCH_ATTRIBUTES);
     LeaderElectionSettings election = leaderElection(r);
     SharedToken token = SharedToken.read(r);
     String logFormat = Logging.format(r);
     Boolean monitor = r.bool(TOPOLOGY_MONITOR);
     Boolean automatic = r.bool(AUTOMATIC_FAILOVER);
     r.check();
-    return new WatcherConfig(temporal, taskQueue, namespaces, host, port, Boolean.TRUE.equals(searchAttributes),
-        election, token, logFormat, !Boolean.FALSE.equals(monitor), !Boolean.FALSE.equals(automatic));
+    return new WatcherConfig(temporal, taskQueue, namespaces, host, port, election, token, logFormat,
+        !Boolean.FALSE.equals(monitor), !Boolean.FALSE.equals(automatic));
   }
 
   /**
@@ -180,10 +175,6 @@ public record WatcherConfig(
     return ConfigReader.usage(SETTINGS);
   }
 
-  public WatcherConfig withSearchAttributes(boolean enabled) {
-    return with(c -> c.searchAttributes = enabled);
-  }
-
   /** Listens on {@code host}'s interface only, e.g. 127.0.0.1 where nothing else may call the watcher. */
   public WatcherConfig withHttpHost(String host) {
     return with(c -> c.httpHost = host);
@@ -228,7 +219,6 @@ public record WatcherConfig(
     List<String> watchNamespaces;
     String httpHost;
     int httpPort;
-    boolean searchAttributes;
     LeaderElectionSettings leaderElection;
     SharedToken activeSiteToken;
     String logFormat;
@@ -241,7 +231,6 @@ public record WatcherConfig(
       watchNamespaces = c.watchNamespaces;
       httpHost = c.httpHost;
       httpPort = c.httpPort;
-      searchAttributes = c.searchAttributes;
       leaderElection = c.leaderElection;
       activeSiteToken = c.activeSiteToken;
       logFormat = c.logFormat;
@@ -250,8 +239,8 @@ public record WatcherConfig(
     }
 
     WatcherConfig build() {
-      return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, searchAttributes,
-          leaderElection, activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+      return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, leaderElection,
+          activeSiteToken, logFormat, topologyMonitor, automaticFailover);
     }
   }
 }

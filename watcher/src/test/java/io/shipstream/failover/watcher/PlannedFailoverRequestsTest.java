@@ -45,7 +45,7 @@ class PlannedFailoverRequestsTest {
     temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingPlannedFailover.class,
         FailoverStarterTest.RecordingEmergency.class);
     temporal.start();
-    starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER, false);
+    starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER, java.util.Set::of);
     metrics = WatcherMetrics.create();
     // No request here meets another kind of failover, so nothing is ever refused: no rejections.
     requests = new PlannedFailoverRequests(starter, null, ref -> Optional.ofNullable(cached.get()), metrics);

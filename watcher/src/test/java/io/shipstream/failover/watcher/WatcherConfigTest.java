@@ -26,7 +26,6 @@ class WatcherConfigTest {
     assertThat(c.taskQueue()).isEqualTo("mysql-failover");
     assertThat(c.watchNamespaces()).isEmpty();
     assertThat(c.httpPort()).isEqualTo(8080);
-    assertThat(c.searchAttributes()).isFalse();
     assertThat(c.activeSiteToken()).isNull();
     assertThat(c.topologyMonitor()).as("emergency failovers are on unless turned off").isTrue();
     LeaderElectionSettings election = c.leaderElection();
@@ -41,7 +40,6 @@ class WatcherConfigTest {
   @Test
   void embeddedDefaultsTakeAFreePortAndTwoOfThemNeverShareAnIdentity() {
     assertThat(WatcherConfig.defaults().httpPort()).isZero();
-    assertThat(WatcherConfig.defaults().withSearchAttributes(true).searchAttributes()).isTrue();
     assertThat(WatcherConfig.defaults().leaderElection().identity())
         .isNotEqualTo(WatcherConfig.defaults().leaderElection().identity());
   }
@@ -49,7 +47,7 @@ class WatcherConfigTest {
   @Test
   void thePodGivesIdentityAndLeaseNamespaceAndFlagsWin() {
     WatcherConfig c = WatcherConfig.from(Map.of("POD_NAME", "watcher-7d9f-x2", "POD_NAMESPACE", "failover-system",
-        "WATCH_NAMESPACES", "shop, billing ,", "SEARCH_ATTRIBUTES", "true", "HOSTNAME", "ignored",
+        "WATCH_NAMESPACES", "shop, billing ,", "SEARCH_ATTRIBUTES", "true" /* an older chart's: ignored, they are detected */, "HOSTNAME", "ignored",
         "TOPOLOGY_MONITOR", "false"),
         new String[] {"--lease-duration=20s", "--http-port=0", "--leader-election=false"});
 
@@ -58,7 +56,6 @@ class WatcherConfigTest {
     assertThat(c.leaderElection().leaseDuration()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.leaderElection().enabled()).isFalse();
     assertThat(c.watchNamespaces()).isEqualTo(List.of("shop", "billing"));
-    assertThat(c.searchAttributes()).isTrue();
     assertThat(c.topologyMonitor()).isFalse();
     assertThat(c.httpPort()).isZero();
     assertThat(WatcherConfig.from(Map.of("POD_NAMESPACE", "a", "LEASE_NAMESPACE", "b"), NO_FLAGS)

@@ -76,6 +76,7 @@ public final class WorkerApp implements AutoCloseable {
       started.add(() -> shutdown(stubs));
       WorkflowClient client = WorkflowClient.newInstance(stubs,
           WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
+      SearchAttributeRegistration.register(stubs, config.namespace());
       WorkerFactory factory = WorkerFactory.newInstance(client);
       Registrations.register(factory.newWorker(config.taskQueue()), kubernetes, Clock.systemUTC(),
           config.sidecarToken());

@@ -22,6 +22,17 @@ public final class ActivityStubs {
 
   private ActivityStubs() {}
 
+  /**
+   * The same stub, with {@code summary} as the UI summary of every call made through it, so the
+   * history reads as the runbook ("fence iad", "wait until pdx holds 0-1-237"). A stub is only a
+   * proxy: making one per call adds no command, and the summary is metadata on the call's command,
+   * not a change of it.
+   */
+  private static <T> T stub(Class<T> type, ActivityOptions options, String summary) {
+    return Workflow.newActivityStub(type, summary == null ? options
+        : ActivityOptions.newBuilder(options).setSummary(summary).build());
+  }
+
   /** Kubernetes calls retry until their schedule-to-close; only a missing group is final. */
   private static RetryOptions kubernetesRetries() {
     return RetryOptions.newBuilder()
@@ -51,10 +62,15 @@ public final class ActivityStubs {
 
   /** Short MySQL calls: a few quick attempts, then the workflow decides what a failure means. */
   public static MysqlActivities mysql() {
-    return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+    return mysql(null);
+  }
+
+  /** As {@link #mysql()}, each call shown with {@code summary} in the UI. */
+  public static MysqlActivities mysql(String summary) {
+    return stub(MysqlActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setRetryOptions(quickMysqlRetries())
-        .build());
+        .build(), summary);
   }
 
   /**
@@ -94,7 +110,12 @@ public final class ActivityStubs {
    * out, never while an attempt it gave up on may still be running.
    */
   public static MysqlActivities mysqlPersistent() {
-    return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+    return mysqlPersistent(null);
+  }
+
+  /** As {@link #mysqlPersistent()}, each call shown with {@code summary} in the UI. */
+  public static MysqlActivities mysqlPersistent(String summary) {
+    return stub(MysqlActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofMillis(500))
@@ -103,12 +124,17 @@ public final class ActivityStubs {
             .setMaximumAttempts(10)
             .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT)
             .build())
-        .build());
+        .build(), summary);
   }
 
   /** Waits bounded by a deadline the activity enforces itself; heartbeats detect a dead worker. */
   public static MysqlActivities mysqlWait(Duration budget) {
-    return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+    return mysqlWait(budget, null);
+  }
+
+  /** As {@link #mysqlWait(Duration)}, each call shown with {@code summary} in the UI. */
+  public static MysqlActivities mysqlWait(Duration budget, String summary) {
+    return stub(MysqlActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(budget.plusSeconds(30))
         .setScheduleToCloseTimeout(budget.plusSeconds(60))
         .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
@@ -117,7 +143,7 @@ public final class ActivityStubs {
             .setMaximumInterval(Duration.ofSeconds(2))
             .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT)
             .build())
-        .build());
+        .build(), summary);
   }
 
   /**
@@ -126,7 +152,12 @@ public final class ActivityStubs {
    * not the minutes of the ordinary retry budget.
    */
   public static MysqlActivities mysqlBestEffort() {
-    return Workflow.newActivityStub(MysqlActivities.class, ActivityOptions.newBuilder()
+    return mysqlBestEffort(null);
+  }
+
+  /** As {@link #mysqlBestEffort()}, each call shown with {@code summary} in the UI. */
+  public static MysqlActivities mysqlBestEffort(String summary) {
+    return stub(MysqlActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(8))
         .setScheduleToCloseTimeout(Duration.ofSeconds(16))
         .setRetryOptions(RetryOptions.newBuilder()
@@ -134,7 +165,7 @@ public final class ActivityStubs {
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(2)
             .build())
-        .build());
+        .build(), summary);
   }
 
   /** Short session-store calls; a failure is the workflow's to weigh against onSyncTimeout. */
@@ -157,7 +188,12 @@ public final class ActivityStubs {
    * dead worker's call is taken over within seconds; start-to-close leaves room beyond the budget.
    */
   public static DragonflyActivities dragonflyWait(Duration budget) {
-    return Workflow.newActivityStub(DragonflyActivities.class, ActivityOptions.newBuilder()
+    return dragonflyWait(budget, null);
+  }
+
+  /** As {@link #dragonflyWait(Duration)}, each call shown with {@code summary} in the UI. */
+  public static DragonflyActivities dragonflyWait(Duration budget, String summary) {
+    return stub(DragonflyActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(budget.plusSeconds(15))
         .setScheduleToCloseTimeout(budget.plusSeconds(40))
         .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
@@ -168,7 +204,7 @@ public final class ActivityStubs {
             .setDoNotRetry(FailureTypes.DRAGONFLY_PROMOTION_FAILED, FailureTypes.DRAGONFLY_SYNC_TIMEOUT,
                 FailureTypes.STORE_NOT_MASTER)
             .build())
-        .build());
+        .build(), summary);
   }
 
   /**
@@ -177,7 +213,12 @@ public final class ActivityStubs {
    * beyond the budget. A failure only means the workflow waits out the lease.
    */
   public static SidecarActivities sidecarWait(Duration budget) {
-    return Workflow.newActivityStub(SidecarActivities.class, ActivityOptions.newBuilder()
+    return sidecarWait(budget, null);
+  }
+
+  /** As {@link #sidecarWait(Duration)}, each call shown with {@code summary} in the UI. */
+  public static SidecarActivities sidecarWait(Duration budget, String summary) {
+    return stub(SidecarActivities.class, ActivityOptions.newBuilder()
         .setStartToCloseTimeout(budget.plusSeconds(10))
         .setScheduleToCloseTimeout(budget.plusSeconds(20))
         .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
@@ -186,6 +227,6 @@ public final class ActivityStubs {
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(3)
             .build())
-        .build());
+        .build(), summary);
   }
 }

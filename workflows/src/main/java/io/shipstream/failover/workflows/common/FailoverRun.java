@@ -100,6 +100,28 @@ public final class FailoverRun {
     log.info("{} {} failover: {} ({})", group, kind.label(), phase, message);
     publishStatus();
     SearchAttributes.phase(phase, progress.target);
+    showDetails(message);
+  }
+
+  /**
+   * The workflow's current details in the Temporal UI (and its {@code __temporal_workflow_metadata}
+   * query): the phase, what the step waits for or does, and the notes so far. Kept in the
+   * workflow's memory only, never in the history, so setting it adds no command and replays
+   * unchanged.
+   */
+  private void showDetails(String step) {
+    StringBuilder details = new StringBuilder().append(kind.label()).append(" failover of ").append(group)
+        .append("\n\n**Phase:** ").append(progress.phase);
+    if (step != null && !step.isBlank()) {
+      details.append("\n\n**Now:** ").append(step);
+    }
+    if (progress.sourceGtidAtFence != null) {
+      details.append("\n\n**Source fenced at:** ").append(progress.sourceGtidAtFence);
+    }
+    if (progress.message != null && !progress.message.isBlank()) {
+      details.append("\n\n**Notes:** ").append(progress.message);
+    }
+    Workflow.setCurrentDetails(details.toString());
   }
 
   public void publishStatus() {
@@ -242,6 +264,7 @@ public final class FailoverRun {
     progress.completionTime = now();
     publishStatus();
     SearchAttributes.phase(progress.phase, progress.target);
+    showDetails(null);
     publisher.event(event, progress.message);
     metrics.finished(progress.target, FailoverMetrics.SUCCESS, Duration.between(progress.startTime,
         progress.completionTime));
@@ -257,6 +280,7 @@ public final class FailoverRun {
     progress.completionTime = now();
     publishStatus();
     SearchAttributes.phase(progress.phase, progress.target);
+    showDetails("ended: " + reason);
     publisher.event(event, reason + ": " + message);
     metrics.finished(progress.target, kind.result(reason), Duration.between(progress.startTime,
         progress.completionTime));

@@ -54,7 +54,8 @@ final class CandidatePromotion {
     survivors.catchUpCandidate(relayDrain);
     guard.await();
     try {
-      PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain)
+      PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain, "promote " + plan.target().name()
+              + " once its relay log is applied")
           .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain));
       run.progress.targetGtidAtPromotion = promoted.gtidExecuted();
       survivors.startRepointing();

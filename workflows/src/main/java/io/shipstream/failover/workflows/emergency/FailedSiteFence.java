@@ -29,7 +29,6 @@ final class FailedSiteFence {
   static final Duration SESSION_KILL_BUDGET = Duration.ofSeconds(5);
 
   private final FailoverRun run;
-  private final MysqlActivities failedServer = ActivityStubs.mysqlBestEffort();
   private Promise<DrainResult> sessionKill;
 
   FailedSiteFence(FailoverRun run) {
@@ -46,7 +45,8 @@ final class FailedSiteFence {
     FailoverProgress progress = run.progress;
     run.enter(Phase.Fencing, "fencing " + plan.failed().name() + " (best effort)");
     rollback.register(this::restore, plan);
-    Promise<FenceResult> fence = Async.function(failedServer::fence, plan.failedServer());
+    MysqlActivities fencing = ActivityStubs.mysqlBestEffort("fence " + plan.failed().name() + " (best effort)");
+    Promise<FenceResult> fence = Async.function(fencing::fence, plan.failedServer());
     Promise<Void> unlabel = Async.procedure(run.k8s::setSiteRole, run.group, plan.failed(),
         RoleLabel.REPLICA);
     try {
@@ -54,7 +54,9 @@ final class FailedSiteFence {
       progress.oldPrimaryFenced = true;
       progress.oldPrimaryLastKnownGtid = fenced.gtidExecuted();
       if (fenced.appConnections() > 0) {
-        sessionKill = Async.function(failedServer::killAppConnections, plan.failedServer(),
+        MysqlActivities killing = ActivityStubs.mysqlBestEffort("end the " + fenced.appConnections()
+            + " sessions of " + plan.failed().name() + " fenced at " + fenced.gtidExecuted());
+        sessionKill = Async.function(killing::killAppConnections, plan.failedServer(),
             FailoverRun.now().plus(SESSION_KILL_BUDGET));
       }
     } catch (ActivityFailure e) {
@@ -74,7 +76,7 @@ final class FailedSiteFence {
   /** The compensation of the fence: the group is left as the watcher found it. */
   private void restore(EmergencyPlan plan) {
     if (Boolean.TRUE.equals(run.progress.oldPrimaryFenced)) {
-      failedServer.unfence(plan.failedServer());
+      ActivityStubs.mysqlBestEffort("unfence " + plan.failed().name() + " (rollback)").unfence(plan.failedServer());
     }
     run.k8s.setSiteRole(run.group, plan.failed(), RoleLabel.PRIMARY);
   }

@@ -52,7 +52,8 @@ final class OldPrimaryGate {
     Promise<Confirmation> answer = null;
     if (route == Route.ASK_SIDECAR) {
       Instant askDeadline = OldPrimaryProof.askDeadline(leaseDeadline);
-      SidecarActivities sidecar = ActivityStubs.sidecarWait(OldPrimaryProof.remaining(namedAt, askDeadline));
+      SidecarActivities sidecar = ActivityStubs.sidecarWait(OldPrimaryProof.remaining(namedAt, askDeadline),
+          "ask the sidecar of " + plan.failed().name() + " to confirm it is fenced");
       answer = Async.function(sidecar::confirmFenced, OldPrimaryProof.sidecarUrl(plan.failed()),
           plan.failed().name(), plan.target().name(), askDeadline);
     }

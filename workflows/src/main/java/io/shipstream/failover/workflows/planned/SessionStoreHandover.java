@@ -68,7 +68,8 @@ final class SessionStoreHandover {
     String problem;
     try {
       long offset = store.captureOffset(source);
-      ActivityStubs.dragonflyWait(budget).waitForOffset(target, offset, started.plus(budget));
+      ActivityStubs.dragonflyWait(budget, "wait until the " + target + " holds offset " + offset)
+          .waitForOffset(target, offset, started.plus(budget));
       progress.syncWaitSeconds = secondsSince(started);
       synced = true;
       return;
@@ -120,7 +121,8 @@ final class SessionStoreHandover {
     try {
       k8s.setStoreRole(group, from, null, false);
       Duration budget = plan.config().dragonflyMaxSyncWait();
-      promotion = synced ? ActivityStubs.dragonflyWait(budget).promote(target, source, budget)
+      promotion = synced ? ActivityStubs.dragonflyWait(budget, "promote the session store of " + to.name())
+          .promote(target, source, budget)
           : store.promoteAlone(target);
       failure = null;
     } catch (ActivityFailure e) {

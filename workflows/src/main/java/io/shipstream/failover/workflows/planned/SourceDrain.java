@@ -33,7 +33,6 @@ import java.time.Instant;
  */
 final class SourceDrain {
   private final FailoverRun run;
-  private final MysqlActivities mysql = ActivityStubs.mysql();
 
   SourceDrain(FailoverRun run) {
     this.run = run;
@@ -54,7 +53,8 @@ final class SourceDrain {
     rollback.register(this::restoreSource, plan);
     FenceResult fence;
     try {
-      fence = mysql.fence(source);
+      fence = ActivityStubs.mysql("fence " + plan.source().name() + " (read-only, then its GTID set)")
+          .fence(source);
     } catch (ActivityFailure e) {
       throw new FailoverAbort(Reason.SourceCrashed, "could not fence source " + plan.source().name() + ": "
           + Failures.rootMessage(e));
@@ -68,7 +68,7 @@ final class SourceDrain {
 
   /** The compensation of the fence: the source takes writes and is routed again. */
   private void restoreSource(Plan plan) {
-    mysql.unfence(server(plan, plan.source()));
+    ActivityStubs.mysql("unfence " + plan.source().name() + " (rollback)").unfence(server(plan, plan.source()));
     run.k8s.setSiteRole(run.group, plan.source(), RoleLabel.PRIMARY);
   }
 
@@ -87,7 +87,8 @@ final class SourceDrain {
       return new Drain(unlabel, null);
     }
     Instant deadline = FailoverRun.now().plus(plan.config().drainTimeout());
-    MysqlActivities waiting = ActivityStubs.mysqlWait(plan.config().drainTimeout());
+    MysqlActivities waiting = ActivityStubs.mysqlWait(plan.config().drainTimeout(), "drain "
+        + plan.source().name() + ": end its " + fence.appConnections() + " sessions by " + deadline);
     return new Drain(unlabel, Async.function(waiting::killAppConnections, server(plan, plan.source()), deadline));
   }
 
@@ -104,7 +105,8 @@ final class SourceDrain {
         + progress.sourceGtidAtFence);
     Instant started = FailoverRun.now();
     Instant deadline = started.plus(plan.maxLagWait());
-    MysqlActivities waiting = ActivityStubs.mysqlWait(plan.maxLagWait());
+    MysqlActivities waiting = ActivityStubs.mysqlWait(plan.maxLagWait(), "wait until " + plan.target().name()
+        + " holds " + progress.sourceGtidAtFence + " (fenced " + plan.source().name() + ")");
     try {
       run.cancellable(() -> Async.function(waiting::waitForGtidSet, server(plan, plan.target()),
           progress.sourceGtidAtFence, deadline));

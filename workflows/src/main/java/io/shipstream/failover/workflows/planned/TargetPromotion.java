@@ -1,7 +1,6 @@
 package io.shipstream.failover.workflows.planned;
 
 import io.shipstream.failover.model.Reason;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.common.ActivityStubs;
@@ -25,7 +24,6 @@ import io.temporal.failure.TimeoutFailure;
  */
 final class TargetPromotion {
   private final FailoverRun run;
-  private final MysqlActivities persistentMysql = ActivityStubs.mysqlPersistent();
 
   TargetPromotion(FailoverRun run) {
     this.run = run;
@@ -56,7 +54,7 @@ final class TargetPromotion {
   PromotionOutcome promote(Plan plan) {
     String name = plan.target().name();
     try {
-      PromoteResult result = persistentMysql.promote(server(plan), FailoverRun.now().plus(
+      PromoteResult result = ActivityStubs.mysqlPersistent("promote " + name + " (writable)").promote(server(plan), FailoverRun.now().plus(
           plan.config().connectionDrainTimeout()));
       run.progress.targetGtidAtPromotion = result.gtidExecuted();
       return new Promoted(result.gtidExecuted());
@@ -69,7 +67,7 @@ final class TargetPromotion {
         return new Stuck(failed + "; the last attempt timed out and may still make " + name + " writable");
       }
       try {
-        persistentMysql.fence(server(plan));
+        ActivityStubs.mysqlPersistent("fence " + name + " again: its promotion failed").fence(server(plan));
       } catch (ActivityFailure notFenced) {
         return new Stuck(failed + "; " + name + " could not be fenced either (" + Failures.rootMessage(notFenced)
             + "), so it cannot be proven read-only");

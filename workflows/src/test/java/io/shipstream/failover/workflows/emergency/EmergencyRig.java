@@ -74,6 +74,8 @@ final class EmergencyRig extends FailoverRig {
 
   static WorkflowOptions options() {
     return WorkflowOptions.newBuilder()
+        // What the watcher gives a start; the candidate varies by test, so the summary names the failed site.
+        .setStaticSummary(io.shipstream.failover.workflows.FailoverSummaries.emergency(GROUP, "iad", "the candidate"))
         .setWorkflowId(GROUP.workflowId())
         .setTaskQueue(TaskQueues.FAILOVER)
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)

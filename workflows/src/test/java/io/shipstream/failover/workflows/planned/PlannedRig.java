@@ -54,7 +54,22 @@ final class PlannedRig extends FailoverRig {
   }
 
   PlannedFailoverWorkflow stub() {
+    return stub(null);
+  }
+
+  /** The target the watcher names in the summary: none for a malformed annotation, which the workflow rejects. */
+  private static String summaryTarget(String annotation) {
+    try {
+      return PlannedFailoverAnnotation.parse(annotation).targetSite();
+    } catch (IllegalArgumentException malformed) {
+      return null;
+    }
+  }
+
+  /** A start as the watcher makes it, with the static summary it gives for {@code target}. */
+  PlannedFailoverWorkflow stub(String target) {
     return client.newWorkflowStub(PlannedFailoverWorkflow.class, WorkflowOptions.newBuilder()
+        .setStaticSummary(io.shipstream.failover.workflows.FailoverSummaries.planned(GROUP, target))
         .setWorkflowId(GROUP.workflowId())
         .setTaskQueue(TaskQueues.FAILOVER)
         .setWorkflowIdReusePolicy(WorkflowIdReusePolicy.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE)
@@ -64,7 +79,7 @@ final class PlannedRig extends FailoverRig {
   /** Annotates the group and starts the workflow, as the watcher does; returns its stub. */
   PlannedFailoverWorkflow startAsync(String annotation) {
     k8s.annotation = annotation;
-    PlannedFailoverWorkflow wf = stub();
+    PlannedFailoverWorkflow wf = stub(summaryTarget(annotation));
     WorkflowClient.start(wf::run, new PlannedFailoverWorkflow.Request(GROUP, annotation));
     return wf;
   }
