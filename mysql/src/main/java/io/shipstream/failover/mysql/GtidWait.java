@@ -18,6 +18,25 @@ public final class GtidWait {
 
   private GtidWait() {}
 
+  /** What a slice-by-slice wait checks between slices; it may throw to end the wait with an error. */
+  @FunctionalInterface
+  public interface BetweenSlices {
+    /** Whether to go on waiting; false ends the wait early, as the deadline would. */
+    boolean goOn(GtidSet applied) throws MysqlException;
+  }
+
+  /** Where a wait ended: {@code applied} holds {@code wanted}, or it stopped short of it. */
+  public record Ended(GtidSet applied, GtidSet wanted) {
+    public boolean complete() {
+      return contains(applied, wanted);
+    }
+
+    /** The transactions of {@code wanted} still not applied. */
+    public long missing() {
+      return wanted.subtract(applied).count();
+    }
+  }
+
   /**
    * Blocks until the server has applied {@code wanted}.
    *
@@ -27,20 +46,32 @@ public final class GtidWait {
    */
   public static String until(MysqlSession session, GtidSet wanted, Instant deadline, Clock clock, Consumer<Object> beat)
       throws MysqlException {
+    Ended ended = slices(session, wanted, deadline, clock, beat, applied -> true);
+    if (!ended.complete()) {
+      throw new GtidWaitTimeoutException(session.address() + " is still missing " + ended.missing()
+          + " transaction(s) of " + wanted + " at the deadline " + deadline + "; it has executed " + ended.applied(),
+          ended.missing());
+    }
+    return session.dialect().executedGtidSet(session);
+  }
+
+  /**
+   * The one slice loop: re-reads what is applied, and while {@code wanted} is not, tells {@code
+   * beat}, stops at the deadline or when {@code check} says so, else lets the server wait one
+   * slice. Never throws for the deadline: the caller decides what a short wait means.
+   */
+  public static Ended slices(MysqlSession session, GtidSet wanted, Instant deadline, Clock clock,
+      Consumer<Object> beat, BetweenSlices check) throws MysqlException {
     SqlDialect dialect = session.dialect();
     while (true) {
       GtidSet applied = dialect.appliedGtidSet(session);
       if (contains(applied, wanted)) {
-        return dialect.executedGtidSet(session);
+        return new Ended(applied, wanted);
       }
       beat.accept(applied.toString());
       Duration left = Duration.between(clock.instant(), deadline);
-      if (left.isNegative() || left.isZero()) {
-        long missing = wanted.subtract(applied).count();
-        throw new GtidWaitTimeoutException(
-            session.address() + " is still missing " + missing + " transaction(s) of " + wanted + " at the deadline "
-                + deadline + "; it has executed " + applied,
-            missing);
+      if (left.isNegative() || left.isZero() || !check.goOn(applied)) {
+        return new Ended(applied, wanted);
       }
       dialect.waitForGtidSet(session, wanted, slice(left));
     }

@@ -2,7 +2,6 @@ package io.shipstream.failover.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -48,22 +47,18 @@ public final class RelayLogDrain {
           session.address(), received.subtract(applied).count());
       dialect.applyRelayLog(session, status);
     }
-    while (!GtidWait.contains(applied, received)) {
-      beat.accept(applied.toString());
-      Duration left = Duration.between(clock.instant(), deadline);
-      if (left.isNegative() || left.isZero()) {
-        LOG.warn("{}: relay log not fully applied by {}: {} received transaction(s) left out",
-            session.address(), deadline, received.subtract(applied).count());
-        break;
-      }
-      ReplicaStatus now = dialect.replicaStatus(session).orElse(status);
-      if (now.sqlStoppedByError()) {
+    GtidWait.Ended ended = GtidWait.slices(session, received, deadline, clock, beat, now -> {
+      ReplicaStatus current = dialect.replicaStatus(session).orElse(status);
+      if (current.sqlStoppedByError()) {
         LOG.warn("{}: SQL thread stopped with an error while draining ({} transaction(s) left out): {}",
-            session.address(), received.subtract(applied).count(), now.lastSqlError());
-        break;
+            session.address(), received.subtract(now).count(), current.lastSqlError());
+        return false;
       }
-      dialect.waitForGtidSet(session, received, GtidWait.slice(left));
-      applied = dialect.appliedGtidSet(session);
+      return true;
+    });
+    if (!ended.complete() && !clock.instant().isBefore(deadline)) {
+      LOG.warn("{}: relay log not fully applied by {}: {} received transaction(s) left out",
+          session.address(), deadline, ended.missing());
     }
     return dialect.executedGtidSet(session);
   }

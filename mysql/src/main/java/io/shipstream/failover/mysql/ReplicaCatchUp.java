@@ -2,7 +2,6 @@ package io.shipstream.failover.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -50,19 +49,16 @@ public final class ReplicaCatchUp {
       dialect.changeSource(session, donor.host(), donor.port(), donorLogin.replicationUsername(),
           donorLogin.replicationPassword());
       dialect.startReplica(session);
-      while (!GtidWait.contains(applied, wanted)) {
+      GtidWait.Ended ended = GtidWait.slices(session, wanted, deadline, clock, beat, now -> {
         failOnReplicationError(donor);
-        beat.accept(applied.toString());
-        Duration left = Duration.between(clock.instant(), deadline);
-        if (left.isNegative() || left.isZero()) {
-          long missing = wanted.subtract(applied).count();
-          throw new GtidWaitTimeoutException(session.address() + " is still missing " + missing
-              + " transaction(s) of " + donor + "'s " + wanted + " at the deadline " + deadline + "; it has executed "
-              + applied, missing);
-        }
-        dialect.waitForGtidSet(session, wanted, GtidWait.slice(left));
-        applied = dialect.appliedGtidSet(session);
+        return true;
+      });
+      if (!ended.complete()) {
+        throw new GtidWaitTimeoutException(session.address() + " is still missing " + ended.missing()
+            + " transaction(s) of " + donor + "'s " + wanted + " at the deadline " + deadline + "; it has executed "
+            + ended.applied(), ended.missing());
       }
+      applied = ended.applied();
       LOG.info("{}: caught up from {} to {}", session.address(), donor, applied);
       return dialect.executedGtidSet(session);
     } finally {
