@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -123,7 +124,7 @@ public final class DirectPlannedFailover implements AutoCloseable {
   }
 
   private void event(GroupRef group, String type, String reason, String message) {
-    tail = tail.thenRunAsync(() -> k8s.emitEvent(group, type, reason, message), statusWriter);
+    tail = tail.thenRunAsync(() -> k8s.emitEvents(group, List.of(new KubernetesActivities.EventNote(type, reason, message))), statusWriter);
   }
 
   private <T> CompletableFuture<T> async(java.util.function.Supplier<T> step) {

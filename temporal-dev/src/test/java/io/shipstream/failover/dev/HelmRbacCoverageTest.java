@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
+import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.kube.SecretCredentialsProvider;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
@@ -150,8 +151,8 @@ class HelmRbacCoverageTest {
     activities.writePlannedFailoverStatus(ORDERS, new PlannedFailoverStatus("Pending", "pdx", null, null, null,
         null, null, null, null, null, null, null, null), null);
     // The second one is a repeat: its count is bumped.
-    activities.emitEvent(ORDERS, "Normal", "PlannedFailoverStarted", "to pdx");
-    activities.emitEvent(ORDERS, "Normal", "PlannedFailoverStarted", "to pdx");
+    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverStarted", "to pdx")));
+    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverStarted", "to pdx")));
     activities.setSiteRole(ORDERS, sites.get(1), "primary");
     // The session store's pods are found by their own labels and follow Service dragonfly-orders-active.
     cluster.createPod("dragonfly-pdx-0", Map.of("shipstream.io/group", "orders", "shipstream.io/store-site", "pdx"));

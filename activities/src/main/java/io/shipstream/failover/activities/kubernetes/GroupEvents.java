@@ -59,10 +59,6 @@ final class GroupEvents {
     this.clock = clock;
   }
 
-  void emit(GroupRef group, String type, String reason, String message) {
-    emitAll(group, List.of(new EventNote(type, reason, message)));
-  }
-
   /**
    * Emits each event in order. The group is read once for its uid, and each event is created
    * outright: only when it already exists (a repeat) is it read and its count bumped, so a new

@@ -94,11 +94,6 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   }
 
   @Override
-  public void emitEvent(GroupRef group, String type, String reason, String message) {
-    events.emit(group, type, reason, message);
-  }
-
-  @Override
   public void emitEvents(GroupRef group, List<EventNote> notes) {
     events.emitAll(group, notes);
   }

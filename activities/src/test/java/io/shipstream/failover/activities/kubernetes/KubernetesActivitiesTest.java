@@ -253,7 +253,7 @@ class KubernetesActivitiesTest {
 
   @Test
   void emitEventPointsAtTheGroupWithEveryFieldKubectlShows() {
-    activities.emitEvent(ORDERS, "Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx");
+    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx")));
 
     List<Event> events = cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems();
     assertThat(events).singleElement().satisfies(e -> {
@@ -276,10 +276,10 @@ class KubernetesActivitiesTest {
 
   @Test
   void aRepeatedEventIsCountedAndADifferentOneIsSeparate() {
-    activities.emitEvent(ORDERS, "Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden");
+    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
     var later = new KubernetesActivitiesImpl(cluster.client(), Clock.fixed(NOW.plusSeconds(90), ZoneOffset.UTC));
-    later.emitEvent(ORDERS, "Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden");
-    later.emitEvent(ORDERS, "Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx");
+    later.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
+    later.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx")));
 
     List<Event> events = cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems();
     assertThat(events).hasSize(2);
@@ -293,7 +293,7 @@ class KubernetesActivitiesTest {
 
   @Test
   void emitEventsReadsTheGroupOnceAndCreatesEachInOrder() {
-    activities.emitEvent(ORDERS, "Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden");
+    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
 
     int before = cluster.requestCount();
     activities.emitEvents(ORDERS, List.of(
@@ -314,7 +314,7 @@ class KubernetesActivitiesTest {
 
   @Test
   void anEventTypeKubernetesRejectsFailsNonRetryably() {
-    assertThatThrownBy(() -> activities.emitEvent(ORDERS, "Error", "Oops", "no such type"))
+    assertThatThrownBy(() -> activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Error", "Oops", "no such type"))))
         .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.isNonRetryable()).isTrue());
     assertThat(cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems()).isEmpty();
   }

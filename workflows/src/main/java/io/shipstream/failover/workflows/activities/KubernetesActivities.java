@@ -39,14 +39,10 @@ public interface KubernetesActivities {
   @ActivityMethod
   void recordFailover(GroupRef group, String activeSite, String at, String promotionGtid);
 
-  /** An Event on the resource; {@code type} is Normal or Warning. */
-  @ActivityMethod
-  void emitEvent(GroupRef group, String type, String reason, String message);
-
   /** One Event to emit: {@code type} is Normal or Warning. */
   record EventNote(String type, String reason, String message) {}
 
-  /** The Events in order, as {@link #emitEvent} would one by one, reading the group once. */
+  /** Events on the resource, in order, reading the group once. */
   @ActivityMethod
   void emitEvents(GroupRef group, List<EventNote> events);
 

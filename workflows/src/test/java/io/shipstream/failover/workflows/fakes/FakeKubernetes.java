@@ -60,13 +60,8 @@ public class FakeKubernetes implements KubernetesActivities {
   }
 
   @Override
-  public void emitEvent(GroupRef group, String type, String reason, String message) {
-    events.add(new Event(type, reason, message));
-  }
-
-  @Override
   public void emitEvents(GroupRef group, List<EventNote> notes) {
-    notes.forEach(n -> emitEvent(group, n.type(), n.reason(), n.message()));
+    notes.forEach(n -> events.add(new Event(n.type(), n.reason(), n.message())));
   }
 
   @Override
