@@ -1,5 +1,8 @@
 package io.shipstream.failover.testsupport;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,6 +30,7 @@ final class MariaDbCommandLine {
     command.add(Binaries.mariadbd().toString());
     addServerBasics(command, datadir.toString(), port, socket.toString(), pidFile.toString());
     command.add("--log-error=" + errorLog);
+    command.add("--tmpdir=" + privateTmpdir(datadir));
     command.add("--server-id=" + serverId);
     // Fixed binlog and relay log names, so they do not depend on the host name.
     command.add("--log-bin=mariadb-bin");
@@ -43,6 +47,20 @@ final class MariaDbCommandLine {
     command.add("--slave-net-timeout=10");
     command.addAll(INNODB_OPTIONS);
     return command;
+  }
+
+  /**
+   * A temporary directory of the server's own beside its datadir: servers sharing the host's /tmp
+   * made mariadb-install-db and a fence fail, rarely, under heavy concurrent load.
+   */
+  static Path privateTmpdir(Path datadir) {
+    Path tmp = datadir.toAbsolutePath().resolveSibling(datadir.getFileName() + "-tmp");
+    try {
+      Files.createDirectories(tmp);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create " + tmp, e);
+    }
+    return tmp;
   }
 
   /**

@@ -80,6 +80,7 @@ final class MariaDbTemplate {
       command.add(Binaries.mariadbInstallDb().toString());
       command.add("--no-defaults");
       command.add("--datadir=" + data);
+      command.add("--tmpdir=" + MariaDbCommandLine.privateTmpdir(data));
       command.add("--user=root");
       command.add("--skip-test-db");
       command.add("--skip-name-resolve");
