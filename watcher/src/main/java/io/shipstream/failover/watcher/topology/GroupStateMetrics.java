@@ -80,25 +80,16 @@ final class GroupStateMetrics {
       for (String condition : CONDITIONS) {
         AtomicReference<String> status = new AtomicReference<>("Unknown");
         g.conditions.put(condition, status);
-        for (String s : STATUSES) {
-          g.meters.add(Gauge.builder("bloodraven_group_condition", status, v -> s.equals(v.get()) ? 1 : 0)
-              .description("1 for the status the watcher computed for the group's condition, else 0")
-              .tags("group", name, "condition", condition, "status", s)
-              .register(registry));
-        }
+        oneHot(registry, g.meters, "bloodraven_group_condition",
+            "1 for the status the watcher computed for the group's condition, else 0", status, STATUSES,
+            "status", "group", name, "condition", condition);
       }
-      for (String v : VERDICTS) {
-        g.meters.add(Gauge.builder("bloodraven_topology_verdict", g.verdict, x -> v.equals(x.get()) ? 1 : 0)
-            .description("1 for the cross-site matrix's latest verdict on the group, else 0")
-            .tags("group", name, "verdict", v)
-            .register(registry));
-      }
-      for (Verdict.Cause c : Verdict.Cause.values()) {
-        g.meters.add(Gauge.builder("bloodraven_failover_blocked", g.blocked, x -> c.name().equals(x.get()) ? 1 : 0)
-            .description("1 while an automatic failover is wanted but blocked for this cause, else 0")
-            .tags("group", name, "cause", c.name())
-            .register(registry));
-      }
+      oneHot(registry, g.meters, "bloodraven_topology_verdict",
+          "1 for the cross-site matrix's latest verdict on the group, else 0", g.verdict, VERDICTS,
+          "verdict", "group", name);
+      oneHot(registry, g.meters, "bloodraven_failover_blocked",
+          "1 while an automatic failover is wanted but blocked for this cause, else 0", g.blocked,
+          Stream.of(Verdict.Cause.values()).map(Verdict.Cause::name).toList(), "cause", "group", name);
       for (String cause : RECOVERY_CAUSES) {
         AtomicReference<Boolean> on = new AtomicReference<>(false);
         g.recovery.put(cause, on);
@@ -111,12 +102,38 @@ final class GroupStateMetrics {
       for (String reason : WARNINGS) {
         g.meters.add(warnings(name, reason));
       }
-      g.meters.add(Counter.builder("bloodraven_routing_repairs")
-          .description("Role labels, Services, DNSEndpoints and taints the watcher set right between failovers")
-          .tags("group", name)
-          .register(registry));
+      g.meters.add(routingRepairs(name));
       return g;
     });
+  }
+
+  /**
+   * One gauge per value {@code current} can hold, 1 for the value it holds now and 0 for the
+   * others, each tagged {@code valueTag=<value>} beside {@code tags}: a series for every value
+   * from the start, so an alert matches the one it is for directly.
+   */
+  static <T> void oneHot(MeterRegistry registry, List<Meter> into, String name, String description,
+      AtomicReference<T> current, List<T> values, String valueTag, String... tags) {
+    for (T value : values) {
+      into.add(Gauge.builder(name, current, c -> value.equals(c.get()) ? 1 : 0)
+          .description(description)
+          .tags(tags)
+          .tag(valueTag, value.toString())
+          .register(registry));
+    }
+  }
+
+  private Counter routingRepairs(String group) {
+    return Counter.builder("bloodraven_routing_repairs")
+        .description("Role labels, Services, DNSEndpoints and taints the watcher set right between failovers")
+        .tags("group", group)
+        .register(registry);
+  }
+
+  /** Counts the repairs of a group's routing: one per object set right between failovers. */
+  void repaired(GroupRef ref, int repairs) {
+    group(ref);
+    routingRepairs(ref.toString()).increment(repairs);
   }
 
   private Counter warnings(String group, String reason) {

@@ -57,12 +57,9 @@ public final class TopologyMetrics {
   private SiteMeters meters(GroupRef group, String site) {
     return sites.computeIfAbsent(new SiteKey(group, site), k -> {
       SiteMeters m = new SiteMeters();
-      for (SiteState s : SiteState.values()) {
-        m.meters.add(Gauge.builder("bloodraven_site_state", m.state, r -> r.get() == s ? 1 : 0)
-            .description("1 for the debounced state the topology monitor sees a site in, else 0")
-            .tags("group", group.toString(), "site", site, "state", s.name())
-            .register(registry));
-      }
+      GroupStateMetrics.oneHot(registry, m.meters, "bloodraven_site_state",
+          "1 for the debounced state the topology monitor sees a site in, else 0", m.state,
+          List.of(SiteState.values()), "state", "group", group.toString(), "site", site);
       m.meters.add(Gauge.builder("bloodraven_replication_lag_seconds", m.lag, AtomicReference::get)
           .description("Seconds_Behind_Source of the site's server as last polled; NaN when not replicating")
           .tags("group", group.toString(), "site", site)
@@ -95,11 +92,7 @@ public final class TopologyMetrics {
 
   /** Counts the repairs of a group's routing: one per object set right between failovers. */
   void repaired(GroupRef group, int repairs) {
-    io.micrometer.core.instrument.Counter.builder("bloodraven_routing_repairs")
-        .description("Role labels, Services, DNSEndpoints and taints the watcher set right between failovers")
-        .tags("group", group.toString())
-        .register(registry)
-        .increment(repairs);
+    state.repaired(group, repairs);
   }
 
   void forget(GroupRef group) {
