@@ -35,6 +35,8 @@ final class PlaygroundServe {
   static void usage(PrintStream out) {
     out.printf("%-32s %s%n", "serve [--no-writer] [--no-monitor]", "keep a stack up until Ctrl-C, with a writer and "
         + "the topology monitor; prints the kubeconfig and Temporal address");
+    out.printf("%-32s %s%n", "      [--prometheus]", "also a real prometheus (Debian's) scraping the worker, the watcher "
+        + "and the sidecars with the chart's alert rules; prints its URL");
     out.printf("%-32s %s%n", "annotate <value>", "against serve: request a planned failover and follow it");
     out.printf("%-32s %s%n", "get", "against serve: activeSite and status.plannedFailover");
     out.printf("%-32s %s%n", "cancel [reason]", "against serve: send the cancel signal to the group's workflow");

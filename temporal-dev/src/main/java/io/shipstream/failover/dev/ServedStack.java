@@ -18,8 +18,9 @@ import java.util.Optional;
 /**
  * The stack {@code ./temporal-dev/playground serve} keeps up: the playground's sites with a one
  * minute cooldown, a sidecar per site, the topology monitor (emergency failovers) and the write
- * load the scenarios use, writing through the primary Service's pod labels. Closing it stops the
- * writer first and prints what it saw, then everything else.
+ * load the scenarios use, writing through the primary Service's pod labels, and with
+ * {@code --prometheus} a real prometheus scraping it ({@link StackMonitoring}). Closing it stops
+ * the writer first and prints what it saw, then everything else.
  */
 final class ServedStack implements AutoCloseable {
   /** Between two writes: enough rows to see a failover's gap, few enough for an afternoon's session. */
@@ -27,20 +28,24 @@ final class ServedStack implements AutoCloseable {
   /** A longer stretch without an acknowledged write is reported: well above a write's own time. */
   static final Duration GAP = Duration.ofMillis(250);
 
-  /** What {@code serve} runs besides the stack itself; both on unless turned off by a flag. */
-  record Options(boolean writer, boolean monitor) {
+  /**
+   * What {@code serve} runs besides the stack itself: the writer and the monitor unless turned off
+   * by a flag, a real prometheus ({@link StackMonitoring}) only when asked for.
+   */
+  record Options(boolean writer, boolean monitor, boolean prometheus) {
     static final String NO_WRITER = "--no-writer";
     static final String NO_MONITOR = "--no-monitor";
+    static final String PROMETHEUS = "--prometheus";
 
     /** The flags after {@code serve}; anything else is refused, so a typo does not go unnoticed. */
     static Options parse(List<String> flags) {
       List<String> unknown = new ArrayList<>(flags);
-      unknown.removeAll(List.of(NO_WRITER, NO_MONITOR));
+      unknown.removeAll(List.of(NO_WRITER, NO_MONITOR, PROMETHEUS));
       if (!unknown.isEmpty()) {
         throw new IllegalArgumentException("unknown serve flag " + String.join(" ", unknown) + "; serve takes "
-            + NO_WRITER + " and " + NO_MONITOR);
+            + NO_WRITER + ", " + NO_MONITOR + " and " + PROMETHEUS);
       }
-      return new Options(!flags.contains(NO_WRITER), !flags.contains(NO_MONITOR));
+      return new Options(!flags.contains(NO_WRITER), !flags.contains(NO_MONITOR), flags.contains(PROMETHEUS));
     }
 
     /**
@@ -58,13 +63,16 @@ final class ServedStack implements AutoCloseable {
   private final FailoverStack stack;
   private final KubectlGateway gateway;
   private final WriteLoad load;
+  private final StackMonitoring monitoring;
   private final PrintStream out;
 
-  private ServedStack(Path work, FailoverStack stack, KubectlGateway gateway, WriteLoad load, PrintStream out) {
+  private ServedStack(Path work, FailoverStack stack, KubectlGateway gateway, WriteLoad load,
+      StackMonitoring monitoring, PrintStream out) {
     this.work = work;
     this.stack = stack;
     this.gateway = gateway;
     this.load = load;
+    this.monitoring = monitoring;
     this.out = out;
   }
 
@@ -75,18 +83,36 @@ final class ServedStack implements AutoCloseable {
     long t0 = System.nanoTime();
     FailoverStack stack = Playground.startWithSidecars(work, options.stack());
     KubectlGateway gateway = null;
+    StackMonitoring monitoring = null;
     try {
       gateway = Playground.printEndpoints(stack, out, work, t0);
       Files.writeString(work.resolve("temporal-target"), stack.controlPlane().temporalTarget());
+      if (options.prometheus()) {
+        monitoring = StackMonitoring.start(stack, work.resolve("prometheus"));
+        out.printf("  prometheus %s  (Debian's, scraping the worker, the watcher and %d sidecars every second, with the "
+            + "chart's alert rules: /targets, /alerts, /graph?g0.expr=bloodraven_group_condition)%n",
+            monitoring.prometheus().url(), stack.servers().size());
+      }
       WriteLoad load = options.writer() ? WriteLoad.start(stack::routedJdbcUrlOrNowhere, WRITE_PAUSE) : null;
-      return new ServedStack(work, stack, gateway, load, out);
-    } catch (IOException | RuntimeException e) {
+      return new ServedStack(work, stack, gateway, load, monitoring, out);
+    } catch (Exception e) {
+      if (monitoring != null) {
+        monitoring.close();
+      }
       if (gateway != null) {
         gateway.close();
       }
       stack.close();
-      throw e;
+      if (e instanceof IOException io) {
+        throw io;
+      }
+      throw e instanceof RuntimeException r ? r : new IllegalStateException("prometheus did not start: " + e, e);
     }
+  }
+
+  /** The prometheus of {@code --prometheus}. */
+  Optional<StackMonitoring> monitoring() {
+    return Optional.ofNullable(monitoring);
   }
 
   FailoverStack stack() {
@@ -141,6 +167,9 @@ final class ServedStack implements AutoCloseable {
     if (load != null) {
       load.stop();
       out.println(writerSummary());
+    }
+    if (monitoring != null) {
+      monitoring.close();
     }
     gateway.close();
     stack.close();

@@ -5,10 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.worker.WorkerApp;
-import io.shipstream.failover.worker.WorkerConfig;
-import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,23 +41,13 @@ class OnCallIT extends StackPerTest {
   void prometheusSeesBothFailoversAndEveryDashboardQueryAndAlertEvaluates() throws Exception {
     long started = System.nanoTime();
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    SidecarMesh sidecars = stack.startSidecars(SidecarMesh.Knobs.playground());
-    // The worker process itself, with its /metrics, in place of the stack's bare worker.
-    stack.controlPlane().killWorker();
-    WorkflowServiceStubs stubs = WorkflowServiceStubs.newServiceStubs(
-        WorkflowServiceStubsOptions.newBuilder().setTarget(stack.controlPlane().temporalTarget()).build());
-    WorkerApp worker = WorkerApp.start(WorkerConfig.from(Map.of("HTTP_PORT", "0", "METRICS_REPORT_INTERVAL",
-        "250ms", "SHUTDOWN_TIMEOUT", "1s", "AUTH_TOKEN", FailoverStack.SIDECAR_TOKEN), new String[0]),
-        stack.api().client(), stubs);
-    Map<String, List<String>> jobs = new LinkedHashMap<>();
-    jobs.put("bloodraven-worker", List.of("127.0.0.1:" + worker.httpPort()));
-    jobs.put("bloodraven-watcher", List.of("127.0.0.1:" + stack.controlPlane().watcherAddress().orElseThrow().getPort()));
-    jobs.put("bloodraven-sidecar", List.of("iad", "pdx", "dr").stream().map(s -> "127.0.0.1:" + sidecars.port(s))
-        .toList());
+    stack.startSidecars(SidecarMesh.Knobs.playground());
     // Its own configuration and data under target/, afresh on every run.
     Path dir = Path.of("target", "oncall-prometheus").toAbsolutePath();
     deleteRecursively(dir);
-    try (PrometheusServer prometheus = PrometheusServer.start(dir, jobs, AlertRulesTest.RULES)) {
+    // The worker process itself, with its /metrics, in place of the stack's bare worker, and prometheus.
+    try (StackMonitoring monitoring = StackMonitoring.start(stack, dir)) {
+      PrometheusServer prometheus = monitoring.prometheus();
       Await.until(stack, () -> prometheus.sum("up") == 5 && prometheus.sum("count(bloodraven_site_state)") > 0,
           Duration.ofSeconds(30), "prometheus scraping the worker, the watcher and three sidecars");
       // Before any failover: the counters' totals, 0 where no series exists yet.
@@ -115,9 +101,6 @@ class OnCallIT extends StackPerTest {
       log(started, dashboardQueries().values().stream().mapToInt(List::size).sum() + " dashboard queries and "
           + alertExpressions().size() + " alert expressions run");
       assertThat(failures).isEmpty();
-    } finally {
-      worker.close();
-      stubs.shutdownNow();
     }
   }
 

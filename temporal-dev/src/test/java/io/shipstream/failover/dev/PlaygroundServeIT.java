@@ -44,4 +44,37 @@ class PlaygroundServeIT {
     assertThat(printed.toString(StandardCharsets.UTF_8))
         .containsPattern("writer: \\d+ rows acknowledged through mysql-orders-primary, \\d+ failed attempts");
   }
+
+  /**
+   * {@code serve --prometheus}: a real prometheus (Debian's) scrapes the worker process, the
+   * watcher and the three sidecars with the chart's rules loaded, and its URL is printed. Without
+   * the writer, to keep it short.
+   */
+  @Test
+  void servePrometheusScrapesTheWorkerTheWatcherAndTheSidecars() throws Exception {
+    ByteArrayOutputStream printed = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(printed, true, StandardCharsets.UTF_8);
+    long started = System.nanoTime();
+    try (ServedStack served = ServedStack.start(work.resolve("serve"),
+        ServedStack.Options.parse(List.of("--prometheus", "--no-writer")), out)) {
+      PrometheusServer prometheus = served.monitoring().orElseThrow().prometheus();
+      assertThat(printed.toString(StandardCharsets.UTF_8)).contains("prometheus " + prometheus.url());
+      String worker = "up{job=\"" + StackMonitoring.WORKER_JOB + "\"}";
+      String watcher = "up{job=\"" + StackMonitoring.WATCHER_JOB + "\"}";
+      String sidecars = "up{job=\"" + StackMonitoring.SIDECAR_JOB + "\"}";
+      long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (!(prometheus.sum(worker) == 1 && prometheus.sum(watcher) == 1 && prometheus.sum(sidecars) == 3)
+          && System.nanoTime() < until) {
+        Playground.sleep(200);
+      }
+      assertThat(prometheus.sum(worker)).as(worker).isEqualTo(1);
+      assertThat(prometheus.sum(watcher)).as(watcher).isEqualTo(1);
+      assertThat(prometheus.sum(sidecars)).as(sidecars).isEqualTo(3);
+      assertThat(prometheus.alertNames()).as("the chart's alert rules are loaded")
+          .containsExactlyInAnyOrderElementsOf(AlertRulesTest.alertNames());
+      assertThat(prometheus.sum("count(bloodraven_group_condition)")).as("the watcher's series are stored").isPositive();
+      System.out.printf("serve --prometheus: every target up %d ms after the start%n",
+          (System.nanoTime() - started) / 1_000_000);
+    }
+  }
 }

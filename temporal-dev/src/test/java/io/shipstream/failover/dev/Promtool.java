@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.fail;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,18 +36,11 @@ final class Promtool {
 
   /** The path of a binary of the prometheus package, or a failed test saying how to get it. */
   static Path binary(String name) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
-      Path candidate = Path.of(dir, name);
-      if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-        return candidate;
-      }
+    try {
+      return PrometheusServer.binary(name);
+    } catch (IllegalStateException e) {
+      return fail(e.getMessage());
     }
-    Path debian = Path.of("/usr/bin", name);
-    if (Files.isExecutable(debian)) {
-      return debian;
-    }
-    return fail(name + " not found on PATH: install Debian's prometheus package with scripts/prerequisites "
-        + "(apt-get install --no-install-recommends prometheus)");
   }
 
   /** Runs promtool with {@code args} in {@code dir}, feeding {@code stdin} when not null. */

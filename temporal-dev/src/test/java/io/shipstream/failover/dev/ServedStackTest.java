@@ -16,22 +16,23 @@ class ServedStackTest {
   private static final Instant T0 = Instant.parse("2026-01-01T12:00:00Z");
 
   @Test
-  void theWriterAndTheMonitorRunUnlessAFlagTurnsThemOff() {
+  void theWriterAndTheMonitorRunUnlessAFlagTurnsThemOffAndPrometheusOnlyWhenAskedFor() {
     Options defaults = Options.parse(List.of());
-    assertThat(defaults).isEqualTo(new Options(true, true));
+    assertThat(defaults).isEqualTo(new Options(true, true, false));
     assertThat(defaults.stack().topologyMonitor()).isTrue();
     assertThat(defaults.stack().pollInterval()).isEqualTo("500ms");
     assertThat(defaults.stack().failureThreshold()).isEqualTo(3);
     assertThat(defaults.stack().failoverCooldown()).isEqualTo("1m");
 
     Options quiet = Options.parse(List.of("--no-monitor", "--no-writer"));
-    assertThat(quiet).isEqualTo(new Options(false, false));
+    assertThat(quiet).isEqualTo(new Options(false, false, false));
     assertThat(quiet.stack().topologyMonitor()).isFalse();
     assertThat(quiet.stack().pollInterval()).as("the spec's default").isNull();
-    assertThat(Options.parse(List.of("--no-writer"))).isEqualTo(new Options(false, true));
+    assertThat(Options.parse(List.of("--no-writer"))).isEqualTo(new Options(false, true, false));
+    assertThat(Options.parse(List.of("--prometheus"))).isEqualTo(new Options(true, true, true));
 
     assertThatThrownBy(() -> Options.parse(List.of("--no-montor")))
-        .hasMessage("unknown serve flag --no-montor; serve takes --no-writer and --no-monitor");
+        .hasMessage("unknown serve flag --no-montor; serve takes --no-writer, --no-monitor and --prometheus");
   }
 
   @Test

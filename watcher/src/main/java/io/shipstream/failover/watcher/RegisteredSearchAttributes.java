@@ -1,5 +1,6 @@
 package io.shipstream.failover.watcher;
 
+import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
 import io.temporal.client.WorkflowClient;
@@ -30,6 +31,9 @@ public final class RegisteredSearchAttributes implements Supplier<Set<String>> {
   private final Supplier<Set<String>> list;
   private final Clock clock;
   private Set<String> known = Set.of();
+  /** What the last successful listing lacked; null until one succeeded. */
+  private Set<String> missing;
+  private String lastError = "not listed yet";
   private Instant checkedAt;
   private String lastReport;
 
@@ -65,13 +69,26 @@ public final class RegisteredSearchAttributes implements Supplier<Set<String>> {
       Set<String> missing = new TreeSet<>(wanted);
       missing.removeAll(present);
       known = Set.copyOf(present);
+      this.missing = Set.copyOf(missing);
       report(missing.isEmpty() ? null : "the Temporal namespace lacks the search attributes " + missing
           + ": failovers start and run without them (register them, or let the worker do it at start-up)");
     } catch (RuntimeException e) {
+      lastError = e.getMessage();
       report("could not list the Temporal namespace's search attributes (" + e.getMessage() + "): failovers start "
           + "with " + (known.isEmpty() ? "none" : "the ones last seen " + known));
     }
     return known;
+  }
+
+  /**
+   * For the groups' {@code SearchAttributesRegistered} condition: what the latest successful
+   * listing lacked, or Unknown while none has succeeded (a server without the operator service,
+   * such as Temporal's Java test server, answers UNIMPLEMENTED). Like {@link #get}, never throws.
+   */
+  public synchronized GroupConditions.SearchAttributeCheck check() {
+    get();
+    return missing == null ? GroupConditions.SearchAttributeCheck.unknown(lastError)
+        : GroupConditions.SearchAttributeCheck.listed(missing);
   }
 
   private void report(String problem) {

@@ -57,6 +57,7 @@ public final class WatcherApp implements AutoCloseable {
   private TopologyMonitor monitor;
   private KubernetesClient kube;
   private TopologyMetrics topologyMetrics;
+  private RegisteredSearchAttributes searchAttributes;
   private boolean closed;
 
   private WatcherApp(WatcherConfig config, GroupCache cache, WatcherMetrics metrics, FailoverStarter starter,
@@ -80,10 +81,13 @@ public final class WatcherApp implements AutoCloseable {
       started.add(metrics);
       GroupCache cache = GroupCache.start(kube, config.watchNamespaces());
       started.add(cache);
+      // One look-up for both: the starts carry the attributes it finds, the conditions say which lack.
+      RegisteredSearchAttributes searchAttributes = RegisteredSearchAttributes.of(temporal);
       WatcherApp app = new WatcherApp(config, cache, metrics,
-          new FailoverStarter(temporal, config.taskQueue()),
+          new FailoverStarter(temporal, config.taskQueue(), searchAttributes),
           new RequestRejections(kube, Clock.systemUTC()));
       app.kube = kube;
+      app.searchAttributes = searchAttributes;
       app.topologyMetrics = new TopologyMetrics(metrics.registry());
       // From here the app owns the metrics and the cache, and its close releases them.
       started.clear();
@@ -155,7 +159,8 @@ public final class WatcherApp implements AutoCloseable {
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
       StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics))
+          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
+              .searchAttributes(searchAttributes::check))
           .acting(config.automaticFailover());
       cache.addHandler(monitor);
     }

@@ -61,4 +61,27 @@ class RegisteredSearchAttributesTest {
     now = now.plus(RegisteredSearchAttributes.TTL);
     assertThat(registered.get()).as("the last known ones").containsExactly("FailoverGroup");
   }
+
+  /** What the groups' SearchAttributesRegistered condition is computed from. */
+  @Test
+  void theCheckNamesWhatIsMissingAndIsUnknownUntilAListingSucceeds() {
+    AtomicInteger calls = new AtomicInteger();
+    Supplier<Set<String>> listing = () -> switch (calls.getAndIncrement()) {
+      case 0 -> throw Status.UNIMPLEMENTED.withDescription("no operator service").asRuntimeException();
+      case 1 -> Set.of("FailoverGroup", "FailoverPhase", "CustomerId");
+      case 2 -> Set.of("FailoverGroup", "FailoverTarget", "FailoverPhase");
+      default -> throw Status.UNAVAILABLE.withDescription("frontend restarting").asRuntimeException();
+    };
+    var registered = new RegisteredSearchAttributes(listing, clock);
+    var never = registered.check();
+    assertThat(never.missing()).as("never listed: unknown").isNull();
+    assertThat(never.why()).contains("no operator service");
+
+    now = now.plus(RegisteredSearchAttributes.TTL);
+    assertThat(registered.check().missing()).containsExactly("FailoverTarget");
+    now = now.plus(RegisteredSearchAttributes.TTL);
+    assertThat(registered.check().missing()).isEmpty();
+    now = now.plus(RegisteredSearchAttributes.TTL);
+    assertThat(registered.check().missing()).as("a failed look-up keeps the last listing").isEmpty();
+  }
 }

@@ -25,7 +25,14 @@ import java.util.Objects;
  * |             |   (SitesImpaired), routing that could not be set  |                                            |
  * |             |   right (RoutingIncomplete), a server configured  |                                            |
  * |             |   to start writable (ServerStartsWritable)        |                                            |
+ * | SearchAttri-| the Temporal namespace has every failover search  | Missing (the names in the message);        |
+ * | butesRegis- |   attribute (Registered)                          |   Unknown/CannotList while they could not  |
+ * | tered       |                                                   |   be listed (Temporal's Java test server)  |
  * </pre>
+ *
+ * <p>{@code SearchAttributesRegistered} is an observability gap only: failovers start and run
+ * without the missing attributes (they just cannot be found by them in the Temporal UI), so it
+ * never makes the group not Ready nor Degraded.
  *
  * <p>A condition keeps its {@code lastTransitionTime} while its status stays the same, whatever
  * its reason or message do.
@@ -34,6 +41,7 @@ public final class GroupConditions {
   public static final String READY = "Ready";
   public static final String PROGRESSING = "Progressing";
   public static final String DEGRADED = "Degraded";
+  public static final String SEARCH_ATTRIBUTES = "SearchAttributesRegistered";
 
   private GroupConditions() {}
 
@@ -50,16 +58,49 @@ public final class GroupConditions {
    *     writable
    */
   public record Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
-      Verdict verdict, List<Problem> problems) {
+      Verdict verdict, List<Problem> problems, SearchAttributeCheck searchAttributes) {
     public Facts {
       problems = problems == null ? List.of() : List.copyOf(problems);
+      searchAttributes = searchAttributes == null ? SearchAttributeCheck.unknown("not checked") : searchAttributes;
+    }
+
+    /** The facts of the group itself; the search attributes are not checked (Unknown). */
+    public Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
+        Verdict verdict, List<Problem> problems) {
+      this(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, null);
+    }
+
+    public Facts withSearchAttributes(SearchAttributeCheck check) {
+      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, check);
+    }
+  }
+
+  /**
+   * What the watcher knows of the Temporal namespace's failover search attributes (the same for
+   * every group it watches).
+   *
+   * @param missing the attributes the namespace lacks, empty when it has them all; null when they
+   *     could not be listed
+   * @param why why they could not be listed; null when they were
+   */
+  public record SearchAttributeCheck(java.util.Set<String> missing, String why) {
+    public SearchAttributeCheck {
+      missing = missing == null ? null : java.util.Set.copyOf(new java.util.TreeSet<>(missing));
+    }
+
+    public static SearchAttributeCheck listed(java.util.Set<String> missing) {
+      return new SearchAttributeCheck(missing, null);
+    }
+
+    public static SearchAttributeCheck unknown(String why) {
+      return new SearchAttributeCheck(null, why);
     }
   }
 
   /** One thing that degrades the group: the condition's reason and a sentence for its message. */
   public record Problem(String reason, String message) {}
 
-  /** The three conditions, each carrying over its transition time from {@code previous} when its status holds. */
+  /** The four conditions, each carrying over its transition time from {@code previous} when its status holds. */
   public static List<Condition> compute(Facts facts, List<Condition> previous, Instant now, Long generation) {
     List<Condition> out = new ArrayList<>();
     out.add(carry(ready(facts), previous, now, generation));
@@ -67,7 +108,24 @@ public final class GroupConditions {
         ? of(PROGRESSING, true, "FailoverInProgress", "a failover workflow runs; it alone changes routing meanwhile")
         : of(PROGRESSING, false, "Idle", "no failover runs"), previous, now, generation));
     out.add(carry(degraded(facts), previous, now, generation));
+    out.add(carry(searchAttributes(facts.searchAttributes()), previous, now, generation));
     return out;
+  }
+
+  private static Condition searchAttributes(SearchAttributeCheck c) {
+    if (c.missing() == null) {
+      return new ConditionBuilder().withType(SEARCH_ATTRIBUTES).withStatus("Unknown").withReason("CannotList")
+          .withMessage("the Temporal namespace's search attributes could not be listed (" + c.why() + "); failovers "
+              + "start and run without the ones that are missing").build();
+    }
+    if (!c.missing().isEmpty()) {
+      return of(SEARCH_ATTRIBUTES, false, "Missing", "the Temporal namespace lacks the search attributes "
+          + new java.util.TreeSet<>(c.missing()) + ": failovers start and run without them, but cannot be found by "
+          + "them in the Temporal UI; register them (temporal operator search-attribute create, or let the worker "
+          + "register them at start-up)");
+    }
+    return of(SEARCH_ATTRIBUTES, true, "Registered", "the Temporal namespace has every search attribute the "
+        + "failovers set");
   }
 
   private static Condition ready(Facts f) {

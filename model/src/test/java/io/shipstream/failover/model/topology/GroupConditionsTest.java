@@ -18,11 +18,41 @@ class GroupConditionsTest {
     assertThat(c).extracting(Condition::getType, Condition::getStatus, Condition::getReason).containsExactly(
         org.assertj.core.groups.Tuple.tuple("Ready", "True", "PrimaryWritable"),
         org.assertj.core.groups.Tuple.tuple("Progressing", "False", "Idle"),
-        org.assertj.core.groups.Tuple.tuple("Degraded", "False", "AsExpected"));
+        org.assertj.core.groups.Tuple.tuple("Degraded", "False", "AsExpected"),
+        org.assertj.core.groups.Tuple.tuple("SearchAttributesRegistered", "Unknown", "CannotList"));
     assertThat(c).allSatisfy(x -> {
       assertThat(x.getObservedGeneration()).isEqualTo(3L);
       assertThat(x.getLastTransitionTime()).isEqualTo(T0.toString());
     });
+  }
+
+  /**
+   * The search attributes are an observability gap, never a reason to be not Ready or Degraded:
+   * one missing is False with its name, all there is True, not listable (Temporal's Java test
+   * server has no ListSearchAttributes) is Unknown.
+   */
+  @Test
+  void searchAttributesHaveTheirOwnConditionThatNeitherReadyNorDegradedFollows() {
+    Facts healthy = new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of());
+
+    List<Condition> missing = compute(healthy.withSearchAttributes(
+        GroupConditions.SearchAttributeCheck.listed(java.util.Set.of("FailoverTarget"))), null);
+    assertThat(missing.get(3)).extracting(Condition::getType, Condition::getStatus, Condition::getReason)
+        .containsExactly("SearchAttributesRegistered", "False", "Missing");
+    assertThat(missing.get(3).getMessage()).contains("[FailoverTarget]").contains("failovers start and run without");
+    assertThat(missing.get(0).getStatus()).as("Ready").isEqualTo("True");
+    assertThat(missing.get(2).getStatus()).as("Degraded").isEqualTo("False");
+
+    Condition all = compute(healthy.withSearchAttributes(GroupConditions.SearchAttributeCheck.listed(java.util.Set.of())),
+        null).get(3);
+    assertThat(all.getStatus()).isEqualTo("True");
+    assertThat(all.getReason()).isEqualTo("Registered");
+
+    Condition unknown = compute(healthy.withSearchAttributes(GroupConditions.SearchAttributeCheck.unknown(
+        "UNIMPLEMENTED: no operator service")), null).get(3);
+    assertThat(unknown.getStatus()).isEqualTo("Unknown");
+    assertThat(unknown.getReason()).isEqualTo("CannotList");
+    assertThat(unknown.getMessage()).contains("UNIMPLEMENTED");
   }
 
   @Test

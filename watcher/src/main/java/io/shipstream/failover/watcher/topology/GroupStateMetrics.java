@@ -28,8 +28,9 @@ import java.util.stream.Stream;
  * | metric                                             | 1 for                                          |
  * |----------------------------------------------------|------------------------------------------------|
  * | bloodraven_group_condition{group,condition,status} | each condition's current status (Ready,        |
- * |                                                    |   Progressing, Degraded; True, False, Unknown  |
- * |                                                    |   until first computed)                        |
+ * |                                                    |   Progressing, Degraded, SearchAttributes-     |
+ * |                                                    |   Registered; True, False, Unknown until first |
+ * |                                                    |   computed)                                    |
  * | bloodraven_topology_verdict{group,verdict}         | the matrix's latest verdict (its type name)    |
  * | bloodraven_failover_blocked{group,cause}           | while an automatic failover is wanted and      |
  * |                                                    |   blocked for that cause                       |
@@ -44,7 +45,7 @@ import java.util.stream.Stream;
  */
 final class GroupStateMetrics {
   static final List<String> CONDITIONS = List.of(GroupConditions.READY, GroupConditions.PROGRESSING,
-      GroupConditions.DEGRADED);
+      GroupConditions.DEGRADED, GroupConditions.SEARCH_ATTRIBUTES);
   static final List<String> STATUSES = List.of("True", "False", "Unknown");
   static final List<String> VERDICTS = List.of("Healthy", "Degraded", "NoPrimary", "TotalLoss", "FenceNonPromotable",
       "SplitBrain", "Promote", "Blocked");

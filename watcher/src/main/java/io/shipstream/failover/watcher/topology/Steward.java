@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +45,9 @@ public final class Steward {
   private final Map<GroupRef, java.time.Instant> lastRouting = new ConcurrentHashMap<>();
   private final Map<GroupRef, String> lastNote = new ConcurrentHashMap<>();
   private final Map<GroupRef, List<String>> lastProblems = new ConcurrentHashMap<>();
+  private final Map<GroupRef, String> lastSearchAttributes = new ConcurrentHashMap<>();
+  /** The namespace's failover search attributes, for their condition; null: not checked (Unknown). */
+  private volatile Supplier<GroupConditions.SearchAttributeCheck> searchAttributes;
 
   /** @param routing null: routing is left to the failovers alone (tests of the other duties) */
   public Steward(Reactions.Effects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
@@ -60,6 +64,12 @@ public final class Steward {
       io.fabric8.kubernetes.client.KubernetesClient client,
       java.util.function.Function<GroupRef, Optional<MysqlFailoverGroup>> groups, TopologyMetrics metrics) {
     return new Steward(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
+  }
+
+  /** Checks the Temporal namespace's failover search attributes for every group's SearchAttributesRegistered. */
+  public Steward searchAttributes(Supplier<GroupConditions.SearchAttributeCheck> check) {
+    this.searchAttributes = check;
+    return this;
   }
 
   /**
@@ -154,7 +164,12 @@ public final class Steward {
     // What the resource holds, not what was last written: a status another writer replaced is written again.
     List<Condition> previous = status == null || status.conditions() == null ? List.of() : status.conditions();
     Long generation = group.getMetadata().getGeneration();
+    Supplier<GroupConditions.SearchAttributeCheck> check = searchAttributes;
+    if (check != null) {
+      facts = facts.withSearchAttributes(check.get());
+    }
     List<Condition> next = GroupConditions.compute(facts, previous, clock.instant(), generation);
+    noteSearchAttributes(ref, previous, next);
     if (metrics != null) {
       metrics.state().conditions(ref, next);
     }
@@ -167,6 +182,43 @@ public final class Steward {
       // The next evaluation tries again.
       log.warn("{}: cannot write the conditions: {}", ref, e.toString());
     }
+  }
+
+  /**
+   * One Event when the SearchAttributesRegistered condition changes: a Warning when it turns False
+   * (or names other attributes), a Normal one when it turns True after being False. Unknown (the
+   * server cannot list them) and a first True say nothing: a healthy start is no news.
+   */
+  private void noteSearchAttributes(GroupRef ref, List<Condition> previous, List<Condition> next) {
+    Condition now = find(next, GroupConditions.SEARCH_ATTRIBUTES);
+    if (now == null) {
+      return;
+    }
+    String key = now.getStatus() + ":" + now.getMessage();
+    String before = lastSearchAttributes.put(ref, key);
+    if (before == null) {
+      Condition stored = find(previous, GroupConditions.SEARCH_ATTRIBUTES);
+      before = stored == null ? null : stored.getStatus() + ":" + stored.getMessage();
+    }
+    if (key.equals(before)) {
+      return;
+    }
+    Events event = "False".equals(now.getStatus()) ? Events.SEARCH_ATTRIBUTES_MISSING
+        : "True".equals(now.getStatus()) && before != null && before.startsWith("False:")
+            ? Events.SEARCH_ATTRIBUTES_PRESENT : null;
+    if (event == null) {
+      return;
+    }
+    try {
+      effects.event(ref, event.type().name(), event.reason(), now.getMessage());
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot write the {} Event: {}", ref, event.reason(), e.toString());
+    }
+  }
+
+  private static Condition find(List<Condition> conditions, String type) {
+    return conditions == null ? null
+        : conditions.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
   }
 
   /** A failover workflow holds the group: its status shows a planned or emergency failover not yet finished. */
@@ -183,6 +235,7 @@ public final class Steward {
     lastNote.remove(ref);
     lastRouting.remove(ref);
     lastProblems.remove(ref);
+    lastSearchAttributes.remove(ref);
   }
 
   private void note(GroupRef ref, Events event, String message) {

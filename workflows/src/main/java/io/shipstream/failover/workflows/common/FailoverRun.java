@@ -104,6 +104,14 @@ public final class FailoverRun {
   }
 
   /**
+   * Says what the current step does now, within its phase: a long wait that learnt how far it has
+   * to go, say. Only the current details change (see {@link #showDetails}), no command.
+   */
+  public void show(String step) {
+    showDetails(step);
+  }
+
+  /**
    * The workflow's current details in the Temporal UI (and its {@code __temporal_workflow_metadata}
    * query): the phase, what the step waits for or does, and the notes so far. Kept in the
    * workflow's memory only, never in the history, so setting it adds no command and replays

@@ -79,7 +79,13 @@ public enum Events {
   SPLIT_BRAIN_DETECTED(Warning, "SplitBrainDetected", "<the topology matrix's reason>"),
   TOTAL_LOSS_DETECTED(Warning, "TotalLossDetected", "<the topology matrix's reason>"),
   FAILOVER_BLOCKED(Warning, "FailoverBlocked", "<cause>: <the topology matrix's reason>"),
-  NO_PRIMARY_DETECTED(Warning, "NoPrimaryDetected", "<the topology matrix's reason>");
+  NO_PRIMARY_DETECTED(Warning, "NoPrimaryDetected", "<the topology matrix's reason>"),
+  /** When the group's SearchAttributesRegistered condition turns False (or its list of missing names changes). */
+  SEARCH_ATTRIBUTES_MISSING(Warning, "SearchAttributesMissing",
+      "the Temporal namespace lacks the search attributes [<name>...]: failovers start and run without them ..."),
+  /** When that condition turns True again. */
+  SEARCH_ATTRIBUTES_PRESENT(Normal, "SearchAttributesPresent",
+      "the Temporal namespace has every search attribute the failovers set");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -50,7 +50,7 @@ final class CandidatePromotion {
     OldPrimaryGate guard = OldPrimaryGate.start(plan, run.progress.oldPrimaryFenced, FailoverRun.now(), run::warn,
         run::inform);
     Duration relayDrain = plan.config().connectionDrainTimeout();
-    survivors = new Survivors(plan, run.quickMysql, run::warn, run::inform, divergentSites);
+    survivors = new Survivors(plan, run.quickMysql, run::warn, run::inform, divergentSites, run::show);
     survivors.catchUpCandidate(relayDrain);
     guard.await();
     try {

@@ -44,6 +44,7 @@ final class Survivors {
   private final Report warn;
   private final Report inform;
   private final Set<String> divergent;
+  private final java.util.function.Consumer<String> show;
   private final Map<String, ServerState> states = new LinkedHashMap<>();
   private final List<String> knownGtids = new ArrayList<>();
   private final ReplicaRepointing repointing;
@@ -54,8 +55,13 @@ final class Survivors {
     void report(Events event, String message);
   }
 
-  /** @param divergent the sites whose status names divergent transactions, left alone */
-  Survivors(EmergencyPlan plan, MysqlActivities mysql, Report warn, Report inform, Set<String> divergent) {
+  /**
+   * @param divergent the sites whose status names divergent transactions, left alone
+   * @param show where the step being waited for goes: the workflow's current details
+   */
+  Survivors(EmergencyPlan plan, MysqlActivities mysql, Report warn, Report inform, Set<String> divergent,
+      java.util.function.Consumer<String> show) {
+    this.show = show;
     this.plan = plan;
     this.mysql = mysql;
     this.warn = warn;
@@ -154,6 +160,9 @@ final class Survivors {
     if (!confirmed.needed()) {
       return;
     }
+    // Both stopped replicating: the count only shrinks from here, and the UI shows it for the wait.
+    show.accept("catching " + target + " up from " + donor + ": " + target + " missing " + confirmed.transactions()
+        + " transaction(s) " + confirmed.missing() + " that " + donor + " holds, at " + FailoverRun.now());
     try {
       String after = bounded.catchUpFrom(plan.targetServer(), donorServer, frozen.gtidExecuted(),
           FailoverRun.now().plus(budget));

@@ -5,10 +5,12 @@ import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.RoleLabel;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.FailoverAbort;
 import io.shipstream.failover.workflows.common.FailoverProgress;
@@ -21,6 +23,7 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -107,6 +110,7 @@ final class SourceDrain {
     Instant deadline = started.plus(plan.maxLagWait());
     MysqlActivities waiting = ActivityStubs.mysqlWait(plan.maxLagWait(), "wait until " + plan.target().name()
         + " holds " + progress.sourceGtidAtFence + " (fenced " + plan.source().name() + ")");
+    showLag(plan);
     try {
       run.cancellable(() -> Async.function(waiting::waitForGtidSet, server(plan, plan.target()),
           progress.sourceGtidAtFence, deadline));
@@ -119,6 +123,48 @@ final class SourceDrain {
     run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
     run.publisher.event(Events.PLANNED_FAILOVER_LAG_OK, plan.target().name() + " holds every transaction of "
         + plan.source().name() + " (" + progress.sourceGtidAtFence + ")");
+  }
+
+  /**
+   * Reads the target once as the wait begins, beside it, and shows in the current details how many
+   * of the fenced source's transactions it still lacks: the wait is one activity, whose progress
+   * reaches its heartbeats but not the workflow, so this reading is what the workflow knows. It
+   * never holds the wait up and cannot fail the run: an unreachable target is said as such, and a
+   * reading that comes after the wait ended is dropped. Behind a version gate: the read is a
+   * command that runs recorded before it did not have.
+   */
+  private void showLag(Plan plan) {
+    if (Workflow.getVersion(LAG_IN_DETAILS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
+      return;
+    }
+    String fenced = run.progress.sourceGtidAtFence;
+    String target = plan.target().name();
+    Async.function(run.quickMysql::inspect, server(plan, plan.target())).handle((state, failure) -> {
+      if (run.progress.phase == Phase.WaitingForLag) {
+        run.show(lagStep(target, fenced, failure == null ? state : null, FailoverRun.now()));
+      }
+      return null;
+    });
+  }
+
+  /** The change id of {@link #showLag}. */
+  static final String LAG_IN_DETAILS = "lag-in-current-details";
+
+  /** The WaitingForLag step with what the reading of the target said at {@code at}. */
+  static String lagStep(String target, String fenced, ServerState state, Instant at) {
+    String waiting = "waiting for " + target + " to execute " + fenced;
+    if (state == null || !state.reachable()) {
+      return waiting + "; " + target + " did not answer a read at " + at
+          + (state == null || state.error() == null ? "" : " (" + state.error() + ")");
+    }
+    String missing;
+    try {
+      GtidSet lacking = GtidSet.parse(fenced).subtract(GtidSet.parse(state.gtidExecuted()));
+      missing = lacking.count() + " transaction(s)" + (lacking.isEmpty() ? "" : " " + lacking);
+    } catch (RuntimeException e) {
+      missing = "an unknown number of transactions (it holds " + state.gtidExecuted() + ")";
+    }
+    return waiting + "; " + target + " missing " + missing + " at " + at + ", as read when the wait began";
   }
 
   /** Notes how the drain went; only the label removal must have landed before promotion. */

@@ -26,7 +26,7 @@ public final class FakeMysql implements MysqlActivities {
     public volatile long seqno;
     public volatile String replicatesFrom;
     public volatile int appConnections = 2;
-    /** When set, waits for this server's GTID block here until released. */
+    /** When set, waits for this server's GTID block (or its catch-up from another server) here until released. */
     public volatile CountDownLatch waitGate;
     /** When set, the server never catches up: waits end in LagTimeout. */
     public volatile boolean lagging;
@@ -190,6 +190,7 @@ public final class FakeMysql implements MysqlActivities {
     calls.add("catchUp " + replica.site() + " from " + donor.site() + " " + donorGtid);
     Server s = reach(replica);
     reach(donor);
+    await(s.waitGate);
     long wanted = Long.parseLong(donorGtid.substring(donorGtid.lastIndexOf('-') + 1));
     if (s.catchUpFails) {
       throw ApplicationFailure.newNonRetryableFailure(replica.site() + " is still missing " + (wanted - s.seqno)

@@ -41,4 +41,23 @@ public final class WorkflowWaits {
     }
     throw new AssertionError("workflow never reached " + phase + "; status says " + statusPhase.get());
   }
+
+  /** Waits until {@code read} gives a value {@code done} accepts, and returns it: the current details, say. */
+  public static <T> T await(Supplier<T> read, java.util.function.Predicate<T> done, String what) {
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+    T last = read.get();
+    while (!done.test(last)) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("never saw " + what + "; the last value: " + last);
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted waiting for " + what);
+      }
+      last = read.get();
+    }
+    return last;
+  }
 }

@@ -33,6 +33,8 @@ class PlannedFailoverConsoleTest extends PlannedRigTest {
     CountDownLatch lag = new CountDownLatch(1);
     mysql.server("iad").fenceGate = fence;
     mysql.server("pdx").waitGate = lag;
+    // pdx has applied 63 of iad's 100 transactions when the wait begins.
+    mysql.server("pdx").seqno = 63;
     PlannedFailoverWorkflow wf = rig.startAsync("pdx");
     WorkflowStub stub = WorkflowStub.fromTyped(wf);
 
@@ -45,6 +47,11 @@ class PlannedFailoverConsoleTest extends PlannedRigTest {
     String waiting = currentDetails(stub);
     assertThat(waiting).contains("**Phase:** WaitingForLag").contains("waiting for pdx to execute 0-1-100")
         .contains("**Source fenced at:** 0-1-100");
+    // The lag, from the read of pdx beside the wait: how far behind the fenced set it was then.
+    String lagging = WorkflowWaits.await(() -> currentDetails(stub), d -> d.contains("missing"), "the lag in the details");
+    assertThat(lagging).contains("**Phase:** WaitingForLag")
+        .containsPattern("waiting for pdx to execute 0-1-100; pdx missing 37 transaction\\(s\\) 0-1-64\\.\\.100 at "
+            + "\\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z, as read when the wait began");
     lag.countDown();
 
     assertThat(rig.result(wf).phase()).isEqualTo("Succeeded");

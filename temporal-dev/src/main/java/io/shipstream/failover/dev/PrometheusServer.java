@@ -22,9 +22,13 @@ import java.util.stream.Collectors;
  * A real {@code prometheus} server from Debian's package, on a free loopback port, with its own
  * configuration and data directory under {@code dir}: it scrapes the given jobs every second and
  * evaluates the chart's rules file, so every query runs against what it really stored. Its log
- * goes to {@code dir/prometheus.log}.
+ * goes to {@code dir/prometheus.log}. {@code ./temporal-dev/playground serve --prometheus} and
+ * OnCallIT run it through {@link StackMonitoring}; the promtool checks find their binary here too.
  */
 final class PrometheusServer implements AutoCloseable {
+  /** The chart's alert rules, from the repository root (the playground) or a module directory (tests). */
+  static final Path CHART_RULES_IN_REPOSITORY = Path.of("helm", "failover", "monitoring", "bloodraven-alerts.rules.yml");
+
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -62,7 +66,7 @@ final class PrometheusServer implements AutoCloseable {
         scrape_configs:
         """ + scrapes);
     int port = FreePorts.next();
-    Process process = new ProcessBuilder(Promtool.binary("prometheus").toString(),
+    Process process = new ProcessBuilder(binary("prometheus").toString(),
         "--config.file=" + dir.resolve("prometheus.yml"), "--storage.tsdb.path=" + dir.resolve("data"),
         "--web.listen-address=127.0.0.1:" + port, "--log.level=warn")
         .redirectErrorStream(true).redirectOutput(dir.resolve("prometheus.log").toFile()).start();
@@ -76,6 +80,41 @@ final class PrometheusServer implements AutoCloseable {
       Thread.sleep(100);
     }
     return server;
+  }
+
+  /**
+   * The path of a binary of Debian's {@code prometheus} package ({@code prometheus}, {@code
+   * promtool}): on PATH or in /usr/bin; otherwise an IllegalStateException saying how to install it.
+   */
+  static Path binary(String name) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(java.io.File.pathSeparator)) {
+      Path candidate = Path.of(dir, name);
+      if (!dir.isEmpty() && Files.isExecutable(candidate)) {
+        return candidate;
+      }
+    }
+    Path debian = Path.of("/usr/bin", name);
+    if (Files.isExecutable(debian)) {
+      return debian;
+    }
+    throw new IllegalStateException(name + " not found on PATH: install Debian's prometheus package with "
+        + "scripts/prerequisites (apt-get install --no-install-recommends prometheus)");
+  }
+
+  /** The chart's alert rules file, looked up from the working directory: the repository root or a module. */
+  static Path chartRules() {
+    for (Path base : List.of(Path.of("."), Path.of(".."))) {
+      Path rules = base.resolve(CHART_RULES_IN_REPOSITORY);
+      if (Files.isRegularFile(rules)) {
+        return rules.toAbsolutePath().normalize();
+      }
+    }
+    throw new IllegalStateException(CHART_RULES_IN_REPOSITORY + " not found from " + Path.of("").toAbsolutePath());
+  }
+
+  /** Where its web UI and HTTP API answer. */
+  URI url() {
+    return base;
   }
 
   private boolean ready() {
@@ -106,6 +145,16 @@ final class PrometheusServer implements AutoCloseable {
       series.add(data.path("result"));
     }
     return new Answer(promql, body.path("status").asText(), body.path("error").asText(null), series);
+  }
+
+  /** The names of the alerting rules the server has loaded, through {@code /api/v1/rules}. */
+  List<String> alertNames() throws IOException, InterruptedException {
+    HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(base.resolve("/api/v1/rules?type=alert"))
+        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    List<String> names = new java.util.ArrayList<>();
+    JSON.readTree(r.body()).path("data").path("groups").forEach(g -> g.path("rules")
+        .forEach(rule -> names.add(rule.path("name").asText())));
+    return names;
   }
 
   /** The sum of a query's values (0 for no series): a counter's total over its label sets. */
