@@ -60,13 +60,15 @@ public record Greeting(int protocolVersion, String serverVersion) {
   }
 
   /**
-   * Opens a TCP connection, reads the greeting and closes the connection without logging in.
-   * {@code connectTimeout} bounds the TCP connection, {@code readTimeout} the wait for the packet.
+   * Opens a TCP connection, reads the greeting and closes the connection without logging in. The
+   * connect timeout bounds both the TCP connection and the wait for the packet, as it bounds the
+   * drivers' handshakes: a frozen server accepts the connection in the kernel and never greets.
    */
   public static Greeting read(String host, int port, Timeouts timeouts) throws SQLException {
+    int connectMillis = (int) Math.max(1, timeouts.connect().toMillis());
     try (Socket socket = new Socket()) {
-      socket.connect(new InetSocketAddress(host, port), (int) Math.max(1, timeouts.connect().toMillis()));
-      socket.setSoTimeout((int) Math.max(1, timeouts.socket().toMillis()));
+      socket.connect(new InetSocketAddress(host, port), connectMillis);
+      socket.setSoTimeout(connectMillis);
       InputStream in = socket.getInputStream();
       byte[] header = in.readNBytes(4);
       if (header.length < 4) {

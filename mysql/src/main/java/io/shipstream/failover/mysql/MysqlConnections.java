@@ -165,8 +165,18 @@ public final class MysqlConnections {
     // Connector/J prefers TLS by default; MariaDB Connector/J does not use it unless told, and one
     // policy holds for both: no TLS unless configured, in the configured mode.
     properties.setProperty("sslMode", connectorJSslMode(driverProperties.get("sslMode")));
-    Connection c = MYSQL_DRIVER.connect("jdbc:mysql://" + hostPort, properties);
-    return requireConnected(c, address);
+    // MariaDB Connector/J bounds the greeting and the login by connectTimeout, Connector/J by
+    // socketTimeout: the handshake gets the connect timeout here too (a frozen server accepts the
+    // TCP connection and never greets), and the statements the socket timeout once connected.
+    properties.setProperty("socketTimeout", Long.toString(timeouts.connect().toMillis()));
+    Connection c = requireConnected(MYSQL_DRIVER.connect("jdbc:mysql://" + hostPort, properties), address);
+    try {
+      c.setNetworkTimeout(SAME_THREAD, (int) timeouts.socket().toMillis());
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(c);
+      throw e;
+    }
+    return c;
   }
 
   /** MariaDB Connector/J's sslMode in Connector/J's words. */
