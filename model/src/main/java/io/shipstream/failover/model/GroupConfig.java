@@ -6,10 +6,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 
@@ -186,6 +189,45 @@ public record GroupConfig(
     }
     if (!sites.isEmpty() && candidates < 2) {
       problems.add("at least 2 sites must have role primary-candidate, found " + candidates);
+    }
+    checkFlavors(sites, problems);
+  }
+
+  /** The problem of a group whose sites are of both flavors, or null when they are of one. */
+  public static String mixedFlavors(Map<String, String> flavorBySite) {
+    Map<String, List<String>> sitesByFlavor = new TreeMap<>();
+    flavorBySite.forEach((site, flavor) -> {
+      if (flavor != null) {
+        sitesByFlavor.computeIfAbsent(flavor, f -> new ArrayList<>()).add(site);
+      }
+    });
+    if (sitesByFlavor.size() < 2) {
+      return null;
+    }
+    List<String> parts = new ArrayList<>();
+    sitesByFlavor.forEach((flavor, names) -> parts.add(String.join(", ", names.stream().sorted().toList()) + " "
+        + (names.size() == 1 ? "is " : "are ") + flavor));
+    return "a group mixes MariaDB and MySQL (" + String.join("; ", parts) + "): GTIDs of MariaDB and MySQL cannot"
+        + " be compared, so no failover could tell which server holds which transactions; make a group of one flavor";
+  }
+
+  private static void checkFlavors(List<SiteSpec> sites, List<String> problems) {
+    Map<String, String> declared = new LinkedHashMap<>();
+    for (int i = 0; i < sites.size(); i++) {
+      SiteSpec s = sites.get(i);
+      if (s == null || s.flavor() == null) {
+        continue;
+      }
+      String where = s.name() == null ? "sites[" + i + "]" : s.name();
+      if (!List.of(SiteSpec.FLAVOR_MYSQL, SiteSpec.FLAVOR_MARIADB).contains(s.flavor())) {
+        problems.add("site '" + where + "' has unknown flavor '" + s.flavor() + "' (mysql or mariadb)");
+      } else {
+        declared.put(where, s.flavor());
+      }
+    }
+    String mixed = mixedFlavors(declared);
+    if (mixed != null) {
+      problems.add(mixed);
     }
   }
 

@@ -223,6 +223,40 @@ class GroupConfigTest {
   }
 
   @Test
+  void sitesOfOneDeclaredFlavorOrUndeclaredAreAccepted() {
+    GroupConfig config = GroupConfig.resolve(withSites(List.of(site("iad", null).withFlavor("mysql"),
+        site("pdx", null).withFlavor("mysql"), site("dr", "dr-only"))));
+    assertThat(config.sites()).extracting(SiteSpec::flavor).containsExactly("mysql", "mysql", null);
+    GroupConfig.resolve(withSites(List.of(site("iad", null).withFlavor("mariadb"), site("pdx", null))));
+  }
+
+  @Test
+  void aGroupDeclaringBothFlavorsIsRefusedBecauseTheirGtidsCannotBeCompared() {
+    assertThat(problems(withSites(List.of(site("iad", null).withFlavor("mysql"), site("pdx", null).withFlavor("mariadb"),
+        site("dr", "dr-only").withFlavor("mariadb")))))
+        .containsExactly("a group mixes MariaDB and MySQL (dr, pdx are mariadb; iad is mysql): GTIDs of MariaDB and"
+            + " MySQL cannot be compared, so no failover could tell which server holds which transactions; make a"
+            + " group of one flavor");
+  }
+
+  @Test
+  void anUnknownFlavorIsNamed() {
+    assertThat(problems(withSites(List.of(site("iad", null).withFlavor("percona"), site("pdx", null)))))
+        .containsExactly("site 'iad' has unknown flavor 'percona' (mysql or mariadb)");
+  }
+
+  @Test
+  void mixedFlavorsIgnoresSitesOfUnknownFlavor() {
+    Map<String, String> flavors = new java.util.HashMap<>();
+    flavors.put("iad", "MySQL");
+    flavors.put("pdx", null);
+    assertThat(GroupConfig.mixedFlavors(flavors)).isNull();
+    flavors.put("dr", "MariaDB");
+    assertThat(GroupConfig.mixedFlavors(flavors)).startsWith("a group mixes MariaDB and MySQL (dr is MariaDB; iad is MySQL)")
+        .contains("GTIDs of MariaDB and MySQL cannot be compared");
+  }
+
+  @Test
   void aMissingSpecIsAProblem() {
     assertThat(problems(null)).containsExactly("spec is missing");
   }

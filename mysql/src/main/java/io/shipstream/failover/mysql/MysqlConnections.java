@@ -12,7 +12,16 @@ import java.util.Properties;
 import java.util.concurrent.Executor;
 
 /**
- * The one place that opens connections to the servers, with mariadb-java-client for both flavors.
+ * The one place that opens connections to the servers: MySQL servers with MySQL Connector/J
+ * ({@code jdbc:mysql:}), MariaDB servers with MariaDB Connector/J ({@code jdbc:mariadb:}).
+ *
+ * <p>The flavor is known before the first connection: the site declares it ({@link
+ * MysqlAddress#flavor()}), or the server's greeting says it ({@link Greeting}: one TCP connection
+ * without a login, once per endpoint, remembered by {@link ServerFlavors}). Every connection's
+ * server version is checked against it: a server that turns out to be the other flavor is refused
+ * with {@link FlavorMismatchException} when declared, and when detected (the endpoint now serves
+ * another server) the remembered flavor is forgotten and the connection opened again with the
+ * right driver.
  *
  * <p>A connection an activity finished with cleanly is kept for a short while and handed to the
  * next activity for the same server and login, because the steps of one failover follow each
@@ -28,7 +37,11 @@ import java.util.concurrent.Executor;
  * unreachable server is reported quickly, and size the socket timeout to the longest statement a
  * call runs; the watcher's polls and the sidecar's looks have their own. Extra driver properties
  * (TLS: {@code sslMode}, {@code serverSslCert}; or {@code allowPublicKeyRetrieval} for MySQL 8's
- * caching_sha2_password without TLS) come from the worker's configuration.
+ * caching_sha2_password without TLS) come from the worker's configuration, in MariaDB Connector/J's
+ * names; {@code sslMode} is translated for Connector/J ({@code disable}, the default of both here,
+ * is {@code DISABLED}; {@code trust} {@code REQUIRED}; {@code verify-ca} {@code VERIFY_CA}; {@code
+ * verify-full} {@code VERIFY_IDENTITY}). Both flavors get one policy: the same timeouts, the same
+ * keeping, ping and replacement.
  */
 public final class MysqlConnections {
   /** A connection idle this long is closed rather than handed out. */
@@ -43,13 +56,17 @@ public final class MysqlConnections {
         return t;
       });
 
-  private record Key(String host, int port, String username, String password) {}
+  private static final java.sql.Driver MYSQL_DRIVER = mysqlDriver();
+  private static final java.sql.Driver MARIADB_DRIVER = new org.mariadb.jdbc.Driver();
+
+  private record Key(String host, int port, ServerFlavor flavor, String username, String password) {}
 
   private record Idle(Connection connection, long since) {}
 
   private final Map<String, String> driverProperties;
   private final boolean keep;
   private final Map<Key, Deque<Idle>> idle = new HashMap<>();
+  private final ServerFlavors flavors;
 
   public MysqlConnections() {
     this(Map.of());
@@ -61,6 +78,11 @@ public final class MysqlConnections {
 
   /** {@code keep} false: every connection is closed after use, none is handed out twice. */
   public MysqlConnections(Map<String, String> driverProperties, boolean keep) {
+    this(driverProperties, keep, ServerFlavors.SHARED);
+  }
+
+  MysqlConnections(Map<String, String> driverProperties, boolean keep, ServerFlavors flavors) {
+    this.flavors = flavors;
     this.driverProperties = Map.copyOf(driverProperties);
     this.keep = keep;
     if (keep) {
@@ -85,12 +107,43 @@ public final class MysqlConnections {
     return new MysqlConnections(Map.of(), false);
   }
 
+  /** The flavor a connection to {@code address} is opened for: declared, or read from its greeting. */
+  ServerFlavor flavor(MysqlAddress address, Timeouts timeouts) throws SQLException {
+    return address.flavor() != null ? address.flavor() : flavors.of(address.host(), address.port(), timeouts);
+  }
+
   Connection open(MysqlAddress address, Credentials credentials, Timeouts timeouts) throws SQLException {
-    Key key = new Key(address.host(), address.port(), credentials.username(), credentials.password());
+    ServerFlavor flavor = flavor(address, timeouts);
+    Key key = key(address, flavor, credentials);
     Connection kept = takeKept(key, timeouts.socket());
     if (kept != null) {
       return kept;
     }
+    Connection connection = connect(address, flavor, credentials, timeouts);
+    ServerFlavor actual;
+    String version;
+    try {
+      version = connection.getMetaData().getDatabaseProductVersion();
+      actual = ServerFlavor.ofVersion(version);
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+    if (actual == flavor) {
+      return connection;
+    }
+    closeQuietly(connection);
+    if (address.flavor() != null) {
+      throw new WrongFlavor(address, flavor, actual, version);
+    }
+    // Detected, and the endpoint now serves the other flavor: forget it and use the right driver.
+    flavors.forget(address.host(), address.port());
+    flavors.remember(address.host(), address.port(), actual);
+    return open(address.withFlavor(actual), credentials, timeouts);
+  }
+
+  private Connection connect(MysqlAddress address, ServerFlavor flavor, Credentials credentials, Timeouts timeouts)
+      throws SQLException {
     Properties properties = new Properties();
     // MySQL 9 has no mysql_native_password: its accounts use caching_sha2_password, whose first
     // login after a server start needs TLS or the server's RSA key. Without TLS the key is asked
@@ -99,23 +152,93 @@ public final class MysqlConnections {
     properties.putAll(driverProperties);
     properties.setProperty("user", credentials.username());
     properties.setProperty("password", credentials.password());
+    // Milliseconds for both drivers.
     properties.setProperty("connectTimeout", Long.toString(timeouts.connect().toMillis()));
     properties.setProperty("socketTimeout", Long.toString(timeouts.socket().toMillis()));
     // Statements are sent as text: SET GLOBAL, KILL and CHANGE MASTER are not all preparable.
     properties.setProperty("useServerPrepStmts", "false");
-    return DriverManager.getConnection("jdbc:mariadb://" + address.host() + ":" + address.port() + "/", properties);
+    String hostPort = address.host() + ":" + address.port() + "/";
+    if (flavor == ServerFlavor.MARIADB) {
+      Connection c = MARIADB_DRIVER.connect("jdbc:mariadb://" + hostPort, properties);
+      return requireConnected(c, address);
+    }
+    // Connector/J prefers TLS by default; MariaDB Connector/J does not use it unless told, and one
+    // policy holds for both: no TLS unless configured, in the configured mode.
+    properties.setProperty("sslMode", connectorJSslMode(driverProperties.get("sslMode")));
+    // MariaDB Connector/J bounds the greeting and the login by connectTimeout, Connector/J by
+    // socketTimeout: the handshake gets the connect timeout here too (a frozen server accepts the
+    // TCP connection and never greets), and the statements the socket timeout once connected.
+    properties.setProperty("socketTimeout", Long.toString(timeouts.connect().toMillis()));
+    Connection c = requireConnected(MYSQL_DRIVER.connect("jdbc:mysql://" + hostPort, properties), address);
+    try {
+      c.setNetworkTimeout(SAME_THREAD, (int) timeouts.socket().toMillis());
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(c);
+      throw e;
+    }
+    return c;
+  }
+
+  /** MariaDB Connector/J's sslMode in Connector/J's words. */
+  static String connectorJSslMode(String mariadb) {
+    if (mariadb == null) {
+      return "DISABLED";
+    }
+    return switch (mariadb.toLowerCase(java.util.Locale.ROOT)) {
+      case "disable", "disabled" -> "DISABLED";
+      case "trust", "required" -> "REQUIRED";
+      case "verify-ca", "verify_ca" -> "VERIFY_CA";
+      case "verify-full", "verify_identity" -> "VERIFY_IDENTITY";
+      case "preferred" -> "PREFERRED";
+      default -> throw new IllegalArgumentException("sslMode '" + mariadb + "' has no Connector/J equivalent");
+    };
+  }
+
+  private static Connection requireConnected(Connection c, MysqlAddress address) throws SQLException {
+    if (c == null) {
+      throw new SQLException("no driver accepted the URL for " + address);
+    }
+    return c;
+  }
+
+  private static java.sql.Driver mysqlDriver() {
+    try {
+      return new com.mysql.cj.jdbc.Driver();
+    } catch (SQLException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
+  private static Key key(MysqlAddress address, ServerFlavor flavor, Credentials credentials) {
+    return new Key(address.host(), address.port(), flavor, credentials.username(), credentials.password());
+  }
+
+  /** A declared flavor the server contradicts; {@link MysqlSession#open} reports it as {@link FlavorMismatchException}. */
+  static final class WrongFlavor extends SQLException {
+    final MysqlAddress address;
+    final ServerFlavor declared;
+    final ServerFlavor actual;
+    final String version;
+
+    WrongFlavor(MysqlAddress address, ServerFlavor declared, ServerFlavor actual, String version) {
+      super(address + " is not " + declared.display() + " but " + version, "HY000");
+      this.address = address;
+      this.declared = declared;
+      this.actual = actual;
+      this.version = version;
+    }
   }
 
   /**
    * Takes back a connection whose session ended without an error and left no session state
    * behind; it may be handed to the next {@link #open} for the same server and login.
    */
-  void release(MysqlAddress address, Credentials credentials, Connection connection) {
+  void release(MysqlAddress address, ServerFlavor flavor, Credentials credentials, Connection connection) {
     if (!keep || isClosed(connection)) {
       closeQuietly(connection);
       return;
     }
-    Key key = new Key(address.host(), address.port(), credentials.username(), credentials.password());
+    Key key = key(address, flavor, credentials);
     long now = System.nanoTime();
     synchronized (idle) {
       closeExpired(now);

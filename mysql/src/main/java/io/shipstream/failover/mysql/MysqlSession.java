@@ -13,8 +13,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One admin connection to one server, with its flavor detected from its version (a
- * MariaDB version string says so; anything else is MySQL). Every statement the project sends to a
+ * One admin connection to one server, opened with its flavor's driver (see {@link
+ * MysqlConnections}), with the dialect its version names (a MariaDB version string says so;
+ * anything else is MySQL). Every statement the project sends to a
  * server goes through one; the driver's errors leave it as {@link MysqlException}.
  */
 public final class MysqlSession implements AutoCloseable {
@@ -24,6 +25,7 @@ public final class MysqlSession implements AutoCloseable {
   private final Connection connection;
   private final String version;
   private final SqlDialect dialect;
+  private final ServerFlavor flavor;
   // Whether the connection may serve the next activity: the work finished without an error
   // (see succeeded()) and set no session variable (see changedSessionState()).
   private boolean succeeded;
@@ -37,6 +39,7 @@ public final class MysqlSession implements AutoCloseable {
     this.connection = connection;
     this.version = version;
     this.dialect = SqlDialect.forVersion(version);
+    this.flavor = ServerFlavor.ofVersion(version);
   }
 
   public static MysqlSession open(MysqlConnections connections, MysqlAddress address, Credentials credentials,
@@ -44,6 +47,8 @@ public final class MysqlSession implements AutoCloseable {
     Connection connection;
     try {
       connection = connections.open(address, credentials, timeouts);
+    } catch (MysqlConnections.WrongFlavor e) {
+      throw new FlavorMismatchException(e.address, e.declared, e.actual, e.version);
     } catch (SQLException e) {
       throw new MysqlException(e);
     }
@@ -76,6 +81,20 @@ public final class MysqlSession implements AutoCloseable {
 
   public SqlDialect dialect() {
     return dialect;
+  }
+
+  /** The server's flavor, which picked the driver of this session. */
+  public ServerFlavor flavor() {
+    return flavor;
+  }
+
+  /** The JDBC driver that serves this session, as it names itself: for tests and diagnostics. */
+  public String driverName() throws MysqlException {
+    try {
+      return connection.getMetaData().getDriverName();
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
   }
 
   public void execute(String sql) throws MysqlException {
@@ -137,9 +156,9 @@ public final class MysqlSession implements AutoCloseable {
     return flag(queryString(sql));
   }
 
-  /** A server's boolean as text: anything but null, 0 and OFF is on. */
+  /** A server's boolean as text: anything but null, 0, OFF and false is on. */
   static boolean flag(String value) {
-    return value != null && !"0".equals(value) && !"OFF".equalsIgnoreCase(value);
+    return value != null && !"0".equals(value) && !"OFF".equalsIgnoreCase(value) && !"false".equalsIgnoreCase(value);
   }
 
   /** Every row as column label to string value, for statements like SHOW ... STATUS. */
@@ -179,7 +198,7 @@ public final class MysqlSession implements AutoCloseable {
   @Override
   public void close() {
     if (succeeded && !sessionStateChanged) {
-      connections.release(address, credentials, connection);
+      connections.release(address, flavor, credentials, connection);
       return;
     }
     MysqlConnections.closeQuietly(connection);

@@ -19,12 +19,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The local server through the mysql module (mariadb-java-client for both flavors). One short
- * connection per call: the server is on the same pod, so it costs about a millisecond, and no
- * pooled connection can outlive a restart of the server. A look at the server gives up after
- * {@link #PROBE_TIMEOUT} in every phase (a frozen server accepts the TCP connection in the kernel
- * and never greets), so the sidecar can watch a frozen server closely and sees it the moment it
- * resumes.
+ * The local server through the mysql module (its flavor read from its greeting once, then spoken
+ * to with the flavor's own driver). One short connection per call: the server is on the same
+ * pod, so it costs about a millisecond, and no pooled connection can outlive a restart of the
+ * server. A look at the server gives up after {@link #PROBE_TIMEOUT} in every phase (a frozen
+ * server accepts the TCP connection in the kernel and never greets), so the sidecar can watch a
+ * frozen server closely and sees it the moment it resumes.
  */
 final class JdbcLocalMysql implements LocalMysql {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcLocalMysql.class);

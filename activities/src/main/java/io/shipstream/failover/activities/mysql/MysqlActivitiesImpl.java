@@ -10,6 +10,7 @@ import io.shipstream.failover.mysql.GtidWait;
 import io.shipstream.failover.mysql.GtidWaitTimeoutException;
 import io.shipstream.failover.mysql.IncomparableGtidSetsException;
 import io.shipstream.failover.mysql.MysqlAddress;
+import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
@@ -307,7 +308,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   }
 
   private static MysqlAddress address(MysqlTarget target) {
-    return new MysqlAddress(target.host(), target.port(), target.toString());
+    return new MysqlAddress(target.host(), target.port(), target.toString(), ServerFlavor.ofSpec(target.flavor()));
   }
 
   private static Timeouts timeouts(Duration socketTimeout) {

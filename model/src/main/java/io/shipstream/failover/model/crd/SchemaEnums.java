@@ -18,6 +18,11 @@ final class SchemaEnums {
     @JsonProperty(SiteSpec.ROLE_READ_ONLY) READ_ONLY
   }
 
+  enum ServerFlavor {
+    @JsonProperty(SiteSpec.FLAVOR_MYSQL) MYSQL,
+    @JsonProperty(SiteSpec.FLAVOR_MARIADB) MARIADB
+  }
+
   enum DragonflyFlavor {
     @JsonProperty("dragonfly") DRAGONFLY,
     @JsonProperty("redis") REDIS

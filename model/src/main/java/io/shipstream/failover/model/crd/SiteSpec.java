@@ -29,12 +29,30 @@ public record SiteSpec(
     Map<String, String> taintNodeSelector,
     @JsonPropertyDescription("The address the DNS A record points at while this site is active.") String lbIP,
     Sidecar sidecar,
-    Endpoint dragonfly) {
+    Endpoint dragonfly,
+    @SchemaFrom(type = SchemaEnums.ServerFlavor.class)
+    @JsonPropertyDescription("mysql | mariadb: the flavor of this site's server, which picks the driver before the"
+        + " first connection (MySQL Connector/J or MariaDB Connector/J). Absent: read from the server's greeting."
+        + " Every site of a group must be of one flavor.")
+    String flavor) {
+
+  /** A site whose server's flavor is read from its greeting. */
+  public SiteSpec(String name, String role, String zone, Endpoint mysql, Map<String, String> podSelector,
+      Map<String, String> taintNodeSelector, String lbIP, Sidecar sidecar, Endpoint dragonfly) {
+    this(name, role, zone, mysql, podSelector, taintNodeSelector, lbIP, sidecar, dragonfly, null);
+  }
 
   public static final String DNS_LABEL = "^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$";
   public static final String ROLE_PRIMARY_CANDIDATE = "primary-candidate";
   public static final String ROLE_DR_ONLY = "dr-only";
   public static final String ROLE_READ_ONLY = "read-only";
+  public static final String FLAVOR_MYSQL = "mysql";
+  public static final String FLAVOR_MARIADB = "mariadb";
+
+  /** The same site with its server's flavor declared (null: read from its greeting). */
+  public SiteSpec withFlavor(String flavor) {
+    return new SiteSpec(name, role, zone, mysql, podSelector, taintNodeSelector, lbIP, sidecar, dragonfly, flavor);
+  }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record Endpoint(@Required String host, @Min(1) @Max(65535) Integer port) {}

@@ -21,6 +21,9 @@ import java.util.Objects;
  * @param sourceServerId the identity of the server it replicates from, as its replication status names it
  *     (MariaDB {@code Master_Server_Id}, MySQL {@code Source_UUID}), compared with other sites'
  *     {@code serverId}; null when it replicates from nobody or the source is not known yet
+ * @param flavor "MySQL" or "MariaDB", as the server's version says; set also when the poll failed because
+ *     the site declares the other flavor; null when unknown. A group of both flavors is refused ({@link
+ *     io.shipstream.failover.model.GroupConfig#mixedFlavors}).
  */
 public record Probe(
     String site,
@@ -32,11 +35,19 @@ public record Probe(
     Long secondsBehindSource,
     String error,
     Instant at,
-    String sourceServerId) {
+    String sourceServerId,
+    String flavor) {
 
   public Probe {
     Objects.requireNonNull(site, "site");
     Objects.requireNonNull(at, "at");
+  }
+
+  /** A poll that does not say the server's flavor. */
+  public Probe(String site, boolean reachable, boolean readOnly, String gtidExecuted, String serverId,
+      boolean replicating, Long secondsBehindSource, String error, Instant at, String sourceServerId) {
+    this(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at, sourceServerId,
+        null);
   }
 
   /** A poll that does not say where the server replicates from. */
@@ -48,6 +59,12 @@ public record Probe(
   /** A poll that got no answer. */
   public static Probe unreachable(String site, String error, Instant at) {
     return new Probe(site, false, false, null, null, false, null, error, at);
+  }
+
+  /** The same poll, naming the server's flavor. */
+  public Probe withFlavor(String flavor) {
+    return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
+        sourceServerId, flavor);
   }
 
   /** The state this single poll shows, before debouncing. */

@@ -72,6 +72,8 @@ class GeneratedCrdTest {
     JSONSchemaProps spec = version.getSchema().getOpenAPIV3Schema().getProperties().get("spec");
     assertThat(enumOf(spec.getProperties().get("sites").getItems().getSchema().getProperties().get("role")))
         .containsExactlyInAnyOrder(SiteSpec.ROLE_PRIMARY_CANDIDATE, SiteSpec.ROLE_DR_ONLY, SiteSpec.ROLE_READ_ONLY);
+    assertThat(enumOf(spec.getProperties().get("sites").getItems().getSchema().getProperties().get("flavor")))
+        .containsExactlyInAnyOrder(SiteSpec.FLAVOR_MYSQL, SiteSpec.FLAVOR_MARIADB);
     assertThat(enumOf(spec.getProperties().get("plannedFailover").getProperties().get("onCooldown")))
         .containsExactlyInAnyOrder("reject", "defer");
     JSONSchemaProps dragonfly = spec.getProperties().get("dragonfly");

@@ -42,6 +42,7 @@ class MysqlFailoverGroupYamlTest {
     MysqlFailoverGroupSpec spec = group.getSpec();
     assertThat(spec.sites()).extracting(SiteSpec::name).containsExactly("iad", "pdx", "dr");
     assertThat(spec.sites()).extracting(SiteSpec::isPrimaryCandidate).containsExactly(true, true, false);
+    assertThat(spec.sites()).extracting(SiteSpec::flavor).containsExactly("mysql", "mysql", null);
     SiteSpec pdx = spec.sites().get(1);
     assertThat(pdx.mysql()).isEqualTo(new SiteSpec.Endpoint("orders-mysql-pdx.shop.svc", 3306));
     assertThat(pdx.taintNodeSelector()).containsEntry("topology.kubernetes.io/zone", "us-west-2a");

@@ -36,6 +36,12 @@ class SpecSchemaTest {
     assertThat(SCHEMA.problems(group("", ""))).isEmpty();
   }
 
+  @Test
+  void aSiteMayDeclareItsFlavor() {
+    assertThat(SCHEMA.problems(group(", flavor: mysql", ""))).isEmpty();
+    assertThat(SCHEMA.problems(group(", flavor: mariadb", ""))).isEmpty();
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', textBlock = """
       , role: primary                       | /spec/sites/0/role
@@ -45,6 +51,8 @@ class SpecSchemaTest {
       , mysql: {host: iad.db, port: 70000}  | /spec/sites/0/mysql/port
       , dragonfly: {host: x, port: 0}       | /spec/sites/0/dragonfly/port
       , primaryCandidate: true              | /spec/sites/0
+      , flavor: percona                     | /spec/sites/0/flavor
+      , flavor: MySQL                       | /spec/sites/0/flavor
       """)
   void aBadSiteFieldIsRefused(String siteExtra, String location) {
     assertThat(SCHEMA.problems(group(siteExtra, ""))).anySatisfy(p -> assertThat(p).startsWith(location + ":"));

@@ -7,10 +7,12 @@ import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.Fence;
+import io.shipstream.failover.mysql.FlavorMismatchException;
 import io.shipstream.failover.mysql.MysqlAddress;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
+import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.ServerProbe;
 import io.shipstream.failover.mysql.Timeouts;
 import java.time.Clock;
@@ -53,7 +55,11 @@ public final class SiteProber implements SiteConnector {
     try (MysqlSession session = open(group, config, site)) {
       ServerProbe p = ServerProbe.read(session);
       return new Probe(site.name(), true, p.readOnly(), p.gtidExecuted(), p.serverId(), p.replicating(), p.lag(), null,
-          clock.instant(), p.sourceServerId());
+          clock.instant(), p.sourceServerId(), session.flavor().display());
+    } catch (FlavorMismatchException e) {
+      // Not polled (a server is never driven as the other flavor), but its flavor is known: the
+      // monitor reports the wrong declaration instead of acting on a site that seems down.
+      return Probe.unreachable(site.name(), describe(e), clock.instant()).withFlavor(e.actual().display());
     } catch (MysqlException | RuntimeException e) {
       return Probe.unreachable(site.name(), describe(e), clock.instant());
     }
@@ -71,11 +77,11 @@ public final class SiteProber implements SiteConnector {
     return MysqlSession.open(connections, address(site), login, Timeouts.of(timeout(config.pollInterval())));
   }
 
-  /** A site's server, named by its site in log lines and messages. */
+  /** A site's server, named by its site in log lines and messages, with its declared flavor if any. */
   static MysqlAddress address(SiteSpec site) {
     String host = site.mysql().host();
     int port = GroupConfig.mysqlPort(site);
-    return new MysqlAddress(host, port, site.name() + " (" + host + ":" + port + ")");
+    return new MysqlAddress(host, port, site.name() + " (" + host + ":" + port + ")", ServerFlavor.ofSpec(site.flavor()));
   }
 
   /** The error for status and logs: the driver's message, which never carries the password. */

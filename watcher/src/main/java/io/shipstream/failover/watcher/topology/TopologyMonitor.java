@@ -9,6 +9,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.GroupFlavors;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.Verdict;
@@ -270,6 +271,18 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           .orElse(MysqlFailoverGroupStatus.empty());
       Instant now = clock.instant();
       Map<String, SiteObservation> observations = g.observations();
+      List<String> flavorProblems = GroupFlavors.problems(g.config(), observations);
+      if (!flavorProblems.isEmpty()) {
+        // Servers of both flavors (or not the declared one): nothing is adopted, fenced or failed
+        // over, and the group is reported as its spec would be had it declared them.
+        writeSites(w, now);
+        if (steward != null && resource.isPresent()) {
+          steward.invalidSpec(g.group(), resource.get(), flavorProblems);
+        } else {
+          log.warn("{}: not acted on: {}", g.group(), String.join("; ", flavorProblems));
+        }
+        return;
+      }
       Adoption.Decision adoption = null;
       Verdict verdict = null;
       if (steward != null && resource.isPresent() && !Steward.adopted(status)) {

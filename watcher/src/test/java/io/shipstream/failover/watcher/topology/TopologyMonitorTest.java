@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 class TopologyMonitorTest {
   private final Set<String> deadSites = ConcurrentHashMap.newKeySet();
   private final Map<String, Integer> polls = new ConcurrentHashMap<>();
+  /** The flavor each site's server reports; MariaDB unless a test says otherwise. */
+  private final Map<String, String> flavors = new ConcurrentHashMap<>();
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
   private final List<List<SiteStatus>> written = new CopyOnWriteArrayList<>();
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
@@ -47,7 +49,8 @@ class TopologyMonitorTest {
       }
       boolean primary = site.name().equals("iad");
       return new Probe(site.name(), true, !primary, site.name().equals("dr") ? "0-1-9" : "0-1-10",
-          site.name(), !primary, primary ? null : 0L, null, Clock.systemUTC().instant());
+          site.name(), !primary, primary ? null : 0L, null, Clock.systemUTC().instant())
+          .withFlavor(flavors.getOrDefault(site.name(), "MariaDB"));
     }
 
     @Override
@@ -172,6 +175,54 @@ class TopologyMonitorTest {
         .isZero();
     assertThat(registry.get("bloodraven_poll_latency_seconds").tags("site", "pdx").timer().count()).isPositive();
     assertThat(registry.get("bloodraven_replication_lag_seconds").tags("site", "pdx").gauge().value()).isZero();
+  }
+
+  @Test
+  void serversOfBothFlavorsAreAnInvalidSpecAndNothingIsFailedOver() {
+    flavors.put("pdx", "MySQL");
+    List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
+    Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
+    start(group(), null, steward);
+
+    await(() -> !eventsWith("InvalidSpec").isEmpty(), "the InvalidSpec Event");
+    assertThat(eventsWith("InvalidSpec")).singleElement().asString().startsWith("Warning ")
+        .contains("a group mixes MariaDB and MySQL (dr, iad are MariaDB; pdx is MySQL)")
+        .contains("GTIDs of MariaDB and MySQL cannot be compared");
+    await(() -> !conditions.isEmpty(), "the conditions");
+    io.fabric8.kubernetes.api.model.Condition ready = conditions.get(conditions.size() - 1).stream()
+        .filter(c -> c.getType().equals("Ready")).findFirst().orElseThrow();
+    assertThat(ready.getStatus()).isEqualTo("False");
+    assertThat(ready.getReason()).isEqualTo("InvalidSpec");
+    assertThat(ready.getMessage()).contains("GTIDs of MariaDB and MySQL cannot be compared");
+
+    // The primary dies: a group of both flavors is never failed over.
+    deadSites.add("iad");
+    int seen = polls.getOrDefault("pdx", 0);
+    await(() -> polls.getOrDefault("pdx", 0) >= seen + 6, "six more polls of pdx");
+    assertThat(effects.starts()).isEmpty();
+    synchronized (effects) {
+      assertThat(effects.fenced).isEmpty();
+    }
+
+    // One flavor again: the group is Ready once more, and a dead primary is failed over.
+    flavors.remove("pdx");
+    await(() -> !effects.starts().isEmpty(), "an emergency failover start");
+  }
+
+  @Test
+  void aSiteWhoseServerIsNotTheDeclaredFlavorIsAnInvalidSpec() {
+    MysqlFailoverGroup g = group();
+    MysqlFailoverGroupSpec spec = g.getSpec();
+    List<SiteSpec> sites = spec.sites().stream().map(t -> t.name().equals("dr") ? t.withFlavor("mysql") : t).toList();
+    g.setSpec(new MysqlFailoverGroupSpec(sites, spec.credentialsSecretRef(), spec.pollInterval(),
+        spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(),
+        spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(), spec.sidecar(), spec.dragonfly()));
+    Steward steward = new Steward(effects, (ref, c, generation) -> {}, Clock.systemUTC(), null, null);
+    start(g, null, steward);
+
+    await(() -> !eventsWith("InvalidSpec").isEmpty(), "the InvalidSpec Event");
+    assertThat(eventsWith("InvalidSpec")).singleElement().asString()
+        .contains("site 'dr' declares flavor: mysql but its server is MariaDB");
   }
 
   @Test
