@@ -7,17 +7,19 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * A kill -9 of the primary with the topology monitor on: three real mariadbd sites (iad primary,
+ * A kill -9 of the primary with the topology monitor on, once per flavor (MySQL 9.7 and MariaDB):
+ * three real database servers (iad primary,
  * pdx, dr-only dr), polled every 500ms, dead after 3 missed polls. What a user sees: the active
  * site moves to the replica, the application's writes through the primary Service resume, no two
  * servers were ever writable at once, nothing acknowledged that any surviving server holds is
@@ -26,9 +28,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(StoredGroupsFitTheCrd.class)
 class EmergencyFailoverIT extends StackPerTest {
-  @Test
-  void aKilledPrimaryIsReplacedByTheFreshestReplicaWithoutLosingReplicatedWrites() throws Exception {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+  @FlavorTest
+  void aKilledPrimaryIsReplacedByTheFreshestReplicaWithoutLosingReplicatedWrites(Flavor flavor) throws Exception {
+    start(flavor, FailoverStack.Options.emergency());
     WritableSampler sampler = WritableSampler.started(stack, new Timeline(System.out));
 
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
@@ -75,9 +77,9 @@ class EmergencyFailoverIT extends StackPerTest {
         .contains(org.assertj.core.groups.Tuple.tuple("iad", "UNREACHABLE"));
   }
 
-  @Test
-  void rowsOnlyTheDrReplicaReceivedAreCaughtUpOntoTheCandidateBeforeItIsPromoted() {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+  @FlavorTest
+  void rowsOnlyTheDrReplicaReceivedAreCaughtUpOntoTheCandidateBeforeItIsPromoted(Flavor flavor) {
+    start(flavor, FailoverStack.Options.emergency());
     DatabaseServer iad = stack.server("iad");
     DatabaseServer pdx = stack.server("pdx");
     DatabaseServer dr = stack.server("dr");
@@ -85,7 +87,7 @@ class EmergencyFailoverIT extends StackPerTest {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       // pdx stops receiving: what iad acknowledges from now on reaches dr only.
-      pdx.execute("STOP SLAVE IO_THREAD");
+      pdx.stopReplicaIoThread();
       int acked = load.acknowledgedCount();
       load.awaitAcknowledged(acked + 50, Duration.ofSeconds(30));
       load.stop();
@@ -111,15 +113,15 @@ class EmergencyFailoverIT extends StackPerTest {
     }
   }
 
-  @Test
-  void aLaggingReplicaWithAStoppedSqlThreadIsPromotedWithEveryRowItsIoThreadReceived() {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+  @FlavorTest
+  void aLaggingReplicaWithAStoppedSqlThreadIsPromotedWithEveryRowItsIoThreadReceived(Flavor flavor) {
+    start(flavor, FailoverStack.Options.emergency());
     DatabaseServer iad = stack.server("iad");
     DatabaseServer pdx = stack.server("pdx");
     Set<Long> received;
     try (WriteLoad before = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       before.awaitAcknowledged(100, Duration.ofSeconds(30));
-      pdx.execute("STOP SLAVE SQL_THREAD");
+      pdx.stopReplicaSqlThread();
       int acked = before.acknowledgedCount();
       before.awaitAcknowledged(acked + 200, Duration.ofSeconds(30));
       before.stop();
@@ -157,11 +159,11 @@ class EmergencyFailoverIT extends StackPerTest {
     stack.server("pdx").awaitCaughtUpWith(stack.server("iad"), Duration.ofSeconds(30));
   }
 
-  @Test
-  void theKilledPrimaryRestartedRejoinsAsAReplicaAndASecondFailureInsideTheCooldownIsNotFailedOver() {
+  @FlavorTest
+  void theKilledPrimaryRestartedRejoinsAsAReplicaAndASecondFailureInsideTheCooldownIsNotFailedOver(Flavor flavor) {
     FailoverStack.Options withCooldown = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m",
         null, "500ms", 3, true);
-    stack = FailoverStack.start(work, withCooldown);
+    start(flavor, withCooldown);
     DatabaseServer iad = stack.server("iad");
     DatabaseServer pdx = stack.server("pdx");
     // Nothing only iad holds: it may rejoin.
@@ -199,16 +201,16 @@ class EmergencyFailoverIT extends StackPerTest {
     assertThat(iad.isReadOnly()).isTrue();
   }
 
-  @Test
-  void aRestartedOldPrimaryWithWritesTheNewPrimaryNeverReceivedStaysReadOnlyWithThemInStatus() {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+  @FlavorTest
+  void aRestartedOldPrimaryWithWritesTheNewPrimaryNeverReceivedStaysReadOnlyWithThemInStatus(Flavor flavor) {
+    start(flavor, FailoverStack.Options.emergency());
     DatabaseServer iad = stack.server("iad");
     DatabaseServer pdx = stack.server("pdx");
     writeThenReplicateToPdx(50);
     // pdx and dr stop receiving; iad acknowledges writes that then exist nowhere else (were dr
     // to receive them, pdx would catch up from it before its promotion and nothing would diverge).
-    pdx.execute("STOP SLAVE");
-    stack.server("dr").execute("STOP SLAVE");
+    pdx.stopReplication();
+    stack.server("dr").stopReplication();
     iad.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " VALUES (-2, NOW(6))",
         "INSERT INTO " + DatabaseCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
     iad.kill9();
@@ -220,16 +222,18 @@ class EmergencyFailoverIT extends StackPerTest {
     Await.until(stack, () -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null, Duration.ofSeconds(30),
         "status.sites to show iad's divergent transactions");
 
-    assertThat(siteStatus("iad").divergentGtid()).startsWith("0-" + iad.serverId() + "-");
+    // iad's own transactions: under its server id in domain 0 (MariaDB), under its server_uuid (MySQL).
+    assertThat(siteStatus("iad").divergentGtid()).startsWith(flavor == Flavor.MYSQL
+        ? iad.queryString("SELECT @@global.server_uuid") + ":" : "0-" + iad.serverId() + "-");
     assertThat(iad.isReadOnly()).isTrue();
     assertThat(iad.replicaStatus().configured()).as("never pointed at pdx").isFalse();
     assertThat(stack.api().eventReasons()).doesNotContain("RecoveryComplete");
     assertThat(stack.api().routedSite()).contains("pdx");
   }
 
-  @Test
-  void aCandidateWithAnErrantTransactionIsNotPromoted() {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+  @FlavorTest
+  void aCandidateWithAnErrantTransactionIsNotPromoted(Flavor flavor) {
+    start(flavor, FailoverStack.Options.emergency());
     DatabaseServer iad = stack.server("iad");
     DatabaseServer pdx = stack.server("pdx");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
@@ -251,9 +255,9 @@ class EmergencyFailoverIT extends StackPerTest {
     assertThat(pdx.isReadOnly()).isTrue();
   }
 
-  @Test
-  void theWorkerKilledDuringTheEmergencyFailoverStillCompletesIt() throws Exception {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+  @FlavorTest
+  void theWorkerKilledDuringTheEmergencyFailoverStillCompletesIt(Flavor flavor) throws Exception {
+    start(flavor, FailoverStack.Options.emergency());
     DatabaseServer iad = stack.server("iad");
     DatabaseServer pdx = stack.server("pdx");
     try (WritableSampler writable = WritableSampler.started(stack, new Timeline(System.out));
@@ -262,7 +266,7 @@ class EmergencyFailoverIT extends StackPerTest {
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       // pdx applies every transaction 6 s after iad wrote it: the promotion, which first applies
       // all pdx received, lasts seconds instead of milliseconds, and the kill lands inside it.
-      pdx.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=6", "START SLAVE");
+      pdx.delayReplication(6);
       int acked = load.acknowledgedCount();
       load.awaitAcknowledged(acked + 100, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
@@ -291,9 +295,9 @@ class EmergencyFailoverIT extends StackPerTest {
     assertThat(stack.api().eventReasons().stream().filter("FailoverStarted"::equals)).hasSize(1);
   }
 
-  @Test
-  void theWatcherKilledRightAfterStartingTheEmergencyFailoverDoesNotStartASecondOne() {
-    stack = FailoverStack.start(work, FailoverStack.Options.emergency());
+  @FlavorTest
+  void theWatcherKilledRightAfterStartingTheEmergencyFailoverDoesNotStartASecondOne(Flavor flavor) {
+    start(flavor, FailoverStack.Options.emergency());
     DatabaseServer iad = stack.server("iad");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));

@@ -127,6 +127,15 @@ public interface DatabaseServer extends AutoCloseable {
    */
   String executeErrant(String... sql);
 
+  /** Stops both replication threads, keeping the source and the positions. */
+  void stopReplication();
+
+  /**
+   * Delayed replication: the SQL thread runs but applies each transaction {@code seconds} after
+   * the source committed it (0 ends the delay); replication is restarted to apply it.
+   */
+  void delayReplication(int seconds);
+
   void stopReplicaSqlThread();
 
   void stopReplicaIoThread();

@@ -171,6 +171,16 @@ public final class MariaDbServer extends LocalDatabaseServer {
   }
 
   @Override
+  public void stopReplication() {
+    execute("STOP SLAVE");
+  }
+
+  @Override
+  public void delayReplication(int seconds) {
+    execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=" + seconds, "START SLAVE");
+  }
+
+  @Override
   public void stopReplicaSqlThread() {
     execute("STOP SLAVE SQL_THREAD");
   }

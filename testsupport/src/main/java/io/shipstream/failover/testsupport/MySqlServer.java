@@ -168,6 +168,16 @@ public final class MySqlServer extends LocalDatabaseServer {
   }
 
   @Override
+  public void stopReplication() {
+    execute("STOP REPLICA");
+  }
+
+  @Override
+  public void delayReplication(int seconds) {
+    execute("STOP REPLICA", "CHANGE REPLICATION SOURCE TO SOURCE_DELAY = " + seconds, "START REPLICA");
+  }
+
+  @Override
   public void stopReplicaSqlThread() {
     execute("STOP REPLICA SQL_THREAD");
   }
