@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev;
 
+import io.shipstream.failover.testsupport.Flavor;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -13,6 +14,13 @@ abstract class StackPerTest {
   @TempDir
   Path work;
   FailoverStack stack;
+
+  /** Skips the test when {@code flavor} cannot run here; otherwise starts the test's stack of that flavor. */
+  FailoverStack start(Flavor flavor, FailoverStack.Options options) {
+    flavor.assumeAvailable();
+    stack = FailoverStack.start(work, options.withFlavor(flavor));
+    return stack;
+  }
 
   @AfterEach
   void closeStack() {
