@@ -139,6 +139,12 @@ public interface DatabaseServer extends AutoCloseable {
   /** Stops the server if it still runs, then starts it again on the same datadir and port. */
   void restart();
 
+  /**
+   * Stops the server if it still runs, then starts it again read-only from its command line
+   * ({@code --read-only=ON}), as a server configured to boot fenced comes back after a crash.
+   */
+  void restartFenced();
+
   /** Ends the process for good and deletes the datadir; the logs are kept. */
   @Override
   void close();

@@ -140,6 +140,7 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
    * line), as a production server configured to boot fenced comes back after a crash: it never
    * takes an application write before something decides it is the primary.
    */
+  @Override
   public void restartFenced() {
     stop();
     long started = System.nanoTime();

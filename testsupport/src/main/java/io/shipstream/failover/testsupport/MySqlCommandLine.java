@@ -41,7 +41,7 @@ final class MySqlCommandLine {
     command.add("--skip-name-resolve");
     // Measured here: with the performance schema a server takes about 250 MB more and starts
     // 1.5 s later. A test of code that reads it (performance_schema.variables_info) passes
-    // "--performance-schema=ON" in the extra options, which come after these and win.
+    // Flavor.performanceSchema() in the extra options, which come after these and win.
     command.add("--performance-schema=OFF");
     // A replica notices a frozen (SIGSTOPped) source after 10 s instead of the default 60 s.
     command.add("--replica-net-timeout=10");
