@@ -38,8 +38,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Two real servers of each flavor (mysqld 9.7, mariadbd), primary on site iad and replica on site
  * dfw, each with its sidecar running in-process; every test runs once per flavor on that flavor's
- * pair, started by its first test and shared by the rest (MySQL's with the performance schema on,
- * as a real MySQL has it: the sidecar reads read_only's origin from it). Every link a sidecar has (to the watcher, to its peer) goes through its own
+ * pair, started by its first test and shared by the rest. Every link a sidecar has (to the watcher, to its peer) goes through its own
  * {@link TcpProxy}, so a test can partition one site from the rest; the watcher is a {@link
  * FakeWatcher} serving {@code /active-site}.
  */
@@ -102,7 +101,7 @@ class SidecarFencingIT {
   private void start(Flavor flavor) {
     flavor.assumeAvailable();
     DatabaseCluster cluster = CLUSTERS.computeIfAbsent(flavor,
-        f -> DatabaseCluster.start(f, BASE.resolve(f.name().toLowerCase()), 2, f.performanceSchema()));
+        f -> DatabaseCluster.start(f, BASE.resolve(f.name().toLowerCase()), 2));
     primary = cluster.primary();
     replica = cluster.replicas().get(0);
     for (TcpProxy proxy : List.of(iadToWatcher, iadToPeer, dfwToWatcher, dfwToPeer)) {

@@ -36,19 +36,11 @@ public final class DatabaseCluster implements AutoCloseable {
 
   /** Starts {@code size} servers of {@code flavor} under {@code baseDir}: server 0 is the primary. */
   public static DatabaseCluster start(Flavor flavor, Path baseDir, int size) {
-    return start(flavor, baseDir, size, List.of());
-  }
-
-  /**
-   * As {@link #start(Flavor, Path, int)}, every server with {@code extraOptions} of its flavor's
-   * server (for example {@link Flavor#performanceSchema}), kept for every restart.
-   */
-  public static DatabaseCluster start(Flavor flavor, Path baseDir, int size, List<String> extraOptions) {
     if (size < 1) {
       throw new IllegalArgumentException("a cluster needs at least one server");
     }
     long started = System.nanoTime();
-    DatabaseCluster cluster = new DatabaseCluster(flavor, startAll(flavor, baseDir, size, extraOptions));
+    DatabaseCluster cluster = new DatabaseCluster(flavor, startAll(flavor, baseDir, size));
     try {
       DatabaseServer primary = cluster.primary();
       primary.execute(
@@ -68,7 +60,7 @@ public final class DatabaseCluster implements AutoCloseable {
     return cluster;
   }
 
-  private static List<DatabaseServer> startAll(Flavor flavor, Path baseDir, int size, List<String> extraOptions) {
+  private static List<DatabaseServer> startAll(Flavor flavor, Path baseDir, int size) {
     // The first start makes the template; doing it up front keeps the parallel starts from all
     // queueing on its lock while one of them initialises it.
     if (flavor == Flavor.MYSQL) {
@@ -80,7 +72,7 @@ public final class DatabaseCluster implements AutoCloseable {
     List<CompletableFuture<DatabaseServer>> futures = new ArrayList<>();
     try {
       for (int i = 0; i < size; i++) {
-        futures.add(CompletableFuture.supplyAsync(() -> flavor.start(baseDir, null, extraOptions), starter));
+        futures.add(CompletableFuture.supplyAsync(() -> flavor.start(baseDir, null), starter));
       }
       List<DatabaseServer> started = new ArrayList<>();
       RuntimeException failure = null;

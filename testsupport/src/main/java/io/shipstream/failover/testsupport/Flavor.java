@@ -1,7 +1,6 @@
 package io.shipstream.failover.testsupport;
 
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Assumptions;
@@ -48,28 +47,6 @@ public enum Flavor {
 
   /** Starts one server of this flavor in a new directory under {@code baseDir}. */
   public DatabaseServer start(Path baseDir, String name) {
-    return start(baseDir, name, List.of());
-  }
-
-  /**
-   * Starts one server of this flavor with extra options of its own server (mysqld's or
-   * mariadbd's), kept for every restart; see {@link #performanceSchema}.
-   */
-  public DatabaseServer start(Path baseDir, String name, List<String> extraOptions) {
-    return this == MYSQL
-        ? MySqlServer.start(baseDir, name, extraOptions)
-        : MariaDbServer.start(baseDir, name, extraOptions);
-  }
-
-  /**
-   * The options for a server that code under test reads the performance schema of, as a real
-   * deployment has it: MySQL's {@code performance_schema.variables_info} is where read_only's
-   * origin is read (the sidecar's {@code ReadOnlyOrigin}), and MySQL turns the schema on by
-   * default, but the test launcher turns it off to save memory (about 250 MB and 1.5 s of start-up
-   * per server, see {@link MySqlCommandLine}). MariaDB's code reads information_schema instead:
-   * nothing to add.
-   */
-  public List<String> performanceSchema() {
-    return this == MYSQL ? MySqlServer.PERFORMANCE_SCHEMA : List.of();
+    return this == MYSQL ? MySqlServer.start(baseDir, name) : MariaDbServer.start(baseDir, name);
   }
 }

@@ -24,12 +24,6 @@ public final class MySqlServer extends LocalDatabaseServer {
   /** Server ids apart from MariaDbServer's, so that servers of one JVM never share one. */
   private static final AtomicInteger SERVER_IDS = new AtomicInteger(1000);
 
-  /**
-   * Turns the performance schema back on, as a real MySQL has it, for a server whose
-   * performance_schema tables the code under test reads ({@link Flavor#performanceSchema}).
-   */
-  public static final List<String> PERFORMANCE_SCHEMA = List.of("--performance-schema=ON");
-
   private final Path dataHome;
 
   private MySqlServer(String name, int serverId, Path directory, Path dataHome) {
