@@ -3,9 +3,9 @@ package io.shipstream.failover.dev;
 import io.fabric8.kubernetes.api.model.Event;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.FileTrees;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -118,12 +118,12 @@ public final class EmergencyFailoverBenchmark {
   private static Run killPrimary(FailoverStack stack, WriteLoad load, List<Connect> connects) {
     String from = stack.api().resource().getStatus().activeSite();
     String to = "iad".equals(from) ? "pdx" : "iad";
-    MariaDbServer primary = stack.server(from);
-    MariaDbServer candidate = stack.server(to);
+    DatabaseServer primary = stack.server(from);
+    DatabaseServer candidate = stack.server(to);
     candidate.awaitCaughtUpWith(primary, TIMEOUT);
     // What the replicas hold now was acknowledged (or about to be) and replicated before the kill.
-    Set<Long> replicated = new HashSet<>(MariaDbCluster.writtenIds(candidate));
-    replicated.addAll(MariaDbCluster.writtenIds(stack.server("dr")));
+    Set<Long> replicated = new HashSet<>(DatabaseCluster.writtenIds(candidate));
+    replicated.addAll(DatabaseCluster.writtenIds(stack.server("dr")));
     int ackedAtKill = load.acknowledgedCount();
     // This run's rows start well before the kill; rows below are leftovers of earlier RecoveryBlocked runs.
     long runFloor = load.acks().get(Math.max(0, ackedAtKill - 1000)).id();
@@ -155,7 +155,7 @@ public final class EmergencyFailoverBenchmark {
     long lastBefore = load.acks().stream().filter(a -> a.nanos() <= killedAt).mapToLong(WriteLoad.Ack::nanos)
         .max().orElse(killedAt);
     Set<Long> acknowledged = new HashSet<>(load.acknowledged());
-    Set<Long> onNewPrimary = new HashSet<>(MariaDbCluster.writtenIds(candidate));
+    Set<Long> onNewPrimary = new HashSet<>(DatabaseCluster.writtenIds(candidate));
     long lost = replicated.stream().filter(acknowledged::contains).filter(id -> !onNewPrimary.contains(id)).count();
     if (!to.equals(stack.api().resource().getStatus().activeSite())) {
       throw new IllegalStateException("promoted " + stack.api().resource().getStatus().activeSite() + ", not " + to);
@@ -190,13 +190,13 @@ public final class EmergencyFailoverBenchmark {
    * The rows of this run (ids from {@code floor}) the killed server holds and the new primary does
    * not, each marked acked (the client got success) and dr (the dr replica has it).
    */
-  private static String oldOnlyRows(MariaDbServer old, MariaDbServer now, MariaDbServer dr, long floor,
+  private static String oldOnlyRows(DatabaseServer old, DatabaseServer now, DatabaseServer dr, long floor,
       Set<Long> acknowledged) {
     // The killed server first: once rejoined it receives the new primary's rows, which must not
     // look like its own.
-    List<Long> onOld = MariaDbCluster.writtenIds(old);
-    Set<Long> onNew = new HashSet<>(MariaDbCluster.writtenIds(now));
-    Set<Long> onDr = new HashSet<>(MariaDbCluster.writtenIds(dr));
+    List<Long> onOld = DatabaseCluster.writtenIds(old);
+    Set<Long> onNew = new HashSet<>(DatabaseCluster.writtenIds(now));
+    Set<Long> onDr = new HashSet<>(DatabaseCluster.writtenIds(dr));
     List<String> out = new ArrayList<>();
     for (long id : onOld) {
       if (id >= floor && !onNew.contains(id)) {
@@ -206,7 +206,7 @@ public final class EmergencyFailoverBenchmark {
     return out.size() + " " + out;
   }
 
-  private static String binlogState(MariaDbServer server) {
+  private static String binlogState(DatabaseServer server) {
     return server.queryString("SELECT @@GLOBAL.gtid_binlog_state");
   }
 
@@ -220,7 +220,7 @@ public final class EmergencyFailoverBenchmark {
   }
 
 
-  private static boolean replicatesFrom(MariaDbServer replica, MariaDbServer source) {
+  private static boolean replicatesFrom(DatabaseServer replica, DatabaseServer source) {
     return replica.replicaStatus().running() && replica.replicaStatus().sourcePort() == source.port();
   }
 

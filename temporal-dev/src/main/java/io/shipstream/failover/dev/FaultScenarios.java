@@ -3,8 +3,8 @@ package io.shipstream.failover.dev;
 import io.shipstream.failover.dev.Playground.Verdict;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -32,7 +32,7 @@ final class FaultScenarios {
     WritableSampler sampler = WritableSampler.started(stack, timeline);
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(200, Duration.ofSeconds(30));
-      MariaDbServer iad = stack.server("iad");
+      DatabaseServer iad = stack.server("iad");
       // What the replicas hold now was acknowledged and replicated before the kill.
       Set<Long> replicated = stack.awaitReplicatedFrom("iad");
       int ackedAtKill = load.acknowledgedCount();
@@ -64,7 +64,7 @@ final class FaultScenarios {
       String phase = awaitEmergencyEnd(stack, timeline, Duration.ofSeconds(30));
       load.stop();
       sampler.stop();
-      List<Long> onNewPrimary = MariaDbCluster.writtenIds(stack.server(active));
+      List<Long> onNewPrimary = DatabaseCluster.writtenIds(stack.server(active));
       List<Long> lost = new ArrayList<>(replicated);
       lost.removeAll(new HashSet<>(onNewPrimary));
       out.printf("most writable servers in any 50 ms sample: %d; replicated rows missing on %s: %d%n",

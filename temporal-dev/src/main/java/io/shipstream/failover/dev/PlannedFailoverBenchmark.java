@@ -1,8 +1,8 @@
 package io.shipstream.failover.dev;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.FileTrees;
-import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -153,7 +153,7 @@ public final class PlannedFailoverBenchmark {
     // Acknowledgements first, rows second: the writer goes on writing, and a row acknowledged after
     // the rows were read is not missing.
     List<Long> acknowledged = load.acknowledged();
-    java.util.Set<Long> onPrimary = new java.util.HashSet<>(MariaDbCluster.writtenIds(stack.server(target)));
+    java.util.Set<Long> onPrimary = new java.util.HashSet<>(DatabaseCluster.writtenIds(stack.server(target)));
     long lost = acknowledged.stream().filter(id -> !onPrimary.contains(id)).count();
     while (stack.api().annotation().isPresent()) {
       Playground.sleep(5);

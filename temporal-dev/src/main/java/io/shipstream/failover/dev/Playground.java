@@ -2,8 +2,8 @@ package io.shipstream.failover.dev;
 
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.FileTrees;
-import io.shipstream.failover.testsupport.MariaDbCluster;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -290,7 +290,7 @@ public final class Playground {
   }
 
   static long missing(FailoverStack stack, WriteLoad load, String primary) {
-    List<Long> present = MariaDbCluster.writtenIds(stack.server(primary));
+    List<Long> present = DatabaseCluster.writtenIds(stack.server(primary));
     return load.acknowledged().stream().filter(id -> !present.contains(id)).count();
   }
 

@@ -38,6 +38,7 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
   /** Launches {@code command} as the server's process. */
   abstract ManagedProcess launch(List<String> command);
 
+  @Override
   public int serverId() {
     return serverId;
   }
