@@ -3,47 +3,63 @@ package io.shipstream.failover.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
-import io.shipstream.failover.testsupport.MariaDbCluster;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the sidecar reads of a real mariadbd: where its read_only came from, and its process as
- * /proc shows it, frozen, killed and restarted.
+ * What the sidecar reads of a real server of each flavor (mysqld 9.7, mariadbd): where its
+ * read_only came from, and its process as /proc shows it, frozen, killed and restarted. One
+ * primary and replica per flavor, started by the first test of that flavor and shared by the rest.
+ * MySQL's run with the performance schema off, as the test launcher starts them to save memory:
+ * the variables_info table the sidecar reads read_only's origin from answers all the same.
  */
 class LocalServerIT {
   private static final Path BASE = Path.of("target", "it-local-server");
-  private static MariaDbCluster cluster;
-  private static MariaDbServer primary;
-  private static MariaDbServer replica;
+  private static final Map<Flavor, DatabaseCluster> CLUSTERS = new EnumMap<>(Flavor.class);
+  private DatabaseServer primary;
+  private DatabaseServer replica;
 
-  @BeforeAll
-  static void start() {
-    cluster = MariaDbCluster.start(BASE, 2);
+  /** The first step of every test: the flavor's pair, started once per class. */
+  private void start(Flavor flavor) {
+    flavor.assumeAvailable();
+    DatabaseCluster cluster = CLUSTERS.computeIfAbsent(flavor,
+        f -> DatabaseCluster.start(f, BASE.resolve(f.name().toLowerCase()), 2));
     primary = cluster.primary();
     replica = cluster.replicas().get(0);
   }
 
   @AfterAll
   static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+    CLUSTERS.values().forEach(DatabaseCluster::close);
+    CLUSTERS.clear();
   }
 
-  @Test
-  void tellsAStartUpReadOnlyFromAFenceAndAServerConfiguredToStartWritable() {
+  @FlavorTest
+  void tellsAStartUpReadOnlyFromAFenceAndAServerConfiguredToStartWritable(Flavor flavor) {
+    start(flavor);
     JdbcLocalMysql local = local(primary);
     primary.setReadOnly(false);
     primary.restart();
     assertThat(local.state()).isEqualTo(MysqlState.WRITABLE);
+    assertThat(local.flavor()).as("the dialect the server's version picked").isEqualTo(
+        flavor == Flavor.MYSQL ? "MySQL" : "MariaDB");
     assertThat(local.startsReadOnly()).as("no read_only in its configuration").contains(false);
+
+    if (flavor == Flavor.MYSQL) {
+      // Off, as the launcher starts it: variables_info, where the origin is read, answers all the same.
+      assertThat(primary.queryLong("SELECT @@global.performance_schema")).isZero();
+    }
 
     primary.restartFenced();
     assertThat(local.state()).as("read_only from the command line, untouched, no replication")
@@ -60,15 +76,17 @@ class LocalServerIT {
     assertThat(local.state()).isEqualTo(MysqlState.WRITABLE);
   }
 
-  @Test
-  void aReplicaStartedReadOnlyIsNeverTakenForARestartedPrimary() {
+  @FlavorTest
+  void aReplicaStartedReadOnlyIsNeverTakenForARestartedPrimary(Flavor flavor) {
+    start(flavor);
     replica.restartFenced();
     assertThat(local(replica).state()).as("it replicates from the primary").isEqualTo(MysqlState.READ_ONLY);
   }
 
-  @Test
-  void findsTheServersProcessAndStopsItWhenFrozen() {
-    MariaDbServer server = replica;
+  @FlavorTest
+  void findsTheServersProcessAndStopsItWhenFrozen(Flavor flavor) {
+    start(flavor);
+    DatabaseServer server = replica;
     ServerProcess process = ServerProcess.onThisHost(server.port());
     process.refresh();
     assertThat(process.known()).map(ServerProcess.Pid::pid).contains(server.pid());
@@ -109,7 +127,7 @@ class LocalServerIT {
     assertThat(nobody.known()).isEqualTo(Optional.empty());
   }
 
-  private static JdbcLocalMysql local(MariaDbServer server) {
+  private static JdbcLocalMysql local(DatabaseServer server) {
     return new JdbcLocalMysql(server.host(), server.port(), MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
         Set.of());
   }

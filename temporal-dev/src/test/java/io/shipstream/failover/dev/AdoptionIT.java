@@ -19,6 +19,8 @@ import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.SidecarStatus;
 import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,10 +30,10 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import java.util.function.UnaryOperator;
-import org.junit.jupiter.api.Test;
 
 /**
- * A running MariaDB trio (iad primary, pdx and dr replicating from it) and the watcher, then the
+ * A running trio of each flavor, MySQL 9.7 and MariaDB (iad primary, pdx and dr replicating from
+ * it; every test runs once per flavor), and the watcher, then the
  * group applied with no status and its pods with no role label, as a new user does: the watcher
  * adopts it, sets its routing, writes its conditions, and keeps all of it true afterwards. The
  * topology monitor polls every 500 ms (threshold 3).
@@ -39,9 +41,10 @@ import org.junit.jupiter.api.Test;
 class AdoptionIT extends StackPerTest {
   private static final String TAINT = "shipstream.io/db-readonly-orders";
 
-  @Test
-  void aRunningGroupIsAdoptedWithoutAFailedWriteAndItsRoutingIsKeptRight() {
-    stack = FailoverStack.start(work, FailoverStack.Options.adoption());
+  @FlavorTest
+  void aRunningGroupIsAdoptedWithoutAFailedWriteAndItsRoutingIsKeptRight(Flavor flavor) {
+    flavor.assumeAvailable();
+    stack = FailoverStack.start(work, FailoverStack.Options.adoption().withFlavor(flavor));
     DatabaseServer iad = stack.server("iad");
     // About 200 rows a second, straight to iad, from before the apply to the end.
     try (WriteLoad load = WriteLoad.start(iad::jdbcUrl, Duration.ofMillis(5))) {
@@ -89,13 +92,14 @@ class AdoptionIT extends StackPerTest {
 
       // Degraded: dr stops applying; it leaves the replicas Service and comes back when it resumes.
       DatabaseServer dr = stack.server("dr");
-      dr.execute("STOP SLAVE SQL_THREAD");
+      dr.stopReplicaSqlThread();
       Await.until(stack, () -> conditionIs("Degraded", "True"), Duration.ofSeconds(10), "Degraded=True");
       assertThat(condition("Degraded").getMessage()).contains("dr");
       Await.until(stack, () -> !podsOf(service("mysql-orders-replicas")).contains("mysql-dr-0"), Duration.ofSeconds(10),
           "dr out of the replicas Service");
       assertThat(condition("Ready").getStatus()).as("the primary still takes writes").isEqualTo("True");
-      dr.execute("START SLAVE SQL_THREAD");
+      // MariaDB 10.5 and later take the REPLICA forms too.
+      dr.execute("START REPLICA SQL_THREAD");
       Await.until(stack, () -> conditionIs("Degraded", "False"), Duration.ofSeconds(10), "Degraded=False");
       Await.until(stack, () -> podsOf(service("mysql-orders-replicas")).contains("mysql-dr-0"), Duration.ofSeconds(10),
           "dr back in the replicas Service");
@@ -113,9 +117,10 @@ class AdoptionIT extends StackPerTest {
    * the while. No sidecar may fence it at boot or after; once the watcher adopts the group, the
    * sidecars learn that iad is active and it stays writable.
    */
-  @Test
-  void sidecarsStartedOnANeverActiveGroupDoNotStopTheApplicationsWrites() {
-    stack = FailoverStack.start(work, FailoverStack.Options.adoptionHeld());
+  @FlavorTest
+  void sidecarsStartedOnANeverActiveGroupDoNotStopTheApplicationsWrites(Flavor flavor) {
+    flavor.assumeAvailable();
+    stack = FailoverStack.start(work, FailoverStack.Options.adoptionHeld().withFlavor(flavor));
     DatabaseServer iad = stack.server("iad");
     AtomicBoolean everReadOnly = new AtomicBoolean();
     try (WriteLoad load = WriteLoad.start(iad::jdbcUrl, Duration.ofMillis(5))) {
@@ -174,9 +179,10 @@ class AdoptionIT extends StackPerTest {
     }
   }
 
-  @Test
-  void twoWritablePrimariesAtTheStartAreForAHumanAndNothingIsFenced() {
-    stack = FailoverStack.start(work, FailoverStack.Options.adoption());
+  @FlavorTest
+  void twoWritablePrimariesAtTheStartAreForAHumanAndNothingIsFenced(Flavor flavor) {
+    flavor.assumeAvailable();
+    stack = FailoverStack.start(work, FailoverStack.Options.adoption().withFlavor(flavor));
     Await.until(stack, () -> "iad".equals(status().activeSite()), Duration.ofSeconds(10), "iad adopted");
     // The same group as applied again on servers that are both writable.
     stack.server("pdx").setReadOnly(false);
@@ -207,9 +213,10 @@ class AdoptionIT extends StackPerTest {
     Await.until(stack, () -> "pdx".equals(status().activeSite()), Duration.ofSeconds(10), "pdx adopted as named");
   }
 
-  @Test
-  void invalidSpecsAreNotReadyNamingEachProblemAndTouchNothing() {
-    stack = FailoverStack.start(work, FailoverStack.Options.adoption());
+  @FlavorTest
+  void invalidSpecsAreNotReadyNamingEachProblemAndTouchNothing(Flavor flavor) {
+    flavor.assumeAvailable();
+    stack = FailoverStack.start(work, FailoverStack.Options.adoption().withFlavor(flavor));
     Await.until(stack, () -> conditionIs("Ready", "True"), Duration.ofSeconds(15), "Ready=True");
     MysqlFailoverGroupSpec good = stack.api().resource().getSpec();
     List<Object[]> cases = List.of(
@@ -248,9 +255,10 @@ class AdoptionIT extends StackPerTest {
     }
   }
 
-  @Test
-  void podsThatDoNotTolerateTheTaintMeanNothingIsTainted() {
-    stack = FailoverStack.start(work, FailoverStack.Options.adoption());
+  @FlavorTest
+  void podsThatDoNotTolerateTheTaintMeanNothingIsTainted(Flavor flavor) {
+    flavor.assumeAvailable();
+    stack = FailoverStack.start(work, FailoverStack.Options.adoption().withFlavor(flavor));
     // dr's MySQL pod replaced by one without the toleration, before the watcher gets to taint.
     kube().pods().inNamespace("shop").withName("mysql-dr-0").delete();
     stack.api().mock().createPod("mysql-dr-0", Map.of("app", "mysql", "site", "dr"), false);
