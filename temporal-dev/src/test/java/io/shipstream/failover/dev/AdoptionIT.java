@@ -33,10 +33,10 @@ import java.util.function.UnaryOperator;
 
 /**
  * A running trio of each flavor, MySQL 9.7 and MariaDB (iad primary, pdx and dr replicating from
- * it; every test runs once per flavor), and the watcher, then the
- * group applied with no status and its pods with no role label, as a new user does: the watcher
- * adopts it, sets its routing, writes its conditions, and keeps all of it true afterwards. The
- * topology monitor polls every 500 ms (threshold 3).
+ * it; every test runs once per flavor), and the watcher, then the group applied with no status and
+ * its pods with no role label, as a new user does: the watcher adopts it, sets its routing, writes
+ * its conditions, and keeps all of it true afterwards. The topology monitor polls every 500 ms
+ * (threshold 3).
  */
 class AdoptionIT extends StackPerTest {
   private static final String TAINT = "shipstream.io/db-readonly-orders";

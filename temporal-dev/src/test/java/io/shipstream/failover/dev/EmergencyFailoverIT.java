@@ -45,7 +45,7 @@ class EmergencyFailoverIT extends StackPerTest {
 
       String active = awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60));
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
-      report("replicas caught up", load, killedAt, active);
+      report(flavor + ", replicas caught up", load, killedAt, active);
 
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
       assertThat(stack.api().routedSite()).contains("pdx");
@@ -142,7 +142,7 @@ class EmergencyFailoverIT extends StackPerTest {
       String active = awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60));
       int ackedAtFailover = after.acknowledgedCount();
       after.awaitAcknowledged(ackedAtFailover + 20, Duration.ofSeconds(60));
-      report("stopped SQL thread", after, killedAt, active);
+      report(flavor + ", stopped SQL thread", after, killedAt, active);
 
       assertThat(active).isEqualTo("pdx");
       assertThat(DatabaseCluster.writtenIds(pdx)).as("rows pdx had received but not applied")
