@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * attribute fails a workflow start, so the watcher starts failovers with only these; when the
  * namespace lacks some, or cannot be asked, one log line says so (again only when that changes)
  * and failovers start without them. Never throws: an emergency failover must not fail to start for
- * want of an attribute.
+ * want of an attribute. {@link #check} gives the same finding to every group's
+ * {@code SearchAttributesRegistered} condition.
  */
 public final class RegisteredSearchAttributes implements Supplier<Set<String>> {
   private static final Logger log = LoggerFactory.getLogger(RegisteredSearchAttributes.class);

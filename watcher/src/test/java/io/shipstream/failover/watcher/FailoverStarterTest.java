@@ -142,6 +142,17 @@ class FailoverStarterTest {
     temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
   }
 
+  /**
+   * What the groups' SearchAttributesRegistered condition gets from the same server: Unknown (it
+   * cannot list them), never False, so the tests on this server see no Missing condition or Event.
+   */
+  @Test
+  void aServerThatCannotListThemLeavesTheConditionUnknown() {
+    var check = RegisteredSearchAttributes.of(temporal.getWorkflowClient()).check();
+    assertThat(check.missing()).isNull();
+    assertThat(check.why()).contains("UNIMPLEMENTED");
+  }
+
   private static void waitForRun() throws InterruptedException {
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (RUNS.isEmpty() && System.nanoTime() < deadline) {
