@@ -24,6 +24,8 @@ public final class FailoverProgress {
   public Instant startTime;
   public Instant completionTime;
   public String targetGtidAtPromotion;
+  /** The target's executed set when the planned request was validated (for the current details only). */
+  public String targetGtidAtValidation;
   public Long transactionsLost;
   public String message;
 

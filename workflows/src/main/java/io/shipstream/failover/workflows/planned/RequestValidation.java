@@ -49,6 +49,8 @@ final class RequestValidation {
       Decision decision = PlannedFailoverPlanner.decide(request, snapshot.status(), states, FailoverRun.now());
       if (decision instanceof Proceed proceed) {
         progress.source = proceed.plan().source().name();
+        ServerState target = states.get(progress.target);
+        progress.targetGtidAtValidation = target == null ? null : target.gtidExecuted();
         progress.retryAfter = null;
         return proceed.plan();
       }

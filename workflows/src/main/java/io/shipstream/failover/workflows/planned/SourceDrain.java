@@ -10,7 +10,6 @@ import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
-import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.FailoverAbort;
 import io.shipstream.failover.workflows.common.FailoverProgress;
@@ -23,7 +22,6 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
-import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -110,7 +108,7 @@ final class SourceDrain {
     Instant deadline = started.plus(plan.maxLagWait());
     MysqlActivities waiting = ActivityStubs.mysqlWait(plan.maxLagWait(), "wait until " + plan.target().name()
         + " holds " + progress.sourceGtidAtFence + " (fenced " + plan.source().name() + ")");
-    showLag(plan);
+    run.show(lagStep(plan.target().name(), progress.sourceGtidAtFence, progress.targetGtidAtValidation));
     try {
       run.cancellable(() -> Async.function(waiting::waitForGtidSet, server(plan, plan.target()),
           progress.sourceGtidAtFence, deadline));
@@ -126,45 +124,25 @@ final class SourceDrain {
   }
 
   /**
-   * Reads the target once as the wait begins, beside it, and shows in the current details how many
-   * of the fenced source's transactions it still lacks: the wait is one activity, whose progress
-   * reaches its heartbeats but not the workflow, so this reading is what the workflow knows. It
-   * never holds the wait up and cannot fail the run: an unreachable target is said as such, and a
-   * reading that comes after the wait ended is dropped. Behind a version gate: the read is a
-   * command that runs recorded before it did not have.
+   * The WaitingForLag step for the current details: what the target lacked of the fenced set when
+   * the request was validated, just before the fence (the last reading the workflow holds; the wait
+   * itself is one activity, whose progress shows in its heartbeat details, not here). Reading the
+   * target again here would put a command and a workflow task inside the write window.
    */
-  private void showLag(Plan plan) {
-    if (Workflow.getVersion(LAG_IN_DETAILS, Workflow.DEFAULT_VERSION, 1) == Workflow.DEFAULT_VERSION) {
-      return;
-    }
-    String fenced = run.progress.sourceGtidAtFence;
-    String target = plan.target().name();
-    Async.function(run.quickMysql::inspect, server(plan, plan.target())).handle((state, failure) -> {
-      if (run.progress.phase == Phase.WaitingForLag) {
-        run.show(lagStep(target, fenced, failure == null ? state : null, FailoverRun.now()));
-      }
-      return null;
-    });
-  }
-
-  /** The change id of {@link #showLag}. */
-  static final String LAG_IN_DETAILS = "lag-in-current-details";
-
-  /** The WaitingForLag step with what the reading of the target said at {@code at}. */
-  static String lagStep(String target, String fenced, ServerState state, Instant at) {
+  static String lagStep(String target, String fenced, String targetGtidAtValidation) {
     String waiting = "waiting for " + target + " to execute " + fenced;
-    if (state == null || !state.reachable()) {
-      return waiting + "; " + target + " did not answer a read at " + at
-          + (state == null || state.error() == null ? "" : " (" + state.error() + ")");
+    if (targetGtidAtValidation == null) {
+      return waiting;
     }
-    String missing;
+    String lacked;
     try {
-      GtidSet lacking = GtidSet.parse(fenced).subtract(GtidSet.parse(state.gtidExecuted()));
-      missing = lacking.count() + " transaction(s)" + (lacking.isEmpty() ? "" : " " + lacking);
+      GtidSet lacking = GtidSet.parse(fenced).subtract(GtidSet.parse(targetGtidAtValidation));
+      lacked = lacking.count() + " transaction(s)" + (lacking.isEmpty() ? "" : " " + lacking);
     } catch (RuntimeException e) {
-      missing = "an unknown number of transactions (it holds " + state.gtidExecuted() + ")";
+      lacked = "an unknown number of transactions (it held " + targetGtidAtValidation + ")";
     }
-    return waiting + "; " + target + " missing " + missing + " at " + at + ", as read when the wait began";
+    return waiting + "; when validated, before the fence, " + target + " lacked " + lacked
+        + " of it; the wait's heartbeats show its progress";
   }
 
   /** Notes how the drain went; only the label removal must have landed before promotion. */

@@ -13,15 +13,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the stored ones are never re-recorded to make such a change pass. They were recorded by
  * {@code PlannedFailoverWorkflowTest#historiesReplayDeterministically} and {@code
  * PlannedFailoverDragonflyTest#historiesReplayDeterministically} with {@code
- * -Dhistory.dir=src/test/resources/histories}. {@code planned-lag-in-details-succeeded} is a
- * succeeded run behind the {@code lag-in-current-details} gate (the read of the target as
- * WaitingForLag begins, for the current details), recorded by the same test into a scratch
- * directory and copied under that name, the older ones left as they were.
+ * -Dhistory.dir=src/test/resources/histories}.
  */
 class PlannedFailoverReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {"planned-succeeded", "planned-lag-timeout", "planned-deferred-succeeded",
-      "planned-dragonfly-succeeded", "planned-dragonfly-sync-timeout-fail", "planned-lag-in-details-succeeded"})
+      "planned-dragonfly-succeeded", "planned-dragonfly-sync-timeout-fail"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
         PlannedFailoverWorkflowImpl.class);
