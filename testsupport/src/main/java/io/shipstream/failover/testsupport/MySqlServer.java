@@ -176,4 +176,16 @@ public final class MySqlServer extends LocalDatabaseServer {
               + "; replica status: " + replicaStatus());
     }
   }
+
+  @Override
+  public void delayReplication(int seconds) {
+    execute("STOP REPLICA", "CHANGE REPLICATION SOURCE TO SOURCE_DELAY = " + seconds, "START REPLICA");
+  }
+
+  /** RESET MASTER is gone since 8.4; gtid_purged may be set once gtid_executed is empty. */
+  @Override
+  public void resetGtidHistoryTo(String executed) {
+    execute("STOP REPLICA", "RESET BINARY LOGS AND GTIDS",
+        "SET GLOBAL gtid_purged = '" + executed.replaceAll("\\s+", "") + "'");
+  }
 }
