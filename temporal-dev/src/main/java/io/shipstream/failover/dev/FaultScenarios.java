@@ -3,8 +3,8 @@ package io.shipstream.failover.dev;
 import io.shipstream.failover.dev.Playground.Verdict;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -32,14 +32,14 @@ final class FaultScenarios {
     WritableSampler sampler = WritableSampler.started(stack, timeline);
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(200, Duration.ofSeconds(30));
-      MariaDbServer iad = stack.server("iad");
+      DatabaseServer iad = stack.server("iad");
       // What the replicas hold now was acknowledged and replicated before the kill.
       Set<Long> replicated = stack.awaitReplicatedFrom("iad");
       int ackedAtKill = load.acknowledgedCount();
       timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", ackedAtKill);
       long killedAt = System.nanoTime();
       iad.kill9();
-      timeline.print("kill -9 mariadbd iad (pid %d)", iad.pid());
+      timeline.print("kill -9 %s iad (pid %d)", Playground.daemon(stack), iad.pid());
 
       String active = null;
       long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -64,7 +64,7 @@ final class FaultScenarios {
       String phase = awaitEmergencyEnd(stack, timeline, Duration.ofSeconds(30));
       load.stop();
       sampler.stop();
-      List<Long> onNewPrimary = MariaDbCluster.writtenIds(stack.server(active));
+      List<Long> onNewPrimary = DatabaseCluster.writtenIds(stack.server(active));
       List<Long> lost = new ArrayList<>(replicated);
       lost.removeAll(new HashSet<>(onNewPrimary));
       out.printf("most writable servers in any 50 ms sample: %d; replicated rows missing on %s: %d%n",
@@ -91,8 +91,8 @@ final class FaultScenarios {
    * workflow resumes where it stopped and succeeds, nothing acknowledged is lost.
    */
   static Verdict workerKillMidFailover(FailoverStack stack, PrintStream out) {
-    stack.server("pdx").execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=5", "START SLAVE");
-    out.println("pdx now applies every transaction 5 s late (MASTER_DELAY=5): WaitingForLag lasts about 5 s");
+    stack.server("pdx").delayReplication(5);
+    out.println("pdx now applies every transaction 5 s late (a replication delay of 5 s): WaitingForLag lasts about 5 s");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
       Timeline timeline = new Timeline(out);

@@ -15,7 +15,8 @@ import io.shipstream.failover.dev.faults.FaultInjector.Trigger;
 import io.shipstream.failover.dev.faults.FaultInjector.When;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
@@ -42,6 +43,7 @@ public final class FaultHarness implements AutoCloseable {
   private static final String WORKFLOW_ID = "mysqlfailovergroup/" + MockCluster.NAMESPACE + "/" + FailoverStack.GROUP_NAME;
 
   private final Path work;
+  private final Flavor flavor;
   private final FaultInjector injector = new FaultInjector();
   private final Map<String, TcpProxy> controlProxies = new LinkedHashMap<>();
   private final Map<String, TcpProxy> replicationProxies = new LinkedHashMap<>();
@@ -51,8 +53,10 @@ public final class FaultHarness implements AutoCloseable {
   private int stacks;
   private long nextId = 1;
 
-  public FaultHarness(Path work) {
+  /** Cases on stacks of {@code flavor}'s servers, under {@code work}. */
+  public FaultHarness(Path work, Flavor flavor) {
     this.work = work;
+    this.flavor = flavor;
   }
 
   /** Runs one case and judges it. Never throws for a failed case: the result says what failed. */
@@ -158,7 +162,7 @@ public final class FaultHarness implements AutoCloseable {
     }
     if (fault instanceof SourceStop s) {
       return new Trigger(s.at(), When.BEFORE, false, () -> {
-        MariaDbServer server = stack.server(source);
+        DatabaseServer server = stack.server(source);
         server.pause();
         later(s.stoppedMillis(), server::resume);
       });
@@ -216,7 +220,7 @@ public final class FaultHarness implements AutoCloseable {
 
   private void startStack() {
     stacks++;
-    stack = FailoverStack.start(work.resolve("stack-" + stacks), FailoverStack.Options.twoSites());
+    stack = FailoverStack.start(work.resolve("stack-" + stacks), FailoverStack.Options.twoSites().withFlavor(flavor));
     stack.controlPlane().addWorkerInterceptor(injector);
     stack.controlPlane().killWorker();
     stack.controlPlane().startWorker();
@@ -224,7 +228,7 @@ public final class FaultHarness implements AutoCloseable {
     List<String> sites = new ArrayList<>(stack.servers().keySet());
     StringBuilder patch = new StringBuilder("[");
     for (int i = 0; i < sites.size(); i++) {
-      MariaDbServer server = stack.server(sites.get(i));
+      DatabaseServer server = stack.server(sites.get(i));
       TcpProxy control = TcpProxy.start(server.host(), server.port());
       controlProxies.put(sites.get(i), control);
       replicationProxies.put(sites.get(i), TcpProxy.start(server.host(), server.port()));
@@ -243,9 +247,9 @@ public final class FaultHarness implements AutoCloseable {
     stack.controlPlane().startWorker();
     stack.controlPlane().startWatcher();
     String active = stack.api().resource().getStatus().activeSite();
-    MariaDbServer primary = stack.server(active);
-    for (Map.Entry<String, MariaDbServer> e : stack.servers().entrySet()) {
-      MariaDbServer s = e.getValue();
+    DatabaseServer primary = stack.server(active);
+    for (Map.Entry<String, DatabaseServer> e : stack.servers().entrySet()) {
+      DatabaseServer s = e.getValue();
       if (!s.isRunning()) {
         // A server killed by the last case comes back fenced, as production boots it.
         s.restartFenced();
@@ -262,10 +266,7 @@ public final class FaultHarness implements AutoCloseable {
       TcpProxy link = replicationProxies.get(active);
       var status = s.replicaStatus();
       if (!status.running() || status.sourcePort() != link.port()) {
-        s.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_HOST='" + link.host() + "', MASTER_PORT=" + link.port()
-            + ", MASTER_USER='" + MariaDbServer.REPLICATION.user() + "', MASTER_PASSWORD='"
-            + MariaDbServer.REPLICATION.password() + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
-            "START SLAVE");
+        s.startReplicationFrom(link.host(), link.port());
       }
       s.awaitCaughtUpWith(primary, Duration.ofSeconds(30));
     }
@@ -278,7 +279,7 @@ public final class FaultHarness implements AutoCloseable {
     controlProxies.values().forEach(TcpProxy::heal);
     replicationProxies.values().forEach(TcpProxy::heal);
     if (stack != null) {
-      for (MariaDbServer s : stack.servers().values()) {
+      for (DatabaseServer s : stack.servers().values()) {
         if (s.isRunning()) {
           try {
             s.resume();

@@ -5,8 +5,8 @@ import io.shipstream.failover.dev.FailoverStack;
 import io.shipstream.failover.dev.faults.CaseResult.Check;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,9 +47,9 @@ final class Invariants {
 
     // Every acknowledged write must be on the server that takes writes now.
     String holder = writable.size() == 1 ? writable.get(0) : active;
-    MariaDbServer server = stack.server(holder);
+    DatabaseServer server = stack.server(holder);
     if (server.isRunning()) {
-      Set<Long> rows = new HashSet<>(MariaDbCluster.writtenIds(server));
+      Set<Long> rows = new HashSet<>(DatabaseCluster.writtenIds(server));
       List<Long> acked = load.acknowledged();
       long missing = acked.stream().filter(id -> !rows.contains(id)).count();
       checks.add(new Check("no-ack-lost", missing == 0, missing == 0 ? acked.size() + " acked, all on " + holder
