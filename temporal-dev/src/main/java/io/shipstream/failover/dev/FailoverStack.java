@@ -2,8 +2,9 @@ package io.shipstream.failover.dev;
 
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.SiteSpec;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
 import java.nio.file.Path;
@@ -19,8 +20,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The whole system on one machine: a Temporal dev server on 127.0.0.1, a mock Kubernetes API
- * server holding a {@code MysqlFailoverGroup} named {@code orders}, one real {@code mariadbd} per
- * site replicating with GTIDs (the first site is the primary), the worker and the watcher. The
+ * server holding a {@code MysqlFailoverGroup} named {@code orders}, one real database server per
+ * site of the {@link Options#flavor} ({@code mariadbd} or MySQL 9.7's {@code mysqld}) replicating
+ * with GTIDs (the first site is the primary), the worker and the watcher. The
  * integration tests, the playground and the benchmarks all stand on this one class.
  *
  * <p>It holds the servers and the links added to them (sidecars, proxies, a session store); the
@@ -39,8 +41,8 @@ public final class FailoverStack implements AutoCloseable {
   public static final String SIDECAR_TOKEN = "playground-sidecar-token";
 
   private final MockCluster kube;
-  private final MariaDbCluster mysql;
-  private final Map<String, MariaDbServer> servers;
+  private final DatabaseCluster mysql;
+  private final Map<String, DatabaseServer> servers;
   private final GroupApi api;
   private final GroupWaits waits;
   private final ControlPlane controlPlane;
@@ -58,7 +60,17 @@ public final class FailoverStack implements AutoCloseable {
    * adopted} is false (the adoption tests watch it happen).
    */
   public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
-      String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted) {
+      String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted, Flavor flavor) {
+    public Options {
+      flavor = flavor == null ? Flavor.MARIADB : flavor;
+    }
+
+    public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
+        String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted) {
+      this(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold, topologyMonitor, adopted,
+          Flavor.MARIADB);
+    }
+
     public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait) {
       this(sites, drOnlySites, failoverCooldown, maxLagWait, null, null, false);
     }
@@ -76,6 +88,12 @@ public final class FailoverStack implements AutoCloseable {
     /** As {@link #adoption}, with the topology monitor off, so nothing adopts the group until it is turned on. */
     public static Options adoptionHeld() {
       return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null, "500ms", 3, false, false);
+    }
+
+    /** These options with the servers of {@code flavor} (MariaDB unless said otherwise). */
+    public Options withFlavor(Flavor flavor) {
+      return new Options(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold,
+          topologyMonitor, adopted, flavor);
     }
 
     public static Options twoSites() {
@@ -101,7 +119,7 @@ public final class FailoverStack implements AutoCloseable {
     }
   }
 
-  private FailoverStack(MockCluster kube, MariaDbCluster mysql, Map<String, MariaDbServer> servers, GroupApi api,
+  private FailoverStack(MockCluster kube, DatabaseCluster mysql, Map<String, DatabaseServer> servers, GroupApi api,
       ControlPlane controlPlane) {
     this.kube = kube;
     this.mysql = mysql;
@@ -113,13 +131,13 @@ public final class FailoverStack implements AutoCloseable {
 
   public static FailoverStack start(Path workDir, Options options) {
     MockCluster kube = null;
-    MariaDbCluster mysql = null;
+    DatabaseCluster mysql = null;
     DevTemporalServer temporal = null;
     try {
       kube = MockCluster.start();
-      mysql = MariaDbCluster.start(workDir.resolve("mysql"), options.sites().size());
+      mysql = DatabaseCluster.start(options.flavor(), workDir.resolve("mysql"), options.sites().size());
       temporal = DevTemporalServer.start(0);
-      Map<String, MariaDbServer> servers = new LinkedHashMap<>();
+      Map<String, DatabaseServer> servers = new LinkedHashMap<>();
       for (int i = 0; i < options.sites().size(); i++) {
         servers.put(options.sites().get(i), mysql.server(i));
       }
@@ -141,6 +159,11 @@ public final class FailoverStack implements AutoCloseable {
     }
   }
 
+  /** The flavor of every server of the stack. */
+  public Flavor flavor() {
+    return mysql.flavor();
+  }
+
   /** The group as the API server shows it, and kubectl's changes to it. */
   public GroupApi api() {
     return api;
@@ -156,11 +179,11 @@ public final class FailoverStack implements AutoCloseable {
     return controlPlane;
   }
 
-  public MariaDbServer server(String site) {
+  public DatabaseServer server(String site) {
     return servers.get(site);
   }
 
-  public Map<String, MariaDbServer> servers() {
+  public Map<String, DatabaseServer> servers() {
     return servers;
   }
 
@@ -185,7 +208,7 @@ public final class FailoverStack implements AutoCloseable {
    * survive the loss of {@code site}.
    */
   public Set<Long> awaitReplicatedFrom(String site) {
-    MariaDbServer source = server(site);
+    DatabaseServer source = server(site);
     Set<Long> replicated = new HashSet<>();
     servers.forEach((name, s) -> {
       if (!name.equals(site)) {
@@ -194,7 +217,7 @@ public final class FailoverStack implements AutoCloseable {
     });
     servers.forEach((name, s) -> {
       if (!name.equals(site)) {
-        replicated.addAll(MariaDbCluster.writtenIds(s));
+        replicated.addAll(DatabaseCluster.writtenIds(s));
       }
     });
     return replicated;
@@ -214,7 +237,7 @@ public final class FailoverStack implements AutoCloseable {
     try {
       return routedJdbcUrl();
     } catch (IllegalStateException e) {
-      return "jdbc:mariadb://127.0.0.1:1/";
+      return (flavor() == Flavor.MYSQL ? "jdbc:mysql" : "jdbc:mariadb") + "://127.0.0.1:1/";
     }
   }
 
@@ -249,7 +272,7 @@ public final class FailoverStack implements AutoCloseable {
    * monitor has had time to restart its polls on the changed spec.
    */
   public synchronized TcpProxy proxyControlPlaneMysql(String site) {
-    MariaDbServer server = server(site);
+    DatabaseServer server = server(site);
     TcpProxy proxy = TcpProxy.start(server.host(), server.port());
     controlPlaneProxies.add(proxy);
     api.editSpec(spec -> GroupSpecs.withSites(spec, spec.sites().stream().map(s -> !s.name().equals(site) ? s

@@ -6,8 +6,8 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.SidecarStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.PrintStream;
 import java.time.Duration;
@@ -50,7 +50,7 @@ final class FencingScenarios {
     Duration bound = lease.plus(tick).plus(tick.dividedBy(2)).plusMillis(500);
     out.printf("sidecars: leaseTimeout %d ms, peerCheckInterval %d ms; iad must be read-only within %d ms%n",
         lease.toMillis(), tick.toMillis(), bound.toMillis());
-    MariaDbServer iad = stack.server("iad");
+    DatabaseServer iad = stack.server("iad");
     Timeline timeline = new Timeline(out);
     WritableSampler sampler = WritableSampler.started(stack, timeline);
     try (WriteLoad load = writerWithAHundredRows(stack, timeline)) {
@@ -158,25 +158,21 @@ final class FencingScenarios {
    * refuse (DivergentCandidates, a FailoverBlocked Event) and nothing may become writable.
    */
   static Verdict errantReplicaNotPromoted(FailoverStack stack, PrintStream out) {
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     Timeline timeline = new Timeline(out);
     WritableSampler sampler = WritableSampler.started(stack, timeline);
     try (WriteLoad load = writerWithAHundredRows(stack, timeline)) {
-      String before = pdx.gtidBinlogPos();
-      pdx.execute("SET SESSION sql_log_bin = 1", "SET SESSION gtid_domain_id = 7",
-          "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-1, NOW(6))");
-      String after = pdx.gtidBinlogPos();
-      String errant = errantGtid(before, after, pdx.serverId());
-      timeline.print("admin on pdx (read_only, but the admin holds READ_ONLY ADMIN): INSERT binlogged as %s "
-          + "(server_id %d, pdx's own); pdx's gtid_binlog_pos is now %s", errant, pdx.serverId(), after);
+      String errant = pdx.executeErrant("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " VALUES (-1, NOW(6))");
+      timeline.print("admin on pdx (read_only, but the admin is not bound by it): INSERT binlogged as %s "
+          + "(server_id %d, pdx's own); pdx's GTID set is now %s", errant, pdx.serverId(), pdx.gtidExecuted());
       // The monitor must have polled pdx's new set before iad goes: it compares against iad's last known one.
       Playground.sleep(1_500);
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       int ackedAtKill = load.acknowledgedCount();
       long errorsAtKill = load.errors();
       iad.kill9();
-      timeline.print("kill -9 mariadbd iad (pid %d) after %d acknowledged rows", iad.pid(), ackedAtKill);
+      timeline.print("kill -9 the server of iad (pid %d) after %d acknowledged rows", iad.pid(), ackedAtKill);
       // A sample taken before the kill may still be counted; from here on, nothing may be writable.
       Playground.sleep(200);
       sampler.resetMost();
@@ -229,17 +225,6 @@ final class FencingScenarios {
     } finally {
       sampler.stop();
     }
-  }
-
-  /**
-   * The GTIDs in {@code after} that {@code before} did not list and that {@code serverId} wrote
-   * (binlog positions list the newest GTID per domain and server; iad's advance in the meantime).
-   */
-  private static String errantGtid(String before, String after, int serverId) {
-    List<String> old = List.of(before.split(","));
-    return String.join(",", List.of(after.split(",")).stream()
-        .filter(g -> !old.contains(g) && g.split("-").length == 3 && g.split("-")[1].equals(Integer.toString(serverId)))
-        .toList());
   }
 
   private static String siteState(FailoverStack stack, String site) {

@@ -13,6 +13,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import java.util.ArrayList;
@@ -39,14 +40,14 @@ public final class GroupApi {
    * Applies the group as a user does: the credentials Secret, a pod and a node per site, and the
    * {@code MysqlFailoverGroup} with no status, its sites' MySQL endpoints the given servers'.
    */
-  static GroupApi create(MockCluster kube, FailoverStack.Options options, Map<String, MariaDbServer> servers) {
+  static GroupApi create(MockCluster kube, FailoverStack.Options options, Map<String, DatabaseServer> servers) {
     GroupApi api = new GroupApi(kube, new GroupRef(MockCluster.NAMESPACE, FailoverStack.GROUP_NAME));
     createCredentialsSecret(kube.client(), MockCluster.NAMESPACE);
     List<SiteSpec> sites = new ArrayList<>();
     int i = 0;
-    for (Map.Entry<String, MariaDbServer> e : servers.entrySet()) {
+    for (Map.Entry<String, DatabaseServer> e : servers.entrySet()) {
       String name = e.getKey();
-      MariaDbServer server = e.getValue();
+      DatabaseServer server = e.getValue();
       SiteSpec template = MockCluster.site(FailoverStack.GROUP_NAME, name, "10.0." + (++i) + ".10");
       String role = options.drOnlySites().contains(name) ? SiteSpec.ROLE_DR_ONLY : template.role();
       sites.add(new SiteSpec(name, role, template.zone(),

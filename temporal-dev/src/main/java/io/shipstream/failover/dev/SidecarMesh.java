@@ -7,6 +7,7 @@ import io.shipstream.failover.sidecar.Sidecar;
 import io.shipstream.failover.sidecar.SidecarConfig;
 import io.shipstream.failover.sidecar.SidecarStatus;
 import io.shipstream.failover.testsupport.FreePorts;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.TcpProxy;
 import java.net.URI;
@@ -57,7 +58,7 @@ public final class SidecarMesh implements AutoCloseable {
    * Starts a sidecar for each server, asking the watcher on {@code watcherPort} with the shared
    * {@code token}, and returns once every one has booted and heard from the watcher and every peer.
    */
-  static SidecarMesh start(Map<String, MariaDbServer> servers, GroupRef group, int watcherPort, String token,
+  static SidecarMesh start(Map<String, DatabaseServer> servers, GroupRef group, int watcherPort, String token,
       Knobs knobs) {
     SidecarMesh mesh = new SidecarMesh(knobs);
     try {

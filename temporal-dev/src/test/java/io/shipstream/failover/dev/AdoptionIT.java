@@ -18,7 +18,7 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.SidecarStatus;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,7 +42,7 @@ class AdoptionIT extends StackPerTest {
   @Test
   void aRunningGroupIsAdoptedWithoutAFailedWriteAndItsRoutingIsKeptRight() {
     stack = FailoverStack.start(work, FailoverStack.Options.adoption());
-    MariaDbServer iad = stack.server("iad");
+    DatabaseServer iad = stack.server("iad");
     // About 200 rows a second, straight to iad, from before the apply to the end.
     try (WriteLoad load = WriteLoad.start(iad::jdbcUrl, Duration.ofMillis(5))) {
       load.awaitAcknowledged(20, Duration.ofSeconds(10));
@@ -88,7 +88,7 @@ class AdoptionIT extends StackPerTest {
       assertThat(stack.api().eventReasons()).filteredOn("RoutingRepaired"::equals).hasSizeGreaterThanOrEqualTo(3);
 
       // Degraded: dr stops applying; it leaves the replicas Service and comes back when it resumes.
-      MariaDbServer dr = stack.server("dr");
+      DatabaseServer dr = stack.server("dr");
       dr.execute("STOP SLAVE SQL_THREAD");
       Await.until(stack, () -> conditionIs("Degraded", "True"), Duration.ofSeconds(10), "Degraded=True");
       assertThat(condition("Degraded").getMessage()).contains("dr");
@@ -116,7 +116,7 @@ class AdoptionIT extends StackPerTest {
   @Test
   void sidecarsStartedOnANeverActiveGroupDoNotStopTheApplicationsWrites() {
     stack = FailoverStack.start(work, FailoverStack.Options.adoptionHeld());
-    MariaDbServer iad = stack.server("iad");
+    DatabaseServer iad = stack.server("iad");
     AtomicBoolean everReadOnly = new AtomicBoolean();
     try (WriteLoad load = WriteLoad.start(iad::jdbcUrl, Duration.ofMillis(5))) {
       load.awaitAcknowledged(20, Duration.ofSeconds(10));

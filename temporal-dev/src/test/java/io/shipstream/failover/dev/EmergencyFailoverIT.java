@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Event;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -33,7 +33,7 @@ class EmergencyFailoverIT extends StackPerTest {
 
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(200, Duration.ofSeconds(30));
-      MariaDbServer iad = stack.server("iad");
+      DatabaseServer iad = stack.server("iad");
       // What the replicas hold right now was acknowledged and replicated before the kill: that is
       // the least that must survive.
       Set<Long> replicated = stack.awaitReplicatedFrom("iad");
@@ -48,15 +48,15 @@ class EmergencyFailoverIT extends StackPerTest {
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
       assertThat(stack.api().routedSite()).contains("pdx");
       Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
-      MariaDbServer pdx = stack.server("pdx");
-      MariaDbServer dr = stack.server("dr");
+      DatabaseServer pdx = stack.server("pdx");
+      DatabaseServer dr = stack.server("dr");
       // Whatever row the writer had acknowledged and any survivor holds, pdx holds: at the instant
       // of the kill dr may have received a row pdx had not, and pdx catches up from dr first.
-      Set<Long> onSurvivors = new HashSet<>(MariaDbCluster.writtenIds(pdx));
-      onSurvivors.addAll(MariaDbCluster.writtenIds(dr));
+      Set<Long> onSurvivors = new HashSet<>(DatabaseCluster.writtenIds(pdx));
+      onSurvivors.addAll(DatabaseCluster.writtenIds(dr));
       onSurvivors.retainAll(new HashSet<>(load.acknowledged()));
       assertThat(onSurvivors).containsAll(replicated);
-      assertThat(MariaDbCluster.writtenIds(pdx)).as("acknowledged rows on pdx or dr").containsAll(onSurvivors);
+      assertThat(DatabaseCluster.writtenIds(pdx)).as("acknowledged rows on pdx or dr").containsAll(onSurvivors);
 
       // dr replicates from the new primary: a row written after the failover reaches it.
       Await.until(stack, () -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
@@ -66,7 +66,7 @@ class EmergencyFailoverIT extends StackPerTest {
       List<WriteLoad.Ack> acks = load.acks();
       long writtenAfter = acks.get(acks.size() - 1).id();
       dr.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
-      assertThat(MariaDbCluster.writtenIds(dr)).contains(writtenAfter);
+      assertThat(DatabaseCluster.writtenIds(dr)).contains(writtenAfter);
     } finally {
       sampler.close();
     }
@@ -78,9 +78,9 @@ class EmergencyFailoverIT extends StackPerTest {
   @Test
   void rowsOnlyTheDrReplicaReceivedAreCaughtUpOntoTheCandidateBeforeItIsPromoted() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
-    MariaDbServer dr = stack.server("dr");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
+    DatabaseServer dr = stack.server("dr");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
@@ -91,14 +91,14 @@ class EmergencyFailoverIT extends StackPerTest {
       load.stop();
       dr.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
     }
-    List<Long> onDr = MariaDbCluster.writtenIds(dr);
-    assertThat(MariaDbCluster.writtenIds(pdx)).as("pdx lacks rows dr holds").hasSizeLessThan(onDr.size());
+    List<Long> onDr = DatabaseCluster.writtenIds(dr);
+    assertThat(DatabaseCluster.writtenIds(pdx)).as("pdx lacks rows dr holds").hasSizeLessThan(onDr.size());
 
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
     Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
 
-    assertThat(MariaDbCluster.writtenIds(pdx)).as("every row dr held").containsAll(onDr);
+    assertThat(DatabaseCluster.writtenIds(pdx)).as("every row dr held").containsAll(onDr);
     assertThat(stack.api().eventReasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
     assertThat(stack.api().resource().getStatus().emergencyFailover().transactionsLost()).isZero();
     Await.until(stack, () -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
@@ -107,15 +107,15 @@ class EmergencyFailoverIT extends StackPerTest {
       after.awaitAcknowledged(20, Duration.ofSeconds(30));
       after.stop();
       dr.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
-      assertThat(MariaDbCluster.writtenIds(dr)).containsAll(after.acknowledged());
+      assertThat(DatabaseCluster.writtenIds(dr)).containsAll(after.acknowledged());
     }
   }
 
   @Test
   void aLaggingReplicaWithAStoppedSqlThreadIsPromotedWithEveryRowItsIoThreadReceived() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     Set<Long> received;
     try (WriteLoad before = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       before.awaitAcknowledged(100, Duration.ofSeconds(30));
@@ -124,12 +124,12 @@ class EmergencyFailoverIT extends StackPerTest {
       before.awaitAcknowledged(acked + 200, Duration.ofSeconds(30));
       before.stop();
       // Everything iad wrote is in pdx's relay log, and far from applied.
-      String written = iad.gtidBinlogPos();
+      String written = iad.gtidExecuted();
       Await.until(stack, () -> written.equals(pdx.replicaStatus().gtidIoPos()), Duration.ofSeconds(30),
           "pdx's IO thread receiving " + written);
-      received = new HashSet<>(MariaDbCluster.writtenIds(iad));
+      received = new HashSet<>(DatabaseCluster.writtenIds(iad));
     }
-    assertThat(MariaDbCluster.writtenIds(pdx)).as("applied on pdx before the kill").hasSizeLessThan(received.size());
+    assertThat(DatabaseCluster.writtenIds(pdx)).as("applied on pdx before the kill").hasSizeLessThan(received.size());
     assertThat(pdx.replicaStatus().sqlRunning()).isEqualTo("No");
 
     try (WriteLoad after = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1_000_000)) {
@@ -143,7 +143,7 @@ class EmergencyFailoverIT extends StackPerTest {
       report("stopped SQL thread", after, killedAt, active);
 
       assertThat(active).isEqualTo("pdx");
-      assertThat(MariaDbCluster.writtenIds(pdx)).as("rows pdx had received but not applied")
+      assertThat(DatabaseCluster.writtenIds(pdx)).as("rows pdx had received but not applied")
           .containsAll(new ArrayList<>(received));
     }
   }
@@ -162,8 +162,8 @@ class EmergencyFailoverIT extends StackPerTest {
     FailoverStack.Options withCooldown = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m",
         null, "500ms", 3, true);
     stack = FailoverStack.start(work, withCooldown);
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     // Nothing only iad holds: it may rejoin.
     writeThenReplicateToPdx(100);
     iad.kill9();
@@ -183,7 +183,7 @@ class EmergencyFailoverIT extends StackPerTest {
     }
     iad.awaitCaughtUpWith(pdx, Duration.ofSeconds(30));
     assertThat(iad.isReadOnly()).isTrue();
-    assertThat(MariaDbCluster.writtenIds(iad)).containsAll(MariaDbCluster.writtenIds(pdx));
+    assertThat(DatabaseCluster.writtenIds(iad)).containsAll(DatabaseCluster.writtenIds(pdx));
     assertThat(stack.api().eventReasons()).contains("RecoveryComplete").doesNotContain("RecoveryBlocked");
     Await.until(stack, () -> siteStatus("iad") != null && Boolean.TRUE.equals(siteStatus("iad").replicating()),
         Duration.ofSeconds(30), "status.sites to show iad replicating");
@@ -202,15 +202,15 @@ class EmergencyFailoverIT extends StackPerTest {
   @Test
   void aRestartedOldPrimaryWithWritesTheNewPrimaryNeverReceivedStaysReadOnlyWithThemInStatus() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     writeThenReplicateToPdx(50);
     // pdx and dr stop receiving; iad acknowledges writes that then exist nowhere else (were dr
     // to receive them, pdx would catch up from it before its promotion and nothing would diverge).
     pdx.execute("STOP SLAVE");
     stack.server("dr").execute("STOP SLAVE");
-    iad.execute("INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-2, NOW(6))",
-        "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
+    iad.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " VALUES (-2, NOW(6))",
+        "INSERT INTO " + DatabaseCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
     Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
@@ -230,14 +230,14 @@ class EmergencyFailoverIT extends StackPerTest {
   @Test
   void aCandidateWithAnErrantTransactionIsNotPromoted() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
     }
     pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
     // An admin's write on the read-only replica, binlogged under pdx's own server id: errant.
-    pdx.execute("SET GLOBAL read_only = 0", "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " VALUES (-1, NOW(6))",
+    pdx.execute("SET GLOBAL read_only = 0", "INSERT INTO " + DatabaseCluster.WRITES_TABLE + " VALUES (-1, NOW(6))",
         "SET GLOBAL read_only = 1");
     sleep(1_500);
 
@@ -254,8 +254,8 @@ class EmergencyFailoverIT extends StackPerTest {
   @Test
   void theWorkerKilledDuringTheEmergencyFailoverStillCompletesIt() throws Exception {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     try (WritableSampler writable = WritableSampler.started(stack, new Timeline(System.out));
         WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
@@ -294,7 +294,7 @@ class EmergencyFailoverIT extends StackPerTest {
   @Test
   void theWatcherKilledRightAfterStartingTheEmergencyFailoverDoesNotStartASecondOne() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
-    MariaDbServer iad = stack.server("iad");
+    DatabaseServer iad = stack.server("iad");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
       stack.server("pdx").awaitCaughtUpWith(iad, Duration.ofSeconds(30));

@@ -3,8 +3,8 @@ package io.shipstream.failover.dev;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.dev.faults.WritableWatch;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,7 +75,7 @@ class FrozenPrimaryIT extends StackPerTest {
   void aPrimaryKilledAndRestartedInsideTheDebounceComesBackReadOnlyAndItsSidecarMakesItWritableAgain() {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     stack.startSidecars(SidecarMesh.Knobs.playground());
-    MariaDbServer iad = stack.server("iad");
+    DatabaseServer iad = stack.server("iad");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
       iad.kill9();
@@ -108,8 +108,8 @@ class FrozenPrimaryIT extends StackPerTest {
   private Outcome freeze(Duration frozen) {
     stack = FailoverStack.start(work, FailoverStack.Options.emergency());
     stack.startSidecars(SidecarMesh.Knobs.playground());
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     WritableWatch watch = WritableWatch.start(stack.servers());
     boolean aliveAtResume;
     long frozenAt;
@@ -143,14 +143,14 @@ class FrozenPrimaryIT extends StackPerTest {
       watch.close();
     }
     String active = stack.api().resource().getStatus().activeSite();
-    MariaDbServer primary = stack.server(active);
+    DatabaseServer primary = stack.server(active);
     if (!iad.isRunning()) {
       // What the kubelet does with a container whose process died: start it again. Servers are
       // configured to start read-only, so it comes back fenced and holds what it held.
       iad.restartFenced();
     }
-    Set<Long> onIad = new HashSet<>(MariaDbCluster.writtenIds(iad));
-    Set<Long> onPrimary = new HashSet<>(MariaDbCluster.writtenIds(primary));
+    Set<Long> onIad = new HashSet<>(DatabaseCluster.writtenIds(iad));
+    Set<Long> onPrimary = new HashSet<>(DatabaseCluster.writtenIds(primary));
     Set<Long> afterFreezeOnlyOnIad = new HashSet<>();
     Set<Long> beforeFreezeOnlyOnIad = new HashSet<>();
     Set<Long> lost = new HashSet<>();

@@ -2,7 +2,7 @@ package io.shipstream.failover.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
@@ -21,8 +21,8 @@ class PartitionedPrimaryFailoverIT extends StackPerTest {
     // wait for iad's lease, pdx would be writable seconds before iad's sidecar fences iad by rule 2.
     SidecarMesh sidecars = stack.startSidecars(new SidecarMesh.Knobs(Duration.ofSeconds(10), Duration.ofSeconds(1)));
     TcpProxy controlToIad = stack.proxyControlPlaneMysql("iad");
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
     WritableSampler sampler = WritableSampler.started(stack, new Timeline(System.out));
     // The application still reaches iad directly: only the control plane is cut off from it.
     try (WriteLoad load = WriteLoad.start(iad::jdbcUrl)) {

@@ -6,8 +6,8 @@ import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.time.Instant;
@@ -235,14 +235,14 @@ class PlannedFailoverIT extends StackPerClass {
     assertThat(stack.api().routedSite()).contains(sites.active());
     delayReplication(sites.lagging(), 0);
     assertNothingLost(load, sites.active());
-    sites.lagging().awaitReplicated(stack.server(sites.active()).gtidBinlogPos(), Duration.ofSeconds(30));
+    sites.lagging().awaitReplicated(stack.server(sites.active()).gtidExecuted(), Duration.ofSeconds(30));
   }
 
   /** The active site and the other one, the target, whose server applies every transaction late. */
-  private record Sites(String active, String target, MariaDbServer lagging) {
+  private record Sites(String active, String target, DatabaseServer lagging) {
     static Sites withTargetDelayedBy(int seconds) {
       String active = stack.api().resource().getStatus().activeSite();
-      MariaDbServer lagging = stack.server(other(active));
+      DatabaseServer lagging = stack.server(other(active));
       delayReplication(lagging, seconds);
       return new Sites(active, other(active), lagging);
     }
@@ -255,7 +255,7 @@ class PlannedFailoverIT extends StackPerClass {
   }
 
   /** MariaDB delayed replication: the SQL thread runs but applies each event n seconds late. */
-  private static void delayReplication(MariaDbServer replica, int seconds) {
+  private static void delayReplication(DatabaseServer replica, int seconds) {
     replica.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=" + seconds, "START SLAVE");
   }
 
@@ -273,7 +273,7 @@ class PlannedFailoverIT extends StackPerClass {
   }
 
   private static void assertNothingLost(WriteLoad load, String primary) {
-    List<Long> onPrimary = MariaDbCluster.writtenIds(stack.server(primary));
+    List<Long> onPrimary = DatabaseCluster.writtenIds(stack.server(primary));
     assertThat(onPrimary).as("every acknowledged write is on " + primary).containsAll(load.acknowledged());
   }
 
@@ -282,14 +282,14 @@ class PlannedFailoverIT extends StackPerClass {
    * applied all it has.
    */
   private static void assertServers(String primary, String oldPrimary) {
-    MariaDbServer p = stack.server(primary);
+    DatabaseServer p = stack.server(primary);
     assertThat(p.isReadOnly()).as(primary + " writable").isFalse();
     assertThat(p.replicaStatus().configured()).as(primary + " is no replica").isFalse();
     for (String replica : List.of(oldPrimary, "dr")) {
-      MariaDbServer r = stack.server(replica);
+      DatabaseServer r = stack.server(replica);
       assertThat(r.isReadOnly()).as(replica + " read-only").isTrue();
       assertThat(r.replicaStatus().sourcePort()).as(replica + " replicates from " + primary).isEqualTo(p.port());
-      r.awaitReplicated(p.gtidBinlogPos(), Duration.ofSeconds(30));
+      r.awaitReplicated(p.gtidExecuted(), Duration.ofSeconds(30));
       assertThat(r.replicaStatus().running()).as(replica + " replicating").isTrue();
     }
     assertThat(stack.api().eventReasons()).as("every replica was re-pointed").doesNotContain("ReplicaNotRepointed");

@@ -3,8 +3,8 @@ package io.shipstream.failover.dev;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
-import io.shipstream.failover.testsupport.MariaDbCluster;
-import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,9 +34,9 @@ class PlannedFailoverReplicasIT {
   }
 
   private static void killTheSourceDuringWaitingForLag(FailoverStack stack) throws InterruptedException {
-    MariaDbServer iad = stack.server("iad");
-    MariaDbServer pdx = stack.server("pdx");
-    MariaDbServer dr = stack.server("dr");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
+    DatabaseServer dr = stack.server("dr");
     // pdx receives every transaction at once but applies each 3 s late: WaitingForLag lasts that long.
     pdx.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=3", "START SLAVE");
     List<Long> acknowledged;
@@ -52,7 +52,7 @@ class PlannedFailoverReplicasIT {
       load.stop();
       acknowledged = load.acknowledged();
     }
-    String fenced = iad.gtidBinlogPos();
+    String fenced = iad.gtidExecuted();
     long until = System.nanoTime() + END.toNanos();
     while (!fenced.equals(pdx.replicaStatus().gtidIoPos())) {
       assertThat(System.nanoTime()).as("pdx receives " + fenced + " in time").isLessThan(until);
@@ -64,13 +64,13 @@ class PlannedFailoverReplicasIT {
 
     assertThat(s.phase()).as(s.message()).isEqualTo("Succeeded");
     assertThat(s.transactionsLost()).isZero();
-    assertThat(MariaDbCluster.writtenIds(pdx)).as("every acknowledged write is on pdx").containsAll(acknowledged);
+    assertThat(DatabaseCluster.writtenIds(pdx)).as("every acknowledged write is on pdx").containsAll(acknowledged);
     assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(dr.replicaStatus().sourcePort()).as("dr replicates from the new primary").isEqualTo(pdx.port());
     dr.awaitCaughtUpWith(pdx, END);
     assertThat(dr.replicaStatus().running()).as("both of dr's replication threads run").isTrue();
-    assertThat(MariaDbCluster.writtenIds(dr)).as("dr holds every acknowledged write pdx has")
-        .containsAll(acknowledged).containsExactlyInAnyOrderElementsOf(MariaDbCluster.writtenIds(pdx));
+    assertThat(DatabaseCluster.writtenIds(dr)).as("dr holds every acknowledged write pdx has")
+        .containsAll(acknowledged).containsExactlyInAnyOrderElementsOf(DatabaseCluster.writtenIds(pdx));
     assertThat(stack.api().eventReasons()).as("dr was re-pointed, so nothing to warn about").doesNotContain(
         "ReplicaNotRepointed");
     assertThat(s.message()).doesNotContain("dr ");

@@ -24,6 +24,9 @@ public interface DatabaseServer extends AutoCloseable {
 
   int port();
 
+  /** Its server_id, unique among the servers of one JVM. */
+  int serverId();
+
   /** Where its logs are kept, on the host. */
   Path directory();
 
@@ -110,6 +113,20 @@ public interface DatabaseServer extends AutoCloseable {
   /** Makes this server a GTID replica of {@code source} (same flavor) and waits until both threads run. */
   void replicateFrom(DatabaseServer source);
 
+  /**
+   * Points replication at {@code host:port} (a proxy in front of a source, say) with GTID
+   * positioning and starts it, without waiting for the threads: what an operator's CHANGE
+   * MASTER/REPLICATION SOURCE does.
+   */
+  void startReplicationFrom(String host, int port);
+
+  /**
+   * Runs {@code sql} as the admin, binlogged as this server's own transaction even on a read-only
+   * replica (the admin is not bound by read_only): on a replica, an errant transaction its source
+   * never had. Returns the GTIDs it was logged under, in the flavor's notation.
+   */
+  String executeErrant(String... sql);
+
   void stopReplicaSqlThread();
 
   void stopReplicaIoThread();
@@ -153,6 +170,12 @@ public interface DatabaseServer extends AutoCloseable {
 
   /** Stops the server if it still runs, then starts it again on the same datadir and port. */
   void restart();
+
+  /**
+   * As {@link #restart}, but it comes back read-only (read_only=ON from the command line), as a
+   * production server configured to boot fenced comes back after a crash.
+   */
+  void restartFenced();
 
   /** Ends the process for good and deletes the datadir; the logs are kept. */
   @Override

@@ -38,6 +38,7 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
   /** Launches {@code command} as the server's process. */
   abstract ManagedProcess launch(List<String> command);
 
+  @Override
   public int serverId() {
     return serverId;
   }
@@ -140,6 +141,7 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
    * line), as a production server configured to boot fenced comes back after a crash: it never
    * takes an application write before something decides it is the primary.
    */
+  @Override
   public void restartFenced() {
     stop();
     long started = System.nanoTime();

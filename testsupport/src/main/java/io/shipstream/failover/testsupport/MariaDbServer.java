@@ -145,6 +145,32 @@ public final class MariaDbServer extends LocalDatabaseServer {
   }
 
   @Override
+  public void startReplicationFrom(String host, int port) {
+    execute("STOP SLAVE", "CHANGE MASTER TO MASTER_HOST='" + host + "', MASTER_PORT=" + port
+        + ", MASTER_USER='" + REPLICATION.user() + "', MASTER_PASSWORD='" + REPLICATION.password()
+        + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", "START SLAVE");
+  }
+
+  /**
+   * In a GTID domain of its own (7), so that the source's replicated writes do not stop this
+   * server's SQL thread under gtid_strict_mode; the GTIDs returned are those of this server id
+   * that were not in gtid_binlog_pos before.
+   */
+  @Override
+  public String executeErrant(String... sql) {
+    String before = gtidBinlogPos();
+    String[] statements = new String[sql.length + 2];
+    statements[0] = "SET SESSION sql_log_bin = 1";
+    statements[1] = "SET SESSION gtid_domain_id = 7";
+    System.arraycopy(sql, 0, statements, 2, sql.length);
+    execute(statements);
+    List<String> old = List.of(before.split(","));
+    return String.join(",", List.of(gtidBinlogPos().split(",")).stream()
+        .filter(g -> !old.contains(g) && g.split("-").length == 3 && g.split("-")[1].equals(Integer.toString(serverId)))
+        .toList());
+  }
+
+  @Override
   public void stopReplicaSqlThread() {
     execute("STOP SLAVE SQL_THREAD");
   }

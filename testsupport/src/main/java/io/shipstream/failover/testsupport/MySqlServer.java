@@ -135,15 +135,36 @@ public final class MySqlServer extends LocalDatabaseServer {
     if (source.flavor() != Flavor.MYSQL) {
       throw new IllegalArgumentException(name + " cannot replicate from " + source + ": GTIDs of two flavors do not mix");
     }
+    startReplicationFrom(source.host(), source.port());
+    ReplicaStatus.awaitRunning(this, Duration.ofSeconds(15));
+    LOG.info("{} replicates from {}", name, source.name());
+  }
+
+  @Override
+  public void startReplicationFrom(String host, int port) {
     execute(
         "STOP REPLICA",
-        "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '" + source.host() + "', SOURCE_PORT = " + source.port()
+        "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '" + host + "', SOURCE_PORT = " + port
             + ", SOURCE_USER = '" + MariaDbServer.REPLICATION.user() + "', SOURCE_PASSWORD = '"
             + MariaDbServer.REPLICATION.password() + "', SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 1,"
             + " GET_SOURCE_PUBLIC_KEY = 1",
         "START REPLICA");
-    ReplicaStatus.awaitRunning(this, Duration.ofSeconds(15));
-    LOG.info("{} replicates from {}", name, source.name());
+  }
+
+  /**
+   * Binlogged under this server's server_uuid; the GTIDs returned are those of that uuid that were
+   * not in gtid_executed before (a replica's applied writes carry its source's uuid).
+   */
+  @Override
+  public String executeErrant(String... sql) {
+    String uuid = queryString("SELECT @@global.server_uuid");
+    GtidSet before = GtidSet.parse(gtidExecuted());
+    String[] statements = new String[sql.length + 1];
+    statements[0] = "SET SESSION sql_log_bin = 1";
+    System.arraycopy(sql, 0, statements, 1, sql.length);
+    execute(statements);
+    String added = GtidSet.parse(gtidExecuted()).subtract(before).toString().replaceAll("\\s+", "");
+    return String.join(",", List.of(added.split(",")).stream().filter(g -> g.startsWith(uuid + ":")).toList());
   }
 
   @Override

@@ -10,7 +10,8 @@ import java.time.Duration;
  * What {@code SHOW SLAVE STATUS} (MariaDB) or {@code SHOW REPLICA STATUS} (MySQL) says about a test
  * server's default replication channel, named the same for both. {@code gtidIoPos} is what the IO
  * thread has written to the relay log: MariaDB's Gtid_IO_Pos, MySQL's Retrieved_Gtid_Set (without
- * whitespace).
+ * whitespace). {@code gtidPositioned} says the channel positions by GTID rather than by binlog file
+ * and offset: MySQL's Auto_Position = 1, MariaDB's Using_Gtid other than No.
  */
 public record ReplicaStatus(
     boolean configured,
@@ -20,9 +21,10 @@ public record ReplicaStatus(
     int sourcePort,
     String gtidIoPos,
     String lastIoError,
-    String lastSqlError) {
+    String lastSqlError,
+    boolean gtidPositioned) {
 
-  static final ReplicaStatus NOT_A_REPLICA = new ReplicaStatus(false, "No", "No", null, 0, "", "", "");
+  static final ReplicaStatus NOT_A_REPLICA = new ReplicaStatus(false, "No", "No", null, 0, "", "", "", false);
 
   public boolean running() {
     return "Yes".equals(ioRunning) && "Yes".equals(sqlRunning);
@@ -45,7 +47,8 @@ public record ReplicaStatus(
             rows.getInt("Source_Port"),
             rows.getString("Retrieved_Gtid_Set").replaceAll("\\s+", ""),
             rows.getString("Last_IO_Error"),
-            rows.getString("Last_SQL_Error"));
+            rows.getString("Last_SQL_Error"),
+            rows.getInt("Auto_Position") == 1);
       }
       return new ReplicaStatus(
           true,
@@ -55,7 +58,8 @@ public record ReplicaStatus(
           rows.getInt("Master_Port"),
           rows.getString("Gtid_IO_Pos"),
           rows.getString("Last_IO_Error"),
-          rows.getString("Last_SQL_Error"));
+          rows.getString("Last_SQL_Error"),
+          !"No".equalsIgnoreCase(rows.getString("Using_Gtid")));
     } catch (SQLException e) {
       throw new IllegalStateException(server.name() + ": " + e.getMessage(), e);
     }

@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev.faults;
 
+import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -34,11 +35,11 @@ public final class WritableWatch implements AutoCloseable {
   private final long startNanos = System.nanoTime();
   private final List<Thread> threads = new ArrayList<>();
 
-  private WritableWatch(Map<String, MariaDbServer> servers) {
+  private WritableWatch(Map<String, DatabaseServer> servers) {
     servers.forEach((site, server) -> probes.add(new Probe(site, server)));
   }
 
-  public static WritableWatch start(Map<String, MariaDbServer> servers) {
+  public static WritableWatch start(Map<String, DatabaseServer> servers) {
     WritableWatch watch = new WritableWatch(servers);
     for (Probe p : watch.probes) {
       watch.threads.add(daemon("writable-probe-" + p.site, () -> watch.probeLoop(p)));
@@ -121,10 +122,10 @@ public final class WritableWatch implements AutoCloseable {
 
   private static final class Probe {
     final String site;
-    final MariaDbServer server;
+    final DatabaseServer server;
     final AtomicReference<Sample> last = new AtomicReference<>();
 
-    Probe(String site, MariaDbServer server) {
+    Probe(String site, DatabaseServer server) {
       this.site = site;
       this.server = server;
     }
