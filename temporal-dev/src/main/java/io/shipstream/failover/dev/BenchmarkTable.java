@@ -1,10 +1,49 @@
 package io.shipstream.failover.dev;
 
+import io.shipstream.failover.testsupport.Flavor;
+import java.util.ArrayList;
 import java.util.List;
 
 /** The benchmarks' Markdown table: one row per measure, with its median, p90 and worst. */
 final class BenchmarkTable {
   private BenchmarkTable() {}
+
+  /** How a table's caption names the servers of {@code flavor}. */
+  static String servers(Flavor flavor) {
+    return flavor == Flavor.MYSQL ? "MySQL 9.7" : "MariaDB";
+  }
+
+  /**
+   * The flavors named by {@code --flavor mysql,mariadb}; with none given ({@code value} null) both,
+   * MariaDB first, unless MySQL cannot run here, which is then said on stderr. A flavor asked for by
+   * name that cannot run here is an error with the reason.
+   */
+  static List<Flavor> flavors(String value) {
+    if (value == null) {
+      List<Flavor> both = new ArrayList<>(List.of(Flavor.MARIADB));
+      Flavor.MYSQL.unavailableReason().ifPresentOrElse(
+          reason -> System.err.println("MySQL left out (--flavor mariadb to say so): " + reason),
+          () -> both.add(Flavor.MYSQL));
+      return both;
+    }
+    List<Flavor> flavors = new ArrayList<>();
+    for (String name : value.split(",")) {
+      Flavor flavor;
+      try {
+        flavor = Flavor.valueOf(name.trim().toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("unknown flavor '" + name + "': use mysql, mariadb or mysql,mariadb");
+      }
+      flavor.unavailableReason().ifPresent(reason -> {
+        throw new IllegalStateException("--flavor mysql needs MySQL 9.7 from the root file system"
+            + " scripts/prerequisites makes as root, and it cannot run here: " + reason);
+      });
+      if (!flavors.contains(flavor)) {
+        flavors.add(flavor);
+      }
+    }
+    return flavors;
+  }
 
   static String header() {
     return "| measure | median | p90 | worst |\n|---|---|---|---|\n";

@@ -6,6 +6,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.FileTrees;
+import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,7 +37,9 @@ import java.util.stream.Collectors;
  * Runs twice: with the spec's default monitor knobs (pollInterval 2s, failureThreshold 3) and with
  * pollInterval 500ms. Numbers are printed, never asserted.
  *
- * <pre>./temporal-dev/benchmark emergency [N]</pre>
+ * <pre>./temporal-dev/benchmark emergency [N] [--flavor mysql,mariadb]</pre>
+ *
+ * On each flavor given (default: MariaDB and, where it can run, MySQL 9.7).
  */
 public final class EmergencyFailoverBenchmark {
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
@@ -62,22 +65,24 @@ public final class EmergencyFailoverBenchmark {
   private record Connect(long nanos, String site) {}
 
   public static void main(String[] args) throws IOException {
-    int n = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+    PlannedFailoverBenchmark.Args parsed = PlannedFailoverBenchmark.Args.parse(args);
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     List<String> tables = new ArrayList<>();
-    for (String pollInterval : List.of("2s", "500ms")) {
-      List<Run> runs = measure(work, n, pollInterval);
-      tables.add(table(runs, pollInterval));
+    for (Flavor flavor : parsed.flavors()) {
+      for (String pollInterval : List.of("2s", "500ms")) {
+        List<Run> runs = measure(work, parsed.n(), pollInterval, flavor);
+        tables.add(table(runs, pollInterval, flavor));
+      }
     }
     System.out.println();
     tables.forEach(System.out::println);
   }
 
-  static List<Run> measure(Path work, int n, String pollInterval) throws IOException {
+  static List<Run> measure(Path work, int n, String pollInterval, Flavor flavor) throws IOException {
     FileTrees.delete(work);
     List<Run> runs = new ArrayList<>();
     FailoverStack.Options options = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
-        null, pollInterval, 3, true);
+        null, pollInterval, 3, true).withFlavor(flavor);
     List<Connect> connects = new CopyOnWriteArrayList<>();
     try (FailoverStack stack = FailoverStack.start(work, options);
         WriteLoad load = WriteLoad.start(() -> routed(stack, connects), Duration.ofMillis(2), 1)) {
@@ -92,7 +97,7 @@ public final class EmergencyFailoverBenchmark {
         runs.add(run);
         System.out.printf("pollInterval %s, run %2d %s -> %s: kill->first write %6.0f ms, kill->Succeeded %6.0f ms,"
             + " lost %d, old primary %s, acked by the dying primary after the kill %d, rows on it only %s%s%n",
-            pollInterval, i + 1, run.from(), run.to(), run.killToFirstWriteMs(), run.killToSucceededMs(), run.lost(),
+            flavor + " " + pollInterval, i + 1, run.from(), run.to(), run.killToFirstWriteMs(), run.killToSucceededMs(), run.lost(),
             run.oldPrimaryProof(), run.ackedAfterKillByOldPrimary(), run.oldOnlyRows(),
             run.repaired() ? ", RecoveryBlocked: rejoined by hand" : "");
       }
@@ -175,7 +180,7 @@ public final class EmergencyFailoverBenchmark {
       System.out.printf("%s RecoveryBlocked: divergent %s, %s promoted at %s; binlog states %s %s, %s %s, dr %s;"
           + " rows on %s only: %s%n", from, divergent, to, promotedAt, from, binlogState(primary), to,
           binlogState(candidate), binlogState(stack.server("dr")), from, oldOnly);
-      primary.execute("STOP SLAVE", "RESET MASTER", "SET GLOBAL gtid_slave_pos = '" + promotedAt + "'");
+      primary.resetGtidHistoryTo(promotedAt);
       primary.replicateFrom(candidate);
     }
     await(() -> replicatesFrom(primary, candidate) && rejoined(stack, from),
@@ -206,8 +211,10 @@ public final class EmergencyFailoverBenchmark {
     return out.size() + " " + out;
   }
 
+  /** MariaDB's gtid_binlog_state (every server id of each domain), MySQL's gtid_executed. */
   private static String binlogState(DatabaseServer server) {
-    return server.queryString("SELECT @@GLOBAL.gtid_binlog_state");
+    return server.flavor() == Flavor.MARIADB ? server.queryString("SELECT @@GLOBAL.gtid_binlog_state")
+        : server.gtidExecuted();
   }
 
   private static Map<String, Integer> eventCounts(FailoverStack stack) {
@@ -247,10 +254,11 @@ public final class EmergencyFailoverBenchmark {
         .anyMatch(x -> site.equals(x.name()) && Boolean.TRUE.equals(x.replicating()));
   }
 
-  static String table(List<Run> runs, String pollInterval) {
-    return String.format("emergency failover, %d runs, pollInterval %s, failureThreshold 3, 3 MariaDB sites on"
+  static String table(List<Run> runs, String pollInterval, Flavor flavor) {
+    return String.format("emergency failover, %d runs, pollInterval %s, failureThreshold 3, 3 %s sites on"
         + " loopback, a sidecar per site (lease 20s, peer check 5s), writer every 2 ms; old primary rejoined by the"
-        + " monitor %d times, by hand after RecoveryBlocked %d times%n", runs.size(), pollInterval, runs.stream().filter(r -> !r.repaired()).count(),
+        + " monitor %d times, by hand after RecoveryBlocked %d times%n", runs.size(), pollInterval,
+        BenchmarkTable.servers(flavor), runs.stream().filter(r -> !r.repaired()).count(),
         runs.stream().filter(Run::repaired).count())
         + BenchmarkTable.header()
         + BenchmarkTable.row("kill -9 -> first write acknowledged by the new primary (ms)",

@@ -2,6 +2,7 @@ package io.shipstream.failover.dev;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.shipstream.failover.testsupport.Flavor;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,7 +19,10 @@ import java.util.Map;
  * printed, never asserted.
  *
  * <pre>./temporal-dev/benchmark all [--n N] [--groups G] [--skip planned,emergency,scale] [--json FILE]
- *     [--remote-rtt MS[,MS...]]</pre>
+ *     [--remote-rtt MS[,MS...]] [--flavor mysql,mariadb]</pre>
+ *
+ * {@code --flavor} picks the servers the planned and emergency parts run on, one after the other
+ * (default: MariaDB and, where it can run, MySQL 9.7); the scale run is MariaDB's.
  *
  * {@code --remote-rtt} runs the planned part once per round trip given (0: loopback, the default),
  * with pdx behind a link that slow, as when the sites are regions apart.
@@ -31,6 +35,7 @@ public final class FailoverBenchmark {
     int groups = 20;
     List<String> skip = List.of();
     List<Long> remoteRtts = List.of(0L);
+    String flavorArg = null;
     Path json = Path.of("temporal-dev/target/benchmark-results.json");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -39,25 +44,32 @@ public final class FailoverBenchmark {
         case "--skip" -> skip = List.of(args[++i].split(","));
         case "--json" -> json = Path.of(args[++i]);
         case "--remote-rtt" -> remoteRtts = java.util.Arrays.stream(args[++i].split(",")).map(Long::parseLong).toList();
+        case "--flavor" -> flavorArg = args[++i];
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; use --n N, --groups G, --skip planned,emergency,scale, --json FILE, --remote-rtt MS[,MS...]");
+            + "; use --n N, --groups G, --skip planned,emergency,scale, --json FILE, --remote-rtt MS[,MS...],"
+            + " --flavor mysql,mariadb");
       }
     }
+    List<Flavor> flavors = BenchmarkTable.flavors(flavorArg);
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     Map<String, Object> results = new LinkedHashMap<>();
     List<String> tables = new ArrayList<>();
-    if (!skip.contains("planned")) {
-      for (long rtt : remoteRtts) {
-        PlannedFailoverBenchmark.Result planned =
-            PlannedFailoverBenchmark.measure(work, n, java.time.Duration.ofMillis(rtt));
-        results.put(rtt == 0 ? "planned" : "planned-remote-rtt-" + rtt + "ms", planned);
-        tables.add(PlannedFailoverBenchmark.table(planned));
+    for (Flavor flavor : flavors) {
+      // Keys as before for MariaDB; MySQL's carry its name.
+      String suffix = flavor == Flavor.MARIADB ? "" : "-" + flavor.name().toLowerCase(java.util.Locale.ROOT);
+      if (!skip.contains("planned")) {
+        for (long rtt : remoteRtts) {
+          PlannedFailoverBenchmark.Result planned =
+              PlannedFailoverBenchmark.measure(work, n, java.time.Duration.ofMillis(rtt), flavor);
+          results.put((rtt == 0 ? "planned" : "planned-remote-rtt-" + rtt + "ms") + suffix, planned);
+          tables.add(PlannedFailoverBenchmark.table(planned));
+        }
       }
-    }
-    if (!skip.contains("emergency")) {
-      List<EmergencyFailoverBenchmark.Run> emergency = EmergencyFailoverBenchmark.measure(work, n, "2s");
-      results.put("emergency", emergency);
-      tables.add(EmergencyFailoverBenchmark.table(emergency, "2s (default)"));
+      if (!skip.contains("emergency")) {
+        List<EmergencyFailoverBenchmark.Run> emergency = EmergencyFailoverBenchmark.measure(work, n, "2s", flavor);
+        results.put("emergency" + suffix, emergency);
+        tables.add(EmergencyFailoverBenchmark.table(emergency, "2s (default)", flavor));
+      }
     }
     if (!skip.contains("scale")) {
       ScaleBenchmark.Result scale = ScaleBenchmark.measure(work.resolve("scale"), groups);

@@ -39,7 +39,7 @@ final class FaultScenarios {
       timeline.print("writer: %d rows acknowledged through mysql-orders-primary (-> iad)", ackedAtKill);
       long killedAt = System.nanoTime();
       iad.kill9();
-      timeline.print("kill -9 mariadbd iad (pid %d)", iad.pid());
+      timeline.print("kill -9 %s iad (pid %d)", Playground.daemon(stack), iad.pid());
 
       String active = null;
       long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -91,8 +91,8 @@ final class FaultScenarios {
    * workflow resumes where it stopped and succeeds, nothing acknowledged is lost.
    */
   static Verdict workerKillMidFailover(FailoverStack stack, PrintStream out) {
-    stack.server("pdx").execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=5", "START SLAVE");
-    out.println("pdx now applies every transaction 5 s late (MASTER_DELAY=5): WaitingForLag lasts about 5 s");
+    stack.server("pdx").delayReplication(5);
+    out.println("pdx now applies every transaction 5 s late (a replication delay of 5 s): WaitingForLag lasts about 5 s");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
       Timeline timeline = new Timeline(out);

@@ -3,6 +3,7 @@ package io.shipstream.failover.dev;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.FileTrees;
+import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -18,7 +19,9 @@ import java.util.List;
  * client saw (last acknowledged write before the failover's gap to the first one after it).
  * Numbers are printed, never asserted: the machines are shared and noisy.
  *
- * <pre>./temporal-dev/benchmark [N]</pre>
+ * <pre>./temporal-dev/benchmark [N] [--flavor mysql,mariadb]</pre>
+ *
+ * On each flavor given (default: MariaDB and, where it can run, MySQL 9.7).
  */
 public final class PlannedFailoverBenchmark {
   private PlannedFailoverBenchmark() {}
@@ -26,14 +29,35 @@ public final class PlannedFailoverBenchmark {
   record Run(String target, double annotationToSucceededMs, double workflowMs, double windowMs, long lost) {}
 
   /** The Temporal runs and the same runbook called directly, on one stack under one writer. */
-  record Result(List<Run> temporal, List<Run> direct, String profile, long remoteRttMs) {}
+  record Result(Flavor flavor, List<Run> temporal, List<Run> direct, String profile, long remoteRttMs) {}
+
+  /** {@code [N] [--flavor mysql,mariadb]}, as this benchmark and the emergency one take them. */
+  record Args(int n, List<Flavor> flavors) {
+    static Args parse(String[] args) {
+      int n = 10;
+      String flavors = null;
+      for (int i = 0; i < args.length; i++) {
+        if (args[i].equals("--flavor") && i + 1 < args.length) {
+          flavors = args[++i];
+        } else if (args[i].matches("\\d+")) {
+          n = Integer.parseInt(args[i]);
+        } else {
+          throw new IllegalArgumentException("unknown argument " + args[i] + "; use [N] [--flavor mysql,mariadb]");
+        }
+      }
+      return new Args(n, BenchmarkTable.flavors(flavors));
+    }
+  }
 
   public static void main(String[] args) throws IOException {
-    int n = args.length > 0 ? Integer.parseInt(args[0]) : 10;
+    Args parsed = Args.parse(args);
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
-    Result result = measure(work, n, Duration.ZERO);
+    List<Result> results = new ArrayList<>();
+    for (Flavor flavor : parsed.flavors()) {
+      results.add(measure(work, parsed.n(), Duration.ZERO, flavor));
+    }
     System.out.println();
-    System.out.print(table(result));
+    results.forEach(r -> System.out.println(table(r)));
   }
 
   /**
@@ -41,12 +65,12 @@ public final class PlannedFailoverBenchmark {
    * DirectPlannedFailover} (the same activities in the same order, no Temporal), alternating the
    * target, each after two warm-up failovers that are not counted.
    */
-  static Result measure(Path work, int n, Duration remoteRtt) throws IOException {
+  static Result measure(Path work, int n, Duration remoteRtt, Flavor flavor) throws IOException {
     FileTrees.delete(work);
     List<Run> runs = new ArrayList<>();
     List<Run> direct = new ArrayList<>();
     String profile;
-    try (FailoverStack stack = FailoverStack.start(work, FailoverStack.Options.twoSites());
+    try (FailoverStack stack = FailoverStack.start(work, FailoverStack.Options.twoSites().withFlavor(flavor));
         WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1);
         DirectPlannedFailover runner = new DirectPlannedFailover(stack.api().client(), java.time.Clock.systemUTC())) {
       // The worker as the worker process runs it (sticky execution, a workflow cache): the
@@ -67,8 +91,8 @@ public final class PlannedFailoverBenchmark {
         String target = other(stack);
         Run run = failover(stack, load, target);
         runs.add(run);
-        System.out.printf("run %2d -> %s: annotation->Succeeded %6.0f ms, workflow %6.0f ms, window %5.0f ms, lost %d%n",
-            i + 1, target, run.annotationToSucceededMs(), run.workflowMs(), run.windowMs(), run.lost());
+        System.out.printf("%s run %2d -> %s: annotation->Succeeded %6.0f ms, workflow %6.0f ms, window %5.0f ms, lost %d%n",
+            flavor, i + 1, target, run.annotationToSucceededMs(), run.workflowMs(), run.windowMs(), run.lost());
       }
       // The last Temporal run's history, before the direct runs (they start no workflow).
       String workflowId = "mysqlfailovergroup/" + stack.api().ref().namespace() + "/" + stack.api().ref().name();
@@ -80,13 +104,13 @@ public final class PlannedFailoverBenchmark {
         String target = other(stack);
         Run run = direct(stack, load, runner, target);
         direct.add(run);
-        System.out.printf("direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, lost %d%n",
-            i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.lost());
+        System.out.printf("%s direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, lost %d%n",
+            flavor, i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.lost());
       }
     } finally {
       FileTrees.delete(work);
     }
-    return new Result(runs, direct, profile, remoteRtt.toMillis());
+    return new Result(flavor, runs, direct, profile, remoteRtt.toMillis());
   }
 
   static String table(Result r) {
@@ -95,8 +119,9 @@ public final class PlannedFailoverBenchmark {
     double ratio = BenchmarkTable.median(sorted(runs)) / BenchmarkTable.median(sorted(direct));
     double workflowRatio = BenchmarkTable.median(runs.stream().map(Run::workflowMs).sorted().toList())
         / BenchmarkTable.median(sorted(direct));
-    String sites = r.remoteRttMs() == 0 ? "2 MariaDB sites on loopback"
-        : "2 MariaDB sites, pdx behind a link of " + r.remoteRttMs() + " ms round trip (the worker, watcher and writer"
+    String servers = BenchmarkTable.servers(r.flavor());
+    String sites = r.remoteRttMs() == 0 ? "2 " + servers + " sites on loopback"
+        : "2 " + servers + " sites, pdx behind a link of " + r.remoteRttMs() + " ms round trip (the worker, watcher and writer"
             + " in iad)";
     return String.format("planned failover, %d runs, %s, writer every 2 ms%n", runs.size(), sites)
         + BenchmarkTable.header()

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.FileTrees;
+import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -11,9 +12,13 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -30,13 +35,30 @@ import java.util.function.Supplier;
  *   ./temporal-dev/playground                      # planned-switchover
  *   ./temporal-dev/playground --list
  *   ./temporal-dev/playground all
+ *   ./temporal-dev/playground --flavor mysql primary-kill   # MySQL 9.7 servers instead of MariaDB
  *   ./temporal-dev/playground serve                # the stack stays up; annotate, get, cancel talk to it
  * </pre>
  */
 public final class Playground {
-  /** A scenario: its name on the command line, one line about it, the stack it needs and its body. */
+  /**
+   * A scenario: its name on the command line, one line about it, the stack it needs, its body, and
+   * the server flavors it runs on (the ones whose statements it was written and checked for).
+   */
   record Scenario(String name, String summary, Supplier<FailoverStack.Options> options,
-      BiFunction<FailoverStack, PrintStream, Verdict> body) {}
+      BiFunction<FailoverStack, PrintStream, Verdict> body, Set<Flavor> flavors) {
+    Scenario(String name, String summary, Supplier<FailoverStack.Options> options,
+        BiFunction<FailoverStack, PrintStream, Verdict> body) {
+      this(name, summary, options, body, EnumSet.of(Flavor.MARIADB));
+    }
+
+    /** Runs on MySQL as well as MariaDB. */
+    Scenario onBothFlavors() {
+      return new Scenario(name, summary, options, body, EnumSet.allOf(Flavor.class));
+    }
+  }
+
+  /** {@code --flavor}'s value when none is given. */
+  static final Flavor DEFAULT_FLAVOR = Flavor.MARIADB;
 
   private static final Map<String, Scenario> SCENARIOS = new LinkedHashMap<>();
 
@@ -57,14 +79,14 @@ public final class Playground {
 
   static {
     add(new Scenario("planned-switchover", "iad -> pdx under write load: Succeeded, 0 rows lost, the write gap",
-        FailoverStack.Options::playground, Scenarios::plannedSwitchover));
+        FailoverStack.Options::playground, Scenarios::plannedSwitchover).onBothFlavors());
     add(new Scenario("planned-lag-timeout-rollback", "a 60 s lagging target and maxLagWait=2s: LagTimeout, rolled back",
         FailoverStack.Options::playground, Scenarios::plannedLagTimeoutRollback));
     add(new Scenario("planned-deferred-then-cancelled",
         "a request inside the cooldown with onCooldown=defer waits as Deferred; the cancel signal ends it, no fence",
         FailoverStack.Options::playground, Scenarios::plannedDeferredThenCancelled));
     add(new Scenario("primary-kill", "kill -9 of the primary under write load: the monitor promotes pdx, writes resume",
-        FailoverStack.Options::emergency, FaultScenarios::primaryKill));
+        FailoverStack.Options::emergency, FaultScenarios::primaryKill).onBothFlavors());
     add(new Scenario("worker-kill-mid-failover", "the worker dies in WaitingForLag and comes back: Succeeded, 0 lost",
         FailoverStack.Options::playground, FaultScenarios::workerKillMidFailover));
     add(new Scenario("watcher-kill-mid-failover",
@@ -95,24 +117,55 @@ public final class Playground {
   }
 
   public static void main(String[] args) throws Exception {
-    List<String> names = args.length == 0 ? List.of("planned-switchover") : List.of(args);
+    List<String> names = new ArrayList<>(List.of(args));
+    Flavor flavor;
+    try {
+      flavor = takeFlavor(names);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.exit(2);
+      return;
+    }
+    if (names.isEmpty()) {
+      names.add("planned-switchover");
+    }
     Path root = Path.of(System.getProperty("playground.work", "temporal-dev/target/playground"));
     if (PlaygroundServe.COMMANDS.contains(names.get(0))) {
+      if (flavor != DEFAULT_FLAVOR) {
+        System.err.println("--flavor is for the scenarios; serve runs " + DEFAULT_FLAVOR.name().toLowerCase());
+        System.exit(2);
+      }
       System.exit(PlaygroundServe.main(root, names));
     }
+    if (names.contains("--help") || names.contains("-h")) {
+      usage(System.out);
+      return;
+    }
     if (names.contains("--list")) {
-      SCENARIOS.values().forEach(s -> System.out.printf("%-32s %s%n", s.name(), s.summary()));
-      PlaygroundServe.usage(System.out);
+      list(System.out);
       return;
     }
     if (names.contains("all")) {
-      names = List.copyOf(SCENARIOS.keySet());
+      names = SCENARIOS.values().stream().filter(s -> s.flavors().contains(flavor)).map(Scenario::name).toList();
     }
     for (String name : names) {
-      if (!SCENARIOS.containsKey(name)) {
+      Scenario scenario = SCENARIOS.get(name);
+      if (scenario == null) {
         System.err.println("unknown scenario '" + name + "'; --list shows them");
         System.exit(2);
       }
+      if (!scenario.flavors().contains(flavor)) {
+        System.err.println("scenario '" + name + "' runs on " + flavorNames(scenario.flavors()) + " only; --list shows"
+            + " which run with --flavor " + flavor.name().toLowerCase());
+        System.exit(2);
+      }
+    }
+    Optional<String> unavailable = flavor.unavailableReason();
+    if (unavailable.isPresent()) {
+      System.err.println("--flavor mysql needs MySQL 9.7 from the root file system scripts/prerequisites makes (as"
+          + " root, with debootstrap; kept in $BLOODRAVEN_MYSQL_ROOT, default /var/cache/bloodraven/mysql-root),"
+          + " and it cannot run here: " + unavailable.get());
+      System.exit(3);
     }
     Map<String, Verdict> results = new LinkedHashMap<>();
     Map<String, Long> millis = new LinkedHashMap<>();
@@ -122,7 +175,7 @@ public final class Playground {
         break;
       }
       long started = System.nanoTime();
-      results.put(name, run(name, root.resolve(name)));
+      results.put(name, run(name, root.resolve(name), flavor));
       millis.put(name, (System.nanoTime() - started) / 1_000_000);
     }
     if (STOPPING.get()) {
@@ -143,17 +196,28 @@ public final class Playground {
     return List.copyOf(SCENARIOS.keySet());
   }
 
-  /** Runs one scenario on a fresh stack; everything it started is gone when it returns. */
+  /** Runs one scenario on a fresh MariaDB stack; see {@link #run(String, Path, Flavor)}. */
   public static Verdict run(String name, Path work) throws IOException {
+    return run(name, work, DEFAULT_FLAVOR);
+  }
+
+  /**
+   * Runs one scenario on a fresh stack of {@code flavor}'s servers; everything it started is gone
+   * when it returns. A scenario not written for the flavor is refused.
+   */
+  public static Verdict run(String name, Path work, Flavor flavor) throws IOException {
     Scenario scenario = SCENARIOS.get(name);
     if (scenario == null) {
       throw new IllegalArgumentException("unknown scenario '" + name + "'");
+    }
+    if (!scenario.flavors().contains(flavor)) {
+      throw new IllegalArgumentException("scenario '" + name + "' runs on " + flavorNames(scenario.flavors()) + " only");
     }
     RUNNING.lock();
     try {
       CURRENT_WORK.set(work);
       CURRENT_THREAD.set(Thread.currentThread());
-      return runLocked(name, scenario, work);
+      return runLocked(name, scenario, work, flavor);
     } finally {
       CURRENT.set(null);
       CURRENT_WORK.set(null);
@@ -162,13 +226,60 @@ public final class Playground {
     }
   }
 
-  private static Verdict runLocked(String name, Scenario scenario, Path work) throws IOException {
+  /** Removes {@code --flavor X} (or {@code --flavor=X}) from {@code args}; the default when absent. */
+  static Flavor takeFlavor(List<String> args) {
+    Flavor flavor = DEFAULT_FLAVOR;
+    for (int i = 0; i < args.size(); i++) {
+      String value;
+      if (args.get(i).equals("--flavor")) {
+        if (i + 1 == args.size()) {
+          throw new IllegalArgumentException("--flavor needs a value: mysql or mariadb");
+        }
+        value = args.remove(i + 1);
+      } else if (args.get(i).startsWith("--flavor=")) {
+        value = args.get(i).substring("--flavor=".length());
+      } else {
+        continue;
+      }
+      args.remove(i--);
+      try {
+        flavor = Flavor.valueOf(value.toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("unknown flavor '" + value + "': use mysql or mariadb");
+      }
+    }
+    return flavor;
+  }
+
+  static void usage(PrintStream out) {
+    out.println("usage: ./temporal-dev/playground [--flavor mysql|mariadb] [scenario ...|all]");
+    out.println("       ./temporal-dev/playground --list | --help");
+    out.println("--flavor  the servers' flavor (default mariadb): mysql runs MySQL 9.7 mysqld from the root"
+        + " file system scripts/prerequisites makes when run as root; the scenarios marked [mariadb] run on MariaDB"
+        + " only");
+    out.println();
+    list(out);
+  }
+
+  static void list(PrintStream out) {
+    SCENARIOS.values().forEach(s -> out.printf("%-32s %s%s%n", s.name(), s.summary(),
+        s.flavors().size() == Flavor.values().length ? "" : " [" + flavorNames(s.flavors()) + "]"));
+    out.printf("%-32s %s%n", "--flavor mysql|mariadb", "before the scenarios: the servers' flavor (default mariadb);"
+        + " mysql needs the MySQL 9.7 root scripts/prerequisites makes as root");
+    PlaygroundServe.usage(out);
+  }
+
+  private static String flavorNames(Set<Flavor> flavors) {
+    return String.join(", ", flavors.stream().map(f -> f.name().toLowerCase(java.util.Locale.ROOT)).toList());
+  }
+
+  private static Verdict runLocked(String name, Scenario scenario, Path work, Flavor flavor) throws IOException {
     FileTrees.delete(work);
     Files.createDirectories(work);
     PrintStream out = System.out;
-    out.println("== " + name + ": " + scenario.summary());
+    out.println("== " + name + " (" + flavor.name().toLowerCase(java.util.Locale.ROOT) + "): " + scenario.summary());
     long t0 = System.nanoTime();
-    try (FailoverStack stack = startWithSidecars(work, scenario.options().get());
+    try (FailoverStack stack = startWithSidecars(work, scenario.options().get().withFlavor(flavor));
         KubectlGateway gateway = printEndpoints(stack, out, work, t0)) {
       // From here Ctrl-C closes the stack under the scenario, which then fails fast.
       CURRENT.set(stack);
@@ -232,7 +343,7 @@ public final class Playground {
   static KubectlGateway printEndpoints(FailoverStack stack, PrintStream out, Path work, long t0) throws IOException {
     out.printf("stack up in %d ms: Temporal at %s (namespace default), group shop/orders, sites %s%n",
         (System.nanoTime() - t0) / 1_000_000, stack.controlPlane().temporalTarget(), stack.servers().keySet());
-    stack.servers().forEach((site, server) -> out.printf("  %-4s mariadbd %s%s%n", site, server.jdbcUrl(),
+    stack.servers().forEach((site, server) -> out.printf("  %-4s %s %s%s%n", site, daemon(stack), server.jdbcUrl(),
         stack.sidecars().map(s -> ", sidecar http://127.0.0.1:" + s.port(site) + "/status").orElse("")));
     if (stack.sidecars().isPresent()) {
       out.printf("  (a sidecar's /status wants its token: curl -H 'Authorization: Bearer %s' <url>)%n",
@@ -245,6 +356,11 @@ public final class Playground {
     out.println("  the failover as the Temporal UI shows it (summary, current details, history): "
         + describeCommand(stack.controlPlane().temporalTarget(), stack.api().ref().workflowId()));
     return gateway;
+  }
+
+  /** The servers' program as ps shows it: mariadbd, or MySQL's mysqld. */
+  static String daemon(FailoverStack stack) {
+    return stack.flavor() == Flavor.MYSQL ? "mysqld" : "mariadbd";
   }
 
   /**

@@ -44,8 +44,8 @@ final class Scenarios {
 
   /** A target that applies everything 60 s late and a 2 s maxLagWait: rolled back, source writable. */
   static Verdict plannedLagTimeoutRollback(FailoverStack stack, PrintStream out) {
-    stack.server("pdx").execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=60", "START SLAVE");
-    out.println("pdx now applies every transaction 60 s late (MASTER_DELAY=60)");
+    stack.server("pdx").delayReplication(60);
+    out.println("pdx now applies every transaction 60 s late (a replication delay of 60 s)");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
       PlannedFailoverStatus s = Playground.watch(stack, new Timeline(out), "pdx:maxLagWait=2s",

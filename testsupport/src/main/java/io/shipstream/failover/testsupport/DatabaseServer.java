@@ -151,6 +151,15 @@ public interface DatabaseServer extends AutoCloseable {
     awaitReplicated(source.gtidExecuted(), timeout);
   }
 
+  /**
+   * Stops replication and rewrites the server's GTID history to exactly {@code executed}: its
+   * binary logs are discarded with every GTID they held (MariaDB's RESET MASTER, MySQL's RESET
+   * BINARY LOGS AND GTIDS, since 8.4 the only form) and {@code executed} is declared applied
+   * (gtid_slave_pos, gtid_purged). What an operator does with a former primary's errant
+   * transactions before it replicates from the server promoted at {@code executed}; the rows stay.
+   */
+  void resetGtidHistoryTo(String executed);
+
   /** Graceful shutdown (SIGTERM). The datadir is kept. */
   void stop();
 

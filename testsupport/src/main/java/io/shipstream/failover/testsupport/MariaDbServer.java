@@ -232,6 +232,11 @@ public final class MariaDbServer extends LocalDatabaseServer {
     }
   }
 
+  @Override
+  public void resetGtidHistoryTo(String executed) {
+    execute("STOP SLAVE", "RESET MASTER", "SET GLOBAL gtid_slave_pos = '" + perDomainMax(executed) + "'");
+  }
+
   /**
    * One GTID per domain, the newest: what MASTER_GTID_WAIT and gtid_slave_pos accept. A binlog
    * position lists one GTID per domain and server id, so after a failover it has two for a domain.

@@ -207,4 +207,11 @@ public final class MySqlServer extends LocalDatabaseServer {
               + "; replica status: " + replicaStatus());
     }
   }
+
+  /** RESET MASTER is gone since 8.4; gtid_purged may be set once gtid_executed is empty. */
+  @Override
+  public void resetGtidHistoryTo(String executed) {
+    execute("STOP REPLICA", "RESET BINARY LOGS AND GTIDS",
+        "SET GLOBAL gtid_purged = '" + executed.replaceAll("\\s+", "") + "'");
+  }
 }

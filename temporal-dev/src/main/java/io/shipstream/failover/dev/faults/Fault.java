@@ -27,17 +27,17 @@ public sealed interface Fault {
     }
   }
 
-  /** kill -9 of the source's mariadbd once it is fenced, while its sessions are drained. */
+  /** kill -9 of the source server once it is fenced, while its sessions are drained. */
   record SourceKill9(Boundary at) implements Fault {
     public String describe() {
-      return "kill -9 the source mariadbd as " + at.label() + " starts (mid-drain)";
+      return "kill -9 the source server as " + at.label() + " starts (mid-drain)";
     }
   }
 
-  /** SIGSTOP of the source's mariadbd as {@code at} starts; SIGCONT {@code stoppedMillis} later. */
+  /** SIGSTOP of the source server as {@code at} starts; SIGCONT {@code stoppedMillis} later. */
   record SourceStop(Boundary at, long stoppedMillis) implements Fault {
     public String describe() {
-      return "SIGSTOP the source mariadbd as " + at.label() + " starts" + (at == Boundary.UNLABEL_SOURCE
+      return "SIGSTOP the source server as " + at.label() + " starts" + (at == Boundary.UNLABEL_SOURCE
           ? " (mid-drain)" : "") + "; SIGCONT after " + stoppedMillis + " ms";
     }
   }

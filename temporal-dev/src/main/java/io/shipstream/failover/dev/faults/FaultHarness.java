@@ -16,6 +16,7 @@ import io.shipstream.failover.dev.faults.FaultInjector.When;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
@@ -42,6 +43,7 @@ public final class FaultHarness implements AutoCloseable {
   private static final String WORKFLOW_ID = "mysqlfailovergroup/" + MockCluster.NAMESPACE + "/" + FailoverStack.GROUP_NAME;
 
   private final Path work;
+  private final Flavor flavor;
   private final FaultInjector injector = new FaultInjector();
   private final Map<String, TcpProxy> controlProxies = new LinkedHashMap<>();
   private final Map<String, TcpProxy> replicationProxies = new LinkedHashMap<>();
@@ -51,8 +53,10 @@ public final class FaultHarness implements AutoCloseable {
   private int stacks;
   private long nextId = 1;
 
-  public FaultHarness(Path work) {
+  /** Cases on stacks of {@code flavor}'s servers, under {@code work}. */
+  public FaultHarness(Path work, Flavor flavor) {
     this.work = work;
+    this.flavor = flavor;
   }
 
   /** Runs one case and judges it. Never throws for a failed case: the result says what failed. */
@@ -216,7 +220,7 @@ public final class FaultHarness implements AutoCloseable {
 
   private void startStack() {
     stacks++;
-    stack = FailoverStack.start(work.resolve("stack-" + stacks), FailoverStack.Options.twoSites());
+    stack = FailoverStack.start(work.resolve("stack-" + stacks), FailoverStack.Options.twoSites().withFlavor(flavor));
     stack.controlPlane().addWorkerInterceptor(injector);
     stack.controlPlane().killWorker();
     stack.controlPlane().startWorker();

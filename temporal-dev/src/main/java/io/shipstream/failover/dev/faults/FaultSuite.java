@@ -1,6 +1,7 @@
 package io.shipstream.failover.dev.faults;
 
 import io.shipstream.failover.testsupport.FileTrees;
+import io.shipstream.failover.testsupport.Flavor;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ import java.util.Map;
  * ./temporal-dev/faults --cases a,b           named cases
  * ./temporal-dev/faults --seed 42             one random case from seed 42 (a replay)
  * ./temporal-dev/faults --random 10 [--seed S] ten random cases (seeds drawn from S)
+ * ./temporal-dev/faults --flavor mysql ...    on MySQL 9.7 servers (default: MariaDB)
  * </pre>
  */
 public final class FaultSuite {
@@ -29,28 +31,39 @@ public final class FaultSuite {
 
   public static void main(String[] args) throws IOException {
     List<FaultPlan> plans = plans(args);
+    Flavor flavor = flavor(args);
+    flavor.unavailableReason().ifPresent(reason -> {
+      System.err.println("--flavor mysql needs MySQL 9.7 from the root file system scripts/prerequisites makes as"
+          + " root, and it cannot run here: " + reason);
+      System.exit(3);
+    });
     Path work = Path.of(System.getProperty("faults.work", "temporal-dev/target/faults"));
-    List<CaseResult> results = run(plans, work, System.out);
+    List<CaseResult> results = run(plans, work, System.out, flavor);
     System.out.println();
     System.out.print(table(results));
     List<CaseResult> failed = results.stream().filter(r -> !r.passed()).toList();
     System.out.printf("%n%d cases, %d passed, %d failed%n", results.size(), results.size() - failed.size(),
         failed.size());
+    String onFlavor = flavor == Flavor.MARIADB ? "" : " --flavor " + flavor.name().toLowerCase(java.util.Locale.ROOT);
     for (CaseResult r : failed) {
       System.out.println("FAILED " + r.plan().name() + (r.plan().seed() != null
-          ? ": replay with ./temporal-dev/faults --seed " + r.plan().seed()
-          : ": rerun with ./temporal-dev/faults --cases " + r.plan().name()));
+          ? ": replay with ./temporal-dev/faults --seed " + r.plan().seed() + onFlavor
+          : ": rerun with ./temporal-dev/faults --cases " + r.plan().name() + onFlavor));
     }
     System.exit(failed.isEmpty() ? 0 : 1);
   }
 
-  /** Runs the plans one after the other on a harness of their own; prints a line per case. */
-  public static List<CaseResult> run(List<FaultPlan> plans, Path work, PrintStream out) throws IOException {
+  /**
+   * Runs the plans one after the other on a harness of their own, with {@code flavor}'s servers;
+   * prints a line per case.
+   */
+  public static List<CaseResult> run(List<FaultPlan> plans, Path work, PrintStream out, Flavor flavor)
+      throws IOException {
     FileTrees.delete(work);
     List<CaseResult> results = new ArrayList<>();
-    try (FaultHarness harness = new FaultHarness(work)) {
+    try (FaultHarness harness = new FaultHarness(work, flavor)) {
       for (FaultPlan plan : plans) {
-        out.printf("%s: %s%n", plan.name(), plan.fault().describe());
+        out.printf("%s (%s): %s%n", plan.name(), flavor, plan.fault().describe());
         CaseResult r = harness.run(plan);
         results.add(r);
         out.printf("  -> %s in %.1f s, fault fired: %s; %s%n", r.outcome(), r.seconds(),
@@ -65,6 +78,21 @@ public final class FaultSuite {
     return results;
   }
 
+  /** {@code --flavor mysql|mariadb}; MariaDB when not given. */
+  static Flavor flavor(String[] args) {
+    Flavor flavor = Flavor.MARIADB;
+    for (int i = 0; i + 1 < args.length; i++) {
+      if (args[i].equals("--flavor")) {
+        try {
+          flavor = Flavor.valueOf(args[i + 1].toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+          throw new IllegalArgumentException("unknown flavor '" + args[i + 1] + "': use mysql or mariadb");
+        }
+      }
+    }
+    return flavor;
+  }
+
   static List<FaultPlan> plans(String[] args) {
     Map<String, FaultPlan> catalog = FaultPlan.catalog();
     List<FaultPlan> plans = new ArrayList<>();
@@ -77,12 +105,13 @@ public final class FaultSuite {
         case "--random" -> random = Integer.parseInt(args[++i]);
         case "--cases" -> names = List.of(args[++i].split(","));
         case "--ci" -> names = FaultPlan.ciCases();
+        case "--flavor" -> i++; // see flavor(args)
         case "--list" -> {
           catalog.values().forEach(p -> System.out.printf("%-42s %s%n", p.name(), p.fault().describe()));
           System.exit(0);
         }
         default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; use --ci, --cases a,b, --seed S, --random N, --list");
+            + "; use --ci, --cases a,b, --seed S, --random N, --list, --flavor mysql|mariadb");
       }
     }
     if (names != null) {

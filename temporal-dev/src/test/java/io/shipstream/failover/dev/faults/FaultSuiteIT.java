@@ -6,8 +6,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
 import java.util.List;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -16,14 +17,15 @@ import org.junit.jupiter.api.io.TempDir;
  * Maven profile runs every named case plus seeded random ones ({@code faults.cases=all},
  * {@code faults.random}, {@code faults.seed}). Every invariant must hold in every case; the table
  * goes to the test's output file and, on failure, into the assertion message with the replay
- * command of each failed seed.
+ * command of each failed seed. Once per flavor: the invariants hold on MySQL as on MariaDB.
  */
 class FaultSuiteIT {
   @TempDir
   Path work;
 
-  @Test
-  void everyInvariantHoldsInEveryCase() throws Exception {
+  @FlavorTest
+  void everyInvariantHoldsInEveryCase(Flavor flavor) throws Exception {
+    flavor.assumeAvailable();
     List<String> args = new java.util.ArrayList<>();
     String cases = System.getProperty("faults.cases", "ci");
     if (cases.equals("ci")) {
@@ -42,15 +44,17 @@ class FaultSuiteIT {
     List<FaultPlan> plans = FaultSuite.plans(args.toArray(String[]::new));
 
     ByteArrayOutputStream log = new ByteArrayOutputStream();
-    List<CaseResult> results = FaultSuite.run(plans, work, new PrintStream(log, true, StandardCharsets.UTF_8));
+    List<CaseResult> results =
+        FaultSuite.run(plans, work.resolve(flavor.name()), new PrintStream(log, true, StandardCharsets.UTF_8), flavor);
     String table = FaultSuite.table(results);
     System.out.println(log.toString(StandardCharsets.UTF_8));
-    System.out.println(table);
+    System.out.println(flavor + "\n" + table);
 
     assertThat(results).hasSize(plans.size());
     assertThat(results).allSatisfy(r -> assertThat(r.passed())
-        .as("%s (%s): %s%n%s", r.plan().name(), r.plan().fault().describe(),
-            r.plan().seed() == null ? "" : "replay with ./temporal-dev/faults --seed " + r.plan().seed(), table)
+        .as("%s on %s (%s): %s%n%s", r.plan().name(), flavor, r.plan().fault().describe(),
+            r.plan().seed() == null ? "" : "replay with ./temporal-dev/faults --seed " + r.plan().seed()
+                + " --flavor " + flavor.name().toLowerCase(java.util.Locale.ROOT), table)
         .isTrue());
     assertThat(results).allSatisfy(r -> assertThat(r.checks()).extracting(CaseResult.Check::invariant)
         .containsAll(FaultSuite.INVARIANTS));
