@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import io.shipstream.failover.testsupport.ClusterPerFlavor;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
@@ -10,8 +11,6 @@ import io.shipstream.failover.testsupport.FlavorTest;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
@@ -25,24 +24,20 @@ import org.junit.jupiter.api.Test;
  * the variables_info table the sidecar reads read_only's origin from answers all the same.
  */
 class LocalServerIT {
-  private static final Path BASE = Path.of("target", "it-local-server");
-  private static final Map<Flavor, DatabaseCluster> CLUSTERS = new EnumMap<>(Flavor.class);
+  private static final ClusterPerFlavor CLUSTERS = new ClusterPerFlavor(Path.of("target", "it-local-server"), 2);
   private DatabaseServer primary;
   private DatabaseServer replica;
 
   /** The first step of every test: the flavor's pair, started once per class. */
   private void start(Flavor flavor) {
-    flavor.assumeAvailable();
-    DatabaseCluster cluster = CLUSTERS.computeIfAbsent(flavor,
-        f -> DatabaseCluster.start(f, BASE.resolve(f.name().toLowerCase()), 2));
+    DatabaseCluster cluster = CLUSTERS.of(flavor);
     primary = cluster.primary();
     replica = cluster.replicas().get(0);
   }
 
   @AfterAll
   static void stop() {
-    CLUSTERS.values().forEach(DatabaseCluster::close);
-    CLUSTERS.clear();
+    CLUSTERS.close();
   }
 
   @FlavorTest

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.Action;
 import io.shipstream.failover.sidecar.FencingDecision.Boot;
+import io.shipstream.failover.testsupport.ClusterPerFlavor;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
@@ -25,7 +26,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -44,13 +44,12 @@ import org.slf4j.LoggerFactory;
  */
 class SidecarFencingIT {
   private static final Logger LOG = LoggerFactory.getLogger(SidecarFencingIT.class);
-  private static final Path BASE = Path.of("target", "it-sidecar");
   private static final Duration LEASE = Duration.ofMillis(1500);
   private static final Duration INTERVAL = Duration.ofMillis(300);
   /** Room for a loaded two-core machine on top of the bounds the design promises. */
   private static final Duration SLACK = Duration.ofMillis(500);
 
-  private static final Map<Flavor, DatabaseCluster> CLUSTERS = new EnumMap<>(Flavor.class);
+  private static final ClusterPerFlavor CLUSTERS = new ClusterPerFlavor(Path.of("target", "it-sidecar"), 2);
   private static FakeWatcher watcher;
   private static int iadPort;
   private static int dfwPort;
@@ -81,8 +80,7 @@ class SidecarFencingIT {
     // Each in its own guard: one failing close must not leave a mariadbd behind.
     List<AutoCloseable> closeables = new java.util.ArrayList<>(List.of(iadToWatcher, iadToPeer, dfwToWatcher, dfwToPeer,
         watcher));
-    closeables.addAll(CLUSTERS.values());
-    CLUSTERS.clear();
+    closeables.add(CLUSTERS);
     for (AutoCloseable closeable : closeables) {
       if (closeable != null) {
         try {
@@ -99,9 +97,7 @@ class SidecarFencingIT {
    * the watcher answering that iad is active, iad's server writable and dfw's read-only.
    */
   private void start(Flavor flavor) {
-    flavor.assumeAvailable();
-    DatabaseCluster cluster = CLUSTERS.computeIfAbsent(flavor,
-        f -> DatabaseCluster.start(f, BASE.resolve(f.name().toLowerCase()), 2));
+    DatabaseCluster cluster = CLUSTERS.of(flavor);
     primary = cluster.primary();
     replica = cluster.replicas().get(0);
     for (TcpProxy proxy : List.of(iadToWatcher, iadToPeer, dfwToWatcher, dfwToPeer)) {
