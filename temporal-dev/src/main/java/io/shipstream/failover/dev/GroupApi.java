@@ -112,16 +112,22 @@ public final class GroupApi {
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
-  public void removeAnnotation() {
+  /** Sets any annotation of the group as {@code kubectl annotate --overwrite} does: a merge patch without a resourceVersion. */
+  public void setAnnotation(String key, String value) {
+    String patch = kube.client().getKubernetesSerialization().asJson(
+        Map.of("metadata", Map.of("annotations", Map.of(key, value))));
     kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
-        .edit(g -> {
-          if (g.getMetadata().getAnnotations() != null) {
-            Map<String, String> annotations = new HashMap<>(g.getMetadata().getAnnotations());
-            annotations.remove(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
-            g.getMetadata().setAnnotations(annotations);
-          }
-          return g;
-        });
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+  }
+
+  /** Removes the planned-failover annotation as kubectl annotate key- does: a merge patch without a resourceVersion. */
+  public void removeAnnotation() {
+    Map<String, Object> annotations = new HashMap<>();
+    annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, null);
+    String patch = kube.client().getKubernetesSerialization().asJson(
+        Map.of("metadata", Map.of("annotations", annotations)));
+    kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
   public Optional<String> annotation() {
@@ -134,9 +140,14 @@ public final class GroupApi {
    * the status in between (the edit is sent with the resourceVersion it read, so it gets 409).
    */
   public void editSpec(UnaryOperator<MysqlFailoverGroupSpec> change) {
+    editSpec(kube.client(), ref, change);
+  }
+
+  /** {@link #editSpec(UnaryOperator)} for a group this class does not hold. */
+  static void editSpec(KubernetesClient client, GroupRef ref, UnaryOperator<MysqlFailoverGroupSpec> change) {
     for (int attempt = 1; ; attempt++) {
       try {
-        kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+        client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
             .edit(cr -> {
               cr.setSpec(change.apply(cr.getSpec()));
               return cr;

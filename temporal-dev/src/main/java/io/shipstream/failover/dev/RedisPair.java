@@ -69,17 +69,15 @@ public final class RedisPair implements AutoCloseable {
 
   /** Sets the sites' store endpoints and spec.dragonfly {enabled, redis, maxSyncWait, onSyncTimeout}. */
   public void configure(String maxSyncWait, String onSyncTimeout) {
-    kube.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name()).edit(g -> {
-      MysqlFailoverGroupSpec spec = g.getSpec();
+    GroupApi.editSpec(kube, group, spec -> {
       List<SiteSpec> sites = new ArrayList<>();
       for (SiteSpec s : spec.sites()) {
         RedisServer store = servers.get(s.name());
         sites.add(store == null ? s
             : GroupSpecs.withEndpoints(s, s.mysql(), s.sidecar(), new SiteSpec.Endpoint(store.host(), store.port())));
       }
-      g.setSpec(GroupSpecs.withDragonfly(GroupSpecs.withSites(spec, sites),
-          new DragonflySpec(true, "redis", new DragonflyPlannedFailoverSpec(maxSyncWait, onSyncTimeout))));
-      return g;
+      return GroupSpecs.withDragonfly(GroupSpecs.withSites(spec, sites),
+          new DragonflySpec(true, "redis", new DragonflyPlannedFailoverSpec(maxSyncWait, onSyncTimeout)));
     });
   }
 

@@ -202,14 +202,7 @@ class AdoptionIT extends StackPerTest {
     assertThat(status().activeSite()).isNull();
 
     // A human names the primary.
-    stack.api().mock().client().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders")
-        .edit(g -> {
-          Map<String, String> annotations = new java.util.HashMap<>(Optional.ofNullable(g.getMetadata().getAnnotations())
-              .orElse(Map.of()));
-          annotations.put("bloodraven.shipstream.io/adopt", "pdx");
-          g.getMetadata().setAnnotations(annotations);
-          return g;
-        });
+    stack.api().setAnnotation("bloodraven.shipstream.io/adopt", "pdx");
     Await.until(stack, () -> "pdx".equals(status().activeSite()), Duration.ofSeconds(10), "pdx adopted as named");
   }
 
@@ -341,10 +334,8 @@ class AdoptionIT extends StackPerTest {
   }
 
   private void setSpec(MysqlFailoverGroupSpec spec) {
-    kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").edit(g -> {
-      g.setSpec(spec);
-      return g;
-    });
+    // As kubectl edit would, reading again when the watcher wrote the status in between.
+    stack.api().editSpec(current -> spec);
   }
 
   private static SiteSpec rename(SiteSpec s, String name) {
