@@ -106,27 +106,25 @@ public final class GroupApi {
    * read, then a patch bound to the version read) fails whenever one of its writes lands between.
    */
   static void annotate(KubernetesClient client, GroupRef ref, String value) {
-    String patch = client.getKubernetesSerialization().asJson(
-        Map.of("metadata", Map.of("annotations", Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value))));
-    client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
-        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    patchAnnotation(client, ref, MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
   }
 
   /** Sets any annotation of the group as {@code kubectl annotate --overwrite} does: a merge patch without a resourceVersion. */
   public void setAnnotation(String key, String value) {
-    String patch = kube.client().getKubernetesSerialization().asJson(
-        Map.of("metadata", Map.of("annotations", Map.of(key, value))));
-    kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
-        .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    patchAnnotation(kube.client(), ref, key, value);
   }
 
   /** Removes the planned-failover annotation as kubectl annotate key- does: a merge patch without a resourceVersion. */
   public void removeAnnotation() {
+    patchAnnotation(kube.client(), ref, MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, null);
+  }
+
+  /** Sets ({@code value} non-null) or removes one annotation by a merge patch that names no resourceVersion. */
+  static void patchAnnotation(KubernetesClient client, GroupRef ref, String key, String value) {
     Map<String, Object> annotations = new HashMap<>();
-    annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, null);
-    String patch = kube.client().getKubernetesSerialization().asJson(
-        Map.of("metadata", Map.of("annotations", annotations)));
-    kube.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
+    annotations.put(key, value);
+    String patch = client.getKubernetesSerialization().asJson(Map.of("metadata", Map.of("annotations", annotations)));
+    client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
         .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
   }
 
