@@ -40,7 +40,8 @@ public record GroupConfig(
     boolean dragonflyEnabled,
     String dragonflyFlavor,
     Duration dragonflyMaxSyncWait,
-    OnSyncTimeout onSyncTimeout) {
+    OnSyncTimeout onSyncTimeout,
+    Long maxLagOnPromotion) {
 
   public enum OnCooldown { reject, defer }
 
@@ -138,12 +139,17 @@ public record GroupConfig(
         }
       }
     }
+    Long maxLagOnPromotion = spec.emergencyFailover() == null ? null : spec.emergencyFailover().maxLagOnPromotion();
+    if (maxLagOnPromotion != null && maxLagOnPromotion < 0) {
+      problems.add("emergencyFailover.maxLagOnPromotion must be 0 or more (transactions), not " + maxLagOnPromotion);
+    }
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
     return new GroupConfig(sites, spec.credentialsSecretRef() == null ? null : spec.credentialsSecretRef().name(),
         poll, failureThreshold, recoveryThreshold, cooldown, connDrain, maxLagWait, drainTimeout, onCooldown,
-        priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync);
+        priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync,
+        maxLagOnPromotion);
   }
 
   private static void checkSites(List<SiteSpec> sites, List<String> problems) {

@@ -12,9 +12,13 @@ import java.util.Optional;
  * @param replicating both replication threads run
  * @param lag the lag the server reports, only while replicating
  * @param sourceServerId who it replicates from, once the IO thread has met its source
+ * @param receivedGtidSet what its IO thread has received ({@link ReplicaStatus#receivedGtidSet}), running or
+ *     not; null when it is no replica. With {@code gtidExecuted} it tells how much of its source's history
+ *     it holds, applied or not, which is what the promotion lag limit counts.
  */
 public record ServerProbe(
-    boolean readOnly, String gtidExecuted, String serverId, boolean replicating, Long lag, String sourceServerId) {
+    boolean readOnly, String gtidExecuted, String serverId, boolean replicating, Long lag, String sourceServerId,
+    String receivedGtidSet) {
 
   public static ServerProbe read(MysqlSession session) throws MysqlException {
     SqlDialect dialect = session.dialect();
@@ -26,6 +30,7 @@ public record ServerProbe(
     Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
     boolean running = replica.map(r -> r.ioRunning() && r.sqlRunning()).orElse(false);
     return new ServerProbe(readOnly, gtid, row.get("server_id"), running,
-        running ? replica.get().secondsBehindSource() : null, replica.map(ReplicaStatus::sourceServerId).orElse(null));
+        running ? replica.get().secondsBehindSource() : null, replica.map(ReplicaStatus::sourceServerId).orElse(null),
+        replica.map(ReplicaStatus::receivedGtidSet).orElse(null));
   }
 }

@@ -90,7 +90,7 @@ class HelmChartTest {
       "shipstream.io/mysqlfailovergroups list", // WatcherApp: the informer
       "shipstream.io/mysqlfailovergroups watch", // WatcherApp: the informer
       "shipstream.io/mysqlfailovergroups get", // RequestRejections.reject: editStatus reads it
-      "shipstream.io/mysqlfailovergroups patch", // RequestRejections.reject: the refused annotation
+      "shipstream.io/mysqlfailovergroups patch", // RequestRejections.reject; KubeEffects.removeAnnotation: promote-anyway
       "shipstream.io/mysqlfailovergroups/status patch", // RequestRejections.reject; KubeEffects.writeSites
       "core/events create", // RequestRejections.reject: PlannedFailoverRejected; KubeEffects.event
       "core/secrets get", // SecretCredentialsProvider.read: the topology monitor's MySQL login

@@ -1,6 +1,7 @@
 package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.FailoverSummaries;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
@@ -79,6 +80,15 @@ public final class FailoverStarter {
    */
   public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
       String reason, Map<String, String> siteGtids) {
+    return startEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, null);
+  }
+
+  /**
+   * As above; {@code forced} is set when a human's promote-anyway request overrides the lag limit,
+   * and the workflow records it in {@code status.emergencyFailover.forcedPromotion}.
+   */
+  public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+      String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
@@ -89,7 +99,7 @@ public final class FailoverStarter {
     try {
       var execution = WorkflowClient.start(stub::run,
           new EmergencyFailoverWorkflow.Request(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason,
-              siteGtids == null ? null : new TreeMap<>(siteGtids)));
+              siteGtids == null ? null : new TreeMap<>(siteGtids), forced));
       log.info("started emergency failover {} for {} from {} to {}", execution.getRunId(), group, failedSite,
           candidate);
       return new Started(execution.getRunId());

@@ -2,6 +2,7 @@ package io.shipstream.failover.workflows;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus.ForcedPromotion;
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
@@ -22,9 +23,17 @@ public interface EmergencyFailoverWorkflow {
    * {@code siteGtids} holds, by site, the executed GTID set of every site that answered the
    * monitor's last poll (and the failed one's last known): the transactions lost are counted
    * against all of them, not only against the old primary. Null in requests of older watchers.
+   * {@code forcedPromotion} is set when a human's promote-anyway request overrides the lag limit
+   * for this candidate; the workflow records it in its status.
    */
   record Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
-      String reason, Map<String, String> siteGtids) {
+      String reason, Map<String, String> siteGtids, ForcedPromotion forcedPromotion) {
+
+    /** A request within the lag limit. */
+    public Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+        String reason, Map<String, String> siteGtids) {
+      this(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, null);
+    }
 
     /** A request without the other sites' sets, as older watchers sent it. */
     public Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,

@@ -26,4 +26,30 @@ public record EmergencyFailoverStatus(
     String targetGtidAtPromotion,
     Long transactionsLost,
     @JsonPropertyDescription("The transactions of the old primary the new one does not hold.") String lostGtid,
-    String message) {}
+    String message,
+    @JsonPropertyDescription("Set when a human promoted the candidate over spec.emergencyFailover.maxLagOnPromotion "
+        + "with the promote-anyway annotation: what was overridden.")
+    ForcedPromotion forcedPromotion) {
+
+  /** A status without a forced promotion. */
+  public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,
+      String startTime, String completionTime, Double durationSeconds, Boolean oldPrimaryFenced,
+      String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
+      String message) {
+    this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, null);
+  }
+
+  /**
+   * {@code status.emergencyFailover.forcedPromotion}: the candidate was further behind than the lag
+   * limit and a human asked for it anyway. {@code transactionsNotReceived} is what it lacked when the
+   * watcher decided (null when that could not be known); {@code transactionsLost} of the status is
+   * what it finally lost, after catching up from any other survivor.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record ForcedPromotion(
+      @JsonPropertyDescription("The request, as annotation=value.") String requestedBy,
+      Long maxLagOnPromotion,
+      Long transactionsNotReceived,
+      String notReceivedGtid) {}
+}

@@ -41,7 +41,17 @@ public record MysqlFailoverGroupSpec(
     SplitBrainPolicy splitBrainPolicy,
     DnsSpec dns,
     SidecarSpec sidecar,
-    DragonflySpec dragonfly) {
+    DragonflySpec dragonfly,
+    EmergencyFailoverSpec emergencyFailover) {
+
+  /** A spec without {@code emergencyFailover}: no promotion lag limit. */
+  public MysqlFailoverGroupSpec(List<SiteSpec> sites, SecretRef credentialsSecretRef, String pollInterval,
+      Integer failureThreshold, Integer recoveryThreshold, String failoverCooldown, String connectionDrainTimeout,
+      PlannedFailoverSpec plannedFailover, SplitBrainPolicy splitBrainPolicy, DnsSpec dns, SidecarSpec sidecar,
+      DragonflySpec dragonfly) {
+    this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
+        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, null);
+  }
 
   /** CEL on spec: every site name occurs once. Names are at most 63 characters, so the cost is bounded. */
   public static final String UNIQUE_SITE_NAMES = "self.sites.all(a, self.sites.exists_one(b, b.name == a.name))";
@@ -85,4 +95,19 @@ public record MysqlFailoverGroupSpec(
       @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String maxSyncWait,
       @Default("proceed") @SchemaFrom(type = GroupConfig.OnSyncTimeout.class)
       @JsonPropertyDescription("proceed | fail") String onSyncTimeout) {}
+
+  /**
+   * {@code spec.emergencyFailover}. {@code maxLagOnPromotion} counts the transactions of the failed
+   * primary's last known set that the chosen candidate had not yet received at its last healthy poll
+   * (not seconds behind: a candidate that received everything but applies slowly is within it). A
+   * candidate further behind is not promoted automatically; absent means no limit, 0 means it must
+   * have received everything.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record EmergencyFailoverSpec(
+      @Min(0)
+      @JsonPropertyDescription("The most transactions of the failed primary's last known GTID set the candidate may "
+          + "not have received for an automatic promotion; absent = no limit, 0 = it must have received everything. "
+          + "Override with the annotation bloodraven.shipstream.io/promote-anyway=<site>.")
+      Long maxLagOnPromotion) {}
 }

@@ -24,7 +24,9 @@ import java.util.Objects;
  * |             |   a site unreachable, a replica not replicating   |                                            |
  * |             |   (SitesImpaired), routing that could not be set  |                                            |
  * |             |   right (RoutingIncomplete), a server configured  |                                            |
- * |             |   to start writable (ServerStartsWritable)        |                                            |
+ * |             |   to start writable (ServerStartsWritable), an    |                                            |
+ * |             |   invalid promote-anyway annotation               |                                            |
+ * |             |   (PromoteAnywayRejected)                         |                                            |
  * | SearchAttri-| the Temporal namespace has every failover search  | Missing (the names in the message);        |
  * | butesRegis- |   attribute (Registered)                          |   Unknown/CannotList while they could not  |
  * | tered       |                                                   |   be listed (Temporal's Java test server)  |

@@ -24,6 +24,10 @@ import java.util.Objects;
  * @param flavor "MySQL" or "MariaDB", as the server's version says; set also when the poll failed because
  *     the site declares the other flavor; null when unknown. A group of both flavors is refused ({@link
  *     io.shipstream.failover.model.GroupConfig#mixedFlavors}).
+ * @param receivedGtid what the replica's IO thread has received, in the server's notation (MySQL
+ *     {@code Retrieved_Gtid_Set}, MariaDB {@code Gtid_IO_Pos}, a position per domain); null when it is
+ *     no replica or the poll did not read it. With {@code gtidExecuted} it says how much of its source's
+ *     history the replica holds or has in its relay log ({@link PromotionLag}).
  */
 public record Probe(
     String site,
@@ -36,11 +40,19 @@ public record Probe(
     String error,
     Instant at,
     String sourceServerId,
-    String flavor) {
+    String flavor,
+    String receivedGtid) {
 
   public Probe {
     Objects.requireNonNull(site, "site");
     Objects.requireNonNull(at, "at");
+  }
+
+  /** A poll that does not say what the replica received. */
+  public Probe(String site, boolean reachable, boolean readOnly, String gtidExecuted, String serverId,
+      boolean replicating, Long secondsBehindSource, String error, Instant at, String sourceServerId, String flavor) {
+    this(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at, sourceServerId,
+        flavor, null);
   }
 
   /** A poll that does not say the server's flavor. */
@@ -64,7 +76,13 @@ public record Probe(
   /** The same poll, naming the server's flavor. */
   public Probe withFlavor(String flavor) {
     return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
-        sourceServerId, flavor);
+        sourceServerId, flavor, receivedGtid);
+  }
+
+  /** The same poll, with what the replica's IO thread has received. */
+  public Probe withReceivedGtid(String received) {
+    return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
+        sourceServerId, flavor, received);
   }
 
   /** The state this single poll shows, before debouncing. */

@@ -53,6 +53,11 @@ import java.util.stream.Collectors;
  * |    |                                                                  |   Blocked(NoCandidate)               |
  * | 17 | |W| = 0, f UNREACHABLE, a GTID set cannot be read or mixes flavors| Blocked(UnreadableGtid)              |
  * | 18 | |W| = 0, f UNREACHABLE, CandidateSelection says Divergent          | Blocked(DivergentCandidates)         |
+ * | 19a| |W| = 0, f UNREACHABLE, Chosen(c), maxLagOnPromotion set, c had  | Blocked(CandidateTooFarBehind, c)    |
+ * |    |   not received more of f's last known set than it allows (or f's |                                      |
+ * |    |   set was never seen), and no promote-anyway request names c     |                                      |
+ * | 19b| as 19a, and a promote-anyway request names c                     | Promote(f, c), forced: the override  |
+ * |    |                                                                  |   and the count it loses recorded    |
  * | 19 | |W| = 0, f UNREACHABLE, CandidateSelection says Chosen(c)          | Promote(f, c)                        |
  * </pre>
  *
@@ -65,7 +70,11 @@ import java.util.stream.Collectors;
  * active site that answers writable is what every failover's promotion (and an operator's unfence)
  * looks like for recoveryThreshold polls: the site the status names is becoming the primary it
  * should be, which is no news (row 12a); only a flap back to read-only is reported. Rows 14-15
- * are the mutual exclusion and the anti-flap cooldown shared with planned failover.
+ * are the mutual exclusion and the anti-flap cooldown shared with planned failover. Row 19a is
+ * the user's own bound on what an automatic promotion may lose ({@code
+ * spec.emergencyFailover.maxLagOnPromotion}), counted in transactions of f's last known set that c
+ * had neither executed nor received at its latest poll ({@link PromotionLag}); row 19b is the human
+ * who accepts that loss by name ({@link PromoteAnywayAnnotation}).
  *
  * <p>When row 4 or 5 keeps a site that is not the recorded active site, the watcher must record
  * it as active: the sidecars fence every site but the active one.
@@ -83,14 +92,26 @@ public final class TopologyMatrix {
    * @param lastFailoverTarget {@code status.lastFailoverTarget}; null if there was none
    * @param failoverRunning whether a planned or emergency failover workflow runs for the group
    * @param now the watcher's clock
+   * @param promoteAnyway the site a valid {@link PromoteAnywayAnnotation} names; null when there is none
    */
   public record Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite,
-      Instant lastFailover, String lastFailoverTarget, boolean failoverRunning, Instant now) {
+      Instant lastFailover, String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway) {
 
     public Input {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(now, "now");
       sites = Map.copyOf(sites);
+    }
+
+    /** An input without a promote-anyway request. */
+    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastFailover,
+        String lastFailoverTarget, boolean failoverRunning, Instant now) {
+      this(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, null);
+    }
+
+    /** The same input, with the site a promote-anyway request names (null for none). */
+    public Input withPromoteAnyway(String site) {
+      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, site);
     }
 
     SiteObservation observation(String site) {
@@ -219,8 +240,8 @@ public final class TopologyMatrix {
       reading = null;
       var choice = CandidateSelection.choose(candidates, others, in.config().sitePriorities(), names(in.config().sites(), s -> true));
       if (choice instanceof CandidateSelection.Chosen c) {
-        return new Verdict.Promote(failed, c.site(), f.lastReachable() == null ? null : f.lastReachable().gtidExecuted(),
-            lost + "; promoting: " + c.reason());
+        String failedGtid = f.lastReachable() == null ? null : f.lastReachable().gtidExecuted();
+        return lagLimit(in, failed, failedGtid, c, lost);
       }
       Cause cause = choice instanceof CandidateSelection.Divergent ? Cause.DivergentCandidates : Cause.NoCandidate;
       return new Blocked(cause, failed, lost + "; " + choice.reason());
@@ -229,6 +250,39 @@ public final class TopologyMatrix {
           + (reading == null ? "the GTID sets cannot be compared" : "the GTID set of site '" + reading + "' cannot be read")
           + ": " + e.getMessage());
     }
+  }
+
+  /** Rows 19a, 19b and 19: the chosen candidate against {@code maxLagOnPromotion}. */
+  private static Verdict lagLimit(Input in, String failed, String failedGtid, CandidateSelection.Chosen c,
+      String lost) {
+    Long limit = in.config().maxLagOnPromotion();
+    if (limit == null) {
+      return new Verdict.Promote(failed, c.site(), failedGtid, lost + "; promoting: " + c.reason());
+    }
+    Probe candidate = in.observation(c.site()).latest();
+    Long behind = null;
+    String behindGtid = null;
+    if (failedGtid != null) {
+      GtidSet missing = PromotionLag.notReceived(failedGtid, candidate.gtidExecuted(), candidate.receivedGtid());
+      behind = missing.count();
+      behindGtid = missing.toString();
+    }
+    if (behind != null && behind <= limit) {
+      return new Verdict.Promote(failed, c.site(), failedGtid, lost + "; promoting: " + c.reason()
+          + " (" + behind + " transaction(s) not received, within maxLagOnPromotion " + limit + ")");
+    }
+    String distance = behind == null
+        ? "how far site '" + c.site() + "' is behind cannot be known (the GTID set of '" + failed + "' was never seen)"
+        : "site '" + c.site() + "' had not received " + behind + " transaction(s) of the last known set of '" + failed
+            + "' (" + behindGtid + "), more than spec.emergencyFailover.maxLagOnPromotion " + limit;
+    if (c.site().equals(in.promoteAnyway())) {
+      return new Verdict.Promote(failed, c.site(), failedGtid, lost + "; " + distance + "; promoting anyway as "
+          + PromoteAnywayAnnotation.ANNOTATION + " requests: " + c.reason(),
+          new Verdict.LagOverride(behind, behindGtid, limit));
+    }
+    return new Blocked(Cause.CandidateTooFarBehind, failed, lost + "; " + distance + ": not promoted; to promote it "
+        + "anyway and lose " + (behind == null ? "what it lacks" : "them") + ": kubectl annotate mysqlfailovergroup <name> "
+        + PromoteAnywayAnnotation.ANNOTATION + "=" + c.site(), c.site());
   }
 
   /** READ_ONLY, and the latest poll answered read-only: not a site in the middle of turning writable. */

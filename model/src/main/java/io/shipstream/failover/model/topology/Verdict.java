@@ -56,13 +56,41 @@ public sealed interface Verdict {
    * {@code failedSiteLastGtid} is the failed primary's last known executed GTID set (null if it was
    * never seen), from which the workflow reports the transactions lost ({@link TransactionsLost}).
    */
-  record Promote(String failedSite, String candidate, String failedSiteLastGtid, String reason) implements Verdict {}
+  record Promote(String failedSite, String candidate, String failedSiteLastGtid, String reason,
+      LagOverride lagOverride) implements Verdict {
+
+    /** A promotion within the lag limit (or without one). */
+    public Promote(String failedSite, String candidate, String failedSiteLastGtid, String reason) {
+      this(failedSite, candidate, failedSiteLastGtid, reason, null);
+    }
+
+    /** Whether a human's {@code promote-anyway} request overrides the lag limit for it. */
+    public boolean forced() {
+      return lagOverride != null;
+    }
+  }
+
+  /**
+   * A promotion over {@code spec.emergencyFailover.maxLagOnPromotion}, requested by a human
+   * ({@link PromoteAnywayAnnotation}): the candidate had not received {@code notReceived}
+   * transactions ({@code notReceivedGtid}) of the failed primary's last known set, the limit was
+   * {@code limit}; null counts when the distance could not be known.
+   */
+  record LagOverride(Long notReceived, String notReceivedGtid, long limit) {}
 
   /**
    * A failover is wanted but may not happen automatically: alert, record an Event with
-   * {@code cause} as its reason, and wait. {@code failedSite} is the unreachable primary.
+   * {@code cause} as its reason, and wait. {@code failedSite} is the unreachable primary;
+   * {@code candidate} the site that would be promoted, when the block is about it
+   * ({@link Cause#CandidateTooFarBehind}), else null.
    */
-  record Blocked(Cause cause, String failedSite, String reason) implements Verdict {}
+  record Blocked(Cause cause, String failedSite, String reason, String candidate) implements Verdict {
+
+    /** A block that names no candidate. */
+    public Blocked(Cause cause, String failedSite, String reason) {
+      this(cause, failedSite, reason, null);
+    }
+  }
 
   /** Why an automatic failover is blocked; the names double as Event reasons. */
   enum Cause {
@@ -75,6 +103,11 @@ public sealed interface Verdict {
     /** The candidates' GTID sets diverge, or every candidate holds errant transactions. */
     DivergentCandidates,
     /** A candidate's GTID set could not be read (bad text, or MySQL and MariaDB sets mixed). */
-    UnreadableGtid
+    UnreadableGtid,
+    /**
+     * The chosen candidate had not received more of the failed primary's transactions than
+     * {@code spec.emergencyFailover.maxLagOnPromotion} allows (or how many could not be known).
+     */
+    CandidateTooFarBehind
   }
 }

@@ -26,7 +26,9 @@ final class StatusSamples {
         new PlannedFailoverStatus.DragonflyStatus(true, true, "REPLTAKEOVER", 3.5));
     EmergencyFailoverStatus emergency = new EmergencyFailoverStatus("Succeeded", "iad", "pdx", "PrimaryUnreachable",
         "ExecuteFailed", "2026-04-20T15:00:00Z", "2026-04-20T15:00:04Z", 4.2, true, gtid, gtid, 1L,
-        "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", "promoted pdx, 1 transaction lost");
+        "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", "promoted pdx, 1 transaction lost",
+        new EmergencyFailoverStatus.ForcedPromotion("bloodraven.shipstream.io/promote-anyway=pdx", 0L, 1L,
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732"));
     Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("PrimaryWritable")
         .withMessage("pdx is the active site and accepts writes").withLastTransitionTime("2026-04-20T14:32:47Z")
         .withObservedGeneration(3L).build();

@@ -3,13 +3,16 @@ package io.shipstream.failover.watcher.topology;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.watcher.FailoverStarter;
 import java.time.Clock;
@@ -47,8 +50,33 @@ public final class KubeEffects implements Reactions.Effects {
 
   @Override
   public boolean startEmergency(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
+    EmergencyFailoverStatus.ForcedPromotion forced = p.lagOverride() == null ? null
+        : new EmergencyFailoverStatus.ForcedPromotion(PromoteAnywayAnnotation.ANNOTATION + "=" + p.candidate(),
+            p.lagOverride().limit(), p.lagOverride().notReceived(), p.lagOverride().notReceivedGtid());
     return starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason(),
-        siteGtids) instanceof FailoverStarter.Started;
+        siteGtids, forced) instanceof FailoverStarter.Started;
+  }
+
+  /**
+   * Removes the annotation if it still has {@code value}: a JSON patch that tests the value first,
+   * so a value the user changed meanwhile is theirs and stays.
+   */
+  @Override
+  public void removeAnnotation(GroupRef group, String key, String value) {
+    String path = "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1");
+    MysqlFailoverGroup target = new MysqlFailoverGroup();
+    target.getMetadata().setName(group.name());
+    target.getMetadata().setNamespace(group.namespace());
+    try {
+      client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(target)
+          .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(List.of(
+              Map.of("op", "test", "path", path, "value", value), Map.of("op", "remove", "path", path))));
+    } catch (KubernetesClientException e) {
+      // 422: the user changed or removed it meanwhile; theirs wins.
+      if (e.getCode() != 422 && e.getCode() != 409) {
+        throw e;
+      }
+    }
   }
 
   @Override

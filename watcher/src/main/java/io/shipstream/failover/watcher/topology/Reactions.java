@@ -1,12 +1,14 @@
 package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -50,10 +52,15 @@ public final class Reactions {
 
     /** Records {@code status.activeSite}: the sidecars fence every site but that one. */
     void recordActiveSite(GroupRef group, String site);
+
+    /** Removes the annotation {@code key} from the group if it still has {@code value}. */
+    void removeAnnotation(GroupRef group, String key, String value);
   }
 
   private final Effects effects;
   private final Map<GroupRef, String> lastAlert = new ConcurrentHashMap<>();
+  /** Per group, the promote-anyway value last rejected or spent: each value is handled once. */
+  private final Map<GroupRef, String> annotationHandled = new ConcurrentHashMap<>();
   /** Per group, the evaluation time at which no failover was first seen running in a NoPrimary spell. */
   private final Map<GroupRef, Instant> quietSince = new ConcurrentHashMap<>();
 
@@ -63,16 +70,79 @@ public final class Reactions {
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
   public Verdict react(GroupRef group, TopologyMatrix.Input in) {
+    return react(group, in, Optional.empty());
+  }
+
+  /**
+   * As {@link #react(GroupRef, TopologyMatrix.Input)}, with the group's promote-anyway annotation:
+   * a valid one names the site the matrix may promote over the lag limit, and what becomes of it
+   * is {@link PromoteAnywayAnnotation#judge}'s table.
+   */
+  public Verdict react(GroupRef group, TopologyMatrix.Input in, Optional<PromoteAnywayAnnotation> promoteAnyway) {
+    in = in.withPromoteAnyway(promoteAnyway.filter(PromoteAnywayAnnotation::valid).map(PromoteAnywayAnnotation::site)
+        .orElse(null));
     Verdict verdict = TopologyMatrix.evaluate(in);
     if (!in.failoverRunning() && verdict instanceof Verdict.SplitBrain sb && !sb.alertOnly()
         && effects.failoverRunning(group)) {
       verdict = TopologyMatrix.evaluate(running(in));
     }
-    act(group, in, verdict);
+    boolean started = act(group, in, verdict);
+    promoteAnyway(group, promoteAnyway.orElse(null), verdict, started);
     return verdict;
   }
 
-  private void act(GroupRef group, TopologyMatrix.Input in, Verdict verdict) {
+  /**
+   * Handles the promote-anyway request once per value: a forced promotion that started consumes
+   * it, an invalid one is reported and left for a human, one with nothing to override is removed.
+   */
+  private void promoteAnyway(GroupRef group, PromoteAnywayAnnotation request, Verdict verdict, boolean started) {
+    if (request == null) {
+      annotationHandled.remove(group);
+      return;
+    }
+    if (request.value().equals(annotationHandled.get(group))) {
+      return;
+    }
+    var outcome = request.judge(verdict);
+    if (outcome instanceof PromoteAnywayAnnotation.Invalid invalid) {
+      annotationHandled.put(group, request.value());
+      log.warn("{}: {}", group, invalid.why());
+      effects.event(group, Events.PROMOTE_ANYWAY_REJECTED.type().name(), Events.PROMOTE_ANYWAY_REJECTED.reason(),
+          invalid.why());
+    } else if (outcome instanceof PromoteAnywayAnnotation.Moot moot) {
+      annotationHandled.put(group, request.value());
+      log.warn("{}: {}", group, moot.why());
+      effects.event(group, Events.PROMOTE_ANYWAY_REJECTED.type().name(), Events.PROMOTE_ANYWAY_REJECTED.reason(),
+          moot.why());
+      removeRequest(group, request);
+    } else if (outcome instanceof PromoteAnywayAnnotation.Forced && started && verdict instanceof Verdict.Promote p) {
+      // Started above: the request is spent, so it can never force a later failover.
+      annotationHandled.put(group, request.value());
+      Verdict.LagOverride o = p.lagOverride();
+      String message = "promoting " + p.candidate() + " over the lag limit as " + PromoteAnywayAnnotation.ANNOTATION
+          + "=" + p.candidate() + " requests: " + (o.notReceived() == null
+          ? "how many transactions of " + p.failedSite() + " it had not received is unknown"
+          : "it had not received " + o.notReceived() + " transaction(s) of " + p.failedSite() + " ("
+              + o.notReceivedGtid() + ")")
+          + ", limit " + o.limit() + "; they are lost unless another survivor holds them; request removed";
+      effects.event(group, Events.PROMOTED_OVER_LAG_LIMIT.type().name(), Events.PROMOTED_OVER_LAG_LIMIT.reason(),
+          message);
+      removeRequest(group, request);
+    }
+  }
+
+  private void removeRequest(GroupRef group, PromoteAnywayAnnotation request) {
+    try {
+      effects.removeAnnotation(group, PromoteAnywayAnnotation.ANNOTATION, request.value());
+    } catch (RuntimeException e) {
+      // It can force nothing any more (handled once per value); a later evaluation judges it again
+      // only if it is set anew.
+      log.warn("{}: could not remove {}: {}", group, PromoteAnywayAnnotation.ANNOTATION, e.toString());
+    }
+  }
+
+  /** Acts on the verdict; true when it started an emergency failover. */
+  private boolean act(GroupRef group, TopologyMatrix.Input in, Verdict verdict) {
     String activeSite = in.activeSite();
     if (!(verdict instanceof Verdict.NoPrimary)) {
       quietSince.remove(group);
@@ -80,7 +150,7 @@ public final class Reactions {
     if (verdict instanceof Verdict.Healthy || verdict instanceof Verdict.Degraded) {
       lastAlert.remove(group);
     } else if (verdict instanceof Verdict.Promote p) {
-      promote(group, p, siteGtids(in, p));
+      return promote(group, p, siteGtids(in, p));
     } else if (verdict instanceof Verdict.FenceNonPromotable f) {
       for (String site : f.sites()) {
         fence(group, site);
@@ -103,6 +173,7 @@ public final class Reactions {
     } else if (verdict instanceof Verdict.Blocked b) {
       alert(group, "Blocked:" + b.cause() + ":" + b.reason(), Events.FAILOVER_BLOCKED, b.cause() + ": " + b.reason());
     }
+    return false;
   }
 
   /**
@@ -130,7 +201,7 @@ public final class Reactions {
         .allMatch(o -> o.latest().at().isAfter(since));
   }
 
-  private void promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
+  private boolean promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
     String key = "Promote:" + p.failedSite() + "->" + p.candidate();
     if (effects.startEmergency(group, p, siteGtids)) {
       log.warn("{}: emergency failover from '{}' to '{}' started: {}", group, p.failedSite(), p.candidate(),
@@ -138,8 +209,10 @@ public final class Reactions {
       lastAlert.put(group, key);
       effects.event(group, Events.EMERGENCY_FAILOVER_STARTED.type().name(),
           Events.EMERGENCY_FAILOVER_STARTED.reason(), p.reason());
+      return true;
     }
     // Refused: a workflow (ours from an earlier poll, or a planned one) holds the group. Nothing to do.
+    return false;
   }
 
   /**
@@ -182,10 +255,11 @@ public final class Reactions {
   public void forget(GroupRef group) {
     lastAlert.remove(group);
     quietSince.remove(group);
+    annotationHandled.remove(group);
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {
     return new TopologyMatrix.Input(in.config(), in.sites(), in.activeSite(), in.lastFailover(),
-        in.lastFailoverTarget(), true, in.now());
+        in.lastFailoverTarget(), true, in.now(), in.promoteAnyway());
   }
 }

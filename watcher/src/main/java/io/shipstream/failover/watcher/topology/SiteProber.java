@@ -55,7 +55,8 @@ public final class SiteProber implements SiteConnector {
     try (MysqlSession session = open(group, config, site)) {
       ServerProbe p = ServerProbe.read(session);
       return new Probe(site.name(), true, p.readOnly(), p.gtidExecuted(), p.serverId(), p.replicating(), p.lag(), null,
-          clock.instant(), p.sourceServerId(), session.flavor().display());
+          clock.instant(), p.sourceServerId(), session.flavor().display())
+          .withReceivedGtid(p.receivedGtidSet());
     } catch (FlavorMismatchException e) {
       // Not polled (a server is never driven as the other flavor), but its flavor is known: the
       // monitor reports the wrong declaration instead of acting on a site that seems down.

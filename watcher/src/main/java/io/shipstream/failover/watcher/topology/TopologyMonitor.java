@@ -11,6 +11,7 @@ import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.GroupFlavors;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.model.topology.SiteDebouncer;
@@ -285,6 +286,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       }
       Adoption.Decision adoption = null;
       Verdict verdict = null;
+      Optional<PromoteAnywayAnnotation> promoteAnyway = resource.flatMap(r -> PromoteAnywayAnnotation.read(
+          r.getMetadata().getAnnotations() == null ? null
+              : r.getMetadata().getAnnotations().get(PromoteAnywayAnnotation.ANNOTATION), g.config()));
       if (steward != null && resource.isPresent() && !Steward.adopted(status)) {
         // Nothing is fenced, promoted or relabelled before the group has an active site.
         adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
@@ -292,13 +296,13 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         TopologyMatrix.Input input = new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
             instant(status.lastFailover()), status.lastFailoverTarget(), false, now);
         if (!acting) {
-          verdict = TopologyMatrix.evaluate(input);
+          verdict = TopologyMatrix.evaluate(input.withPromoteAnyway(null));
         } else {
           if (recovery != null) {
             // First: a returning old primary that accepts writes is fenced before anything else is done.
             recovery.check(g.group(), g.config(), observations, status);
           }
-          verdict = reactions.react(g.group(), input);
+          verdict = reactions.react(g.group(), input, promoteAnyway);
         }
       }
       writeSites(w, now);
@@ -311,6 +315,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         List<GroupConditions.Problem> problems = new java.util.ArrayList<>();
         steward.keepRouting(g.group(), g.config(), effective, observations)
             .forEach(p -> problems.add(new GroupConditions.Problem(Events.ROUTING_INCOMPLETE.reason(), p)));
+        promoteAnyway.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(
+            Events.PROMOTE_ANYWAY_REJECTED.reason(), a.problem() + "; nothing was changed, remove or correct it")));
         if (startup != null) {
           for (String site : startup.startingWritable(g.group())) {
             problems.add(new GroupConditions.Problem(Events.SERVER_STARTS_WRITABLE.reason(), "the server of site "

@@ -54,7 +54,14 @@ final class Fixtures {
     final List<String> fenced = new ArrayList<>();
     final List<String> events = new ArrayList<>();
     final List<String> activeSites = new ArrayList<>();
+    /** "key=value" of every annotation removal asked for. */
+    final List<String> removedAnnotations = new ArrayList<>();
     boolean running;
+
+    @Override
+    public synchronized void removeAnnotation(GroupRef group, String key, String value) {
+      removedAnnotations.add(key + "=" + value);
+    }
 
     @Override
     public synchronized boolean startEmergency(GroupRef group, Verdict.Promote promote,

@@ -240,6 +240,38 @@ class TopologyMonitorTest {
     return org.assertj.core.groups.Tuple.tuple(values);
   }
 
+  @Test
+  void anInvalidPromoteAnywayAnnotationOnTheResourceIsOneWarningAndDegradesTheGroupWithoutBeingTouched() {
+    MysqlFailoverGroup g = group();
+    g.getMetadata().setAnnotations(Map.of(io.shipstream.failover.model.topology.PromoteAnywayAnnotation.ANNOTATION,
+        "sfo"));
+    List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
+    start(g, null, new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null));
+
+    await(() -> !conditions.isEmpty() && degraded(conditions).getReason().equals("PromoteAnywayRejected"),
+        "Degraded=True/PromoteAnywayRejected");
+    int seen = polls.getOrDefault("iad", 0);
+    await(() -> polls.getOrDefault("iad", 0) >= seen + 2, "two more polls");
+
+    assertThat(degraded(conditions).getMessage()).contains("names 'sfo', which is not a site of the group");
+    assertThat(eventsWith("PromoteAnywayRejected")).singleElement().asString().startsWith("Warning ");
+    assertThat(effects.removedAnnotations).isEmpty();
+    assertThat(effects.starts()).isEmpty();
+  }
+
+  @Test
+  void aValidPromoteAnywayAnnotationOnAHealthyGroupIsRemoved() {
+    MysqlFailoverGroup g = group();
+    g.getMetadata().setAnnotations(Map.of(io.shipstream.failover.model.topology.PromoteAnywayAnnotation.ANNOTATION,
+        "pdx"));
+    start(g, null);
+
+    await(() -> !effects.removedAnnotations.isEmpty(), "the request removed");
+    assertThat(effects.removedAnnotations).containsExactly("bloodraven.shipstream.io/promote-anyway=pdx");
+    assertThat(eventsWith("PromoteAnywayRejected")).singleElement().asString().contains("a site is writable");
+    assertThat(effects.starts()).isEmpty();
+  }
+
   private static void await(BooleanSupplier condition, String what) {
     long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
     while (!condition.getAsBoolean()) {

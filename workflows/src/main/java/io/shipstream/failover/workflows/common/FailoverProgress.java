@@ -43,6 +43,8 @@ public final class FailoverProgress {
   public Boolean oldPrimaryFenced;
   public String oldPrimaryLastKnownGtid;
   public String lostGtid;
+  /** Set when a human's promote-anyway request overrode the lag limit. */
+  public EmergencyFailoverStatus.ForcedPromotion forcedPromotion;
 
   /** Adds to the message rather than replacing it: every warning of the run stays visible. */
   public void note(String text) {
@@ -82,7 +84,8 @@ public final class FailoverProgress {
         targetGtidAtPromotion,
         transactionsLost,
         lostGtid,
-        message);
+        message,
+        forcedPromotion);
   }
 
   private Double durationSeconds() {

@@ -85,7 +85,16 @@ public enum Events {
       "the Temporal namespace lacks the search attributes [<name>...]: failovers start and run without them ..."),
   /** When that condition turns True again. */
   SEARCH_ATTRIBUTES_PRESENT(Normal, "SearchAttributesPresent",
-      "the Temporal namespace has every search attribute the failovers set");
+      "the Temporal namespace has every search attribute the failovers set"),
+  /**
+   * When the watcher starts an emergency failover of a candidate over
+   * spec.emergencyFailover.maxLagOnPromotion because the promote-anyway annotation names it.
+   */
+  PROMOTED_OVER_LAG_LIMIT(Warning, "PromotedOverLagLimit",
+      "promoting <site> over the lag limit as <annotation>=<site> requests: it had not received <n> transaction(s) "
+          + "of <failed> (<gtid>), limit <limit>; they are lost unless another survivor holds them; request removed"),
+  /** A promote-anyway annotation that is invalid (kept, once per value) or has nothing to override (removed). */
+  PROMOTE_ANYWAY_REJECTED(Warning, "PromoteAnywayRejected", "<why>; nothing was changed ...");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -96,6 +96,10 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     failedSite.settleSessionKill();
     String lost = progress.transactionsLost == null ? "transactions lost unknown"
         : progress.transactionsLost + " transactions lost";
+    if (progress.forcedPromotion != null) {
+      lost += ", promoted over maxLagOnPromotion " + progress.forcedPromotion.maxLagOnPromotion() + " as "
+          + progress.forcedPromotion.requestedBy() + " requested";
+    }
     run.succeed("promoted " + progress.target + " after " + progress.source + " failed, " + lost,
         Events.FAILOVER_EXECUTED);
     return progress.toEmergencyStatus();
@@ -109,6 +113,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     progress.target = request.candidate();
     progress.trigger = request.reason();
     progress.oldPrimaryLastKnownGtid = request.oldPrimaryLastKnownGtid();
+    progress.forcedPromotion = request.forcedPromotion();
     progress.startTime = FailoverRun.now();
     run = new FailoverRun(FailoverKind.EMERGENCY, group, null, progress, ActivityStubs.kubernetes(),
         ActivityStubs.mysql(), new FailoverMetrics(FailoverKind.EMERGENCY), cancel);

@@ -1,0 +1,54 @@
+package io.shipstream.failover.watcher.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
+import io.shipstream.failover.testsupport.MockCluster;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The promote-anyway request is spent on the resource itself, against the mock API server: removed
+ * when it still holds the value acted on, left alone when the user changed it meanwhile.
+ */
+class KubeEffectsAnnotationTest {
+  private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
+  private static final String KEY = PromoteAnywayAnnotation.ANNOTATION;
+  private final MockCluster cluster = MockCluster.start();
+  private final KubeEffects effects = new KubeEffects(cluster.client(), null, null,
+      g -> Optional.ofNullable(cluster.group(g)), Clock.systemUTC());
+
+  @AfterEach
+  void close() {
+    cluster.close();
+  }
+
+  private void createWith(String value) {
+    cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.0.1"),
+        MockCluster.site("orders", "pdx", "10.0.0.2")), Map.of(KEY, value, "other", "kept"));
+  }
+
+  @Test
+  void theRequestActedOnIsRemovedAndNothingElse() {
+    createWith("pdx");
+
+    effects.removeAnnotation(ORDERS, KEY, "pdx");
+
+    assertThat(cluster.group(ORDERS).getMetadata().getAnnotations()).doesNotContainKey(KEY).containsEntry("other",
+        "kept");
+  }
+
+  @Test
+  void aValueChangedMeanwhileIsTheUsersAndStays() {
+    createWith("iad");
+
+    effects.removeAnnotation(ORDERS, KEY, "pdx");
+
+    assertThat(cluster.group(ORDERS).getMetadata().getAnnotations()).containsEntry(KEY, "iad");
+  }
+}
