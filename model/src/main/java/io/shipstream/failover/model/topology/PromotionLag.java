@@ -1,6 +1,7 @@
 package io.shipstream.failover.model.topology;
 
 import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.model.gtid.GtidUnion;
 
 /**
  * How far an emergency candidate is behind the failed primary, in transactions it had not yet
@@ -11,8 +12,8 @@ import io.shipstream.failover.model.gtid.GtidSet;
  *
  * <p>Both notations: MySQL sets are united interval by interval ({@code gtid_executed} ∪
  * {@code Retrieved_Gtid_Set}); a MariaDB {@code Gtid_IO_Pos} is a position per domain, united with
- * {@code gtid_binlog_state} by keeping each server's highest seqno, so the domain's position is the
- * further of the two. The difference is {@link GtidHistory#missing}, as for the transactions lost.
+ * {@code gtid_binlog_state} by keeping each server's highest seqno ({@link GtidUnion}), so the
+ * domain's position is the further of the two. The difference is {@link GtidHistory#missing}, as for the transactions lost.
  */
 public final class PromotionLag {
   private PromotionLag() {}
@@ -26,22 +27,7 @@ public final class PromotionLag {
    * @throws IllegalArgumentException when a text is not a GTID set or the flavors are mixed
    */
   public static GtidSet notReceived(String primaryLastKnown, String executed, String received) {
-    GtidSet holds = union(GtidSet.parse(executed), GtidSet.parse(received));
+    GtidSet holds = GtidUnion.of(executed, received);
     return GtidHistory.missing(holds, GtidSet.parse(primaryLastKnown));
-  }
-
-  /** Every transaction of either set, as {@link GtidSet#parse} merges the two texts. */
-  static GtidSet union(GtidSet a, GtidSet b) {
-    if (a.isEmpty()) {
-      return b;
-    }
-    if (b.isEmpty()) {
-      return a;
-    }
-    if (a.getClass() != b.getClass()) {
-      throw new IllegalArgumentException("cannot unite the GTID sets '" + a + "' and '" + b + "': MySQL and MariaDB "
-          + "notations mixed");
-    }
-    return GtidSet.parse(a + "," + b);
   }
 }

@@ -2,7 +2,7 @@ package io.shipstream.failover.workflows.emergency;
 
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.topology.GtidHistory;
-import io.shipstream.failover.workflows.common.GtidUnion;
+import io.shipstream.failover.model.gtid.GtidUnion;
 import java.util.ArrayList;
 import java.util.List;
 

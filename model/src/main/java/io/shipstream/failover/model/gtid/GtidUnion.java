@@ -1,6 +1,5 @@
-package io.shipstream.failover.workflows.common;
+package io.shipstream.failover.model.gtid;
 
-import io.shipstream.failover.model.gtid.GtidSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
