@@ -64,4 +64,21 @@ final class BenchmarkTable {
   static double p90(List<Double> sorted) {
     return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * 0.9) - 1));
   }
+
+  /** The nearest-rank percentile {@code p} (0.5, 0.99) of sorted values; NaN when there are none. */
+  static double percentile(List<Double> sorted, double p) {
+    if (sorted.isEmpty()) {
+      return Double.NaN;
+    }
+    return sorted.get(Math.max(0, Math.min(sorted.size() - 1, (int) Math.ceil(sorted.size() * p) - 1)));
+  }
+
+  /** A Markdown table of the given columns and rows of cells. */
+  static String markdown(List<String> columns, List<List<String>> rows) {
+    StringBuilder t = new StringBuilder("| ").append(String.join(" | ", columns)).append(" |\n|");
+    columns.forEach(c -> t.append("---|"));
+    t.append('\n');
+    rows.forEach(r -> t.append("| ").append(String.join(" | ", r)).append(" |\n"));
+    return t.toString();
+  }
 }

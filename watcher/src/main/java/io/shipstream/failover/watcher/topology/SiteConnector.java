@@ -21,4 +21,7 @@ public interface SiteConnector {
    * @throws Exception when the server could not be fenced; the caller reports it
    */
   void fence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception;
+
+  /** The monitor stopped watching the group (stopped, deleted, or its spec changed): what is kept for it is closed. */
+  default void forget(GroupRef group) {}
 }

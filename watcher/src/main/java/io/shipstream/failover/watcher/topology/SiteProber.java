@@ -8,6 +8,7 @@ import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.Fence;
 import io.shipstream.failover.mysql.FlavorMismatchException;
+import io.shipstream.failover.mysql.KeptSessions;
 import io.shipstream.failover.mysql.MysqlAddress;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.MysqlException;
@@ -24,9 +25,13 @@ import java.util.Set;
  * identity and its replication threads), read-only except for {@link #fence}.
  *
  * <p>Connect and socket timeouts are {@code min(pollInterval, 2s)}: a dead server costs one
- * timeout on its own thread and never delays the polls of the other sites. Every poll opens its
- * own connection, so no connection outlives a restart of the server. The login comes from the
- * group's Secret through the {@link CredentialsProvider} and is never logged.
+ * timeout on its own thread and never delays the polls of the other sites. Each site's polls share
+ * one kept connection ({@link KeptSessions}: no handshake and login every poll), replaced on any
+ * error: a server that restarted or ended the connection fails the poll's first statement at once
+ * and the poll is asked again on a new connection, so no answer comes from a connection that
+ * outlived a restart; a poll that timed out is not asked again. {@link #forget} closes a group's
+ * connections when the monitor stops watching it. A fence opens its own connection. The login comes
+ * from the group's Secret through the {@link CredentialsProvider} and is never logged.
  */
 public final class SiteProber implements SiteConnector {
   static final Duration MAX_TIMEOUT = Duration.ofSeconds(2);
@@ -39,10 +44,20 @@ public final class SiteProber implements SiteConnector {
   private final CredentialsProvider logins;
   private final Clock clock;
   private final MysqlConnections connections = MysqlConnections.unpooled();
+  private final KeptSessions<SiteKey> polls;
+
+  /** Which kept poll connection: the site's name within its group. */
+  private record SiteKey(GroupRef group, String site) {}
 
   public SiteProber(CredentialsProvider logins, Clock clock) {
+    this(logins, clock, true);
+  }
+
+  /** {@code keepConnections} false: every poll opens its own connection (for comparison in the fleet benchmark). */
+  public SiteProber(CredentialsProvider logins, Clock clock, boolean keepConnections) {
     this.logins = logins;
     this.clock = clock;
+    this.polls = new KeptSessions<>(connections, keepConnections);
   }
 
   /** The connect and socket timeout of a poll. */
@@ -52,11 +67,15 @@ public final class SiteProber implements SiteConnector {
 
   @Override
   public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
-    try (MysqlSession session = open(group, config, site)) {
-      ServerProbe p = ServerProbe.read(session);
-      return new Probe(site.name(), true, p.readOnly(), p.gtidExecuted(), p.serverId(), p.replicating(), p.lag(), null,
-          clock.instant(), p.sourceServerId(), session.flavor().display())
-          .withReceivedGtid(p.receivedGtidSet());
+    try {
+      Credentials login = logins.credentials(group, config.credentialsSecret());
+      return polls.use(new SiteKey(group, site.name()), address(site), login,
+          Timeouts.of(timeout(config.pollInterval())), session -> {
+            ServerProbe p = ServerProbe.read(session);
+            return new Probe(site.name(), true, p.readOnly(), p.gtidExecuted(), p.serverId(), p.replicating(), p.lag(),
+                null, clock.instant(), p.sourceServerId(), session.flavor().display())
+                .withReceivedGtid(p.receivedGtidSet());
+          });
     } catch (FlavorMismatchException e) {
       // Not polled (a server is never driven as the other flavor), but its flavor is known: the
       // monitor reports the wrong declaration instead of acting on a site that seems down.
@@ -71,6 +90,26 @@ public final class SiteProber implements SiteConnector {
     try (MysqlSession session = open(group, config, site)) {
       Fence.apply(session, FENCE_LOCK_WAIT_SECONDS, Set.of());
     }
+  }
+
+  /** Closes the kept poll connections of a group the monitor no longer watches. */
+  @Override
+  public void forget(GroupRef group) {
+    polls.forget(k -> k.group().equals(group));
+  }
+
+  /** Connections opened for polls so far, and polls answered on a kept one: for tests and the fleet benchmark. */
+  public long pollConnectionsOpened() {
+    return polls.opened();
+  }
+
+  public long pollsOnKeptConnections() {
+    return polls.reused();
+  }
+
+  /** Closes every kept poll connection (the monitor stopped). */
+  public void close() {
+    polls.close();
   }
 
   private MysqlSession open(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {

@@ -21,7 +21,9 @@ import java.util.concurrent.atomic.AtomicReference;
  * {@code bloodraven_server_starts_read_only{group,site}} (1 or 0 as the site's sidecar last said, NaN
  * while unknown, so that an alert on {@code == 0} never fires for a site without a sidecar); the
  * group label keeps two groups with a site of the same name apart; the group-level gauges are
- * {@link GroupStateMetrics}'. A group's meters are removed when it stops being watched.
+ * {@link GroupStateMetrics}'. A group's meters are removed when it stops being watched. For all
+ * sites, {@code bloodraven_poll_start_delay_seconds} (how late polls start: waiting for a thread)
+ * and {@code bloodraven_poll_threads}.
  */
 public final class TopologyMetrics {
   private final MeterRegistry registry;
@@ -39,9 +41,17 @@ public final class TopologyMetrics {
   private final Map<SiteKey, SiteMeters> sites = new ConcurrentHashMap<>();
   private final GroupStateMetrics state;
 
+  private final Timer pollStartDelay;
+  private final AtomicReference<java.util.function.Supplier<Number>> pollThreads = new AtomicReference<>(() -> 0);
+
   public TopologyMetrics(MeterRegistry registry) {
     this.registry = registry;
     this.state = new GroupStateMetrics(registry);
+    this.pollStartDelay = Timer.builder("bloodraven_poll_start_delay_seconds")
+        .description("How late a topology poll started after it fell due (waiting for a poll thread)")
+        .register(registry);
+    Gauge.builder("bloodraven_poll_threads", pollThreads, r -> r.get().get().doubleValue())
+        .description("Poll threads of the topology monitor alive now").register(registry);
   }
 
   /** The group-level gauges (conditions, verdict, blocked causes, manual recovery); see {@link GroupStateMetrics}. */
@@ -93,6 +103,16 @@ public final class TopologyMetrics {
   /** Counts the repairs of a group's routing: one per object set right between failovers. */
   void repaired(GroupRef group, int repairs) {
     state.repaired(group, repairs);
+  }
+
+  /** How late a poll started after it fell due: above a few milliseconds, polls wait for a thread. */
+  void pollStarted(Duration late) {
+    pollStartDelay.record(late);
+  }
+
+  /** Where the poll threads alive now are counted: the running monitor's pool. */
+  void pollThreads(java.util.function.Supplier<Number> threads) {
+    pollThreads.set(threads);
   }
 
   void forget(GroupRef group) {

@@ -43,14 +43,29 @@ import org.slf4j.LoggerFactory;
  * group), closed when it stops.
  *
  * <p>Each site has its own poll, rescheduled after every answer with the debouncer's delay
- * ({@code pollInterval}, backing off for a dead site), on a pool of its own threads; a poll is
- * bounded by its JDBC timeouts, so one dead site never delays another. After each poll the group
+ * ({@code pollInterval}, backing off for a dead site). One scheduler thread starts each poll when
+ * it is due on a pool of poll threads that grows with the polls running at once, up to {@link
+ * #MAX_POLL_THREADS}, and shrinks again when they are idle (a hand-off, as a cached thread pool:
+ * the thread last idle takes the next poll, so surplus threads die after {@link
+ * #POLL_THREAD_IDLE}). A poll is bounded by its JDBC timeouts ({@code min(pollInterval, 2s)}), and
+ * a poll blocked on a dead or black-holed site holds its own thread, never one another site's poll
+ * waits for: in a region outage, where a third of a fleet's sites block for their whole timeout at
+ * once, the healthy sites are still polled on time (the fleet benchmark, {@code ./temporal-dev/benchmark
+ * fleet}, measures it; a fixed pool of 8 made them wait). Only with more than {@link
+ * #MAX_POLL_THREADS} polls blocked at once do the rest wait for a free thread. How late each poll
+ * started is {@code bloodraven_poll_start_delay_seconds}. After each poll the group
  * is evaluated on one separate thread (evaluations of a group queued while one waits are folded
  * into it), so Temporal or API server calls never hold up a poll.
  */
 public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TopologyMonitor.class);
-  static final int POLL_THREADS = 8;
+  /**
+   * The most polls running at once: a dead site's poll blocks for at most its timeout, no longer
+   * than its interval, so a region outage of this many sites still leaves every site polled on time.
+   */
+  static final int MAX_POLL_THREADS = 1024;
+  /** A poll thread idle this long ends: the pool shrinks back after an outage. */
+  static final Duration POLL_THREAD_IDLE = Duration.ofSeconds(30);
   /** How often unchanged-state details (GTID sets, lag) are written to status.sites at most. */
   static final Duration DETAIL_REFRESH = Duration.ofSeconds(5);
 
@@ -66,7 +81,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private volatile boolean acting = true;
   private final StartupChecks startup;
   private final Map<GroupRef, Watched> groups = new ConcurrentHashMap<>();
+  /** Starts each poll when it is due, on {@link #pollThreads}. */
   private final ScheduledExecutorService polls;
+  private final java.util.concurrent.ThreadPoolExecutor pollThreads;
   private final ScheduledExecutorService evaluations = Executors.newSingleThreadScheduledExecutor(
       daemon("topology-evaluate"));
 
@@ -119,7 +136,31 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     this.metrics = metrics;
     this.latest = latest;
     this.clock = clock;
-    this.polls = Executors.newScheduledThreadPool(POLL_THREADS, daemon("topology-poll"));
+    this.polls = Executors.newSingleThreadScheduledExecutor(daemon("topology-schedule"));
+    this.pollThreads = pollThreads();
+    metrics.pollThreads(pollThreads::getPoolSize);
+  }
+
+  /**
+   * A hand-off to an idle thread or a new one up to {@link #MAX_POLL_THREADS}; beyond that the
+   * scheduler waits for the next thread to come free, so polls start in the order they fell due.
+   */
+  private static java.util.concurrent.ThreadPoolExecutor pollThreads() {
+    java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(0, MAX_POLL_THREADS,
+        POLL_THREAD_IDLE.toMillis(), TimeUnit.MILLISECONDS, new java.util.concurrent.SynchronousQueue<>(),
+        daemon("topology-poll"));
+    pool.setRejectedExecutionHandler((poll, executor) -> {
+      if (executor.isShutdown()) {
+        throw new RejectedExecutionException("the monitor stopped");
+      }
+      try {
+        executor.getQueue().put(poll);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new RejectedExecutionException("the monitor stopped");
+      }
+    });
+    return pool;
   }
 
   /**
@@ -209,6 +250,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       if (recovery != null) {
         recovery.forget(ref);
       }
+      sites.forget(ref);
     }
   }
 
@@ -216,8 +258,16 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     if (w.stopped.get()) {
       return;
     }
+    long due = System.nanoTime() + delay.toNanos();
     try {
-      polls.schedule(() -> poll(w, site), delay.toMillis(), TimeUnit.MILLISECONDS);
+      polls.schedule(() -> pollThreads.execute(() -> {
+        metrics.pollStarted(Duration.ofNanos(Math.max(0, System.nanoTime() - due)));
+        poll(w, site);
+        if (w.stopped.get()) {
+          // Stopped while this poll ran: what it kept for the group is closed too.
+          sites.forget(w.polls.group());
+        }
+      }), delay.toMillis(), TimeUnit.MILLISECONDS);
     } catch (RejectedExecutionException e) {
       // Closed on losing leadership: the next leader polls.
     }
@@ -384,6 +434,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       startup.close();
     }
     polls.shutdownNow();
+    pollThreads.shutdownNow();
+    metrics.pollThreads(() -> 0);
     evaluations.shutdownNow();
   }
 }
