@@ -143,8 +143,55 @@ final class MySqlDialect implements SqlDialect {
   public void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException {
     session.execute(
         "CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, SOURCE_PASSWORD = ?,"
-            + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1",
+            + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1,"
+            + " SOURCE_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS,
         host, port, user, password);
+  }
+
+  /**
+   * One row of performance_schema.replication_connection_status: the silence is the age of the
+   * newer of the last heartbeat and the last queued transaction by the server's own NOW(6) (a zero
+   * timestamp, nothing received yet, gives NULL). With the performance schema off the table has no
+   * row, and SHOW REPLICA STATUS says the rest with the silence unknown.
+   */
+  static final String SOURCE_VIEW_QUERY = "SELECT SERVICE_STATE AS state, SOURCE_UUID AS source_uuid,"
+      + " LAST_ERROR_NUMBER AS errno, LAST_ERROR_MESSAGE AS error, COUNT_RECEIVED_HEARTBEATS AS heartbeats,"
+      + " RECEIVED_TRANSACTION_SET AS received,"
+      + " TIMESTAMPDIFF(MICROSECOND, NULLIF(GREATEST(LAST_HEARTBEAT_TIMESTAMP, LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP),"
+      + " '0000-00-00 00:00:00.000000'), NOW(6)) AS silence_us"
+      + " FROM performance_schema.replication_connection_status WHERE CHANNEL_NAME = ''";
+
+  @Override
+  public SourceView sourceView(MysqlSession session) throws MysqlException {
+    Optional<Map<String, String>> row;
+    try {
+      row = session.queryFirstRow(SOURCE_VIEW_QUERY);
+    } catch (MysqlException e) {
+      row = Optional.empty();
+    }
+    if (row.isPresent()) {
+      Map<String, String> r = row.get();
+      String state = switch (MariaDbDialect.nullToEmpty(r.get("state")).toUpperCase(java.util.Locale.ROOT)) {
+        case "ON" -> "Yes";
+        case "CONNECTING" -> "Connecting";
+        default -> "No";
+      };
+      Long micros = ReplicaStatus.parseLong(r.get("silence_us"));
+      String received = r.get("received") == null ? "" : r.get("received").replaceAll("\\s+", "");
+      return new SourceView(true, state, ReplicaStatus.parseInt(r.get("errno")), r.get("error"),
+          ReplicaStatus.sourceId(r.get("source_uuid")), micros == null || micros < 0 ? null : Duration.ofNanos(micros * 1000),
+          received + " heartbeats " + MariaDbDialect.nullToEmpty(r.get("heartbeats")), true);
+    }
+    Optional<Map<String, String>> status = session.queryFirstRow("SHOW REPLICA STATUS");
+    if (status.isEmpty()) {
+      return SourceView.none();
+    }
+    Map<String, String> r = status.get();
+    String received = r.get("Retrieved_Gtid_Set") == null ? "" : r.get("Retrieved_Gtid_Set").replaceAll("\\s+", "");
+    // Without heartbeat counts an unchanged position may be an idle source: it proves nothing.
+    return new SourceView(true, r.get("Replica_IO_Running"), ReplicaStatus.parseInt(r.get("Last_IO_Errno")),
+        r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Source_UUID")), null,
+        received + " " + r.get("Read_Source_Log_Pos"), false);
   }
 
   @Override
