@@ -1,6 +1,7 @@
 package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
@@ -56,6 +57,8 @@ public final class Reactions {
   private final Map<GroupRef, String> lastAlert = new ConcurrentHashMap<>();
   /** Per group, the evaluation time at which no failover was first seen running in a NoPrimary spell. */
   private final Map<GroupRef, Instant> quietSince = new ConcurrentHashMap<>();
+  /** Per group, the primary the watcher is cut off from while its replicas still hear it. */
+  private final Map<GroupRef, String> cutOff = new ConcurrentHashMap<>();
 
   public Reactions(Effects effects) {
     this.effects = effects;
@@ -63,13 +66,50 @@ public final class Reactions {
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
   public Verdict react(GroupRef group, TopologyMatrix.Input in) {
-    Verdict verdict = TopologyMatrix.evaluate(in);
+    return react(group, in, null);
+  }
+
+  /**
+   * Evaluates the matrix with the replicas' answer about an unreachable primary ({@link
+   * PrimaryConfirmation}; null when they were not asked), acts, and returns the verdict acted on.
+   * While the replicas say the primary is alive, a Warning Event says so once; a Normal Event when
+   * the watcher reaches it again.
+   */
+  public Verdict react(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation) {
+    Verdict verdict = PrimaryConfirmation.evaluate(in, confirmation);
     if (!in.failoverRunning() && verdict instanceof Verdict.SplitBrain sb && !sb.alertOnly()
         && effects.failoverRunning(group)) {
-      verdict = TopologyMatrix.evaluate(running(in));
+      verdict = PrimaryConfirmation.evaluate(running(in), confirmation);
     }
+    cutOff(group, in, confirmation);
     act(group, in, verdict);
     return verdict;
+  }
+
+  private void cutOff(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation) {
+    String primary = PrimaryConfirmation.primaryOf(in);
+    if (confirmation != null && confirmation.outcome() == PrimaryConfirmation.Outcome.ALIVE && primary != null) {
+      if (!primary.equals(cutOff.put(group, primary))) {
+        String message = PrimaryConfirmation.cutOffMessage(primary, confirmation);
+        log.warn("{}: {}: {}", group, Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(), message);
+        effects.event(group, Events.PRIMARY_UNREACHABLE_FROM_WATCHER.type().name(),
+            Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(), message);
+      }
+      return;
+    }
+    String was = cutOff.get(group);
+    if (was == null) {
+      return;
+    }
+    SiteObservation o = in.sites().get(was);
+    if (!was.equals(primary) || (o != null && o.answeringNow())) {
+      cutOff.remove(group);
+      String message = was.equals(primary) ? "the watcher reaches the active site '" + was + "' again"
+          : "the active site is no longer '" + was + "'";
+      log.info("{}: {}: {}", group, Events.PRIMARY_REACHABLE_FROM_WATCHER.reason(), message);
+      effects.event(group, Events.PRIMARY_REACHABLE_FROM_WATCHER.type().name(),
+          Events.PRIMARY_REACHABLE_FROM_WATCHER.reason(), message);
+    }
   }
 
   private void act(GroupRef group, TopologyMatrix.Input in, Verdict verdict) {
@@ -182,6 +222,7 @@ public final class Reactions {
   public void forget(GroupRef group) {
     lastAlert.remove(group);
     quietSince.remove(group);
+    cutOff.remove(group);
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {

@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 
 /**
@@ -21,4 +22,13 @@ public interface SiteConnector {
    * @throws Exception when the server could not be fenced; the caller reports it
    */
   void fence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception;
+
+  /**
+   * How the site's server sees its replication source now, for holistic detection; never throws:
+   * a server that cannot be asked gives {@link ReplicaView#unanswered}. Connectors that cannot ask
+   * (the unit tests' fakes) answer so, and the debounce alone decides.
+   */
+  default ReplicaView sourceView(GroupRef group, GroupConfig config, SiteSpec site, java.time.Instant at) {
+    return ReplicaView.unanswered(site.name(), "not asked", at);
+  }
 }

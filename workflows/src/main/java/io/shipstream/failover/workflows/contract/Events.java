@@ -85,7 +85,17 @@ public enum Events {
       "the Temporal namespace lacks the search attributes [<name>...]: failovers start and run without them ..."),
   /** When that condition turns True again. */
   SEARCH_ATTRIBUTES_PRESENT(Normal, "SearchAttributesPresent",
-      "the Temporal namespace has every search attribute the failovers set");
+      "the Temporal namespace has every search attribute the failovers set"),
+  /**
+   * The watcher cannot reach the active primary but a replica still receives from it (holistic
+   * detection, model PrimaryConfirmation row c2): no failover, no fence. Also the reason of the
+   * Degraded condition meanwhile.
+   */
+  PRIMARY_UNREACHABLE_FROM_WATCHER(Warning, "PrimaryUnreachableFromWatcher",
+      "the watcher cannot reach the active site '<site>' but its replicas still receive from it (<views>): ..."),
+  /** When the watcher reaches that primary again. */
+  PRIMARY_REACHABLE_FROM_WATCHER(Normal, "PrimaryReachableFromWatcher",
+      "the watcher reaches the active site '<site>' again");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;
