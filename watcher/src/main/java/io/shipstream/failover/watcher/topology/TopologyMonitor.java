@@ -316,9 +316,19 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     Probe last = g.observations().get(primary).lastReachable();
     PrimaryConfirmation.Result result = PrimaryConfirmation.decide(false, last == null ? null : last.serverId(),
         w.primaryLostAt, g.config().minSourceSilence(), views);
+    Confirmation before = w.confirmation;
     w.confirmation = new Confirmation(primary, probe.at(), result);
-    log.info("{}: the poll of the primary '{}' failed; its replicas say {} in {} ms: {}", g.group(), primary,
-        result.outcome(), (System.nanoTime() - started) / 1_000_000, result.reason());
+    // One line per change of outcome, not one per failed poll.
+    boolean changed = before == null || before.result().outcome() != result.outcome();
+    if (changed && log.isInfoEnabled() || log.isDebugEnabled()) {
+      String line = "{}: the poll of the primary '{}' failed; its replicas say {} in {} ms: {}";
+      Object[] args = {g.group(), primary, result.outcome(), (System.nanoTime() - started) / 1_000_000, result.reason()};
+      if (changed) {
+        log.info(line, args);
+      } else {
+        log.debug(line, args);
+      }
+    }
   }
 
   /** The replicas' answer, if it is about the primary's latest poll. */
