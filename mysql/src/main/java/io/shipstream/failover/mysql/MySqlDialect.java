@@ -149,16 +149,19 @@ final class MySqlDialect implements SqlDialect {
   }
 
   /**
-   * One row of performance_schema.replication_connection_status: the silence is the age of the
-   * newer of the last heartbeat and the last queued transaction by the server's own NOW(6) (a zero
-   * timestamp, nothing received yet, gives NULL). With the performance schema off the table has no
-   * row, and SHOW REPLICA STATUS says the rest with the silence unknown.
+   * One row of performance_schema.replication_connection_status, which answers with the
+   * performance schema off too. The times are read as UNIX_TIMESTAMP (a zero timestamp, nothing
+   * received yet, is 0) beside the server's own NOW(6). With the performance schema off the server
+   * still counts heartbeats and names the last queued transaction but leaves its timestamps at zero
+   * (measured on 9.7.4), and as a busy source sends no heartbeats the heartbeat alone would make a
+   * busy source look silent: the silence is then unknown, and the progress (received set, last
+   * queued transaction, heartbeat count) is compared across reads instead.
    */
   static final String SOURCE_VIEW_QUERY = "SELECT SERVICE_STATE AS state, SOURCE_UUID AS source_uuid,"
       + " LAST_ERROR_NUMBER AS errno, LAST_ERROR_MESSAGE AS error, COUNT_RECEIVED_HEARTBEATS AS heartbeats,"
-      + " RECEIVED_TRANSACTION_SET AS received,"
-      + " TIMESTAMPDIFF(MICROSECOND, NULLIF(GREATEST(LAST_HEARTBEAT_TIMESTAMP, LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP),"
-      + " '0000-00-00 00:00:00.000000'), NOW(6)) AS silence_us"
+      + " RECEIVED_TRANSACTION_SET AS received, LAST_QUEUED_TRANSACTION AS queued,"
+      + " UNIX_TIMESTAMP(LAST_HEARTBEAT_TIMESTAMP) AS heartbeat_at,"
+      + " UNIX_TIMESTAMP(LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP) AS queued_at, UNIX_TIMESTAMP(NOW(6)) AS now_at"
       + " FROM performance_schema.replication_connection_status WHERE CHANNEL_NAME = ''";
 
   @Override
@@ -176,11 +179,12 @@ final class MySqlDialect implements SqlDialect {
         case "CONNECTING" -> "Connecting";
         default -> "No";
       };
-      Long micros = ReplicaStatus.parseLong(r.get("silence_us"));
       String received = r.get("received") == null ? "" : r.get("received").replaceAll("\\s+", "");
+      String queued = MariaDbDialect.nullToEmpty(r.get("queued"));
       return new SourceView(true, state, ReplicaStatus.parseInt(r.get("errno")), r.get("error"),
-          ReplicaStatus.sourceId(r.get("source_uuid")), micros == null || micros < 0 ? null : Duration.ofNanos(micros * 1000),
-          received + " heartbeats " + MariaDbDialect.nullToEmpty(r.get("heartbeats")), true);
+          ReplicaStatus.sourceId(r.get("source_uuid")), silence(queued, r.get("heartbeat_at"), r.get("queued_at"),
+          r.get("now_at")), received + " " + queued + " heartbeats " + MariaDbDialect.nullToEmpty(r.get("heartbeats")),
+          true);
     }
     Optional<Map<String, String>> status = session.queryFirstRow("SHOW REPLICA STATUS");
     if (status.isEmpty()) {
@@ -192,6 +196,33 @@ final class MySqlDialect implements SqlDialect {
     return new SourceView(true, r.get("Replica_IO_Running"), ReplicaStatus.parseInt(r.get("Last_IO_Errno")),
         r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Source_UUID")), null,
         received + " " + r.get("Read_Source_Log_Pos"), false);
+  }
+
+  /** See {@link #SOURCE_VIEW_QUERY}: null when the server does not tell. */
+  static Duration silence(String queued, String heartbeatAt, String queuedAt, String nowAt) {
+    java.math.BigDecimal heartbeat = seconds(heartbeatAt);
+    java.math.BigDecimal transaction = seconds(queuedAt);
+    java.math.BigDecimal now = seconds(nowAt);
+    if (now == null || heartbeat == null || transaction == null) {
+      return null;
+    }
+    if (!queued.isEmpty() && transaction.signum() == 0) {
+      return null;
+    }
+    java.math.BigDecimal last = heartbeat.max(transaction);
+    if (last.signum() == 0) {
+      return null;
+    }
+    long micros = now.subtract(last).movePointRight(6).longValue();
+    return micros < 0 ? Duration.ZERO : Duration.ofNanos(micros * 1000);
+  }
+
+  private static java.math.BigDecimal seconds(String value) {
+    try {
+      return value == null || value.isBlank() ? null : new java.math.BigDecimal(value.strip());
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   @Override
