@@ -41,7 +41,23 @@ public record GroupConfig(
     String dragonflyFlavor,
     Duration dragonflyMaxSyncWait,
     OnSyncTimeout onSyncTimeout,
-    Long maxLagOnPromotion) {
+    Long maxLagOnPromotion,
+    Duration minSourceSilence) {
+
+  /** The documented default of {@code spec.minSourceSilence}. */
+  public static final Duration DEFAULT_MIN_SOURCE_SILENCE = Duration.ofSeconds(3);
+
+  /** A config without a promotion lag limit and with the default {@code minSourceSilence}. */
+  public GroupConfig(List<SiteSpec> sites, String credentialsSecret, Duration pollInterval, int failureThreshold,
+      int recoveryThreshold, Duration failoverCooldown, Duration connectionDrainTimeout, Duration maxLagWait,
+      Duration drainTimeout, OnCooldown onCooldown, List<String> sitePriorities, String dnsHostname, int dnsTtl,
+      Duration leaseTimeout, Duration peerCheckInterval, boolean dragonflyEnabled, String dragonflyFlavor,
+      Duration dragonflyMaxSyncWait, OnSyncTimeout onSyncTimeout) {
+    this(sites, credentialsSecret, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
+        connectionDrainTimeout, maxLagWait, drainTimeout, onCooldown, sitePriorities, dnsHostname, dnsTtl, leaseTimeout,
+        peerCheckInterval, dragonflyEnabled, dragonflyFlavor, dragonflyMaxSyncWait, onSyncTimeout,
+        null, DEFAULT_MIN_SOURCE_SILENCE);
+  }
 
   public enum OnCooldown { reject, defer }
 
@@ -143,13 +159,20 @@ public record GroupConfig(
     if (maxLagOnPromotion != null && maxLagOnPromotion < 0) {
       problems.add("emergencyFailover.maxLagOnPromotion must be 0 or more (transactions), not " + maxLagOnPromotion);
     }
+    // Zero or negative is refused by duration(); it must exceed the heartbeat period too, or an idle
+    // primary's replicas would look silent between two heartbeats.
+    Duration minSourceSilence = duration("minSourceSilence", spec.minSourceSilence(), "3s", problems);
+    if (minSourceSilence != null && minSourceSilence.compareTo(Duration.ofSeconds(1)) <= 0) {
+      problems.add("minSourceSilence (" + Durations.format(minSourceSilence) + ") must be more than the 1s source "
+          + "heartbeat period");
+    }
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
     return new GroupConfig(sites, spec.credentialsSecretRef() == null ? null : spec.credentialsSecretRef().name(),
         poll, failureThreshold, recoveryThreshold, cooldown, connDrain, maxLagWait, drainTimeout, onCooldown,
         priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync,
-        maxLagOnPromotion);
+        maxLagOnPromotion, minSourceSilence);
   }
 
   private static void checkSites(List<SiteSpec> sites, List<String> problems) {

@@ -162,13 +162,33 @@ final class MariaDbDialect implements SqlDialect {
     session.execute("SET GLOBAL gtid_slave_pos = ?", positions(session).perDomainMax().toString());
     session.execute(
         "CHANGE MASTER TO MASTER_HOST = ?, MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?,"
-            + " MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 2",
+            + " MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 2, MASTER_HEARTBEAT_PERIOD = "
+            + SOURCE_HEARTBEAT_PERIOD_SECONDS,
         host, port, user, password);
   }
 
   @Override
   public void startReplica(MysqlSession session) throws MysqlException {
     session.execute("START SLAVE");
+  }
+
+  /**
+   * SHOW ALL SLAVES STATUS, which (unlike SHOW SLAVE STATUS) has Slave_received_heartbeats; the
+   * default connection's row. MariaDB 10.11 keeps no time of the last event received, so the
+   * silence is left unknown and the progress counts heartbeats.
+   */
+  @Override
+  public SourceView sourceView(MysqlSession session) throws MysqlException {
+    for (Map<String, String> r : session.queryRows("SHOW ALL SLAVES STATUS")) {
+      if (!nullToEmpty(r.get("Connection_name")).isEmpty()) {
+        continue;
+      }
+      String progress = nullToEmpty(r.get("Master_Log_File")) + ":" + nullToEmpty(r.get("Read_Master_Log_Pos")) + " "
+          + nullToEmpty(r.get("Gtid_IO_Pos")) + " heartbeats " + nullToEmpty(r.get("Slave_received_heartbeats"));
+      return new SourceView(true, r.get("Slave_IO_Running"), ReplicaStatus.parseInt(r.get("Last_IO_Errno")),
+          r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Master_Server_Id")), null, progress, true);
+    }
+    return SourceView.none();
   }
 
   static String nullToEmpty(String value) {

@@ -143,8 +143,86 @@ final class MySqlDialect implements SqlDialect {
   public void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException {
     session.execute(
         "CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, SOURCE_PASSWORD = ?,"
-            + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1",
+            + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1,"
+            + " SOURCE_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS,
         host, port, user, password);
+  }
+
+  /**
+   * One row of performance_schema.replication_connection_status, which answers with the
+   * performance schema off too. The times are read as UNIX_TIMESTAMP (a zero timestamp, nothing
+   * received yet, is 0) beside the server's own NOW(6). With the performance schema off the server
+   * still counts heartbeats and names the last queued transaction but leaves its timestamps at zero
+   * (measured on 9.7.4), and as a busy source sends no heartbeats the heartbeat alone would make a
+   * busy source look silent: the silence is then unknown, and the progress (received set, last
+   * queued transaction, heartbeat count) is compared across reads instead.
+   */
+  static final String SOURCE_VIEW_QUERY = "SELECT SERVICE_STATE AS state, SOURCE_UUID AS source_uuid,"
+      + " LAST_ERROR_NUMBER AS errno, LAST_ERROR_MESSAGE AS error, COUNT_RECEIVED_HEARTBEATS AS heartbeats,"
+      + " RECEIVED_TRANSACTION_SET AS received, LAST_QUEUED_TRANSACTION AS queued,"
+      + " UNIX_TIMESTAMP(LAST_HEARTBEAT_TIMESTAMP) AS heartbeat_at,"
+      + " UNIX_TIMESTAMP(LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP) AS queued_at, UNIX_TIMESTAMP(NOW(6)) AS now_at"
+      + " FROM performance_schema.replication_connection_status WHERE CHANNEL_NAME = ''";
+
+  @Override
+  public SourceView sourceView(MysqlSession session) throws MysqlException {
+    Optional<Map<String, String>> row;
+    try {
+      row = session.queryFirstRow(SOURCE_VIEW_QUERY);
+    } catch (MysqlException e) {
+      row = Optional.empty();
+    }
+    if (row.isPresent()) {
+      Map<String, String> r = row.get();
+      String state = switch (MariaDbDialect.nullToEmpty(r.get("state")).toUpperCase(java.util.Locale.ROOT)) {
+        case "ON" -> "Yes";
+        case "CONNECTING" -> "Connecting";
+        default -> "No";
+      };
+      String received = r.get("received") == null ? "" : r.get("received").replaceAll("\\s+", "");
+      String queued = MariaDbDialect.nullToEmpty(r.get("queued"));
+      return new SourceView(true, state, ReplicaStatus.parseInt(r.get("errno")), r.get("error"),
+          ReplicaStatus.sourceId(r.get("source_uuid")), silence(queued, r.get("heartbeat_at"), r.get("queued_at"),
+          r.get("now_at")), received + " " + queued + " heartbeats " + MariaDbDialect.nullToEmpty(r.get("heartbeats")),
+          true);
+    }
+    Optional<Map<String, String>> status = session.queryFirstRow("SHOW REPLICA STATUS");
+    if (status.isEmpty()) {
+      return SourceView.none();
+    }
+    Map<String, String> r = status.get();
+    String received = r.get("Retrieved_Gtid_Set") == null ? "" : r.get("Retrieved_Gtid_Set").replaceAll("\\s+", "");
+    // Without heartbeat counts an unchanged position may be an idle source: it proves nothing.
+    return new SourceView(true, r.get("Replica_IO_Running"), ReplicaStatus.parseInt(r.get("Last_IO_Errno")),
+        r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Source_UUID")), null,
+        received + " " + r.get("Read_Source_Log_Pos"), false);
+  }
+
+  /** See {@link #SOURCE_VIEW_QUERY}: null when the server does not tell. */
+  static Duration silence(String queued, String heartbeatAt, String queuedAt, String nowAt) {
+    java.math.BigDecimal heartbeat = seconds(heartbeatAt);
+    java.math.BigDecimal transaction = seconds(queuedAt);
+    java.math.BigDecimal now = seconds(nowAt);
+    if (now == null || heartbeat == null || transaction == null) {
+      return null;
+    }
+    if (!queued.isEmpty() && transaction.signum() == 0) {
+      return null;
+    }
+    java.math.BigDecimal last = heartbeat.max(transaction);
+    if (last.signum() == 0) {
+      return null;
+    }
+    long micros = now.subtract(last).movePointRight(6).longValue();
+    return micros < 0 ? Duration.ZERO : Duration.ofNanos(micros * 1000);
+  }
+
+  private static java.math.BigDecimal seconds(String value) {
+    try {
+      return value == null || value.isBlank() ? null : new java.math.BigDecimal(value.strip());
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   @Override

@@ -87,4 +87,15 @@ public interface SqlDialect {
   void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException;
 
   void startReplica(MysqlSession session) throws MysqlException;
+
+  /**
+   * The source heartbeat period every {@link #changeSource} sets, in seconds: an idle source still
+   * sends something this often, so a replica that heard nothing for a few seconds has lost it
+   * (the watcher's {@code minSourceSilence}, 3 s by default, must stay above it). The servers'
+   * default is half of slave_net_timeout / replica_net_timeout, 30 s out of the box.
+   */
+  int SOURCE_HEARTBEAT_PERIOD_SECONDS = 1;
+
+  /** How the replica sees its source now (see {@link SourceView}); {@link SourceView#none()} when it is none. */
+  SourceView sourceView(MysqlSession session) throws MysqlException;
 }

@@ -1,5 +1,8 @@
 package io.shipstream.failover.dev;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.DragonflySpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.PlannedFailoverSpec;
@@ -12,37 +15,48 @@ import java.util.List;
  * stack, the scenarios and the tests write back as {@code kubectl edit} would.
  */
 public final class GroupSpecs {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
   private GroupSpecs() {}
 
   public static MysqlFailoverGroupSpec withSites(MysqlFailoverGroupSpec s, List<SiteSpec> sites) {
-    return new MysqlFailoverGroupSpec(sites, s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
-        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), s.emergencyFailover());
+    return with(s, "sites", sites);
   }
 
   public static MysqlFailoverGroupSpec withPlannedFailover(MysqlFailoverGroupSpec s, PlannedFailoverSpec planned) {
-    return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
-        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), planned, s.splitBrainPolicy(),
-        s.dns(), s.sidecar(), s.dragonfly(), s.emergencyFailover());
+    return with(s, "plannedFailover", planned);
   }
 
   public static MysqlFailoverGroupSpec withSidecar(MysqlFailoverGroupSpec s, SidecarSpec sidecar) {
-    return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
-        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), sidecar, s.dragonfly(), s.emergencyFailover());
+    return with(s, "sidecar", sidecar);
   }
 
   public static MysqlFailoverGroupSpec withDragonfly(MysqlFailoverGroupSpec s, DragonflySpec dragonfly) {
-    return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
-        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), s.sidecar(), dragonfly, s.emergencyFailover());
+    return with(s, "dragonfly", dragonfly);
   }
 
   public static MysqlFailoverGroupSpec withEmergencyFailover(MysqlFailoverGroupSpec s,
       MysqlFailoverGroupSpec.EmergencyFailoverSpec emergency) {
-    return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
-        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), emergency);
+    return with(s, "emergencyFailover", emergency);
+  }
+
+  /**
+   * The spec with one top-level field replaced (removed for null) and every other field as it was,
+   * through its JSON form as the API server holds it, so that a field added to the spec is never
+   * dropped by an edit that does not know it.
+   */
+  static MysqlFailoverGroupSpec with(MysqlFailoverGroupSpec s, String field, Object value) {
+    ObjectNode node = JSON.valueToTree(s);
+    if (value == null) {
+      node.remove(field);
+    } else {
+      node.set(field, JSON.valueToTree(value));
+    }
+    try {
+      return JSON.treeToValue(node, MysqlFailoverGroupSpec.class);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("the spec with a new " + field + " does not read back: " + e.getMessage(), e);
+    }
   }
 
   /** The site with its MySQL endpoint, sidecar and store endpoint replaced. */

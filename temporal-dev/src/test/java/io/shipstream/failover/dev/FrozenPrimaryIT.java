@@ -88,6 +88,11 @@ class FrozenPrimaryIT extends StackPerTest {
     DatabaseServer iad = stack.server("iad");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
+      // Replicas that receive from iad would confirm its death at the first failed poll and fail
+      // over at once (holistic detection, model PrimaryConfirmation row r4): what is tested here is
+      // the debounce, which decides when no replica can vouch, as with replication stopped by a DBA.
+      stack.server("pdx").stopReplicaIoThread();
+      stack.server("dr").stopReplicaIoThread();
       long killed = System.nanoTime();
       iad.kill9();
       // Servers are configured to start read-only: it comes back fenced, inside the debounce.

@@ -29,6 +29,11 @@ class PartitionedPrimaryFailoverIT extends StackPerTest {
       load.awaitAcknowledged(50, Duration.ofSeconds(30));
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       sampler.resetMost();
+      // Cut off from everything but its application: replicas that still heard iad would prove it
+      // alive and no failover would start (holistic detection, model PrimaryConfirmation row c2);
+      // replicas that cannot vouch leave it to the debounce, and the lease wait is what is tested.
+      pdx.stopReplicaIoThread();
+      stack.server("dr").stopReplicaIoThread();
       controlToIad.blackhole();
       sidecars.partition("iad");
 

@@ -148,7 +148,7 @@ public final class MariaDbServer extends LocalDatabaseServer {
   public void startReplicationFrom(String host, int port) {
     execute("STOP SLAVE", "CHANGE MASTER TO MASTER_HOST='" + host + "', MASTER_PORT=" + port
         + ", MASTER_USER='" + REPLICATION.user() + "', MASTER_PASSWORD='" + REPLICATION.password()
-        + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1", "START SLAVE");
+        + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1", "START SLAVE");
   }
 
   /**
@@ -211,7 +211,7 @@ public final class MariaDbServer extends LocalDatabaseServer {
         "SET GLOBAL gtid_slave_pos = '" + startAt + "'",
         "CHANGE MASTER TO MASTER_HOST='" + source.host() + "', MASTER_PORT=" + source.port()
             + ", MASTER_USER='" + REPLICATION.user() + "', MASTER_PASSWORD='" + REPLICATION.password()
-            + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
+            + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1",
         "START SLAVE");
     ReplicaStatus.awaitRunning(this, Duration.ofSeconds(15));
     LOG.info("{} replicates from {}", name, source.name());

@@ -147,7 +147,7 @@ public final class MySqlServer extends LocalDatabaseServer {
         "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '" + host + "', SOURCE_PORT = " + port
             + ", SOURCE_USER = '" + MariaDbServer.REPLICATION.user() + "', SOURCE_PASSWORD = '"
             + MariaDbServer.REPLICATION.password() + "', SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 1,"
-            + " GET_SOURCE_PUBLIC_KEY = 1",
+            + " GET_SOURCE_PUBLIC_KEY = 1, SOURCE_HEARTBEAT_PERIOD = 1",
         "START REPLICA");
   }
 

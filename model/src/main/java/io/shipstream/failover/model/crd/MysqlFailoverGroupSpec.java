@@ -42,15 +42,20 @@ public record MysqlFailoverGroupSpec(
     DnsSpec dns,
     SidecarSpec sidecar,
     DragonflySpec dragonfly,
-    EmergencyFailoverSpec emergencyFailover) {
+    EmergencyFailoverSpec emergencyFailover,
+    @Default("3s") @Pattern(Durations.SCHEMA_PATTERN)
+    @JsonPropertyDescription("How long every replica must have heard nothing from the primary (no event, no "
+        + "heartbeat) for its view to confirm an unreachable primary dead; a replica whose IO thread lost its "
+        + "connection confirms at once. Must exceed the 1 s source heartbeat period.")
+    String minSourceSilence) {
 
-  /** A spec without {@code emergencyFailover}: no promotion lag limit. */
+  /** A spec without {@code emergencyFailover} (no promotion lag limit) and the default {@code minSourceSilence}. */
   public MysqlFailoverGroupSpec(List<SiteSpec> sites, SecretRef credentialsSecretRef, String pollInterval,
       Integer failureThreshold, Integer recoveryThreshold, String failoverCooldown, String connectionDrainTimeout,
       PlannedFailoverSpec plannedFailover, SplitBrainPolicy splitBrainPolicy, DnsSpec dns, SidecarSpec sidecar,
       DragonflySpec dragonfly) {
     this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
-        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, null);
+        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, null, null);
   }
 
   /** CEL on spec: every site name occurs once. Names are at most 63 characters, so the cost is bounded. */

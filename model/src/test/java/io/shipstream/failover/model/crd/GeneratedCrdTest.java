@@ -137,7 +137,8 @@ class GeneratedCrdTest {
         Map.entry("spec.dragonfly.flavor", config.dragonflyFlavor()),
         Map.entry("spec.dragonfly.plannedFailover.maxSyncWait", Durations.format(config.dragonflyMaxSyncWait())),
         Map.entry("spec.dragonfly.plannedFailover.onSyncTimeout", config.onSyncTimeout().name()),
-        Map.entry("spec.sites[].role", SiteSpec.ROLE_PRIMARY_CANDIDATE)));
+        Map.entry("spec.sites[].role", SiteSpec.ROLE_PRIMARY_CANDIDATE),
+        Map.entry("spec.minSourceSilence", Durations.format(config.minSourceSilence()))));
   }
 
   private static void collectDefaults(JSONSchemaProps schema, String path, Map<String, String> out) {

@@ -1,6 +1,7 @@
 package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
@@ -63,6 +64,8 @@ public final class Reactions {
   private final Map<GroupRef, String> annotationHandled = new ConcurrentHashMap<>();
   /** Per group, the evaluation time at which no failover was first seen running in a NoPrimary spell. */
   private final Map<GroupRef, Instant> quietSince = new ConcurrentHashMap<>();
+  /** Per group, the primary the watcher is cut off from while its replicas still hear it. */
+  private final Map<GroupRef, String> cutOff = new ConcurrentHashMap<>();
 
   public Reactions(Effects effects) {
     this.effects = effects;
@@ -70,22 +73,27 @@ public final class Reactions {
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
   public Verdict react(GroupRef group, TopologyMatrix.Input in) {
-    return react(group, in, Optional.empty());
+    return react(group, in, null, Optional.empty());
   }
 
   /**
-   * As {@link #react(GroupRef, TopologyMatrix.Input)}, with the group's promote-anyway annotation:
-   * a valid one names the site the matrix may promote over the lag limit, and what becomes of it
-   * is {@link PromoteAnywayAnnotation#judge}'s table.
+   * Evaluates the matrix with the replicas' answer about an unreachable primary ({@link
+   * PrimaryConfirmation}; null when they were not asked) and the group's promote-anyway annotation
+   * (a valid one names the site the matrix may promote over the lag limit; what becomes of it is
+   * {@link PromoteAnywayAnnotation#judge}'s table), acts, and returns the verdict acted on. While
+   * the replicas say the primary is alive, a Warning Event says so once; a Normal Event when the
+   * watcher reaches it again.
    */
-  public Verdict react(GroupRef group, TopologyMatrix.Input in, Optional<PromoteAnywayAnnotation> promoteAnyway) {
+  public Verdict react(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation,
+      Optional<PromoteAnywayAnnotation> promoteAnyway) {
     in = in.withPromoteAnyway(promoteAnyway.filter(PromoteAnywayAnnotation::valid).map(PromoteAnywayAnnotation::site)
         .orElse(null));
-    Verdict verdict = TopologyMatrix.evaluate(in);
+    Verdict verdict = PrimaryConfirmation.evaluate(in, confirmation);
     if (!in.failoverRunning() && verdict instanceof Verdict.SplitBrain sb && !sb.alertOnly()
         && effects.failoverRunning(group)) {
-      verdict = TopologyMatrix.evaluate(running(in));
+      verdict = PrimaryConfirmation.evaluate(running(in), confirmation);
     }
+    cutOff(group, in, confirmation);
     boolean started = act(group, in, verdict);
     promoteAnyway(group, promoteAnyway.orElse(null), verdict, started);
     return verdict;
@@ -138,6 +146,32 @@ public final class Reactions {
       // It can force nothing any more (handled once per value); a later evaluation judges it again
       // only if it is set anew.
       log.warn("{}: could not remove {}: {}", group, PromoteAnywayAnnotation.ANNOTATION, e.toString());
+    }
+  }
+
+  private void cutOff(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation) {
+    String primary = PrimaryConfirmation.primaryOf(in);
+    if (confirmation != null && confirmation.outcome() == PrimaryConfirmation.Outcome.ALIVE && primary != null) {
+      if (!primary.equals(cutOff.put(group, primary))) {
+        String message = PrimaryConfirmation.cutOffMessage(primary, confirmation);
+        log.warn("{}: {}: {}", group, Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(), message);
+        effects.event(group, Events.PRIMARY_UNREACHABLE_FROM_WATCHER.type().name(),
+            Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(), message);
+      }
+      return;
+    }
+    String was = cutOff.get(group);
+    if (was == null) {
+      return;
+    }
+    SiteObservation o = in.sites().get(was);
+    if (!was.equals(primary) || (o != null && o.answeringNow())) {
+      cutOff.remove(group);
+      String message = was.equals(primary) ? "the watcher reaches the active site '" + was + "' again"
+          : "the active site is no longer '" + was + "'";
+      log.info("{}: {}: {}", group, Events.PRIMARY_REACHABLE_FROM_WATCHER.reason(), message);
+      effects.event(group, Events.PRIMARY_REACHABLE_FROM_WATCHER.type().name(),
+          Events.PRIMARY_REACHABLE_FROM_WATCHER.reason(), message);
     }
   }
 
@@ -256,6 +290,7 @@ public final class Reactions {
     lastAlert.remove(group);
     quietSince.remove(group);
     annotationHandled.remove(group);
+    cutOff.remove(group);
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {

@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 
 /**
@@ -24,4 +25,13 @@ public interface SiteConnector {
 
   /** The monitor stopped watching the group (stopped, deleted, or its spec changed): what is kept for it is closed. */
   default void forget(GroupRef group) {}
+
+  /**
+   * How the site's server sees its replication source now, for holistic detection; never throws:
+   * a server that cannot be asked gives {@link ReplicaView#unanswered}. Connectors that cannot ask
+   * (the unit tests' fakes) answer so, and the debounce alone decides.
+   */
+  default ReplicaView sourceView(GroupRef group, GroupConfig config, SiteSpec site, java.time.Instant at) {
+    return ReplicaView.unanswered(site.name(), "not asked", at);
+  }
 }

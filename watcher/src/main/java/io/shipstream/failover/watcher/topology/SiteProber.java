@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
@@ -15,6 +16,7 @@ import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
 import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.ServerProbe;
+import io.shipstream.failover.mysql.SourceView;
 import io.shipstream.failover.mysql.Timeouts;
 import java.time.Clock;
 import java.time.Duration;
@@ -82,6 +84,18 @@ public final class SiteProber implements SiteConnector {
       return Probe.unreachable(site.name(), describe(e), clock.instant()).withFlavor(e.actual().display());
     } catch (MysqlException | RuntimeException e) {
       return Probe.unreachable(site.name(), describe(e), clock.instant());
+    }
+  }
+
+  /** One round trip where the flavor allows it ({@link io.shipstream.failover.mysql.SqlDialect#sourceView}). */
+  @Override
+  public ReplicaView sourceView(GroupRef group, GroupConfig config, SiteSpec site, java.time.Instant at) {
+    try (MysqlSession session = open(group, config, site)) {
+      SourceView v = session.dialect().sourceView(session);
+      return new ReplicaView(site.name(), true, v.configured(), v.ioState(), v.lastIoErrno(), v.lastIoError(),
+          v.sourceServerId(), v.silence(), v.progress(), v.progressCountsHeartbeats(), clock.instant());
+    } catch (MysqlException | RuntimeException e) {
+      return ReplicaView.unanswered(site.name(), describe(e), clock.instant());
     }
   }
 

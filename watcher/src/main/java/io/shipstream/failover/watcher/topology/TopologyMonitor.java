@@ -10,6 +10,8 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.GroupFlavors;
+import io.shipstream.failover.model.topology.PrimaryConfirmation;
+import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
@@ -94,12 +96,22 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     final AtomicBoolean stopped = new AtomicBoolean();
     List<SiteStatus> written;
     Instant writtenAt = Instant.EPOCH;
+    /** Holistic detection: the replicas' latest answer about the primary, while its polls fail. */
+    volatile Confirmation confirmation;
+    /** When the first failing poll of the current run of failures of the primary began; null while it answers. */
+    volatile Instant primaryLostAt;
+    /** Per replica site, its reads with unchanged progress, and when it was read before the latest. */
+    final Map<String, PrimaryConfirmation.Sampled> samples = new ConcurrentHashMap<>();
+    final Map<String, Instant> previousRead = new ConcurrentHashMap<>();
 
     Watched(GroupPolls polls, List<SiteStatus> written) {
       this.polls = polls;
       this.written = written;
     }
   }
+
+  /** The replicas' answer about {@code primary} after its poll taken at {@code probeAt} failed. */
+  record Confirmation(String primary, Instant probeAt, PrimaryConfirmation.Result result) {}
 
   public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
@@ -279,6 +291,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     }
     GroupPolls g = w.polls;
     long started = System.nanoTime();
+    Instant startedAt = clock.instant();
     Probe probe;
     try {
       probe = sites.probe(g.group(), g.config(), site);
@@ -286,14 +299,101 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       probe = Probe.unreachable(site.name(), e.toString(), clock.instant());
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);
+    // Before the poll is fed: no evaluation may see the failed poll without the replicas' answer to it.
+    confirm(w, site, probe, startedAt);
     SiteDebouncer d = g.observe(probe);
     metrics.polled(g.group(), site.name(), took, d.state(), probe.reachable() ? probe.secondsBehindSource() : null);
     if (!probe.reachable()) {
       log.debug("{}: site '{}' did not answer: {}", g.group(), site.name(), probe.error());
     }
     queueEvaluation(w);
-    Duration next = d.nextPollDelay(g.config().pollInterval()).minus(took);
+    Duration next = d.nextPollDelay(g.config().pollInterval()).minus(Duration.ofNanos(System.nanoTime() - started));
     schedule(w, site, next.isNegative() ? Duration.ZERO : next);
+  }
+
+  /**
+   * Holistic detection: when a poll of the primary fails, every other site is asked at once, in
+   * parallel on the poll pool and each bounded by the poll's timeouts, how it sees its source
+   * ({@link PrimaryConfirmation}); the answer stands until the primary's next poll. A poll that
+   * answers forgets the episode.
+   */
+  private void confirm(Watched w, SiteSpec site, Probe probe, Instant startedAt) {
+    GroupPolls g = w.polls;
+    String primary = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
+        .map(s -> s.activeSite() != null ? s.activeSite() : s.lastFailoverTarget()).orElse(null);
+    if (!site.name().equals(primary)) {
+      return;
+    }
+    if (probe.reachable()) {
+      w.primaryLostAt = null;
+      w.confirmation = null;
+      w.samples.clear();
+      w.previousRead.clear();
+      return;
+    }
+    if (w.primaryLostAt == null) {
+      w.primaryLostAt = startedAt;
+    }
+    long started = System.nanoTime();
+    Map<String, java.util.concurrent.CompletableFuture<ReplicaView>> asked = new java.util.LinkedHashMap<>();
+    for (SiteSpec other : g.config().sites()) {
+      if (other.name().equals(primary)) {
+        continue;
+      }
+      try {
+        asked.put(other.name(), java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> sites.sourceView(g.group(), g.config(), other, clock.instant()), polls));
+      } catch (RejectedExecutionException e) {
+        return;
+      }
+    }
+    // Each answer is bounded by the connect and socket timeouts (one each at most); the wait too.
+    long deadline = System.nanoTime() + SiteProber.timeout(g.config().pollInterval()).multipliedBy(2).toNanos()
+        + TimeUnit.MILLISECONDS.toNanos(500);
+    List<PrimaryConfirmation.Asked> views = new java.util.ArrayList<>();
+    asked.forEach((name, future) -> {
+      ReplicaView v;
+      try {
+        v = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      } catch (Exception e) {
+        future.cancel(true);
+        v = ReplicaView.unanswered(name, "no answer in time: " + e, clock.instant());
+      }
+      PrimaryConfirmation.Sampled s = PrimaryConfirmation.Sampled.next(w.samples.get(name), v);
+      w.samples.put(name, s);
+      Instant before = w.previousRead.put(name, v.at());
+      views.add(new PrimaryConfirmation.Asked(s, before));
+    });
+    Probe last = g.observations().get(primary).lastReachable();
+    PrimaryConfirmation.Result result = PrimaryConfirmation.decide(false, last == null ? null : last.serverId(),
+        w.primaryLostAt, g.config().minSourceSilence(), views);
+    Confirmation before = w.confirmation;
+    w.confirmation = new Confirmation(primary, probe.at(), result);
+    // One line per change of outcome, not one per failed poll.
+    boolean changed = before == null || before.result().outcome() != result.outcome();
+    if (changed && log.isInfoEnabled() || log.isDebugEnabled()) {
+      String line = "{}: the poll of the primary '{}' failed; its replicas say {} in {} ms: {}";
+      Object[] args = {g.group(), primary, result.outcome(), (System.nanoTime() - started) / 1_000_000, result.reason()};
+      if (changed) {
+        log.info(line, args);
+      } else {
+        log.debug(line, args);
+      }
+    }
+  }
+
+  /** The replicas' answer, if it is about the primary's latest poll. */
+  private static PrimaryConfirmation.Result confirmation(Watched w, Map<String, SiteObservation> observations,
+      String primary) {
+    Confirmation c = w.confirmation;
+    if (c == null || primary == null || !c.primary().equals(primary)) {
+      return null;
+    }
+    SiteObservation o = observations.get(primary);
+    if (o == null || o.latest() == null || o.answeringNow() || !o.latest().at().equals(c.probeAt())) {
+      return null;
+    }
+    return c.result();
   }
 
   private void queueEvaluation(Watched w) {
@@ -339,20 +439,22 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       Optional<PromoteAnywayAnnotation> promoteAnyway = resource.flatMap(r -> PromoteAnywayAnnotation.read(
           r.getMetadata().getAnnotations() == null ? null
               : r.getMetadata().getAnnotations().get(PromoteAnywayAnnotation.ANNOTATION), g.config()));
+      PrimaryConfirmation.Result confirmation = null;
       if (steward != null && resource.isPresent() && !Steward.adopted(status)) {
         // Nothing is fenced, promoted or relabelled before the group has an active site.
         adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
       } else {
         TopologyMatrix.Input input = new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
             instant(status.lastFailover()), status.lastFailoverTarget(), false, now);
+        confirmation = confirmation(w, observations, PrimaryConfirmation.primaryOf(input));
         if (!acting) {
-          verdict = TopologyMatrix.evaluate(input.withPromoteAnyway(null));
+          verdict = PrimaryConfirmation.evaluate(input, confirmation);
         } else {
           if (recovery != null) {
             // First: a returning old primary that accepts writes is fenced before anything else is done.
             recovery.check(g.group(), g.config(), observations, status);
           }
-          verdict = reactions.react(g.group(), input, promoteAnyway);
+          verdict = reactions.react(g.group(), input, confirmation, promoteAnyway);
         }
       }
       writeSites(w, now);
@@ -363,6 +465,10 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         MysqlFailoverGroupStatus effective = adoption instanceof Adoption.Adopt a ? status.withActiveSite(a.site())
             : status;
         List<GroupConditions.Problem> problems = new java.util.ArrayList<>();
+        if (confirmation != null && confirmation.outcome() == PrimaryConfirmation.Outcome.ALIVE) {
+          problems.add(new GroupConditions.Problem(Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(),
+              PrimaryConfirmation.cutOffMessage(effective.activeSite(), confirmation)));
+        }
         steward.keepRouting(g.group(), g.config(), effective, observations)
             .forEach(p -> problems.add(new GroupConditions.Problem(Events.ROUTING_INCOMPLETE.reason(), p)));
         promoteAnyway.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(

@@ -34,7 +34,7 @@ class PromoteAnywayReactionsTest {
     return GroupConfig.resolve(new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(),
         s.failureThreshold(), s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(),
         s.plannedFailover(), s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(),
-        new MysqlFailoverGroupSpec.EmergencyFailoverSpec(2L)));
+        new MysqlFailoverGroupSpec.EmergencyFailoverSpec(2L), s.minSourceSilence()));
   }
 
   /** iad died at 0-1-10; pdx executed and received 0-1-5: five behind, over the limit of 2. */
@@ -62,8 +62,8 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void aCandidateOverTheLimitIsBlockedOnceAndNotPromoted() {
-    Verdict v = reactions.react(ORDERS, pdxBehind(), Optional.empty());
-    reactions.react(ORDERS, pdxBehind(), Optional.empty());
+    Verdict v = reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
+    reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
 
     assertThat(v).isInstanceOf(Verdict.Blocked.class).extracting("cause")
         .isEqualTo(Verdict.Cause.CandidateTooFarBehind);
@@ -76,11 +76,11 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void theOverrideStartsTheFailoverOnceRecordsItAndIsSpent() {
-    reactions.react(ORDERS, pdxBehind(), Optional.empty());
+    reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
 
-    Verdict v = reactions.react(ORDERS, pdxBehind(), annotation("pdx"));
+    Verdict v = reactions.react(ORDERS, pdxBehind(), null, annotation("pdx"));
     // The informer's copy may still carry the annotation for a moment: nothing happens twice.
-    reactions.react(ORDERS, pdxBehind(), annotation("pdx"));
+    reactions.react(ORDERS, pdxBehind(), null, annotation("pdx"));
 
     assertThat(v).isInstanceOf(Verdict.Promote.class);
     assertThat(effects.starts()).singleElement().satisfies(p -> {
@@ -95,10 +95,10 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void theRequestOnTheResourceOutlivesAWatcherRestart() {
-    reactions.react(ORDERS, pdxBehind(), Optional.empty());
+    reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
     Fixtures.RecordingEffects afterRestart = new Fixtures.RecordingEffects();
 
-    new Reactions(afterRestart).react(ORDERS, pdxBehind(), annotation("pdx"));
+    new Reactions(afterRestart).react(ORDERS, pdxBehind(), null, annotation("pdx"));
 
     assertThat(afterRestart.starts()).singleElement().extracting(Verdict.Promote::forced).isEqualTo(true);
     assertThat(afterRestart.removedAnnotations).containsExactly(KEY + "=pdx");
@@ -106,8 +106,8 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void anInvalidRequestIsReportedOnceAndChangesNothing() {
-    reactions.react(ORDERS, pdxBehind(), annotation("sfo"));
-    reactions.react(ORDERS, pdxBehind(), annotation("sfo"));
+    reactions.react(ORDERS, pdxBehind(), null, annotation("sfo"));
+    reactions.react(ORDERS, pdxBehind(), null, annotation("sfo"));
 
     assertThat(effects.starts()).isEmpty();
     assertThat(effects.removedAnnotations).isEmpty();
@@ -118,7 +118,7 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void aRequestNamingAnotherSiteThanTheBlockedOneIsRemovedWithoutPromoting() {
-    reactions.react(ORDERS, pdxBehind(), annotation("iad"));
+    reactions.react(ORDERS, pdxBehind(), null, annotation("iad"));
 
     assertThat(effects.starts()).isEmpty();
     assertThat(effects.removedAnnotations).containsExactly(KEY + "=iad");
@@ -127,8 +127,8 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void aRequestOnAGroupWithAPrimaryIsRemovedSoItNeverForcesALaterFailover() {
-    reactions.react(ORDERS, healthy(), annotation("pdx"));
-    Verdict later = reactions.react(ORDERS, pdxBehind(), Optional.empty());
+    reactions.react(ORDERS, healthy(), null, annotation("pdx"));
+    Verdict later = reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
 
     assertThat(effects.removedAnnotations).containsExactly(KEY + "=pdx");
     assertThat(effects.events()).first().asString().startsWith("Warning PromoteAnywayRejected: ")

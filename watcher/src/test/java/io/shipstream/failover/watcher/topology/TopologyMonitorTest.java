@@ -11,6 +11,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.runtime.SharedToken;
 import java.net.InetAddress;
@@ -57,7 +58,26 @@ class TopologyMonitorTest {
     public void fence(GroupRef group, GroupConfig config, SiteSpec site) {
       effects.fence(group, site.name());
     }
+
+    @Override
+    public ReplicaView sourceView(GroupRef group, GroupConfig config, SiteSpec site, java.time.Instant at) {
+      java.util.function.Function<String, ReplicaView> view = views.get(site.name());
+      return view == null ? SiteConnector.super.sourceView(group, config, site, at) : view.apply(site.name());
+    }
   };
+  /** How each replica sees iad when the monitor asks (holistic detection); a site not here cannot be asked. */
+  private final Map<String, java.util.function.Function<String, ReplicaView>> views = new ConcurrentHashMap<>();
+  private final java.util.concurrent.atomic.AtomicInteger heartbeats = new java.util.concurrent.atomic.AtomicInteger();
+
+  private static ReplicaView lostIad(String site) {
+    return new ReplicaView(site, true, true, "Connecting", 2003, "error reconnecting to master 'repl@iad:3306' - "
+        + "Can't connect to server (111)", "iad", null, "bin.1:400", true, Clock.systemUTC().instant());
+  }
+
+  private ReplicaView hearsIad(String site) {
+    return new ReplicaView(site, true, true, "Yes", 0, "", "iad", null, "bin.1:400 heartbeats "
+        + heartbeats.incrementAndGet(), true, Clock.systemUTC().instant());
+  }
 
   private MysqlFailoverGroup group() {
     MysqlFailoverGroup g = new MysqlFailoverGroup();
@@ -175,6 +195,48 @@ class TopologyMonitorTest {
         .isZero();
     assertThat(registry.get("bloodraven_poll_latency_seconds").tags("site", "pdx").timer().count()).isPositive();
     assertThat(registry.get("bloodraven_replication_lag_seconds").tags("site", "pdx").gauge().value()).isZero();
+  }
+
+  @Test
+  void aKilledPrimaryThatItsReplicasLostIsFailedOverFromAfterOneFailedPoll() {
+    views.put("pdx", TopologyMonitorTest::lostIad);
+    views.put("dr", TopologyMonitorTest::lostIad);
+    start();
+    await(() -> !written.isEmpty(), "the first status.sites");
+    int before = polls.get("iad");
+
+    deadSites.add("iad");
+    await(() -> !effects.starts().isEmpty(), "an emergency failover start");
+
+    assertThat(effects.starts()).singleElement().satisfies(p -> {
+      assertThat(p.candidate()).isEqualTo("pdx");
+      assertThat(p.reason()).startsWith("replicas confirmed: ").contains("'pdx' lost it").contains("'dr' lost it");
+    });
+    // failureThreshold is 3: one failed poll decided (a second may have begun meanwhile).
+    assertThat(polls.get("iad") - before).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void aPrimaryItsReplicasStillHearIsNeverFailedOverFromAndTheCutOffIsOneWarningThenOneNormalEvent() {
+    views.put("pdx", this::hearsIad);
+    views.put("dr", this::hearsIad);
+    start();
+    await(() -> !written.isEmpty(), "the first status.sites");
+
+    deadSites.add("iad");
+    await(() -> !eventsWith("PrimaryUnreachableFromWatcher").isEmpty(), "the cut-off Warning");
+    int at = polls.get("iad");
+    // Well past failureThreshold (3 polls of 500 ms): still no failover.
+    await(() -> polls.get("iad") >= at + 5, "five more failed polls of iad");
+    assertThat(effects.starts()).isEmpty();
+    assertThat(effects.fenced).isEmpty();
+    assertThat(eventsWith("PrimaryUnreachableFromWatcher")).singleElement().asString().startsWith("Warning ")
+        .contains("'pdx' still receives from it");
+
+    deadSites.remove("iad");
+    await(() -> !eventsWith("PrimaryReachableFromWatcher").isEmpty(), "the heal's Normal Event");
+    assertThat(eventsWith("PrimaryReachableFromWatcher")).singleElement().asString().startsWith("Normal ");
+    assertThat(effects.starts()).isEmpty();
   }
 
   @Test

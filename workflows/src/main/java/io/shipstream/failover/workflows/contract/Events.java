@@ -94,7 +94,17 @@ public enum Events {
       "promoting <site> over the lag limit as <annotation>=<site> requests: it had not received <n> transaction(s) "
           + "of <failed> (<gtid>), limit <limit>; they are lost unless another survivor holds them; request removed"),
   /** A promote-anyway annotation that is invalid (kept, once per value) or has nothing to override (removed). */
-  PROMOTE_ANYWAY_REJECTED(Warning, "PromoteAnywayRejected", "<why>; nothing was changed ...");
+  PROMOTE_ANYWAY_REJECTED(Warning, "PromoteAnywayRejected", "<why>; nothing was changed ..."),
+  /**
+   * The watcher cannot reach the active primary but a replica still receives from it (holistic
+   * detection, model PrimaryConfirmation row c2): no failover, no fence. Also the reason of the
+   * Degraded condition meanwhile.
+   */
+  PRIMARY_UNREACHABLE_FROM_WATCHER(Warning, "PrimaryUnreachableFromWatcher",
+      "the watcher cannot reach the active site '<site>' but its replicas still receive from it (<views>): ..."),
+  /** When the watcher reaches that primary again. */
+  PRIMARY_REACHABLE_FROM_WATCHER(Normal, "PrimaryReachableFromWatcher",
+      "the watcher reaches the active site '<site>' again");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

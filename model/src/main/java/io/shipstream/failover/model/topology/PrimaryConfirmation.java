@@ -1,0 +1,343 @@
+package io.shipstream.failover.model.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Holistic detection: when the watcher's poll of the active primary fails, the replicas are asked
+ * how they see it, and their answer decides whether the primary is dead or only the watcher is cut
+ * off. Pure: the watcher passes the replicas' views and the time, and {@link #evaluate} applies the
+ * outcome to {@link TopologyMatrix}.
+ *
+ * <p>Each replica's view is first judged on its own (first matching row):
+ *
+ * <pre>
+ * | #  | the replica's view                                                  | judged             |
+ * |----|---------------------------------------------------------------------|--------------------|
+ * | r1 | it could not be asked (no answer within the poll's timeout)         | NOT_ASKED          |
+ * | r2 | no replication channel, or its IO thread is stopped with no error   | NOT_ELIGIBLE       |
+ * |    |   (a DBA stopped it, or it was never started)                       |                    |
+ * | r3 | its channel names another source than the primary's server id       | NOT_ELIGIBLE       |
+ * | r4 | IO thread not running (Connecting or No) with a connection error    | LOST               |
+ * |    |   (2002, 2003, 2005, 2006, 2013, or a message about connecting)     |                    |
+ * | r5 | IO thread not running otherwise (still connecting, or another error)| UNSURE             |
+ * | r6 | silence (server's clock, or two reads with the same progress) is    | LOST               |
+ * |    |   at least minSourceSilence                                         |                    |
+ * | r7 | it heard the primary after the watcher's failing poll began: the    | RECEIVING          |
+ * |    |   last event or heartbeat is younger than that, or its progress     |                    |
+ * |    |   moved since a read taken after it                                 |                    |
+ * | r8 | otherwise (IO running, heard it before the watcher lost it, and not | UNSURE             |
+ * |    |   silent for minSourceSilence yet)                                  |                    |
+ * </pre>
+ *
+ * <p>Then the replicas together (first matching row), only while the primary's latest poll failed:
+ *
+ * <pre>
+ * | #  | the eligible replicas                                   | outcome        | what the watcher does          |
+ * |----|---------------------------------------------------------|----------------|--------------------------------|
+ * | c1 | the primary's latest poll answered                      | NOT_NEEDED     | the matrix as it is            |
+ * | c2 | any is RECEIVING                                        | ALIVE          | no failover, no fence: the     |
+ * |    |                                                         |                |   primary counts as writable;  |
+ * |    |                                                         |                |   Degraded, reason             |
+ * |    |                                                         |                |   PrimaryUnreachableFromWatcher|
+ * | c3 | at least one, and every one that answered is LOST       | CONFIRMED_DEAD | the primary counts as          |
+ * |    |                                                         |                |   UNREACHABLE now, without     |
+ * |    |                                                         |                |   waiting out failureThreshold |
+ * | c4 | otherwise (none eligible could be asked, or one UNSURE) | UNCONFIRMED    | the matrix as it is: the       |
+ * |    |                                                         |                |   debounce decides             |
+ * </pre>
+ *
+ * <p>Why: the watcher's own failed poll cannot tell a dead primary from a cut link. A replica
+ * that was receiving from the primary can: its IO thread loses the connection at once when the
+ * server process dies (row r4), and hears nothing, not even a heartbeat, when the server is frozen
+ * or its network is black-holed (rows r6), where {@code Replica_IO_Running} stays Yes until the
+ * network timeout. A replica that still hears the primary proves it alive (row c2), whatever the
+ * debounce says: failing over then would make two primaries of which the application still writes
+ * to the old. A replica a DBA stopped, or that replicates from elsewhere, knows nothing of the
+ * primary and is not counted. One replica that is not sure keeps the old path (row c4), which is
+ * never worse than before. {@code minSourceSilence} keeps a brief stall (a slow disk, a GC-like
+ * pause) from counting as a death, and must exceed the heartbeat period (1 s, set by every source
+ * change) so that an idle primary is not taken for a silent one.
+ *
+ * <p>In the rows still decided by the matrix, the Promote verdict's reason starts by naming the
+ * path that decided: {@code "replicas confirmed: ..."} or {@code "debounce: ..."}.
+ */
+public final class PrimaryConfirmation {
+  private PrimaryConfirmation() {}
+
+  /** How one replica judges the primary (rows r1-r8). */
+  public enum Judged { NOT_ASKED, NOT_ELIGIBLE, LOST, UNSURE, RECEIVING }
+
+  /** What the replicas together say (rows c1-c4). */
+  public enum Outcome { NOT_NEEDED, ALIVE, CONFIRMED_DEAD, UNCONFIRMED }
+
+  /** MySQL client errors of a connection that could not be made or was lost. */
+  static final Set<Integer> CONNECTION_ERRORS = Set.of(2002, 2003, 2005, 2006, 2013);
+
+  /**
+   * One replica's answer.
+   *
+   * @param site the replica's site
+   * @param answered whether it could be asked; false leaves every other field meaningless
+   * @param configured whether it has a replication channel
+   * @param ioState "Yes", "No" or "Connecting"
+   * @param lastIoErrno the IO thread's last error number, null or 0 when none
+   * @param lastIoError the IO thread's last error, null or blank when none
+   * @param sourceServerId the source its channel names; null when unknown
+   * @param silence the age of the last event or heartbeat by the replica's clock; null when unknown
+   * @param progress what it has received so far, compared across reads; null when unknown
+   * @param progressCountsHeartbeats whether {@code progress} moves with each heartbeat too
+   * @param at when the watcher read it (the watcher's clock)
+   */
+  public record ReplicaView(String site, boolean answered, boolean configured, String ioState, Integer lastIoErrno,
+      String lastIoError, String sourceServerId, Duration silence, String progress, boolean progressCountsHeartbeats,
+      Instant at) {
+
+    public ReplicaView {
+      Objects.requireNonNull(site, "site");
+      Objects.requireNonNull(at, "at");
+    }
+
+    /** A replica that could not be asked. */
+    public static ReplicaView unanswered(String site, String why, Instant at) {
+      return new ReplicaView(site, false, false, null, null, why, null, null, null, false, at);
+    }
+
+    boolean ioRunning() {
+      return "Yes".equalsIgnoreCase(ioState);
+    }
+
+    boolean hasIoError() {
+      return (lastIoErrno != null && lastIoErrno != 0) || (lastIoError != null && !lastIoError.isBlank());
+    }
+
+    boolean connectionError() {
+      if (lastIoErrno != null && CONNECTION_ERRORS.contains(lastIoErrno)) {
+        return true;
+      }
+      String m = lastIoError == null ? "" : lastIoError.toLowerCase(java.util.Locale.ROOT);
+      return m.contains("error connecting") || m.contains("error reconnecting") || m.contains("can't connect")
+          || m.contains("lost connection");
+    }
+  }
+
+  /**
+   * The earliest read of a replica with the same progress as its latest, and that latest read: the
+   * progress stood still from {@code first.at()} to {@code latest.at()} at least. The watcher keeps
+   * one per replica, replacing {@code first} whenever the progress changes ({@link #next}).
+   */
+  public record Sampled(ReplicaView first, ReplicaView latest) {
+    public Sampled {
+      Objects.requireNonNull(latest, "latest");
+    }
+
+    /** The samples after one more read; {@code previous} may be null. */
+    public static Sampled next(Sampled previous, ReplicaView read) {
+      if (previous == null || !read.answered() || read.progress() == null || !previous.latest().answered()
+          || !read.progress().equals(previous.latest().progress())) {
+        return new Sampled(read, read);
+      }
+      return new Sampled(previous.first(), read);
+    }
+
+    /** A lower bound of the silence proven by two reads; null when one read is all there is. */
+    Duration provenSilence() {
+      if (first == null || first == latest || !latest.progressCountsHeartbeats() || latest.progress() == null) {
+        return null;
+      }
+      return Duration.between(first.at(), latest.at());
+    }
+
+    /** Whether the progress moved between the previous read and this one. */
+    boolean moved() {
+      return first == latest;
+    }
+  }
+
+  /**
+   * The decision and why.
+   *
+   * @param outcome rows c1-c4
+   * @param judged each replica's row r1-r8, by site, in the order given
+   * @param reason one sentence: each replica's view
+   */
+  public record Result(Outcome outcome, Map<String, Judged> judged, String reason) {
+    public Result {
+      judged = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(judged));
+    }
+
+    public static Result notNeeded() {
+      return new Result(Outcome.NOT_NEEDED, Map.of(), "the primary answers the watcher");
+    }
+  }
+
+  /**
+   * Rows r1-r8 for one replica. {@code previousReadAt} is when the replica was read before this
+   * one (null if never): a progress that moved since then is RECEIVING only if that was within
+   * {@code minSilence}.
+   */
+  public static Judged judge(Sampled s, Instant previousReadAt, Instant lostAt, String primaryServerId,
+      Duration minSilence) {
+    ReplicaView v = s.latest();
+    if (!v.answered()) {
+      return Judged.NOT_ASKED;
+    }
+    if (!v.configured() || (!"Connecting".equalsIgnoreCase(v.ioState()) && !v.ioRunning() && !v.hasIoError())) {
+      return Judged.NOT_ELIGIBLE;
+    }
+    if (primaryServerId != null && v.sourceServerId() != null && !primaryServerId.equals(v.sourceServerId())) {
+      return Judged.NOT_ELIGIBLE;
+    }
+    if (!v.ioRunning()) {
+      return v.hasIoError() && v.connectionError() ? Judged.LOST : Judged.UNSURE;
+    }
+    Duration silence = v.silence();
+    Duration proven = s.provenSilence();
+    if ((silence != null && silence.compareTo(minSilence) >= 0) || (proven != null && proven.compareTo(minSilence) >= 0)) {
+      return Judged.LOST;
+    }
+    if (silence != null && v.at().minus(silence).isAfter(lostAt)) {
+      return Judged.RECEIVING;
+    }
+    if (s.moved() && previousReadAt != null && v.progress() != null && !previousReadAt.isBefore(lostAt)) {
+      return Judged.RECEIVING;
+    }
+    return Judged.UNSURE;
+  }
+
+  /**
+   * Rows c1-c4. {@code replicas} holds every site but the primary, each with its samples and when
+   * it was read before its latest read (null if never); {@code lostAt} as for {@link #judge}.
+   */
+  public static Result decide(boolean primaryAnswers, String primaryServerId, Instant lostAt, Duration minSilence,
+      List<Asked> replicas) {
+    if (primaryAnswers) {
+      return Result.notNeeded();
+    }
+    Map<String, Judged> judged = new LinkedHashMap<>();
+    List<String> parts = new ArrayList<>();
+    for (Asked a : replicas) {
+      Judged j = judge(a.samples(), a.previousReadAt(), lostAt, primaryServerId, minSilence);
+      judged.put(a.samples().latest().site(), j);
+      parts.add("'" + a.samples().latest().site() + "' " + describe(j, a.samples()));
+    }
+    String views = parts.isEmpty() ? "no other site" : String.join(", ", parts);
+    long eligible = judged.values().stream().filter(j -> j == Judged.LOST || j == Judged.UNSURE
+        || j == Judged.RECEIVING).count();
+    if (judged.containsValue(Judged.RECEIVING)) {
+      return new Result(Outcome.ALIVE, judged, views);
+    }
+    if (eligible > 0 && judged.values().stream().filter(j -> j == Judged.LOST).count() == eligible) {
+      return new Result(Outcome.CONFIRMED_DEAD, judged, views);
+    }
+    return new Result(Outcome.UNCONFIRMED, judged, views);
+  }
+
+  /** One replica for {@link #decide}. */
+  public record Asked(Sampled samples, Instant previousReadAt) {}
+
+  private static String describe(Judged j, Sampled s) {
+    ReplicaView v = s.latest();
+    return switch (j) {
+      case NOT_ASKED -> "could not be asked" + (v.lastIoError() == null ? "" : " (" + v.lastIoError() + ")");
+      case NOT_ELIGIBLE -> !v.configured() ? "does not replicate" : v.ioRunning() || "Connecting".equalsIgnoreCase(
+          v.ioState()) ? "replicates from another source (" + v.sourceServerId() + ")" : "has its IO thread stopped";
+      case LOST -> v.ioRunning() ? "heard nothing for " + silence(v, s) : "lost it (IO thread " + v.ioState()
+          + ", error " + v.lastIoErrno() + ": " + firstLine(v.lastIoError()) + ")";
+      case UNSURE -> v.ioRunning() ? "cannot tell yet how long it has heard nothing" : "is not sure (IO thread "
+          + v.ioState() + (v.hasIoError() ? ", error " + v.lastIoErrno() + ": " + firstLine(v.lastIoError()) : "")
+          + ")";
+      // No figures: the sentence is the Degraded condition's message, rewritten only when it changes.
+      case RECEIVING -> "still receives from it";
+    };
+  }
+
+  private static String silence(ReplicaView v, Sampled s) {
+    Duration d = v.silence() != null ? v.silence() : s.provenSilence();
+    return d == null ? "a while" : "at least " + d.toMillis() + " ms";
+  }
+
+  private static String firstLine(String s) {
+    if (s == null) {
+      return "";
+    }
+    int nl = s.indexOf('\n');
+    String line = nl < 0 ? s : s.substring(0, nl);
+    return line.length() > 160 ? line.substring(0, 160) + "..." : line;
+  }
+
+  /**
+   * The site the matrix would fail over from: {@code activeSite}, or {@code lastFailoverTarget}
+   * when none is recorded. Null when neither is.
+   */
+  public static String primaryOf(TopologyMatrix.Input in) {
+    return in.activeSite() != null ? in.activeSite() : in.lastFailoverTarget();
+  }
+
+  /**
+   * The matrix with the confirmation applied (rows c1-c4 in the class comment): CONFIRMED_DEAD
+   * makes the primary UNREACHABLE at once, ALIVE keeps it WRITABLE, and a Promote verdict's reason
+   * names the path that decided. {@code result} null is NOT_NEEDED.
+   */
+  public static Verdict evaluate(TopologyMatrix.Input in, Result result) {
+    Outcome outcome = result == null ? Outcome.NOT_NEEDED : result.outcome();
+    String primary = primaryOf(in);
+    SiteObservation o = primary == null ? null : in.sites().get(primary);
+    if (o == null || o.answeringNow() || o.state() == SiteState.READ_ONLY) {
+      outcome = Outcome.NOT_NEEDED;
+    }
+    switch (outcome) {
+      case CONFIRMED_DEAD -> {
+        Verdict v = TopologyMatrix.evaluate(with(in, primary, new SiteObservation(SiteState.UNREACHABLE, o.latest(),
+            o.lastReachable())));
+        return v instanceof Verdict.Promote p ? new Verdict.Promote(p.failedSite(), p.candidate(),
+            p.failedSiteLastGtid(), "replicas confirmed: every replica that was receiving from '" + primary
+            + "' lost it (" + result.reason() + "); " + p.reason()) : v;
+      }
+      case ALIVE -> {
+        SiteObservation kept = o.state() == SiteState.UNREACHABLE || o.state() == SiteState.UNKNOWN
+            ? new SiteObservation(SiteState.WRITABLE, o.latest(), o.lastReachable()) : o;
+        return TopologyMatrix.evaluate(with(in, primary, kept));
+      }
+      default -> {
+        Verdict v = TopologyMatrix.evaluate(in);
+        if (v instanceof Verdict.Promote p) {
+          return new Verdict.Promote(p.failedSite(), p.candidate(), p.failedSiteLastGtid(), "debounce: "
+              + in.config().failureThreshold() + " polls in a row failed (failureThreshold)"
+              + (result == null || result.outcome() == Outcome.NOT_NEEDED ? "" : "; the replicas could not confirm: "
+              + result.reason()) + "; " + p.reason());
+        }
+        return v;
+      }
+    }
+  }
+
+  /**
+   * The message of the {@code PrimaryUnreachableFromWatcher} condition and Event: the watcher cannot
+   * reach the primary, which the replicas still hear.
+   */
+  public static String cutOffMessage(String primary, Result result) {
+    return "the watcher cannot reach the active site '" + primary + "' but its replicas still receive from it ("
+        + result.reason() + "): no failover, no fence; checked again at every poll";
+  }
+
+  /** The input with one site's observation replaced. */
+  static TopologyMatrix.Input with(TopologyMatrix.Input in, String site, SiteObservation o) {
+    Map<String, SiteObservation> sites = new LinkedHashMap<>(in.sites());
+    sites.put(site, o);
+    return new TopologyMatrix.Input(in.config(), sites, in.activeSite(), in.lastFailover(), in.lastFailoverTarget(),
+        in.failoverRunning(), in.now());
+  }
+
+  /** {@code spec.minSourceSilence}, resolved. */
+  public static Duration minSilence(GroupConfig config) {
+    return config.minSourceSilence();
+  }
+}

@@ -1,0 +1,65 @@
+package io.shipstream.failover.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A replica's view of its source ({@link SqlDialect#sourceView}) on real servers of each flavor: a
+ * replica pointed at its source by {@link SourceChange} hears a heartbeat every second from an idle
+ * source (its progress moves), and loses it with a connection error the moment the source is killed.
+ */
+class SourceViewIT {
+  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
+      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
+  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
+
+  @TempDir
+  Path work;
+
+  @FlavorTest
+  void aReplicaHearsItsIdleSourceEverySecondAndLosesItWhenItIsKilled(Flavor flavor) throws Exception {
+    flavor.assumeAvailable();
+    try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
+      DatabaseServer source = cluster.primary();
+      DatabaseServer replica = cluster.replicas().get(0);
+      try (MysqlSession session = MysqlSession.open(MysqlConnections.unpooled(),
+          MysqlAddress.of(replica.host(), replica.port()), LOGIN, TIMEOUTS)) {
+        SourceChange.replicateFrom(session, MysqlAddress.of(source.host(), source.port()), LOGIN);
+        new ReplicationStart(session, beat -> {}).awaitRunning(session.address(),
+            MysqlAddress.of(source.host(), source.port()));
+        Thread.sleep(1500);
+        SourceView first = session.dialect().sourceView(session);
+        Thread.sleep(2500);
+        SourceView second = session.dialect().sourceView(session);
+        System.out.printf("%s: %s%n%s: %s%n", flavor, first, flavor, second);
+        assertThat(second.configured()).isTrue();
+        assertThat(second.ioRunning()).isTrue();
+        assertThat(second.sourceServerId()).isNotNull();
+        assertThat(second.progressCountsHeartbeats()).isTrue();
+        assertThat(second.progress()).as("heartbeats from the idle source, 1 s apart").isNotEqualTo(first.progress());
+        if (second.silence() != null) {
+          assertThat(second.silence()).isLessThan(Duration.ofSeconds(3));
+        }
+
+        source.kill9();
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        SourceView lost = session.dialect().sourceView(session);
+        while ((lost.ioRunning() || lost.lastIoErrno() == null || lost.lastIoErrno() == 0) && System.nanoTime() < until) {
+          Thread.sleep(100);
+          lost = session.dialect().sourceView(session);
+        }
+        System.out.printf("%s: after kill -9: %s%n", flavor, lost);
+        assertThat(lost.ioRunning()).isFalse();
+        assertThat(lost.lastIoErrno()).as(lost.lastIoError()).isIn(2003, 2013, 2002, 2006);
+      }
+    }
+  }
+}
