@@ -40,7 +40,20 @@ public record GroupConfig(
     boolean dragonflyEnabled,
     String dragonflyFlavor,
     Duration dragonflyMaxSyncWait,
-    OnSyncTimeout onSyncTimeout) {
+    OnSyncTimeout onSyncTimeout,
+    SemiSyncConfig semiSync) {
+
+  /** A group without semi-synchronous replication. */
+  public GroupConfig(List<SiteSpec> sites, String credentialsSecret, Duration pollInterval, int failureThreshold,
+      int recoveryThreshold, Duration failoverCooldown, Duration connectionDrainTimeout, Duration maxLagWait,
+      Duration drainTimeout, OnCooldown onCooldown, List<String> sitePriorities, String dnsHostname, int dnsTtl,
+      Duration leaseTimeout, Duration peerCheckInterval, boolean dragonflyEnabled, String dragonflyFlavor,
+      Duration dragonflyMaxSyncWait, OnSyncTimeout onSyncTimeout) {
+    this(sites, credentialsSecret, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
+        connectionDrainTimeout, maxLagWait, drainTimeout, onCooldown, sitePriorities, dnsHostname, dnsTtl, leaseTimeout,
+        peerCheckInterval, dragonflyEnabled, dragonflyFlavor, dragonflyMaxSyncWait, onSyncTimeout,
+        SemiSyncConfig.DISABLED);
+  }
 
   public enum OnCooldown { reject, defer }
 
@@ -138,12 +151,14 @@ public record GroupConfig(
         }
       }
     }
+    SemiSyncConfig semiSync = SemiSyncConfig.resolve(spec.semiSync(), sites, problems);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
     return new GroupConfig(sites, spec.credentialsSecretRef() == null ? null : spec.credentialsSecretRef().name(),
         poll, failureThreshold, recoveryThreshold, cooldown, connDrain, maxLagWait, drainTimeout, onCooldown,
-        priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync);
+        priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync,
+        semiSync);
   }
 
   private static void checkSites(List<SiteSpec> sites, List<String> problems) {

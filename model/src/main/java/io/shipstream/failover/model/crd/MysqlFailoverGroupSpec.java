@@ -41,7 +41,18 @@ public record MysqlFailoverGroupSpec(
     SplitBrainPolicy splitBrainPolicy,
     DnsSpec dns,
     SidecarSpec sidecar,
-    DragonflySpec dragonfly) {
+    DragonflySpec dragonfly,
+    @JsonPropertyDescription("Semi-synchronous replication: the primary's commits wait for replicas to acknowledge them.")
+    SemiSyncSpec semiSync) {
+
+  /** A spec without semi-synchronous replication (the default: asynchronous). */
+  public MysqlFailoverGroupSpec(List<SiteSpec> sites, SecretRef credentialsSecretRef, String pollInterval,
+      Integer failureThreshold, Integer recoveryThreshold, String failoverCooldown, String connectionDrainTimeout,
+      PlannedFailoverSpec plannedFailover, SplitBrainPolicy splitBrainPolicy, DnsSpec dns, SidecarSpec sidecar,
+      DragonflySpec dragonfly) {
+    this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
+        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, null);
+  }
 
   /** CEL on spec: every site name occurs once. Names are at most 63 characters, so the cost is bounded. */
   public static final String UNIQUE_SITE_NAMES = "self.sites.all(a, self.sites.exists_one(b, b.name == a.name))";
@@ -85,4 +96,20 @@ public record MysqlFailoverGroupSpec(
       @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String maxSyncWait,
       @Default("proceed") @SchemaFrom(type = GroupConfig.OnSyncTimeout.class)
       @JsonPropertyDescription("proceed | fail") String onSyncTimeout) {}
+
+  /**
+   * Semi-synchronous replication (see the README's "Semi-synchronous durability"). {@code timeout}
+   * is how long a commit waits for acknowledgements before the primary falls back to asynchronous
+   * replication; {@code minSyncReplicas} how many replicas must acknowledge (MariaDB: 1);
+   * {@code ackFrom} which replicas acknowledge.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SemiSyncSpec(
+      @Default("false") Boolean enabled,
+      @Default("preferred") @SchemaFrom(type = io.shipstream.failover.model.SemiSyncConfig.Durability.class)
+      @JsonPropertyDescription("preferred | required") String dataDurability,
+      @Default("10s") @Pattern(Durations.SCHEMA_PATTERN) String timeout,
+      @Default("1") @Min(1) Integer minSyncReplicas,
+      @Default("primaryCandidates") @SchemaFrom(type = io.shipstream.failover.model.SemiSyncConfig.AckFrom.class)
+      @JsonPropertyDescription("primaryCandidates | all: which replicas acknowledge commits") String ackFrom) {}
 }
