@@ -63,14 +63,15 @@ public final class SemiSyncPlan {
    * The replicas' health is not known there: {@code preferred} starts at one acknowledgement and
    * the watcher raises it as replicas are seen healthy, {@code required} starts pinned.
    */
-  public static SemiSyncSettings atPromotion(GroupConfig config, String target, boolean mariaDb) {
+  public static SemiSyncSettings atPromotion(GroupConfig config, String target) {
     SemiSyncConfig semi = config.semiSync();
     if (!semi.enabled()) {
       return null;
     }
     boolean acks = config.site(target).map(semi::acknowledges).orElse(true);
+    // MariaDB ignores the wait count: the workflow does not know the flavor, and need not.
     return primary(semi, acks, semi.durability() == SemiSyncConfig.Durability.required ? semi.minSyncReplicas() : 1,
-        mariaDb);
+        false);
   }
 
   private static SemiSyncSettings primary(SemiSyncConfig semi, boolean acknowledges, long healthyAckers,

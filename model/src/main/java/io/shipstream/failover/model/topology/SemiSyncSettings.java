@@ -9,8 +9,8 @@ package io.shipstream.failover.model.topology;
  *     {@code rpl_semi_sync_master_enabled}); when on, the wait point is {@code AFTER_SYNC}
  * @param replicaEnabled the replica side ({@code rpl_semi_sync_replica_enabled} / {@code rpl_semi_sync_slave_enabled})
  * @param waitCount how many acknowledgements a commit waits for (MySQL
- *     {@code rpl_semi_sync_source_wait_for_replica_count}); null: not set (MariaDB, which waits for one,
- *     and servers with the source side off)
+ *     {@code rpl_semi_sync_source_wait_for_replica_count}); null: not set (servers with the source side off);
+ *     ignored by MariaDB, which has no such setting and waits for one
  * @param timeoutMillis how long a commit waits before the source falls back to asynchronous
  *     replication; null: not set (servers with the source side off)
  */
@@ -26,7 +26,7 @@ public record SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, In
     }
     if (sourceEnabled && (!SemiSyncState.AFTER_SYNC.equalsIgnoreCase(String.valueOf(state.waitPoint()))
         || timeoutMillis != null && !timeoutMillis.equals(state.timeoutMillis())
-        || waitCount != null && !waitCount.equals(state.waitCount()))) {
+        || waitCount != null && state.waitCount() != null && !waitCount.equals(state.waitCount()))) {
       return false;
     }
     return true;

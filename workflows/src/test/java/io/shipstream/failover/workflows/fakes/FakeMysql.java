@@ -156,7 +156,8 @@ public final class FakeMysql implements MysqlActivities {
   }
 
   @Override
-  public PromoteResult promote(MysqlTarget t, Instant relayDrainDeadline) {
+  public PromoteResult promote(MysqlTarget t, Instant relayDrainDeadline,
+      io.shipstream.failover.model.topology.SemiSyncSettings semiSync) {
     calls.add("promote " + t.site());
     beforePromote.run();
     Server s = reach(t);
