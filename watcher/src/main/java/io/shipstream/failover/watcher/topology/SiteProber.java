@@ -4,6 +4,7 @@ import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.Fence;
@@ -12,6 +13,7 @@ import io.shipstream.failover.mysql.MysqlAddress;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
+import io.shipstream.failover.mysql.SemiSync;
 import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.ServerProbe;
 import io.shipstream.failover.mysql.Timeouts;
@@ -69,6 +71,15 @@ public final class SiteProber implements SiteConnector {
   public void fence(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {
     try (MysqlSession session = open(group, config, site)) {
       Fence.apply(session, FENCE_LOCK_WAIT_SECONDS, Set.of());
+    }
+  }
+
+  @Override
+  public SemiSyncReading semiSync(GroupRef group, GroupConfig config, SiteSpec site, SemiSyncSettings want)
+      throws MysqlException {
+    try (MysqlSession session = open(group, config, site)) {
+      SemiSync.Outcome outcome = SemiSync.apply(session, want);
+      return new SemiSyncReading(outcome.after(), outcome.changes());
     }
   }
 
