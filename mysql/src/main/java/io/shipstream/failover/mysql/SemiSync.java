@@ -88,7 +88,8 @@ public final class SemiSync {
       if (want.timeoutMillis() != null && !want.timeoutMillis().equals(now.timeoutMillis())) {
         set(session, dialect, changes, s + "timeout", want.timeoutMillis());
       }
-      if (want.waitCount() != null && !want.waitCount().equals(now.waitCount())) {
+      // MariaDB has no wait count (null): it waits for one acknowledgement.
+      if (want.waitCount() != null && now.waitCount() != null && !want.waitCount().equals(now.waitCount())) {
         set(session, dialect, changes, s + "wait_for_" + n.replica() + "_count", want.waitCount());
       }
     }
