@@ -17,25 +17,31 @@ public final class GroupSpecs {
   public static MysqlFailoverGroupSpec withSites(MysqlFailoverGroupSpec s, List<SiteSpec> sites) {
     return new MysqlFailoverGroupSpec(sites, s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
         s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly());
+        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), s.semiSync());
   }
 
   public static MysqlFailoverGroupSpec withPlannedFailover(MysqlFailoverGroupSpec s, PlannedFailoverSpec planned) {
     return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
         s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), planned, s.splitBrainPolicy(),
-        s.dns(), s.sidecar(), s.dragonfly());
+        s.dns(), s.sidecar(), s.dragonfly(), s.semiSync());
   }
 
   public static MysqlFailoverGroupSpec withSidecar(MysqlFailoverGroupSpec s, SidecarSpec sidecar) {
     return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
         s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), sidecar, s.dragonfly());
+        s.splitBrainPolicy(), s.dns(), sidecar, s.dragonfly(), s.semiSync());
   }
 
   public static MysqlFailoverGroupSpec withDragonfly(MysqlFailoverGroupSpec s, DragonflySpec dragonfly) {
     return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
         s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-        s.splitBrainPolicy(), s.dns(), s.sidecar(), dragonfly);
+        s.splitBrainPolicy(), s.dns(), s.sidecar(), dragonfly, s.semiSync());
+  }
+
+  public static MysqlFailoverGroupSpec withSemiSync(MysqlFailoverGroupSpec s, MysqlFailoverGroupSpec.SemiSyncSpec semi) {
+    return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
+        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
+        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), semi);
   }
 
   /** The site with its MySQL endpoint, sidecar and store endpoint replaced. */
