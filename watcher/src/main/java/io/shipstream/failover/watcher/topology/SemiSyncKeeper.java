@@ -63,6 +63,15 @@ final class SemiSyncKeeper {
   /** One pass; returns the Degraded problem of a primary fallen back, else empty. */
   Optional<GroupConditions.Problem> keep(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations, boolean failoverRunning) {
+    return keep(ref, config, status, observations, () -> failoverRunning);
+  }
+
+  /**
+   * As above; {@code failoverRunning} is asked only when a pass is due (it may ask Temporal), so
+   * at most once per poll interval.
+   */
+  Optional<GroupConditions.Problem> keep(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+      Map<String, SiteObservation> observations, java.util.function.BooleanSupplier failoverRunning) {
     String active = status.activeSite();
     if (!config.semiSync().enabled() || active == null) {
       if (metrics != null) {
@@ -72,10 +81,13 @@ final class SemiSyncKeeper {
     }
     Instant now = clock.instant();
     Instant last = lastPass.get(ref);
-    if (failoverRunning || last != null && now.isBefore(last.plus(config.pollInterval()))) {
+    if (last != null && now.isBefore(last.plus(config.pollInterval()))) {
       return problem(ref);
     }
     lastPass.put(ref, now);
+    if (failoverRunning.getAsBoolean()) {
+      return problem(ref);
+    }
     Set<String> healthy = new LinkedHashSet<>();
     boolean mariaDb = false;
     for (Map.Entry<String, SiteObservation> e : observations.entrySet()) {

@@ -86,7 +86,8 @@ public final class Steward {
       return Optional.empty();
     }
     try {
-      return keeper.keep(ref, config, status, observations, failoverRunning(status) || effects.failoverRunning(ref));
+      return keeper.keep(ref, config, status, observations,
+          () -> failoverRunning(status) || effects.failoverRunning(ref));
     } catch (RuntimeException e) {
       log.warn("{}: semi-sync pass failed: {}", ref, e.toString());
       return Optional.empty();

@@ -124,6 +124,9 @@ class SemiSyncKeeperTest {
     clock.advance(Duration.ofSeconds(1));
     keeper.keep(G, config(), active("iad"), observations("iad"), true);
     assertThat(servers.calls).as("a failover owns the servers meanwhile").hasSize(calls);
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    keeper.keep(G, config(), active("iad"), observations("iad"), () -> asked.incrementAndGet() < 0);
+    assertThat(asked).as("Temporal is not asked between passes").hasValue(0);
   }
 
   @Test
