@@ -36,6 +36,14 @@ final class SemiSyncLatency {
 
   record Latency(long rttMs, double asyncMedian, double asyncP99, double semiMedian, double semiP99) {}
 
+  /** {@code SemiSyncLatency mariadb|mysql 0,70}: the latency table alone. */
+  public static void main(String[] args) throws IOException {
+    Flavor flavor = BenchmarkTable.flavors(args[0]).get(0);
+    List<Long> rtts = java.util.Arrays.stream(args[1].split(",")).map(Long::valueOf).toList();
+    System.out.println(table(Path.of(System.getProperty("benchmark.work", "temporal-dev/target/bench-latency")), flavor,
+        rtts));
+  }
+
   static String table(Path work, Flavor flavor, List<Long> rtts) throws IOException {
     List<Latency> rows = measure(work, flavor, rtts);
     StringBuilder out = new StringBuilder(String.format("single-row INSERT commit latency, %d commits each, one"
@@ -69,7 +77,7 @@ final class SemiSyncLatency {
           double[] async = commits(primary, 1_000_000 * (out.size() * 2 + 1));
           set(primary, new SemiSyncSettings(true, false, 1, 10_000L));
           set(replica, new SemiSyncSettings(false, true, null, null));
-          awaitClient(primary);
+          awaitClient(primary, replica);
           double[] semi = commits(primary, 1_000_000 * (out.size() * 2 + 2));
           out.add(new Latency(rtt, async[0], async[1], semi[0], semi[1]));
         } finally {
@@ -94,20 +102,29 @@ final class SemiSyncLatency {
     }
   }
 
-  private static void awaitClient(DatabaseServer primary) {
+  private static void awaitClient(DatabaseServer primary, DatabaseServer replica) {
     long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    long id = -1_000_000;
     while (System.nanoTime() < until) {
       try (MysqlSession session = open(primary)) {
         var s = SemiSync.read(session);
         if (s.sourceActive() && s.clients() != null && s.clients() >= 1) {
           return;
         }
+        // A commit brings a fallen-back source back once the replica acknowledges it.
+        primary.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (" + (id--) + ", NOW(6))");
       } catch (Exception e) {
         // starting: ask again
       }
       Playground.sleep(50);
     }
-    throw new IllegalStateException("no semi-sync replica connected to " + primary.name());
+    String states;
+    try (MysqlSession p = open(primary); MysqlSession r = open(replica)) {
+      states = SemiSync.read(p) + " / " + SemiSync.read(r) + " / " + replica.replicaStatus();
+    } catch (Exception e) {
+      states = e.toString();
+    }
+    throw new IllegalStateException("no semi-sync replica connected to " + primary.name() + ": " + states);
   }
 
   private static MysqlSession open(DatabaseServer server) throws Exception {
