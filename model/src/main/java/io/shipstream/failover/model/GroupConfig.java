@@ -42,12 +42,13 @@ public record GroupConfig(
     Duration dragonflyMaxSyncWait,
     OnSyncTimeout onSyncTimeout,
     Long maxLagOnPromotion,
-    Duration minSourceSilence) {
+    Duration minSourceSilence,
+    SemiSyncConfig semiSync) {
 
   /** The documented default of {@code spec.minSourceSilence}. */
   public static final Duration DEFAULT_MIN_SOURCE_SILENCE = Duration.ofSeconds(3);
 
-  /** A config without a promotion lag limit and with the default {@code minSourceSilence}. */
+  /** A config without a promotion lag limit and with the default {@code minSourceSilence}, without semi-synchronous replication. */
   public GroupConfig(List<SiteSpec> sites, String credentialsSecret, Duration pollInterval, int failureThreshold,
       int recoveryThreshold, Duration failoverCooldown, Duration connectionDrainTimeout, Duration maxLagWait,
       Duration drainTimeout, OnCooldown onCooldown, List<String> sitePriorities, String dnsHostname, int dnsTtl,
@@ -56,7 +57,7 @@ public record GroupConfig(
     this(sites, credentialsSecret, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
         connectionDrainTimeout, maxLagWait, drainTimeout, onCooldown, sitePriorities, dnsHostname, dnsTtl, leaseTimeout,
         peerCheckInterval, dragonflyEnabled, dragonflyFlavor, dragonflyMaxSyncWait, onSyncTimeout,
-        null, DEFAULT_MIN_SOURCE_SILENCE);
+        null, DEFAULT_MIN_SOURCE_SILENCE, SemiSyncConfig.DISABLED);
   }
 
   public enum OnCooldown { reject, defer }
@@ -166,13 +167,14 @@ public record GroupConfig(
       problems.add("minSourceSilence (" + Durations.format(minSourceSilence) + ") must be more than the 1s source "
           + "heartbeat period");
     }
+    SemiSyncConfig semiSync = SemiSyncConfig.resolve(spec.semiSync(), sites, problems);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
     return new GroupConfig(sites, spec.credentialsSecretRef() == null ? null : spec.credentialsSecretRef().name(),
         poll, failureThreshold, recoveryThreshold, cooldown, connDrain, maxLagWait, drainTimeout, onCooldown,
         priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync,
-        maxLagOnPromotion, minSourceSilence);
+        maxLagOnPromotion, minSourceSilence, semiSync);
   }
 
   private static void checkSites(List<SiteSpec> sites, List<String> problems) {

@@ -194,4 +194,25 @@ final class MariaDbDialect implements SqlDialect {
   static String nullToEmpty(String value) {
     return value == null ? "" : value.strip();
   }
+
+  @Override
+  public void startIoThread(MysqlSession session) throws MysqlException {
+    session.execute("START SLAVE IO_THREAD");
+  }
+
+  @Override
+  public SemiSync.Names semiSyncNames() {
+    return new SemiSync.Names("master", "slave", "information_schema.GLOBAL_VARIABLES",
+        "information_schema.GLOBAL_STATUS");
+  }
+
+  /** Built into the server since 10.3. */
+  @Override
+  public void installSemiSync(MysqlSession session) {}
+
+  /** MariaDB has no SET PERSIST: the server's configuration must say the same (README). */
+  @Override
+  public String persistVariable() {
+    return "SET GLOBAL";
+  }
 }

@@ -229,4 +229,65 @@ final class MySqlDialect implements SqlDialect {
   public void startReplica(MysqlSession session) throws MysqlException {
     session.execute("START REPLICA");
   }
+
+  @Override
+  public void startIoThread(MysqlSession session) throws MysqlException {
+    session.execute("START REPLICA IO_THREAD");
+  }
+
+  @Override
+  public SemiSync.Names semiSyncNames() {
+    return new SemiSync.Names("source", "replica", "performance_schema.global_variables",
+        "performance_schema.global_status");
+  }
+
+  /**
+   * INSTALL PLUGIN records the plugin in mysql.plugin, so it loads at every later start; a plugin
+   * installed already (error 1125, "Function already exists") is fine. super_read_only refuses
+   * that write, so on a fenced server it is lifted for the two statements and put back, while
+   * read_only stays on: applications stay refused throughout. A server configured with
+   * plugin-load-add (README) never gets here.
+   */
+  @Override
+  public void installSemiSync(MysqlSession session) throws MysqlException {
+    List<String[]> missing = new java.util.ArrayList<>();
+    for (String[] plugin : new String[][] {{"rpl_semi_sync_source", "semisync_source.so"},
+        {"rpl_semi_sync_replica", "semisync_replica.so"}}) {
+      if (session.queryString("SELECT PLUGIN_STATUS FROM information_schema.PLUGINS WHERE PLUGIN_NAME = ?",
+          plugin[0]) == null) {
+        missing.add(plugin);
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    boolean superReadOnly = session.queryFlag("SELECT @@global.super_read_only");
+    if (superReadOnly) {
+      session.execute("SET GLOBAL read_only = 1");
+      session.execute("SET GLOBAL super_read_only = 0");
+    }
+    try {
+      for (String[] plugin : missing) {
+        try {
+          session.execute("INSTALL PLUGIN " + plugin[0] + " SONAME '" + plugin[1] + "'");
+        } catch (MysqlException e) {
+          if (e.errorCode() != ER_UDF_EXISTS) {
+            throw e;
+          }
+        }
+      }
+    } finally {
+      if (superReadOnly) {
+        session.execute("SET GLOBAL super_read_only = 1");
+      }
+    }
+  }
+
+  /** "Function '%s' already exists": the plugin was installed meanwhile. */
+  private static final int ER_UDF_EXISTS = 1125;
+
+  @Override
+  public String persistVariable() {
+    return "SET PERSIST";
+  }
 }

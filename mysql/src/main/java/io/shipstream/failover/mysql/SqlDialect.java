@@ -98,4 +98,19 @@ public interface SqlDialect {
 
   /** How the replica sees its source now (see {@link SourceView}); {@link SourceView#none()} when it is none. */
   SourceView sourceView(MysqlSession session) throws MysqlException;
+
+  /** Starts the IO thread alone (after {@link #stopIoThread}), so it connects again with the current settings. */
+  void startIoThread(MysqlSession session) throws MysqlException;
+
+  /** The flavor's semi-synchronous names and where to read them, for {@link SemiSync}. */
+  SemiSync.Names semiSyncNames();
+
+  /**
+   * Makes semi-sync available: MySQL installs its two plugins (once, idempotent); MariaDB has it
+   * built in and does nothing.
+   */
+  void installSemiSync(MysqlSession session) throws MysqlException;
+
+  /** How a setting is made: {@code SET PERSIST} on MySQL (survives a restart), {@code SET GLOBAL} on MariaDB. */
+  String persistVariable();
 }

@@ -100,7 +100,8 @@ public final class DirectPlannedFailover implements AutoCloseable {
     status(group, p.with("Promoting"), ref);
     String recordedAt = clock.instant().toString();
     k8s.recordFailover(group, p.target, recordedAt, null);
-    PromoteResult promoted = mysql.promote(target, clock.instant().plus(plan.config().connectionDrainTimeout()));
+    PromoteResult promoted = mysql.promote(target, clock.instant().plus(plan.config().connectionDrainTimeout()),
+        io.shipstream.failover.model.topology.SemiSyncPlan.atPromotion(plan.config(), target.site()));
     p.promotedAt = promoted.gtidExecuted();
     k8s.setSiteRole(group, plan.target(), "primary");
     CompletableFuture.allOf(

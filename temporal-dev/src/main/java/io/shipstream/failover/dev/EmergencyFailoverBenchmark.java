@@ -2,6 +2,7 @@ package io.shipstream.failover.dev;
 
 import io.fabric8.kubernetes.api.model.Event;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
@@ -59,26 +60,53 @@ public final class EmergencyFailoverBenchmark {
    */
   record Run(String from, String to, double killToFirstWriteMs, double killToSucceededMs, double windowMs, long lost,
       boolean repaired, String oldPrimaryProof, String divergentGtid, String promotionGtid,
-      long ackedAfterKillByOldPrimary, String oldOnlyRows) {}
+      long ackedAfterKillByOldPrimary, String oldOnlyRows, long acknowledgedLost) {}
+
+  /** The semi-sync row: preferred, one acknowledgement, the servers' default 10 s timeout. */
+  static final MysqlFailoverGroupSpec.SemiSyncSpec SEMI_SYNC =
+      new MysqlFailoverGroupSpec.SemiSyncSpec(true, "preferred", "10s", 1, null);
 
   /** When the writer opened a connection and to which site: who acknowledged what follows. */
   private record Connect(long nanos, String site) {}
 
   public static void main(String[] args) throws IOException {
-    PlannedFailoverBenchmark.Args parsed = PlannedFailoverBenchmark.Args.parse(args);
+    List<String> rest = new ArrayList<>();
+    List<Long> rtts = new ArrayList<>(List.of(0L));
+    for (int i = 0; i < args.length; i++) {
+      if (args[i].equals("--remote-rtt") && i + 1 < args.length) {
+        rtts = java.util.Arrays.stream(args[++i].split(",")).map(Long::valueOf).toList();
+      } else {
+        rest.add(args[i]);
+      }
+    }
+    PlannedFailoverBenchmark.Args parsed = PlannedFailoverBenchmark.Args.parse(rest.toArray(String[]::new));
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     List<String> tables = new ArrayList<>();
     for (Flavor flavor : parsed.flavors()) {
-      for (String pollInterval : List.of("2s", "500ms")) {
-        List<Run> runs = measure(work, parsed.n(), pollInterval, flavor);
-        tables.add(table(runs, pollInterval, flavor));
+      if (!Boolean.getBoolean("benchmark.semiSyncOnly")) {
+        for (String pollInterval : List.of("2s", "500ms")) {
+          List<Run> runs = measure(work, parsed.n(), pollInterval, flavor);
+          tables.add(table(runs, pollInterval, flavor));
+        }
+      } else {
+        List<Run> async = measure(work, parsed.n(), "500ms", flavor, null);
+        tables.add(table(async, "500ms, asynchronous", flavor));
       }
+      List<Run> semi = measure(work, parsed.n(), "500ms", flavor, SEMI_SYNC);
+      tables.add(table(semi, "500ms, semi-sync preferred (timeout 10s, 1 ack)", flavor));
+      tables.add(SemiSyncLatency.table(work, flavor, rtts));
     }
     System.out.println();
     tables.forEach(System.out::println);
   }
 
   static List<Run> measure(Path work, int n, String pollInterval, Flavor flavor) throws IOException {
+    return measure(work, n, pollInterval, flavor, null);
+  }
+
+  /** As above, with {@code semiSync} in the spec (null: asynchronous replication). */
+  static List<Run> measure(Path work, int n, String pollInterval, Flavor flavor,
+      MysqlFailoverGroupSpec.SemiSyncSpec semiSync) throws IOException {
     FileTrees.delete(work);
     List<Run> runs = new ArrayList<>();
     FailoverStack.Options options = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
@@ -87,6 +115,13 @@ public final class EmergencyFailoverBenchmark {
     try (FailoverStack stack = FailoverStack.start(work, options);
         WriteLoad load = WriteLoad.start(() -> routed(stack, connects), Duration.ofMillis(2), 1)) {
       stack.startSidecars(SIDECAR_KNOBS);
+      if (semiSync != null) {
+        stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, semiSync));
+        await(() -> {
+          MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
+          return s != null && s.semiSync() != null && Boolean.TRUE.equals(s.semiSync().enabled());
+        }, "status.semiSync enabled");
+      }
       // The worker as the worker process runs it; see PlannedFailoverBenchmark.
       stack.controlPlane().useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
@@ -96,8 +131,10 @@ public final class EmergencyFailoverBenchmark {
         Run run = killPrimary(stack, load, connects);
         runs.add(run);
         System.out.printf("pollInterval %s, run %2d %s -> %s: kill->first write %6.0f ms, kill->Succeeded %6.0f ms,"
-            + " lost %d, old primary %s, acked by the dying primary after the kill %d, rows on it only %s%s%n",
-            flavor + " " + pollInterval, i + 1, run.from(), run.to(), run.killToFirstWriteMs(), run.killToSucceededMs(), run.lost(),
+            + " lost %d (acknowledged, any: %d), old primary %s, acked by the dying primary after the kill %d,"
+            + " rows on it only %s%s%n",
+            flavor + " " + pollInterval + (semiSync == null ? "" : " semi-sync"), i + 1, run.from(), run.to(),
+            run.killToFirstWriteMs(), run.killToSucceededMs(), run.lost(), run.acknowledgedLost(),
             run.oldPrimaryProof(), run.ackedAfterKillByOldPrimary(), run.oldOnlyRows(),
             run.repaired() ? ", RecoveryBlocked: rejoined by hand" : "");
       }
@@ -162,6 +199,11 @@ public final class EmergencyFailoverBenchmark {
     Set<Long> acknowledged = new HashSet<>(load.acknowledged());
     Set<Long> onNewPrimary = new HashSet<>(DatabaseCluster.writtenIds(candidate));
     long lost = replicated.stream().filter(acknowledged::contains).filter(id -> !onNewPrimary.contains(id)).count();
+    // Every row the client was told was committed, replicated or not, in the seconds before the kill
+    // and by the dying primary after it: what semi-sync promises to keep.
+    long recent = killedAt - Duration.ofSeconds(2).toNanos();
+    long acknowledgedLost = load.acks().stream().filter(a -> a.nanos() > recent && a.nanos() < connectedToNew)
+        .map(WriteLoad.Ack::id).filter(id -> !onNewPrimary.contains(id)).count();
     if (!to.equals(stack.api().resource().getStatus().activeSite())) {
       throw new IllegalStateException("promoted " + stack.api().resource().getStatus().activeSite() + ", not " + to);
     }
@@ -188,7 +230,7 @@ public final class EmergencyFailoverBenchmark {
     primary.awaitCaughtUpWith(candidate, TIMEOUT);
     return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6,
         (firstWrite - lastBefore) / 1e6, lost, divergent != null, proof, divergent, promotedAt, ackedByDying,
-        oldOnly);
+        oldOnly, acknowledgedLost);
   }
 
   /**
@@ -267,7 +309,10 @@ public final class EmergencyFailoverBenchmark {
             runs.stream().map(Run::killToSucceededMs).toList())
         + BenchmarkTable.row("write-unavailability window (ms)", runs.stream().map(Run::windowMs).toList())
         + BenchmarkTable.row("acknowledged and replicated rows lost",
-            runs.stream().map(r -> (double) r.lost()).toList());
+            runs.stream().map(r -> (double) r.lost()).toList())
+        + BenchmarkTable.row("acknowledged rows lost (replicated or not)",
+            runs.stream().map(r -> (double) r.acknowledgedLost()).toList())
+        + String.format("acknowledged rows lost in all: %d%n", runs.stream().mapToLong(Run::acknowledgedLost).sum());
   }
 
   /** The failover ended Failed: waiting on is pointless. */

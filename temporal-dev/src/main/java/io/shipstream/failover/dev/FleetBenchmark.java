@@ -445,5 +445,10 @@ public final class FleetBenchmark {
     public void recordActiveSite(GroupRef group, String site) {
       events.incrementAndGet();
     }
+
+    @Override
+    public void removeAnnotation(GroupRef group, String key, String value) {
+      events.incrementAndGet();
+    }
   }
 }

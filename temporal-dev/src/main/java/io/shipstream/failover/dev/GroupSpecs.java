@@ -35,6 +35,10 @@ public final class GroupSpecs {
     return with(s, "dragonfly", dragonfly);
   }
 
+  public static MysqlFailoverGroupSpec withSemiSync(MysqlFailoverGroupSpec s, MysqlFailoverGroupSpec.SemiSyncSpec semi) {
+    return with(s, "semiSync", semi);
+  }
+
   public static MysqlFailoverGroupSpec withEmergencyFailover(MysqlFailoverGroupSpec s,
       MysqlFailoverGroupSpec.EmergencyFailoverSpec emergency) {
     return with(s, "emergencyFailover", emergency);

@@ -180,6 +180,12 @@ public interface DatabaseServer extends AutoCloseable {
    */
   void restartFenced();
 
+  /**
+   * As {@link #restart}, with {@code options} added to this start's command line only, as a
+   * server's configuration file would add them (MariaDB's semi-sync crash recovery, say).
+   */
+  void restartWith(java.util.List<String> options);
+
   /** Ends the process for good and deletes the datadir; the logs are kept. */
   @Override
   void close();

@@ -136,6 +136,14 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
     log.info("{} restarted on port {} in {} ms", name, port, (System.nanoTime() - started) / 1_000_000);
   }
 
+  @Override
+  public void restartWith(List<String> options) {
+    stop();
+    long started = System.nanoTime();
+    relaunch(options);
+    log.info("{} restarted with {} on port {} in {} ms", name, options, port, (System.nanoTime() - started) / 1_000_000);
+  }
+
   /**
    * Stops the server if it still runs, then starts it read-only (read_only=ON from the command
    * line), as a production server configured to boot fenced comes back after a crash: it never

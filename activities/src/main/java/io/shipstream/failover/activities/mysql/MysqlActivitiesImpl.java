@@ -1,6 +1,7 @@
 package io.shipstream.failover.activities.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.shipstream.failover.mysql.AppSessions;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
@@ -20,6 +21,7 @@ import io.shipstream.failover.mysql.ReplicaStatus;
 import io.shipstream.failover.mysql.ReplicationFailedException;
 import io.shipstream.failover.mysql.ReplicationNotConnectedException;
 import io.shipstream.failover.mysql.ReplicationStart;
+import io.shipstream.failover.mysql.SemiSync;
 import io.shipstream.failover.mysql.SourceChange;
 import io.shipstream.failover.mysql.SqlDialect;
 import io.shipstream.failover.mysql.Timeouts;
@@ -168,7 +170,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   }
 
   @Override
-  public PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline) {
+  public PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline, SemiSyncSettings semiSync) {
     return withSession("promote", target, PROMOTE_TIMEOUT, true, session -> {
       SqlDialect dialect = session.dialect();
       Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
@@ -180,6 +182,13 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       } else {
         // Not a replica: promoted already (a retry), or a server that never replicated.
         relayAppliedUpTo = dialect.executedGtidSet(session);
+      }
+      if (semiSync != null) {
+        // Before the first write: the new primary's first commits already wait for an acknowledgement.
+        SemiSync.Outcome outcome = SemiSync.apply(session, semiSync);
+        if (outcome.changed()) {
+          LOG.info("semi-sync on {} before it takes writes: {}", target, outcome.changes());
+        }
       }
       if (!dialect.writable(session)) {
         dialect.clearReadOnly(session);

@@ -251,7 +251,7 @@ class MysqlActivitiesIT {
     assertThat(DatabaseCluster.writtenIds(replica)).isEmpty();
 
     long started = System.nanoTime();
-    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
     LOG.info("MEASURE promote (20 relay-log transactions applied) took {} ms", (System.nanoTime() - started) / 1_000_000);
 
     assertThat(DatabaseCluster.writtenIds(replica)).hasSize(20);
@@ -262,7 +262,7 @@ class MysqlActivitiesIT {
     assertThat(state.readOnly()).isFalse();
     insert(openAppConnection(replica), 21);
     // Promoting again only reports.
-    PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+    PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
     assertThat(again.gtidExecuted()).isEqualTo(replica.gtidExecuted());
   }
 
@@ -279,7 +279,7 @@ class MysqlActivitiesIT {
     // The relay log is now the only copy: the source cannot send anything again.
     primary.kill9();
 
-    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
 
     assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
     assertThat(promoted.gtidExecuted()).isEqualTo(sourceGtid);
@@ -294,7 +294,7 @@ class MysqlActivitiesIT {
     primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))");
     FenceResult fenced = activities.fence(target("iad", primary));
     activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
-    activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+    activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
     insert(openAppConnection(replica), 2);
 
     activities.replicateFrom(target("iad", primary), target("pdx", replica));
@@ -360,7 +360,7 @@ class MysqlActivitiesIT {
       FenceResult fenced = activities.fence(target("iad", primary));
       activities.killAppConnections(target("iad", primary), Instant.now().plusSeconds(2));
       activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
-      activities.promote(target("pdx", replica), Instant.now().plusSeconds(10));
+      activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
       service.set(replica.jdbcUrl());
       activities.replicateFrom(target("iad", primary), target("pdx", replica));
       LOG.info("MEASURE switchover (fence, drain, wait, promote, repoint) took {} ms", (System.nanoTime() - started) / 1_000_000);

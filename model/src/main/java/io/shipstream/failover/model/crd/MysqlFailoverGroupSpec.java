@@ -47,15 +47,20 @@ public record MysqlFailoverGroupSpec(
     @JsonPropertyDescription("How long every replica must have heard nothing from the primary (no event, no "
         + "heartbeat) for its view to confirm an unreachable primary dead; a replica whose IO thread lost its "
         + "connection confirms at once. Must exceed the 1 s source heartbeat period.")
-    String minSourceSilence) {
+    String minSourceSilence,
+    @JsonPropertyDescription("Semi-synchronous replication: the primary's commits wait for replicas to acknowledge them.")
+    SemiSyncSpec semiSync) {
 
-  /** A spec without {@code emergencyFailover} (no promotion lag limit) and the default {@code minSourceSilence}. */
+  /**
+   * A spec without {@code emergencyFailover} (no promotion lag limit), with the default {@code
+   * minSourceSilence}, and without semi-synchronous replication.
+   */
   public MysqlFailoverGroupSpec(List<SiteSpec> sites, SecretRef credentialsSecretRef, String pollInterval,
       Integer failureThreshold, Integer recoveryThreshold, String failoverCooldown, String connectionDrainTimeout,
       PlannedFailoverSpec plannedFailover, SplitBrainPolicy splitBrainPolicy, DnsSpec dns, SidecarSpec sidecar,
       DragonflySpec dragonfly) {
     this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
-        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, null, null);
+        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, null, null, null);
   }
 
   /** CEL on spec: every site name occurs once. Names are at most 63 characters, so the cost is bounded. */
@@ -115,4 +120,20 @@ public record MysqlFailoverGroupSpec(
           + "not have received for an automatic promotion; absent = no limit, 0 = it must have received everything. "
           + "Override with the annotation bloodraven.shipstream.io/promote-anyway=<site>.")
       Long maxLagOnPromotion) {}
+
+  /**
+   * Semi-synchronous replication (see the README's "Semi-synchronous durability"). {@code timeout}
+   * is how long a commit waits for acknowledgements before the primary falls back to asynchronous
+   * replication; {@code minSyncReplicas} how many replicas must acknowledge (MariaDB: 1);
+   * {@code ackFrom} which replicas acknowledge.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SemiSyncSpec(
+      @Default("false") Boolean enabled,
+      @Default("preferred") @SchemaFrom(type = io.shipstream.failover.model.SemiSyncConfig.Durability.class)
+      @JsonPropertyDescription("preferred | required") String dataDurability,
+      @Default("10s") @Pattern(Durations.SCHEMA_PATTERN) String timeout,
+      @Default("1") @Min(1) Integer minSyncReplicas,
+      @Default("primaryCandidates") @SchemaFrom(type = io.shipstream.failover.model.SemiSyncConfig.AckFrom.class)
+      @JsonPropertyDescription("primaryCandidates | all: which replicas acknowledge commits") String ackFrom) {}
 }

@@ -19,10 +19,19 @@ public record MysqlFailoverGroupStatus(
     WorkflowRef workflow,
     List<Condition> conditions,
     Long observedGeneration,
-    EmergencyFailoverStatus emergencyFailover) {
+    EmergencyFailoverStatus emergencyFailover,
+    SemiSyncStatus semiSync) {
+
+  /** A status without the semi-synchronous reading. */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, null);
+  }
 
   public static MysqlFailoverGroupStatus empty() {
-    return new MysqlFailoverGroupStatus(null, null, null, null, null, null, null, null, null, null);
+    return new MysqlFailoverGroupStatus(null, null, null, null, null, null, null, null, null, null, null);
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -35,37 +44,53 @@ public record MysqlFailoverGroupStatus(
       Long secondsBehindSource,
       String divergentGtid) {}
 
+  /**
+   * The group's durability now, as the primary reports it (written by the watcher while
+   * {@code spec.semiSync.enabled}).
+   *
+   * @param primary the site whose server was read
+   * @param dataDurability preferred or required, as the spec says
+   * @param enabled whether commits wait for acknowledgements now (source side on and active)
+   * @param waitCount how many acknowledgements each commit waits for (MariaDB: 1)
+   * @param clients the semi-synchronous replicas connected
+   * @param fallenBack whether the primary has fallen back to asynchronous replication
+   * @param message the same in a sentence
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SemiSyncStatus(String primary, String dataDurability, Boolean enabled, Integer waitCount,
+      Integer clients, Boolean fallenBack, String message) {}
+
   /** The Temporal workflow of the current or last failover, so a user can find its history. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record WorkflowRef(String type, String workflowId, String runId) {}
 
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, planned, workflow, conditions, observedGeneration, emergencyFailover);
+        sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover);
+        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync);
   }
 
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover);
+        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergency);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync);
   }
 }

@@ -26,7 +26,9 @@ import java.util.Objects;
  * |             |   right (RoutingIncomplete), a server configured  |                                            |
  * |             |   to start writable (ServerStartsWritable), an    |                                            |
  * |             |   invalid promote-anyway annotation               |                                            |
- * |             |   (PromoteAnywayRejected)                         |                                            |
+ * |             |   (PromoteAnywayRejected), a primary fallen back  |                                            |
+ * |             |   from semi-sync to async (SemiSyncFallenBack,    |                                            |
+ * |             |   whose reason prevails)                          |                                            |
  * | SearchAttri-| the Temporal namespace has every failover search  | Missing (the names in the message);        |
  * | butesRegis- |   attribute (Registered)                          |   Unknown/CannotList while they could not  |
  * | tered       |                                                   |   be listed (Temporal's Java test server)  |
@@ -99,8 +101,17 @@ public final class GroupConditions {
     }
   }
 
-  /** One thing that degrades the group: the condition's reason and a sentence for its message. */
-  public record Problem(String reason, String message) {}
+  /**
+   * One thing that degrades the group: the condition's reason and a sentence for its message.
+   * {@code prevails}: its reason is the condition's even when the verdict also says Degraded (a
+   * primary fallen back to asynchronous replication loses acknowledged writes on the next
+   * emergency failover, which matters more than which site is impaired).
+   */
+  public record Problem(String reason, String message, boolean prevails) {
+    public Problem(String reason, String message) {
+      this(reason, message, false);
+    }
+  }
 
   /** The four conditions, each carrying over its transition time from {@code previous} when its status holds. */
   public static List<Condition> compute(Facts facts, List<Condition> previous, Instant now, Long generation) {
@@ -160,6 +171,11 @@ public final class GroupConditions {
 
   private static Condition degraded(Facts f) {
     String others = String.join("; ", f.problems().stream().map(Problem::message).toList());
+    Problem prevailing = f.problems().stream().filter(Problem::prevails).findFirst().orElse(null);
+    if (prevailing != null) {
+      return of(DEGRADED, true, prevailing.reason(), others
+          + (f.verdict() instanceof Verdict.Degraded d ? "; " + d.reason() : ""));
+    }
     if (f.verdict() instanceof Verdict.Degraded d) {
       return of(DEGRADED, true, "SitesImpaired", d.reason() + (others.isEmpty() ? "" : "; " + others));
     }

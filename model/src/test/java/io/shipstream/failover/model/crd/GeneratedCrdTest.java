@@ -138,7 +138,12 @@ class GeneratedCrdTest {
         Map.entry("spec.dragonfly.plannedFailover.maxSyncWait", Durations.format(config.dragonflyMaxSyncWait())),
         Map.entry("spec.dragonfly.plannedFailover.onSyncTimeout", config.onSyncTimeout().name()),
         Map.entry("spec.sites[].role", SiteSpec.ROLE_PRIMARY_CANDIDATE),
-        Map.entry("spec.minSourceSilence", Durations.format(config.minSourceSilence()))));
+        Map.entry("spec.minSourceSilence", Durations.format(config.minSourceSilence())),
+        Map.entry("spec.semiSync.enabled", String.valueOf(config.semiSync().enabled())),
+        Map.entry("spec.semiSync.dataDurability", config.semiSync().durability().name()),
+        Map.entry("spec.semiSync.timeout", Durations.format(config.semiSync().timeout())),
+        Map.entry("spec.semiSync.minSyncReplicas", String.valueOf(config.semiSync().minSyncReplicas())),
+        Map.entry("spec.semiSync.ackFrom", config.semiSync().ackFrom().name())));
   }
 
   private static void collectDefaults(JSONSchemaProps schema, String path, Map<String, String> out) {

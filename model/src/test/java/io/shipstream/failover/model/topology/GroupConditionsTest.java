@@ -117,6 +117,21 @@ class GroupConditionsTest {
     assertThat(c.get(2).getMessage()).contains("mysql-dr-0");
   }
 
+  @Test
+  void aPrimaryFallenBackToAsynchronousReplicationNamesItsOwnReasonEvenBesideAnImpairedSite() {
+    GroupConditions.Problem fallen = new GroupConditions.Problem("SemiSyncFallenBack",
+        "fallen back to asynchronous replication", true);
+    List<Condition> c = compute(new Facts(null, "iad", null, false, new Verdict.Degraded("iad", "pdx unreachable"),
+        List.of(new GroupConditions.Problem("RoutingIncomplete", "taint"), fallen)), null);
+    assertThat(c.get(0).getStatus()).as("still Ready: the primary takes writes").isEqualTo("True");
+    assertThat(c.get(2).getStatus()).isEqualTo("True");
+    assertThat(c.get(2).getReason()).isEqualTo("SemiSyncFallenBack");
+    assertThat(c.get(2).getMessage()).contains("fallen back", "pdx unreachable", "taint");
+    List<Condition> healthy = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of(fallen)),
+        null);
+    assertThat(healthy.get(2).getReason()).isEqualTo("SemiSyncFallenBack");
+  }
+
   private static List<Condition> compute(Facts facts, List<Condition> previous) {
     return GroupConditions.compute(facts, previous, T0, 3L);
   }

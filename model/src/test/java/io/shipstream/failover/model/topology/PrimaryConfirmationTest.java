@@ -227,7 +227,7 @@ class PrimaryConfirmationTest {
   private static GroupConfig withSilence(String silence) {
     return GroupConfig.resolve(new MysqlFailoverGroupSpec(List.of(Specs.site("a", "primary-candidate"),
         Specs.site("b", "primary-candidate")), null, null, null, null, null, null, null, null, null, null, null, null,
-        silence));
+        silence, null));
   }
 
   @Test

@@ -28,7 +28,7 @@ class TopologyMatrixLagLimitTest {
   static GroupConfig limited(Long limit) {
     MysqlFailoverGroupSpec base = Specs.withSites(List.of(Fixture.candidate("s0"), Fixture.candidate("s1")));
     return GroupConfig.resolve(new MysqlFailoverGroupSpec(base.sites(), null, null, null, null, null, null, null, null,
-        null, null, null, limit == null ? null : new EmergencyFailoverSpec(limit), null));
+        null, null, null, limit == null ? null : new EmergencyFailoverSpec(limit), null, null));
   }
 
   /** s0 was primary, last seen at {@code primaryLast}; s1 executed {@code executed} and received {@code received}. */

@@ -38,6 +38,12 @@ import java.util.stream.Stream;
  * |                                                    |   "manual recovery required"; divergent_site:  |
  * |                                                    |   a site is held read-only as divergent        |
  * | bloodraven_watcher_warnings_total{group,reason}    | (a counter) Warning Events the watcher wrote   |
+ * | bloodraven_semisync_fallen_back{group}             | the primary has fallen back from semi-sync to  |
+ * |                                                    |   asynchronous replication (0 while it waits   |
+ * |                                                    |   for acknowledgements; NaN: semi-sync off or  |
+ * |                                                    |   not read yet)                                |
+ * | bloodraven_semisync_wait_count{group}              | (a value) acknowledgements each commit waits   |
+ * |                                                    |   for; NaN as above                            |
  * </pre>
  *
  * <p>A group's meters go when it stops being watched, also when this replica stops leading: only
@@ -66,6 +72,8 @@ final class GroupStateMetrics {
     final Map<String, AtomicReference<Boolean>> recovery = new ConcurrentHashMap<>();
     // Warnings add to it from whichever thread writes the Event.
     final List<Meter> meters = new CopyOnWriteArrayList<>();
+    final AtomicReference<Double> semiSyncFallenBack = new AtomicReference<>(Double.NaN);
+    final AtomicReference<Double> semiSyncWaitCount = new AtomicReference<>(Double.NaN);
   }
 
   private final Map<GroupRef, Group> groups = new ConcurrentHashMap<>();
@@ -104,6 +112,15 @@ final class GroupStateMetrics {
         g.meters.add(warnings(name, reason));
       }
       g.meters.add(routingRepairs(name));
+      g.meters.add(Gauge.builder("bloodraven_semisync_fallen_back", g.semiSyncFallenBack, AtomicReference::get)
+          .description("1 while the group's primary has fallen back from semi-synchronous to asynchronous replication,"
+              + " 0 while its commits wait for acknowledgements; NaN when semi-sync is off or not read yet")
+          .tags("group", name)
+          .register(registry));
+      g.meters.add(Gauge.builder("bloodraven_semisync_wait_count", g.semiSyncWaitCount, AtomicReference::get)
+          .description("Replica acknowledgements each commit of the group's primary waits for; NaN as above")
+          .tags("group", name)
+          .register(registry));
       return g;
     });
   }
@@ -189,6 +206,14 @@ final class GroupStateMetrics {
 
   private static boolean mentions(String message) {
     return message != null && message.contains(MANUAL_RECOVERY);
+  }
+
+  /** The primary's semi-sync reading; null: semi-sync is off or the primary could not be read. */
+  void semiSync(GroupRef ref, MysqlFailoverGroupStatus.SemiSyncStatus status) {
+    Group g = group(ref);
+    boolean known = status != null && status.fallenBack() != null;
+    g.semiSyncFallenBack.set(known ? (status.fallenBack() ? 1.0 : 0.0) : Double.NaN);
+    g.semiSyncWaitCount.set(known && status.waitCount() != null ? status.waitCount().doubleValue() : Double.NaN);
   }
 
   void warning(GroupRef ref, String reason) {

@@ -128,6 +128,13 @@ public final class KubeEffects implements Reactions.Effects {
     patchStatus(group, "sites", statuses);
   }
 
+  /** Replaces {@code status.semiSync}: the group's durability as its primary reports it. */
+  public void writeSemiSync(GroupRef group, io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus s) {
+    if (s != null) {
+      patchStatus(group, "semiSync", s);
+    }
+  }
+
   /** Replaces {@code status.conditions} and {@code status.observedGeneration} in one write. */
   public void writeConditions(GroupRef group, List<io.fabric8.kubernetes.api.model.Condition> conditions,
       Long generation) {

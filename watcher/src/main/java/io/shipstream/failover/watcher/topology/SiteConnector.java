@@ -1,5 +1,7 @@
 package io.shipstream.failover.watcher.topology;
 
+import io.shipstream.failover.model.topology.SemiSyncSettings;
+import io.shipstream.failover.model.topology.SemiSyncState;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
@@ -34,4 +36,18 @@ public interface SiteConnector {
   default ReplicaView sourceView(GroupRef group, GroupConfig config, SiteSpec site, java.time.Instant at) {
     return ReplicaView.unanswered(site.name(), "not asked", at);
   }
+
+  /**
+   * Reads the server's semi-synchronous settings and status and gives it {@code want}, writing only
+   * what differs (see {@code mysql/SemiSync}); returns the reading after, with what was changed.
+   *
+   * @throws Exception when the server could not be read or set; the caller reports it
+   */
+  default SemiSyncReading semiSync(GroupRef group, GroupConfig config, SiteSpec site, SemiSyncSettings want)
+      throws Exception {
+    throw new UnsupportedOperationException("semi-sync is not managed by this connector");
+  }
+
+  /** A server's semi-sync state after {@link #semiSync}, and the settings it changed (empty: none). */
+  record SemiSyncReading(SemiSyncState state, java.util.List<String> changes) {}
 }

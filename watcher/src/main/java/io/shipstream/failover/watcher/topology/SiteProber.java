@@ -5,6 +5,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.Fence;
@@ -14,6 +15,7 @@ import io.shipstream.failover.mysql.MysqlAddress;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
+import io.shipstream.failover.mysql.SemiSync;
 import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.ServerProbe;
 import io.shipstream.failover.mysql.SourceView;
@@ -124,6 +126,15 @@ public final class SiteProber implements SiteConnector {
   /** Closes every kept poll connection (the monitor stopped). */
   public void close() {
     polls.close();
+  }
+
+  @Override
+  public SemiSyncReading semiSync(GroupRef group, GroupConfig config, SiteSpec site, SemiSyncSettings want)
+      throws MysqlException {
+    try (MysqlSession session = open(group, config, site)) {
+      SemiSync.Outcome outcome = SemiSync.apply(session, want);
+      return new SemiSyncReading(outcome.after(), outcome.changes());
+    }
   }
 
   private MysqlSession open(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {

@@ -66,6 +66,34 @@ public final class Steward {
     return new Steward(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
   }
 
+  private volatile SemiSyncKeeper semiSync;
+
+  /**
+   * Keeps the servers' semi-synchronous settings as {@code spec.semiSync} says, through
+   * {@code sites}, writing {@code status.semiSync} through {@code writer} (see {@link SemiSyncKeeper}).
+   */
+  public Steward semiSync(SiteConnector sites,
+      java.util.function.BiConsumer<GroupRef, MysqlFailoverGroupStatus.SemiSyncStatus> writer) {
+    this.semiSync = new SemiSyncKeeper(sites, effects, writer, metrics, clock);
+    return this;
+  }
+
+  /** One semi-sync pass (see {@link SemiSyncKeeper}); the Degraded problem of a primary fallen back, if any. */
+  Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+      Map<String, SiteObservation> observations) {
+    SemiSyncKeeper keeper = semiSync;
+    if (keeper == null) {
+      return Optional.empty();
+    }
+    try {
+      return keeper.keep(ref, config, status, observations,
+          () -> failoverRunning(status) || effects.failoverRunning(ref));
+    } catch (RuntimeException e) {
+      log.warn("{}: semi-sync pass failed: {}", ref, e.toString());
+      return Optional.empty();
+    }
+  }
+
   /** Checks the Temporal namespace's failover search attributes for every group's SearchAttributesRegistered. */
   public Steward searchAttributes(Supplier<GroupConditions.SearchAttributeCheck> check) {
     this.searchAttributes = check;
@@ -236,6 +264,10 @@ public final class Steward {
     lastRouting.remove(ref);
     lastProblems.remove(ref);
     lastSearchAttributes.remove(ref);
+    SemiSyncKeeper keeper = semiSync;
+    if (keeper != null) {
+      keeper.forget(ref);
+    }
   }
 
   private void note(GroupRef ref, Events event, String message) {

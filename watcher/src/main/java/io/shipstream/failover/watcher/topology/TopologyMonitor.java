@@ -422,7 +422,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           .orElse(MysqlFailoverGroupStatus.empty());
       Instant now = clock.instant();
       Map<String, SiteObservation> observations = g.observations();
-      List<String> flavorProblems = GroupFlavors.problems(g.config(), observations);
+      List<String> flavorProblems = new java.util.ArrayList<>(GroupFlavors.problems(g.config(), observations));
+      semiSyncFlavorProblem(g.config(), observations).ifPresent(flavorProblems::add);
       if (!flavorProblems.isEmpty()) {
         // Servers of both flavors (or not the declared one): nothing is adopted, fenced or failed
         // over, and the group is reported as its spec would be had it declared them.
@@ -473,6 +474,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
             .forEach(p -> problems.add(new GroupConditions.Problem(Events.ROUTING_INCOMPLETE.reason(), p)));
         promoteAnyway.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(
             Events.PROMOTE_ANYWAY_REJECTED.reason(), a.problem() + "; nothing was changed, remove or correct it")));
+        steward.keepSemiSync(g.group(), g.config(), effective, observations).ifPresent(problems::add);
         if (startup != null) {
           for (String site : startup.startingWritable(g.group())) {
             problems.add(new GroupConditions.Problem(Events.SERVER_STARTS_WRITABLE.reason(), "the server of site "
@@ -488,6 +490,15 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       // The next poll evaluates again; the monitor must outlive a Temporal or API outage.
       log.warn("{}: topology evaluation failed: {}", g.group(), e.toString());
     }
+  }
+
+  /**
+   * What {@code spec.semiSync} asks that the servers' flavor cannot do, when the spec declares no
+   * flavor and the servers say MariaDB: reported as the spec's own problems would be.
+   */
+  private static Optional<String> semiSyncFlavorProblem(GroupConfig config, Map<String, SiteObservation> observations) {
+    return observations.values().stream().map(o -> o.lastReachable() == null ? null : o.lastReachable().flavor())
+        .filter(Objects::nonNull).findFirst().map(flavor -> config.semiSync().flavorProblem(flavor));
   }
 
   /**

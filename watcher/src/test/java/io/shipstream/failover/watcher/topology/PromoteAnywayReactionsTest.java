@@ -34,7 +34,7 @@ class PromoteAnywayReactionsTest {
     return GroupConfig.resolve(new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(),
         s.failureThreshold(), s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(),
         s.plannedFailover(), s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(),
-        new MysqlFailoverGroupSpec.EmergencyFailoverSpec(2L), s.minSourceSilence()));
+        new MysqlFailoverGroupSpec.EmergencyFailoverSpec(2L), s.minSourceSilence(), s.semiSync()));
   }
 
   /** iad died at 0-1-10; pdx executed and received 0-1-5: five behind, over the limit of 2. */

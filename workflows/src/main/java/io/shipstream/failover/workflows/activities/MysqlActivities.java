@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.activities;
 
+import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.time.Instant;
@@ -47,9 +48,13 @@ public interface MysqlActivities {
    * Turns a replica into a writable primary: applies everything already received (restarting a
    * stopped SQL thread), STOP REPLICA, RESET REPLICA ALL, clears read-only and confirms it.
    * Idempotent: on a server that is already a writable non-replica it only reports.
+   *
+   * @param semiSync the semi-synchronous settings the server gets before it is made writable, so its
+   *     first commits already wait for acknowledgements; null: its settings are left alone (semi-sync
+   *     disabled, and histories written before the promotion carried them)
    */
   @ActivityMethod
-  PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline);
+  PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline, SemiSyncSettings semiSync);
 
   /** Points a server at a new source with GTID auto-positioning and starts replication. */
   @ActivityMethod

@@ -104,7 +104,14 @@ public enum Events {
       "the watcher cannot reach the active site '<site>' but its replicas still receive from it (<views>): ..."),
   /** When the watcher reaches that primary again. */
   PRIMARY_REACHABLE_FROM_WATCHER(Normal, "PrimaryReachableFromWatcher",
-      "the watcher reaches the active site '<site>' again");
+      "the watcher reaches the active site '<site>' again"),
+  /** The watcher changed a server's semi-synchronous settings to what spec.semiSync says. */
+  SEMI_SYNC_APPLIED(Normal, "SemiSyncApplied", "site '<site>': <setting>=<value>[, ...]"),
+  SEMI_SYNC_NOT_APPLIED(Warning, "SemiSyncNotApplied", "site '<site>': <error>"),
+  /** The primary's source side is enabled but inactive: commits no longer wait for any replica. */
+  SEMI_SYNC_FALLEN_BACK(Warning, "SemiSyncFallenBack",
+      "<site> fell back to asynchronous replication: no acknowledgement within <timeout> ms ..."),
+  SEMI_SYNC_RESTORED(Normal, "SemiSyncRestored", "<site>: every commit waits for <n> replica acknowledgement(s) again");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.emergency;
 
+import io.shipstream.failover.model.topology.SemiSyncPlan;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.FailoverRun;
@@ -56,7 +57,8 @@ final class CandidatePromotion {
     try {
       PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain, "promote " + plan.target().name()
               + " once its relay log is applied")
-          .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain));
+          .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain),
+              SemiSyncPlan.atPromotion(plan.config(), plan.target().name()));
       run.progress.targetGtidAtPromotion = promoted.gtidExecuted();
       survivors.startRepointing();
       return new Promoted(promoted.gtidExecuted());

@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.planned;
 
+import io.shipstream.failover.model.topology.SemiSyncPlan;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
@@ -55,7 +56,7 @@ final class TargetPromotion {
     String name = plan.target().name();
     try {
       PromoteResult result = ActivityStubs.mysqlPersistent("promote " + name + " (writable)").promote(server(plan), FailoverRun.now().plus(
-          plan.config().connectionDrainTimeout()));
+          plan.config().connectionDrainTimeout()), SemiSyncPlan.atPromotion(plan.config(), name));
       run.progress.targetGtidAtPromotion = result.gtidExecuted();
       return new Promoted(result.gtidExecuted());
     } catch (ActivityFailure e) {

@@ -19,6 +19,9 @@ import java.util.concurrent.TimeUnit;
  * and was not done to which server. Shared by the planned and the emergency workflow tests.
  */
 public final class FakeMysql implements MysqlActivities {
+  /** The semi-sync settings each promoted site was given (empty: none, left alone). */
+  public final java.util.Map<String, java.util.Optional<io.shipstream.failover.model.topology.SemiSyncSettings>>
+      promotedWith = new java.util.concurrent.ConcurrentHashMap<>();
   public static final class Server {
     public volatile boolean reachable = true;
     public volatile boolean readOnly = true;
@@ -156,8 +159,10 @@ public final class FakeMysql implements MysqlActivities {
   }
 
   @Override
-  public PromoteResult promote(MysqlTarget t, Instant relayDrainDeadline) {
+  public PromoteResult promote(MysqlTarget t, Instant relayDrainDeadline,
+      io.shipstream.failover.model.topology.SemiSyncSettings semiSync) {
     calls.add("promote " + t.site());
+    promotedWith.put(t.site(), java.util.Optional.ofNullable(semiSync));
     beforePromote.run();
     Server s = reach(t);
     if (s.promoteRefusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {

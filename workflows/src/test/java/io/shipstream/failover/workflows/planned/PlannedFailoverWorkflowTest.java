@@ -104,6 +104,24 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   }
 
   @Test
+  void theTargetIsGivenTheSemiSyncSourceSideInItsPromotionOnlyWhenTheSpecAsks() {
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.promotedWith.get("pdx")).as("semi-sync disabled: left alone").isEmpty();
+  }
+
+  @Test
+  void withSemiSyncTheTargetsFirstCommitsWaitForAnAcknowledgement() {
+    MysqlFailoverGroupSpec s = k8s.spec;
+    k8s.spec = new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
+        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
+        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), s.emergencyFailover(), s.minSourceSilence(),
+        new MysqlFailoverGroupSpec.SemiSyncSpec(true, "required", "3s", 1, null));
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.promotedWith.get("pdx")).contains(
+        new io.shipstream.failover.model.topology.SemiSyncSettings(true, true, 1, 3000L));
+  }
+
+  @Test
   void maxLagWaitOverrideIsUsedAndHonoured() {
     mysql.server("pdx").lagging = true;
     PlannedFailoverStatus result = request("pdx:maxLagWait=30s");

@@ -1,0 +1,114 @@
+package io.shipstream.failover.model.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.SemiSyncConfig;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The semi-synchronous settings every site's server should have, and what the primary's reading
+ * says about the group's durability: pure, so every case is a row of a table test.
+ *
+ * <pre>
+ * | site                           | source side | replica side          | wait count (MySQL)                        |
+ * |--------------------------------|-------------|-----------------------|-------------------------------------------|
+ * | the active site (the primary)  | on, AFTER_  | on if it acknowledges | required: minSyncReplicas                 |
+ * |                                | SYNC, timeout| (so it acks once     | preferred: min(minSyncReplicas, healthy   |
+ * |                                |             |  demoted)             |   acknowledging replicas), never below 1  |
+ * | a replica that acknowledges    | off         | on                    | -                                         |
+ * | a replica that does not        | off         | off                   | -                                         |
+ * | semiSync disabled              | nothing is read or written: the servers' settings are left alone          |
+ * </pre>
+ *
+ * <p>A replica acknowledges when {@code ackFrom} is {@code all}, or when it is a primary-candidate
+ * (the default). A replica is healthy when its latest poll answered and showed both replication
+ * threads running. MariaDB has no wait count: it waits for one acknowledgement.
+ */
+public final class SemiSyncPlan {
+  private SemiSyncPlan() {}
+
+  /**
+   * Every site's settings while {@code activeSite} is the primary; empty when semi-sync is disabled
+   * or no site is active.
+   *
+   * @param healthyReplicas the sites whose servers replicate now
+   * @param mariaDb whether the servers are MariaDB (no wait count)
+   */
+  public static Map<String, SemiSyncSettings> desired(GroupConfig config, String activeSite, Set<String> healthyReplicas,
+      boolean mariaDb) {
+    SemiSyncConfig semi = config.semiSync();
+    Map<String, SemiSyncSettings> out = new LinkedHashMap<>();
+    if (!semi.enabled() || activeSite == null || config.site(activeSite).isEmpty()) {
+      return out;
+    }
+    long healthyAckers = config.sites().stream()
+        .filter(s -> !s.name().equals(activeSite) && semi.acknowledges(s) && healthyReplicas.contains(s.name()))
+        .count();
+    for (SiteSpec site : config.sites()) {
+      if (site.name().equals(activeSite)) {
+        out.put(site.name(), primary(semi, semi.acknowledges(site), healthyAckers, mariaDb));
+      } else {
+        out.put(site.name(), new SemiSyncSettings(false, semi.acknowledges(site), null, null));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The settings a promotion gives its target before it becomes writable, so that its first
+   * commits are semi-synchronous; null when semi-sync is disabled (the promotion leaves them alone).
+   * The replicas' health is not known there: {@code preferred} starts at one acknowledgement and
+   * the watcher raises it as replicas are seen healthy, {@code required} starts pinned.
+   */
+  public static SemiSyncSettings atPromotion(GroupConfig config, String target) {
+    SemiSyncConfig semi = config.semiSync();
+    if (!semi.enabled()) {
+      return null;
+    }
+    boolean acks = config.site(target).map(semi::acknowledges).orElse(true);
+    // MariaDB ignores the wait count: the workflow does not know the flavor, and need not.
+    return primary(semi, acks, semi.durability() == SemiSyncConfig.Durability.required ? semi.minSyncReplicas() : 1,
+        false);
+  }
+
+  private static SemiSyncSettings primary(SemiSyncConfig semi, boolean acknowledges, long healthyAckers,
+      boolean mariaDb) {
+    Integer waitCount = null;
+    if (!mariaDb) {
+      waitCount = semi.durability() == SemiSyncConfig.Durability.required ? semi.minSyncReplicas()
+          : (int) Math.max(1, Math.min(semi.minSyncReplicas(), healthyAckers));
+    }
+    return new SemiSyncSettings(true, acknowledges, waitCount, semi.timeout().toMillis());
+  }
+
+  /**
+   * The group's durability as {@code status.semiSync} shows it, from the primary's reading: null
+   * when semi-sync is disabled. {@code primary} null: the primary could not be read this time.
+   */
+  public static SemiSyncStatus status(GroupConfig config, String activeSite, SemiSyncState primary) {
+    SemiSyncConfig semi = config.semiSync();
+    if (!semi.enabled() || activeSite == null) {
+      return null;
+    }
+    String durability = semi.durability().name();
+    if (primary == null) {
+      return new SemiSyncStatus(activeSite, durability, null, null, null, null, "the primary could not be read");
+    }
+    if (!primary.available()) {
+      return new SemiSyncStatus(activeSite, durability, false, null, null, null,
+          "the primary has no semi-synchronous replication (MySQL: the plugins are not installed)");
+    }
+    boolean on = primary.sourceEnabled() && primary.sourceActive();
+    String message = !primary.sourceEnabled() ? "the primary's commits do not wait for any replica (source side off)"
+        : primary.fallenBack() ? "fallen back to asynchronous replication: no acknowledgement came within "
+            + primary.timeoutMillis() + " ms (" + primary.clients() + " semi-synchronous replica(s) connected); "
+            + "commits no longer wait until a replica catches up"
+        : "every commit waits for " + (primary.waitCount() == null ? 1 : primary.waitCount())
+            + " replica acknowledgement(s) (" + primary.clients() + " connected)";
+    Integer waitCount = primary.waitCount() == null && primary.sourceEnabled() ? Integer.valueOf(1) : primary.waitCount();
+    return new SemiSyncStatus(activeSite, durability, on, waitCount, primary.clients(), primary.fallenBack(), message);
+  }
+}

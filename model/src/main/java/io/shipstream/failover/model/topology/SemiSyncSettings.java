@@ -1,0 +1,34 @@
+package io.shipstream.failover.model.topology;
+
+/**
+ * The semi-synchronous settings one server should have. The source side matters only on the
+ * primary; the replica side on every server that acknowledges, the primary included, so that a
+ * demoted primary acknowledges from its first connection to the new one.
+ *
+ * @param sourceEnabled the source side (MySQL {@code rpl_semi_sync_source_enabled}, MariaDB
+ *     {@code rpl_semi_sync_master_enabled}); when on, the wait point is {@code AFTER_SYNC}
+ * @param replicaEnabled the replica side ({@code rpl_semi_sync_replica_enabled} / {@code rpl_semi_sync_slave_enabled})
+ * @param waitCount how many acknowledgements a commit waits for (MySQL
+ *     {@code rpl_semi_sync_source_wait_for_replica_count}); null: not set (servers with the source side off);
+ *     ignored by MariaDB, which has no such setting and waits for one
+ * @param timeoutMillis how long a commit waits before the source falls back to asynchronous
+ *     replication; null: not set (servers with the source side off)
+ */
+public record SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, Integer waitCount, Long timeoutMillis) {
+
+  /** What the primary's own reading says about these settings, field by field; true when nothing must change. */
+  public boolean satisfiedBy(SemiSyncState state) {
+    if (state == null || !state.available()) {
+      return false;
+    }
+    if (state.sourceEnabled() != sourceEnabled || state.replicaEnabled() != replicaEnabled) {
+      return false;
+    }
+    if (sourceEnabled && (!SemiSyncState.AFTER_SYNC.equalsIgnoreCase(String.valueOf(state.waitPoint()))
+        || timeoutMillis != null && !timeoutMillis.equals(state.timeoutMillis())
+        || waitCount != null && state.waitCount() != null && !waitCount.equals(state.waitCount()))) {
+      return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,184 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SemiSyncPlan;
+import io.shipstream.failover.model.topology.SemiSyncSettings;
+import io.shipstream.failover.model.topology.SemiSyncState;
+import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.workflows.contract.Events;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiConsumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps every server's semi-synchronous settings as {@link SemiSyncPlan} says, between failovers:
+ * at adoption, after every failover (the new primary's source side, the old primary's replica
+ * side) and whenever a reading shows drift. At most once per poll interval per group and never
+ * while a failover workflow runs (the promotion sets the new primary itself); the primary first,
+ * so a replica whose IO thread is restarted connects to a source that already has its side on.
+ * Each server is read and set in one session, with no write when it is right already.
+ *
+ * <p>It writes {@code status.semiSync} from the primary's reading when that changes, an Event when
+ * the primary falls back to asynchronous replication (Warning) and when it returns (Normal), and
+ * the group's {@code bloodraven_semisync_*} gauges; a primary fallen back is a Degraded problem
+ * whose reason prevails.
+ */
+final class SemiSyncKeeper {
+  private static final Logger log = LoggerFactory.getLogger(SemiSyncKeeper.class);
+
+  private final SiteConnector sites;
+  private final Reactions.Effects effects;
+  private final BiConsumer<GroupRef, SemiSyncStatus> statusWriter;
+  private final TopologyMetrics metrics;
+  private final Clock clock;
+  private final Map<GroupRef, Instant> lastPass = new ConcurrentHashMap<>();
+  private final Map<GroupRef, SemiSyncStatus> lastStatus = new ConcurrentHashMap<>();
+  private final Map<GroupRef, Boolean> lastFallenBack = new ConcurrentHashMap<>();
+  private final Map<GroupRef, String> lastFailure = new ConcurrentHashMap<>();
+
+  SemiSyncKeeper(SiteConnector sites, Reactions.Effects effects, BiConsumer<GroupRef, SemiSyncStatus> statusWriter,
+      TopologyMetrics metrics, Clock clock) {
+    this.sites = sites;
+    this.effects = effects;
+    this.statusWriter = statusWriter;
+    this.metrics = metrics;
+    this.clock = clock;
+  }
+
+  /** One pass; returns the Degraded problem of a primary fallen back, else empty. */
+  Optional<GroupConditions.Problem> keep(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+      Map<String, SiteObservation> observations, boolean failoverRunning) {
+    return keep(ref, config, status, observations, () -> failoverRunning);
+  }
+
+  /**
+   * As above; {@code failoverRunning} is asked only when a pass is due (it may ask Temporal), so
+   * at most once per poll interval.
+   */
+  Optional<GroupConditions.Problem> keep(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+      Map<String, SiteObservation> observations, java.util.function.BooleanSupplier failoverRunning) {
+    String active = status.activeSite();
+    if (!config.semiSync().enabled() || active == null) {
+      if (metrics != null) {
+        metrics.state().semiSync(ref, null);
+      }
+      return Optional.empty();
+    }
+    Instant now = clock.instant();
+    Instant last = lastPass.get(ref);
+    if (last != null && now.isBefore(last.plus(config.pollInterval()))) {
+      return problem(ref);
+    }
+    lastPass.put(ref, now);
+    if (failoverRunning.getAsBoolean()) {
+      return problem(ref);
+    }
+    Set<String> healthy = new LinkedHashSet<>();
+    boolean mariaDb = false;
+    for (Map.Entry<String, SiteObservation> e : observations.entrySet()) {
+      Probe p = e.getValue().latest();
+      if (p != null && p.reachable() && p.replicating()) {
+        healthy.add(e.getKey());
+      }
+      Probe known = e.getValue().lastReachable();
+      mariaDb |= known != null && "MariaDB".equals(known.flavor());
+    }
+    mariaDb |= config.sites().stream().anyMatch(s -> SiteSpec.FLAVOR_MARIADB.equals(s.flavor()));
+    Map<String, SemiSyncSettings> desired = SemiSyncPlan.desired(config, active, healthy, mariaDb);
+    SemiSyncState primary = null;
+    // The primary first: see the class comment.
+    List<String> order = new java.util.ArrayList<>(desired.keySet());
+    order.remove(active);
+    order.add(0, active);
+    for (String name : order) {
+      SiteObservation o = observations.get(name);
+      SiteSpec site = config.site(name).orElse(null);
+      if (site == null || o == null || !o.answeringNow()) {
+        continue;
+      }
+      try {
+        SiteConnector.SemiSyncReading reading = sites.semiSync(ref, config, site, desired.get(name));
+        if (name.equals(active)) {
+          primary = reading.state();
+        }
+        if (!reading.changes().isEmpty()) {
+          log.info("{}: semi-sync on site '{}': {}", ref, name, reading.changes());
+          event(ref, Events.SEMI_SYNC_APPLIED, "site '" + name + "': " + String.join(", ", reading.changes()));
+        }
+        lastFailure.remove(ref);
+      } catch (Exception e) {
+        String message = "site '" + name + "': " + e.getMessage();
+        log.warn("{}: semi-sync not applied on {}", ref, message);
+        if (!message.equals(lastFailure.put(ref, message))) {
+          event(ref, Events.SEMI_SYNC_NOT_APPLIED, message);
+        }
+      }
+    }
+    SemiSyncStatus next = SemiSyncPlan.status(config, active, primary);
+    if (primary != null) {
+      noteFallback(ref, active, next);
+    }
+    if (metrics != null) {
+      metrics.state().semiSync(ref, primary == null ? null : next);
+    }
+    SemiSyncStatus written = lastStatus.containsKey(ref) ? lastStatus.get(ref) : status.semiSync();
+    if (!Objects.equals(next, written)) {
+      try {
+        statusWriter.accept(ref, next);
+        lastStatus.put(ref, next);
+      } catch (RuntimeException e) {
+        log.warn("{}: cannot write status.semiSync: {}", ref, e.toString());
+      }
+    }
+    return problem(ref);
+  }
+
+  private void noteFallback(GroupRef ref, String active, SemiSyncStatus now) {
+    boolean fallen = Boolean.TRUE.equals(now.fallenBack());
+    Boolean before = lastFallenBack.put(ref, fallen);
+    if (fallen && !Boolean.TRUE.equals(before)) {
+      event(ref, Events.SEMI_SYNC_FALLEN_BACK, active + " " + now.message());
+    } else if (!fallen && Boolean.TRUE.equals(before) && Boolean.TRUE.equals(now.enabled())) {
+      event(ref, Events.SEMI_SYNC_RESTORED, active + ": " + now.message() + " again");
+    }
+  }
+
+  private Optional<GroupConditions.Problem> problem(GroupRef ref) {
+    SemiSyncStatus s = lastStatus.get(ref);
+    if (s != null && Boolean.TRUE.equals(s.fallenBack())) {
+      return Optional.of(new GroupConditions.Problem(Events.SEMI_SYNC_FALLEN_BACK.reason(), "the primary "
+          + s.primary() + " has " + s.message() + "; an emergency failover now may lose acknowledged writes", true));
+    }
+    return Optional.empty();
+  }
+
+  private void event(GroupRef ref, Events event, String message) {
+    try {
+      effects.event(ref, event.type().name(), event.reason(), message);
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot write the {} Event: {}", ref, event.reason(), e.toString());
+    }
+  }
+
+  void forget(GroupRef ref) {
+    lastPass.remove(ref);
+    lastStatus.remove(ref);
+    lastFallenBack.remove(ref);
+    lastFailure.remove(ref);
+  }
+}

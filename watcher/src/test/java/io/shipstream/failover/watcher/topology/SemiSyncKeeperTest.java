@@ -1,0 +1,171 @@
+package io.shipstream.failover.watcher.topology;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SemiSyncSettings;
+import io.shipstream.failover.model.topology.SemiSyncState;
+import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.model.topology.SiteState;
+import io.shipstream.failover.testsupport.MutableClock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconciler against fake servers that keep what they are given: the primary first, nothing
+ * written to a server already right, a pass per poll interval and none while a failover runs, the
+ * old primary's source side turned off after a failover, and a fallback told once (Warning Event,
+ * Degraded problem, status) and its return once (Normal Event).
+ */
+class SemiSyncKeeperTest {
+  private static final GroupRef G = Fixtures.ORDERS;
+  private final MutableClock clock = new MutableClock(Fixtures.NOW);
+  private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
+  private final List<SemiSyncStatus> written = new ArrayList<>();
+  private final FakeServers servers = new FakeServers();
+  private final SemiSyncKeeper keeper = new SemiSyncKeeper(servers, effects, (ref, s) -> written.add(s), null, clock);
+
+  /** Servers that take settings as given; the primary's source side is active unless {@link #fallen}. */
+  static final class FakeServers implements SiteConnector {
+    final Map<String, SemiSyncSettings> settings = new HashMap<>();
+    final List<String> calls = new ArrayList<>();
+    final List<String> writes = new ArrayList<>();
+    boolean fallen;
+
+    @Override
+    public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public void fence(GroupRef group, GroupConfig config, SiteSpec site) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public SemiSyncReading semiSync(GroupRef group, GroupConfig config, SiteSpec site, SemiSyncSettings want) {
+      calls.add(site.name());
+      List<String> changes = new ArrayList<>();
+      if (!want.equals(settings.get(site.name()))) {
+        settings.put(site.name(), want);
+        writes.add(site.name());
+        changes.add("set " + want);
+      }
+      SemiSyncSettings s = settings.get(site.name());
+      return new SemiSyncReading(new SemiSyncState(true, s.sourceEnabled(), s.sourceEnabled() && !fallen, fallen ? 0 : 1,
+          s.waitCount(), s.timeoutMillis(), "AFTER_SYNC", s.replicaEnabled(), !s.sourceEnabled()), changes);
+    }
+  }
+
+  private static GroupConfig config() {
+    MysqlFailoverGroupSpec base = Fixtures.spec("5m", null);
+    return GroupConfig.resolve(new MysqlFailoverGroupSpec(base.sites(), base.credentialsSecretRef(), "500ms", 3, 2,
+        "5m", null, null, null, null, null, null, null, null, new MysqlFailoverGroupSpec.SemiSyncSpec(true, "preferred", "2s", 1,
+        null)));
+  }
+
+  private static Map<String, SiteObservation> observations(String primary) {
+    Map<String, SiteObservation> out = new LinkedHashMap<>();
+    for (String site : List.of("dr", "pdx", "iad")) {
+      Probe p = site.equals(primary) ? Fixtures.writable(site, "") : Fixtures.replica(site, "");
+      out.put(site, new SiteObservation(site.equals(primary) ? SiteState.WRITABLE : SiteState.READ_ONLY, p, p));
+    }
+    return out;
+  }
+
+  private static MysqlFailoverGroupStatus active(String site) {
+    return MysqlFailoverGroupStatus.empty().withActiveSite(site);
+  }
+
+  private Optional<GroupConditions.Problem> pass(String primary) {
+    clock.advance(Duration.ofSeconds(1));
+    return keeper.keep(G, config(), active(primary), observations(primary), false);
+  }
+
+  @Test
+  void appliesThePrimaryFirstThenNothingWhileRight() {
+    assertThat(pass("iad")).isEmpty();
+    assertThat(servers.calls).containsExactly("iad", "pdx", "dr");
+    assertThat(servers.settings.get("iad")).isEqualTo(new SemiSyncSettings(true, true, 1, 2000L));
+    assertThat(servers.settings.get("pdx")).isEqualTo(new SemiSyncSettings(false, true, null, null));
+    assertThat(servers.settings.get("dr")).as("a dr-only site does not acknowledge by default")
+        .isEqualTo(new SemiSyncSettings(false, false, null, null));
+    assertThat(effects.events()).allMatch(e -> e.startsWith("Normal SemiSyncApplied")).hasSize(3);
+    assertThat(written).hasSize(1);
+    assertThat(written.get(0).enabled()).isTrue();
+    assertThat(written.get(0).primary()).isEqualTo("iad");
+
+    servers.writes.clear();
+    pass("iad");
+    assertThat(servers.writes).as("nothing written to servers already right").isEmpty();
+    assertThat(written).as("an unchanged status is not written again").hasSize(1);
+    assertThat(effects.events()).hasSize(3);
+  }
+
+  @Test
+  void onePassPerPollIntervalAndNoneWhileAFailoverRuns() {
+    keeper.keep(G, config(), active("iad"), observations("iad"), false);
+    int calls = servers.calls.size();
+    keeper.keep(G, config(), active("iad"), observations("iad"), false);
+    assertThat(servers.calls).hasSize(calls);
+    clock.advance(Duration.ofSeconds(1));
+    keeper.keep(G, config(), active("iad"), observations("iad"), true);
+    assertThat(servers.calls).as("a failover owns the servers meanwhile").hasSize(calls);
+    java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+    keeper.keep(G, config(), active("iad"), observations("iad"), () -> asked.incrementAndGet() < 0);
+    assertThat(asked).as("Temporal is not asked between passes").hasValue(0);
+  }
+
+  @Test
+  void afterAFailoverTheOldPrimaryLosesItsSourceSideAndTheNewOneHasIt() {
+    pass("iad");
+    servers.writes.clear();
+    pass("pdx");
+    assertThat(servers.settings.get("pdx")).isEqualTo(new SemiSyncSettings(true, true, 1, 2000L));
+    assertThat(servers.settings.get("iad")).isEqualTo(new SemiSyncSettings(false, true, null, null));
+    assertThat(servers.writes).containsExactlyInAnyOrder("pdx", "iad");
+    assertThat(written.get(written.size() - 1).primary()).isEqualTo("pdx");
+  }
+
+  @Test
+  void aFallbackIsToldOnceAndItsReturnToo() {
+    pass("iad");
+    servers.fallen = true;
+    Optional<GroupConditions.Problem> problem = pass("iad");
+    assertThat(problem).isPresent();
+    assertThat(problem.get().reason()).isEqualTo("SemiSyncFallenBack");
+    assertThat(problem.get().prevails()).isTrue();
+    assertThat(written.get(written.size() - 1).fallenBack()).isTrue();
+    pass("iad");
+    assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncFallenBack")).hasSize(1)
+        .allMatch(e -> e.startsWith("Warning"));
+
+    servers.fallen = false;
+    assertThat(pass("iad")).isEmpty();
+    assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncRestored")).hasSize(1)
+        .allMatch(e -> e.startsWith("Normal"));
+    assertThat(written.get(written.size() - 1).fallenBack()).isFalse();
+  }
+
+  @Test
+  void disabledReadsNothing() {
+    MysqlFailoverGroupSpec base = Fixtures.spec("5m", null);
+    GroupConfig off = GroupConfig.resolve(base);
+    assertThat(keeper.keep(G, off, active("iad"), observations("iad"), false)).isEmpty();
+    assertThat(servers.calls).isEmpty();
+    assertThat(written).isEmpty();
+  }
+}
