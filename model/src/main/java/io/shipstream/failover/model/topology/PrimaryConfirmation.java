@@ -297,9 +297,8 @@ public final class PrimaryConfirmation {
       case CONFIRMED_DEAD -> {
         Verdict v = TopologyMatrix.evaluate(with(in, primary, new SiteObservation(SiteState.UNREACHABLE, o.latest(),
             o.lastReachable())));
-        return v instanceof Verdict.Promote p ? new Verdict.Promote(p.failedSite(), p.candidate(),
-            p.failedSiteLastGtid(), "replicas confirmed: every replica that was receiving from '" + primary
-            + "' lost it (" + result.reason() + "); " + p.reason()) : v;
+        return v instanceof Verdict.Promote p ? p.withReason("replicas confirmed: every replica that was receiving "
+            + "from '" + primary + "' lost it (" + result.reason() + "); " + p.reason()) : v;
       }
       case ALIVE -> {
         SiteObservation kept = o.state() == SiteState.UNREACHABLE || o.state() == SiteState.UNKNOWN
@@ -309,8 +308,7 @@ public final class PrimaryConfirmation {
       default -> {
         Verdict v = TopologyMatrix.evaluate(in);
         if (v instanceof Verdict.Promote p) {
-          return new Verdict.Promote(p.failedSite(), p.candidate(), p.failedSiteLastGtid(), "debounce: "
-              + in.config().failureThreshold() + " polls in a row failed (failureThreshold)"
+          return p.withReason("debounce: " + in.config().failureThreshold() + " polls in a row failed (failureThreshold)"
               + (result == null || result.outcome() == Outcome.NOT_NEEDED ? "" : "; the replicas could not confirm: "
               + result.reason()) + "; " + p.reason());
         }
@@ -333,7 +331,7 @@ public final class PrimaryConfirmation {
     Map<String, SiteObservation> sites = new LinkedHashMap<>(in.sites());
     sites.put(site, o);
     return new TopologyMatrix.Input(in.config(), sites, in.activeSite(), in.lastFailover(), in.lastFailoverTarget(),
-        in.failoverRunning(), in.now());
+        in.failoverRunning(), in.now(), in.promoteAnyway());
   }
 
   /** {@code spec.minSourceSilence}, resolved. */

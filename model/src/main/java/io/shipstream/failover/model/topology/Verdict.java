@@ -64,6 +64,11 @@ public sealed interface Verdict {
       this(failedSite, candidate, failedSiteLastGtid, reason, null);
     }
 
+    /** The same promotion (and override), for another reason: the path that decided it prefixed, say. */
+    public Promote withReason(String why) {
+      return new Promote(failedSite, candidate, failedSiteLastGtid, why, lagOverride);
+    }
+
     /** Whether a human's {@code promote-anyway} request overrides the lag limit for it. */
     public boolean forced() {
       return lagOverride != null;
