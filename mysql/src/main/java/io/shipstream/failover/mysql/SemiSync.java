@@ -56,7 +56,9 @@ public final class SemiSync {
     return new SemiSyncState(true, MysqlSession.flag(values.get(s + "enabled")), MysqlSession.flag(values.get(s + "status")),
         integer(values.get(s + "clients")), integer(values.get(s + "wait_for_" + n.replica() + "_count")),
         ReplicaStatus.parseLong(values.get(s + "timeout")), values.get(s + "wait_point"),
-        MysqlSession.flag(values.get(r + "enabled")), MysqlSession.flag(values.get(r + "status")));
+        MysqlSession.flag(values.get(r + "enabled")), MysqlSession.flag(values.get(r + "status")),
+        values.containsKey(s + "wait_no_" + n.replica()) ? MysqlSession.flag(values.get(s + "wait_no_" + n.replica()))
+            : null);
   }
 
   /** Gives the server {@code want}, writing only what differs; idempotent. */
@@ -87,6 +89,10 @@ public final class SemiSync {
       }
       if (want.timeoutMillis() != null && !want.timeoutMillis().equals(now.timeoutMillis())) {
         set(session, dialect, changes, s + "timeout", want.timeoutMillis());
+      }
+      if (want.waitNoReplica() != null && now.waitNoReplica() != null
+          && !want.waitNoReplica().equals(now.waitNoReplica())) {
+        set(session, dialect, changes, s + "wait_no_" + n.replica(), want.waitNoReplica() ? "ON" : "OFF");
       }
       // MariaDB has no wait count (null): it waits for one acknowledgement.
       if (want.waitCount() != null && now.waitCount() != null && !want.waitCount().equals(now.waitCount())) {

@@ -174,7 +174,9 @@ class SemiSyncDurabilityIT extends StackPerTest {
   @FlavorTest
   void aKilledPrimarysUnacknowledgedTailIsTruncatedOnMariaDbAndHeldDivergentOnMySql(Flavor flavor) throws Exception {
     start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, true));
-    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "preferred", "60s", 1, null)));
+    // Required: the commit waits for pdx even while pdx's IO thread is stopped (preferred would
+    // turn asynchronous at once, with no semi-synchronous replica connected).
+    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "required", "60s", 1, null)));
     awaitSemiSync(s -> Boolean.TRUE.equals(s.enabled()) && s.clients() != null && s.clients() == 1,
         "semi-sync on iad with pdx acknowledging");
     DatabaseServer iad = stack.server("iad");

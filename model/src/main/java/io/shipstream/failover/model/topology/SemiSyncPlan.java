@@ -26,6 +26,14 @@ import java.util.Set;
  * <p>A replica acknowledges when {@code ackFrom} is {@code all}, or when it is a primary-candidate
  * (the default). A replica is healthy when its latest poll answered and showed both replication
  * threads running. MariaDB has no wait count: it waits for one acknowledgement.
+ *
+ * <p>The primary's wait without replicas ({@code rpl_semi_sync_source_wait_no_replica} /
+ * {@code rpl_semi_sync_master_wait_no_slave}) is off for {@code preferred}: when no
+ * semi-synchronous replica is connected (the last one died; a new primary after an emergency
+ * failover of a group with two primary-candidates, until the old one rejoins) the server turns
+ * asynchronous at once instead of making a commit wait out the whole timeout for an
+ * acknowledgement nobody can send, and the group shows it as fallen back. On for {@code required}:
+ * it would rather wait.
  */
 public final class SemiSyncPlan {
   private SemiSyncPlan() {}
@@ -81,7 +89,11 @@ public final class SemiSyncPlan {
       waitCount = semi.durability() == SemiSyncConfig.Durability.required ? semi.minSyncReplicas()
           : (int) Math.max(1, Math.min(semi.minSyncReplicas(), healthyAckers));
     }
-    return new SemiSyncSettings(true, acknowledges, waitCount, semi.timeout().toMillis());
+    // Preferred: with no semi-synchronous replica connected (the only one died, or a new primary
+    // whose old one has not rejoined yet) the source turns asynchronous at once instead of making
+    // a commit wait out the whole timeout for an acknowledgement nobody can send. Required waits.
+    return new SemiSyncSettings(true, acknowledges, waitCount, semi.timeout().toMillis(),
+        semi.durability() == SemiSyncConfig.Durability.required);
   }
 
   /**
@@ -101,8 +113,10 @@ public final class SemiSyncPlan {
       return new SemiSyncStatus(activeSite, durability, false, null, null, null,
           "the primary has no semi-synchronous replication (MySQL: the plugins are not installed)");
     }
-    boolean on = primary.sourceEnabled() && primary.sourceActive();
+    boolean on = primary.sourceEnabled() && primary.sourceActive() && !primary.noReplicaToWaitFor();
     String message = !primary.sourceEnabled() ? "the primary's commits do not wait for any replica (source side off)"
+        : primary.noReplicaToWaitFor() ? "asynchronous: no semi-synchronous replica is connected, and "
+            + "preferred does not wait for one; semi-sync again once one connects"
         : primary.fallenBack() ? "fallen back to asynchronous replication: no acknowledgement came within "
             + primary.timeoutMillis() + " ms (" + primary.clients() + " semi-synchronous replica(s) connected); "
             + "commits no longer wait until a replica catches up"

@@ -13,8 +13,18 @@ package io.shipstream.failover.model.topology;
  *     ignored by MariaDB, which has no such setting and waits for one
  * @param timeoutMillis how long a commit waits before the source falls back to asynchronous
  *     replication; null: not set (servers with the source side off)
+ * @param waitNoReplica whether a commit waits out the timeout even while no semi-synchronous replica is
+ *     connected (MySQL {@code rpl_semi_sync_source_wait_no_replica}, MariaDB
+ *     {@code rpl_semi_sync_master_wait_no_slave}); false: the source turns asynchronous at once when
+ *     the last one is gone, and back when one acknowledges again. Null: not set
  */
-public record SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, Integer waitCount, Long timeoutMillis) {
+public record SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, Integer waitCount, Long timeoutMillis,
+    Boolean waitNoReplica) {
+
+  /** Settings that leave the wait without replicas as the server has it. */
+  public SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, Integer waitCount, Long timeoutMillis) {
+    this(sourceEnabled, replicaEnabled, waitCount, timeoutMillis, null);
+  }
 
   /** What the primary's own reading says about these settings, field by field; true when nothing must change. */
   public boolean satisfiedBy(SemiSyncState state) {
@@ -26,7 +36,8 @@ public record SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, In
     }
     if (sourceEnabled && (!SemiSyncState.AFTER_SYNC.equalsIgnoreCase(String.valueOf(state.waitPoint()))
         || timeoutMillis != null && !timeoutMillis.equals(state.timeoutMillis())
-        || waitCount != null && state.waitCount() != null && !waitCount.equals(state.waitCount()))) {
+        || waitCount != null && state.waitCount() != null && !waitCount.equals(state.waitCount())
+        || waitNoReplica != null && state.waitNoReplica() != null && !waitNoReplica.equals(state.waitNoReplica()))) {
       return false;
     }
     return true;

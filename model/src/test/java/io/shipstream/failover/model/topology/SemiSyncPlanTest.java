@@ -54,6 +54,7 @@ class SemiSyncPlanTest {
     assertThat(primary.sourceEnabled()).isTrue();
     assertThat(primary.replicaEnabled()).as("the primary acknowledges once demoted").isTrue();
     assertThat(primary.timeoutMillis()).isEqualTo(3000L);
+    assertThat(primary.waitNoReplica()).as("waits while no replica is connected").isEqualTo(durability.equals("required"));
     assertThat(primary.waitCount()).isEqualTo(waitCount.equals("null") ? null : Integer.valueOf(waitCount));
     for (String replica : List.of("pdx", "ord", "dr")) {
       SemiSyncSettings s = desired.get(replica);
@@ -81,10 +82,12 @@ class SemiSyncPlanTest {
   void thePromotionStartsPreferredAtOneAndRequiredPinned() {
     SemiSyncSettings preferred = SemiSyncPlan.atPromotion(config(new SemiSyncSpec(true, "preferred", null, 2, null)),
         "pdx");
-    assertThat(preferred).isEqualTo(new SemiSyncSettings(true, true, 1, 10_000L));
+    assertThat(preferred).as("preferred does not wait while no replica is connected")
+        .isEqualTo(new SemiSyncSettings(true, true, 1, 10_000L, false));
     SemiSyncSettings required = SemiSyncPlan.atPromotion(config(new SemiSyncSpec(true, "required", "2s", 2, null)),
         "pdx");
-    assertThat(required).isEqualTo(new SemiSyncSettings(true, true, 2, 2_000L));
+    assertThat(required).as("required waits even while no replica is connected")
+        .isEqualTo(new SemiSyncSettings(true, true, 2, 2_000L, true));
   }
 
   @Test
@@ -99,6 +102,11 @@ class SemiSyncPlanTest {
     assertThat(want.satisfiedBy(new SemiSyncState(true, false, false, 2, 2, 3000L, "AFTER_SYNC", true, false)))
         .isFalse();
     assertThat(want.satisfiedBy(SemiSyncState.unavailable())).isFalse();
+    SemiSyncSettings preferred = new SemiSyncSettings(true, true, 2, 3000L, false);
+    assertThat(preferred.satisfiedBy(new SemiSyncState(true, true, true, 2, 2, 3000L, "AFTER_SYNC", true, false,
+        false))).isTrue();
+    assertThat(preferred.satisfiedBy(new SemiSyncState(true, true, true, 2, 2, 3000L, "AFTER_SYNC", true, false,
+        true))).as("still waits while no replica is connected").isFalse();
     SemiSyncSettings replica = new SemiSyncSettings(false, true, null, null);
     assertThat(replica.satisfiedBy(new SemiSyncState(true, false, false, 0, 1, 10000L, "AFTER_COMMIT", true, true)))
         .as("a replica's source-side details do not matter").isTrue();
@@ -133,6 +141,16 @@ class SemiSyncPlanTest {
     assertThat(off.enabled()).isFalse();
     assertThat(off.fallenBack()).as("off is not fallen back: the reconciler turns it on").isFalse();
     assertThat(SemiSyncPlan.status(config, "iad", SemiSyncState.unavailable()).enabled()).isFalse();
+
+    // MariaDB keeps reporting the source side active when preferred stops waiting with no replica.
+    SemiSyncStatus none = SemiSyncPlan.status(config, "iad",
+        new SemiSyncState(true, true, true, 0, null, 2000L, "AFTER_SYNC", true, false, false));
+    assertThat(none.enabled()).isFalse();
+    assertThat(none.fallenBack()).isTrue();
+    assertThat(none.message()).startsWith("asynchronous: no semi-synchronous replica is connected");
+    SemiSyncStatus waiting = SemiSyncPlan.status(config, "iad",
+        new SemiSyncState(true, true, true, 0, null, 2000L, "AFTER_SYNC", true, false, true));
+    assertThat(waiting.fallenBack()).as("required waits for one: not fallen back until its timeout").isFalse();
   }
 
   @ParameterizedTest(name = "{0}")

@@ -99,7 +99,7 @@ class SemiSyncKeeperTest {
   void appliesThePrimaryFirstThenNothingWhileRight() {
     assertThat(pass("iad")).isEmpty();
     assertThat(servers.calls).containsExactly("iad", "pdx", "dr");
-    assertThat(servers.settings.get("iad")).isEqualTo(new SemiSyncSettings(true, true, 1, 2000L));
+    assertThat(servers.settings.get("iad")).isEqualTo(new SemiSyncSettings(true, true, 1, 2000L, false));
     assertThat(servers.settings.get("pdx")).isEqualTo(new SemiSyncSettings(false, true, null, null));
     assertThat(servers.settings.get("dr")).as("a dr-only site does not acknowledge by default")
         .isEqualTo(new SemiSyncSettings(false, false, null, null));
@@ -134,7 +134,7 @@ class SemiSyncKeeperTest {
     pass("iad");
     servers.writes.clear();
     pass("pdx");
-    assertThat(servers.settings.get("pdx")).isEqualTo(new SemiSyncSettings(true, true, 1, 2000L));
+    assertThat(servers.settings.get("pdx")).isEqualTo(new SemiSyncSettings(true, true, 1, 2000L, false));
     assertThat(servers.settings.get("iad")).isEqualTo(new SemiSyncSettings(false, true, null, null));
     assertThat(servers.writes).containsExactlyInAnyOrder("pdx", "iad");
     assertThat(written.get(written.size() - 1).primary()).isEqualTo("pdx");

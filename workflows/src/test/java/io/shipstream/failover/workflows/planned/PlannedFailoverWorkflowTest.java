@@ -118,7 +118,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
         new MysqlFailoverGroupSpec.SemiSyncSpec(true, "required", "3s", 1, null));
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
     assertThat(mysql.promotedWith.get("pdx")).contains(
-        new io.shipstream.failover.model.topology.SemiSyncSettings(true, true, 1, 3000L));
+        new io.shipstream.failover.model.topology.SemiSyncSettings(true, true, 1, 3000L, true));
   }
 
   @Test
