@@ -42,7 +42,7 @@ import java.util.stream.Stream;
  * |                                                    |   asynchronous replication (0 while it waits   |
  * |                                                    |   for acknowledgements; NaN: semi-sync off or  |
  * |                                                    |   not read yet)                                |
- * | bloodraven_semisync_wait_count{group}              | (a value) acknowledgements each commit waits   |
+ * | bloodraven_semisync_acks_per_commit{group}         | (a value) acknowledgements each commit waits   |
  * |                                                    |   for; NaN as above                            |
  * </pre>
  *
@@ -117,7 +117,7 @@ final class GroupStateMetrics {
               + " 0 while its commits wait for acknowledgements; NaN when semi-sync is off or not read yet")
           .tags("group", name)
           .register(registry));
-      g.meters.add(Gauge.builder("bloodraven_semisync_wait_count", g.semiSyncWaitCount, AtomicReference::get)
+      g.meters.add(Gauge.builder("bloodraven_semisync_acks_per_commit", g.semiSyncWaitCount, AtomicReference::get)
           .description("Replica acknowledgements each commit of the group's primary waits for; NaN as above")
           .tags("group", name)
           .register(registry));
