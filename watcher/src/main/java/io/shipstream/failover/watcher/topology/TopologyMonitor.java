@@ -342,7 +342,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       }
       try {
         asked.put(other.name(), java.util.concurrent.CompletableFuture.supplyAsync(
-            () -> sites.sourceView(g.group(), g.config(), other, clock.instant()), polls));
+            () -> sites.sourceView(g.group(), g.config(), other, clock.instant()), pollThreads));
       } catch (RejectedExecutionException e) {
         return;
       }
