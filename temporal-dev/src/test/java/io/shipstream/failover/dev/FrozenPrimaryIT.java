@@ -39,8 +39,8 @@ class FrozenPrimaryIT extends StackPerTest {
     assertThat(stack.api().eventMessages("OldPrimaryFenceConfirmed")).singleElement().asString()
         .contains("its server process is dead (STOPPED");
     assertThat(outcome.iadAliveAtResume).as("the sidecar stopped iad for good before pdx was writable").isFalse();
-    assertThat(outcome.committedAfterFreezeOnlyOnIad).as("writes the old primary acknowledged after the freeze "
-        + "began that the new primary lacks").isEmpty();
+    assertThat(outcome.committedAfterFreezeOnlyOnIad).as("writes sent to the old primary after the freeze "
+        + "began that were acknowledged and the new primary lacks").isEmpty();
     assertThat(outcome.acknowledgedLost).as("acknowledged writes on neither server").isEmpty();
   }
 
@@ -113,8 +113,8 @@ class FrozenPrimaryIT extends StackPerTest {
   }
 
   /**
-   * What one freeze came to. {@code committedAfterFreezeOnlyOnIad}: writes iad acknowledged after
-   * it was frozen (so after it resumed) that the primary lacks; {@code acknowledgedLost}: acknowledged
+   * What one freeze came to. {@code committedAfterFreezeOnlyOnIad}: writes sent to iad after it
+   * was frozen (so committed after it resumed) that the primary lacks and yet were acknowledged; {@code acknowledgedLost}: acknowledged
    * writes that neither the primary nor iad holds. Writes iad acknowledged before the freeze that had
    * not reached pdx yet are the asynchronous replication's loss, reported by the failover as
    * transactionsLost, and printed here.
@@ -137,8 +137,10 @@ class FrozenPrimaryIT extends StackPerTest {
       routed.awaitAcknowledged(50, Duration.ofSeconds(30));
       pooled.awaitAcknowledged(50, Duration.ofSeconds(30));
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
-      frozenAt = System.nanoTime();
       iad.pause();
+      // After the signal is delivered (kill(1) takes milliseconds): a write sent from here on can
+      // only commit once iad resumes; one sent before may be acknowledged a moment after.
+      frozenAt = System.nanoTime();
       Playground.sleep(frozen.toMillis());
       aliveAtResume = iad.isRunning();
       if (aliveAtResume) {
@@ -178,7 +180,7 @@ class FrozenPrimaryIT extends StackPerTest {
       }
       if (!onIad.contains(ack.id())) {
         lost.add(ack.id());
-      } else if (ack.nanos() > frozenAt) {
+      } else if (ack.sentNanos() > frozenAt) {
         afterFreezeOnlyOnIad.add(ack.id());
       } else {
         beforeFreezeOnlyOnIad.add(ack.id());

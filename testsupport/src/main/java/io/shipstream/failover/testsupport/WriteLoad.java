@@ -44,8 +44,16 @@ public final class WriteLoad implements AutoCloseable {
   private final long startedNanos = System.nanoTime();
   private volatile long stoppedNanos;
 
-  /** One acknowledged write: the id and when the server confirmed it. */
-  public record Ack(long id, Instant at, long nanos) {}
+  /**
+   * One acknowledged write: the id, when the server confirmed it ({@code at}, {@code nanos}) and
+   * when the statement was sent ({@code sentNanos}). A statement sent after a server was frozen can
+   * only commit once it resumes; one sent just before may be acknowledged just after.
+   */
+  public record Ack(long id, Instant at, long nanos, long sentNanos) {
+    public Ack(long id, Instant at, long nanos) {
+      this(id, at, nanos, nanos);
+    }
+  }
 
   private WriteLoad(Supplier<String> jdbcUrl, Duration pauseBetweenWrites, long firstId, Duration socketTimeout) {
     this.firstId = firstId;
@@ -101,10 +109,11 @@ public final class WriteLoad implements AutoCloseable {
           insert = connection.prepareStatement("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (?, NOW(6))");
         }
         insert.setLong(1, id);
+        long sent = System.nanoTime();
         insert.executeUpdate();
         long now = System.nanoTime();
         synchronized (acks) {
-          acks.add(new Ack(id, Instant.now(), now));
+          acks.add(new Ack(id, Instant.now(), now, sent));
           acks.notifyAll();
         }
         backoff = MIN_BACKOFF;
