@@ -141,7 +141,12 @@ class FrozenPrimaryIT extends StackPerTest {
       // After the signal is delivered (kill(1) takes milliseconds): a write sent from here on can
       // only commit once iad resumes; one sent before may be acknowledged a moment after.
       frozenAt = System.nanoTime();
-      Playground.sleep(frozen.toMillis());
+      // Frozen for the whole duration, or until iad's sidecar has ended the process (the outcome
+      // that frozen primaries longer than detection should have): waiting out the rest changes nothing.
+      long until = System.nanoTime() + frozen.toNanos();
+      while (System.nanoTime() < until && iad.isRunning()) {
+        Playground.sleep(Math.min(100, Math.max(1, (until - System.nanoTime()) / 1_000_000)));
+      }
       aliveAtResume = iad.isRunning();
       if (aliveAtResume) {
         iad.resume();

@@ -14,7 +14,8 @@ final class MySqlCommandLine {
   static final List<String> INNODB_OPTIONS =
       List.of(
           "--innodb-buffer-pool-size=32M",
-          "--innodb-redo-log-capacity=32M",
+          "--innodb-redo-log-capacity=8M",
+          "--innodb-doublewrite=OFF",
           "--innodb-flush-log-at-trx-commit=2");
 
   private MySqlCommandLine() {}
