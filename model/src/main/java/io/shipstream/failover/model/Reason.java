@@ -19,5 +19,7 @@ public enum Reason {
   DragonflySyncTimeout,
   DragonflyPromotionFailed,
   DnsFlipFailed,
-  InvalidSpec
+  InvalidSpec,
+  /** The group's automation is paused (bloodraven.shipstream.io/paused=true): planned failovers are refused. */
+  Paused
 }

@@ -6,6 +6,7 @@ import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
 import java.time.Duration;
 import java.util.Arrays;
@@ -128,6 +129,15 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         retryDelays.remove(ref);
         return;
       }
+      if (current.map(PlannedFailoverRequests::paused).orElse(false)) {
+        waiting.remove(ref);
+        retryDelays.remove(ref);
+        rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.Paused.name(),
+            "the group is paused (" + PauseAnnotation.ANNOTATION + "=true): no failover starts until the annotation is "
+                + "removed; request refused");
+        metrics.request(RequestOutcome.REJECTED);
+        return;
+      }
       var outcome = starter.startPlanned(ref, annotation, target(annotation));
       if (outcome instanceof FailoverStarter.Started start) {
         waiting.remove(ref);
@@ -199,6 +209,12 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   static String annotation(MysqlFailoverGroup group) {
     var annotations = group.getMetadata().getAnnotations();
     return annotations == null ? null : annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+  }
+
+  private static boolean paused(MysqlFailoverGroup group) {
+    Map<String, String> annotations = group.getMetadata().getAnnotations();
+    return PauseAnnotation.pauses(PauseAnnotation.read(annotations == null ? null
+        : annotations.get(PauseAnnotation.ANNOTATION)));
   }
 
   private static Optional<String> target(String annotation) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.EventType;
@@ -130,12 +131,39 @@ class PlannedFailoverRequestsTest {
     temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
   }
 
+  @Test
+  void aPausedGroupRefusesAPlannedFailoverWithReasonPausedAndStartsNothing() throws Exception {
+    java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    requests.close();
+    requests = new PlannedFailoverRequests(starter, new RequestRejections(null, java.time.Clock.systemUTC()) {
+      @Override
+      public void reject(GroupRef ref, String annotation, String target, String reason, String message) {
+        refused.add(annotation + " -> " + target + ": " + reason + ": " + message);
+      }
+    }, ref -> Optional.ofNullable(cached.get()), metrics);
+
+    annotate("hold-pdx", Map.of(PauseAnnotation.ANNOTATION, "true"));
+
+    assertThat(refused).singleElement().asString().startsWith("hold-pdx -> hold-pdx: Paused: the group is paused ("
+        + PauseAnnotation.ANNOTATION + "=true)");
+    assertThat(RecordingPlannedFailover.RUNS).as("nothing started").isEmpty();
+
+    // Resumed: the same request, made again, starts.
+    annotate("hold-pdx", Map.of());
+    Http.await("the failover runs once resumed", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    assertThat(refused).hasSize(1);
+  }
+
   /** Sets the cached group's annotation (null removes it) and lets the handler see the update. */
   private void annotate(String value) throws InterruptedException {
+    annotate(value, Map.of());
+  }
+
+  private void annotate(String value, Map<String, String> others) throws InterruptedException {
     MysqlFailoverGroup group = new MysqlFailoverGroup();
     group.getMetadata().setNamespace(ORDERS.namespace());
     group.getMetadata().setName(ORDERS.name());
-    Map<String, String> annotations = new HashMap<>();
+    Map<String, String> annotations = new HashMap<>(others);
     if (value != null) {
       annotations.put(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
     }

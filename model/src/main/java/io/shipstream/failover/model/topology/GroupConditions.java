@@ -32,6 +32,8 @@ import java.util.Objects;
  * | SearchAttri-| the Temporal namespace has every failover search  | Missing (the names in the message);        |
  * | butesRegis- |   attribute (Registered)                          |   Unknown/CannotList while they could not  |
  * | tered       |                                                   |   be listed (Temporal's Java test server)  |
+ * | Paused      | a DBA paused the group's automation               | Automatic                                  |
+ * |             |   ({@link PauseAnnotation}: PausedByAnnotation)   |                                            |
  * </pre>
  *
  * <p>{@code SearchAttributesRegistered} is an observability gap only: failovers start and run
@@ -46,6 +48,7 @@ public final class GroupConditions {
   public static final String PROGRESSING = "Progressing";
   public static final String DEGRADED = "Degraded";
   public static final String SEARCH_ATTRIBUTES = "SearchAttributesRegistered";
+  public static final String PAUSED = "Paused";
 
   private GroupConditions() {}
 
@@ -62,20 +65,25 @@ public final class GroupConditions {
    *     writable
    */
   public record Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
-      Verdict verdict, List<Problem> problems, SearchAttributeCheck searchAttributes) {
+      Verdict verdict, List<Problem> problems, SearchAttributeCheck searchAttributes, boolean paused) {
     public Facts {
       problems = problems == null ? List.of() : List.copyOf(problems);
       searchAttributes = searchAttributes == null ? SearchAttributeCheck.unknown("not checked") : searchAttributes;
     }
 
-    /** The facts of the group itself; the search attributes are not checked (Unknown). */
+    /** The facts of the group itself; the search attributes are not checked (Unknown), the group not paused. */
     public Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
         Verdict verdict, List<Problem> problems) {
-      this(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, null);
+      this(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, null, false);
     }
 
     public Facts withSearchAttributes(SearchAttributeCheck check) {
-      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, check);
+      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, check, paused);
+    }
+
+    /** The group's automation is paused ({@link PauseAnnotation}). */
+    public Facts withPaused(boolean paused) {
+      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, searchAttributes, paused);
     }
   }
 
@@ -113,7 +121,7 @@ public final class GroupConditions {
     }
   }
 
-  /** The four conditions, each carrying over its transition time from {@code previous} when its status holds. */
+  /** The five conditions, each carrying over its transition time from {@code previous} when its status holds. */
   public static List<Condition> compute(Facts facts, List<Condition> previous, Instant now, Long generation) {
     List<Condition> out = new ArrayList<>();
     out.add(carry(ready(facts), previous, now, generation));
@@ -122,6 +130,9 @@ public final class GroupConditions {
         : of(PROGRESSING, false, "Idle", "no failover runs"), previous, now, generation));
     out.add(carry(degraded(facts), previous, now, generation));
     out.add(carry(searchAttributes(facts.searchAttributes()), previous, now, generation));
+    out.add(carry(facts.paused() ? of(PAUSED, true, "PausedByAnnotation", PauseAnnotation.pausedMessage())
+        : of(PAUSED, false, "Automatic", "failovers, fences and routing repairs happen as the group needs them"),
+        previous, now, generation));
     return out;
   }
 

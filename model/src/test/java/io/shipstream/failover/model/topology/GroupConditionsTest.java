@@ -19,7 +19,8 @@ class GroupConditionsTest {
         org.assertj.core.groups.Tuple.tuple("Ready", "True", "PrimaryWritable"),
         org.assertj.core.groups.Tuple.tuple("Progressing", "False", "Idle"),
         org.assertj.core.groups.Tuple.tuple("Degraded", "False", "AsExpected"),
-        org.assertj.core.groups.Tuple.tuple("SearchAttributesRegistered", "Unknown", "CannotList"));
+        org.assertj.core.groups.Tuple.tuple("SearchAttributesRegistered", "Unknown", "CannotList"),
+        org.assertj.core.groups.Tuple.tuple("Paused", "False", "Automatic"));
     assertThat(c).allSatisfy(x -> {
       assertThat(x.getObservedGeneration()).isEqualTo(3L);
       assertThat(x.getLastTransitionTime()).isEqualTo(T0.toString());
@@ -134,5 +135,20 @@ class GroupConditionsTest {
 
   private static List<Condition> compute(Facts facts, List<Condition> previous) {
     return GroupConditions.compute(facts, previous, T0, 3L);
+  }
+
+  /** A paused group says so in its own condition; Ready and Degraded still say how the servers are. */
+  @Test
+  void aPausedGroupHasThePausedConditionAndReadyStillFollowsTheServers() {
+    Facts deadPrimary = new Facts(null, "iad", null, false,
+        new Verdict.Promote("iad", "pdx", "0-1-100", "debounce: 3 polls in a row failed"), List.of()).withPaused(true);
+
+    List<Condition> c = compute(deadPrimary, null);
+
+    assertThat(c.get(4)).extracting(Condition::getType, Condition::getStatus, Condition::getReason)
+        .containsExactly("Paused", "True", "PausedByAnnotation");
+    assertThat(c.get(4).getMessage()).contains(PauseAnnotation.ANNOTATION + "=true").contains("no failover starts");
+    assertThat(c.get(0)).extracting(Condition::getType, Condition::getStatus).containsExactly("Ready", "False");
+    assertThat(compute(deadPrimary.withPaused(false), null).get(4).getStatus()).isEqualTo("False");
   }
 }

@@ -1,6 +1,7 @@
 package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
@@ -66,6 +67,10 @@ public final class Reactions {
   private final Map<GroupRef, Instant> quietSince = new ConcurrentHashMap<>();
   /** Per group, the primary the watcher is cut off from while its replicas still hear it. */
   private final Map<GroupRef, String> cutOff = new ConcurrentHashMap<>();
+  /** Per group, whether it was paused at its last evaluation. */
+  private final Map<GroupRef, Boolean> paused = new ConcurrentHashMap<>();
+  /** Per group, the invalid pause annotation value last reported. */
+  private final Map<GroupRef, String> pauseRejected = new ConcurrentHashMap<>();
 
   public Reactions(Effects effects) {
     this.effects = effects;
@@ -86,6 +91,18 @@ public final class Reactions {
    */
   public Verdict react(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation,
       Optional<PromoteAnywayAnnotation> promoteAnyway) {
+    return react(group, in, confirmation, promoteAnyway, false);
+  }
+
+  /**
+   * As {@link #react(GroupRef, TopologyMatrix.Input, PrimaryConfirmation.Result, Optional)}; a
+   * {@code paused} group ({@link PauseAnnotation}) is only reported on: a verdict that would act
+   * (start a failover, fence) becomes one {@code ActionHeld} Warning Event saying what it would
+   * have done, the others report as usual, and a promote-anyway request is kept for when the group
+   * resumes.
+   */
+  public Verdict react(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation,
+      Optional<PromoteAnywayAnnotation> promoteAnyway, boolean paused) {
     in = in.withPromoteAnyway(promoteAnyway.filter(PromoteAnywayAnnotation::valid).map(PromoteAnywayAnnotation::site)
         .orElse(null));
     Verdict verdict = PrimaryConfirmation.evaluate(in, confirmation);
@@ -94,9 +111,61 @@ public final class Reactions {
       verdict = PrimaryConfirmation.evaluate(running(in), confirmation);
     }
     cutOff(group, in, confirmation);
+    Optional<String> held = paused ? PauseAnnotation.held(verdict) : Optional.empty();
+    if (held.isPresent()) {
+      quietSince.remove(group);
+      alert(group, "Held:" + heldKey(verdict), Events.ACTION_HELD, "paused: would " + held.get()
+          + "; nothing was done (remove " + PauseAnnotation.ANNOTATION + " to let the watcher act)");
+      return verdict;
+    }
     boolean started = act(group, in, verdict);
-    promoteAnyway(group, promoteAnyway.orElse(null), verdict, started);
+    if (!paused) {
+      promoteAnyway(group, promoteAnyway.orElse(null), verdict, started);
+    }
     return verdict;
+  }
+
+  /** What a held verdict is about, without its reason (which changes from poll to poll). */
+  private static String heldKey(Verdict verdict) {
+    if (verdict instanceof Verdict.Promote p) {
+      return "Promote:" + p.failedSite() + "->" + p.candidate();
+    }
+    if (verdict instanceof Verdict.FenceNonPromotable f) {
+      return "Fence:" + f.sites();
+    }
+    if (verdict instanceof Verdict.SplitBrain sb) {
+      return "SplitBrain:" + sb.fence() + ":" + sb.keep();
+    }
+    return verdict.getClass().getSimpleName();
+  }
+
+  /**
+   * Reports a change of the group's pause annotation ({@link PauseAnnotation}): an Event when the
+   * group is paused or resumed, and one per invalid value. The first evaluation of a group that is
+   * not paused says nothing.
+   */
+  public void pause(GroupRef group, Optional<PauseAnnotation> annotation) {
+    boolean now = PauseAnnotation.pauses(annotation);
+    Boolean was = paused.put(group, now);
+    if (now && !Boolean.TRUE.equals(was)) {
+      log.warn("{}: {}", group, PauseAnnotation.pausedMessage());
+      effects.event(group, Events.AUTOMATION_PAUSED.type().name(), Events.AUTOMATION_PAUSED.reason(),
+          PauseAnnotation.pausedMessage());
+    } else if (!now && Boolean.TRUE.equals(was)) {
+      log.info("{}: automation resumed", group);
+      // What was held is judged afresh, and reported again if it still stands.
+      lastAlert.remove(group);
+      effects.event(group, Events.AUTOMATION_RESUMED.type().name(), Events.AUTOMATION_RESUMED.reason(),
+          "the " + PauseAnnotation.ANNOTATION + " annotation is gone or false: the watcher acts on the group again");
+    }
+    String invalid = annotation.filter(a -> !a.valid()).map(PauseAnnotation::value).orElse(null);
+    if (invalid == null) {
+      pauseRejected.remove(group);
+    } else if (!invalid.equals(pauseRejected.put(group, invalid))) {
+      String why = annotation.get().problem();
+      log.warn("{}: {}", group, why);
+      effects.event(group, Events.PAUSE_REJECTED.type().name(), Events.PAUSE_REJECTED.reason(), why);
+    }
   }
 
   /**
@@ -291,6 +360,8 @@ public final class Reactions {
     quietSince.remove(group);
     annotationHandled.remove(group);
     cutOff.remove(group);
+    paused.remove(group);
+    pauseRejected.remove(group);
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {

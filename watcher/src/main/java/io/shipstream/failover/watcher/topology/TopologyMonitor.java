@@ -13,6 +13,7 @@ import io.shipstream.failover.model.topology.GroupFlavors;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.Verdict;
@@ -440,8 +441,18 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       Optional<PromoteAnywayAnnotation> promoteAnyway = resource.flatMap(r -> PromoteAnywayAnnotation.read(
           r.getMetadata().getAnnotations() == null ? null
               : r.getMetadata().getAnnotations().get(PromoteAnywayAnnotation.ANNOTATION), g.config()));
+      Optional<PauseAnnotation> pause = resource.flatMap(r -> PauseAnnotation.read(
+          r.getMetadata().getAnnotations() == null ? null
+              : r.getMetadata().getAnnotations().get(PauseAnnotation.ANNOTATION)));
+      boolean paused = PauseAnnotation.pauses(pause);
+      if (acting) {
+        reactions.pause(g.group(), pause);
+      }
       PrimaryConfirmation.Result confirmation = null;
-      if (steward != null && resource.isPresent() && !Steward.adopted(status)) {
+      if (steward != null && resource.isPresent() && !Steward.adopted(status) && paused) {
+        // A paused group is not adopted either: adopting names the active site, which the sidecars act on.
+        adoption = new Adoption.Wait("the group is paused (" + PauseAnnotation.ANNOTATION + "=true)");
+      } else if (steward != null && resource.isPresent() && !Steward.adopted(status)) {
         // Nothing is fenced, promoted or relabelled before the group has an active site.
         adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
       } else {
@@ -451,11 +462,11 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         if (!acting) {
           verdict = PrimaryConfirmation.evaluate(input, confirmation);
         } else {
-          if (recovery != null) {
+          if (recovery != null && !paused) {
             // First: a returning old primary that accepts writes is fenced before anything else is done.
             recovery.check(g.group(), g.config(), observations, status);
           }
-          verdict = reactions.react(g.group(), input, confirmation, promoteAnyway);
+          verdict = reactions.react(g.group(), input, confirmation, promoteAnyway, paused);
         }
       }
       writeSites(w, now);
@@ -470,11 +481,17 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           problems.add(new GroupConditions.Problem(Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(),
               PrimaryConfirmation.cutOffMessage(effective.activeSite(), confirmation)));
         }
-        steward.keepRouting(g.group(), g.config(), effective, observations)
-            .forEach(p -> problems.add(new GroupConditions.Problem(Events.ROUTING_INCOMPLETE.reason(), p)));
+        if (!paused) {
+          steward.keepRouting(g.group(), g.config(), effective, observations)
+              .forEach(p -> problems.add(new GroupConditions.Problem(Events.ROUTING_INCOMPLETE.reason(), p)));
+        }
         promoteAnyway.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(
             Events.PROMOTE_ANYWAY_REJECTED.reason(), a.problem() + "; nothing was changed, remove or correct it")));
-        steward.keepSemiSync(g.group(), g.config(), effective, observations).ifPresent(problems::add);
+        pause.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(
+            Events.PAUSE_REJECTED.reason(), a.problem())));
+        if (!paused) {
+          steward.keepSemiSync(g.group(), g.config(), effective, observations).ifPresent(problems::add);
+        }
         if (startup != null) {
           for (String site : startup.startingWritable(g.group())) {
             problems.add(new GroupConditions.Problem(Events.SERVER_STARTS_WRITABLE.reason(), "the server of site "
@@ -484,7 +501,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         }
         steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(null, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
-            problems));
+            problems).withPaused(paused));
       }
     } catch (RuntimeException e) {
       // The next poll evaluates again; the monitor must outlive a Temporal or API outage.

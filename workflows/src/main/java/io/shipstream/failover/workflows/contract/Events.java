@@ -111,7 +111,14 @@ public enum Events {
   /** The primary's source side is enabled but inactive: commits no longer wait for any replica. */
   SEMI_SYNC_FALLEN_BACK(Warning, "SemiSyncFallenBack",
       "<site> fell back to asynchronous replication: no acknowledgement within <timeout> ms ..."),
-  SEMI_SYNC_RESTORED(Normal, "SemiSyncRestored", "<site>: every commit waits for <n> replica acknowledgement(s) again");
+  SEMI_SYNC_RESTORED(Normal, "SemiSyncRestored", "<site>: every commit waits for <n> replica acknowledgement(s) again"),
+  /** A DBA paused the group's automation (bloodraven.shipstream.io/paused=true), and resumed it. */
+  AUTOMATION_PAUSED(Normal, "AutomationPaused", "the group is paused (...): it is observed and reported, but ..."),
+  AUTOMATION_RESUMED(Normal, "AutomationResumed", "the group's automation acts again"),
+  /** What a paused group would have done: once per situation. */
+  ACTION_HELD(Warning, "ActionHeld", "paused: would <start an emergency failover from f to c | fence [sites] ...>"),
+  /** A pause annotation other than true or false: the group is not paused. */
+  PAUSE_REJECTED(Warning, "PauseRejected", "the bloodraven.shipstream.io/paused annotation is '<value>': expected ...");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -1,0 +1,104 @@
+package io.shipstream.failover.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.topology.PauseAnnotation;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.WriteLoad;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The handles a DBA operates a group with, on real servers and the whole stack (watcher, worker,
+ * sidecars). MariaDB only (CI stays under 20 minutes): what is tested is what the watcher does
+ * with the handle, which no statement of a flavor decides; the statements are MysqlActivitiesIT's.
+ */
+@ExtendWith(StoredGroupsFitTheCrd.class)
+class DayTwoControlsIT extends StackPerTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+
+  /**
+   * {@code bloodraven.shipstream.io/paused=true}: the primary killed while paused is reported
+   * (ActionHeld, Ready=False) but not failed over, and a planned failover is refused; once the
+   * annotation is removed the failover happens, and every acknowledged write is on the new primary.
+   */
+  @Test
+  void aPausedGroupIsObservedButNotFailedOverUntilItResumes() {
+    Flavor flavor = Flavor.MARIADB;
+    start(flavor, FailoverStack.Options.emergency());
+    stack.startSidecars(SidecarMesh.Knobs.playground());
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
+    Set<Long> acknowledged = new HashSet<>();
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
+      load.awaitAcknowledged(50, WAIT);
+      stack.api().setAnnotation(PauseAnnotation.ANNOTATION, "true");
+      Await.until(stack, () -> "True".equals(status(condition("Paused"))), WAIT, "Paused=True");
+      assertThat(condition("Paused").getReason()).isEqualTo("PausedByAnnotation");
+      assertThat(stack.api().eventReasons()).contains("AutomationPaused");
+
+      // A planned failover is refused while paused, and nothing is fenced.
+      String before = Instant.now().toString();
+      stack.api().annotate("pdx");
+      PlannedFailoverStatus refused = stack.waits().plannedEnd(before, WAIT);
+      assertThat(refused.phase()).isEqualTo("Failed");
+      assertThat(refused.reason()).isEqualTo("Paused");
+      assertThat(iad.isReadOnly()).as("nothing fenced").isFalse();
+      int acked = load.acknowledgedCount();
+      load.awaitAcknowledged(acked + 20, WAIT);
+
+      load.stop();
+      load.acks().forEach(a -> acknowledged.add(a.id()));
+    }
+    pdx.awaitCaughtUpWith(iad, WAIT);
+    stack.server("dr").awaitCaughtUpWith(iad, WAIT);
+
+    long killedAt = System.nanoTime();
+    iad.kill9();
+    Await.until(stack, () -> stack.api().eventReasons().contains("ActionHeld"), WAIT, "an ActionHeld Event");
+    System.out.printf("%s: kill -9 of a paused group's primary to ActionHeld: %d ms%n", flavor,
+        Duration.ofNanos(System.nanoTime() - killedAt).toMillis());
+    // A few more polls: still held, reported once.
+    Playground.sleep(2_000);
+    assertThat(stack.api().eventMessages("ActionHeld")).singleElement().asString()
+        .startsWith("paused: would start an emergency failover from 'iad' to 'pdx'");
+    assertThat(stack.api().eventReasons()).doesNotContain("EmergencyFailoverStarted", "FailoverStarted");
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
+    assertThat(pdx.isReadOnly()).as("nothing promoted").isTrue();
+    assertThat(status(condition("Ready"))).isEqualTo("False");
+
+    long resumedAt = System.nanoTime();
+    stack.api().setAnnotation(PauseAnnotation.ANNOTATION, null);
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+        "the emergency failover to succeed once resumed");
+    System.out.printf("%s: resume to Succeeded: %d ms%n", flavor, Duration.ofNanos(System.nanoTime() - resumedAt)
+        .toMillis());
+    Await.until(stack, () -> "False".equals(status(condition("Paused"))), WAIT, "Paused=False");
+
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(pdx.isReadOnly()).isFalse();
+    assertThat(stack.api().eventReasons()).contains("AutomationResumed");
+    Set<Long> missing = new HashSet<>(acknowledged);
+    missing.removeAll(DatabaseCluster.writtenIds(pdx));
+    assertThat(missing).as("acknowledged writes missing on the new primary").isEmpty();
+  }
+
+  private Condition condition(String type) {
+    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
+    return s == null || s.conditions() == null ? null
+        : s.conditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
+  }
+
+  private static String status(Condition c) {
+    return c == null ? null : c.getStatus();
+  }
+}
