@@ -1,0 +1,136 @@
+package io.shipstream.failover.dev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.topology.PauseAnnotation;
+import io.shipstream.failover.testsupport.MockCluster;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code scripts/kubectl-failover}, the kubectl plugin: what each subcommand asks kubectl (a
+ * recording stand-in), and, where kubectl is installed, the annotations it really leaves on a
+ * group of the mock API server behind the gateway kubectl needs.
+ */
+class KubectlPluginTest {
+  private static final Path PLUGIN = Path.of("..", "scripts", "kubectl-failover").toAbsolutePath().normalize();
+
+  @TempDir
+  Path dir;
+
+  private record Run(int exit, String output, List<String> kubectlCalls) {}
+
+  /** Runs the plugin with a kubectl that only records its arguments, one call per line. */
+  private Run recorded(String... args) throws Exception {
+    Path calls = dir.resolve("calls");
+    Files.deleteIfExists(calls);
+    Path fake = dir.resolve("kubectl");
+    Files.writeString(fake, "#!/usr/bin/env bash\necho \"$*\" >> '" + calls + "'\n");
+    fake.toFile().setExecutable(true);
+    return run(Map.of("KUBECTL", fake.toString()), args, calls);
+  }
+
+  private Run run(Map<String, String> env, String[] args, Path calls) throws Exception {
+    long started = System.nanoTime();
+    try {
+      return runTimed(env, args, calls);
+    } finally {
+      if (calls == null) {
+        System.out.printf("kubectl failover %s: %d ms%n", String.join(" ", args), (System.nanoTime() - started) / 1_000_000);
+      }
+    }
+  }
+
+  private Run runTimed(Map<String, String> env, String[] args, Path calls) throws Exception {
+    List<String> command = new ArrayList<>(List.of("bash", PLUGIN.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    int exit = p.waitFor();
+    List<String> made = calls != null && Files.exists(calls) ? Files.readAllLines(calls) : List.of();
+    return new Run(exit, output, made);
+  }
+
+  @Test
+  void eachSubcommandIsOneAnnotationOrRead() throws Exception {
+    String g = "mysqlfailovergroup orders ";
+    assertThat(recorded("switchover", "orders", "pdx").kubectlCalls())
+        .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx --overwrite");
+    assertThat(recorded("switchover", "orders", "pdx", "30s").kubectlCalls())
+        .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx:maxLagWait=30s --overwrite");
+    assertThat(recorded("cancel", "orders").kubectlCalls())
+        .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover-");
+    assertThat(recorded("pause", "orders").kubectlCalls())
+        .containsExactly("annotate " + g + PauseAnnotation.ANNOTATION + "=true --overwrite");
+    assertThat(recorded("resume", "orders").kubectlCalls())
+        .containsExactly("annotate " + g + PauseAnnotation.ANNOTATION + "-");
+    assertThat(recorded("promote-anyway", "orders", "pdx").kubectlCalls())
+        .containsExactly("annotate " + g + "bloodraven.shipstream.io/promote-anyway=pdx --overwrite");
+    assertThat(recorded("history", "orders").kubectlCalls()).singleElement().asString()
+        .startsWith("get events --field-selector involvedObject.kind=MysqlFailoverGroup,involvedObject.name=orders");
+    assertThat(recorded("status", "orders").kubectlCalls()).hasSize(3).allSatisfy(c -> assertThat(c)
+        .startsWith("get " + g.strip()));
+    // kubectl's own flags are passed on, before the subcommand's arguments.
+    assertThat(recorded("-n", "shop", "--context", "prod", "pause", "orders").kubectlCalls())
+        .containsExactly("-n shop --context prod annotate " + g + PauseAnnotation.ANNOTATION + "=true --overwrite");
+  }
+
+  @Test
+  void badInputIsRefusedWithoutCallingKubectl() throws Exception {
+    for (String[] args : List.of(new String[] {"switchover", "orders", "PDX;rm"}, new String[] {"switchover", "orders"},
+        new String[] {"promote-anyway", "orders", "a b"}, new String[] {"frobnicate", "orders"},
+        new String[] {"pause"}, new String[] {})) {
+      Run run = recorded(args);
+      assertThat(run.exit()).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(run.kubectlCalls()).as(String.join(" ", args)).isEmpty();
+      assertThat(run.output()).as(String.join(" ", args)).isNotBlank();
+    }
+  }
+
+  /** With the real kubectl, against the mock API server: the annotations land on the group. */
+  @Test
+  void withTheRealKubectlTheAnnotationsLandOnTheGroup() throws Exception {
+    Optional<Path> kubectl = Stream.of(System.getenv("PATH").split(":")).map(d -> Path.of(d, "kubectl"))
+        .filter(Files::isExecutable).findFirst();
+    Assumptions.assumeTrue(kubectl.isPresent(), "kubectl is not installed here; the recorded runs above still ran");
+    try (MockCluster kube = MockCluster.start();
+        KubectlGateway gateway = KubectlGateway.start(kube.client().getMasterUrl().toString())) {
+      GroupRef orders = new GroupRef(MockCluster.NAMESPACE, "orders");
+      kube.createGroup("orders", List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
+          MockCluster.site("orders", "pdx", "10.0.2.10")));
+      Path config = Kubeconfig.write(gateway.url(), MockCluster.NAMESPACE, dir.resolve("kubeconfig"));
+      Map<String, String> env = Map.of("KUBECONFIG", config.toString(), "HOME", dir.toString());
+
+      Run pause = run(env, new String[] {"pause", "orders"}, null);
+      assertThat(pause.exit()).as(pause.output()).isZero();
+      assertThat(annotations(kube, orders)).containsEntry(PauseAnnotation.ANNOTATION, "true");
+
+      Run switchover = run(env, new String[] {"switchover", "orders", "pdx"}, null);
+      assertThat(switchover.exit()).as(switchover.output()).isZero();
+      assertThat(annotations(kube, orders)).containsEntry(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, "pdx");
+
+      Run resume = run(env, new String[] {"resume", "orders"}, null);
+      assertThat(resume.exit()).as(resume.output()).isZero();
+      // Gone on a real API server; the mock's merge patch keeps the key with a null value.
+      assertThat(annotations(kube, orders).get(PauseAnnotation.ANNOTATION)).isNull();
+    }
+  }
+
+  private static Map<String, String> annotations(MockCluster kube, GroupRef ref) {
+    Map<String, String> a = kube.group(ref).getMetadata().getAnnotations();
+    return a == null ? Map.of() : a;
+  }
+}
