@@ -23,6 +23,15 @@ public enum Phase {
     return this == Succeeded || this == Failed;
   }
 
+  /**
+   * A planned failover that only waits (Deferred: for the cooldown to end) has changed nothing yet:
+   * an emergency failover may take the group's workflow id from it, cancelling it, since a wait must
+   * never keep a dead primary from being replaced.
+   */
+  public boolean isWaiting() {
+    return this == Deferred;
+  }
+
   /** Past this phase a cancel can no longer roll back: the target may already be writable. */
   public boolean isPastPointOfNoReturn() {
     return compareTo(Promoting) >= 0;

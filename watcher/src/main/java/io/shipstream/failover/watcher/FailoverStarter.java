@@ -146,6 +146,30 @@ public final class FailoverStarter {
   }
 
   /**
+   * Asks the planned failover that holds the group's workflow id right now to stop, so that an
+   * emergency failover can start on the next poll; the caller has seen it only waiting ({@link
+   * io.shipstream.failover.model.Phase#isWaiting}). Nothing is asked of an emergency failover.
+   *
+   * @return whether a running planned failover got the signal
+   */
+  public boolean preemptPlanned(GroupRef group, String reason) {
+    io.temporal.api.workflow.v1.WorkflowExecutionInfo info;
+    try {
+      info = describe(group).getWorkflowExecutionInfo();
+    } catch (io.grpc.StatusRuntimeException e) {
+      if (e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
+        return false;
+      }
+      throw e;
+    }
+    if (info.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
+        || !"PlannedFailover".equals(info.getType().getName())) {
+      return false;
+    }
+    return cancelPlanned(group, info.getExecution().getRunId(), reason);
+  }
+
+  /**
    * Asks one run of a planned failover to stop; the workflow ignores it once it is past Promoting.
    * The signal names the run, so it never reaches another failover that took the group's workflow
    * id after that run ended (an emergency failover has a cancel signal too). It is sent as a raw

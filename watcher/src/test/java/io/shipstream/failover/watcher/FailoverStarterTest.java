@@ -62,7 +62,9 @@ class FailoverStarterTest {
     for (var key : List.of(SearchAttributes.GROUP, SearchAttributes.TARGET, SearchAttributes.PHASE)) {
       temporal.registerSearchAttribute(key.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD);
     }
-    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingEmergency.class);
+    RecordingPlannedFailover.clear();
+    temporal.newWorker(TaskQueues.FAILOVER).registerWorkflowImplementationTypes(RecordingEmergency.class,
+        RecordingPlannedFailover.class);
     temporal.start();
   }
 
@@ -151,6 +153,34 @@ class FailoverStarterTest {
     var check = RegisteredSearchAttributes.of(temporal.getWorkflowClient()).check();
     assertThat(check.missing()).isNull();
     assertThat(check.why()).contains("UNIMPLEMENTED");
+  }
+
+  /**
+   * A planned failover that only waits is asked to stop for an emergency one, which then starts;
+   * a running emergency failover is never asked anything.
+   */
+  @Test
+  void aWaitingPlannedFailoverIsCancelledForTheEmergencyOneAndAnEmergencyOneIsLeftAlone() throws Exception {
+    FailoverStarter starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER);
+    assertThat(starter.startPlanned(ORDERS, "hold-pdx", java.util.Optional.of("pdx")))
+        .isInstanceOf(FailoverStarter.Started.class);
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (RecordingPlannedFailover.RUNS.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable", Map.of()))
+        .isEqualTo(new FailoverStarter.AlreadyRunning("PlannedFailover"));
+
+    assertThat(starter.preemptPlanned(ORDERS, "pre-empted by an emergency failover")).isTrue();
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).getResult(Object.class);
+    assertThat(RecordingPlannedFailover.CANCELS).containsExactly("pre-empted by an emergency failover");
+    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable", Map.of()))
+        .isInstanceOf(FailoverStarter.Started.class);
+    waitForRun();
+
+    assertThat(starter.preemptPlanned(ORDERS, "again")).as("an emergency failover is not pre-empted").isFalse();
+    assertThat(RUNS).hasSize(1);
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
   }
 
   private static void waitForRun() throws InterruptedException {

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
@@ -53,8 +54,23 @@ public final class KubeEffects implements Reactions.Effects {
     EmergencyFailoverStatus.ForcedPromotion forced = p.lagOverride() == null ? null
         : new EmergencyFailoverStatus.ForcedPromotion(PromoteAnywayAnnotation.ANNOTATION + "=" + p.candidate(),
             p.lagOverride().limit(), p.lagOverride().notReceived(), p.lagOverride().notReceivedGtid());
-    return starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason(),
-        siteGtids, forced) instanceof FailoverStarter.Started;
+    var outcome = starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason(),
+        siteGtids, forced);
+    if (outcome instanceof FailoverStarter.AlreadyRunning running && "PlannedFailover".equals(running.workflowType())
+        && plannedWaiting(group)) {
+      // A planned request that only waits must not keep a dead primary from being replaced: it is
+      // cancelled (it has changed nothing yet), and the next poll starts the emergency failover.
+      starter.preemptPlanned(group, "pre-empted by an emergency failover: the active site '" + p.failedSite()
+          + "' failed (" + p.reason() + ")");
+    }
+    return outcome instanceof FailoverStarter.Started;
+  }
+
+  /** Whether the group's planned failover, as its status last said, only waits ({@link Phase#isWaiting}). */
+  private boolean plannedWaiting(GroupRef group) {
+    String phase = latest.apply(group).map(MysqlFailoverGroup::getStatus).map(s -> s.plannedFailover())
+        .map(pf -> pf.phase()).orElse(null);
+    return phase != null && java.util.Arrays.stream(Phase.values()).anyMatch(v -> v.name().equals(phase) && v.isWaiting());
   }
 
   /**
