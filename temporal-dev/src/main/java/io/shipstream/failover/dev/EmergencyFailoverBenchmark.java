@@ -35,10 +35,14 @@ import java.util.stream.Collectors;
  * sidecar for proof that it takes no writes before the candidate is made writable.
  * Measures kill to first write acknowledged by the new primary, kill to status.emergencyFailover
  * Succeeded, and the rows acknowledged and replicated before the kill that the new primary lacks.
- * Runs twice: with the spec's default monitor knobs (pollInterval 2s, failureThreshold 3) and with
- * pollInterval 500ms. Numbers are printed, never asserted.
+ * Runs with the spec's default monitor knobs (pollInterval 2s, failureThreshold 3) twice, the
+ * replicas confirming the death and, their IO threads stopped just before the kill, the debounce
+ * alone; then with pollInterval 500ms, and with semi-sync. Each table ends with where the time went
+ * (kill, the monitor's first failed poll, the replicas' verdict, the workflow started, the candidate
+ * writable, the writer's first write), read from the watcher's log and the worker's activities by
+ * {@link KillTimeline}. Numbers are printed, never asserted.
  *
- * <pre>./temporal-dev/benchmark emergency [N] [--flavor mysql,mariadb]</pre>
+ * <pre>./temporal-dev/benchmark emergency [N] [--flavor mysql,mariadb] [--only default,debounce-only,500ms,semi-sync,latency]</pre>
  *
  * On each flavor given (default: MariaDB and, where it can run, MySQL 9.7).
  */
