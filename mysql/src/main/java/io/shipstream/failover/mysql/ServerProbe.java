@@ -15,10 +15,12 @@ import java.util.Optional;
  * @param receivedGtidSet what its IO thread has received ({@link ReplicaStatus#receivedGtidSet}), running or
  *     not; null when it is no replica. With {@code gtidExecuted} it tells how much of its source's history
  *     it holds, applied or not, which is what the promotion lag limit counts.
+ * @param ioState its IO thread ({@link ReplicaStatus#ioState}); null when it is no replica
+ * @param lastIoError the IO thread's last error; null when it is no replica
  */
 public record ServerProbe(
     boolean readOnly, String gtidExecuted, String serverId, boolean replicating, Long lag, String sourceServerId,
-    String receivedGtidSet) {
+    String receivedGtidSet, String ioState, String lastIoError) {
 
   public static ServerProbe read(MysqlSession session) throws MysqlException {
     SqlDialect dialect = session.dialect();
@@ -31,6 +33,7 @@ public record ServerProbe(
     boolean running = replica.map(r -> r.ioRunning() && r.sqlRunning()).orElse(false);
     return new ServerProbe(readOnly, gtid, row.get("server_id"), running,
         running ? replica.get().secondsBehindSource() : null, replica.map(ReplicaStatus::sourceServerId).orElse(null),
-        replica.map(ReplicaStatus::receivedGtidSet).orElse(null));
+        replica.map(ReplicaStatus::receivedGtidSet).orElse(null), replica.map(ReplicaStatus::ioState).orElse(null),
+        replica.map(ReplicaStatus::lastIoError).orElse(null));
   }
 }

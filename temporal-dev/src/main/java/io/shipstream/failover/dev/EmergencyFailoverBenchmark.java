@@ -35,10 +35,14 @@ import java.util.stream.Collectors;
  * sidecar for proof that it takes no writes before the candidate is made writable.
  * Measures kill to first write acknowledged by the new primary, kill to status.emergencyFailover
  * Succeeded, and the rows acknowledged and replicated before the kill that the new primary lacks.
- * Runs twice: with the spec's default monitor knobs (pollInterval 2s, failureThreshold 3) and with
- * pollInterval 500ms. Numbers are printed, never asserted.
+ * Runs with the spec's default monitor knobs (pollInterval 2s, failureThreshold 3) twice, the
+ * replicas confirming the death and, their IO threads stopped just before the kill, the debounce
+ * alone; then with pollInterval 500ms, and with semi-sync. Each table ends with where the time went
+ * (kill, the monitor's first failed poll, the replicas' verdict, the workflow started, the candidate
+ * writable, the writer's first write), read from the watcher's log and the worker's activities by
+ * {@link KillTimeline}. Numbers are printed, never asserted.
  *
- * <pre>./temporal-dev/benchmark emergency [N] [--flavor mysql,mariadb]</pre>
+ * <pre>./temporal-dev/benchmark emergency [N] [--flavor mysql,mariadb] [--only default,debounce-only,500ms,semi-sync,latency]</pre>
  *
  * On each flavor given (default: MariaDB and, where it can run, MySQL 9.7).
  */
@@ -60,7 +64,15 @@ public final class EmergencyFailoverBenchmark {
    */
   record Run(String from, String to, double killToFirstWriteMs, double killToSucceededMs, double windowMs, long lost,
       boolean repaired, String oldPrimaryProof, String divergentGtid, String promotionGtid,
-      long ackedAfterKillByOldPrimary, String oldOnlyRows, long acknowledgedLost) {}
+      long ackedAfterKillByOldPrimary, String oldOnlyRows, long acknowledgedLost, Breakdown breakdown) {}
+
+  /**
+   * Where the time went, each in ms from the kill (-1: not seen): the monitor's first failed poll
+   * of the primary began, the replicas confirmed its death, the emergency workflow was started,
+   * the candidate was made writable, the writer connected to it, the first write was acknowledged.
+   */
+  record Breakdown(double firstFailedPoll, double confirmed, double workflowStarted, double writable,
+      double writerConnected, double firstWrite) {}
 
   /** The semi-sync row: preferred, one acknowledgement, the servers' default 10 s timeout. */
   static final MysqlFailoverGroupSpec.SemiSyncSpec SEMI_SYNC =
@@ -72,9 +84,12 @@ public final class EmergencyFailoverBenchmark {
   public static void main(String[] args) throws IOException {
     List<String> rest = new ArrayList<>();
     List<Long> rtts = new ArrayList<>(List.of(0L));
+    Set<String> only = null;
     for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--remote-rtt") && i + 1 < args.length) {
         rtts = java.util.Arrays.stream(args[++i].split(",")).map(Long::valueOf).toList();
+      } else if (args[i].equals("--only") && i + 1 < args.length) {
+        only = Set.of(args[++i].split(","));
       } else {
         rest.add(args[i]);
       }
@@ -82,19 +97,31 @@ public final class EmergencyFailoverBenchmark {
     PlannedFailoverBenchmark.Args parsed = PlannedFailoverBenchmark.Args.parse(rest.toArray(String[]::new));
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     List<String> tables = new ArrayList<>();
+    Set<String> sections = only != null ? only : Boolean.getBoolean("benchmark.semiSyncOnly")
+        ? Set.of("500ms-async", "semi-sync", "latency") : Set.of("default", "debounce-only", "500ms", "semi-sync", "latency");
     for (Flavor flavor : parsed.flavors()) {
-      if (!Boolean.getBoolean("benchmark.semiSyncOnly")) {
-        for (String pollInterval : List.of("2s", "500ms")) {
-          List<Run> runs = measure(work, parsed.n(), pollInterval, flavor);
-          tables.add(table(runs, pollInterval, flavor));
-        }
-      } else {
-        List<Run> async = measure(work, parsed.n(), "500ms", flavor, null);
-        tables.add(table(async, "500ms, asynchronous", flavor));
+      if (sections.contains("default")) {
+        tables.add(table(measure(work, parsed.n(), "2s", flavor), "2s (default), replicas confirm", flavor));
       }
-      List<Run> semi = measure(work, parsed.n(), "500ms", flavor, SEMI_SYNC);
-      tables.add(table(semi, "500ms, semi-sync preferred (timeout 10s, 1 ack)", flavor));
-      tables.add(SemiSyncLatency.table(work, flavor, rtts));
+      if (sections.contains("debounce-only")) {
+        tables.add(table(measure(work, parsed.n(), "2s", flavor, null, true),
+            "2s (default), debounce only (the replicas' IO threads stopped just before the kill: none can confirm;"
+            + " the writes the primary acknowledged in between reach no replica, so rows are lost and the old primary"
+            + " is blocked from rejoining by design of this setup)", flavor));
+      }
+      if (sections.contains("500ms")) {
+        tables.add(table(measure(work, parsed.n(), "500ms", flavor), "500ms", flavor));
+      }
+      if (sections.contains("500ms-async")) {
+        tables.add(table(measure(work, parsed.n(), "500ms", flavor, null), "500ms, asynchronous", flavor));
+      }
+      if (sections.contains("semi-sync")) {
+        List<Run> semi = measure(work, parsed.n(), "500ms", flavor, SEMI_SYNC);
+        tables.add(table(semi, "500ms, semi-sync preferred (timeout 10s, 1 ack)", flavor));
+      }
+      if (sections.contains("latency")) {
+        tables.add(SemiSyncLatency.table(work, flavor, rtts));
+      }
     }
     System.out.println();
     tables.forEach(System.out::println);
@@ -107,12 +134,23 @@ public final class EmergencyFailoverBenchmark {
   /** As above, with {@code semiSync} in the spec (null: asynchronous replication). */
   static List<Run> measure(Path work, int n, String pollInterval, Flavor flavor,
       MysqlFailoverGroupSpec.SemiSyncSpec semiSync) throws IOException {
+    return measure(work, n, pollInterval, flavor, semiSync, false);
+  }
+
+  /**
+   * As above; with {@code debounceOnly} the replicas' IO threads are stopped just before each kill
+   * (replication a DBA stopped: no replica counts, model PrimaryConfirmation), so the debounce
+   * alone decides, as before the replicas confirmed a death.
+   */
+  static List<Run> measure(Path work, int n, String pollInterval, Flavor flavor,
+      MysqlFailoverGroupSpec.SemiSyncSpec semiSync, boolean debounceOnly) throws IOException {
     FileTrees.delete(work);
     List<Run> runs = new ArrayList<>();
     FailoverStack.Options options = new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
         null, pollInterval, 3, true).withFlavor(flavor);
     List<Connect> connects = new CopyOnWriteArrayList<>();
-    try (FailoverStack stack = FailoverStack.start(work, options);
+    try (KillTimeline steps = KillTimeline.listening();
+        FailoverStack stack = FailoverStack.start(work, options);
         WriteLoad load = WriteLoad.start(() -> routed(stack, connects), Duration.ofMillis(2), 1)) {
       stack.startSidecars(SIDECAR_KNOBS);
       if (semiSync != null) {
@@ -122,22 +160,33 @@ public final class EmergencyFailoverBenchmark {
           return s != null && s.semiSync() != null && Boolean.TRUE.equals(s.semiSync().enabled());
         }, "status.semiSync enabled");
       }
+      stack.controlPlane().addWorkerInterceptor(steps);
+      CallTimeline calls = new CallTimeline();
+      stack.controlPlane().addWorkerInterceptor(calls);
       // The worker as the worker process runs it; see PlannedFailoverBenchmark.
       stack.controlPlane().useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
       // One failover and rejoin to warm the JVM up; it is not counted.
-      killPrimary(stack, load, connects);
+      killPrimary(stack, load, connects, debounceOnly, steps);
       for (int i = 0; i < n; i++) {
-        Run run = killPrimary(stack, load, connects);
+        Run run = killPrimary(stack, load, connects, debounceOnly, steps);
         runs.add(run);
         System.out.printf("pollInterval %s, run %2d %s -> %s: kill->first write %6.0f ms, kill->Succeeded %6.0f ms,"
             + " lost %d (acknowledged, any: %d), old primary %s, acked by the dying primary after the kill %d,"
             + " rows on it only %s%s%n",
-            flavor + " " + pollInterval + (semiSync == null ? "" : " semi-sync"), i + 1, run.from(), run.to(),
+            flavor + " " + pollInterval + (semiSync == null ? "" : " semi-sync") + (debounceOnly ? " debounce only" : ""),
+            i + 1, run.from(), run.to(),
             run.killToFirstWriteMs(), run.killToSucceededMs(), run.lost(), run.acknowledgedLost(),
             run.oldPrimaryProof(), run.ackedAfterKillByOldPrimary(), run.oldOnlyRows(),
             run.repaired() ? ", RecoveryBlocked: rejoined by hand" : "");
+        Breakdown b = run.breakdown();
+        System.out.printf("    after the kill (ms): first failed poll of the primary %.0f, replicas confirmed %.0f,"
+            + " workflow started %.0f, candidate writable %.0f, writer connected %.0f, first write %.0f%n",
+            b.firstFailedPoll(), b.confirmed(), b.workflowStarted(), b.writable(), b.writerConnected(), b.firstWrite());
       }
+      // The last run's emergency workflow, call by call: the failover's share of the breakdown.
+      String workflowId = "mysqlfailovergroup/" + stack.api().ref().namespace() + "/" + stack.api().ref().name();
+      System.out.print(calls.describe(stack.controlPlane().client(), workflowId));
     } finally {
       FileTrees.delete(work);
     }
@@ -157,7 +206,8 @@ public final class EmergencyFailoverBenchmark {
   }
 
   /** Kills the active site's server, waits for the failover and for the killed server's rejoin. */
-  private static Run killPrimary(FailoverStack stack, WriteLoad load, List<Connect> connects) {
+  private static Run killPrimary(FailoverStack stack, WriteLoad load, List<Connect> connects, boolean debounceOnly,
+      KillTimeline steps) {
     String from = stack.api().resource().getStatus().activeSite();
     String to = "iad".equals(from) ? "pdx" : "iad";
     DatabaseServer primary = stack.server(from);
@@ -171,7 +221,13 @@ public final class EmergencyFailoverBenchmark {
     long runFloor = load.acks().get(Math.max(0, ackedAtKill - 1000)).id();
     Map<String, Integer> eventsBefore = eventCounts(stack);
     String before = Instant.now().toString();
+    if (debounceOnly) {
+      // Every event of the primary has reached them (the candidate caught up above; dr is not waited for).
+      candidate.stopReplicaIoThread();
+      stack.server("dr").stopReplicaIoThread();
+    }
     long killedAt = System.nanoTime();
+    long killedAtMs = System.currentTimeMillis();
     primary.kill9();
 
     await(() -> succeededSince(stack, before), "status.emergencyFailover Succeeded after killing " + from);
@@ -208,6 +264,11 @@ public final class EmergencyFailoverBenchmark {
       throw new IllegalStateException("promoted " + stack.api().resource().getStatus().activeSite() + ", not " + to);
     }
 
+    KillTimeline.Steps seen = steps.after(killedAtMs);
+    Breakdown breakdown = new Breakdown(sinceKill(seen.firstFailedPollMs(), killedAtMs),
+        sinceKill(seen.confirmedMs(), killedAtMs), sinceKill(seen.workflowStartedMs(), killedAtMs),
+        sinceKill(seen.writableMs(), killedAtMs), (connectedToNew - killedAt) / 1e6, (firstWrite - killedAt) / 1e6);
+
     primary.restart();
     await(() -> replicatesFrom(primary, candidate) || divergent(stack, from) != null,
         "the monitor to rejoin " + from + " as a replica of " + to + " or to block it");
@@ -230,7 +291,11 @@ public final class EmergencyFailoverBenchmark {
     primary.awaitCaughtUpWith(candidate, TIMEOUT);
     return new Run(from, to, (firstWrite - killedAt) / 1e6, (succeededAt - killedAt) / 1e6,
         (firstWrite - lastBefore) / 1e6, lost, divergent != null, proof, divergent, promotedAt, ackedByDying,
-        oldOnly, acknowledgedLost);
+        oldOnly, acknowledgedLost, breakdown);
+  }
+
+  private static double sinceKill(long ms, long killedAtMs) {
+    return ms < 0 ? -1 : ms - killedAtMs;
   }
 
   /**
@@ -312,7 +377,44 @@ public final class EmergencyFailoverBenchmark {
             runs.stream().map(r -> (double) r.lost()).toList())
         + BenchmarkTable.row("acknowledged rows lost (replicated or not)",
             runs.stream().map(r -> (double) r.acknowledgedLost()).toList())
-        + String.format("acknowledged rows lost in all: %d%n", runs.stream().mapToLong(Run::acknowledgedLost).sum());
+        + String.format("acknowledged rows lost in all: %d%n", runs.stream().mapToLong(Run::acknowledgedLost).sum())
+        + breakdown(runs);
+  }
+
+  /**
+   * Where the time went, step by step: each row the ms from the kill to a step (the runs where it
+   * was seen), then the ms between consecutive steps.
+   */
+  static String breakdown(List<Run> runs) {
+    record Step(String name, java.util.function.ToDoubleFunction<Breakdown> at) {}
+    List<Step> steps = List.of(
+        new Step("the monitor's first failed poll of the primary began", Breakdown::firstFailedPoll),
+        new Step("the replicas confirmed its death", Breakdown::confirmed),
+        new Step("the emergency workflow was started", Breakdown::workflowStarted),
+        new Step("the candidate was made writable (Promote returned)", Breakdown::writable),
+        new Step("the writer connected to it", Breakdown::writerConnected),
+        new Step("its first write was acknowledged", Breakdown::firstWrite));
+    StringBuilder out = new StringBuilder(String.format("%nwhere the time went (ms)%n")).append(BenchmarkTable.header());
+    Step previous = null;
+    for (Step step : steps) {
+      List<Double> at = runs.stream().map(r -> step.at().applyAsDouble(r.breakdown())).filter(v -> v >= 0).toList();
+      if (at.isEmpty()) {
+        continue;
+      }
+      out.append(BenchmarkTable.row("kill -9 -> " + step.name() + (at.size() < runs.size()
+          ? " (" + at.size() + " of " + runs.size() + " runs)" : ""), at));
+      if (previous != null) {
+        Step from = previous;
+        List<Double> gap = runs.stream().map(Run::breakdown)
+            .filter(b -> from.at().applyAsDouble(b) >= 0 && step.at().applyAsDouble(b) >= 0)
+            .map(b -> step.at().applyAsDouble(b) - from.at().applyAsDouble(b)).toList();
+        if (!gap.isEmpty()) {
+          out.append(BenchmarkTable.row("step: " + from.name() + " -> " + step.name(), gap));
+        }
+      }
+      previous = step;
+    }
+    return out.toString();
   }
 
   /** The failover ended Failed: waiting on is pointless. */

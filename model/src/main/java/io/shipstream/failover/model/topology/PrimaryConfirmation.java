@@ -68,6 +68,23 @@ import java.util.Set;
  *
  * <p>In the rows still decided by the matrix, the Promote verdict's reason starts by naming the
  * path that decided: {@code "replicas confirmed: ..."} or {@code "debounce: ..."}.
+ *
+ * <p>A replica's own poll can see the death first: {@link #pollPrimaryNow} (first matching row)
+ * asks for the primary's poll, and with it the confirmation above, at once instead of at its turn:
+ *
+ * <pre>
+ * | #  | the replica's poll, the primary's latest poll                          | poll the primary now |
+ * |----|------------------------------------------------------------------------|----------------------|
+ * | p1 | the primary was never polled, or its latest poll failed (its polls and  | no                   |
+ * |    |   the confirmation already run)                                         |                      |
+ * | p2 | the replica did not answer, or it has no replication channel           | no                   |
+ * | p3 | its channel does not name the primary's server id (or either is unknown)| no                   |
+ * | p4 | IO thread not running with a connection error (as row r4)              | yes                  |
+ * | p5 | otherwise                                                              | no                   |
+ * </pre>
+ *
+ * <p>It only moves a poll forward: what the confirmation decides, and when, is unchanged, so a
+ * replica cut off from a live primary (row p4 too) costs one early poll that answers.
  */
 public final class PrimaryConfirmation {
   private PrimaryConfirmation() {}
@@ -271,6 +288,27 @@ public final class PrimaryConfirmation {
     int nl = s.indexOf('\n');
     String line = nl < 0 ? s : s.substring(0, nl);
     return line.length() > 160 ? line.substring(0, 160) + "..." : line;
+  }
+
+  /**
+   * Rows p1-p5: whether {@code replica}'s poll, just taken, asks for the primary to be polled at
+   * once; {@code primary} is the primary's observation before it (null when it has none).
+   */
+  public static boolean pollPrimaryNow(Probe replica, SiteObservation primary) {
+    if (primary == null || primary.latest() == null || !primary.latest().reachable()
+        || primary.lastReachable() == null) {
+      return false;
+    }
+    if (!replica.reachable() || replica.sourceIoState() == null) {
+      return false;
+    }
+    String primaryId = primary.lastReachable().serverId();
+    if (primaryId == null || !primaryId.equals(replica.sourceServerId())) {
+      return false;
+    }
+    ReplicaView v = new ReplicaView(replica.site(), true, true, replica.sourceIoState(), null, replica.sourceIoError(),
+        replica.sourceServerId(), null, null, false, replica.at());
+    return !v.ioRunning() && v.hasIoError() && v.connectionError();
   }
 
   /**

@@ -28,6 +28,10 @@ import java.util.Objects;
  *     {@code Retrieved_Gtid_Set}, MariaDB {@code Gtid_IO_Pos}, a position per domain); null when it is
  *     no replica or the poll did not read it. With {@code gtidExecuted} it says how much of its source's
  *     history the replica holds or has in its relay log ({@link PromotionLag}).
+ * @param sourceIoState the replica's IO thread: "Yes", "No" or "Connecting"; null when it is no replica or
+ *     the poll did not read it
+ * @param sourceIoError the IO thread's last error, null or blank when none: with {@code sourceIoState} it
+ *     says whether the replica lost its source's connection ({@link PrimaryConfirmation#pollPrimaryNow})
  */
 public record Probe(
     String site,
@@ -41,11 +45,21 @@ public record Probe(
     Instant at,
     String sourceServerId,
     String flavor,
-    String receivedGtid) {
+    String receivedGtid,
+    String sourceIoState,
+    String sourceIoError) {
 
   public Probe {
     Objects.requireNonNull(site, "site");
     Objects.requireNonNull(at, "at");
+  }
+
+  /** A poll that does not say how the replica's IO thread is. */
+  public Probe(String site, boolean reachable, boolean readOnly, String gtidExecuted, String serverId,
+      boolean replicating, Long secondsBehindSource, String error, Instant at, String sourceServerId, String flavor,
+      String receivedGtid) {
+    this(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at, sourceServerId,
+        flavor, receivedGtid, null, null);
   }
 
   /** A poll that does not say what the replica received. */
@@ -76,13 +90,19 @@ public record Probe(
   /** The same poll, naming the server's flavor. */
   public Probe withFlavor(String flavor) {
     return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
-        sourceServerId, flavor, receivedGtid);
+        sourceServerId, flavor, receivedGtid, sourceIoState, sourceIoError);
   }
 
   /** The same poll, with what the replica's IO thread has received. */
   public Probe withReceivedGtid(String received) {
     return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
-        sourceServerId, flavor, received);
+        sourceServerId, flavor, received, sourceIoState, sourceIoError);
+  }
+
+  /** The same poll, with the replica's IO thread state and last error. */
+  public Probe withSourceIo(String ioState, String ioError) {
+    return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
+        sourceServerId, flavor, receivedGtid, ioState, ioError);
   }
 
   /** The state this single poll shows, before debouncing. */

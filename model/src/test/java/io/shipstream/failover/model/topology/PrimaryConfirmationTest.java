@@ -241,4 +241,65 @@ class PrimaryConfirmationTest {
     assertThatThrownBy(() -> withSilence("1s")).isInstanceOf(GroupConfig.InvalidSpecException.class)
         .hasMessageContaining("heartbeat");
   }
+
+  // ---- a replica's own poll: rows p1-p5 ---------------------------------------------------------
+
+  private static final String LOST_LINK = "error reconnecting to master 'repl@127.0.0.1:3306' - retry-time: 2 "
+      + "message: Can't connect to server on '127.0.0.1' (111)";
+
+  private static Probe primaryPoll(boolean answered) {
+    return answered ? new Probe("iad", true, false, "0-1-10", PRIMARY_ID, false, null, null, T0)
+        : Probe.unreachable("iad", "Connection refused", NOW);
+  }
+
+  private static SiteObservation primary(boolean latestAnswered) {
+    Probe answered = primaryPoll(true);
+    return new SiteObservation(latestAnswered ? SiteState.WRITABLE : SiteState.UNREACHABLE,
+        latestAnswered ? answered : primaryPoll(false), answered);
+  }
+
+  private static Probe replicaPoll(String source, String io, String ioError) {
+    return new Probe("pdx", true, true, "0-1-10", "2", false, null, null, NOW, source, "MariaDB", "0-1-10")
+        .withSourceIo(io, ioError);
+  }
+
+  @Test
+  void p1ThePrimaryIsNotPolledEarlyWhenItsOwnPollAlreadyFailedOrNeverRan() {
+    Probe lost = replicaPoll(PRIMARY_ID, "Connecting", LOST_LINK);
+    assertThat(PrimaryConfirmation.pollPrimaryNow(lost, primary(false))).isFalse();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(lost, null)).isFalse();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(lost, SiteObservation.unknown())).isFalse();
+  }
+
+  @Test
+  void p2AReplicaThatDidNotAnswerOrHasNoChannelAsksNothing() {
+    assertThat(PrimaryConfirmation.pollPrimaryNow(Probe.unreachable("pdx", "timeout", NOW), primary(true))).isFalse();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(null, null, null), primary(true))).isFalse();
+  }
+
+  @Test
+  void p3AReplicaOfAnotherSourceOrOfAnUnknownOneAsksNothing() {
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll("9", "Connecting", LOST_LINK), primary(true))).isFalse();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(null, "Connecting", LOST_LINK), primary(true))).isFalse();
+  }
+
+  @Test
+  void p4AReplicaThatLostItsConnectionToThePrimaryHasItPolledAtOnce() {
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(PRIMARY_ID, "Connecting", LOST_LINK), primary(true)))
+        .isTrue();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(PRIMARY_ID, "No", "Lost connection to server during "
+        + "query"), primary(true))).as("MySQL's IO thread stopped by a lost connection").isTrue();
+  }
+
+  @Test
+  void p5AnyOtherReplicaAsksNothing() {
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(PRIMARY_ID, "Yes", ""), primary(true)))
+        .as("receiving").isFalse();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(PRIMARY_ID, "No", ""), primary(true)))
+        .as("a DBA's STOP SLAVE").isFalse();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(PRIMARY_ID, "Connecting", ""), primary(true)))
+        .as("still connecting, no error yet").isFalse();
+    assertThat(PrimaryConfirmation.pollPrimaryNow(replicaPoll(PRIMARY_ID, "No", "Access denied for user 'repl'"),
+        primary(true))).as("another error").isFalse();
+  }
 }

@@ -104,6 +104,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     /** Per replica site, its reads with unchanged progress, and when it was read before the latest. */
     final Map<String, PrimaryConfirmation.Sampled> samples = new ConcurrentHashMap<>();
     final Map<String, Instant> previousRead = new ConcurrentHashMap<>();
+    /** Per site, its next poll while it waits for its turn: {@link #pollNow} moves it forward. */
+    final Map<String, java.util.concurrent.ScheduledFuture<?>> nextPoll = new ConcurrentHashMap<>();
 
     Watched(GroupPolls polls, List<SiteStatus> written) {
       this.polls = polls;
@@ -234,8 +236,11 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     groups.put(ref, w);
     metrics.state().watch(ref);
     log.info("{}: monitoring {} sites every {}", ref, config.sites().size(), config.pollInterval());
-    for (SiteSpec site : config.sites()) {
-      schedule(w, site, Duration.ZERO);
+    // Spread over the interval: a kill is seen by whichever site is polled first, the primary
+    // itself or a replica that lost it (pollPrimaryNow), not only at the primary's own turn.
+    List<SiteSpec> spread = config.sites();
+    for (int i = 0; i < spread.size(); i++) {
+      schedule(w, spread.get(i), config.pollInterval().multipliedBy(i).dividedBy(spread.size()));
     }
     if (startup != null) {
       startup.watch(ref, config);
@@ -273,16 +278,27 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     }
     long due = System.nanoTime() + delay.toNanos();
     try {
-      polls.schedule(() -> pollThreads.execute(() -> {
+      w.nextPoll.put(site.name(), polls.schedule(() -> pollThreads.execute(() -> {
         metrics.pollStarted(Duration.ofNanos(Math.max(0, System.nanoTime() - due)));
         poll(w, site);
         if (w.stopped.get()) {
           // Stopped while this poll ran: what it kept for the group is closed too.
           sites.forget(w.polls.group());
         }
-      }), delay.toMillis(), TimeUnit.MILLISECONDS);
+      }), delay.toMillis(), TimeUnit.MILLISECONDS));
     } catch (RejectedExecutionException e) {
       // Closed on losing leadership: the next leader polls.
+    }
+  }
+
+  /**
+   * Moves the site's next poll to now, if it is waiting for its turn; a poll already started (or
+   * moved by another caller) is left alone, so a site always has one poll in flight or due.
+   */
+  private void pollNow(Watched w, SiteSpec site) {
+    java.util.concurrent.ScheduledFuture<?> next = w.nextPoll.get(site.name());
+    if (next != null && next.getDelay(TimeUnit.MILLISECONDS) > 0 && next.cancel(false)) {
+      schedule(w, site, Duration.ZERO);
     }
   }
 
@@ -302,6 +318,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     // Before the poll is fed: no evaluation may see the failed poll without the replicas' answer to it.
     confirm(w, site, probe, startedAt);
+    primaryNow(w, site, probe);
     SiteDebouncer d = g.observe(probe);
     metrics.polled(g.group(), site.name(), took, d.state(), probe.reachable() ? probe.secondsBehindSource() : null);
     if (!probe.reachable()) {
@@ -373,14 +390,34 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     // One line per change of outcome, not one per failed poll.
     boolean changed = before == null || before.result().outcome() != result.outcome();
     if (changed && log.isInfoEnabled() || log.isDebugEnabled()) {
-      String line = "{}: the poll of the primary '{}' failed; its replicas say {} in {} ms: {}";
-      Object[] args = {g.group(), primary, result.outcome(), (System.nanoTime() - started) / 1_000_000, result.reason()};
+      String line = "{}: the poll of the primary '{}' begun at {} failed; its replicas say {} in {} ms: {}";
+      Object[] args = {g.group(), primary, startedAt, result.outcome(), (System.nanoTime() - started) / 1_000_000,
+          result.reason()};
       if (changed) {
         log.info(line, args);
       } else {
         log.debug(line, args);
       }
     }
+  }
+
+  /**
+   * A replica that lost its connection to the primary has the primary polled, and with it the
+   * replicas asked, at once rather than at the primary's turn ({@link PrimaryConfirmation#pollPrimaryNow}).
+   */
+  private void primaryNow(Watched w, SiteSpec site, Probe probe) {
+    GroupPolls g = w.polls;
+    String primary = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
+        .map(s -> s.activeSite() != null ? s.activeSite() : s.lastFailoverTarget()).orElse(null);
+    if (primary == null || site.name().equals(primary)
+        || !PrimaryConfirmation.pollPrimaryNow(probe, g.observations().get(primary))) {
+      return;
+    }
+    g.config().sites().stream().filter(s -> s.name().equals(primary)).findFirst().ifPresent(p -> {
+      log.debug("{}: site '{}' lost its connection to the primary '{}' ({}): polling it now", g.group(), site.name(),
+          primary, probe.sourceIoError());
+      pollNow(w, p);
+    });
   }
 
   /** The replicas' answer, if it is about the primary's latest poll. */

@@ -46,9 +46,20 @@ class TopologyMonitorTest {
     public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
       polls.merge(site.name(), 1, Integer::sum);
       if (deadSites.contains(site.name())) {
+        pollLog.add(site.name() + " failed");
         return Probe.unreachable(site.name(), "Connection refused", Clock.systemUTC().instant());
       }
       boolean primary = site.name().equals("iad");
+      if (!primary && replicasSeeIadDie && deadSites.contains("iad")) {
+        pollLog.add(site.name() + " lost iad");
+        return new Probe(site.name(), true, true, "0-1-10", site.name(), false, null, null,
+            Clock.systemUTC().instant(), "iad").withFlavor("MariaDB").withSourceIo("Connecting", "error reconnecting to "
+            + "master 'repl@iad:3306' - retry-time: 2 message: Can't connect to server (111)");
+      }
+      pollLog.add(site.name() + " answered");
+      if (primary && iadDiesAfterPoll > 0 && polls.get("iad") == iadDiesAfterPoll) {
+        deadSites.add("iad");
+      }
       return new Probe(site.name(), true, !primary, site.name().equals("dr") ? "0-1-9" : "0-1-10",
           site.name(), !primary, primary ? null : 0L, null, Clock.systemUTC().instant())
           .withFlavor(flavors.getOrDefault(site.name(), "MariaDB"));
@@ -65,6 +76,12 @@ class TopologyMonitorTest {
       return view == null ? SiteConnector.super.sourceView(group, config, site, at) : view.apply(site.name());
     }
   };
+  /** Every poll in order: the site and what it answered. */
+  private final List<String> pollLog = new CopyOnWriteArrayList<>();
+  /** Whether the replicas' own polls show their IO thread losing iad once it is dead (else they answer as ever). */
+  private volatile boolean replicasSeeIadDie;
+  /** iad dies just after answering its poll number this (0: not so). */
+  private volatile int iadDiesAfterPoll;
   /** How each replica sees iad when the monitor asks (holistic detection); a site not here cannot be asked. */
   private final Map<String, java.util.function.Function<String, ReplicaView>> views = new ConcurrentHashMap<>();
   private final java.util.concurrent.atomic.AtomicInteger heartbeats = new java.util.concurrent.atomic.AtomicInteger();
@@ -214,6 +231,23 @@ class TopologyMonitorTest {
     });
     // failureThreshold is 3: one failed poll decided (a second may have begun meanwhile).
     assertThat(polls.get("iad") - before).isLessThanOrEqualTo(2);
+  }
+
+  @Test
+  void aReplicaWhosePollShowsItLostThePrimaryHasThePrimaryPolledAndConfirmedAtOnce() {
+    views.put("pdx", TopologyMonitorTest::lostIad);
+    views.put("dr", TopologyMonitorTest::lostIad);
+    replicasSeeIadDie = true;
+    // The sites' polls are spread over the interval (iad, pdx, dr): iad dies just after answering,
+    // so a replica's poll sees it first, before iad's own turn.
+    iadDiesAfterPoll = 4;
+    start();
+    await(() -> !effects.starts().isEmpty(), "an emergency failover start");
+
+    int firstLost = pollLog.indexOf(pollLog.stream().filter(e -> e.endsWith("lost iad")).findFirst().orElseThrow());
+    assertThat(pollLog.subList(firstLost, pollLog.size())).as("the poll after the first replica that lost iad, of " + pollLog)
+        .element(1).isEqualTo("iad failed");
+    assertThat(effects.starts()).singleElement().satisfies(p -> assertThat(p.reason()).startsWith("replicas confirmed: "));
   }
 
   @Test
