@@ -19,5 +19,7 @@ public enum Reason {
   DragonflySyncTimeout,
   DragonflyPromotionFailed,
   DnsFlipFailed,
-  InvalidSpec
+  InvalidSpec,
+  /** The planned pre-failover hook did not answer 2xx within its timeout: nothing was fenced. */
+  PreFailoverHookVetoed
 }
