@@ -111,7 +111,17 @@ public enum Events {
   /** The primary's source side is enabled but inactive: commits no longer wait for any replica. */
   SEMI_SYNC_FALLEN_BACK(Warning, "SemiSyncFallenBack",
       "<site> fell back to asynchronous replication: no acknowledgement within <timeout> ms ..."),
-  SEMI_SYNC_RESTORED(Normal, "SemiSyncRestored", "<site>: every commit waits for <n> replica acknowledgement(s) again");
+  SEMI_SYNC_RESTORED(Normal, "SemiSyncRestored", "<site>: every commit waits for <n> replica acknowledgement(s) again"),
+
+  // --- Hooks (both runbooks) -----------------------------------------------------------------------
+  /** A hook of spec.hooks answered 2xx. */
+  HOOK_CALLED(Normal, "HookCalled", "<kind> <pre|post>-failover hook <url> answered <status>"),
+  /**
+   * A hook that cannot stop the failover failed: an emergency pre-hook, or any post-hook. A planned
+   * pre-hook's failure is the failover's own: PlannedFailoverRejected with PreFailoverHookVetoed.
+   */
+  HOOK_FAILED(Warning, "HookFailed", "<kind> <pre|post>-failover hook <url> failed: <why>; the failover goes on "
+      + "| its outcome stands");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;
