@@ -13,6 +13,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** {@code spec.hooks} as GroupConfig resolves it: the defaults, and every refusal naming its field. */
 class HooksConfigTest {
@@ -62,7 +63,10 @@ class HooksConfigTest {
       ops.example.com/pre            | -     | -     | hooks.preFailover.url 'ops.example.com/pre' must be an http:// or https:// URL
       file:///etc/passwd             | -     | -     | hooks.preFailover.url 'file:///etc/passwd' must be an http:// or https:// URL
       'http:///pre'                  | -     | -     | hooks.preFailover.url 'http:///pre' names no host
-      'https://ops example.com/'     | -     | -     | hooks.preFailover.url 'https://ops example.com/' is not a URL
+      'https://ops example.com/'     | -     | -     | hooks.preFailover.url 'https://ops example.com/' is not a URL: it contains a blank
+      'https://user:pw@/pre'         | -     | -     | hooks.preFailover.url 'https://user:pw@/pre' names no host
+      'http://h:http/pre'            | -     | -     | hooks.preFailover.url 'http://h:http/pre' is not a URL: bad port 'http'
+      'http://h:70000/pre'           | -     | -     | hooks.preFailover.url 'http://h:70000/pre' is not a URL: port 70000 is out of range
       ''                             | -     | -     | hooks.preFailover.url is required
       -                              | -     | -     | hooks.preFailover.url is required
       http://h/pre                   | 0s    | -     | hooks.preFailover.timeout must be more than 0 and at most 5m, not 0s
@@ -77,6 +81,13 @@ class HooksConfigTest {
 
     assertThat(refused).as("refused").isNotNull();
     assertThat(refused.problems()).singleElement().asString().startsWith(problem);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"http://h", "https://ops.example.com/pre?token=x#f", "HTTPS://H:8443", "http://[::1]:8080/p",
+      "http://[::1]/p", "https://user:pw@h.example.com/p", "http://10.0.0.7:8080/post"})
+  void aGoodURLIsTaken(String url) {
+    assertThat(HooksConfig.urlProblem(url)).isNull();
   }
 
   @Test

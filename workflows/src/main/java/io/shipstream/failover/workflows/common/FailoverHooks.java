@@ -14,8 +14,6 @@ import io.temporal.failure.TimeoutFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Duration;
 
 /**
@@ -144,13 +142,27 @@ public final class FailoverHooks {
     return "failed: " + Failures.rootMessage(e);
   }
 
-  /** The URL as Events and the UI show it: without a query or user info, which may hold a secret. */
+  /**
+   * The URL as Events and the UI show it: without a query, a fragment or user info, which may hold
+   * a secret. Plain string work: workflow code stays clear of the networking package.
+   */
   static String shown(String url) {
-    try {
-      URI u = new URI(url);
-      return new URI(u.getScheme(), null, u.getHost(), u.getPort(), u.getPath(), null, null).toString();
-    } catch (URISyntaxException | RuntimeException e) {
-      return "(a hook URL)";
+    int end = url.length();
+    for (char c : new char[] {'?', '#'}) {
+      int at = url.indexOf(c);
+      if (at >= 0 && at < end) {
+        end = at;
+      }
     }
+    String base = url.substring(0, end);
+    int scheme = base.indexOf("://");
+    if (scheme < 0) {
+      return base;
+    }
+    int authorityStart = scheme + 3;
+    int pathStart = base.indexOf('/', authorityStart);
+    String authority = pathStart < 0 ? base.substring(authorityStart) : base.substring(authorityStart, pathStart);
+    return base.substring(0, authorityStart) + authority.substring(authority.lastIndexOf('@') + 1)
+        + (pathStart < 0 ? "" : base.substring(pathStart));
   }
 }
