@@ -79,8 +79,12 @@ public final class SecretCredentialsProvider implements CredentialsProvider {
     return new Credentials(username, password, value(secret, "replicationUsername"), value(secret, "replicationPassword"));
   }
 
-  /** A key from {@code data} (base64, what the API server returns) or, failing that, {@code stringData}. */
-  private static String value(Secret secret, String key) {
+  /**
+   * A key from {@code data} (base64, what the API server returns) or, failing that, {@code
+   * stringData}; null when the Secret has neither. The one decoding of a Secret's value: the hook
+   * activity reads its bearer token with it too.
+   */
+  public static String value(Secret secret, String key) {
     if (secret.getData() != null && secret.getData().get(key) != null) {
       return new String(Base64.getDecoder().decode(secret.getData().get(key).strip()), StandardCharsets.UTF_8);
     }

@@ -43,12 +43,13 @@ public record GroupConfig(
     OnSyncTimeout onSyncTimeout,
     Long maxLagOnPromotion,
     Duration minSourceSilence,
-    SemiSyncConfig semiSync) {
+    SemiSyncConfig semiSync,
+    HooksConfig hooks) {
 
   /** The documented default of {@code spec.minSourceSilence}. */
   public static final Duration DEFAULT_MIN_SOURCE_SILENCE = Duration.ofSeconds(3);
 
-  /** A config without a promotion lag limit and with the default {@code minSourceSilence}, without semi-synchronous replication. */
+  /** A config without a promotion lag limit and with the default {@code minSourceSilence}, without semi-synchronous replication or hooks. */
   public GroupConfig(List<SiteSpec> sites, String credentialsSecret, Duration pollInterval, int failureThreshold,
       int recoveryThreshold, Duration failoverCooldown, Duration connectionDrainTimeout, Duration maxLagWait,
       Duration drainTimeout, OnCooldown onCooldown, List<String> sitePriorities, String dnsHostname, int dnsTtl,
@@ -57,7 +58,7 @@ public record GroupConfig(
     this(sites, credentialsSecret, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
         connectionDrainTimeout, maxLagWait, drainTimeout, onCooldown, sitePriorities, dnsHostname, dnsTtl, leaseTimeout,
         peerCheckInterval, dragonflyEnabled, dragonflyFlavor, dragonflyMaxSyncWait, onSyncTimeout,
-        null, DEFAULT_MIN_SOURCE_SILENCE, SemiSyncConfig.DISABLED);
+        null, DEFAULT_MIN_SOURCE_SILENCE, SemiSyncConfig.DISABLED, HooksConfig.NONE);
   }
 
   public enum OnCooldown { reject, defer }
@@ -168,13 +169,14 @@ public record GroupConfig(
           + "heartbeat period");
     }
     SemiSyncConfig semiSync = SemiSyncConfig.resolve(spec.semiSync(), sites, problems);
+    HooksConfig hooks = HooksConfig.resolve(spec.hooks(), problems);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }
     return new GroupConfig(sites, spec.credentialsSecretRef() == null ? null : spec.credentialsSecretRef().name(),
         poll, failureThreshold, recoveryThreshold, cooldown, connDrain, maxLagWait, drainTimeout, onCooldown,
         priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync,
-        maxLagOnPromotion, minSourceSilence, semiSync);
+        maxLagOnPromotion, minSourceSilence, semiSync, hooks);
   }
 
   private static void checkSites(List<SiteSpec> sites, List<String> problems) {

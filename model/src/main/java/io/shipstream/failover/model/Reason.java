@@ -21,5 +21,7 @@ public enum Reason {
   DnsFlipFailed,
   InvalidSpec,
   /** The group's automation is paused (bloodraven.shipstream.io/paused=true): planned failovers are refused. */
-  Paused
+  Paused,
+  /** The planned pre-failover hook did not answer 2xx within its timeout: nothing was fenced. */
+  PreFailoverHookVetoed
 }

@@ -236,7 +236,14 @@ class AdoptionIT extends StackPerTest {
         new Object[] {"a zero failure threshold", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
             new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), 0,
                 s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-                s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly()), "failureThreshold"});
+                s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly()), "failureThreshold"},
+        new Object[] {"a hook URL that is not http(s)", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
+            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
+                s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
+                s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), s.emergencyFailover(), s.minSourceSilence(),
+                s.semiSync(), new MysqlFailoverGroupSpec.HooksSpec(
+                    new MysqlFailoverGroupSpec.HookSpec("ftp://ops.example.com/pre", null, null), null)),
+            "hooks.preFailover.url 'ftp://ops.example.com/pre' must be an http:// or https:// URL"});
     for (Object[] c : cases) {
       @SuppressWarnings("unchecked")
       UnaryOperator<MysqlFailoverGroupSpec> change = (UnaryOperator<MysqlFailoverGroupSpec>) c[1];

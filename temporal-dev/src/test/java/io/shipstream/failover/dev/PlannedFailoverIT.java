@@ -3,8 +3,13 @@ package io.shipstream.failover.dev;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.HookSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.HooksSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretKeyRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
@@ -83,8 +88,12 @@ class PlannedFailoverIT extends StackPerClass {
   @Order(2)
   void plannedSwitchoverUnderWriteLoad(Flavor flavor) {
     use(flavor);
-    try (WriteLoad load = newLoad()) {
+    // The hooks ride along on MariaDB only: their path is the same on both flavors.
+    try (WriteLoad load = newLoad(); HookRecorder hooks = flavor == Flavor.MARIADB ? new HookRecorder() : null) {
       load.awaitAcknowledged(50, Duration.ofSeconds(10));
+      if (hooks != null) {
+        aPreHookAnswering500VetoesAndNothingIsFenced(hooks, load);
+      }
       PlannedFailoverStatus s = failOver("pdx");
       int afterFailover = load.acknowledgedCount();
       load.awaitAcknowledged(afterFailover + 50, Duration.ofSeconds(10));
@@ -109,7 +118,89 @@ class PlannedFailoverIT extends StackPerClass {
       Await.until(stack, () -> stack.api().resource().getStatus().conditions() != null && stack.api().resource().getStatus()
           .conditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")
               && c.getMessage().startsWith("pdx ")), Duration.ofSeconds(15), "Ready=True with pdx the primary");
+      if (hooks != null) {
+        thePostHookHeardTheOutcome(hooks, s);
+      }
+    } finally {
+      if (flavor == Flavor.MARIADB) {
+        stack.api().editSpec(spec -> withHooks(spec, null));
+      }
     }
+  }
+
+  /**
+   * With hooks configured (the bearer token in a Secret), a pre-hook answering 500 vetoes the
+   * request before the fence: the writer never sees an error, iad stays the writable primary, and
+   * the post-hook hears the veto. The pre-hook then agrees, for the switchover that follows.
+   */
+  private static void aPreHookAnswering500VetoesAndNothingIsFenced(HookRecorder hooks, WriteLoad load) {
+    stack.api().client().secrets().inNamespace("shop").resource(new SecretBuilder()
+        .withNewMetadata().withName("failover-hooks").withNamespace("shop").endMetadata()
+        .withStringData(Map.of("token", "hook-s3cret")).build()).create();
+    var token = new SecretKeyRef("failover-hooks", null);
+    stack.api().editSpec(spec -> withHooks(spec, new HooksSpec(
+        new HookSpec(hooks.url("/pre"), "5s", token),
+        new HookSpec(hooks.url("/post"), "5s", token))));
+    hooks.statusByPath.put("/pre", 500);
+    long started = System.nanoTime();
+
+    PlannedFailoverStatus vetoed = failOver("pdx");
+
+    System.out.printf("a planned failover vetoed by its pre-hook ended Failed %d ms after the annotation%n",
+        (System.nanoTime() - started) / 1_000_000);
+    assertThat(vetoed.phase()).isEqualTo("Failed");
+    assertThat(vetoed.reason()).isEqualTo("PreFailoverHookVetoed");
+    assertThat(vetoed.message()).contains("answered 500: change freeze until Monday").contains("nothing was fenced");
+    assertThat(vetoed.sourceGtidAtFence()).as("never fenced").isNull();
+    assertThat(stack.server("iad").isReadOnly()).as("iad writable").isFalse();
+    assertThat(stack.server("pdx").isReadOnly()).as("pdx untouched").isTrue();
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
+    assertThat(stack.api().routedSite()).contains("iad");
+    int before = load.acknowledgedCount();
+    load.awaitAcknowledged(before + 20, Duration.ofSeconds(10));
+    assertThat(load.errors()).as("writes never failed: nothing was fenced").isZero();
+    Await.until(stack, () -> !hooks.at("/post").isEmpty(), Duration.ofSeconds(10), "the post-hook of the veto");
+    assertThat(hooks.at("/pre")).as("asked three times within its timeout").hasSize(3)
+        .allSatisfy(r -> assertThat(r.authorization()).isEqualTo("Bearer hook-s3cret"));
+    var post = hooks.at("/post").get(0).body();
+    assertThat(post.get("outcome").asText()).isEqualTo("Failed");
+    assertThat(post.get("reason").asText()).isEqualTo("PreFailoverHookVetoed");
+    hooks.statusByPath.put("/pre", 200);
+    hooks.received.clear();
+  }
+
+  /** The documented body (README "Hooks") of a switchover that succeeded, as a real endpoint received it. */
+  private static void thePostHookHeardTheOutcome(HookRecorder hooks, PlannedFailoverStatus s) {
+    Await.until(stack, () -> !hooks.at("/post").isEmpty(), Duration.ofSeconds(10), "the post-hook");
+    var pre = hooks.at("/pre").get(0).body();
+    assertThat(pre.get("kind").asText()).isEqualTo("planned");
+    assertThat(pre.get("phase").asText()).isEqualTo("pre");
+    assertThat(pre.get("sourceGtidSet").isNull()).as("not fenced yet").isTrue();
+    var post = hooks.at("/post").get(0).body();
+    assertThat(post.get("group").asText()).isEqualTo("orders");
+    assertThat(post.get("namespace").asText()).isEqualTo("shop");
+    assertThat(post.get("kind").asText()).isEqualTo("planned");
+    assertThat(post.get("phase").asText()).isEqualTo("post");
+    assertThat(post.get("source").asText()).isEqualTo("iad");
+    assertThat(post.get("target").asText()).isEqualTo("pdx");
+    assertThat(post.get("sourceGtidSet").asText()).isEqualTo(s.sourceGtidAtFence());
+    assertThat(post.get("targetGtidSet").asText()).isEqualTo(s.targetGtidAtPromotion());
+    assertThat(post.get("transactionsLost").asLong()).isZero();
+    assertThat(post.get("outcome").asText()).isEqualTo("Succeeded");
+    assertThat(post.get("reason").isNull()).isTrue();
+    assertThat(post.get("message").asText()).startsWith("promoted pdx, 0 transactions lost");
+    assertThat(post.get("workflowId").asText()).isEqualTo("mysqlfailovergroup/shop/orders");
+    assertThat(post.has("time")).isTrue();
+    assertThat(stack.api().eventReasons()).contains("HookCalled").doesNotContain("HookFailed");
+  }
+
+  private static MysqlFailoverGroupSpec withHooks(
+      MysqlFailoverGroupSpec s,
+      HooksSpec hooks) {
+    return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(),
+        s.pollInterval(), s.failureThreshold(), s.recoveryThreshold(), s.failoverCooldown(),
+        s.connectionDrainTimeout(), s.plannedFailover(), s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(),
+        s.emergencyFailover(), s.minSourceSilence(), s.semiSync(), hooks);
   }
 
   @FlavorTest

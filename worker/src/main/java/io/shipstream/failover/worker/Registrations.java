@@ -3,6 +3,7 @@ package io.shipstream.failover.worker;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.activities.dragonfly.DragonflyActivitiesImpl;
 import io.shipstream.failover.activities.dragonfly.StoreConnections;
+import io.shipstream.failover.activities.hooks.HookActivitiesImpl;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
 import io.shipstream.failover.activities.sidecar.SidecarActivitiesImpl;
@@ -34,7 +35,8 @@ public final class Registrations {
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock),
         new KubernetesActivitiesImpl(kubernetes, clock),
         new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock),
-        new SidecarActivitiesImpl(clock, sidecarToken));
+        new SidecarActivitiesImpl(clock, sidecarToken),
+        new HookActivitiesImpl(kubernetes));
   }
 
   public static void register(Worker worker, KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {

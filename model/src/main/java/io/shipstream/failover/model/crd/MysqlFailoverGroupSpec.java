@@ -49,7 +49,9 @@ public record MysqlFailoverGroupSpec(
         + "connection confirms at once. Must exceed the 1 s source heartbeat period.")
     String minSourceSilence,
     @JsonPropertyDescription("Semi-synchronous replication: the primary's commits wait for replicas to acknowledge them.")
-    SemiSyncSpec semiSync) {
+    SemiSyncSpec semiSync,
+    @JsonPropertyDescription("HTTP webhooks called before and after each failover (see the README's \"Hooks\").")
+    HooksSpec hooks) {
 
   /**
    * A spec without {@code emergencyFailover} (no promotion lag limit), with the default {@code
@@ -61,6 +63,16 @@ public record MysqlFailoverGroupSpec(
       DragonflySpec dragonfly) {
     this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
         connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, null, null, null);
+  }
+
+  /** A spec without {@code hooks}. */
+  public MysqlFailoverGroupSpec(List<SiteSpec> sites, SecretRef credentialsSecretRef, String pollInterval,
+      Integer failureThreshold, Integer recoveryThreshold, String failoverCooldown, String connectionDrainTimeout,
+      PlannedFailoverSpec plannedFailover, SplitBrainPolicy splitBrainPolicy, DnsSpec dns, SidecarSpec sidecar,
+      DragonflySpec dragonfly, EmergencyFailoverSpec emergencyFailover, String minSourceSilence, SemiSyncSpec semiSync) {
+    this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
+        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, emergencyFailover,
+        minSourceSilence, semiSync, null);
   }
 
   /** CEL on spec: every site name occurs once. Names are at most 63 characters, so the cost is bounded. */
@@ -136,4 +148,33 @@ public record MysqlFailoverGroupSpec(
       @Default("1") @Min(1) Integer minSyncReplicas,
       @Default("primaryCandidates") @SchemaFrom(type = io.shipstream.failover.model.SemiSyncConfig.AckFrom.class)
       @JsonPropertyDescription("primaryCandidates | all: which replicas acknowledge commits") String ackFrom) {}
+
+  /**
+   * {@code spec.hooks}: the webhooks of every failover (see {@link io.shipstream.failover.model.HooksConfig}).
+   * Either may be left out.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record HooksSpec(
+      @JsonPropertyDescription("Called before the source is fenced; a planned failover goes on only on a 2xx answer.")
+      HookSpec preFailover,
+      @JsonPropertyDescription("Called once the failover's outcome is in the status; a failure is only a Warning.")
+      HookSpec postFailover) {}
+
+  /** One webhook: a POST of the failover's JSON description to {@code url}. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record HookSpec(
+      @Required @Pattern(HOOK_URL)
+      @JsonPropertyDescription("The http:// or https:// URL the JSON body is POSTed to.") String url,
+      @Default("10s") @Pattern(Durations.SCHEMA_PATTERN)
+      @JsonPropertyDescription("How long the call may take, retries included (an emergency pre-hook: at most 1s, "
+          + "one attempt).") String timeout,
+      @JsonPropertyDescription("A Secret key in the group's namespace whose value is sent as "
+          + "'Authorization: Bearer <value>'.") SecretKeyRef bearerTokenSecret) {}
+
+  /** A key of a Secret in the group's namespace; {@code key} defaults to {@code token}. */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record SecretKeyRef(@Required String name, @Default("token") String key) {}
+
+  /** What the schema admits as a hook URL; GroupConfig checks the rest (a host, no blanks). */
+  public static final String HOOK_URL = "^https?://.+$";
 }

@@ -8,6 +8,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.HooksConfig;
 import io.shipstream.failover.model.Specs;
 import java.io.IOException;
 import java.io.InputStream;
@@ -143,7 +144,12 @@ class GeneratedCrdTest {
         Map.entry("spec.semiSync.dataDurability", config.semiSync().durability().name()),
         Map.entry("spec.semiSync.timeout", Durations.format(config.semiSync().timeout())),
         Map.entry("spec.semiSync.minSyncReplicas", String.valueOf(config.semiSync().minSyncReplicas())),
-        Map.entry("spec.semiSync.ackFrom", config.semiSync().ackFrom().name())));
+        Map.entry("spec.semiSync.ackFrom", config.semiSync().ackFrom().name()),
+        // A minimal spec has no hooks: their defaults are HooksConfig's constants.
+        Map.entry("spec.hooks.preFailover.timeout", Durations.format(HooksConfig.DEFAULT_TIMEOUT)),
+        Map.entry("spec.hooks.postFailover.timeout", Durations.format(HooksConfig.DEFAULT_TIMEOUT)),
+        Map.entry("spec.hooks.preFailover.bearerTokenSecret.key", HooksConfig.DEFAULT_TOKEN_KEY),
+        Map.entry("spec.hooks.postFailover.bearerTokenSecret.key", HooksConfig.DEFAULT_TOKEN_KEY)));
   }
 
   private static void collectDefaults(JSONSchemaProps schema, String path, Map<String, String> out) {

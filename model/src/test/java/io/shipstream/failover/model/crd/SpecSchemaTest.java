@@ -37,6 +37,15 @@ class SpecSchemaTest {
   }
 
   @Test
+  void hooksFit() {
+    assertThat(SCHEMA.problems(group("", """
+        hooks:
+          preFailover: {url: https://ops.example.com/pre, timeout: 5s, bearerTokenSecret: {name: hook-token}}
+          postFailover: {url: http://10.0.0.7:8080/post}
+        """))).isEmpty();
+  }
+
+  @Test
   void aSiteMayDeclareItsFlavor() {
     assertThat(SCHEMA.problems(group(", flavor: mysql", ""))).isEmpty();
     assertThat(SCHEMA.problems(group(", flavor: mariadb", ""))).isEmpty();
@@ -77,6 +86,10 @@ class SpecSchemaTest {
       'dragonfly: {plannedFailover: {onSyncTimeout: retry}}'           | /spec/dragonfly/plannedFailover/onSyncTimeout
       'splitBrainPolicy: {sitePriorities: [iad, PDX]}'                 | /spec/splitBrainPolicy/sitePriorities/1
       'failoverCooldwn: 5m'                                            | /spec
+      'hooks: {preFailover: {url: ftp://ops.example.com/pre}}'         | /spec/hooks/preFailover/url
+      'hooks: {postFailover: {timeout: 5s}}'                           | /spec/hooks/postFailover
+      'hooks: {postFailover: {url: http://h/p, timeout: 5}}'           | /spec/hooks/postFailover/timeout
+      'hooks: {preFailover: {url: http://h/p, bearerTokenSecret: {}}}' | /spec/hooks/preFailover/bearerTokenSecret
       """)
   void aBadSpecFieldIsRefused(String specExtra, String location) {
     assertThat(SCHEMA.problems(group("", specExtra))).anySatisfy(p -> assertThat(p).startsWith(location + ":"));

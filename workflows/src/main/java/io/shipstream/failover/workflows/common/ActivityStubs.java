@@ -1,6 +1,7 @@
 package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.workflows.activities.DragonflyActivities;
+import io.shipstream.failover.workflows.activities.HookActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
@@ -226,6 +227,24 @@ public final class ActivityStubs {
             .setInitialInterval(Duration.ofMillis(200))
             .setMaximumInterval(Duration.ofSeconds(1))
             .setMaximumAttempts(3)
+            .build())
+        .build(), summary);
+  }
+
+  /**
+   * A webhook of spec.hooks: every attempt and all of them together end within {@code budget} (the
+   * hook's timeout), so a hook never holds a failover longer than its user allowed; {@code
+   * attempts} 1 means no retry. Backoff from 200 ms to 1 s between attempts.
+   */
+  public static HookActivities hook(Duration budget, int attempts, String summary) {
+    return stub(HookActivities.class, ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(budget)
+        .setScheduleToCloseTimeout(budget)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setBackoffCoefficient(2.0)
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setMaximumAttempts(attempts)
             .build())
         .build(), summary);
   }

@@ -61,7 +61,7 @@ public enum FailoverKind {
     return switch (reason) {
       case LagTimeout -> "failed_timeout";
       case InvalidAnnotation, UnknownSite, AlreadyActive, TargetUnhealthy, NoActivePrimary, CooldownActive,
-          ConcurrentOperation, InvalidSpec -> "rejected";
+          ConcurrentOperation, InvalidSpec, PreFailoverHookVetoed -> "rejected";
       default -> "failed_other";
     };
   }

@@ -2,6 +2,7 @@ package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.HooksConfig;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.RoleLabel;
@@ -54,6 +55,8 @@ public final class FailoverRun {
   public final FailoverMetrics metrics;
   public final CancelRequest cancel;
   private String failoverRecordedAt;
+  // Set once the runbook knows its plan: a failover refused before that calls no hook.
+  private FailoverHooks hooks;
 
   public FailoverRun(FailoverKind kind, GroupRef group, String annotation, FailoverProgress progress,
       KubernetesActivities k8s, MysqlActivities quickMysql, FailoverMetrics metrics, CancelRequest cancel) {
@@ -91,6 +94,15 @@ public final class FailoverRun {
     if (ignored != null) {
       log.info("cancel of {} ignored in phase {}: {}", group, progress.phase, ignored);
     }
+  }
+
+  /**
+   * The webhooks of this failover, from here on: the post-hook is called when the run finishes,
+   * whatever the outcome. Called once the plan is known; a request refused before calls none.
+   */
+  public FailoverHooks useHooks(HooksConfig config) {
+    hooks = new FailoverHooks(this, config);
+    return hooks;
   }
 
   // --- Reporting ---------------------------------------------------------------------------------
@@ -267,6 +279,7 @@ public final class FailoverRun {
 
   /** Ends as Succeeded: {@code summary} leads the message, the notes of the run follow it. */
   public void succeed(String summary, Events event) {
+    settlePreHook();
     progress.message = progress.message == null ? summary : summary + "; " + progress.message;
     progress.phase = Phase.Succeeded;
     progress.completionTime = now();
@@ -281,6 +294,7 @@ public final class FailoverRun {
 
   /** Ends as Failed with the reason; the Event says the reason and {@code message}. */
   public void fail(Reason reason, String message, Events event) {
+    settlePreHook();
     progress.phase = Phase.Failed;
     progress.reason = reason;
     progress.message = !kind.keepsNotesOnFailure() || progress.message == null ? message
@@ -295,9 +309,23 @@ public final class FailoverRun {
     finish();
   }
 
-  /** Waits for every write and clears the planned request's annotation, unless the user changed it meanwhile. */
+  /** An emergency pre-hook still under way has its say (a note) before the outcome is written. */
+  private void settlePreHook() {
+    if (hooks != null) {
+      hooks.settlePre();
+    }
+  }
+
+  /**
+   * Waits for every write, calls the post-hook once the outcome is in the status, and clears the
+   * planned request's annotation, unless the user changed it meanwhile.
+   */
   public void finish() {
     publisher.flush();
+    if (hooks != null) {
+      hooks.post();
+      publisher.flush();
+    }
     if (annotation == null) {
       return;
     }

@@ -118,7 +118,17 @@ public enum Events {
   /** What a paused group would have done: once per situation. */
   ACTION_HELD(Warning, "ActionHeld", "paused: would <start an emergency failover from f to c | fence [sites] ...>"),
   /** A pause annotation other than true or false: the group is not paused. */
-  PAUSE_REJECTED(Warning, "PauseRejected", "the bloodraven.shipstream.io/paused annotation is '<value>': expected ...");
+  PAUSE_REJECTED(Warning, "PauseRejected", "the bloodraven.shipstream.io/paused annotation is '<value>': expected ..."),
+
+  // --- Hooks (both runbooks) -----------------------------------------------------------------------
+  /** A hook of spec.hooks answered 2xx. */
+  HOOK_CALLED(Normal, "HookCalled", "<kind> <pre|post>-failover hook <url> answered <status>"),
+  /**
+   * A hook that cannot stop the failover failed: an emergency pre-hook, or any post-hook. A planned
+   * pre-hook's failure is the failover's own: PlannedFailoverRejected with PreFailoverHookVetoed.
+   */
+  HOOK_FAILED(Warning, "HookFailed", "<kind> <pre|post>-failover hook <url> failed: <why>; the failover goes on "
+      + "| its outcome stands");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -52,9 +52,16 @@ public final class FailureTypes {
   /** The store cannot be reached: retryable. */
   public static final String STORE_UNAVAILABLE = "StoreUnavailable";
 
+  // --- Hooks ---------------------------------------------------------------------------------------
+
+  /** The hook answered something other than 2xx: retryable within the hook's timeout. */
+  public static final String HOOK_REFUSED = "HookRefused";
+  /** The hook did not answer (refused connection, timeout, bad address): retryable within its timeout. */
+  public static final String HOOK_UNREACHABLE = "HookUnreachable";
+
   /** Every type above, for the check that no other production code spells one. */
   public static final java.util.List<String> ALL = java.util.List.of(UNREACHABLE, LAG_TIMEOUT, PROMOTE_FAILED,
       REPLICATION_FAILED, INVALID_GTID_SET, CREDENTIALS_UNAVAILABLE, MYSQL_ERROR, GROUP_NOT_FOUND, INVALID_EVENT_TYPE,
       INVALID_TIME, UNKNOWN_SITE, DRAGONFLY_SYNC_TIMEOUT, DRAGONFLY_PROMOTION_FAILED, STORE_NOT_MASTER,
-      STORE_UNAVAILABLE);
+      STORE_UNAVAILABLE, HOOK_REFUSED, HOOK_UNREACHABLE);
 }

@@ -75,6 +75,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
       plan = EmergencyPlan.resolve(group, snapshot.spec(), progress.source, progress.target);
       checkCandidate(plan);
       run.checkNotCancelled("in " + progress.phase);
+      run.useHooks(plan.config().hooks()).startBesideEmergencyFence();
       failedSite.fence(plan, rollback);
       run.checkNotCancelled("in " + progress.phase);
     } catch (FailoverAbort abort) {

@@ -68,9 +68,10 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     Plan plan;
     try {
       plan = new RequestValidation(run).validate(snapshot);
+      run.useHooks(plan.config().hooks()).beforePlannedFence();
       run.checkNotCancelled("before the fence");
     } catch (FailoverAbort refused) {
-      // Nothing has been touched: there is nothing to undo.
+      // Nothing has been touched (a vetoing pre-hook answered before the fence): there is nothing to undo.
       run.fail(refused.reason(), refused.getMessage(), refused.reason() == Reason.AlreadyActive
           ? Events.PLANNED_FAILOVER_SKIPPED : Events.PLANNED_FAILOVER_REJECTED);
       return progress.toPlannedStatus();

@@ -12,6 +12,7 @@ import java.util.Map;
 public abstract class FailoverRig implements AutoCloseable {
   public final FakeMysql mysql = new FakeMysql();
   public final FakeKubernetes k8s = new FakeKubernetes();
+  public final FakeHooks hooks = new FakeHooks();
   public final RealTimeTestServer server;
   public final TestWorkflowEnvironment env;
   public final WorkflowClient client;
@@ -19,7 +20,7 @@ public abstract class FailoverRig implements AutoCloseable {
 
   /** {@code extraFake}: the activities the kind adds to the MySQL and Kubernetes fakes. */
   protected FailoverRig(Class<?>[] workflows, Object extraFake) {
-    server = new RealTimeTestServer(workflows, mysql, k8s, extraFake);
+    server = new RealTimeTestServer(workflows, mysql, k8s, extraFake, hooks);
     env = server.env;
     client = server.client;
     metrics = server.metrics;
