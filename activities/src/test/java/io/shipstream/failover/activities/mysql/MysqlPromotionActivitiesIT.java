@@ -1,0 +1,206 @@
+package io.shipstream.failover.activities.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.StaticCredentialsProvider;
+import io.shipstream.failover.testsupport.FreePorts;
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import io.shipstream.failover.testsupport.WriteLoad;
+import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
+import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.activities.ServerState;
+import io.temporal.activity.ActivityOptions;
+import io.temporal.common.RetryOptions;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.failure.ApplicationFailure;
+import io.temporal.testing.TestActivityEnvironment;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The MySQL activities that move the primary, against two real servers of each flavor (MySQL 9.7
+ * and MariaDB 10.11; see {@link MysqlActivitiesFixture}): promotion with what was received,
+ * re-pointing, drain and catch-up, a whole switchover, and servers that do not answer.
+ */
+class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
+  @FlavorTest
+  void promoteAppliesEverythingReceivedEvenWithTheSqlThreadStopped(Flavor flavor) throws SQLException {
+    start(flavor);
+    replica.stopReplicaSqlThread();
+    for (int id = 1; id <= 20; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    FenceResult fenced = activities.fence(target("iad", primary));
+    awaitReceived(replica, fenced.gtidExecuted());
+    assertThat(DatabaseCluster.writtenIds(replica)).isEmpty();
+
+    long started = System.nanoTime();
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    LOG.info("MEASURE promote (20 relay-log transactions applied) took {} ms", (System.nanoTime() - started) / 1_000_000);
+
+    assertThat(DatabaseCluster.writtenIds(replica)).hasSize(20);
+    assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
+    assertThat(promoted.relayAppliedUpTo()).isEqualTo(fenced.gtidExecuted());
+    ServerState state = activities.inspect(target("pdx", replica));
+    assertThat(state.replicaConfigured()).isFalse();
+    assertThat(state.readOnly()).isFalse();
+    insert(openAppConnection(replica), 21);
+    // Promoting again only reports.
+    PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    assertThat(again.gtidExecuted()).isEqualTo(replica.gtidExecuted());
+  }
+
+  @FlavorTest
+  void promoteKeepsTheRelayLogOfADeadSourceWhenBothThreadsAreStopped(Flavor flavor) {
+    start(flavor);
+    replica.stopReplicaSqlThread();
+    for (int id = 1; id <= 10; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    String sourceGtid = primary.gtidExecuted();
+    awaitReceived(replica, sourceGtid);
+    replica.stopReplicaIoThread();
+    // The relay log is now the only copy: the source cannot send anything again.
+    primary.kill9();
+
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+
+    assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
+    assertThat(promoted.gtidExecuted()).isEqualTo(sourceGtid);
+    ServerState state = activities.inspect(target("pdx", replica));
+    assertThat(state.replicaConfigured()).isFalse();
+    assertThat(state.readOnly()).isFalse();
+  }
+
+  @FlavorTest
+  void drainAndStopThenCatchUpFromTheReplicaThatReceivedMore(Flavor flavor) {
+    start(flavor, 3);
+    DatabaseServer behind = cluster.server(2);
+    behind.stopReplicaIoThread();
+    replica.stopReplicaSqlThread();
+    for (int id = 1; id <= 10; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    String written = primary.gtidExecuted();
+    awaitReceived(replica, written);
+    primary.kill9();
+
+    StoppedReplica ahead = activities.drainAndStopReplica(target("pdx", replica), Instant.now().plusSeconds(10));
+    StoppedReplica lagging = activities.drainAndStopReplica(target("dr", behind), Instant.now().plusSeconds(10));
+
+    assertThat(ahead.wasReplica()).isTrue();
+    assertThat(ahead.logsReplicaUpdates()).isTrue();
+    assertThat(GtidSet.parse(ahead.gtidExecuted()).contains(GtidSet.parse(written))).isTrue();
+    assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
+    assertThat(GtidSet.parse(lagging.gtidExecuted()).contains(GtidSet.parse(written))).isFalse();
+    assertThat(activities.inspect(target("pdx", replica)).replicating()).isFalse();
+
+    String caughtUp = activities.catchUpFrom(target("dr", behind), target("pdx", replica), ahead.gtidExecuted(),
+        Instant.now().plusSeconds(15));
+
+    assertThat(GtidSet.parse(caughtUp).contains(GtidSet.parse(written))).isTrue();
+    assertThat(DatabaseCluster.writtenIds(behind)).hasSize(10);
+    // Detached from the donor again, ready to be promoted.
+    assertThat(activities.inspect(target("dr", behind)).replicaConfigured()).isFalse();
+  }
+
+  @FlavorTest
+  void aSwitchoverThroughTheActivitiesLosesNoAcknowledgedWrite(Flavor flavor) {
+    start(flavor);
+    AtomicReference<String> service = new AtomicReference<>(primary.jdbcUrl());
+    WriteLoad load = WriteLoad.start(service::get);
+    try {
+      load.awaitAcknowledged(100, Duration.ofSeconds(10));
+      long started = System.nanoTime();
+
+      FenceResult fenced = activities.fence(target("iad", primary));
+      activities.killAppConnections(target("iad", primary), Instant.now().plusSeconds(2));
+      activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+      activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+      service.set(replica.jdbcUrl());
+      activities.replicateFrom(target("iad", primary), target("pdx", replica));
+      LOG.info("MEASURE switchover (fence, drain, wait, promote, repoint) took {} ms", (System.nanoTime() - started) / 1_000_000);
+
+      int before = load.acknowledgedCount();
+      load.awaitAcknowledged(before + 100, Duration.ofSeconds(10));
+    } finally {
+      load.stop();
+    }
+    LOG.info("MEASURE write unavailability during the switchover: {} ms ({} writes acknowledged, {} failed)",
+        load.writeUnavailability().toMillis(), load.acknowledgedCount(), load.errors());
+    assertThat(DatabaseCluster.writtenIds(replica)).containsAll(load.acknowledged());
+    primary.awaitCaughtUpWith(replica, Duration.ofSeconds(10));
+    assertThat(DatabaseCluster.writtenIds(primary)).containsAll(load.acknowledged());
+    assertThat(load.writeUnavailability()).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @FlavorTest
+  void anUnreachableServerIsReportedFastAndFailsRetryably(Flavor flavor) {
+    start(flavor);
+    MysqlTarget nowhere = new MysqlTarget(GROUP, "gone", "127.0.0.1", FreePorts.next(), "mysql-credentials");
+
+    long started = System.nanoTime();
+    ServerState state = activities.inspect(nowhere);
+    Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+    assertThat(state.reachable()).isFalse();
+    assertThat(state.error()).isNotBlank();
+    assertThat(took).isLessThan(Duration.ofSeconds(3));
+    assertThatThrownBy(() -> activities.fence(nowhere))
+        .isInstanceOfSatisfying(ActivityFailure.class, failure -> {
+          ApplicationFailure cause = (ApplicationFailure) failure.getCause();
+          assertThat(cause.getType()).isEqualTo("Unreachable");
+          assertThat(cause.isNonRetryable()).isFalse();
+        });
+  }
+
+  @FlavorTest
+  void aFrozenServerIsReportedUnreachableWithinTheConnectTimeout(Flavor flavor) {
+    start(flavor);
+    // Its flavor read from its greeting (the greeting's wait), then declared (the driver's handshake).
+    MysqlTarget detected = target("iad", primary);
+    MysqlTarget declared = new MysqlTarget(GROUP, "iad", primary.host(), primary.port(), "mysql-credentials",
+        flavor == Flavor.MYSQL ? "mysql" : "mariadb");
+    // The first activity call of the JVM loads the activity environment's and the drivers' classes
+    // (seconds on a loaded machine): made on the replica, so the measurement is the timeouts alone.
+    assertThat(activities.inspect(target("pdx", replica)).reachable()).isTrue();
+    for (MysqlTarget target : List.of(detected, declared)) {
+      primary.pause();
+      try {
+        long started = System.nanoTime();
+        ServerState state = activities.inspect(target);
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+        LOG.info("MEASURE {} inspect of a SIGSTOPped server (flavor {}) returned after {} ms: {}", flavor,
+            target.flavor() == null ? "detected" : "declared", took.toMillis(), state.error());
+        assertThat(state.reachable()).isFalse();
+        assertThat(took).isLessThan(Duration.ofSeconds(3));
+      } finally {
+        primary.resume();
+      }
+    }
+  }
+}
