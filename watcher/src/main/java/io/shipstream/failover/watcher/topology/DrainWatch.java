@@ -88,8 +88,9 @@ public final class DrainWatch {
       return new DrainSwitchover.Nothing("nodes unknown");
     }
     if (cordoned.isEmpty()) {
-      if (episodes.remove(group) != null) {
-        log.info("{}: no node of the active site '{}' is cordoned any more", group, active);
+      Episode ended = episodes.remove(group);
+      if (ended != null) {
+        log.info("{}: cordon episode {} over: no node of the active site '{}' is cordoned", group, ended.key(), active);
       }
       return new DrainSwitchover.Nothing("no node of the active site is cordoned");
     }
