@@ -54,7 +54,7 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider
 */}}
 {{- define "failover.rules.watcher" -}}
 # The informer lists and watches; RequestRejections reads the group (editStatus) and removes the
-# refused annotation (JSON patch).
+# refused annotation (JSON patch); DrainWatch sets the planned-failover annotation (JSON patch).
 - apiGroups: ["shipstream.io"]
   resources: ["mysqlfailovergroups"]
   verbs: ["get", "list", "watch", "patch"]
@@ -73,7 +73,7 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider
   resources: ["secrets"]
   verbs: ["get"]
 # RoutingRepair (the kube module's SiteRoles): the pods of each site's podSelector are listed and
-# their role label kept right (JSON patch).
+# their role label kept right (JSON patch); DrainWatch lists the active site's pods too.
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["list", "patch"]
@@ -88,7 +88,10 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider
 {{- end }}
 {{- end }}
 
-{{/* Watcher, cluster-wide, with the topology monitor: RoutingRepair keeps the taints right (NodeTaints). */}}
+{{/*
+Watcher, cluster-wide, with the topology monitor: RoutingRepair keeps the taints right (NodeTaints);
+DrainWatch reads the nodes of the active site's pods (spec.unschedulable).
+*/}}
 {{- define "failover.rules.watcherNodes" -}}
 - apiGroups: [""]
   resources: ["nodes"]

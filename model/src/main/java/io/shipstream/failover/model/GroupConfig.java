@@ -44,7 +44,8 @@ public record GroupConfig(
     Long maxLagOnPromotion,
     Duration minSourceSilence,
     SemiSyncConfig semiSync,
-    HooksConfig hooks) {
+    HooksConfig hooks,
+    OnActiveNodeDrain onActiveNodeDrain) {
 
   /** The documented default of {@code spec.minSourceSilence}. */
   public static final Duration DEFAULT_MIN_SOURCE_SILENCE = Duration.ofSeconds(3);
@@ -58,12 +59,18 @@ public record GroupConfig(
     this(sites, credentialsSecret, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
         connectionDrainTimeout, maxLagWait, drainTimeout, onCooldown, sitePriorities, dnsHostname, dnsTtl, leaseTimeout,
         peerCheckInterval, dragonflyEnabled, dragonflyFlavor, dragonflyMaxSyncWait, onSyncTimeout,
-        null, DEFAULT_MIN_SOURCE_SILENCE, SemiSyncConfig.DISABLED, HooksConfig.NONE);
+        null, DEFAULT_MIN_SOURCE_SILENCE, SemiSyncConfig.DISABLED, HooksConfig.NONE, OnActiveNodeDrain.none);
   }
 
   public enum OnCooldown { reject, defer }
 
   public enum OnSyncTimeout { proceed, fail }
+
+  /**
+   * {@code spec.plannedFailover.onActiveNodeDrain}: whether a cordoned node under the active site's
+   * MySQL pod requests a planned failover ({@link io.shipstream.failover.model.topology.DrainSwitchover}).
+   */
+  public enum OnActiveNodeDrain { none, switchover }
 
   public static final Duration MIN_PEER_CHECK_INTERVAL = Duration.ofMillis(100);
   public static final Duration MIN_LEASE_TIMEOUT = Duration.ofSeconds(1);
@@ -117,6 +124,8 @@ public record GroupConfig(
     Duration drainTimeout = duration("plannedFailover.drainTimeout", pf == null ? null : pf.drainTimeout(), "30s", problems);
     OnCooldown onCooldown = choice("plannedFailover.onCooldown", pf == null ? null : pf.onCooldown(),
         OnCooldown.reject, OnCooldown::valueOf, problems);
+    OnActiveNodeDrain onActiveNodeDrain = choice("plannedFailover.onActiveNodeDrain",
+        pf == null ? null : pf.onActiveNodeDrain(), OnActiveNodeDrain.none, OnActiveNodeDrain::valueOf, problems);
     List<String> priorities = sb == null || sb.sitePriorities() == null ? List.of()
         : Collections.unmodifiableList(new ArrayList<>(sb.sitePriorities()));
     Set<String> prioritised = new HashSet<>();
@@ -176,7 +185,7 @@ public record GroupConfig(
     return new GroupConfig(sites, spec.credentialsSecretRef() == null ? null : spec.credentialsSecretRef().name(),
         poll, failureThreshold, recoveryThreshold, cooldown, connDrain, maxLagWait, drainTimeout, onCooldown,
         priorities, dns == null ? null : dns.hostname(), ttl, lease, peerCheck, dfEnabled, dfFlavor, maxSync, onSync,
-        maxLagOnPromotion, minSourceSilence, semiSync, hooks);
+        maxLagOnPromotion, minSourceSilence, semiSync, hooks, onActiveNodeDrain);
   }
 
   private static void checkSites(List<SiteSpec> sites, List<String> problems) {

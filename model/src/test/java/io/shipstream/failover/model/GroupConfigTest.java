@@ -55,6 +55,7 @@ class GroupConfigTest {
     assertThat(config.maxLagWait()).isEqualTo(Duration.ofMinutes(5));
     assertThat(config.drainTimeout()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.onCooldown()).isEqualTo(OnCooldown.reject);
+    assertThat(config.onActiveNodeDrain()).as("opt-in").isEqualTo(GroupConfig.OnActiveNodeDrain.none);
     assertThat(config.sitePriorities()).isEmpty();
     assertThat(config.dnsHostname()).isNull();
     assertThat(config.dnsTtl()).isEqualTo(60);
@@ -76,7 +77,7 @@ class GroupConfigTest {
         site("dr", "dr-only"));
 
     GroupConfig config = GroupConfig.resolve(spec(sites, "500ms", 5, 4, "0s", "1m",
-        new PlannedFailoverSpec("30s", "10s", "defer"), new SplitBrainPolicy(List.of("pdx", "iad")),
+        new PlannedFailoverSpec("30s", "10s", "defer", "switchover"), new SplitBrainPolicy(List.of("pdx", "iad")),
         new DnsSpec("db.example.com", 5), new SidecarSpec("3s", "1s"),
         new DragonflySpec(true, "redis", new DragonflyPlannedFailoverSpec("1m30s", "fail"))));
 
@@ -92,6 +93,7 @@ class GroupConfigTest {
     assertThat(config.maxLagWait()).isEqualTo(Duration.ofSeconds(30));
     assertThat(config.drainTimeout()).isEqualTo(Duration.ofSeconds(10));
     assertThat(config.onCooldown()).isEqualTo(OnCooldown.defer);
+    assertThat(config.onActiveNodeDrain()).isEqualTo(GroupConfig.OnActiveNodeDrain.switchover);
     assertThat(config.sitePriorities()).containsExactly("pdx", "iad");
     assertThat(config.dnsHostname()).isEqualTo("db.example.com");
     assertThat(config.dnsTtl()).isEqualTo(5);
@@ -111,7 +113,7 @@ class GroupConfigTest {
     sites.add(new SiteSpec("dr", "dr-only", null, new SiteSpec.Endpoint(" ", 70000), null, Map.of(), null, null,
         null));
     MysqlFailoverGroupSpec bad = spec(sites, "2 seconds", 0, -1, "soon", "0s",
-        new PlannedFailoverSpec("0s", "abc", "later"), new SplitBrainPolicy(List.of("sfo", "iad", "iad")),
+        new PlannedFailoverSpec("0s", "abc", "later", "drain"), new SplitBrainPolicy(List.of("sfo", "iad", "iad")),
         new DnsSpec(null, 0), new SidecarSpec("10s", "5s"),
         new DragonflySpec(true, "memcached", new DragonflyPlannedFailoverSpec("0s", "retry")));
 
@@ -131,6 +133,7 @@ class GroupConfigTest {
         "plannedFailover.maxLagWait must be greater than 0",
         "plannedFailover.drainTimeout: invalid duration 'abc': expected e.g. 500ms, 30s, 5m, 1h30m",
         "plannedFailover.onCooldown must be one of [reject, defer], not 'later'",
+        "plannedFailover.onActiveNodeDrain must be one of [none, switchover], not 'drain'",
         "splitBrainPolicy.sitePriorities names unknown site 'sfo'",
         "splitBrainPolicy.sitePriorities names site 'iad' twice",
         "dns.ttl must be at least 1, not 0",

@@ -53,8 +53,8 @@ public final class GroupApi {
       sites.add(new SiteSpec(name, role, template.zone(),
           new SiteSpec.Endpoint(server.host(), server.port()), template.podSelector(), template.taintNodeSelector(),
           template.lbIP(), null, null));
-      kube.createPod("mysql-" + name + "-0", new HashMap<>(MockCluster.podLabels(name)));
-      kube.createNode("node-" + name + "-1", MockCluster.nodeLabels(FailoverStack.GROUP_NAME, name));
+      kube.createNode(nodeOf(name), MockCluster.nodeLabels(FailoverStack.GROUP_NAME, name));
+      kube.createPod("mysql-" + name + "-0", new HashMap<>(MockCluster.podLabels(name)), nodeOf(name));
     }
     MysqlFailoverGroup cr = new MysqlFailoverGroup();
     cr.getMetadata().setName(FailoverStack.GROUP_NAME);
@@ -65,6 +65,16 @@ public final class GroupApi {
         new MysqlFailoverGroupSpec.DnsSpec(FailoverStack.GROUP_NAME + ".db.example.com", 30), null, null));
     kube.client().resources(MysqlFailoverGroup.class).inNamespace(MockCluster.NAMESPACE).resource(cr).create();
     return api;
+  }
+
+  /** The node the MySQL pod of {@code site} runs on ({@code spec.nodeName}). */
+  public static String nodeOf(String site) {
+    return "node-" + site + "-1";
+  }
+
+  /** {@code kubectl cordon} ({@code true}) or {@code kubectl uncordon} of the node of {@code site}'s pod. */
+  public void cordon(String site, boolean cordoned) {
+    kube.cordon(nodeOf(site), cordoned);
   }
 
   /** The Secret {@link FailoverStack#SECRET} with the test servers' admin and replication accounts. */

@@ -3,6 +3,7 @@ package io.shipstream.failover.dev;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.topology.PauseAnnotation;
@@ -13,6 +14,7 @@ import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -87,6 +89,46 @@ class DayTwoControlsIT extends StackPerTest {
     assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(pdx.isReadOnly()).isFalse();
     assertThat(stack.api().eventReasons()).contains("AutomationResumed");
+    Set<Long> missing = new HashSet<>(acknowledged);
+    missing.removeAll(DatabaseCluster.writtenIds(pdx));
+    assertThat(missing).as("acknowledged writes missing on the new primary").isEmpty();
+  }
+
+  /**
+   * {@code spec.plannedFailover.onActiveNodeDrain: switchover}: cordoning the node of iad's pod (what
+   * {@code kubectl drain} does first) starts a planned failover to pdx by itself, which succeeds
+   * with every acknowledged write on pdx.
+   */
+  @Test
+  void cordoningThePrimarysNodeSwitchesOverToPdx() {
+    Flavor flavor = Flavor.MARIADB;
+    start(flavor, FailoverStack.Options.emergency());
+    stack.api().editSpec(s -> GroupSpecs.withPlannedFailover(s,
+        new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, null, "switchover")));
+    DatabaseServer pdx = stack.server("pdx");
+    String before = Instant.now().toString();
+    PlannedFailoverStatus done;
+    List<Long> acknowledged;
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
+      load.awaitAcknowledged(50, WAIT);
+      long cordonedAt = System.nanoTime();
+      stack.api().cordon("iad", true);
+      done = stack.waits().plannedEnd(before, WAIT);
+      System.out.printf("%s: cordon of the primary's node to the switchover's end: %d ms%n", flavor,
+          Duration.ofNanos(System.nanoTime() - cordonedAt).toMillis());
+      // Writes go on, on pdx.
+      load.awaitAcknowledged(load.acknowledgedCount() + 20, WAIT);
+      load.stop();
+      acknowledged = load.acknowledged();
+    }
+
+    assertThat(done.phase()).as(done.message()).isEqualTo("Succeeded");
+    assertThat(done.target()).isEqualTo("pdx");
+    assertThat(done.transactionsLost()).isZero();
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(pdx.isReadOnly()).isFalse();
+    assertThat(stack.api().eventMessages("DrainSwitchoverRequested")).singleElement().asString()
+        .startsWith("node " + GroupApi.nodeOf("iad") + " of the active site iad is cordoned: switching over to pdx");
     Set<Long> missing = new HashSet<>(acknowledged);
     missing.removeAll(DatabaseCluster.writtenIds(pdx));
     assertThat(missing).as("acknowledged writes missing on the new primary").isEmpty();

@@ -24,6 +24,7 @@ import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.watcher.RequestRejections;
 import io.shipstream.failover.watcher.WatcherApp;
 import io.shipstream.failover.watcher.WatcherConfig;
+import io.shipstream.failover.watcher.topology.KubeDrainView;
 import io.shipstream.failover.watcher.topology.RoutingRepair;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -215,5 +216,14 @@ class HelmRbacCoverageTest {
     io.shipstream.failover.model.GroupConfig groupConfig = io.shipstream.failover.model.GroupConfig.resolve(group.getSpec());
     routing.repair(ORDERS, groupConfig, "iad", Map.of());
     routing.repair(ORDERS, groupConfig, "pdx", Map.of());
+    // The drain watch (spec.plannedFailover.onActiveNodeDrain): the active site's pods, each one's
+    // node, and the request, sent against a copy without the annotation (then read afresh on 422).
+    cluster.createPod("mysql-iad-0", MockCluster.podLabels("iad"), "node-iad-1");
+    cluster.cordon("node-iad-1", true);
+    KubeDrainView drains = new KubeDrainView(client);
+    assertThat(drains.cordonedNodes(ORDERS, groupConfig.site("iad").orElseThrow())).containsExactly("node-iad-1");
+    MysqlFailoverGroup seen = cluster.group(ORDERS);
+    seen.getMetadata().setAnnotations(null);
+    drains.requestPlanned(ORDERS, seen, "pdx");
   }
 }

@@ -258,6 +258,22 @@ public final class MockCluster implements AutoCloseable {
     return client.pods().inNamespace(NAMESPACE).resource(pod).create();
   }
 
+  /** {@link #createPod(String, Map)} bound to {@code nodeName}, as the scheduler binds it ({@code spec.nodeName}). */
+  public Pod createPod(String name, Map<String, String> labels, String nodeName) {
+    Pod pod = new PodBuilder()
+        .withNewMetadata().withName(name).withNamespace(NAMESPACE).withLabels(new HashMap<>(labels)).endMetadata()
+        .withNewSpec().withNodeName(nodeName).addNewContainer().withName("mysql").withImage("mariadb:10.11")
+        .endContainer().addNewToleration().withOperator("Exists").withEffect("NoExecute").endToleration().endSpec()
+        .build();
+    return client.pods().inNamespace(NAMESPACE).resource(pod).create();
+  }
+
+  /** {@code kubectl cordon} ({@code true}) or {@code kubectl uncordon}: the node's {@code spec.unschedulable}. */
+  public Node cordon(String nodeName, boolean cordoned) {
+    String patch = client.getKubernetesSerialization().asJson(Map.of("spec", Map.of("unschedulable", cordoned)));
+    return client.nodes().withName(nodeName).patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+  }
+
   public Pod pod(String name) {
     return client.pods().inNamespace(NAMESPACE).withName(name).get();
   }

@@ -11,7 +11,9 @@ import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.temporal.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
+import io.shipstream.failover.watcher.topology.DrainWatch;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
+import io.shipstream.failover.watcher.topology.KubeDrainView;
 import io.shipstream.failover.watcher.topology.KubeEffects;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
@@ -161,7 +163,8 @@ public final class WatcherApp implements AutoCloseable {
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
           clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
-          .acting(config.automaticFailover());
+          .acting(config.automaticFailover())
+          .drainWatch(new DrainWatch(new KubeDrainView(kube), effects::event));
       cache.addHandler(monitor);
     }
     metrics.leader(true);

@@ -92,7 +92,18 @@ public record MysqlFailoverGroupSpec(
       @Default("5m") @Pattern(Durations.SCHEMA_PATTERN) String maxLagWait,
       @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String drainTimeout,
       @Default("reject") @SchemaFrom(type = GroupConfig.OnCooldown.class) @JsonPropertyDescription("reject | defer")
-      String onCooldown) {}
+      String onCooldown,
+      @Default("none") @SchemaFrom(type = GroupConfig.OnActiveNodeDrain.class)
+      @JsonPropertyDescription("none | switchover: when the node of the active site's MySQL pod is cordoned (as "
+          + "kubectl drain does first), request a planned failover to the best candidate; needs a "
+          + "PodDisruptionBudget on the primary pod (see the README's \"Day-2 controls\").")
+      String onActiveNodeDrain) {
+
+    /** Without {@code onActiveNodeDrain} (no switchover when the active site's node is drained). */
+    public PlannedFailoverSpec(String maxLagWait, String drainTimeout, String onCooldown) {
+      this(maxLagWait, drainTimeout, onCooldown, null);
+    }
+  }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record SplitBrainPolicy(List<@Pattern(SiteSpec.DNS_LABEL) String> sitePriorities) {}

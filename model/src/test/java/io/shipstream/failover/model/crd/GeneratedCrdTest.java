@@ -77,6 +77,8 @@ class GeneratedCrdTest {
         .containsExactlyInAnyOrder(SiteSpec.FLAVOR_MYSQL, SiteSpec.FLAVOR_MARIADB);
     assertThat(enumOf(spec.getProperties().get("plannedFailover").getProperties().get("onCooldown")))
         .containsExactlyInAnyOrder("reject", "defer");
+    assertThat(enumOf(spec.getProperties().get("plannedFailover").getProperties().get("onActiveNodeDrain")))
+        .containsExactlyInAnyOrder("none", "switchover");
     JSONSchemaProps dragonfly = spec.getProperties().get("dragonfly");
     assertThat(enumOf(dragonfly.getProperties().get("flavor"))).containsExactlyInAnyOrder("dragonfly", "redis");
     assertThat(enumOf(dragonfly.getProperties().get("plannedFailover").getProperties().get("onSyncTimeout")))
@@ -131,6 +133,7 @@ class GeneratedCrdTest {
         Map.entry("spec.plannedFailover.maxLagWait", Durations.format(config.maxLagWait())),
         Map.entry("spec.plannedFailover.drainTimeout", Durations.format(config.drainTimeout())),
         Map.entry("spec.plannedFailover.onCooldown", config.onCooldown().name()),
+        Map.entry("spec.plannedFailover.onActiveNodeDrain", config.onActiveNodeDrain().name()),
         Map.entry("spec.dns.ttl", String.valueOf(config.dnsTtl())),
         Map.entry("spec.sidecar.leaseTimeout", Durations.format(config.leaseTimeout())),
         Map.entry("spec.sidecar.peerCheckInterval", Durations.format(config.peerCheckInterval())),

@@ -78,6 +78,7 @@ class SpecSchemaTest {
       'plannedFailover: {maxLagWait: 5min}'                            | /spec/plannedFailover/maxLagWait
       'plannedFailover: {drainTimeout: 1d}'                            | /spec/plannedFailover/drainTimeout
       'plannedFailover: {onCooldown: wait}'                            | /spec/plannedFailover/onCooldown
+      'plannedFailover: {onActiveNodeDrain: failover}'                 | /spec/plannedFailover/onActiveNodeDrain
       'dns: {hostname: x.example.com, ttl: 0}'                         | /spec/dns/ttl
       'sidecar: {leaseTimeout: 20}'                                    | /spec/sidecar/leaseTimeout
       'sidecar: {peerCheckInterval: 5sec}'                             | /spec/sidecar/peerCheckInterval

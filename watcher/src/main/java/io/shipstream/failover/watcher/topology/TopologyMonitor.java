@@ -82,6 +82,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private final Steward steward;
   /** Whether verdicts are acted on (emergency failovers, fences, recovery), or only reported. */
   private volatile boolean acting = true;
+  /** spec.plannedFailover.onActiveNodeDrain; null: not watched (tests of the other duties). */
+  private volatile DrainWatch drains;
   private final StartupChecks startup;
   private final Map<GroupRef, Watched> groups = new ConcurrentHashMap<>();
   /** Starts each poll when it is due, on {@link #pollThreads}. */
@@ -187,6 +189,15 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     return this;
   }
 
+  /**
+   * With {@code drains}, a group with {@code spec.plannedFailover.onActiveNodeDrain: switchover} is
+   * switched over when its active site's node is cordoned ({@link DrainWatch}); only while acting.
+   */
+  public TopologyMonitor drainWatch(DrainWatch drains) {
+    this.drains = drains;
+    return this;
+  }
+
   static java.util.concurrent.ThreadFactory daemon(String name) {
     AtomicInteger n = new AtomicInteger();
     return r -> {
@@ -250,6 +261,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   /** Stops a group that is no longer watched. */
   private synchronized void stop(GroupRef ref) {
     stopPolls(ref);
+    if (drains != null) {
+      drains.forget(ref);
+    }
     if (startup != null) {
       startup.forget(ref);
     }
@@ -504,6 +518,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
             recovery.check(g.group(), g.config(), observations, status);
           }
           verdict = reactions.react(g.group(), input, confirmation, promoteAnyway, paused);
+          if (drains != null && resource.isPresent()) {
+            drains.check(g.group(), g.config(), resource.get(), observations, paused);
+          }
         }
       }
       writeSites(w, now);

@@ -128,7 +128,15 @@ public enum Events {
    * pre-hook's failure is the failover's own: PlannedFailoverRejected with PreFailoverHookVetoed.
    */
   HOOK_FAILED(Warning, "HookFailed", "<kind> <pre|post>-failover hook <url> failed: <why>; the failover goes on "
-      + "| its outcome stands");
+      + "| its outcome stands"),
+
+  // --- Switchover before the active site's node is drained (the watcher) ------------------------------
+  /** spec.plannedFailover.onActiveNodeDrain=switchover: the watcher set the planned-failover annotation. */
+  DRAIN_SWITCHOVER_REQUESTED(Normal, "DrainSwitchoverRequested",
+      "node <node> of the active site <site> is cordoned: switching over to <target> (...)"),
+  /** The same, when no site can take over: nothing is requested, once per cordon episode. */
+  DRAIN_SWITCHOVER_IMPOSSIBLE(Warning, "DrainSwitchoverImpossible",
+      "node <node> of the active site <site> is cordoned, but no site can take over: <why per site>; ...");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;
