@@ -92,10 +92,14 @@ public final class SiteProber implements SiteConnector {
   /** One round trip where the flavor allows it ({@link io.shipstream.failover.mysql.SqlDialect#sourceView}). */
   @Override
   public ReplicaView sourceView(GroupRef group, GroupConfig config, SiteSpec site, java.time.Instant at) {
-    try (MysqlSession session = open(group, config, site)) {
-      SourceView v = session.dialect().sourceView(session);
-      return new ReplicaView(site.name(), true, v.configured(), v.ioState(), v.lastIoErrno(), v.lastIoError(),
-          v.sourceServerId(), v.silence(), v.progress(), v.progressCountsHeartbeats(), clock.instant());
+    try {
+      // On the site's kept poll connection: the replicas are asked while the primary is in doubt,
+      // and a handshake and login each would add their round trips to the confirmation.
+      return keptSession(group, config, site, session -> {
+        SourceView v = session.dialect().sourceView(session);
+        return new ReplicaView(site.name(), true, v.configured(), v.ioState(), v.lastIoErrno(), v.lastIoError(),
+            v.sourceServerId(), v.silence(), v.progress(), v.progressCountsHeartbeats(), clock.instant());
+      });
     } catch (MysqlException | RuntimeException e) {
       return ReplicaView.unanswered(site.name(), describe(e), clock.instant());
     }
@@ -131,10 +135,18 @@ public final class SiteProber implements SiteConnector {
   @Override
   public SemiSyncReading semiSync(GroupRef group, GroupConfig config, SiteSpec site, SemiSyncSettings want)
       throws MysqlException {
-    try (MysqlSession session = open(group, config, site)) {
+    return keptSession(group, config, site, session -> {
       SemiSync.Outcome outcome = SemiSync.apply(session, want);
       return new SemiSyncReading(outcome.after(), outcome.changes());
-    }
+    });
+  }
+
+  /** {@code work} on the site's kept poll connection ({@link KeptSessions}). */
+  private <T> T keptSession(GroupRef group, GroupConfig config, SiteSpec site, KeptSessions.Work<T> work)
+      throws MysqlException {
+    Credentials login = logins.credentials(group, config.credentialsSecret());
+    return polls.use(new SiteKey(group, site.name()), address(site), login, Timeouts.of(timeout(config.pollInterval())),
+        work);
   }
 
   private MysqlSession open(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {
