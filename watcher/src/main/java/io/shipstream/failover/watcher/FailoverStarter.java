@@ -111,15 +111,23 @@ public final class FailoverStarter {
 
   /** Whether a failover workflow, planned or emergency, runs for the group right now. */
   public boolean running(GroupRef group) {
+    return currentRun(group).filter(FailoverStarter::isRunning).isPresent();
+  }
+
+  /** The latest run of the group's workflow id; empty when there was none. */
+  private Optional<io.temporal.api.workflow.v1.WorkflowExecutionInfo> currentRun(GroupRef group) {
     try {
-      return describe(group).getWorkflowExecutionInfo().getStatus()
-          == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
+      return Optional.of(describe(group).getWorkflowExecutionInfo());
     } catch (io.grpc.StatusRuntimeException e) {
       if (e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
-        return false;
+        return Optional.empty();
       }
       throw e;
     }
+  }
+
+  private static boolean isRunning(io.temporal.api.workflow.v1.WorkflowExecutionInfo info) {
+    return info.getStatus() == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING;
   }
 
   private io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionResponse describe(GroupRef group) {
@@ -132,12 +140,7 @@ public final class FailoverStarter {
 
   private String runningType(GroupRef group) {
     try {
-      return client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
-              DescribeWorkflowExecutionRequest.newBuilder()
-                  .setNamespace(client.getOptions().getNamespace())
-                  .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()))
-                  .build())
-          .getWorkflowExecutionInfo().getType().getName();
+      return describe(group).getWorkflowExecutionInfo().getType().getName();
     } catch (RuntimeException e) {
       // It ended between the start and the look: treat it as a planned one, so the request is
       // retried shortly rather than refused.
@@ -153,20 +156,9 @@ public final class FailoverStarter {
    * @return whether a running planned failover got the signal
    */
   public boolean preemptPlanned(GroupRef group, String reason) {
-    io.temporal.api.workflow.v1.WorkflowExecutionInfo info;
-    try {
-      info = describe(group).getWorkflowExecutionInfo();
-    } catch (io.grpc.StatusRuntimeException e) {
-      if (e.getStatus().getCode() == io.grpc.Status.Code.NOT_FOUND) {
-        return false;
-      }
-      throw e;
-    }
-    if (info.getStatus() != WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING
-        || !"PlannedFailover".equals(info.getType().getName())) {
-      return false;
-    }
-    return cancelPlanned(group, info.getExecution().getRunId(), reason);
+    return currentRun(group).filter(FailoverStarter::isRunning)
+        .filter(info -> "PlannedFailover".equals(info.getType().getName()))
+        .map(info -> cancelPlanned(group, info.getExecution().getRunId(), reason)).orElse(false);
   }
 
   /**

@@ -316,7 +316,12 @@ public final class PrimaryConfirmation {
    * when none is recorded. Null when neither is.
    */
   public static String primaryOf(TopologyMatrix.Input in) {
-    return in.activeSite() != null ? in.activeSite() : in.lastFailoverTarget();
+    return primaryOf(in.activeSite(), in.lastFailoverTarget());
+  }
+
+  /** As {@link #primaryOf(TopologyMatrix.Input)}, from the status's two fields. */
+  public static String primaryOf(String activeSite, String lastFailoverTarget) {
+    return activeSite != null ? activeSite : lastFailoverTarget;
   }
 
   /**

@@ -352,7 +352,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private void confirm(Watched w, SiteSpec site, Probe probe, Instant startedAt) {
     GroupPolls g = w.polls;
     String primary = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
-        .map(s -> s.activeSite() != null ? s.activeSite() : s.lastFailoverTarget()).orElse(null);
+        .map(s -> PrimaryConfirmation.primaryOf(s.activeSite(), s.lastFailoverTarget())).orElse(null);
     if (!site.name().equals(primary)) {
       return;
     }
@@ -422,7 +422,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private void primaryNow(Watched w, SiteSpec site, Probe probe) {
     GroupPolls g = w.polls;
     String primary = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
-        .map(s -> s.activeSite() != null ? s.activeSite() : s.lastFailoverTarget()).orElse(null);
+        .map(s -> PrimaryConfirmation.primaryOf(s.activeSite(), s.lastFailoverTarget())).orElse(null);
     if (primary == null || site.name().equals(primary)
         || !PrimaryConfirmation.pollPrimaryNow(probe, g.observations().get(primary))) {
       return;
