@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.FailoverSummaries;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
@@ -89,6 +90,16 @@ public final class FailoverStarter {
    */
   public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
       String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced) {
+    return startEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forced, null);
+  }
+
+  /**
+   * As above; {@code spec} is the spec the monitor decided with (the last it accepted), which the
+   * workflow acts on instead of the resource's; null: the resource's.
+   */
+  public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+      String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced,
+      MysqlFailoverGroupSpec spec) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
@@ -99,7 +110,7 @@ public final class FailoverStarter {
     try {
       var execution = WorkflowClient.start(stub::run,
           new EmergencyFailoverWorkflow.Request(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason,
-              siteGtids == null ? null : new TreeMap<>(siteGtids), forced));
+              siteGtids == null ? null : new TreeMap<>(siteGtids), forced, spec));
       log.info("started emergency failover {} for {} from {} to {}", execution.getRunId(), group, failedSite,
           candidate);
       return new Started(execution.getRunId());

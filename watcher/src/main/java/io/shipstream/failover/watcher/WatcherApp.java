@@ -165,6 +165,7 @@ public final class WatcherApp implements AutoCloseable {
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
           .acting(config.automaticFailover())
           .drainWatch(new DrainWatch(new KubeDrainView(kube), effects::event));
+      effects.acceptedSpecs(monitor::acceptedSpec);
       cache.addHandler(monitor);
     }
     metrics.leader(true);
