@@ -55,7 +55,43 @@ public final class FailoverStarter {
     this.searchAttributes = searchAttributes;
   }
 
+  /**
+   * Per group, the lock every start takes: {@link #whileNoFailover} holds it across its check and
+   * its action, so no failover of this watcher begins in between.
+   */
+  private final java.util.Map<GroupRef, Object> locks = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private Object lock(GroupRef group) {
+    return locks.computeIfAbsent(group, g -> new Object());
+  }
+
+  /** An action that may fail. */
+  public interface Action {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code action} only if no failover runs for the group, holding the group's starts until it
+   * returns; false (and nothing run) when one runs. Only the leading watcher starts failovers, so
+   * nothing the action checked can be changed by a failover while it runs.
+   */
+  public boolean whileNoFailover(GroupRef group, Action action) throws Exception {
+    synchronized (lock(group)) {
+      if (running(group)) {
+        return false;
+      }
+      action.run();
+      return true;
+    }
+  }
+
   public Outcome startPlanned(GroupRef group, String annotation, Optional<String> target) {
+    synchronized (lock(group)) {
+      return doStartPlanned(group, annotation, target);
+    }
+  }
+
+  private Outcome doStartPlanned(GroupRef group, String annotation, Optional<String> target) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
@@ -100,6 +136,14 @@ public final class FailoverStarter {
   public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
       String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced,
       MysqlFailoverGroupSpec spec) {
+    synchronized (lock(group)) {
+      return doStartEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forced, spec);
+    }
+  }
+
+  private Outcome doStartEmergency(GroupRef group, String failedSite, String candidate,
+      String oldPrimaryLastKnownGtid, String reason, Map<String, String> siteGtids,
+      EmergencyFailoverStatus.ForcedPromotion forced, MysqlFailoverGroupSpec spec) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)

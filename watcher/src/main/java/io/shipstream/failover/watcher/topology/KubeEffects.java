@@ -31,7 +31,7 @@ import java.util.function.Function;
  * subresource that touch only the fields the monitor owns, so they never overwrite what a
  * workflow writes at the same time.
  */
-public final class KubeEffects implements Reactions.Effects {
+public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Effects {
   static final String COMPONENT = "bloodraven-failover";
 
   private final KubernetesClient client;
@@ -119,6 +119,11 @@ public final class KubeEffects implements Reactions.Effects {
   public KubeEffects acceptedSpecs(Function<GroupRef, Optional<MysqlFailoverGroupSpec>> specs) {
     this.acceptedSpecs = specs;
     return this;
+  }
+
+  @Override
+  public boolean liftLeaseFence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception {
+    return starter.whileNoFailover(group, () -> sites.unfence(group, config, site));
   }
 
   /** Counts every Warning Event written from now on in {@code metrics}. */

@@ -86,6 +86,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private final Steward steward;
   /** Whether verdicts are acted on (emergency failovers, fences, recovery), or only reported. */
   private volatile boolean acting = true;
+  /** Lifts a lease fence of the active primary that nothing explains; null: never (tests of the other duties). */
+  private volatile LeaseFenceLifts leaseFences;
   /** spec.plannedFailover.onActiveNodeDrain; null: not watched (tests of the other duties). */
   private volatile DrainWatch drains;
   private final StartupChecks startup;
@@ -203,6 +205,16 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   }
 
   /**
+   * With {@code lifts}, a group left without a writable primary because its active site's sidecar
+   * fenced it by its lease has the fence lifted once nothing else explains it ({@link
+   * LeaseFenceLifts}); only while acting and not paused.
+   */
+  public TopologyMonitor leaseFenceLifts(LeaseFenceLifts lifts) {
+    this.leaseFences = lifts;
+    return this;
+  }
+
+  /**
    * With {@code drains}, a group with {@code spec.plannedFailover.onActiveNodeDrain: switchover} is
    * switched over when its active site's node is cordoned ({@link DrainWatch}); only while acting.
    */
@@ -310,6 +322,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       }
       if (recovery != null) {
         recovery.forget(ref);
+      }
+      if (leaseFences != null) {
+        leaseFences.forget(ref);
       }
       sites.forget(ref);
     }
@@ -547,6 +562,10 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
             recovery.check(g.group(), g.config(), observations, status);
           }
           verdict = reactions.react(g.group(), input, confirmation, promoteAnyway, paused);
+          LeaseFenceLifts lifts = leaseFences;
+          if (lifts != null && !paused && verdict instanceof Verdict.NoPrimary) {
+            lifts.check(g.group(), g.config(), status, observations);
+          }
           if (drains != null && resource.isPresent()) {
             drains.check(g.group(), g.config(), resource.get(), observations, paused);
           }
@@ -658,6 +677,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     metrics.state().forgetAll();
     if (startup != null) {
       startup.close();
+    }
+    if (leaseFences != null) {
+      leaseFences.close();
     }
     polls.shutdownNow();
     pollThreads.shutdownNow();
