@@ -49,6 +49,13 @@ final class FencingLoop {
   private final Map<URI, Instant> lastPeerContacts = new HashMap<>();
   private final Map<URI, String> linkProblems = new HashMap<>();
   private Optional<Instant> lastFenceAt = Optional.empty();
+  /**
+   * The rule of this sidecar's own fence while it stands: set when a fence took effect, forgotten
+   * once the server is seen writable (someone lifted it) or stopped (it restarts read-only by its
+   * configuration, which the start-up rule handles). The watcher lifts a rule-2 fence of the active
+   * site that nothing else explains (see the watcher's LeaseFenceRelease); it never lifts another.
+   */
+  private Optional<String> ownFence = Optional.empty();
   private String lastActionError;
   private String lastTimingProblem;
   private String viewSource = "none";
@@ -119,6 +126,11 @@ final class FencingLoop {
       boolean done = act(action, inputs);
       if (done) {
         boot = FencingDecision.nextBoot(boot, state, action);
+      }
+      if (done && action.fences()) {
+        ownFence = Optional.of(action.rule());
+      } else if (state == MysqlState.WRITABLE || state == MysqlState.STOPPED || done && action != Action.NONE) {
+        ownFence = Optional.empty();
       }
       // What the server is after this tick, so that the next one can tell our own doing from someone else's.
       lastState = !done || action == Action.NONE ? state : after(action);
@@ -419,6 +431,7 @@ final class FencingLoop {
     return new SidecarStatus(config.site(), config.namespace(), config.group(), view, viewSource,
         neverActive && view.isEmpty(), lastWatcherContact, peers, lastContact.plus(current.leaseTimeout()),
         current.leaseTimeout(), current.peerCheckInterval(), state, mysql.flavor(), mysql.startsReadOnly(),
-        process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks);
+        process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks, ownFence,
+        !FencingDecision.leaseExpired(lastContact, clock.instant(), current.leaseTimeout()));
   }
 }

@@ -37,7 +37,9 @@ public record SidecarStatus(
     Boot boot,
     Action lastAction,
     Optional<Instant> lastFenceAt,
-    long ticks) {
+    long ticks,
+    Optional<String> ownFence,
+    boolean leaseLive) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -79,6 +81,11 @@ public record SidecarStatus(
     node.put("lastAction", lastAction.name());
     putTime(node, "lastFenceAt", lastFenceAt);
     node.put("ticks", ticks);
+    // The rule of the sidecar's own fence while it stands ("rule2": its lease ran out), and whether
+    // its lease holds now: the watcher lifts a standing rule-2 fence of the active site once contact
+    // is back and nothing else explains the read-only (no failover, every other site behind it).
+    ownFence.ifPresentOrElse(v -> node.put("ownFence", v), () -> node.putNull("ownFence"));
+    node.put("leaseLive", leaseLive);
     return node.toString();
   }
 

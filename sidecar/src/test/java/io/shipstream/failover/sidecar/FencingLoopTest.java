@@ -354,6 +354,37 @@ class FencingLoopTest {
   }
 
   @Test
+  void itsOwnLeaseFenceIsShownWhileItStandsAndForgottenOnceTheServerIsWritableAgain() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql);
+    loop.tick();
+    assertThat(loop.status().ownFence()).isEmpty();
+    assertThat(loop.status().leaseLive()).isTrue();
+
+    watcher.respond("/active-site", 503, "Service Unavailable");
+    tickAfterEach(loop, (int) (LEASE.toMillis() / INTERVAL.toMillis()) + 1);
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().ownFence()).contains("rule2");
+    assertThat(loop.status().leaseLive()).isFalse();
+    assertThat(loop.status().toJson()).contains("\"ownFence\":\"rule2\"", "\"leaseLive\":false");
+
+    // Contact is back: the fence stands (the sidecar never lifts it), and the lease holds again.
+    watcher.respond("/active-site", 200, view("iad", clock.instant()));
+    tickAfterEach(loop, 2);
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().ownFence()).contains("rule2");
+    assertThat(loop.status().leaseLive()).isTrue();
+
+    // Lifted by someone else (the watcher): no longer the sidecar's fence.
+    mysql.state = MysqlState.WRITABLE;
+    tickAfterEach(loop, 1);
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().ownFence()).isEmpty();
+    assertThat(loop.status().toJson()).contains("\"ownFence\":null", "\"leaseLive\":true");
+  }
+
+  @Test
   void aFenceTheServerRefusesIsRetriedEveryTick() {
     watcher.respond("/active-site", 200, view("dfw", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);

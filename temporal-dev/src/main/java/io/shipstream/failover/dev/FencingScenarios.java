@@ -32,13 +32,13 @@ final class FencingScenarios {
    *   <li>Nothing is promoted: the topology monitor still reaches iad's MySQL, and a primary that
    *       answers read-only is alive and fenced on purpose, never failed over from (matrix row 12b,
    *       NoPrimaryDetected).
-   *   <li>Healing the network does not unfence iad: the sidecar only ever lifts its own boot fence
-   *       (FencingDecision: a read-only MySQL is never touched otherwise), so iad stays read-only
-   *       even though the watcher names it active again. The application sees errors, never two
-   *       writable primaries.
-   *   <li>A human lifts the fence once nothing else is writable ({@code SET GLOBAL read_only=0} on
-   *       iad); the sidecar leaves a writable server of the active site alone, writes resume, and
-   *       no acknowledged row is missing.
+   *   <li>Healing the network does not make the sidecar unfence iad: it only ever lifts its own
+   *       boot fence (FencingDecision: a read-only MySQL is never touched otherwise). The watcher
+   *       does, once the sidecar says the read-only is its own rule-2 fence and its lease holds
+   *       again, no failover runs and every other site is a read-only replica holding nothing iad
+   *       lacks (model LeaseFenceRelease, a LeaseFenceLifted Event); the sidecar leaves a writable
+   *       server of the active site alone, writes resume, and no acknowledged row is missing. The
+   *       application sees errors meanwhile, never two writable primaries.
    * </ul>
    */
   static Verdict partitionedPrimarySelfFences(FailoverStack stack, PrintStream out) {
@@ -95,24 +95,24 @@ final class FencingScenarios {
       timeline.print("status.activeSite %s; %s", stack.api().resource().getStatus().activeSite(),
           lastEvent(stack, "NoPrimaryDetected").map(m -> "NoPrimaryDetected: " + m).orElse("no NoPrimaryDetected Event"));
 
+      int ackedBefore = load.acknowledgedCount();
       sidecars.heal("iad");
       long healedAt = System.nanoTime();
       timeline.print("network healed");
       awaitTrue(() -> sidecars.steady("iad"), Duration.ofSeconds(10));
-      timeline.print("iad sidecar hears the watcher and both peers again; its view: %s active (from %s)",
-          sidecars.status("iad").view().map(v -> v.activeSite()).orElse("none"), sidecars.status("iad").viewSource());
-      Playground.sleep(lease.multipliedBy(2).toMillis());
-      boolean stayedFenced = iad.isReadOnly();
-      timeline.print("iad read_only=%s %d ms after the heal: %s", stayedFenced ? "ON" : "OFF",
-          (System.nanoTime() - healedAt) / 1_000_000, stayedFenced
-              ? "the sidecar does not lift a rule-2 fence by itself; nothing is writable" : "unfenced by someone");
-
-      // The operator's step: nothing else is writable and the status names iad, so iad is unfenced.
-      int ackedBefore = load.acknowledgedCount();
-      timeline.print("operator: no site is writable and status.activeSite is iad: SET GLOBAL read_only=0 on iad");
-      iad.setReadOnly(false);
-      load.awaitAcknowledged(ackedBefore + 50, Duration.ofSeconds(30));
-      timeline.print("writer: writes acknowledged on iad again");
+      timeline.print("iad sidecar hears the watcher and both peers again; its view: %s active (from %s); its own "
+          + "fence: %s", sidecars.status("iad").view().map(v -> v.activeSite()).orElse("none"),
+          sidecars.status("iad").viewSource(), sidecars.status("iad").ownFence().orElse("none"));
+      // The sidecar never lifts a rule-2 fence itself; the watcher does, once nothing else explains it.
+      awaitTrue(() -> !iad.isReadOnly(), Duration.ofSeconds(30));
+      long liftedAt = System.nanoTime();
+      boolean lifted = !iad.isReadOnly();
+      timeline.print("iad read_only=%s %d ms after the heal; %s", lifted ? "OFF" : "ON", (liftedAt - healedAt) / 1_000_000,
+          lastEvent(stack, "LeaseFenceLifted").map(m -> "LeaseFenceLifted: " + m).orElse("no LeaseFenceLifted Event"));
+      if (lifted) {
+        load.awaitAcknowledged(ackedBefore + 50, Duration.ofSeconds(30));
+        timeline.print("writer: writes acknowledged on iad again");
+      }
       // Three ticks in which the sidecar could object; it must not, iad is the active site.
       Playground.sleep(tick.multipliedBy(3).toMillis());
       boolean stillWritable = !iad.isReadOnly();
@@ -134,17 +134,19 @@ final class FencingScenarios {
       if (sampler.most() > 1) {
         return new Verdict(false, sampler.most() + " servers were writable at once");
       }
-      if (!stayedFenced || !"iad".equals(status.activeSite()) || status.emergencyFailover() != null) {
-        return new Verdict(false, "after the heal: iad read-only " + stayedFenced + ", activeSite "
-            + status.activeSite() + ", emergency failover " + status.emergencyFailover());
+      if (!lifted || lastEvent(stack, "LeaseFenceLifted").isEmpty() || !"iad".equals(status.activeSite())
+          || status.emergencyFailover() != null) {
+        return new Verdict(false, "after the heal: iad writable " + lifted + ", LeaseFenceLifted "
+            + lastEvent(stack, "LeaseFenceLifted").isPresent() + ", activeSite " + status.activeSite()
+            + ", emergency failover " + status.emergencyFailover());
       }
       if (!stillWritable || missing != 0) {
-        return new Verdict(false, "after the operator's unfence: iad writable " + stillWritable + ", " + missing
+        return new Verdict(false, "after the lift: iad writable " + stillWritable + ", " + missing
             + " acknowledged rows missing");
       }
       return new Verdict(true, String.format("iad fenced itself %d ms after the cut (lease %d ms, rule 2), "
-          + "nothing promoted, still fenced after the heal until the operator lifted it, never two writable "
-          + "servers, 0 acknowledged rows lost", fenceMs, lease.toMillis()));
+          + "nothing promoted, the watcher lifted the fence %d ms after the heal, never two writable servers, "
+          + "0 acknowledged rows lost", fenceMs, lease.toMillis(), (liftedAt - healedAt) / 1_000_000));
     } finally {
       sampler.stop();
     }

@@ -93,8 +93,8 @@ public final class Playground {
         "the watcher dies right after picking the annotation up and comes back: Succeeded exactly once, 0 lost",
         FailoverStack.Options::playground, FaultScenarios::watcherKillMidFailover));
     add(new Scenario("partitioned-primary-self-fences",
-        "iad's sidecar is cut off the watcher and its peers: it fences iad after leaseTimeout; it stays fenced "
-            + "after the heal until an operator lifts it",
+        "iad's sidecar is cut off the watcher and its peers: it fences iad after leaseTimeout; after the heal the "
+            + "watcher lifts that fence (nothing promoted, nothing lost)",
         FailoverStack.Options::emergency, FencingScenarios::partitionedPrimarySelfFences));
     add(new Scenario("errant-replica-not-promoted",
         "pdx holds an errant transaction, then iad is killed: the monitor refuses to promote pdx (DivergentCandidates)",

@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.FailoverSummaries;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
@@ -54,7 +55,43 @@ public final class FailoverStarter {
     this.searchAttributes = searchAttributes;
   }
 
+  /**
+   * Per group, the lock every start takes: {@link #whileNoFailover} holds it across its check and
+   * its action, so no failover of this watcher begins in between.
+   */
+  private final java.util.Map<GroupRef, Object> locks = new java.util.concurrent.ConcurrentHashMap<>();
+
+  private Object lock(GroupRef group) {
+    return locks.computeIfAbsent(group, g -> new Object());
+  }
+
+  /** An action that may fail. */
+  public interface Action {
+    void run() throws Exception;
+  }
+
+  /**
+   * Runs {@code action} only if no failover runs for the group, holding the group's starts until it
+   * returns; false (and nothing run) when one runs. Only the leading watcher starts failovers, so
+   * nothing the action checked can be changed by a failover while it runs.
+   */
+  public boolean whileNoFailover(GroupRef group, Action action) throws Exception {
+    synchronized (lock(group)) {
+      if (running(group)) {
+        return false;
+      }
+      action.run();
+      return true;
+    }
+  }
+
   public Outcome startPlanned(GroupRef group, String annotation, Optional<String> target) {
+    synchronized (lock(group)) {
+      return doStartPlanned(group, annotation, target);
+    }
+  }
+
+  private Outcome doStartPlanned(GroupRef group, String annotation, Optional<String> target) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
@@ -89,6 +126,24 @@ public final class FailoverStarter {
    */
   public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
       String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced) {
+    return startEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forced, null);
+  }
+
+  /**
+   * As above; {@code spec} is the spec the monitor decided with (the last it accepted), which the
+   * workflow acts on instead of the resource's; null: the resource's.
+   */
+  public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+      String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced,
+      MysqlFailoverGroupSpec spec) {
+    synchronized (lock(group)) {
+      return doStartEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forced, spec);
+    }
+  }
+
+  private Outcome doStartEmergency(GroupRef group, String failedSite, String candidate,
+      String oldPrimaryLastKnownGtid, String reason, Map<String, String> siteGtids,
+      EmergencyFailoverStatus.ForcedPromotion forced, MysqlFailoverGroupSpec spec) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
@@ -99,7 +154,7 @@ public final class FailoverStarter {
     try {
       var execution = WorkflowClient.start(stub::run,
           new EmergencyFailoverWorkflow.Request(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason,
-              siteGtids == null ? null : new TreeMap<>(siteGtids), forced));
+              siteGtids == null ? null : new TreeMap<>(siteGtids), forced, spec));
       log.info("started emergency failover {} for {} from {} to {}", execution.getRunId(), group, failedSite,
           candidate);
       return new Started(execution.getRunId());

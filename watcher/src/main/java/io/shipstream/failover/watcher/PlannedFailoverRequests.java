@@ -59,6 +59,9 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   private final Map<GroupRef, Start> started = new ConcurrentHashMap<>();
   // The value each group's request is waiting with, so a wait of many retries counts once.
   private final Map<GroupRef, String> waiting = new ConcurrentHashMap<>();
+  // The value last refused here, until the annotation is seen gone: the refusal's own status write
+  // comes back as a change before the annotation's removal does, and must not refuse it twice.
+  private final Map<GroupRef, String> refused = new ConcurrentHashMap<>();
   private final ScheduledExecutorService queue = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "planned-failover-requests");
     t.setDaemon(true);
@@ -82,6 +85,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   public void deleted(GroupRef ref) {
     submit(() -> {
       waiting.remove(ref);
+      refused.remove(ref);
       Start remembered = started.remove(ref);
       if (remembered != null && starter.cancelPlanned(ref, remembered.runId(), "resource deleted")) {
         metrics.request(RequestOutcome.CANCELLED);
@@ -127,11 +131,17 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
       if (annotation == null) {
         waiting.remove(ref);
         retryDelays.remove(ref);
+        refused.remove(ref);
         return;
       }
+      if (annotation.equals(refused.get(ref))) {
+        return;
+      }
+      refused.remove(ref);
       if (current.map(PlannedFailoverRequests::paused).orElse(false)) {
         waiting.remove(ref);
         retryDelays.remove(ref);
+        refused.put(ref, annotation);
         rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.Paused.name(),
             "the group is paused (" + PauseAnnotation.ANNOTATION + "=true): no failover starts until the annotation is "
                 + "removed; request refused");
@@ -154,6 +164,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
           retryLater(ref);
         } else {
           waiting.remove(ref);
+          refused.put(ref, annotation);
           rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.ConcurrentOperation.name(),
               "a " + running.workflowType() + " workflow is running for this group; request refused");
           metrics.request(RequestOutcome.REJECTED);

@@ -15,6 +15,7 @@ import io.shipstream.failover.watcher.topology.DrainWatch;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
 import io.shipstream.failover.watcher.topology.KubeDrainView;
 import io.shipstream.failover.watcher.topology.KubeEffects;
+import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SiteProber;
@@ -164,7 +165,9 @@ public final class WatcherApp implements AutoCloseable {
           clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
           .acting(config.automaticFailover())
-          .drainWatch(new DrainWatch(new KubeDrainView(kube), effects::event));
+          .drainWatch(new DrainWatch(new KubeDrainView(kube), effects::event))
+          .leaseFenceLifts(LeaseFenceLifts.of(effects, config.activeSiteToken(), clock));
+      effects.acceptedSpecs(monitor::acceptedSpec);
       cache.addHandler(monitor);
     }
     metrics.leader(true);

@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus.ForcedPromotion;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
@@ -24,10 +25,19 @@ public interface EmergencyFailoverWorkflow {
    * monitor's last poll (and the failed one's last known): the transactions lost are counted
    * against all of them, not only against the old primary. Null in requests of older watchers.
    * {@code forcedPromotion} is set when a human's promote-anyway request overrides the lag limit
-   * for this candidate; the workflow records it in its status.
+   * for this candidate; the workflow records it in its status. {@code spec} is the spec the
+   * monitor decided with, the last it accepted: an edit of the resource that does not resolve is
+   * refused and must not stop the failover it decided on. Null in requests of older watchers: the
+   * workflow then acts on the resource's spec.
    */
   record Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
-      String reason, Map<String, String> siteGtids, ForcedPromotion forcedPromotion) {
+      String reason, Map<String, String> siteGtids, ForcedPromotion forcedPromotion, MysqlFailoverGroupSpec spec) {
+
+    /** A request acting on the resource's spec. */
+    public Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+        String reason, Map<String, String> siteGtids, ForcedPromotion forcedPromotion) {
+      this(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forcedPromotion, null);
+    }
 
     /** A request within the lag limit. */
     public Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,

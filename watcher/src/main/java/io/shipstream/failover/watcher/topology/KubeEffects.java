@@ -11,6 +11,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
@@ -30,7 +31,7 @@ import java.util.function.Function;
  * subresource that touch only the fields the monitor owns, so they never overwrite what a
  * workflow writes at the same time.
  */
-public final class KubeEffects implements Reactions.Effects {
+public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Effects {
   static final String COMPONENT = "bloodraven-failover";
 
   private final KubernetesClient client;
@@ -39,6 +40,8 @@ public final class KubeEffects implements Reactions.Effects {
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
   private volatile TopologyMetrics warnings;
+  /** The spec each group is monitored with ({@link TopologyMonitor#acceptedSpec}); none: the resource's. */
+  private volatile Function<GroupRef, Optional<MysqlFailoverGroupSpec>> acceptedSpecs = g -> Optional.empty();
 
   public KubeEffects(KubernetesClient client, FailoverStarter starter, SiteConnector sites,
       Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
@@ -55,7 +58,7 @@ public final class KubeEffects implements Reactions.Effects {
         : new EmergencyFailoverStatus.ForcedPromotion(PromoteAnywayAnnotation.ANNOTATION + "=" + p.candidate(),
             p.lagOverride().limit(), p.lagOverride().notReceived(), p.lagOverride().notReceivedGtid());
     var outcome = starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason(),
-        siteGtids, forced);
+        siteGtids, forced, acceptedSpecs.apply(group).orElse(null));
     if (outcome instanceof FailoverStarter.AlreadyRunning running && "PlannedFailover".equals(running.workflowType())
         && plannedWaiting(group)) {
       // A planned request that only waits must not keep a dead primary from being replaced: it is
@@ -103,9 +106,24 @@ public final class KubeEffects implements Reactions.Effects {
   @Override
   public void fence(GroupRef group, String site) throws Exception {
     MysqlFailoverGroup g = latest.apply(group).orElseThrow(() -> new IllegalStateException("group is gone"));
-    GroupConfig config = GroupConfig.resolve(g.getSpec());
+    GroupConfig config = GroupConfig.resolve(acceptedSpecs.apply(group).orElse(g.getSpec()));
     SiteSpec spec = config.site(site).orElseThrow(() -> new IllegalStateException("no site '" + site + "'"));
     sites.fence(group, config, spec);
+  }
+
+  /**
+   * Acts with the spec each group is monitored with rather than the resource's: a spec edit that
+   * does not resolve is refused, and the fences and failovers the monitor decides go on with the
+   * spec accepted before.
+   */
+  public KubeEffects acceptedSpecs(Function<GroupRef, Optional<MysqlFailoverGroupSpec>> specs) {
+    this.acceptedSpecs = specs;
+    return this;
+  }
+
+  @Override
+  public boolean liftLeaseFence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception {
+    return starter.whileNoFailover(group, () -> sites.unfence(group, config, site));
   }
 
   /** Counts every Warning Event written from now on in {@code metrics}. */

@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher.topology;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shipstream.failover.model.topology.LeaseFenceRelease;
 import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.net.URI;
@@ -12,9 +13,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Reads {@code startsReadOnly} from a sidecar's {@code GET /status}, presenting the shared token
- * that sidecars accept from the watcher. Requests are short: the answer matters only every half
- * minute or so, and a sidecar that does not answer is asked again at the next check.
+ * Reads {@code startsReadOnly} and the sidecar's own standing fence from a sidecar's {@code GET
+ * /status}, presenting the shared token that sidecars accept from the watcher. Requests are short:
+ * a sidecar that does not answer is asked again at the next check.
  */
 final class SidecarStatusReader {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
@@ -36,6 +37,28 @@ final class SidecarStatusReader {
    * @throws IOException when the sidecar does not answer, or answers anything but a 200 with JSON
    */
   Optional<Boolean> startsReadOnly(String sidecarUrl) throws IOException, InterruptedException {
+    JsonNode value = status(sidecarUrl).path("startsReadOnly");
+    return value.isBoolean() ? Optional.of(value.booleanValue()) : Optional.empty();
+  }
+
+  /**
+   * The sidecar's own fence that stands ({@code ownFence}, null: none) and whether its lease holds
+   * ({@code leaseLive}); empty from a sidecar too old to say.
+   *
+   * @throws IOException when the sidecar does not answer, or answers anything but a 200 with JSON
+   */
+  Optional<LeaseFenceRelease.SidecarFence> ownFence(String sidecarUrl) throws IOException, InterruptedException {
+    JsonNode status = status(sidecarUrl);
+    JsonNode live = status.path("leaseLive");
+    if (!live.isBoolean() || !status.has("ownFence")) {
+      return Optional.empty();
+    }
+    JsonNode fence = status.path("ownFence");
+    return Optional.of(new LeaseFenceRelease.SidecarFence(fence.isTextual() ? fence.textValue() : null,
+        live.booleanValue()));
+  }
+
+  private JsonNode status(String sidecarUrl) throws IOException, InterruptedException {
     String root = sidecarUrl.endsWith("/") ? sidecarUrl.substring(0, sidecarUrl.length() - 1) : sidecarUrl;
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + "/status")).timeout(REQUEST_TIMEOUT).GET();
     if (token != null) {
@@ -45,7 +68,6 @@ final class SidecarStatusReader {
     if (response.statusCode() != 200) {
       throw new IOException("HTTP " + response.statusCode() + " from " + response.uri());
     }
-    JsonNode value = JSON.readTree(response.body()).path("startsReadOnly");
-    return value.isBoolean() ? Optional.of(value.booleanValue()) : Optional.empty();
+    return JSON.readTree(response.body());
   }
 }

@@ -25,6 +25,16 @@ public interface SiteConnector {
    */
   void fence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception;
 
+  /**
+   * Lets applications write to the server again: only for the lift of a lease fence ({@link
+   * LeaseFenceLifts}), under the lock the failover starts take.
+   *
+   * @throws Exception when the server could not be unfenced; the caller reports it
+   */
+  default void unfence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception {
+    throw new UnsupportedOperationException("this connector does not unfence");
+  }
+
   /** The monitor stopped watching the group (stopped, deleted, or its spec changed): what is kept for it is closed. */
   default void forget(GroupRef group) {}
 

@@ -112,6 +112,13 @@ public final class SiteProber implements SiteConnector {
     }
   }
 
+  @Override
+  public void unfence(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {
+    try (MysqlSession session = open(group, config, site)) {
+      session.dialect().clearReadOnly(session);
+    }
+  }
+
   /** Closes the kept poll connections of a group the monitor no longer watches. */
   @Override
   public void forget(GroupRef group) {

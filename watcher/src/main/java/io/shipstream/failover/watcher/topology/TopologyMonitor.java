@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.watcher.GroupChanges;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
@@ -62,6 +63,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(TopologyMonitor.class);
+  /** What a refused spec edit leaves in force, in the condition's and the Event's words. */
+  static final String KEPT_SPEC = "the edit is refused: the group is still monitored, and failed over if need be, "
+      + "with the spec accepted before";
   /**
    * The most polls running at once: a dead site's poll blocks for at most its timeout, no longer
    * than its interval, so a region outage of this many sites still leaves every site polled on time.
@@ -82,6 +86,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private final Steward steward;
   /** Whether verdicts are acted on (emergency failovers, fences, recovery), or only reported. */
   private volatile boolean acting = true;
+  /** Lifts a lease fence of the active primary that nothing explains; null: never (tests of the other duties). */
+  private volatile LeaseFenceLifts leaseFences;
   /** spec.plannedFailover.onActiveNodeDrain; null: not watched (tests of the other duties). */
   private volatile DrainWatch drains;
   private final StartupChecks startup;
@@ -95,6 +101,14 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   /** One watched group: its polls, and what was last written to its status. */
   private final class Watched {
     final GroupPolls polls;
+    /** The spec {@link #polls} was resolved from: the last one accepted. */
+    final MysqlFailoverGroupSpec spec;
+    /**
+     * Why the resource's current spec was refused while this group was monitored; null while the
+     * spec monitored with is the resource's. A refused edit changes nothing: the group stays
+     * monitored, and failed over if need be, with {@link #spec}.
+     */
+    volatile String rejectedSpec;
     final AtomicBoolean evaluationQueued = new AtomicBoolean();
     final AtomicBoolean stopped = new AtomicBoolean();
     List<SiteStatus> written;
@@ -109,8 +123,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     /** Per site, its next poll while it waits for its turn: {@link #pollNow} moves it forward. */
     final Map<String, java.util.concurrent.ScheduledFuture<?>> nextPoll = new ConcurrentHashMap<>();
 
-    Watched(GroupPolls polls, List<SiteStatus> written) {
+    Watched(GroupPolls polls, MysqlFailoverGroupSpec spec, List<SiteStatus> written) {
       this.polls = polls;
+      this.spec = spec;
       this.written = written;
     }
   }
@@ -190,6 +205,16 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   }
 
   /**
+   * With {@code lifts}, a group left without a writable primary because its active site's sidecar
+   * fenced it by its lease has the fence lifted once nothing else explains it ({@link
+   * LeaseFenceLifts}); only while acting and not paused.
+   */
+  public TopologyMonitor leaseFenceLifts(LeaseFenceLifts lifts) {
+    this.leaseFences = lifts;
+    return this;
+  }
+
+  /**
    * With {@code drains}, a group with {@code spec.plannedFailover.onActiveNodeDrain: switchover} is
    * switched over when its active site's node is cordoned ({@link DrainWatch}); only while acting.
    */
@@ -226,24 +251,40 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       return;
     }
     GroupConfig config;
+    Watched existing = groups.get(ref);
     try {
       config = GroupConfig.resolve(current.get().getSpec());
     } catch (IllegalArgumentException e) {
+      List<String> problems = e instanceof GroupConfig.InvalidSpecException invalid ? invalid.problems()
+          : List.of(e.getMessage());
+      if (existing != null) {
+        // An edit that does not resolve must not leave a running group unprotected: it is refused,
+        // and the group stays monitored with the spec accepted before.
+        String rejected = String.join("; ", problems) + "; " + KEPT_SPEC;
+        if (!rejected.equals(existing.rejectedSpec)) {
+          log.warn("{}: spec refused, still monitored with the one accepted before: {}", ref, rejected);
+          existing.rejectedSpec = rejected;
+          if (steward != null) {
+            steward.invalidSpec(ref, current.get(), List.of(rejected));
+          }
+        }
+        return;
+      }
       log.warn("{}: not monitored: {}", ref, e.getMessage());
       stop(ref);
       if (steward != null) {
-        steward.invalidSpec(ref, current.get(), e instanceof GroupConfig.InvalidSpecException invalid
-            ? invalid.problems() : List.of(e.getMessage()));
+        steward.invalidSpec(ref, current.get(), problems);
       }
       return;
     }
-    Watched existing = groups.get(ref);
     if (existing != null && existing.polls.config().equals(config)) {
+      existing.rejectedSpec = null;
       return;
     }
     stopPolls(ref);
     MysqlFailoverGroupStatus status = current.get().getStatus();
-    Watched w = new Watched(new GroupPolls(ref, config), status == null ? null : status.sites());
+    Watched w = new Watched(new GroupPolls(ref, config), current.get().getSpec(), status == null ? null
+        : status.sites());
     groups.put(ref, w);
     metrics.state().watch(ref);
     log.info("{}: monitoring {} sites every {}", ref, config.sites().size(), config.pollInterval());
@@ -281,6 +322,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       }
       if (recovery != null) {
         recovery.forget(ref);
+      }
+      if (leaseFences != null) {
+        leaseFences.forget(ref);
       }
       sites.forget(ref);
     }
@@ -518,6 +562,10 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
             recovery.check(g.group(), g.config(), observations, status);
           }
           verdict = reactions.react(g.group(), input, confirmation, promoteAnyway, paused);
+          LeaseFenceLifts lifts = leaseFences;
+          if (lifts != null && !paused && verdict instanceof Verdict.NoPrimary) {
+            lifts.check(g.group(), g.config(), status, observations);
+          }
           if (drains != null && resource.isPresent()) {
             drains.check(g.group(), g.config(), resource.get(), observations, paused);
           }
@@ -553,7 +601,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
                 + "anything decides it is the primary; configure MariaDB read_only=ON or MySQL super_read_only=ON"));
           }
         }
-        steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(null, effective.activeSite(),
+        steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(w.rejectedSpec, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
             problems).withPaused(paused));
       }
@@ -608,6 +656,15 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     }
   }
 
+  /**
+   * The spec the group is monitored with: the last one that resolved, which stays in force while
+   * an edit that does not resolve is refused. Empty for a group not monitored. An emergency
+   * failover the monitor starts acts on this spec, the one its decision was made with.
+   */
+  public Optional<MysqlFailoverGroupSpec> acceptedSpec(GroupRef ref) {
+    return Optional.ofNullable(groups.get(ref)).map(w -> w.spec);
+  }
+
   /** Visible for tests. */
   Optional<Watched> watched(GroupRef ref) {
     return Optional.ofNullable(groups.get(ref));
@@ -620,6 +677,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     metrics.state().forgetAll();
     if (startup != null) {
       startup.close();
+    }
+    if (leaseFences != null) {
+      leaseFences.close();
     }
     polls.shutdownNow();
     pollThreads.shutdownNow();

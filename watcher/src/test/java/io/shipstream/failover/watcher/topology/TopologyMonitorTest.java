@@ -322,6 +322,50 @@ class TopologyMonitorTest {
   }
 
   @Test
+  void aSpecEditThatDoesNotResolveIsRefusedAndTheGroupStaysProtectedByTheSpecAcceptedBefore() {
+    List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
+    Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
+    MysqlFailoverGroup g = group();
+    MysqlFailoverGroupSpec accepted = g.getSpec();
+    start(g, null, steward);
+    await(() -> !written.isEmpty(), "the first status.sites");
+
+    // kubectl edit with a typo: a duration that does not parse.
+    MysqlFailoverGroupSpec s = accepted;
+    g.setSpec(new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), "soon", s.failureThreshold(),
+        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
+        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly()));
+    monitor.changed(ORDERS);
+    monitor.changed(ORDERS);
+
+    assertThat(eventsWith("InvalidSpec")).singleElement().asString().startsWith("Warning ").contains("pollInterval")
+        .contains(TopologyMonitor.KEPT_SPEC);
+    assertThat(monitor.acceptedSpec(ORDERS)).contains(accepted);
+    await(() -> !conditions.isEmpty() && ready(conditions).getMessage().contains(TopologyMonitor.KEPT_SPEC)
+        && ready(conditions).getMessage().contains("pollInterval"), "Ready naming the refused edit");
+    assertThat(ready(conditions).getStatus()).isEqualTo("False");
+    assertThat(ready(conditions).getReason()).isEqualTo("InvalidSpec");
+
+    // Still polled, still failed over from.
+    int seen = polls.getOrDefault("pdx", 0);
+    await(() -> polls.getOrDefault("pdx", 0) >= seen + 2, "two more polls of pdx");
+    deadSites.add("iad");
+    await(() -> !effects.starts().isEmpty(), "an emergency failover start");
+    assertThat(effects.starts()).singleElement().satisfies(p -> assertThat(p.candidate()).isEqualTo("pdx"));
+
+    // The edit corrected: the refusal is gone from the conditions.
+    g.setSpec(accepted);
+    monitor.changed(ORDERS);
+    await(() -> !ready(conditions).getReason().equals("InvalidSpec"), "Ready without the refusal");
+    assertThat(eventsWith("InvalidSpec")).hasSize(1);
+  }
+
+  private static io.fabric8.kubernetes.api.model.Condition ready(
+      List<List<io.fabric8.kubernetes.api.model.Condition>> written) {
+    return written.get(written.size() - 1).stream().filter(c -> c.getType().equals("Ready")).findFirst().orElseThrow();
+  }
+
+  @Test
   void aDeadSiteIsPolledLessOftenWhileTheOthersKeepTheirPace() throws InterruptedException {
     deadSites.add("dr");
     start();

@@ -136,7 +136,17 @@ public enum Events {
       "node <node> of the active site <site> is cordoned: switching over to <target> (...)"),
   /** The same, when no site can take over: nothing is requested, once per cordon episode. */
   DRAIN_SWITCHOVER_IMPOSSIBLE(Warning, "DrainSwitchoverImpossible",
-      "node <node> of the active site <site> is cordoned, but no site can take over: <why per site>; ...");
+      "node <node> of the active site <site> is cordoned, but no site can take over: <why per site>; ..."),
+
+  // --- The lease fence of the active primary (the watcher) --------------------------------------------
+  /**
+   * The active site's sidecar fenced its primary when it heard from nobody (rule 2); contact came
+   * back before anyone failed over, and the watcher made the primary writable again.
+   */
+  LEASE_FENCE_LIFTED(Normal, "LeaseFenceLifted", "the sidecar of '<site>' fenced it when it heard from neither the "
+      + "watcher nor any peer for longer than its lease; contact is back, no failover ran, ...: it takes writes again"),
+  /** The same lift failed; tried again at the next evaluation, one Event per distinct failure. */
+  LEASE_FENCE_LIFT_FAILED(Warning, "LeaseFenceLiftFailed", "could not lift the lease fence of '<site>': <why>");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -72,7 +72,8 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     FailedSiteFence failedSite = new FailedSiteFence(run);
     EmergencyPlan plan;
     try {
-      plan = EmergencyPlan.resolve(group, snapshot.spec(), progress.source, progress.target);
+      plan = EmergencyPlan.resolve(group, request.spec() != null ? request.spec() : snapshot.spec(), progress.source,
+          progress.target);
       checkCandidate(plan);
       run.checkNotCancelled("in " + progress.phase);
       run.useHooks(plan.config().hooks()).startBesideEmergencyFence();

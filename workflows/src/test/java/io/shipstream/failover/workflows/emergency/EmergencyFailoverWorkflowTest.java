@@ -3,7 +3,10 @@ package io.shipstream.failover.workflows.emergency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
+import io.temporal.client.WorkflowClient;
 import io.shipstream.failover.workflows.fakes.EventChecks;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
@@ -52,6 +55,28 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     assertThat(k8s.eventReasons()).containsExactly("FailoverStarted", "OldPrimaryNotFenced", "OldPrimaryNotGuarded",
         "FailoverExecuted");
     assertThat(k8s.events.get(3).type()).isEqualTo("Normal");
+  }
+
+  /**
+   * The watcher decided with the spec it accepted; the resource's was edited meanwhile into one
+   * that does not resolve (refused by the watcher): the failover acts on the accepted spec.
+   */
+  @Test
+  void actsOnTheSpecTheWatcherDecidedWithWhenTheResourcesNoLongerResolves() {
+    MysqlFailoverGroupSpec accepted = k8s.spec;
+    MysqlFailoverGroupSpec s = accepted;
+    k8s.spec = new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), "soon", s.failureThreshold(),
+        s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
+        s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly());
+    EmergencyFailoverWorkflow.Request plain = EmergencyRig.request("pdx", "0-1-100");
+    EmergencyFailoverWorkflow wf = rig.stub();
+    WorkflowClient.start(wf::run, new EmergencyFailoverWorkflow.Request(plain.group(), plain.failedSite(),
+        plain.candidate(), plain.oldPrimaryLastKnownGtid(), plain.reason(), plain.siteGtids(), null, accepted));
+
+    EmergencyFailoverStatus result = rig.result(wf);
+
+    assertThat(result.phase()).as(result.message()).isEqualTo("Succeeded");
+    PromotionChecks.assertMoved(mysql, k8s, "iad", "pdx", "0-1-100");
   }
 
   @Test
