@@ -219,6 +219,8 @@ final class DayTwoScenarios {
       checks.expect(vetoed.sourceGtidAtFence() == null && failedWrites == 0 && !stack.server("iad").isReadOnly()
           && stack.server("pdx").isReadOnly() && stack.api().routedSite().orElse("").equals("iad"),
           "something was fenced or moved by the vetoed request");
+      checks.expect(!asked.isEmpty() && asked.stream().allMatch(r -> "Bearer hook-s3cret".equals(r.authorization())),
+          "the pre-hook was not asked with the Secret's bearer token: " + asked);
       checks.expect(!endpoint.at("/post").isEmpty()
           && "Failed".equals(endpoint.at("/post").get(0).body().path("outcome").asText()),
           "the post-hook did not hear the veto");
