@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev;
 
+import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
@@ -210,5 +211,12 @@ public final class GroupApi {
   /** The messages of the Events with this reason, oldest first. */
   public List<String> eventMessages(String reason) {
     return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
+  }
+
+  /** The status condition of this type (Ready, Degraded, Paused, ...), while the status has it. */
+  public Optional<Condition> condition(String type) {
+    MysqlFailoverGroupStatus s = resource().getStatus();
+    return s == null || s.conditions() == null ? Optional.empty()
+        : s.conditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
 }

@@ -44,6 +44,11 @@ public final class GroupSpecs {
     return with(s, "emergencyFailover", emergency);
   }
 
+  /** The spec with {@code spec.hooks} replaced (removed for null). */
+  public static MysqlFailoverGroupSpec withHooks(MysqlFailoverGroupSpec s, MysqlFailoverGroupSpec.HooksSpec hooks) {
+    return with(s, "hooks", hooks);
+  }
+
   /**
    * The spec with one top-level field replaced (removed for null) and every other field as it was,
    * through its JSON form as the API server holds it, so that a field added to the spec is never

@@ -102,6 +102,15 @@ public final class Playground {
     add(new Scenario("dragonfly-switchover",
         "iad -> pdx with a Redis session store beside MySQL, both under write load: the store moves first, 0 lost",
         FailoverStack.Options::playground, DragonflyScenarios::dragonflySwitchover));
+    add(new Scenario("paused-group",
+        "paused=true: a planned request refused (Paused), kill -9 of iad held (ActionHeld); resumed: pdx promoted, 0 lost",
+        FailoverStack.Options::emergency, DayTwoScenarios::pausedGroup));
+    add(new Scenario("drain-switchover",
+        "onActiveNodeDrain=switchover; cordon iad's node: DrainSwitchoverRequested, planned iad -> pdx, 0 lost",
+        FailoverStack.Options::emergency, DayTwoScenarios::drainSwitchover));
+    add(new Scenario("hooks",
+        "spec.hooks at a local HTTP endpoint: pre-hook 500 vetoes (nothing fenced); 200: Succeeded, post-hook body",
+        FailoverStack.Options::playground, DayTwoScenarios::hooks));
   }
 
   private static void add(Scenario s) {

@@ -1,12 +1,17 @@
 package io.shipstream.failover.dev;
 
+import io.fabric8.kubernetes.api.model.Event;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 /**
@@ -15,10 +20,17 @@ import java.util.function.Predicate;
  * {@code kubectl get -w} would have shown.
  */
 final class Timeline {
+  /** How much of an Event's message is printed: the rest is in {@code kubectl get events}. */
+  private static final int EVENT_CHARS = 300;
+  /** Events are listed at most this often, however fast the status is polled. */
+  private static final Duration EVENT_POLL = Duration.ofMillis(100);
   private final PrintStream out;
   private final long start = System.nanoTime();
   private String lastPlanned;
   private String lastEmergency;
+  /** The count each Event (by name) had when it was last printed; null until {@link #followEvents}. */
+  private Map<String, Integer> eventsSeen;
+  private long eventsPolledAt;
 
   Timeline(PrintStream out) {
     this.out = out;
@@ -38,12 +50,14 @@ final class Timeline {
 
   /**
    * Polls status.plannedFailover of the run started at or after {@code startedAfter}, printing
-   * each phase as it is entered, until the condition holds; throws after the timeout.
+   * each phase as it is entered (and the new Events, once {@link #followEvents} was called),
+   * until the condition holds; throws after the timeout.
    */
   PlannedFailoverStatus awaitPlanned(FailoverStack stack, String startedAfter, Predicate<PlannedFailoverStatus> until,
       Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
+      printNewEvents(stack);
       PlannedFailoverStatus s = stack.api().plannedStatus().orElse(null);
       if (s != null && s.phase() != null && s.startTime() != null && s.startTime().compareTo(startedAfter) >= 0) {
         if (!s.phase().equals(lastPlanned)) {
@@ -82,5 +96,54 @@ final class Timeline {
 
   static String now() {
     return Instant.now().toString();
+  }
+
+  /**
+   * From now on {@link #until} prints each Event of the group's namespace as it appears (and again
+   * when its count grows), as {@code kubectl get events -w} would; the ones already there are not.
+   */
+  void followEvents(FailoverStack stack) {
+    eventsSeen = new HashMap<>();
+    stack.api().events().forEach(e -> eventsSeen.put(e.getMetadata().getName(), count(e)));
+  }
+
+  /**
+   * Asks {@code condition} every 20 ms until it holds or the timeout passes, printing the
+   * emergency failover's phases and, once {@link #followEvents} was called, the new Events;
+   * whether it held.
+   */
+  boolean until(FailoverStack stack, BooleanSupplier condition, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      pollEmergency(stack);
+      printNewEvents(stack);
+      if (condition.getAsBoolean()) {
+        return true;
+      }
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
+      Playground.sleep(20);
+    }
+  }
+
+  private void printNewEvents(FailoverStack stack) {
+    if (eventsSeen == null || System.nanoTime() - eventsPolledAt < EVENT_POLL.toNanos()) {
+      return;
+    }
+    eventsPolledAt = System.nanoTime();
+    for (Event e : stack.api().events()) {
+      int count = count(e);
+      Integer seen = eventsSeen.put(e.getMetadata().getName(), count);
+      if (seen == null || seen < count) {
+        String message = Objects.requireNonNullElse(e.getMessage(), "");
+        print("Event %s %s%s: %s", e.getType(), e.getReason(), count > 1 ? " (x" + count + ")" : "",
+            message.length() > EVENT_CHARS ? message.substring(0, EVENT_CHARS) + " [...]" : message);
+      }
+    }
+  }
+
+  private static int count(Event e) {
+    return Objects.requireNonNullElse(e.getCount(), 1);
   }
 }

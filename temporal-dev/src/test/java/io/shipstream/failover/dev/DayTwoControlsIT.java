@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.testsupport.DatabaseCluster;
@@ -135,9 +134,7 @@ class DayTwoControlsIT extends StackPerTest {
   }
 
   private Condition condition(String type) {
-    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
-    return s == null || s.conditions() == null ? null
-        : s.conditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
+    return stack.api().condition(type).orElse(null);
   }
 
   private static String status(Condition c) {

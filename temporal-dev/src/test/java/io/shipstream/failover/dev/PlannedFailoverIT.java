@@ -3,13 +3,8 @@ package io.shipstream.failover.dev;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
-import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.HookSpec;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.HooksSpec;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretKeyRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
@@ -123,7 +118,7 @@ class PlannedFailoverIT extends StackPerClass {
       }
     } finally {
       if (flavor == Flavor.MARIADB) {
-        stack.api().editSpec(spec -> withHooks(spec, null));
+        stack.api().editSpec(spec -> GroupSpecs.withHooks(spec, null));
       }
     }
   }
@@ -134,13 +129,7 @@ class PlannedFailoverIT extends StackPerClass {
    * the post-hook hears the veto. The pre-hook then agrees, for the switchover that follows.
    */
   private static void aPreHookAnswering500VetoesAndNothingIsFenced(HookRecorder hooks, WriteLoad load) {
-    stack.api().client().secrets().inNamespace("shop").resource(new SecretBuilder()
-        .withNewMetadata().withName("failover-hooks").withNamespace("shop").endMetadata()
-        .withStringData(Map.of("token", "hook-s3cret")).build()).create();
-    var token = new SecretKeyRef("failover-hooks", null);
-    stack.api().editSpec(spec -> withHooks(spec, new HooksSpec(
-        new HookSpec(hooks.url("/pre"), "5s", token),
-        new HookSpec(hooks.url("/post"), "5s", token))));
+    hooks.installAsHooksOf(stack, "hook-s3cret");
     hooks.statusByPath.put("/pre", 500);
     long started = System.nanoTime();
 
@@ -192,15 +181,6 @@ class PlannedFailoverIT extends StackPerClass {
     assertThat(post.get("workflowId").asText()).isEqualTo("mysqlfailovergroup/shop/orders");
     assertThat(post.has("time")).isTrue();
     assertThat(stack.api().eventReasons()).contains("HookCalled").doesNotContain("HookFailed");
-  }
-
-  private static MysqlFailoverGroupSpec withHooks(
-      MysqlFailoverGroupSpec s,
-      HooksSpec hooks) {
-    return new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(),
-        s.pollInterval(), s.failureThreshold(), s.recoveryThreshold(), s.failoverCooldown(),
-        s.connectionDrainTimeout(), s.plannedFailover(), s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(),
-        s.emergencyFailover(), s.minSourceSilence(), s.semiSync(), hooks);
   }
 
   @FlavorTest

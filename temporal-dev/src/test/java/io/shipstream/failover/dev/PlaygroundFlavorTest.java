@@ -54,4 +54,16 @@ class PlaygroundFlavorTest {
     assertThatThrownBy(() -> Playground.run("errant-replica-not-promoted", Path.of("target/never"), Flavor.MYSQL))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("runs on mariadb only");
   }
+
+  /** Issue #20: a scenario per day-2 control, in --list (MariaDB only) and run by name. */
+  @Test
+  void theDayTwoControlsHaveAScenarioEach() {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    Playground.list(new PrintStream(out, true, StandardCharsets.UTF_8));
+    List<String> listed = out.toString(StandardCharsets.UTF_8).lines().toList();
+    for (String name : List.of("paused-group", "drain-switchover", "hooks")) {
+      assertThat(Playground.scenarios()).contains(name);
+      assertThat(listed).filteredOn(l -> l.startsWith(name + " ")).singleElement().asString().endsWith("[mariadb]");
+    }
+  }
 }

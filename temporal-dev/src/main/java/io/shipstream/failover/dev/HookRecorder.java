@@ -3,6 +3,10 @@ package io.shipstream.failover.dev;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.SecretBuilder;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.HookSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.HooksSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretKeyRef;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -15,7 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A real webhook endpoint on loopback for the hook tests: answers each path with the status set
+ * A real webhook endpoint on loopback for the hook tests and the playground's {@code hooks}
+ * scenario: answers each path with the status set
  * for it (200 by default) and records every request's path, Authorization header and JSON body.
  */
 final class HookRecorder implements AutoCloseable {
@@ -48,6 +53,23 @@ final class HookRecorder implements AutoCloseable {
 
   String url(String path) {
     return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+  }
+
+  /**
+   * Makes this endpoint the group's hooks as a user would with kubectl: a Secret
+   * {@code failover-hooks} holding {@code token}, then {@code spec.hooks} with the pre-hook at
+   * {@code /pre} and the post-hook at {@code /post}, each with a 5 s timeout and that bearer token.
+   * Returns the hooks written.
+   */
+  HooksSpec installAsHooksOf(FailoverStack stack, String token) {
+    String namespace = stack.api().ref().namespace();
+    stack.api().client().secrets().inNamespace(namespace).resource(new SecretBuilder()
+        .withNewMetadata().withName("failover-hooks").withNamespace(namespace).endMetadata()
+        .withStringData(Map.of("token", token)).build()).create();
+    SecretKeyRef secret = new SecretKeyRef("failover-hooks", null);
+    HooksSpec hooks = new HooksSpec(new HookSpec(url("/pre"), "5s", secret), new HookSpec(url("/post"), "5s", secret));
+    stack.api().editSpec(spec -> GroupSpecs.withHooks(spec, hooks));
+    return hooks;
   }
 
   List<Received> at(String path) {
