@@ -7,6 +7,8 @@ package io.shipstream.failover.model;
  */
 public enum Phase {
   Pending,
+  /** A planned request with a time ({@code at=}) waits for it, having touched nothing; validated then. */
+  Scheduled,
   Validating,
   Deferred,
   Fencing,
@@ -24,12 +26,12 @@ public enum Phase {
   }
 
   /**
-   * A planned failover that only waits (Deferred: for the cooldown to end) has changed nothing yet:
+   * A planned failover that only waits (Scheduled: for its time; Deferred: for the cooldown to end) has changed nothing yet:
    * an emergency failover may take the group's workflow id from it, cancelling it, since a wait must
    * never keep a dead primary from being replaced.
    */
   public boolean isWaiting() {
-    return this == Deferred;
+    return this == Scheduled || this == Deferred;
   }
 
   /** Past this phase a cancel can no longer roll back: the target may already be writable. */

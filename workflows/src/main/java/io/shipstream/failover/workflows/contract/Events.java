@@ -136,7 +136,11 @@ public enum Events {
       "node <node> of the active site <site> is cordoned: switching over to <target> (...)"),
   /** The same, when no site can take over: nothing is requested, once per cordon episode. */
   DRAIN_SWITCHOVER_IMPOSSIBLE(Warning, "DrainSwitchoverImpossible",
-      "node <node> of the active site <site> is cordoned, but no site can take over: <why per site>; ...");
+      "node <node> of the active site <site> is cordoned, but no site can take over: <why per site>; ..."),
+
+  // --- Scheduled switchover (the planned runbook) -------------------------------------------------------
+  /** A planned request with at=<time> waits for it (phase Scheduled); validated when the time comes. */
+  PLANNED_FAILOVER_SCHEDULED(Normal, "PlannedFailoverScheduled", "switchover to <target> scheduled at <time>");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;
