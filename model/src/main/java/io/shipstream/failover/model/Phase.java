@@ -34,6 +34,16 @@ public enum Phase {
     return this == Scheduled || this == Deferred;
   }
 
+  /** Whether {@code name}, a phase as the status spells it, is one that only waits ({@link #isWaiting}). */
+  public static boolean isWaiting(String name) {
+    for (Phase p : values()) {
+      if (p.name().equals(name)) {
+        return p.isWaiting();
+      }
+    }
+    return false;
+  }
+
   /** Past this phase a cancel can no longer roll back: the target may already be writable. */
   public boolean isPastPointOfNoReturn() {
     return compareTo(Promoting) >= 0;

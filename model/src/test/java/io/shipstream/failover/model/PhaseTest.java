@@ -18,5 +18,10 @@ class PhaseTest {
     assertThat(Phase.Scheduled).isLessThan(Phase.Validating).isGreaterThan(Phase.Pending);
     assertThat(Phase.Scheduled.isTerminal()).isFalse();
     assertThat(Phase.Scheduled.isPastPointOfNoReturn()).isFalse();
+    assertThat(Phase.isWaiting("Scheduled")).isTrue();
+    assertThat(Phase.isWaiting("Deferred")).isTrue();
+    assertThat(Phase.isWaiting("Draining")).isFalse();
+    assertThat(Phase.isWaiting(null)).isFalse();
+    assertThat(Phase.isWaiting("scheduled")).as("as the status spells it").isFalse();
   }
 }

@@ -114,6 +114,11 @@ public final class FailoverStarter {
     return currentRun(group).filter(FailoverStarter::isRunning).isPresent();
   }
 
+  /** The run id of the group's failover workflow running right now; empty when none runs. */
+  public Optional<String> runningRunId(GroupRef group) {
+    return currentRun(group).filter(FailoverStarter::isRunning).map(info -> info.getExecution().getRunId());
+  }
+
   /** The latest run of the group's workflow id; empty when there was none. */
   private Optional<io.temporal.api.workflow.v1.WorkflowExecutionInfo> currentRun(GroupRef group) {
     try {

@@ -239,7 +239,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
     }
     MysqlFailoverGroupStatus status = current.map(MysqlFailoverGroup::getStatus).orElse(null);
     if (status == null || status.workflow() == null || status.plannedFailover() == null
-        || !start.runId().equals(status.workflow().runId()) || !waits(status.plannedFailover().phase())) {
+        || !start.runId().equals(status.workflow().runId()) || !Phase.isWaiting(status.plannedFailover().phase())) {
       return;
     }
     if (starter.cancelPlanned(ref, start.runId(), "the group was paused (" + PauseAnnotation.ANNOTATION
@@ -254,10 +254,6 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
     MysqlFailoverGroupStatus status = current.map(MysqlFailoverGroup::getStatus).orElse(null);
     String phase = status == null || status.plannedFailover() == null ? null : status.plannedFailover().phase();
     return phase != null && Arrays.stream(Phase.values()).anyMatch(p -> !p.isTerminal() && p.name().equals(phase));
-  }
-
-  private static boolean waits(String phase) {
-    return phase != null && Arrays.stream(Phase.values()).anyMatch(p -> p.isWaiting() && p.name().equals(phase));
   }
 
   private Optional<String> scheduleProblem(String annotation) {
