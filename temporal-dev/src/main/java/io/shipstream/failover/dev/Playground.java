@@ -102,6 +102,10 @@ public final class Playground {
     add(new Scenario("dragonfly-switchover",
         "iad -> pdx with a Redis session store beside MySQL, both under write load: the store moves first, 0 lost",
         FailoverStack.Options::playground, DragonflyScenarios::dragonflySwitchover));
+    add(new Scenario("scheduled-switchover",
+        "pdx:at=<time>: an hour ahead waits as Scheduled and is cancelled, no fence; five seconds ahead switches "
+            + "over at its time, 0 lost",
+        FailoverStack.Options::playground, Scenarios::scheduledSwitchover));
   }
 
   private static void add(Scenario s) {
