@@ -112,6 +112,8 @@ final class RequestValidation {
       throw new FailoverAbort(Reason.Cancelled, PlannedFailoverAnnotation.withdrawal(snapshot.annotation())
           + " while scheduled");
     }
+    // The switchover starts now: its duration (the status's, the metric's) is not the wait's.
+    progress.startTime = FailoverRun.now();
     return snapshot;
   }
 
