@@ -148,6 +148,12 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         return;
       }
       if (current.map(PlannedFailoverRequests::paused).orElse(false)) {
+        Optional<String> serving = remembered == null && plannedInFlight(current)
+            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+        if (serving.isPresent()) {
+          adopt(ref, current, annotation, serving.get());
+          return;
+        }
         waiting.remove(ref);
         retryDelays.remove(ref);
         rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.Paused.name(),
@@ -175,7 +181,11 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         started.put(ref, new Start(annotation, start.runId()));
         metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
-        if ("PlannedFailover".equals(running.workflowType())) {
+        Optional<String> serving = remembered == null && "PlannedFailover".equals(running.workflowType())
+            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+        if (serving.isPresent()) {
+          adopt(ref, current, annotation, serving.get());
+        } else if ("PlannedFailover".equals(running.workflowType())) {
           if (!annotation.equals(waiting.put(ref, annotation))) {
             log.info("{}: planned failover request '{}' waits for the running planned failover to end", ref,
                 annotation);
@@ -225,6 +235,20 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
     }
     return status.plannedFailover().phase() != null && Arrays.stream(Phase.values())
         .anyMatch(p -> p.isTerminal() && p.name().equals(status.plannedFailover().phase()));
+  }
+
+  /**
+   * The request was started before this handler was (a watcher restart, a new leader), and its run
+   * still serves it, maybe Scheduled for days: taken as ours, so that withdrawing it cancels it at
+   * once and pausing the group withdraws it, as for a request this handler started.
+   */
+  private void adopt(GroupRef ref, Optional<MysqlFailoverGroup> current, String annotation, String runId) {
+    waiting.remove(ref);
+    retryDelays.remove(ref);
+    Start adopted = new Start(annotation, runId);
+    started.put(ref, adopted);
+    log.info("{}: planned failover request '{}' is already served by run {}", ref, annotation, runId);
+    withdrawIfPausedWhileWaiting(ref, current, adopted);
   }
 
   /**

@@ -219,6 +219,47 @@ class PlannedFailoverRequestsTest {
     assertThat(sample(metrics.scrape(), CANCELLED)).isEqualTo(1.0);
   }
 
+  @Test
+  void aNewLeaderTakesARequestItFindsServedAsItsOwnSoThatWithdrawingItCancelsIt() throws Exception {
+    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
+    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    String runId = latestRun().getExecution().getRunId();
+    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
+        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+
+    // The watcher restarts: a new handler, which never started anything, is handed the group.
+    java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    recordingRejections(refused);
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z", Map.of(), scheduled);
+    redeliver();
+    assertThat(RecordingPlannedFailover.RUNS).as("nothing started again").hasSize(1);
+
+    annotate(null, Map.of(), scheduled);
+    Http.await("the adopted run got the cancel", WAIT, () -> !RecordingPlannedFailover.CANCELS.isEmpty());
+    assertThat(RecordingPlannedFailover.CANCELS).containsExactly("annotation removed");
+    assertThat(refused).isEmpty();
+  }
+
+  @Test
+  void aNewLeaderOfAPausedGroupWithdrawsTheWaitingRequestItFindsInsteadOfRefusingIt() throws Exception {
+    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
+    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    String runId = latestRun().getExecution().getRunId();
+    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
+        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+
+    java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    recordingRejections(refused);
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z", Map.of(PauseAnnotation.ANNOTATION, "true"), scheduled);
+
+    Http.await("the waiting run got the cancel", WAIT, () -> !RecordingPlannedFailover.CANCELS.isEmpty());
+    assertThat(RecordingPlannedFailover.CANCELS).containsExactly("the group was paused (" + PauseAnnotation.ANNOTATION
+        + "=true) while the request waited (Scheduled)");
+    assertThat(refused).as("its status is the run's to write").isEmpty();
+  }
+
   private static io.shipstream.failover.model.crd.PlannedFailoverStatus plannedIn(String phase) {
     return new io.shipstream.failover.model.crd.PlannedFailoverStatus(phase, "hold-pdx", "iad", null, null,
         NOW.toString(), null, null, null, null, null, null, null);
