@@ -7,6 +7,8 @@ package io.shipstream.failover.model;
  */
 public enum Phase {
   Pending,
+  /** A planned request with a time ({@code at=}) waits for it, having touched nothing; validated then. */
+  Scheduled,
   Validating,
   Deferred,
   Fencing,
@@ -24,12 +26,22 @@ public enum Phase {
   }
 
   /**
-   * A planned failover that only waits (Deferred: for the cooldown to end) has changed nothing yet:
+   * A planned failover that only waits (Scheduled: for its time; Deferred: for the cooldown to end) has changed nothing yet:
    * an emergency failover may take the group's workflow id from it, cancelling it, since a wait must
    * never keep a dead primary from being replaced.
    */
   public boolean isWaiting() {
-    return this == Deferred;
+    return this == Scheduled || this == Deferred;
+  }
+
+  /** Whether {@code name}, a phase as the status spells it, is one that only waits ({@link #isWaiting}). */
+  public static boolean isWaiting(String name) {
+    for (Phase p : values()) {
+      if (p.name().equals(name)) {
+        return p.isWaiting();
+      }
+    }
+    return false;
   }
 
   /** Past this phase a cancel can no longer roll back: the target may already be writable. */

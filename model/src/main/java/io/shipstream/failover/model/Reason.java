@@ -23,5 +23,7 @@ public enum Reason {
   /** The group's automation is paused (bloodraven.shipstream.io/paused=true): planned failovers are refused. */
   Paused,
   /** The planned pre-failover hook did not answer 2xx within its timeout: nothing was fenced. */
-  PreFailoverHookVetoed
+  PreFailoverHookVetoed,
+  /** A scheduled switchover's time ({@code at=}) is not in the future, or too far ahead: nothing was done. */
+  InvalidSchedule
 }

@@ -111,6 +111,10 @@ public final class Playground {
     add(new Scenario("hooks",
         "spec.hooks at a local HTTP endpoint: pre-hook 500 vetoes (nothing fenced); 200: Succeeded, post-hook body",
         FailoverStack.Options::playground, DayTwoScenarios::hooks));
+    add(new Scenario("scheduled-switchover",
+        "pdx:at=<time>: an hour ahead waits as Scheduled and is cancelled, no fence; five seconds ahead switches "
+            + "over at its time, 0 lost",
+        FailoverStack.Options::playground, Scenarios::scheduledSwitchover));
   }
 
   private static void add(Scenario s) {

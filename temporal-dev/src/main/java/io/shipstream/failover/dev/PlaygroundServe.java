@@ -114,7 +114,7 @@ final class PlaygroundServe {
       System.out.printf("annotated %s with %s=%s%n", GROUP, MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, value);
       long start = System.nanoTime();
       String last = null;
-      // Follows the run until it ends or waits (Deferred), for at most two minutes.
+      // Follows the run until it ends or waits (Deferred, Scheduled), for at most two minutes.
       while (System.nanoTime() - start < 120_000_000_000L) {
         MysqlFailoverGroupStatus status = groups(k).get().getStatus();
         PlannedFailoverStatus s = status == null ? null : status.plannedFailover();
@@ -123,7 +123,7 @@ final class PlaygroundServe {
           last = s.phase();
           System.out.printf("%9s  %s%s%n", "+" + (System.nanoTime() - start) / 1_000_000 + " ms", s.phase(),
               s.reason() == null ? "" : " (" + s.reason() + ")");
-          if (Timeline.ended(s) || "Deferred".equals(s.phase())) {
+          if (Timeline.ended(s) || "Deferred".equals(s.phase()) || "Scheduled".equals(s.phase())) {
             System.out.println(outcome(s));
             return "Failed".equals(s.phase()) ? 1 : 0;
           }
@@ -145,6 +145,10 @@ final class PlaygroundServe {
           + (s.reason() == null ? "" : " (" + s.reason() + ")")
           + (s.message() == null ? "" : ": " + s.message())
           + "; it starts by itself then, or ./temporal-dev/playground cancel ends it now";
+    }
+    if ("Scheduled".equals(s.phase())) {
+      return "scheduled at " + s.scheduledAt() + "; it starts by itself then, or ./temporal-dev/playground cancel "
+          + "ends it now";
     }
     if (s.message() != null) {
       return s.message();

@@ -6,6 +6,8 @@ import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.io.PrintStream;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.HashSet;
 
 /** The playground's planned-failover scenarios; {@code PlaygroundScenariosIT} runs them too. */
@@ -115,6 +117,51 @@ final class Scenarios {
           + ", then Failed/Cancelled by the signal; pdx never fenced (0 failed writes), 0 rows lost"
           : "expected Failed/Cancelled with pdx untouched, got " + s.phase() + "/" + s.reason() + ", "
               + failedWrites + " failed writes, " + missing + " missing");
+    }
+  }
+
+  /**
+   * A scheduled switchover ({@code planned-failover=pdx:at=<time>}): one an hour ahead waits as
+   * Scheduled and is withdrawn ({@code kubectl failover cancel orders}), ending Cancelled with
+   * nothing fenced; one five seconds ahead waits as Scheduled, then switches over at its time
+   * under write load with nothing lost.
+   */
+  static Verdict scheduledSwitchover(FailoverStack stack, PrintStream out) {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
+      load.awaitAcknowledged(100, Duration.ofSeconds(10));
+      Timeline timeline = new Timeline(out);
+      Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(ChronoUnit.SECONDS);
+      String before = Playground.annotate(stack, timeline, "pdx:at=" + later);
+      PlannedFailoverStatus waiting = timeline.awaitPlanned(stack, before,
+          p -> "Scheduled".equals(p.phase()) || Timeline.ended(p), Duration.ofSeconds(30));
+      if (!"Scheduled".equals(waiting.phase())) {
+        return new Verdict(false, "expected Scheduled, got " + waiting.phase() + "/" + waiting.reason());
+      }
+      timeline.print("status.plannedFailover.scheduledAt %s", waiting.scheduledAt());
+      timeline.print("kubectl failover cancel orders   (kubectl annotate ... bloodraven.shipstream.io/planned-failover-)");
+      stack.api().removeAnnotation();
+      PlannedFailoverStatus cancelled = timeline.awaitPlannedEnd(stack, before, Duration.ofSeconds(30));
+      timeline.print("%s/%s: %s; iad read-only: %s", cancelled.phase(), cancelled.reason(), cancelled.message(),
+          stack.server("iad").isReadOnly());
+      if (!"Cancelled".equals(cancelled.reason()) || stack.server("iad").isReadOnly()) {
+        return new Verdict(false, "the withdrawn request ended " + cancelled.phase() + "/" + cancelled.reason());
+      }
+
+      Instant soon = Instant.now().plus(Duration.ofSeconds(5)).truncatedTo(ChronoUnit.SECONDS);
+      String again = Playground.annotate(stack, timeline, "pdx:at=" + soon);
+      PlannedFailoverStatus s = timeline.awaitPlannedEnd(stack, again, Duration.ofSeconds(60));
+      load.awaitAcknowledged(load.acknowledgedCount() + 100, Duration.ofSeconds(10));
+      load.stop();
+      Playground.printStatus(out, s);
+      String promotedAt = stack.api().resource().getStatus().lastFailover();
+      long missing = Playground.missing(stack, load, "pdx");
+      out.printf("scheduled at %s, promoted at %s; acknowledged rows missing on pdx: %d%n", soon, promotedAt, missing);
+      boolean ok = "Succeeded".equals(s.phase()) && soon.toString().equals(s.scheduledAt()) && promotedAt != null
+          && !Instant.parse(promotedAt).isBefore(soon) && missing == 0 && !stack.server("pdx").isReadOnly();
+      return new Verdict(ok, ok ? "withdrawn while Scheduled: Cancelled, nothing fenced; scheduled at " + soon
+          + ": promoted at " + promotedAt + ", 0 rows lost"
+          : "expected Succeeded at " + soon + ", got " + s.phase() + "/" + s.reason() + " promoted at " + promotedAt
+              + ", " + missing + " missing");
     }
   }
 

@@ -133,6 +133,74 @@ class DayTwoControlsIT extends StackPerTest {
     assertThat(missing).as("acknowledged writes missing on the new primary").isEmpty();
   }
 
+  /**
+   * {@code planned-failover=<site>:at=<time>}: a request scheduled an hour ahead waits as
+   * Scheduled with the time in the status and, withdrawn ({@code kubectl failover cancel}), ends
+   * Cancelled having fenced nothing; one scheduled a few seconds ahead (the stack's Temporal runs in
+   * real time) switches over at its time with every acknowledged write on pdx; and one waiting
+   * when the new primary is killed is pre-empted by the emergency failover.
+   */
+  @Test
+  void aScheduledSwitchoverWaitsForItsTimeCanBeCancelledAndNeverKeepsAnEmergencyOut() {
+    Flavor flavor = Flavor.MARIADB;
+    start(flavor, FailoverStack.Options.emergency());
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
+    List<Long> acknowledged;
+    PlannedFailoverStatus done;
+    Instant soon;
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
+      load.awaitAcknowledged(50, WAIT);
+
+      Instant later = Instant.now().plus(Duration.ofHours(1)).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+      String before = Instant.now().toString();
+      stack.api().annotate("pdx:at=" + later);
+      PlannedFailoverStatus scheduled = stack.waits().planned(p -> "Scheduled".equals(p.phase())
+          && p.startTime() != null && p.startTime().compareTo(before) >= 0, WAIT);
+      assertThat(scheduled.scheduledAt()).isEqualTo(later.toString());
+      stack.api().removeAnnotation();
+      PlannedFailoverStatus cancelled = stack.waits().plannedEnd(before, WAIT);
+      assertThat(cancelled.phase()).isEqualTo("Failed");
+      assertThat(cancelled.reason()).isEqualTo("Cancelled");
+      assertThat(cancelled.message()).isEqualTo("cancelled while scheduled: annotation removed");
+      assertThat(iad.isReadOnly()).as("nothing fenced").isFalse();
+      assertThat(stack.api().eventReasons()).contains("PlannedFailoverScheduled").doesNotContain("PlannedFailoverDraining");
+      load.awaitAcknowledged(load.acknowledgedCount() + 20, WAIT);
+
+      soon = Instant.now().plus(Duration.ofSeconds(4)).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+      String again = Instant.now().toString();
+      stack.api().annotate("pdx:at=" + soon);
+      assertThat(stack.waits().planned(p -> "Scheduled".equals(p.phase()) && p.startTime().compareTo(again) >= 0, WAIT)
+          .scheduledAt()).isEqualTo(soon.toString());
+      done = stack.waits().plannedEnd(again, WAIT);
+      System.out.printf("%s: scheduled switchover: due %s, promoted %s, Succeeded %s%n", flavor, soon,
+          stack.api().resource().getStatus().lastFailover(), done.completionTime());
+      load.awaitAcknowledged(load.acknowledgedCount() + 20, WAIT);
+      load.stop();
+      acknowledged = load.acknowledged();
+    }
+    assertThat(done.phase()).as(done.message()).isEqualTo("Succeeded");
+    assertThat(done.transactionsLost()).isZero();
+    assertThat(Instant.parse(stack.api().resource().getStatus().lastFailover())).as("not before its time")
+        .isAfterOrEqualTo(soon);
+    assertThat(pdx.isReadOnly()).isFalse();
+    Set<Long> missing = new HashSet<>(acknowledged);
+    missing.removeAll(DatabaseCluster.writtenIds(pdx));
+    assertThat(missing).as("acknowledged writes missing on the new primary").isEmpty();
+
+    // A request waiting for its time when the primary dies: the emergency failover pre-empts it.
+    String waiting = Instant.now().toString();
+    stack.api().annotate("iad:at=" + Instant.now().plus(Duration.ofHours(1)));
+    stack.waits().planned(p -> "Scheduled".equals(p.phase()) && p.startTime().compareTo(waiting) >= 0, WAIT);
+    pdx.kill9();
+    PlannedFailoverStatus preempted = stack.waits().plannedEnd(waiting, WAIT);
+    assertThat(preempted.reason()).isEqualTo("Cancelled");
+    assertThat(preempted.message()).contains("pre-empted by an emergency failover: the active site 'pdx' failed");
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+        "the emergency failover to succeed");
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
+  }
+
   private Condition condition(String type) {
     return stack.api().condition(type).orElse(null);
   }

@@ -71,6 +71,11 @@ class KubectlPluginTest {
         .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx --overwrite");
     assertThat(recorded("switchover", "orders", "pdx", "30s").kubectlCalls())
         .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx:maxLagWait=30s --overwrite");
+    assertThat(recorded("switchover", "orders", "pdx", "--at", "2026-12-01T02:00:00Z").kubectlCalls())
+        .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx:at=2026-12-01T02:00:00Z --overwrite");
+    assertThat(recorded("switchover", "orders", "pdx", "30s", "--at=2026-12-01T03:00:00+01:00").kubectlCalls())
+        .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover="
+            + "pdx:maxLagWait=30s:at=2026-12-01T03:00:00+01:00 --overwrite");
     assertThat(recorded("cancel", "orders").kubectlCalls())
         .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover-");
     assertThat(recorded("pause", "orders").kubectlCalls())
@@ -91,6 +96,9 @@ class KubectlPluginTest {
   @Test
   void badInputIsRefusedWithoutCallingKubectl() throws Exception {
     for (String[] args : List.of(new String[] {"switchover", "orders", "PDX;rm"}, new String[] {"switchover", "orders"},
+        new String[] {"switchover", "orders", "pdx", "--at", "tomorrow"},
+        new String[] {"switchover", "orders", "pdx", "--at", "2026-12-01T02:00:00"},
+        new String[] {"switchover", "orders", "pdx", "--at"},
         new String[] {"promote-anyway", "orders", "a b"}, new String[] {"frobnicate", "orders"},
         new String[] {"pause"}, new String[] {})) {
       Run run = recorded(args);

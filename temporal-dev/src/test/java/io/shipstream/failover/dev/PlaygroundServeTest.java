@@ -19,6 +19,14 @@ class PlaygroundServeTest {
   }
 
   @Test
+  void aScheduledRequestSaysWhen() {
+    PlannedFailoverStatus scheduled = new PlannedFailoverStatus("Scheduled", "pdx", null, null, null,
+        "2026-05-01T10:00:00Z", null, null, null, null, null, null, null, "2026-05-01T12:00:00Z");
+    assertThat(PlaygroundServe.outcome(scheduled)).isEqualTo("scheduled at 2026-05-01T12:00:00Z; it starts by itself "
+        + "then, or ./temporal-dev/playground cancel ends it now");
+  }
+
+  @Test
   void anEndedRunPrintsItsMessageOrElseItsPhaseAndReason() {
     assertThat(PlaygroundServe.outcome(status("Failed", "LagTimeout", null, "pdx stayed 3 s behind")))
         .isEqualTo("pdx stayed 3 s behind");

@@ -11,6 +11,7 @@ import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
+import io.temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryRequest;
 import io.temporal.api.workflowservice.v1.SignalWorkflowExecutionRequest;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
@@ -167,6 +168,39 @@ public final class FailoverStarter {
   /** Whether a failover workflow, planned or emergency, runs for the group right now. */
   public boolean running(GroupRef group) {
     return currentRun(group).filter(FailoverStarter::isRunning).isPresent();
+  }
+
+  /** The run id of the group's failover workflow running right now; empty when none runs. */
+  public Optional<String> runningRunId(GroupRef group) {
+    return currentRun(group).filter(FailoverStarter::isRunning).map(info -> info.getExecution().getRunId());
+  }
+
+  /**
+   * The run id of the planned failover running right now for the group if it serves exactly
+   * {@code annotation} (the value it was started with, read from its first history event); empty
+   * otherwise. A watcher that starts leading meets the requests of the previous leader this way,
+   * a scheduled one maybe days from its time, and can withdraw them as its own.
+   */
+  public Optional<String> runningPlannedServing(GroupRef group, String annotation) {
+    Optional<String> runId = currentRun(group).filter(FailoverStarter::isRunning)
+        .filter(info -> "PlannedFailover".equals(info.getType().getName()))
+        .map(info -> info.getExecution().getRunId());
+    if (runId.isEmpty()) {
+      return Optional.empty();
+    }
+    var first = client.getWorkflowServiceStubs().blockingStub().getWorkflowExecutionHistory(
+        GetWorkflowExecutionHistoryRequest.newBuilder()
+            .setNamespace(client.getOptions().getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).setRunId(runId.get()))
+            .setMaximumPageSize(1)
+            .build()).getHistory();
+    if (first.getEventsCount() == 0 || !first.getEvents(0).hasWorkflowExecutionStartedEventAttributes()) {
+      return Optional.empty();
+    }
+    var input = first.getEvents(0).getWorkflowExecutionStartedEventAttributes().getInput();
+    PlannedFailoverWorkflow.Request request = client.getOptions().getDataConverter().fromPayloads(0,
+        Optional.of(input), PlannedFailoverWorkflow.Request.class, PlannedFailoverWorkflow.Request.class);
+    return request != null && annotation.equals(request.annotation()) ? runId : Optional.empty();
   }
 
   /** The latest run of the group's workflow id; empty when there was none. */

@@ -8,6 +8,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Map;
@@ -53,8 +54,15 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   private final RequestRejections rejections;
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final WatcherMetrics metrics;
-  /** What this handler started for a group: the annotation value and the run it became. */
-  private record Start(String annotation, String runId) {}
+  /**
+   * What this handler started for a group: the annotation value and the run it became;
+   * {@code pauseWithdrawn} once that run was cancelled because the group was paused while it waited.
+   */
+  private record Start(String annotation, String runId, boolean pauseWithdrawn) {
+    Start(String annotation, String runId) {
+      this(annotation, runId, false);
+    }
+  }
 
   private final Map<GroupRef, Start> started = new ConcurrentHashMap<>();
   // The value each group's request is waiting with, so a wait of many retries counts once.
@@ -68,8 +76,17 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
     return t;
   });
 
+  private final Clock clock;
+
   public PlannedFailoverRequests(FailoverStarter starter, RequestRejections rejections,
       Function<GroupRef, Optional<MysqlFailoverGroup>> latest, WatcherMetrics metrics) {
+    this(starter, rejections, latest, metrics, Clock.systemUTC());
+  }
+
+  /** {@code clock} judges a scheduled request's time ({@link PlannedFailoverAnnotation#scheduleProblem}). */
+  PlannedFailoverRequests(FailoverStarter starter, RequestRejections rejections,
+      Function<GroupRef, Optional<MysqlFailoverGroup>> latest, WatcherMetrics metrics, Clock clock) {
+    this.clock = clock;
     this.starter = starter;
     this.rejections = rejections;
     this.latest = latest;
@@ -123,6 +140,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
       String annotation = current.map(PlannedFailoverRequests::annotation).orElse(null);
       Start remembered = started.get(ref);
       if (remembered != null && remembered.annotation().equals(annotation)) {
+        withdrawIfPausedWhileWaiting(ref, current, remembered);
         return;
       }
       if (remembered != null) {
@@ -139,12 +157,31 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
       }
       refused.remove(ref);
       if (current.map(PlannedFailoverRequests::paused).orElse(false)) {
+        Optional<String> serving = remembered == null && plannedInFlight(current)
+            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+        if (serving.isPresent()) {
+          adopt(ref, current, annotation, serving.get());
+          return;
+        }
         waiting.remove(ref);
         retryDelays.remove(ref);
         refused.put(ref, annotation);
         rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.Paused.name(),
             "the group is paused (" + PauseAnnotation.ANNOTATION + "=true): no failover starts until the annotation is "
                 + "removed; request refused");
+        metrics.request(RequestOutcome.REJECTED);
+        return;
+      }
+      Optional<String> badTime = plannedInFlight(current) ? Optional.empty() : scheduleProblem(annotation);
+      if (badTime.isPresent()) {
+        // Refused before any workflow starts, as the workflow itself would (it judges again in
+        // workflow time). Not while a planned failover is under way: after a restart this handler
+        // meets its running scheduled request again, whose time may have passed meanwhile.
+        waiting.remove(ref);
+        retryDelays.remove(ref);
+        refused.put(ref, annotation);
+        rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.InvalidSchedule.name(),
+            badTime.get() + "; request refused");
         metrics.request(RequestOutcome.REJECTED);
         return;
       }
@@ -155,7 +192,11 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         started.put(ref, new Start(annotation, start.runId()));
         metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
-        if ("PlannedFailover".equals(running.workflowType())) {
+        Optional<String> serving = remembered == null && "PlannedFailover".equals(running.workflowType())
+            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+        if (serving.isPresent()) {
+          adopt(ref, current, annotation, serving.get());
+        } else if ("PlannedFailover".equals(running.workflowType())) {
           if (!annotation.equals(waiting.put(ref, annotation))) {
             log.info("{}: planned failover request '{}' waits for the running planned failover to end", ref,
                 annotation);
@@ -206,6 +247,58 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
     }
     return status.plannedFailover().phase() != null && Arrays.stream(Phase.values())
         .anyMatch(p -> p.isTerminal() && p.name().equals(status.plannedFailover().phase()));
+  }
+
+  /**
+   * The request was started before this handler was (a watcher restart, a new leader), and its run
+   * still serves it, maybe Scheduled for days: taken as ours, so that withdrawing it cancels it at
+   * once and pausing the group withdraws it, as for a request this handler started.
+   */
+  private void adopt(GroupRef ref, Optional<MysqlFailoverGroup> current, String annotation, String runId) {
+    waiting.remove(ref);
+    retryDelays.remove(ref);
+    Start adopted = new Start(annotation, runId);
+    started.put(ref, adopted);
+    log.info("{}: planned failover request '{}' is already served by run {}", ref, annotation, runId);
+    withdrawIfPausedWhileWaiting(ref, current, adopted);
+  }
+
+  /**
+   * A paused group starts nothing, so a request of ours that still only waits (Scheduled for its
+   * time, Deferred for the cooldown: {@link Phase#isWaiting}) must not fire while it is paused:
+   * it gets the cancel signal, once, and ends Cancelled having touched nothing. A run past waiting
+   * goes on to its end, as any failover already running when a group is paused.
+   */
+  private void withdrawIfPausedWhileWaiting(GroupRef ref, Optional<MysqlFailoverGroup> current, Start start) {
+    if (start.pauseWithdrawn() || !current.map(PlannedFailoverRequests::paused).orElse(false)) {
+      return;
+    }
+    MysqlFailoverGroupStatus status = current.map(MysqlFailoverGroup::getStatus).orElse(null);
+    if (status == null || status.workflow() == null || status.plannedFailover() == null
+        || !start.runId().equals(status.workflow().runId()) || !Phase.isWaiting(status.plannedFailover().phase())) {
+      return;
+    }
+    if (starter.cancelPlanned(ref, start.runId(), "the group was paused (" + PauseAnnotation.ANNOTATION
+        + "=true) while the request waited (" + status.plannedFailover().phase() + ")")) {
+      metrics.request(RequestOutcome.CANCELLED);
+    }
+    started.put(ref, new Start(start.annotation(), start.runId(), true));
+  }
+
+  /** Whether the status shows a planned failover under way (a phase that is not an end). */
+  private static boolean plannedInFlight(Optional<MysqlFailoverGroup> current) {
+    MysqlFailoverGroupStatus status = current.map(MysqlFailoverGroup::getStatus).orElse(null);
+    String phase = status == null || status.plannedFailover() == null ? null : status.plannedFailover().phase();
+    return phase != null && Arrays.stream(Phase.values()).anyMatch(p -> !p.isTerminal() && p.name().equals(phase));
+  }
+
+  private Optional<String> scheduleProblem(String annotation) {
+    try {
+      return PlannedFailoverAnnotation.parse(annotation).scheduleProblem(clock.instant());
+    } catch (IllegalArgumentException malformed) {
+      // The workflow refuses it as InvalidAnnotation, saying why.
+      return Optional.empty();
+    }
   }
 
   /** Visible for tests: returns once everything queued before the call has been handled. */

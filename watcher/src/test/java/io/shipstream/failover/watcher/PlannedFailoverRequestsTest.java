@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.temporal.api.common.v1.WorkflowExecution;
@@ -158,13 +159,129 @@ class PlannedFailoverRequestsTest {
     assertThat(refused).hasSize(1);
   }
 
+  private static final java.time.Instant NOW = java.time.Instant.parse("2026-12-01T02:00:00Z");
+
+  /** A handler whose clock says {@link #NOW} and whose rejections are recorded in {@code refused}. */
+  private void recordingRejections(java.util.List<String> refused) {
+    requests.close();
+    requests = new PlannedFailoverRequests(starter, new RequestRejections(null, java.time.Clock.systemUTC()) {
+      @Override
+      public void reject(GroupRef ref, String annotation, String target, String reason, String message) {
+        refused.add(annotation + " -> " + target + ": " + reason + ": " + message);
+      }
+    }, ref -> Optional.ofNullable(cached.get()), metrics, java.time.Clock.fixed(NOW, java.time.ZoneOffset.UTC));
+  }
+
+  @Test
+  void aScheduleInThePastOrTooFarAheadIsRefusedBeforeAnyWorkflowStarts() throws Exception {
+    java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    recordingRejections(refused);
+
+    annotate("hold-pdx:at=2026-12-01T01:59:59Z");
+    annotate("hold-pdx:at=2027-03-02T02:00:00Z");
+
+    assertThat(refused).containsExactly(
+        "hold-pdx:at=2026-12-01T01:59:59Z -> hold-pdx: InvalidSchedule: the scheduled time 2026-12-01T01:59:59Z is "
+            + "not in the future (now 2026-12-01T02:00:00Z): a switchover for now is requested without at=; "
+            + "request refused",
+        "hold-pdx:at=2027-03-02T02:00:00Z -> hold-pdx: InvalidSchedule: the scheduled time 2027-03-02T02:00:00Z is "
+            + "more than 90 days ahead (now 2026-12-01T02:00:00Z); request refused");
+    assertThat(RecordingPlannedFailover.RUNS).as("nothing started").isEmpty();
+
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
+    Http.await("a time ahead starts its workflow", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    assertThat(refused).hasSize(2);
+  }
+
+  @Test
+  void aScheduledRequestWhoseTimeHasPassedIsNotRefusedWhileItsFailoverIsUnderWay() throws Exception {
+    java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    recordingRejections(refused);
+    // A watcher that restarts meets the running request again, its time now past.
+    annotate("hold-pdx:at=2026-12-01T01:00:00Z", Map.of(), MysqlFailoverGroupStatus.empty()
+        .withPlannedFailover(plannedIn("Draining")));
+
+    Http.await("handed to the starter, not refused", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    assertThat(refused).isEmpty();
+  }
+
+  @Test
+  void pausingTheGroupWithdrawsAWaitingRequestOnce() throws Exception {
+    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
+    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    String runId = latestRun().getExecution().getRunId();
+    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
+        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z", Map.of(PauseAnnotation.ANNOTATION, "true"), scheduled);
+    redeliver();
+
+    Http.await("the waiting run got the cancel", WAIT, () -> !RecordingPlannedFailover.CANCELS.isEmpty());
+    assertThat(RecordingPlannedFailover.CANCELS).containsExactly("the group was paused (" + PauseAnnotation.ANNOTATION
+        + "=true) while the request waited (Scheduled)");
+    assertThat(sample(metrics.scrape(), CANCELLED)).isEqualTo(1.0);
+  }
+
+  @Test
+  void aNewLeaderTakesARequestItFindsServedAsItsOwnSoThatWithdrawingItCancelsIt() throws Exception {
+    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
+    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    String runId = latestRun().getExecution().getRunId();
+    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
+        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+
+    // The watcher restarts: a new handler, which never started anything, is handed the group.
+    java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    recordingRejections(refused);
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z", Map.of(), scheduled);
+    redeliver();
+    assertThat(RecordingPlannedFailover.RUNS).as("nothing started again").hasSize(1);
+
+    annotate(null, Map.of(), scheduled);
+    Http.await("the adopted run got the cancel", WAIT, () -> !RecordingPlannedFailover.CANCELS.isEmpty());
+    assertThat(RecordingPlannedFailover.CANCELS).containsExactly("annotation removed");
+    assertThat(refused).isEmpty();
+  }
+
+  @Test
+  void aNewLeaderOfAPausedGroupWithdrawsTheWaitingRequestItFindsInsteadOfRefusingIt() throws Exception {
+    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
+    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    String runId = latestRun().getExecution().getRunId();
+    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
+        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+
+    java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    recordingRejections(refused);
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z", Map.of(PauseAnnotation.ANNOTATION, "true"), scheduled);
+
+    Http.await("the waiting run got the cancel", WAIT, () -> !RecordingPlannedFailover.CANCELS.isEmpty());
+    assertThat(RecordingPlannedFailover.CANCELS).containsExactly("the group was paused (" + PauseAnnotation.ANNOTATION
+        + "=true) while the request waited (Scheduled)");
+    assertThat(refused).as("its status is the run's to write").isEmpty();
+  }
+
+  private static io.shipstream.failover.model.crd.PlannedFailoverStatus plannedIn(String phase) {
+    return new io.shipstream.failover.model.crd.PlannedFailoverStatus(phase, "hold-pdx", "iad", null, null,
+        NOW.toString(), null, null, null, null, null, null, null);
+  }
+
   /** Sets the cached group's annotation (null removes it) and lets the handler see the update. */
   private void annotate(String value) throws InterruptedException {
     annotate(value, Map.of());
   }
 
   private void annotate(String value, Map<String, String> others) throws InterruptedException {
+    annotate(value, others, null);
+  }
+
+  private void annotate(String value, Map<String, String> others, MysqlFailoverGroupStatus status)
+      throws InterruptedException {
     MysqlFailoverGroup group = new MysqlFailoverGroup();
+    group.setStatus(status);
     group.getMetadata().setNamespace(ORDERS.namespace());
     group.getMetadata().setName(ORDERS.name());
     Map<String, String> annotations = new HashMap<>(others);

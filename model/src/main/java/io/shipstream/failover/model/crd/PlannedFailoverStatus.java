@@ -5,7 +5,8 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 /**
  * {@code status.plannedFailover}, field for field as the planned-failover page documents it.
  * Times are RFC 3339 strings; {@code durationSeconds} is a number with millisecond precision so
- * that sub-second switchovers are visible.
+ * that sub-second switchovers are visible. {@code scheduledAt} is the time a scheduled switchover
+ * ({@code at=} in the annotation) waits for.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record PlannedFailoverStatus(
@@ -21,7 +22,16 @@ public record PlannedFailoverStatus(
     String reason,
     String retryAfter,
     String message,
-    DragonflyStatus dragonfly) {
+    DragonflyStatus dragonfly,
+    String scheduledAt) {
+
+  /** Without {@code scheduledAt}: a request that carries no time. */
+  public PlannedFailoverStatus(String phase, String target, String sourcePrimary, String sourceGtidAtFence,
+      String targetGtidAtPromotion, String startTime, String completionTime, Double durationSeconds,
+      Long transactionsLost, String reason, String retryAfter, String message, DragonflyStatus dragonfly) {
+    this(phase, target, sourcePrimary, sourceGtidAtFence, targetGtidAtPromotion, startTime, completionTime,
+        durationSeconds, transactionsLost, reason, retryAfter, message, dragonfly, null);
+  }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record DragonflyStatus(Boolean enabled, Boolean sessionsPreserved, String promotionMethod, Double syncWaitSeconds) {}

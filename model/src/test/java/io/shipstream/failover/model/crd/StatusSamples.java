@@ -23,7 +23,7 @@ final class StatusSamples {
     PlannedFailoverStatus planned = new PlannedFailoverStatus("Succeeded", "pdx", "iad", gtid, gtid,
         "2026-04-20T14:32:00Z", "2026-04-20T14:32:47Z", 47.125, 0L, "CooldownActive", "2026-04-20T14:37:00Z",
         "promoted pdx, 0 transactions lost",
-        new PlannedFailoverStatus.DragonflyStatus(true, true, "REPLTAKEOVER", 3.5));
+        new PlannedFailoverStatus.DragonflyStatus(true, true, "REPLTAKEOVER", 3.5), "2026-04-20T14:32:00Z");
     EmergencyFailoverStatus emergency = new EmergencyFailoverStatus("Succeeded", "iad", "pdx", "PrimaryUnreachable",
         "ExecuteFailed", "2026-04-20T15:00:00Z", "2026-04-20T15:00:04Z", 4.2, true, gtid, gtid, 1L,
         "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", "promoted pdx, 1 transaction lost",

@@ -12,6 +12,7 @@ import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
@@ -73,7 +74,7 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
   private boolean plannedWaiting(GroupRef group) {
     String phase = latest.apply(group).map(MysqlFailoverGroup::getStatus).map(s -> s.plannedFailover())
         .map(pf -> pf.phase()).orElse(null);
-    return phase != null && java.util.Arrays.stream(Phase.values()).anyMatch(v -> v.name().equals(phase) && v.isWaiting());
+    return Phase.isWaiting(phase);
   }
 
   /**
@@ -100,7 +101,18 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
 
   @Override
   public boolean failoverRunning(GroupRef group) {
-    return starter.running(group);
+    // A planned failover that only waits (Scheduled, for days maybe; Deferred), as its own status
+    // says, has touched nothing and owns no routing yet: the repairs go on meanwhile. Its status
+    // writes are local activities, which its workflow task waits for, so the phase after the wait
+    // is on the resource before its fence is even scheduled.
+    return starter.runningRunId(group).filter(run -> !waitingRun(group, run)).isPresent();
+  }
+
+  /** Whether the status names {@code runId} as its workflow and says its planned failover only waits. */
+  private boolean waitingRun(GroupRef group, String runId) {
+    MysqlFailoverGroupStatus status = latest.apply(group).map(MysqlFailoverGroup::getStatus).orElse(null);
+    return status != null && status.workflow() != null && runId.equals(status.workflow().runId())
+        && status.plannedFailover() != null && Phase.isWaiting(status.plannedFailover().phase());
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
@@ -249,14 +250,19 @@ public final class Steward {
         : conditions.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
   }
 
-  /** A failover workflow holds the group: its status shows a planned or emergency failover not yet finished. */
+  /**
+   * A failover workflow holds the group: its status shows a planned or emergency failover not yet
+   * finished. A planned one that only waits (Scheduled, Deferred: {@link Phase#isWaiting}) does not
+   * count: it has touched nothing, and may wait for days.
+   */
   static boolean failoverRunning(MysqlFailoverGroupStatus status) {
     if (status == null) {
       return false;
     }
     String planned = status.plannedFailover() == null ? null : status.plannedFailover().phase();
     String emergency = status.emergencyFailover() == null ? null : status.emergencyFailover().phase();
-    return planned != null && !FINISHED.contains(planned) || emergency != null && !FINISHED.contains(emergency);
+    return planned != null && !FINISHED.contains(planned) && !Phase.isWaiting(planned)
+        || emergency != null && !FINISHED.contains(emergency);
   }
 
   void forget(GroupRef ref) {

@@ -32,6 +32,8 @@ public final class FailoverProgress {
   // Planned only.
   public String sourceGtidAtFence;
   public Instant retryAfter;
+  /** The time a scheduled request (at= in the annotation) waits for. */
+  public Instant scheduledAt;
   public boolean dragonflyEnabled;
   /** Set once the session store's fate is known: true only for a proven, lossless hand-over. */
   public Boolean sessionsPreserved;
@@ -66,7 +68,8 @@ public final class FailoverProgress {
         text(retryAfter),
         message,
         new PlannedFailoverStatus.DragonflyStatus(dragonflyEnabled, sessionsPreserved, promotionMethod,
-            syncWaitSeconds));
+            syncWaitSeconds),
+        text(scheduledAt));
   }
 
   public EmergencyFailoverStatus toEmergencyStatus() {

@@ -146,7 +146,11 @@ public enum Events {
   LEASE_FENCE_LIFTED(Normal, "LeaseFenceLifted", "the sidecar of '<site>' fenced it when it heard from neither the "
       + "watcher nor any peer for longer than its lease; contact is back, no failover ran, ...: it takes writes again"),
   /** The same lift failed; tried again at the next evaluation, one Event per distinct failure. */
-  LEASE_FENCE_LIFT_FAILED(Warning, "LeaseFenceLiftFailed", "could not lift the lease fence of '<site>': <why>");
+  LEASE_FENCE_LIFT_FAILED(Warning, "LeaseFenceLiftFailed", "could not lift the lease fence of '<site>': <why>"),
+
+  // --- Scheduled switchover (the planned runbook) -------------------------------------------------------
+  /** A planned request with at=<time> waits for it (phase Scheduled); validated when the time comes. */
+  PLANNED_FAILOVER_SCHEDULED(Normal, "PlannedFailoverScheduled", "switchover to <target> scheduled at <time>");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -30,7 +30,7 @@ import java.util.Optional;
 /**
  * The planned-failover runbook. {@link #failover} reads as the procedure an operator would follow
  * by hand; the steps live beside it, all sharing one {@link FailoverRun}: {@link RequestValidation}
- * (Validating, Deferred), {@link SourceDrain} (Draining, WaitingForLag), {@link
+ * (Scheduled, Validating, Deferred), {@link SourceDrain} (Draining, WaitingForLag), {@link
  * SessionStoreHandover} (the session store), {@link TargetPromotion} (Promoting) and {@link
  * OtherReplicasRepointing}. One failure idiom: before the promotion a step throws a {@link
  * FailoverAbort}, and {@link #rollBack} undoes what the {@link Rollback} holds; the promotion ends

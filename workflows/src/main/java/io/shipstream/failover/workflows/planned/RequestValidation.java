@@ -17,10 +17,13 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Reject;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 
 /**
- * The Validating (and Deferred) step of the planned runbook: every site is inspected, the
+ * The Scheduled, Validating and Deferred steps of the planned runbook: a request with a time waits
+ * for it on a durable timer; then every site is inspected, the
  * {@link PlannedFailoverPlanner} decides, and a request held back by the anti-flap cooldown waits
  * on a durable timer and is validated again. Nothing has been touched yet, so a refusal is a
  * {@link FailoverAbort} that only finishes the workflow. Workflow code: its I/O goes through
@@ -36,6 +39,7 @@ final class RequestValidation {
   /** Returns the plan; throws a {@link FailoverAbort} when the request is refused or given up. */
   Plan validate(GroupSnapshot snapshot) {
     FailoverProgress progress = run.progress;
+    snapshot = waitForSchedule(snapshot);
     while (true) {
       run.enter(Phase.Validating, "validating request " + run.annotation);
       var pre = PlannedFailoverPlanner.precheck(snapshot, run.annotation);
@@ -65,6 +69,52 @@ final class RequestValidation {
             + " while deferred");
       }
     }
+  }
+
+  /**
+   * A request with a time ({@code at=}) waits for it on a durable timer, as Scheduled, having
+   * touched nothing; returns the group as it is then, for the full validation. What can be refused
+   * without a server is refused at once (an unknown site, say, or a time not ahead within {@link
+   * PlannedFailoverAnnotation#MAX_SCHEDULE_AHEAD}, judged again here in workflow time in case the
+   * start came late), not when the time comes. A request without a time, or a malformed one (which
+   * Validating refuses), returns at once.
+   */
+  private GroupSnapshot waitForSchedule(GroupSnapshot snapshot) {
+    PlannedFailoverAnnotation request;
+    try {
+      request = PlannedFailoverAnnotation.parse(run.annotation);
+    } catch (IllegalArgumentException malformed) {
+      return snapshot;
+    }
+    if (request.at().isEmpty()) {
+      return snapshot;
+    }
+    FailoverProgress progress = run.progress;
+    Instant at = request.at().get();
+    progress.scheduledAt = at;
+    progress.target = request.targetSite();
+    if (PlannedFailoverPlanner.precheck(snapshot, run.annotation) instanceof Reject reject) {
+      throw refused(reject);
+    }
+    Optional<String> problem = request.scheduleProblem(FailoverRun.now());
+    if (problem.isPresent()) {
+      throw new FailoverAbort(Reason.InvalidSchedule, problem.get() + "; request refused");
+    }
+    String message = "switchover to " + request.targetSite() + " scheduled at " + at;
+    run.enter(Phase.Scheduled, message);
+    run.event(Events.PLANNED_FAILOVER_SCHEDULED, message);
+    // The resource must say Scheduled, with scheduledAt, before the workflow sleeps for days.
+    run.publisher.flush();
+    Workflow.await(Duration.between(FailoverRun.now(), at), run.cancel::requested);
+    run.checkNotCancelled("while scheduled");
+    snapshot = run.k8s.loadGroup(run.group);
+    if (!run.annotation.equals(snapshot.annotation())) {
+      throw new FailoverAbort(Reason.Cancelled, PlannedFailoverAnnotation.withdrawal(snapshot.annotation())
+          + " while scheduled");
+    }
+    // The switchover starts now: its duration (the status's, the metric's) is not the wait's.
+    progress.startTime = FailoverRun.now();
+    return snapshot;
   }
 
   /** Waits on a durable timer for the cooldown to end; aborts when cancelled meanwhile. */

@@ -20,7 +20,12 @@ public abstract class FailoverRig implements AutoCloseable {
 
   /** {@code extraFake}: the activities the kind adds to the MySQL and Kubernetes fakes. */
   protected FailoverRig(Class<?>[] workflows, Object extraFake) {
-    server = new RealTimeTestServer(workflows, mysql, k8s, extraFake, hooks);
+    this(false, workflows, extraFake);
+  }
+
+  /** As above; {@code timeSkipping} as {@link RealTimeTestServer#RealTimeTestServer(boolean, Class[], Object...)}. */
+  protected FailoverRig(boolean timeSkipping, Class<?>[] workflows, Object extraFake) {
+    server = new RealTimeTestServer(timeSkipping, workflows, mysql, k8s, extraFake, hooks);
     env = server.env;
     client = server.client;
     metrics = server.metrics;

@@ -21,9 +21,18 @@ public final class RealTimeTestServer implements AutoCloseable {
   private final Scope scope;
 
   public RealTimeTestServer(Class<?>[] workflows, Object... activities) {
+    this(false, workflows, activities);
+  }
+
+  /**
+   * With {@code timeSkipping}, for a test that waits out a long durable timer: time still runs in
+   * real time while the test polls (the SDK skips only inside {@code env.sleep} and a blocking
+   * {@code getResult}), so such a test sleeps to the timer and then polls the fakes.
+   */
+  public RealTimeTestServer(boolean timeSkipping, Class<?>[] workflows, Object... activities) {
     scope = new RootScopeBuilder().reporter(metrics).reportEvery(com.uber.m3.util.Duration.ofMillis(10));
     env = TestWorkflowEnvironment.newInstance(TestEnvironmentOptions.newBuilder()
-        .setUseTimeskipping(false).setMetricsScope(scope).build());
+        .setUseTimeskipping(timeSkipping).setMetricsScope(scope).build());
     Worker worker = env.newWorker(TaskQueues.FAILOVER);
     worker.registerWorkflowImplementationTypes(workflows);
     worker.registerActivitiesImplementations(activities);

@@ -13,12 +13,14 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the stored ones are never re-recorded to make such a change pass. They were recorded by
  * {@code PlannedFailoverWorkflowTest#historiesReplayDeterministically} and {@code
  * PlannedFailoverDragonflyTest#historiesReplayDeterministically} with {@code
- * -Dhistory.dir=src/test/resources/histories}.
+ * -Dhistory.dir=src/test/resources/histories}; planned-scheduled-succeeded (a switchover that waited an
+ * hour as Scheduled, on the time-skipping test server) by {@code
+ * PlannedFailoverScheduleTest#firesAtItsTimeAndNotBeforeWithTheTimeInTheStatus}.
  */
 class PlannedFailoverReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {"planned-succeeded", "planned-lag-timeout", "planned-deferred-succeeded",
-      "planned-dragonfly-succeeded", "planned-dragonfly-sync-timeout-fail"})
+      "planned-dragonfly-succeeded", "planned-dragonfly-sync-timeout-fail", "planned-scheduled-succeeded"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
         PlannedFailoverWorkflowImpl.class);

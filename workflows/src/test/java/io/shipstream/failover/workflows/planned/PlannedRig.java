@@ -32,11 +32,16 @@ final class PlannedRig extends FailoverRig {
   final FakeDragonfly stores;
 
   PlannedRig() {
-    this(new FakeDragonfly());
+    this(false);
   }
 
-  private PlannedRig(FakeDragonfly stores) {
-    super(new Class<?>[] {PlannedFailoverWorkflowImpl.class}, stores);
+  /** {@code timeSkipping}: for the scheduled switchovers, whose timers are hours long. */
+  PlannedRig(boolean timeSkipping) {
+    this(timeSkipping, new FakeDragonfly());
+  }
+
+  private PlannedRig(boolean timeSkipping, FakeDragonfly stores) {
+    super(timeSkipping, new Class<?>[] {PlannedFailoverWorkflowImpl.class}, stores);
     this.stores = stores;
     k8s.spec = spec(null);
     k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
