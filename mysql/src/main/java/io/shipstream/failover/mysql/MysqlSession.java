@@ -30,6 +30,9 @@ public final class MysqlSession implements AutoCloseable {
   // (see succeeded()) and set no session variable (see changedSessionState()).
   private boolean succeeded;
   private boolean sessionStateChanged;
+  // When the last statement was sent and its answer read (System.nanoTime), for lastExchangeMiddle.
+  private long lastSentNanos;
+  private long lastAnsweredNanos;
 
   private MysqlSession(MysqlConnections connections, MysqlAddress address, Credentials credentials,
       Connection connection, String version) {
@@ -99,10 +102,33 @@ public final class MysqlSession implements AutoCloseable {
 
   public void execute(String sql) throws MysqlException {
     try (Statement statement = connection.createStatement()) {
+      sent();
       statement.execute(sql);
+      answered();
     } catch (SQLException e) {
       throw new MysqlException(e);
     }
+  }
+
+  private void sent() {
+    lastSentNanos = System.nanoTime();
+  }
+
+  private void answered() {
+    lastAnsweredNanos = System.nanoTime();
+  }
+
+  /**
+   * The middle of the last statement's exchange, on {@code clock}: the best guess from this side
+   * of the link of when the server did what it asked (the answer travels back as long as the
+   * statement travelled there). Null before any statement answered.
+   */
+  public java.time.Instant lastExchangeMiddle(java.time.Clock clock) {
+    if (lastAnsweredNanos == 0) {
+      return null;
+    }
+    long middle = lastSentNanos + (lastAnsweredNanos - lastSentNanos) / 2;
+    return clock.instant().minusNanos(System.nanoTime() - middle);
   }
 
   /**
@@ -113,7 +139,9 @@ public final class MysqlSession implements AutoCloseable {
    */
   public void execute(String sql, Object... parameters) throws MysqlException {
     try (PreparedStatement statement = prepare(sql, parameters)) {
+      sent();
       statement.execute();
+      answered();
     } catch (SQLException e) {
       throw new MysqlException(e);
     }
@@ -121,8 +149,10 @@ public final class MysqlSession implements AutoCloseable {
 
   /** Like {@link #execute(String, Object...)} for a query; the first column of the first row. */
   public String queryString(String sql, Object... parameters) throws MysqlException {
+    sent();
     try (PreparedStatement statement = prepare(sql, parameters);
         ResultSet rows = statement.executeQuery()) {
+      answered();
       return rows.next() ? rows.getString(1) : null;
     } catch (SQLException e) {
       throw new MysqlException(e);
@@ -144,8 +174,10 @@ public final class MysqlSession implements AutoCloseable {
 
   /** The first column of the first row, or null when there is no row. */
   public String queryString(String sql) throws MysqlException {
+    sent();
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {
+      answered();
       return rows.next() ? rows.getString(1) : null;
     } catch (SQLException e) {
       throw new MysqlException(e);
@@ -164,8 +196,10 @@ public final class MysqlSession implements AutoCloseable {
   /** Every row as column label to string value, for statements like SHOW ... STATUS. */
   public List<Map<String, String>> queryRows(String sql) throws MysqlException {
     List<Map<String, String>> out = new ArrayList<>();
+    sent();
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {
+      answered();
       ResultSetMetaData meta = rows.getMetaData();
       while (rows.next()) {
         Map<String, String> row = new LinkedHashMap<>();

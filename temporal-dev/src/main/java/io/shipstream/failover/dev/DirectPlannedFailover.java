@@ -47,6 +47,7 @@ public final class DirectPlannedFailover implements AutoCloseable {
   private final ExecutorService parallel = Executors.newCachedThreadPool(daemon("direct-step"));
   private final ExecutorService statusWriter = Executors.newSingleThreadExecutor(daemon("direct-status"));
   private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+  private volatile Duration lastServerWindow;
 
   public DirectPlannedFailover(KubernetesClient client, Clock clock) {
     this.clock = clock;
@@ -103,6 +104,8 @@ public final class DirectPlannedFailover implements AutoCloseable {
     PromoteResult promoted = mysql.promote(target, clock.instant().plus(plan.config().connectionDrainTimeout()),
         io.shipstream.failover.model.topology.SemiSyncPlan.atPromotion(plan.config(), target.site()));
     p.promotedAt = promoted.gtidExecuted();
+    lastServerWindow = fence.fencedAt() == null || promoted.writableAt() == null ? null
+        : Duration.between(fence.fencedAt(), promoted.writableAt());
     k8s.setSiteRole(group, plan.target(), "primary");
     CompletableFuture.allOf(
         async(() -> k8s.updateDns(group, plan.config().dnsHostname(), plan.target().lbIP(), plan.config().dnsTtl())),
@@ -118,6 +121,14 @@ public final class DirectPlannedFailover implements AutoCloseable {
     tail.join();
     k8s.clearAnnotation(group, annotation);
     return done;
+  }
+
+  /**
+   * The last run's server-side window: the fence applied on the source to the target writable, as
+   * the activities estimated them; null when they did not say.
+   */
+  public Duration lastServerWindow() {
+    return lastServerWindow;
   }
 
   private void status(GroupRef group, PlannedFailoverStatus s, WorkflowRef ref) {

@@ -115,7 +115,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     return withSession("fence", target, FENCE_TIMEOUT, false, session -> {
       SqlDialect dialect = session.dialect();
       Fence.apply(session, FENCE_LOCK_WAIT_SECONDS, Set.of());
-      FenceResult result = new FenceResult(dialect.executedGtidSet(session), AppSessions.list(session).size());
+      Instant fencedAt = session.lastExchangeMiddle(clock);
+      FenceResult result = new FenceResult(dialect.executedGtidSet(session), AppSessions.list(session).size(), fencedAt);
       LOG.info("fenced {}: gtid {} with {} application sessions open", target, result.gtidExecuted(), result.appConnections());
       return result;
     });
@@ -190,14 +191,17 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
           LOG.info("semi-sync on {} before it takes writes: {}", target, outcome.changes());
         }
       }
+      Instant writableAt = null;
       if (!dialect.writable(session)) {
         dialect.clearReadOnly(session);
+        writableAt = session.lastExchangeMiddle(clock);
       }
       if (!dialect.writable(session)) {
         throw ApplicationFailure.newNonRetryableFailure(
             target + " still reports read-only after clearing it", MysqlFailures.PROMOTE_FAILED);
       }
-      PromoteResult result = new PromoteResult(dialect.executedGtidSet(session), relayAppliedUpTo);
+      PromoteResult result = new PromoteResult(dialect.executedGtidSet(session), relayAppliedUpTo,
+          writableAt);
       LOG.info("promoted {}: writable at gtid {}", target, result.gtidExecuted());
       return result;
     });
