@@ -112,8 +112,8 @@ public final class PlannedFailoverBenchmark {
         Run run = direct(stack, load, runner, target);
         direct.add(run);
         System.out.printf("%s direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, server-side window %5.0f ms,"
-            + " lost %d%n", flavor, i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.serverWindowMs(),
-            run.lost());
+            + " lost %d (%s)%n", flavor, i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.serverWindowMs(),
+            run.lost(), runner.lastSteps());
       }
     } finally {
       FileTrees.delete(work);
