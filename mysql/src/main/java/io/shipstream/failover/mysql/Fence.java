@@ -1,5 +1,7 @@
 package io.shipstream.failover.mysql;
 
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +22,47 @@ public final class Fence {
   private Fence() {}
 
   /**
+   * What {@link #applyAndRead} found: the executed GTID set read right after the fence (the same
+   * exchange, so nothing committed between), the application sessions still connected, and how
+   * many were killed to let the fence through.
+   */
+  public record Fenced(String gtidExecuted, List<Long> appSessions, int killed) {}
+
+  /**
+   * Fences the server of {@code session} and reads its executed GTID set and its application
+   * sessions, in one exchange: across a WAN link the fence of a remote source is then one round
+   * trip. The session's lock wait is set for the fence and put back in the same exchange, so the
+   * connection may serve the next step; only when the fence had to wait and sessions were killed is
+   * it left changed (and the connection not reused).
+   *
+   * @param lockWaitSeconds as {@link #apply}
+   * @param spared as {@link #apply}
+   */
+  public static Fenced applyAndRead(MysqlSession session, int lockWaitSeconds, Set<String> spared)
+      throws MysqlException {
+    SqlDialect dialect = session.dialect();
+    String fenceAndRead = "SET SESSION lock_wait_timeout = " + lockWaitSeconds + "; " + dialect.fenceStatement()
+        + "; SET SESSION lock_wait_timeout = DEFAULT; " + dialect.positionsQuery() + "; " + AppSessions.QUERY;
+    List<List<Map<String, String>>> results;
+    int killed = 0;
+    try {
+      results = session.queryAll(fenceAndRead);
+    } catch (MysqlException e) {
+      // The lock wait stays set when the fence failed after it.
+      session.changedSessionState();
+      if (e.errorCode() != LOCK_WAIT_TIMEOUT) {
+        throw e;
+      }
+      killed = AppSessions.kill(session, AppSessions.list(session, spared));
+      LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried",
+          session.address(), killed);
+      results = session.queryAll(fenceAndRead);
+    }
+    String executed = dialect.positions(results.get(0).get(0)).executed();
+    return new Fenced(executed, AppSessions.of(session, results.get(1), spared), killed);
+  }
+
+  /**
    * Fences the server of {@code session}. It sets a session variable, so the session's connection
    * is never handed out again.
    *
@@ -31,9 +74,9 @@ public final class Fence {
   public static int apply(MysqlSession session, int lockWaitSeconds, Set<String> spared) throws MysqlException {
     SqlDialect dialect = session.dialect();
     session.changedSessionState();
-    session.execute("SET SESSION lock_wait_timeout = " + lockWaitSeconds);
     try {
-      dialect.fence(session);
+      // One exchange: the lock wait and the fence.
+      session.queryAll("SET SESSION lock_wait_timeout = " + lockWaitSeconds + "; " + dialect.fenceStatement());
       return 0;
     } catch (MysqlException e) {
       if (e.errorCode() != LOCK_WAIT_TIMEOUT) {

@@ -48,55 +48,65 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public void fence(MysqlSession session) throws MysqlException {
-    session.execute("SET GLOBAL read_only = 1");
+  public String fenceStatement() {
+    return "SET GLOBAL read_only = 1";
   }
 
   @Override
-  public void clearReadOnly(MysqlSession session) throws MysqlException {
-    session.execute("SET GLOBAL read_only = 0");
+  public String clearReadOnlyStatement() {
+    return "SET GLOBAL read_only = 0";
   }
 
   @Override
-  public boolean writable(MysqlSession session) throws MysqlException {
-    return !session.queryFlag("SELECT @@global.read_only");
-  }
-
-  @Override
-  public String executedGtidSet(MysqlSession session) throws MysqlException {
-    return nullToEmpty(session.queryString("SELECT @@global.gtid_binlog_pos"));
+  public String writableQuery() {
+    return "SELECT @@global.read_only AS read_only, 0 AS super_read_only";
   }
 
   /**
    * The binlog position and the slave position together: the same thing with log_slave_updates,
-   * but a replica without it only advances gtid_slave_pos.
+   * but a replica without it only advances gtid_slave_pos. Executed is the binlog position.
    */
   @Override
-  public GtidSet appliedGtidSet(MysqlSession session) throws MysqlException {
-    return positions(session);
+  public String positionsQuery() {
+    return "SELECT @@global.gtid_binlog_pos AS executed, @@global.gtid_slave_pos AS slave_pos";
+  }
+
+  @Override
+  public Positions positions(Map<String, String> row) {
+    String binlog = nullToEmpty(row.get("executed"));
+    String slave = nullToEmpty(row.get("slave_pos"));
+    String both = binlog.isEmpty() ? slave : slave.isEmpty() ? binlog : binlog + "," + slave;
+    return new Positions(MariaDbGtidSet.parse(both), binlog);
   }
 
   private static MariaDbGtidSet positions(MysqlSession session) throws MysqlException {
-    String binlog = nullToEmpty(session.queryString("SELECT @@global.gtid_binlog_pos"));
-    String slave = nullToEmpty(session.queryString("SELECT @@global.gtid_slave_pos"));
-    String both = binlog.isEmpty() ? slave : slave.isEmpty() ? binlog : binlog + "," + slave;
-    return MariaDbGtidSet.parse(both);
+    return (MariaDbGtidSet) INSTANCE.appliedGtidSet(session);
   }
 
-  /** MASTER_GTID_WAIT takes one GTID per domain: the newest of each. */
+  /** MASTER_GTID_WAIT takes one GTID per domain: the newest of each. An empty set is applied already. */
   @Override
-  public boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException {
+  public String waitQuery(GtidSet wanted, Duration timeout) {
     if (wanted.isEmpty()) {
-      return true;
+      return "SELECT 0 AS waited";
     }
     MariaDbGtidSet position = ((MariaDbGtidSet) wanted).perDomainMax();
     String seconds = String.format(Locale.ROOT, "%.3f", Math.max(0.01, timeout.toMillis() / 1000.0));
-    return "0".equals(session.queryString("SELECT MASTER_GTID_WAIT(?, " + seconds + ")", position.toString()));
+    return "SELECT MASTER_GTID_WAIT(" + SqlDialect.literal(position) + ", " + seconds + ") AS waited";
   }
 
   @Override
-  public Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException {
-    Optional<Map<String, String>> row = session.queryFirstRow("SHOW SLAVE STATUS");
+  public String stopAndForgetSourceStatements() {
+    return "STOP SLAVE; RESET SLAVE ALL";
+  }
+
+  @Override
+  public String replicaStatusQuery() {
+    return "SHOW SLAVE STATUS";
+  }
+
+  @Override
+  public Optional<ReplicaStatus> replicaStatus(List<Map<String, String>> rows) {
+    Optional<Map<String, String>> row = rows.stream().findFirst();
     return row.map(
         r ->
             new ReplicaStatus(

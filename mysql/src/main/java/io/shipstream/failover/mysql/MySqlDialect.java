@@ -45,46 +45,57 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
-  public void fence(MysqlSession session) throws MysqlException {
-    session.execute("SET GLOBAL super_read_only = 1");
+  public String fenceStatement() {
+    return "SET GLOBAL super_read_only = 1";
+  }
+
+  /** Both in one statement, in this order (clearing read_only alone would clear super_read_only too). */
+  @Override
+  public String clearReadOnlyStatement() {
+    return "SET GLOBAL super_read_only = 0, GLOBAL read_only = 0";
   }
 
   @Override
-  public void clearReadOnly(MysqlSession session) throws MysqlException {
-    session.execute("SET GLOBAL super_read_only = 0");
-    session.execute("SET GLOBAL read_only = 0");
-  }
-
-  @Override
-  public boolean writable(MysqlSession session) throws MysqlException {
-    return !session.queryFlag("SELECT @@global.read_only") && !session.queryFlag("SELECT @@global.super_read_only");
+  public String writableQuery() {
+    return "SELECT @@global.read_only AS read_only, @@global.super_read_only AS super_read_only";
   }
 
   /** gtid_executed is printed with a newline after each comma; the whitespace is dropped. */
   @Override
-  public String executedGtidSet(MysqlSession session) throws MysqlException {
-    String value = session.queryString("SELECT @@global.gtid_executed");
-    return value == null ? "" : value.replaceAll("\\s+", "");
+  public String positionsQuery() {
+    return "SELECT @@global.gtid_executed AS executed";
   }
 
   @Override
-  public GtidSet appliedGtidSet(MysqlSession session) throws MysqlException {
-    return GtidSet.parse(executedGtidSet(session));
+  public Positions positions(Map<String, String> row) {
+    String value = row.get("executed");
+    String executed = value == null ? "" : value.replaceAll("\\s+", "");
+    return new Positions(GtidSet.parse(executed), executed);
   }
 
   /** WAIT_FOR_EXECUTED_GTID_SET takes whole seconds; it returns 0 once the set is executed. */
   @Override
-  public boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException {
+  public String waitQuery(GtidSet wanted, Duration timeout) {
     if (wanted.isEmpty()) {
-      return true;
+      return "SELECT 0 AS waited";
     }
     long seconds = Math.max(1, timeout.toSeconds());
-    return "0".equals(session.queryString("SELECT WAIT_FOR_EXECUTED_GTID_SET(?, " + seconds + ")", wanted.toString()));
+    return "SELECT WAIT_FOR_EXECUTED_GTID_SET(" + SqlDialect.literal(wanted) + ", " + seconds + ") AS waited";
   }
 
   @Override
-  public Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException {
-    Optional<Map<String, String>> row = session.queryFirstRow("SHOW REPLICA STATUS");
+  public String stopAndForgetSourceStatements() {
+    return "STOP REPLICA; RESET REPLICA ALL";
+  }
+
+  @Override
+  public String replicaStatusQuery() {
+    return "SHOW REPLICA STATUS";
+  }
+
+  @Override
+  public Optional<ReplicaStatus> replicaStatus(List<Map<String, String>> rows) {
+    Optional<Map<String, String>> row = rows.stream().findFirst();
     return row.map(
         r ->
             new ReplicaStatus(

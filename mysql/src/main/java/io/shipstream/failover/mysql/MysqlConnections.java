@@ -27,8 +27,9 @@ import java.util.concurrent.Executor;
  * next activity for the same server and login, because the steps of one failover follow each
  * other within milliseconds and a new connection costs three or four network round trips before
  * its first statement (the TCP and MySQL handshakes): ~250 ms for a site 70 ms away, on every
- * step, where a ping costs one. A kept connection is handed out only after a ping answered within
- * a second, and closed after {@link #MAX_IDLE}: a server that restarted, went away or was cut off
+ * step, where a ping costs one. A kept connection idle for more than {@link #FRESH} is handed out
+ * only after a ping answered within a second (one that answered more recently is handed out as
+ * it is), and closed after {@link #MAX_IDLE}: a server that restarted, went away or was cut off
  * meanwhile fails the ping (a partition holds it for that second, no longer than the connect
  * timeout would), the connection is closed and a new one opened. A session that saw an error, or
  * that changed session state, is never kept.
@@ -46,6 +47,13 @@ import java.util.concurrent.Executor;
 public final class MysqlConnections {
   /** A connection idle this long is closed rather than handed out. */
   static final Duration MAX_IDLE = Duration.ofSeconds(30);
+  /**
+   * A kept connection whose last statement was answered this recently is handed out without a
+   * ping: the steps of one failover follow each other within milliseconds, and a ping is a round
+   * trip of the link inside the write window. A server that went away within it fails the step's
+   * first statement as a lost connection, which the activity's retry meets with a new connection.
+   */
+  static final Duration FRESH = Duration.ofSeconds(1);
   private static final int MAX_KEPT_PER_SERVER = 4;
   private static final Executor SAME_THREAD = Runnable::run;
   /** Closes what stayed idle too long even when no activity comes to notice. */
@@ -67,6 +75,29 @@ public final class MysqlConnections {
   private final boolean keep;
   private final Map<Key, Deque<Idle>> idle = new HashMap<>();
   private final ServerFlavors flavors;
+  private final long freshNanos;
+  private final java.util.concurrent.atomic.AtomicLong opened = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong pinged = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong exchanges = new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * What went over the network so far: connections opened (each a TCP and a MySQL handshake and a
+   * login), pings of kept connections, and statement exchanges (one per statement, or per batch of
+   * statements sent together): across a WAN link each costs at least one round trip.
+   */
+  public record Counts(long opened, long pinged, long exchanges) {
+    public Counts minus(Counts earlier) {
+      return new Counts(opened - earlier.opened, pinged - earlier.pinged, exchanges - earlier.exchanges);
+    }
+  }
+
+  public Counts counts() {
+    return new Counts(opened.get(), pinged.get(), exchanges.get());
+  }
+
+  void exchanged() {
+    exchanges.incrementAndGet();
+  }
 
   public MysqlConnections() {
     this(Map.of());
@@ -82,6 +113,12 @@ public final class MysqlConnections {
   }
 
   MysqlConnections(Map<String, String> driverProperties, boolean keep, ServerFlavors flavors) {
+    this(driverProperties, keep, flavors, FRESH);
+  }
+
+  /** {@code fresh}: see {@link #FRESH}; zero pings every kept connection before handing it out. */
+  MysqlConnections(Map<String, String> driverProperties, boolean keep, ServerFlavors flavors, Duration fresh) {
+    this.freshNanos = fresh.toNanos();
     this.flavors = flavors;
     this.driverProperties = Map.copyOf(driverProperties);
     this.keep = keep;
@@ -112,13 +149,25 @@ public final class MysqlConnections {
     return address.flavor() != null ? address.flavor() : flavors.of(address.host(), address.port(), timeouts);
   }
 
-  Connection open(MysqlAddress address, Credentials credentials, Timeouts timeouts) throws SQLException {
+  /**
+   * A connection for a session; {@code unchecked}: a kept one handed out without a ping (see {@link
+   * #FRESH}), whose first statement may find it ended.
+   */
+  record Opened(Connection connection, boolean unchecked) {}
+
+  Opened open(MysqlAddress address, Credentials credentials, Timeouts timeouts) throws SQLException {
     ServerFlavor flavor = flavor(address, timeouts);
     Key key = key(address, flavor, credentials);
-    Connection kept = takeKept(key, timeouts.socket());
+    Opened kept = takeKept(key, timeouts.socket());
     if (kept != null) {
       return kept;
     }
+    opened.incrementAndGet();
+    return new Opened(openNew(address, flavor, credentials, timeouts), false);
+  }
+
+  private Connection openNew(MysqlAddress address, ServerFlavor flavor, Credentials credentials, Timeouts timeouts)
+      throws SQLException {
     Connection connection = connect(address, flavor, credentials, timeouts);
     ServerFlavor actual;
     String version;
@@ -139,7 +188,7 @@ public final class MysqlConnections {
     // Detected, and the endpoint now serves the other flavor: forget it and use the right driver.
     flavors.forget(address.host(), address.port());
     flavors.remember(address.host(), address.port(), actual);
-    return open(address.withFlavor(actual), credentials, timeouts);
+    return openNew(address.withFlavor(actual), actual, credentials, timeouts);
   }
 
   private Connection connect(MysqlAddress address, ServerFlavor flavor, Credentials credentials, Timeouts timeouts)
@@ -157,6 +206,10 @@ public final class MysqlConnections {
     properties.setProperty("socketTimeout", Long.toString(timeouts.socket().toMillis()));
     // Statements are sent as text: SET GLOBAL, KILL and CHANGE MASTER are not all preparable.
     properties.setProperty("useServerPrepStmts", "false");
+    // The steps inside the write window send their statements as one exchange ("STOP SLAVE; RESET
+    // SLAVE ALL; SET GLOBAL read_only = 0; SELECT ..."), see MysqlSession.queryAll: one round trip
+    // of a WAN link instead of one per statement. Same name in both drivers.
+    properties.setProperty("allowMultiQueries", "true");
     String hostPort = address.host() + ":" + address.port() + "/";
     if (flavor == ServerFlavor.MARIADB) {
       Connection c = MARIADB_DRIVER.connect("jdbc:mariadb://" + hostPort, properties);
@@ -259,7 +312,7 @@ public final class MysqlConnections {
     }
   }
 
-  private Connection takeKept(Key key, Duration socketTimeout) {
+  private Opened takeKept(Key key, Duration socketTimeout) {
     while (true) {
       Idle candidate;
       long now = System.nanoTime();
@@ -273,9 +326,14 @@ public final class MysqlConnections {
       }
       Connection c = candidate.connection();
       try {
+        if (now - candidate.since() < freshNanos && !c.isClosed()) {
+          c.setNetworkTimeout(SAME_THREAD, (int) socketTimeout.toMillis());
+          return new Opened(c, true);
+        }
+        pinged.incrementAndGet();
         if (c.isValid(1)) {
           c.setNetworkTimeout(SAME_THREAD, (int) socketTimeout.toMillis());
-          return c;
+          return new Opened(c, false);
         }
       } catch (SQLException e) {
         // Gone: try the next one, or open a new connection.

@@ -30,9 +30,15 @@ public final class MysqlSession implements AutoCloseable {
   // (see succeeded()) and set no session variable (see changedSessionState()).
   private boolean succeeded;
   private boolean sessionStateChanged;
+  // When the last statement was sent and its answer read (System.nanoTime), for lastExchangeMiddle.
+  private long lastSentNanos;
+  private long lastAnsweredNanos;
+
+  private final boolean unchecked;
 
   private MysqlSession(MysqlConnections connections, MysqlAddress address, Credentials credentials,
-      Connection connection, String version) {
+      Connection connection, String version, boolean unchecked) {
+    this.unchecked = unchecked;
     this.connections = connections;
     this.address = address;
     this.credentials = credentials;
@@ -45,8 +51,11 @@ public final class MysqlSession implements AutoCloseable {
   public static MysqlSession open(MysqlConnections connections, MysqlAddress address, Credentials credentials,
       Timeouts timeouts) throws MysqlException {
     Connection connection;
+    boolean unchecked;
     try {
-      connection = connections.open(address, credentials, timeouts);
+      MysqlConnections.Opened opened = connections.open(address, credentials, timeouts);
+      connection = opened.connection();
+      unchecked = opened.unchecked();
     } catch (MysqlConnections.WrongFlavor e) {
       throw new FlavorMismatchException(e.address, e.declared, e.actual, e.version);
     } catch (SQLException e) {
@@ -56,7 +65,7 @@ public final class MysqlSession implements AutoCloseable {
       // The server's version string as its handshake sent it, the same text SELECT VERSION()
       // returns, without the round trip: a server across a WAN link costs one per statement.
       String version = connection.getMetaData().getDatabaseProductVersion();
-      return new MysqlSession(connections, address, credentials, connection, version);
+      return new MysqlSession(connections, address, credentials, connection, version, unchecked);
     } catch (SQLException e) {
       MysqlConnections.closeQuietly(connection);
       throw new MysqlException(e);
@@ -64,6 +73,37 @@ public final class MysqlSession implements AutoCloseable {
       MysqlConnections.closeQuietly(connection);
       throw e;
     }
+  }
+
+  /**
+   * Runs {@code work} on a session of {@code connections} and keeps its connection for the next
+   * use if the work succeeded. A kept connection handed out without a ping ({@link
+   * MysqlConnections#FRESH}) that the server had ended (a restart, a KILL) fails the work's first
+   * statement at once: the work is then run again on another connection, so the answer comes from
+   * the server as it is now. A failure that took a timeout is not tried again (a frozen server costs
+   * one timeout, as a ping would have), nor any other failure.
+   */
+  public static <T> T run(MysqlConnections connections, MysqlAddress address, Credentials credentials,
+      Timeouts timeouts, KeptSessions.Work<T> work) throws MysqlException {
+    while (true) {
+      try (MysqlSession session = open(connections, address, credentials, timeouts)) {
+        try {
+          T result = work.apply(session);
+          session.succeeded();
+          return result;
+        } catch (MysqlException e) {
+          if (!session.unchecked || !e.connectionProblem() || KeptSessions.tookTimeout(e)) {
+            throw e;
+          }
+          // The kept connection had been ended: once more, on the next kept one or a new one.
+        }
+      }
+    }
+  }
+
+  /** Whether the connection was handed out without a ping, having answered within {@link MysqlConnections#FRESH}. */
+  public boolean unchecked() {
+    return unchecked;
   }
 
   /** The server, named as the caller named it: for log lines and messages. */
@@ -99,10 +139,34 @@ public final class MysqlSession implements AutoCloseable {
 
   public void execute(String sql) throws MysqlException {
     try (Statement statement = connection.createStatement()) {
+      sent();
       statement.execute(sql);
+      answered();
     } catch (SQLException e) {
       throw new MysqlException(e);
     }
+  }
+
+  private void sent() {
+    connections.exchanged();
+    lastSentNanos = System.nanoTime();
+  }
+
+  private void answered() {
+    lastAnsweredNanos = System.nanoTime();
+  }
+
+  /**
+   * The middle of the last statement's exchange, on {@code clock}: the best guess from this side
+   * of the link of when the server did what it asked (the answer travels back as long as the
+   * statement travelled there). Null before any statement answered.
+   */
+  public java.time.Instant lastExchangeMiddle(java.time.Clock clock) {
+    if (lastAnsweredNanos == 0) {
+      return null;
+    }
+    long middle = lastSentNanos + (lastAnsweredNanos - lastSentNanos) / 2;
+    return clock.instant().minusNanos(System.nanoTime() - middle);
   }
 
   /**
@@ -113,7 +177,9 @@ public final class MysqlSession implements AutoCloseable {
    */
   public void execute(String sql, Object... parameters) throws MysqlException {
     try (PreparedStatement statement = prepare(sql, parameters)) {
+      sent();
       statement.execute();
+      answered();
     } catch (SQLException e) {
       throw new MysqlException(e);
     }
@@ -121,8 +187,10 @@ public final class MysqlSession implements AutoCloseable {
 
   /** Like {@link #execute(String, Object...)} for a query; the first column of the first row. */
   public String queryString(String sql, Object... parameters) throws MysqlException {
+    sent();
     try (PreparedStatement statement = prepare(sql, parameters);
         ResultSet rows = statement.executeQuery()) {
+      answered();
       return rows.next() ? rows.getString(1) : null;
     } catch (SQLException e) {
       throw new MysqlException(e);
@@ -144,8 +212,10 @@ public final class MysqlSession implements AutoCloseable {
 
   /** The first column of the first row, or null when there is no row. */
   public String queryString(String sql) throws MysqlException {
+    sent();
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {
+      answered();
       return rows.next() ? rows.getString(1) : null;
     } catch (SQLException e) {
       throw new MysqlException(e);
@@ -157,25 +227,63 @@ public final class MysqlSession implements AutoCloseable {
   }
 
   /** A server's boolean as text: anything but null, 0, OFF and false is on. */
-  static boolean flag(String value) {
+  public static boolean flag(String value) {
     return value != null && !"0".equals(value) && !"OFF".equalsIgnoreCase(value) && !"false".equalsIgnoreCase(value);
   }
 
   /** Every row as column label to string value, for statements like SHOW ... STATUS. */
   public List<Map<String, String>> queryRows(String sql) throws MysqlException {
     List<Map<String, String>> out = new ArrayList<>();
+    sent();
     try (Statement statement = connection.createStatement();
         ResultSet rows = statement.executeQuery(sql)) {
-      ResultSetMetaData meta = rows.getMetaData();
-      while (rows.next()) {
-        Map<String, String> row = new LinkedHashMap<>();
-        for (int i = 1; i <= meta.getColumnCount(); i++) {
-          row.put(meta.getColumnLabel(i), rows.getString(i));
+      answered();
+      out.addAll(rowsOf(rows));
+    } catch (SQLException e) {
+      throw new MysqlException(e);
+    }
+    return out;
+  }
+
+  /**
+   * Several statements separated by {@code ;}, sent as one exchange (the connections allow multiple
+   * statements, see {@link MysqlConnections}): the server runs them in order and stops at the first
+   * error, which is thrown. Returns the rows of each statement that returned rows, in order; the
+   * statements that returned none (SET, STOP SLAVE) add nothing. For the steps whose every round
+   * trip counts, across a WAN link inside the write window. Only constant SQL or values the caller
+   * has validated (GTID sets, numbers) may be put into {@code sql}.
+   */
+  public List<List<Map<String, String>>> queryAll(String sql) throws MysqlException {
+    List<List<Map<String, String>>> out = new ArrayList<>();
+    sent();
+    try (Statement statement = connection.createStatement()) {
+      boolean rows = statement.execute(sql);
+      answered();
+      while (true) {
+        if (rows) {
+          try (ResultSet set = statement.getResultSet()) {
+            out.add(rowsOf(set));
+          }
+        } else if (statement.getUpdateCount() == -1) {
+          break;
         }
-        out.add(row);
+        rows = statement.getMoreResults();
       }
     } catch (SQLException e) {
       throw new MysqlException(e);
+    }
+    return out;
+  }
+
+  private static List<Map<String, String>> rowsOf(ResultSet rows) throws SQLException {
+    List<Map<String, String>> out = new ArrayList<>();
+    ResultSetMetaData meta = rows.getMetaData();
+    while (rows.next()) {
+      Map<String, String> row = new LinkedHashMap<>();
+      for (int i = 1; i <= meta.getColumnCount(); i++) {
+        row.put(meta.getColumnLabel(i), rows.getString(i));
+      }
+      out.add(row);
     }
     return out;
   }

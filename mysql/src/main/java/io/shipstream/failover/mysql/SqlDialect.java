@@ -39,25 +39,93 @@ public interface SqlDialect {
   boolean hasReplicationChannel(MysqlSession session) throws MysqlException;
 
   /** Makes the server refuse writes from every application account. */
-  void fence(MysqlSession session) throws MysqlException;
+  default void fence(MysqlSession session) throws MysqlException {
+    session.execute(fenceStatement());
+  }
 
   /** Lets applications write again. */
-  void clearReadOnly(MysqlSession session) throws MysqlException;
+  default void clearReadOnly(MysqlSession session) throws MysqlException {
+    session.execute(clearReadOnlyStatement());
+  }
 
   /** Reads back whether the server now accepts application writes. */
-  boolean writable(MysqlSession session) throws MysqlException;
+  default boolean writable(MysqlSession session) throws MysqlException {
+    return writable(session.queryFirstRow(writableQuery()).orElseThrow());
+  }
 
   /** Every transaction the server has executed, in its own notation, for status and results. */
-  String executedGtidSet(MysqlSession session) throws MysqlException;
+  default String executedGtidSet(MysqlSession session) throws MysqlException {
+    return positions(session.queryFirstRow(positionsQuery()).orElseThrow()).executed();
+  }
 
   /** The set to compare a wanted GTID set against: everything executed, by any path. */
-  GtidSet appliedGtidSet(MysqlSession session) throws MysqlException;
+  default GtidSet appliedGtidSet(MysqlSession session) throws MysqlException {
+    return positions(session.queryFirstRow(positionsQuery()).orElseThrow()).applied();
+  }
 
   /** Blocks for at most {@code timeout} until {@code wanted} is applied; true when it is. */
-  boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException;
+  default boolean waitForGtidSet(MysqlSession session, GtidSet wanted, Duration timeout) throws MysqlException {
+    return wanted.isEmpty() || "0".equals(session.queryString(waitQuery(wanted, timeout)));
+  }
+
+  /** A GTID set's text for inlining into a statement: it was parsed, but say so rather than trust it. */
+  static String literal(GtidSet set) {
+    String text = set.toString();
+    if (!text.matches("[0-9A-Za-z:,\\-]*")) {
+      throw new IllegalArgumentException("not a GTID set literal: " + text);
+    }
+    return "'" + text + "'";
+  }
 
   /** The default replication channel's state; empty when the server is not configured as a replica. */
-  Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException;
+  default Optional<ReplicaStatus> replicaStatus(MysqlSession session) throws MysqlException {
+    return replicaStatus(session.queryRows(replicaStatusQuery()));
+  }
+
+  // The statements of the steps inside the write window, as text, so that a step can send several
+  // as one exchange (MysqlSession.queryAll): across a WAN link each exchange is a round trip.
+
+  /** SHOW SLAVE STATUS or SHOW REPLICA STATUS, which {@link #replicaStatus(java.util.List)} reads. */
+  String replicaStatusQuery();
+
+  /** The default channel's state from the rows of {@link #replicaStatusQuery()}; empty when there are none. */
+  Optional<ReplicaStatus> replicaStatus(java.util.List<java.util.Map<String, String>> rows);
+
+  /** The statement {@link #fence} runs. */
+  String fenceStatement();
+
+  /** The statement {@link #clearReadOnly} runs: one, with every assignment it needs. */
+  String clearReadOnlyStatement();
+
+  /** One row with {@code read_only} and {@code super_read_only} (0 where there is none), for {@link #writable(java.util.Map)}. */
+  String writableQuery();
+
+  /** Whether the row of {@link #writableQuery()} says applications can write. */
+  default boolean writable(java.util.Map<String, String> row) {
+    return !MysqlSession.flag(row.get("read_only")) && !MysqlSession.flag(row.get("super_read_only"));
+  }
+
+  /**
+   * One row with {@code executed} (every transaction executed, as {@link #executedGtidSet} reads it)
+   * and whatever else {@link #positions} needs for the applied set; what {@link #appliedGtidSet} reads.
+   */
+  String positionsQuery();
+
+  /** What the row of {@link #positionsQuery()} says. */
+  Positions positions(java.util.Map<String, String> row);
+
+  /** What a server has applied (to compare a wanted set with) and executed (in its own notation, for results). */
+  record Positions(GtidSet applied, String executed) {}
+
+  /**
+   * A query whose one row and column {@code waited} is 0 once {@code wanted} is applied, blocking at
+   * most {@code timeout} inside the server ({@link #waitForGtidSet}); the set is inlined, it has been
+   * parsed and holds no quote.
+   */
+  String waitQuery(GtidSet wanted, Duration timeout);
+
+  /** The statements that end a replica's replication for good: stop it, forget the source. */
+  String stopAndForgetSourceStatements();
 
   /**
    * Starts the stopped SQL thread so that it applies what the relay log holds, without losing any

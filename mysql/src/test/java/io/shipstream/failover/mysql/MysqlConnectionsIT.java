@@ -184,12 +184,56 @@ class MysqlConnectionsIT {
   @FlavorTest
   void aKeptConnectionTheServerEndedFailsItsPingAndIsReplaced(Flavor flavor) throws Exception {
     DatabaseServer server = server(flavor);
-    MysqlConnections connections = new MysqlConnections();
+    // Every kept connection pinged, as one idle for more than FRESH is.
+    MysqlConnections connections = new MysqlConnections(Map.of(), true, ServerFlavors.SHARED, Duration.ZERO);
     String kept = connectionId(connections, server, true);
     server.execute("KILL " + kept);
 
-    String next = connectionId(connections, server, true);
+    try (MysqlSession session = MysqlSession.open(connections, target(server), LOGIN, TIMEOUTS)) {
+      assertThat(session.unchecked()).as("pinged").isFalse();
+      assertThat(session.queryString("SELECT CONNECTION_ID()")).isNotEqualTo(kept);
+    }
+    connections.closeIdle();
+  }
+
+  @FlavorTest
+  void aFreshKeptConnectionIsHandedOutWithoutAPingAndRunReplacesItWhenTheServerEndedIt(Flavor flavor)
+      throws Exception {
+    DatabaseServer server = server(flavor);
+    // A minute: however slow this machine is, the second use comes within it.
+    MysqlConnections connections = new MysqlConnections(Map.of(), true, ServerFlavors.SHARED, Duration.ofMinutes(1));
+    String kept = connectionId(connections, server, true);
+    try (MysqlSession session = MysqlSession.open(connections, target(server), LOGIN, TIMEOUTS)) {
+      assertThat(session.unchecked()).as("answered within FRESH: no ping").isTrue();
+      assertThat(session.queryString("SELECT CONNECTION_ID()")).isEqualTo(kept);
+      session.succeeded();
+    }
+    server.execute("KILL " + kept);
+
+    java.util.List<Boolean> uncheckedAttempts = new java.util.ArrayList<>();
+    String next = MysqlSession.run(connections, target(server), LOGIN, TIMEOUTS, session -> {
+      uncheckedAttempts.add(session.unchecked());
+      return session.queryString("SELECT CONNECTION_ID()");
+    });
     assertThat(next).isNotEqualTo(kept);
+    assertThat(uncheckedAttempts).as("the ended one, then a new one").containsExactly(true, false);
+    connections.closeIdle();
+  }
+
+  @FlavorTest
+  void severalStatementsGoAsOneExchangeAndEachResultComesBack(Flavor flavor) throws Exception {
+    DatabaseServer server = server(flavor);
+    MysqlConnections connections = new MysqlConnections();
+    try (MysqlSession session = MysqlSession.open(connections, target(server), LOGIN, TIMEOUTS)) {
+      var results = session.queryAll("SET @a = 1; SELECT @a + 1 AS b; SHOW VARIABLES LIKE 'no_such_variable%';"
+          + " SELECT 3 AS c UNION ALL SELECT 4");
+      assertThat(results).hasSize(3);
+      assertThat(results.get(0)).containsExactly(Map.of("b", "2"));
+      assertThat(results.get(1)).isEmpty();
+      assertThat(results.get(2)).extracting(r -> r.get("c")).containsExactly("3", "4");
+      assertThatThrownBy(() -> session.queryAll("SELECT 1; SELECT no_such_column FROM DUAL; SELECT 2"))
+          .isInstanceOf(MysqlException.class);
+    }
     connections.closeIdle();
   }
 

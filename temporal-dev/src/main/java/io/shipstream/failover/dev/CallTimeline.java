@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev;
 
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
@@ -19,7 +20,7 @@ import java.util.function.Function;
  * worker starts.
  */
 final class CallTimeline extends ActivityObserver {
-  private record Call(String workflowId, String name, boolean local, long startMs, long endMs) {}
+  private record Call(String workflowId, String name, boolean local, long startMs, long endMs, Object result) {}
 
   private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
 
@@ -27,13 +28,37 @@ final class CallTimeline extends ActivityObserver {
   protected ActivityOutput observe(ActivityExecutionContext context, ActivityInput input,
       Function<ActivityInput, ActivityOutput> proceed) {
     long start = System.currentTimeMillis();
+    Object result = null;
     try {
-      return proceed.apply(input);
+      ActivityOutput output = proceed.apply(input);
+      result = output.getResult();
+      return output;
     } finally {
       var info = context.getInfo();
       calls.add(new Call(info.getWorkflowId(), info.getActivityType(), info.isLocal(), start,
-          System.currentTimeMillis()));
+          System.currentTimeMillis(), result));
     }
+  }
+
+  /**
+   * The server-side window of the run of {@code workflowId} that started at {@code sinceMs} or
+   * later: from the fence applied on the source (its first fence) to the target writable (its last
+   * promotion), as the activities estimated them; null when either is missing.
+   */
+  java.time.Duration serverWindow(String workflowId, long sinceMs) {
+    java.time.Instant fenced = null;
+    java.time.Instant writable = null;
+    for (Call c : calls) {
+      if (!c.workflowId().equals(workflowId) || c.startMs() < sinceMs) {
+        continue;
+      }
+      if (fenced == null && c.result() instanceof MysqlActivities.FenceResult f) {
+        fenced = f.fencedAt();
+      } else if (c.result() instanceof MysqlActivities.PromoteResult p && p.writableAt() != null) {
+        writable = p.writableAt();
+      }
+    }
+    return fenced == null || writable == null ? null : java.time.Duration.between(fenced, writable);
   }
 
   /** Forgets what was recorded so far (the warm-up runs). */

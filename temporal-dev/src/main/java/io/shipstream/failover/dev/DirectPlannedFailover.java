@@ -47,6 +47,8 @@ public final class DirectPlannedFailover implements AutoCloseable {
   private final ExecutorService parallel = Executors.newCachedThreadPool(daemon("direct-step"));
   private final ExecutorService statusWriter = Executors.newSingleThreadExecutor(daemon("direct-status"));
   private CompletableFuture<Void> tail = CompletableFuture.completedFuture(null);
+  private volatile Duration lastServerWindow;
+  private volatile String lastSteps = "";
 
   public DirectPlannedFailover(KubernetesClient client, Clock clock) {
     this.clock = clock;
@@ -82,7 +84,9 @@ public final class DirectPlannedFailover implements AutoCloseable {
     status(group, p.with("Draining"), ref);
     MysqlTarget source = target(group, plan.config(), plan.source());
     MysqlTarget target = target(group, plan.config(), plan.target());
+    long fenceStarted = System.nanoTime();
     FenceResult fence = mysql.fence(source);
+    long fenceEnded = System.nanoTime();
     p.fencedAt = fence.gtidExecuted();
     status(group, p.with("Draining"), ref);
     event(group, "Normal", "PlannedFailoverDraining", "source " + p.source + " fenced at " + fence.gtidExecuted());
@@ -93,16 +97,25 @@ public final class DirectPlannedFailover implements AutoCloseable {
     }
 
     status(group, p.with("WaitingForLag"), ref);
+    long lagStarted = System.nanoTime();
     mysql.waitForGtidSet(target, fence.gtidExecuted(), clock.instant().plus(plan.maxLagWait()));
+    long lagEnded = System.nanoTime();
     event(group, "Normal", "PlannedFailoverLagOK", p.target + " holds every transaction of " + p.source);
     unlabel.join();
 
     status(group, p.with("Promoting"), ref);
     String recordedAt = clock.instant().toString();
     k8s.recordFailover(group, p.target, recordedAt, null);
+    long promoteStarted = System.nanoTime();
     PromoteResult promoted = mysql.promote(target, clock.instant().plus(plan.config().connectionDrainTimeout()),
         io.shipstream.failover.model.topology.SemiSyncPlan.atPromotion(plan.config(), target.site()));
     p.promotedAt = promoted.gtidExecuted();
+    long promoteEnded = System.nanoTime();
+    lastSteps = String.format("fence %.0f ms, then %.0f ms, lag gate %.0f ms, then %.0f ms, promote %.0f ms",
+        (fenceEnded - fenceStarted) / 1e6, (lagStarted - fenceEnded) / 1e6, (lagEnded - lagStarted) / 1e6,
+        (promoteStarted - lagEnded) / 1e6, (promoteEnded - promoteStarted) / 1e6);
+    lastServerWindow = fence.fencedAt() == null || promoted.writableAt() == null ? null
+        : Duration.between(fence.fencedAt(), promoted.writableAt());
     k8s.setSiteRole(group, plan.target(), "primary");
     CompletableFuture.allOf(
         async(() -> k8s.updateDns(group, plan.config().dnsHostname(), plan.target().lbIP(), plan.config().dnsTtl())),
@@ -118,6 +131,19 @@ public final class DirectPlannedFailover implements AutoCloseable {
     tail.join();
     k8s.clearAnnotation(group, annotation);
     return done;
+  }
+
+  /**
+   * The last run's server-side window: the fence applied on the source to the target writable, as
+   * the activities estimated them; null when they did not say.
+   */
+  public Duration lastServerWindow() {
+    return lastServerWindow;
+  }
+
+  /** The last run's window steps as the caller saw them: each call's time and the gaps between. */
+  public String lastSteps() {
+    return lastSteps;
   }
 
   private void status(GroupRef group, PlannedFailoverStatus s, WorkflowRef ref) {

@@ -26,7 +26,13 @@ import java.util.List;
 public final class PlannedFailoverBenchmark {
   private PlannedFailoverBenchmark() {}
 
-  record Run(String target, double annotationToSucceededMs, double workflowMs, double windowMs, long lost) {}
+  /**
+   * {@code serverWindowMs}: the fence applied on the source to the target writable, from the
+   * activities' own estimates (the middle of the exchange that carried each statement; NaN when
+   * they did not say); {@code windowMs} is the client-seen window, the writer's longest gap.
+   */
+  record Run(String target, double annotationToSucceededMs, double workflowMs, double windowMs, long lost,
+      double serverWindowMs) {}
 
   /** The Temporal runs and the same runbook called directly, on one stack under one writer. */
   record Result(Flavor flavor, List<Run> temporal, List<Run> direct, String profile, long remoteRttMs) {}
@@ -85,17 +91,18 @@ public final class PlannedFailoverBenchmark {
       stack.controlPlane().useProductionWorkerCache();
       load.awaitAcknowledged(200, Duration.ofSeconds(20));
       // One failover each way to warm the JVMs up; they are not counted.
-      failover(stack, load, "pdx");
-      failover(stack, load, "iad");
+      String workflowId = "mysqlfailovergroup/" + stack.api().ref().namespace() + "/" + stack.api().ref().name();
+      failover(stack, load, "pdx", timeline, workflowId);
+      failover(stack, load, "iad", timeline, workflowId);
       for (int i = 0; i < n; i++) {
         String target = other(stack);
-        Run run = failover(stack, load, target);
+        Run run = failover(stack, load, target, timeline, workflowId);
         runs.add(run);
-        System.out.printf("%s run %2d -> %s: annotation->Succeeded %6.0f ms, workflow %6.0f ms, window %5.0f ms, lost %d%n",
-            flavor, i + 1, target, run.annotationToSucceededMs(), run.workflowMs(), run.windowMs(), run.lost());
+        System.out.printf("%s run %2d -> %s: annotation->Succeeded %6.0f ms, workflow %6.0f ms, window %5.0f ms,"
+            + " server-side window %5.0f ms, lost %d%n", flavor, i + 1, target, run.annotationToSucceededMs(),
+            run.workflowMs(), run.windowMs(), run.serverWindowMs(), run.lost());
       }
       // The last Temporal run's history, before the direct runs (they start no workflow).
-      String workflowId = "mysqlfailovergroup/" + stack.api().ref().namespace() + "/" + stack.api().ref().name();
       profile = HistoryProfile.of(stack.controlPlane().client(), List.of(workflowId)).table() + "\n"
           + timeline.describe(stack.controlPlane().client(), workflowId);
       direct(stack, load, runner, other(stack));
@@ -104,8 +111,9 @@ public final class PlannedFailoverBenchmark {
         String target = other(stack);
         Run run = direct(stack, load, runner, target);
         direct.add(run);
-        System.out.printf("%s direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, lost %d%n",
-            flavor, i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.lost());
+        System.out.printf("%s direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, server-side window %5.0f ms,"
+            + " lost %d (%s)%n", flavor, i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.serverWindowMs(),
+            run.lost(), runner.lastSteps());
       }
     } finally {
       FileTrees.delete(work);
@@ -135,9 +143,47 @@ public final class PlannedFailoverBenchmark {
         + BenchmarkTable.row("start -> Succeeded written (ms)", direct.stream().map(Run::annotationToSucceededMs).toList())
         + BenchmarkTable.row("write-unavailability window (ms)", direct.stream().map(Run::windowMs).toList())
         + BenchmarkTable.row("acknowledged rows lost", direct.stream().map(x -> (double) x.lost()).toList())
+        + String.format("%nwrites stopped, per direction (the client-seen window is the writer's longest gap; the"
+            + " server-side window runs from the fence applied on the source to the target writable, each the middle"
+            + " of the worker's exchange with the server)%s%n", r.remoteRttMs() == 0 ? ""
+                : "; round trips of the " + r.remoteRttMs() + " ms link = ms / " + r.remoteRttMs())
+        + windows(runs, direct, r.remoteRttMs())
         + String.format("%norchestration overhead: median(annotation -> Succeeded) / median(direct) = %.2f;"
             + " median(workflow durationSeconds) / median(direct) = %.2f%n", ratio, workflowRatio)
         + String.format("%nthe last Temporal run, %s", r.profile());
+  }
+
+  /** The two windows per target, Temporal and direct: ms, and round trips of the link where there is one. */
+  static String windows(List<Run> temporal, List<Run> direct, long rttMs) {
+    StringBuilder t = new StringBuilder("| target | runbook | window | runs | median (ms) | p90 (ms) | worst (ms) |"
+        + " median (RTT) | p90 (RTT) | worst (RTT) |\n|---|---|---|---|---|---|---|---|---|---|\n");
+    for (String target : List.of("iad", "pdx")) {
+      String where = target + (rttMs == 0 ? "" : target.equals("iad") ? " (local)" : " (remote)");
+      for (var runbook : List.of(java.util.Map.entry("workflow", temporal), java.util.Map.entry("direct", direct))) {
+        List<Run> mine = runbook.getValue().stream().filter(x -> x.target().equals(target)).toList();
+        if (mine.isEmpty()) {
+          continue;
+        }
+        t.append(windowRow(where, runbook.getKey(), "server-side",
+            mine.stream().map(Run::serverWindowMs).filter(v -> !v.isNaN()).toList(), rttMs));
+        t.append(windowRow(where, runbook.getKey(), "client-seen", mine.stream().map(Run::windowMs).toList(), rttMs));
+      }
+    }
+    return t.toString();
+  }
+
+  private static String windowRow(String target, String runbook, String window, List<Double> values, long rttMs) {
+    if (values.isEmpty()) {
+      return String.format("| %s | %s | %s | 0 | | | | | | |%n", target, runbook, window);
+    }
+    List<Double> v = values.stream().sorted().toList();
+    double median = BenchmarkTable.median(v);
+    double p90 = BenchmarkTable.p90(v);
+    double worst = v.get(v.size() - 1);
+    String rtts = rttMs == 0 ? "| — | — | —" : String.format("| %.1f | %.1f | %.1f", median / rttMs, p90 / rttMs,
+        worst / rttMs);
+    return String.format("| %s | %s | %s | %d | %.0f | %.0f | %.0f %s |%n", target, runbook, window, v.size(), median,
+        p90, worst, rtts);
   }
 
   private static List<Double> sorted(List<Run> runs) {
@@ -153,10 +199,12 @@ public final class PlannedFailoverBenchmark {
     long startNanos = System.nanoTime();
     PlannedFailoverStatus s = runner.run(stack.api().ref(), target);
     long endNanos = System.nanoTime();
-    return measured(stack, load, target, startNanos, endNanos, s);
+    return measured(stack, load, target, startNanos, endNanos, s, runner.lastServerWindow());
   }
 
-  private static Run failover(FailoverStack stack, WriteLoad load, String target) {
+  private static Run failover(FailoverStack stack, WriteLoad load, String target, CallTimeline timeline,
+      String workflowId) {
+    long sinceMs = System.currentTimeMillis();
     String before = Instant.now().toString();
     long startNanos = System.nanoTime();
     stack.api().annotate(target);
@@ -166,11 +214,11 @@ public final class PlannedFailoverBenchmark {
     if (!"Succeeded".equals(s.phase())) {
       throw new IllegalStateException("failover to " + target + " ended " + s.phase() + ": " + s.message());
     }
-    return measured(stack, load, target, startNanos, endNanos, s);
+    return measured(stack, load, target, startNanos, endNanos, s, timeline.serverWindow(workflowId, sinceMs));
   }
 
   private static Run measured(FailoverStack stack, WriteLoad load, String target, long startNanos, long endNanos,
-      PlannedFailoverStatus s) {
+      PlannedFailoverStatus s, Duration serverWindow) {
     // Let the writer reach the new primary, then measure its longest gap inside this failover.
     int acked = load.acknowledgedCount();
     load.awaitAcknowledged(acked + 20, Duration.ofSeconds(20));
@@ -183,7 +231,8 @@ public final class PlannedFailoverBenchmark {
     while (stack.api().annotation().isPresent()) {
       Playground.sleep(5);
     }
-    return new Run(target, (endNanos - startNanos) / 1e6, s.durationSeconds() * 1000, window, lost);
+    return new Run(target, (endNanos - startNanos) / 1e6, s.durationSeconds() * 1000, window, lost,
+        serverWindow == null ? Double.NaN : serverWindow.toNanos() / 1e6);
   }
 
   /** The longest pause between consecutive acknowledgements from {@code fromNanos} on. */

@@ -33,6 +33,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -83,39 +84,47 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     } catch (CredentialsUnavailableException e) {
       return ServerState.unreachable(target.site(), "no credentials: " + e.getMessage());
     }
-    try (MysqlSession session = MysqlSession.open(connections, address(target), login, timeouts(INSPECT_TIMEOUT))) {
-      SqlDialect dialect = session.dialect();
-      Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
-      ServerState state = new ServerState(
-          target.site(),
-          true,
-          null,
-          dialect.flavor(),
-          session.version(),
-          dialect.readOnly(session),
-          replica.isPresent(),
-          replica.map(ReplicaStatus::ioRunning).orElse(false),
-          replica.map(ReplicaStatus::sqlRunning).orElse(false),
-          replica.map(ReplicaStatus::sourceHost).orElse(null),
-          replica.map(ReplicaStatus::sourcePort).orElse(null),
-          dialect.executedGtidSet(session),
-          replica.map(ReplicaStatus::receivedGtidSet).orElse(null),
-          replica.map(ReplicaStatus::secondsBehindSource).orElse(null),
-          AppSessions.list(session).size());
-      session.succeeded();
-      return state;
+    try {
+      return MysqlSession.run(connections, address(target), login, timeouts(INSPECT_TIMEOUT),
+          session -> inspect(target, session));
     } catch (MysqlException e) {
       LOG.debug("inspect {}: {}", target, e.getMessage());
       return ServerState.unreachable(target.site(), e.describe());
     }
   }
 
+  /** One exchange: the replica's status, the read-only flag, the executed set and the sessions. */
+  private static ServerState inspect(MysqlTarget target, MysqlSession session) throws MysqlException {
+    SqlDialect dialect = session.dialect();
+    List<List<Map<String, String>>> results = session.queryAll(dialect.replicaStatusQuery() + "; "
+        + dialect.positionsQuery() + "; SELECT @@global.read_only AS read_only; " + AppSessions.QUERY);
+    // SHOW SLAVE STATUS of a server that is no replica returns a result without rows.
+    Optional<ReplicaStatus> replica = dialect.replicaStatus(results.get(0));
+    return new ServerState(
+        target.site(),
+        true,
+        null,
+        dialect.flavor(),
+        session.version(),
+        MysqlSession.flag(results.get(2).get(0).get("read_only")),
+        replica.isPresent(),
+        replica.map(ReplicaStatus::ioRunning).orElse(false),
+        replica.map(ReplicaStatus::sqlRunning).orElse(false),
+        replica.map(ReplicaStatus::sourceHost).orElse(null),
+        replica.map(ReplicaStatus::sourcePort).orElse(null),
+        dialect.positions(results.get(1).get(0)).executed(),
+        replica.map(ReplicaStatus::receivedGtidSet).orElse(null),
+        replica.map(ReplicaStatus::secondsBehindSource).orElse(null),
+        AppSessions.of(session, results.get(3), Set.of()).size());
+  }
+
   @Override
   public FenceResult fence(MysqlTarget target) {
     return withSession("fence", target, FENCE_TIMEOUT, false, session -> {
-      SqlDialect dialect = session.dialect();
-      Fence.apply(session, FENCE_LOCK_WAIT_SECONDS, Set.of());
-      FenceResult result = new FenceResult(dialect.executedGtidSet(session), AppSessions.list(session).size());
+      // One exchange: the fence, the executed set right after it, the sessions to drain.
+      Fence.Fenced fenced = Fence.applyAndRead(session, FENCE_LOCK_WAIT_SECONDS, Set.of());
+      FenceResult result = new FenceResult(fenced.gtidExecuted(), fenced.appSessions().size(),
+          session.lastExchangeMiddle(clock));
       LOG.info("fenced {}: gtid {} with {} application sessions open", target, result.gtidExecuted(), result.appConnections());
       return result;
     });
@@ -173,31 +182,43 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   public PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline, SemiSyncSettings semiSync) {
     return withSession("promote", target, PROMOTE_TIMEOUT, true, session -> {
       SqlDialect dialect = session.dialect();
-      Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
-      String relayAppliedUpTo;
+      // First exchange: the replica's status and what is applied. After the lag gate the relay log
+      // is applied already (the fenced source sends nothing more), and nothing needs draining.
+      List<List<Map<String, String>>> read = session.queryAll(dialect.replicaStatusQuery() + "; "
+          + dialect.positionsQuery());
+      Optional<ReplicaStatus> replica = dialect.replicaStatus(read.get(0));
+      SqlDialect.Positions positions = dialect.positions(read.get(1).get(0));
+      String relayAppliedUpTo = positions.executed();
+      StringBuilder promotion = new StringBuilder();
       if (replica.isPresent()) {
-        relayAppliedUpTo = new RelayLogDrain(session, clock, heartbeat::beat).drain(replica.get(), relayDrainDeadline);
-        dialect.stopReplica(session);
-        dialect.resetReplicaAll(session);
-      } else {
-        // Not a replica: promoted already (a retry), or a server that never replicated.
-        relayAppliedUpTo = dialect.executedGtidSet(session);
+        if (!GtidWait.contains(positions.applied(), GtidSet.parse(replica.get().receivedGtidSet()))) {
+          relayAppliedUpTo = new RelayLogDrain(session, clock, heartbeat::beat).drain(replica.get(), relayDrainDeadline);
+        }
+        promotion.append(dialect.stopAndForgetSourceStatements()).append("; ");
       }
+      // Not a replica: promoted already (a retry), or a server that never replicated.
       if (semiSync != null) {
         // Before the first write: the new primary's first commits already wait for an acknowledgement.
+        if (!promotion.isEmpty()) {
+          session.queryAll(promotion.toString());
+          promotion.setLength(0);
+        }
         SemiSync.Outcome outcome = SemiSync.apply(session, semiSync);
         if (outcome.changed()) {
           LOG.info("semi-sync on {} before it takes writes: {}", target, outcome.changes());
         }
       }
-      if (!dialect.writable(session)) {
-        dialect.clearReadOnly(session);
-      }
-      if (!dialect.writable(session)) {
+      // Last exchange: replication ended, the read-only flag cleared, and read back.
+      promotion.append(dialect.clearReadOnlyStatement()).append("; ").append(dialect.writableQuery()).append("; ")
+          .append(dialect.positionsQuery());
+      List<List<Map<String, String>>> promoted = session.queryAll(promotion.toString());
+      Instant writableAt = session.lastExchangeMiddle(clock);
+      if (!dialect.writable(promoted.get(0).get(0))) {
         throw ApplicationFailure.newNonRetryableFailure(
             target + " still reports read-only after clearing it", MysqlFailures.PROMOTE_FAILED);
       }
-      PromoteResult result = new PromoteResult(dialect.executedGtidSet(session), relayAppliedUpTo);
+      PromoteResult result = new PromoteResult(dialect.positions(promoted.get(1).get(0)).executed(), relayAppliedUpTo,
+          writableAt);
       LOG.info("promoted {}: writable at gtid {}", target, result.gtidExecuted());
       return result;
     });
@@ -285,7 +306,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   }
 
   /**
-   * Runs {@code work} on a fresh admin connection. A lost connection is {@code Unreachable}
+   * Runs {@code work} on an admin connection (a kept one where there is one, see {@link
+   * MysqlSession#run}). A lost connection is {@code Unreachable}
    * (retryable); any other SQL error is {@code PromoteFailed} (not retryable) when {@code
    * refusalIsFinal}, else {@code MysqlError} (retryable). The mysql module's other failures become
    * their types here: a missed GTID deadline {@code LagTimeout}, broken replication {@code
@@ -295,10 +317,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   private <T> T withSession(
       String action, MysqlTarget target, Duration socketTimeout, boolean refusalIsFinal, SessionWork<T> work) {
     Credentials login = credentialsFor(target);
-    try (MysqlSession session = MysqlSession.open(connections, address(target), login, timeouts(socketTimeout))) {
-      T result = work.run(session);
-      session.succeeded();
-      return result;
+    try {
+      return MysqlSession.run(connections, address(target), login, timeouts(socketTimeout), work::run);
     } catch (MysqlException e) {
       if (refusalIsFinal && !e.connectionProblem()) {
         throw ApplicationFailure.newNonRetryableFailureWithCause(

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.mysql.Credentials;
+import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.StaticCredentialsProvider;
 import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.DatabaseCluster;
@@ -57,6 +58,8 @@ abstract class MysqlActivitiesFixture {
   DatabaseServer primary;
   DatabaseServer replica;
   TestActivityEnvironment environment;
+  /** The activities' connections, as the worker keeps them: their counts say what went over the network. */
+  final MysqlConnections connections = new MysqlConnections();
   MysqlActivities activities;
   final List<String> heartbeats = new CopyOnWriteArrayList<>();
   final List<Connection> appConnections = new ArrayList<>();
@@ -77,7 +80,8 @@ abstract class MysqlActivitiesFixture {
         MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
     environment = TestActivityEnvironment.newInstance();
     environment.registerActivitiesImplementations(
-        new MysqlActivitiesImpl(new StaticCredentialsProvider(login), Clock.systemUTC()));
+        new MysqlActivitiesImpl(new StaticCredentialsProvider(login), Clock.systemUTC(), connections,
+            Heartbeat.temporal()));
     environment.setActivityHeartbeatListener(String.class, heartbeats::add);
     activities = environment.newActivityStub(
         MysqlActivities.class,
@@ -96,6 +100,7 @@ abstract class MysqlActivitiesFixture {
         // Killed by the test already.
       }
     }
+    connections.closeIdle();
     if (environment != null) {
       environment.close();
     }

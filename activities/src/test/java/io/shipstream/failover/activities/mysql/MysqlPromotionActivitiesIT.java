@@ -8,6 +8,7 @@ import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.StaticCredentialsProvider;
 import io.shipstream.failover.testsupport.FreePorts;
+import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
@@ -47,6 +48,47 @@ import org.slf4j.LoggerFactory;
  * re-pointing, drain and catch-up, a whole switchover, and servers that do not answer.
  */
 class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
+  /**
+   * The steps inside the write window (#19), each counted in exchanges with its server, since
+   * across a WAN link each exchange is a round trip: with the connections warmed by the
+   * validation's inspection, the fence (with the executed set and the sessions to drain) is one
+   * exchange, the lag gate on a caught-up target one, the promotion two (read the replica's state;
+   * stop it, forget the source, clear read-only and read it back), and none opens a connection.
+   */
+  @FlavorTest
+  void theWindowsStepsAreOneExchangeEachOnConnectionsOpenedBeforeTheFence(Flavor flavor) throws SQLException {
+    start(flavor);
+    insert(openAppConnection(primary), 1);
+    // The validation: every site inspected, which leaves a connection to each kept.
+    activities.inspect(target("iad", primary));
+    activities.inspect(target("pdx", replica));
+
+    MysqlConnections.Counts before = connections.counts();
+    FenceResult fenced = activities.fence(target("iad", primary));
+    MysqlConnections.Counts fence = connections.counts().minus(before);
+    replica.awaitReplicated(fenced.gtidExecuted(), Duration.ofSeconds(20));
+
+    before = connections.counts();
+    String held = activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+    MysqlConnections.Counts lag = connections.counts().minus(before);
+
+    before = connections.counts();
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    MysqlConnections.Counts promote = connections.counts().minus(before);
+    LOG.info("MEASURE {} window steps (opened, pinged, exchanges): fence {}, lag gate {}, promote {}; server-side"
+        + " window {} ms", flavor, fence, lag, promote, Duration.between(fenced.fencedAt(), promoted.writableAt()).toMillis());
+
+    assertThat(GtidSet.parse(held).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
+    assertThat(fenced.appConnections()).isEqualTo(1);
+    assertThat(List.of(fence.opened(), lag.opened(), promote.opened())).as("connections opened").containsOnly(0L);
+    assertThat(List.of(fence.exchanges(), lag.exchanges(), promote.exchanges())).as("exchanges")
+        .containsExactly(1L, 1L, 2L);
+    assertThat(promoted.writableAt()).isAfter(fenced.fencedAt());
+    assertThat(activities.inspect(target("pdx", replica)).readOnly()).isFalse();
+    assertThat(activities.inspect(target("pdx", replica)).replicaConfigured()).isFalse();
+    assertThat(activities.inspect(target("iad", primary)).readOnly()).isTrue();
+    insert(openAppConnection(replica), 2);
+  }
   @FlavorTest
   void promoteAppliesEverythingReceivedEvenWithTheSqlThreadStopped(Flavor flavor) throws SQLException {
     start(flavor);

@@ -91,9 +91,18 @@ public interface MysqlActivities {
    */
   record StoppedReplica(String gtidExecuted, String gtidReceived, boolean wasReplica, boolean logsReplicaUpdates) {}
 
-  record FenceResult(String gtidExecuted, int appConnections) {}
+  /**
+   * {@code fencedAt}: the worker's estimate of when the source applied the fence, the middle of the
+   * exchange that carried it (null from a worker that did not record it); for the measurements only.
+   */
+  record FenceResult(String gtidExecuted, int appConnections, Instant fencedAt) {}
 
   record DrainResult(int killed, int remaining) {}
 
-  record PromoteResult(String gtidExecuted, String relayAppliedUpTo) {}
+  /**
+   * {@code writableAt}: the worker's estimate of when the target began to take writes, the middle
+   * of the exchange that cleared its read-only flag (null from a worker that did not record it);
+   * for the measurements only.
+   */
+  record PromoteResult(String gtidExecuted, String relayAppliedUpTo, Instant writableAt) {}
 }

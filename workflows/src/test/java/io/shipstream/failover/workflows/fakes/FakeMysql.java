@@ -126,7 +126,7 @@ public final class FakeMysql implements MysqlActivities {
       throw ApplicationFailure.newFailure(t + " closed the connection", "Unreachable");
     }
     s.readOnly = true;
-    return new FenceResult(s.gtid(), s.appConnections);
+    return new FenceResult(s.gtid(), s.appConnections, null);
   }
 
   @Override
@@ -176,7 +176,7 @@ public final class FakeMysql implements MysqlActivities {
     s.replicating = false;
     s.replicatesFrom = null;
     s.readOnly = false;
-    return new PromoteResult(s.gtid(), s.gtid());
+    return new PromoteResult(s.gtid(), s.gtid(), null);
   }
 
   @Override
