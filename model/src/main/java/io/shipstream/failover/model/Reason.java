@@ -23,5 +23,7 @@ public enum Reason {
   /** The group's automation is paused (bloodraven.shipstream.io/paused=true): planned failovers are refused. */
   Paused,
   /** The planned pre-failover hook did not answer 2xx within its timeout: nothing was fenced. */
-  PreFailoverHookVetoed
+  PreFailoverHookVetoed,
+  /** The planned failover's target is fenced (bloodraven.shipstream.io/fenced-sites): it is never promoted. */
+  TargetFenced
 }

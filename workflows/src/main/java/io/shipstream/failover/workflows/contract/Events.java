@@ -136,7 +136,16 @@ public enum Events {
       "node <node> of the active site <site> is cordoned: switching over to <target> (...)"),
   /** The same, when no site can take over: nothing is requested, once per cordon episode. */
   DRAIN_SWITCHOVER_IMPOSSIBLE(Warning, "DrainSwitchoverImpossible",
-      "node <node> of the active site <site> is cordoned, but no site can take over: <why per site>; ...");
+      "node <node> of the active site <site> is cordoned, but no site can take over: <why per site>; ..."),
+
+  // --- Fence / unfence a site (bloodraven.shipstream.io/fenced-sites, the watcher) ---------------------
+  /** A DBA fenced a site: held read-only, out of the replicas Service, never a candidate. */
+  SITE_FENCED(Normal, "SiteFenced", "site <site> is fenced (...): held read-only by the watcher and the sidecars, ..."),
+  /** A DBA unfenced a site; the active site is made writable again first. */
+  SITE_UNFENCED(Normal, "SiteUnfenced", "site <site> is unfenced: <a candidate again | the active site takes writes again>"),
+  /** A fenced-sites annotation naming an unknown site or malformed: nothing changed. */
+  FENCE_REJECTED(Warning, "FenceRejected", "the bloodraven.shipstream.io/fenced-sites annotation is '<value>': <why>; "
+      + "nothing was changed ...");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;
