@@ -25,6 +25,16 @@ public interface SiteConnector {
    */
   void fence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception;
 
+  /**
+   * Makes the server writable again (the active site a DBA unfenced): the statement a promotion
+   * runs, {@code read_only} (and {@code super_read_only}) off.
+   *
+   * @throws Exception when the server could not be made writable; the caller tries again
+   */
+  default void unfence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception {
+    throw new UnsupportedOperationException("this connector unfences nothing");
+  }
+
   /** The monitor stopped watching the group (stopped, deleted, or its spec changed): what is kept for it is closed. */
   default void forget(GroupRef group) {}
 

@@ -112,6 +112,16 @@ public final class SiteProber implements SiteConnector {
     }
   }
 
+  @Override
+  public void unfence(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {
+    try (MysqlSession session = open(group, config, site)) {
+      session.dialect().clearReadOnly(session);
+      if (!session.dialect().writable(session)) {
+        throw new IllegalStateException(site.name() + " is still read-only after read_only was cleared");
+      }
+    }
+  }
+
   /** Closes the kept poll connections of a group the monitor no longer watches. */
   @Override
   public void forget(GroupRef group) {
