@@ -398,7 +398,8 @@ final class FencingLoop {
     return switch (action) {
       case FENCE_RULE1 -> "the active site is " + inputs.view().map(ActiveSiteView::activeSite).orElse("?")
           + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")"
-          + (inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
+          + (inputs.view().map(v -> v.fences(config.site())).orElse(false) ? "; this site is fenced"
+              : inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
               + config.site() + " was recorded within " + timing.leaseTimeout().toMillis() + " ms" : "");
       case FENCE_RULE2 -> "no answer from the watcher or any peer for "
           + Duration.between(inputs.lastContact(), inputs.now()).toMillis() + " ms (lease "

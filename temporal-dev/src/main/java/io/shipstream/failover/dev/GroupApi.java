@@ -211,4 +211,11 @@ public final class GroupApi {
   public List<String> eventMessages(String reason) {
     return events().stream().filter(e -> reason.equals(e.getReason())).map(Event::getMessage).toList();
   }
+
+  /** The role label ({@code shipstream.io/role}) on {@code site}'s pod; null when it has none. */
+  public String roleOf(String site) {
+    Pod pod = kube.client().pods().inNamespace(ref.namespace()).withName("mysql-" + site + "-0").get();
+    return pod == null || pod.getMetadata().getLabels() == null ? null
+        : pod.getMetadata().getLabels().get("shipstream.io/role");
+  }
 }

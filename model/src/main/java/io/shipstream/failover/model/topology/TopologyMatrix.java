@@ -151,11 +151,18 @@ public final class TopologyMatrix {
     List<String> writableNonPromotable = names(sites, s -> (!s.isPrimaryCandidate() || in.isFenced(s.name()))
         && writable(in, s));
     if (!writableNonPromotable.isEmpty()) {
-      List<String> fenced = writableNonPromotable.stream().filter(in::isFenced).toList();
-      return new Verdict.FenceNonPromotable(writableNonPromotable, quoted(writableNonPromotable)
-          + (writableNonPromotable.size() == 1 ? " is" : " are")
-          + " writable but may never be primary (role dr-only or read-only"
-          + (fenced.isEmpty() ? "" : ", or fenced by " + FencedSites.ANNOTATION + ": " + quoted(fenced)) + "): fencing");
+      List<String> byRole = names(sites, s -> !s.isPrimaryCandidate() && writable(in, s));
+      List<String> fenced = writableNonPromotable.stream().filter(s -> !byRole.contains(s)).toList();
+      List<String> why = new ArrayList<>();
+      if (!byRole.isEmpty()) {
+        why.add(quoted(byRole) + (byRole.size() == 1 ? " is" : " are")
+            + " writable but may never be primary (role dr-only or read-only)");
+      }
+      if (!fenced.isEmpty()) {
+        why.add(quoted(fenced) + (fenced.size() == 1 ? " is" : " are") + " writable but fenced ("
+            + FencedSites.ANNOTATION + ")");
+      }
+      return new Verdict.FenceNonPromotable(writableNonPromotable, String.join("; ", why) + ": fencing");
     }
     if (sites.stream().allMatch(s -> in.state(s.name()) == SiteState.UNREACHABLE)) {
       return new Verdict.TotalLoss("every site is unreachable: nothing can be promoted; recover a site by hand");

@@ -61,7 +61,8 @@ class TopologyMatrixTest {
         .active("iad").fenced("iad").evaluate();
 
     assertThat(replica).isEqualTo(new Verdict.FenceNonPromotable(List.of("pdx"), replica.reason()));
-    assertThat(replica.reason()).contains("or fenced by " + FencedSites.ANNOTATION + ": site 'pdx'");
+    assertThat(replica.reason()).isEqualTo("site 'pdx' is writable but fenced (" + FencedSites.ANNOTATION
+        + "): fencing");
     assertThat(active).isEqualTo(new Verdict.FenceNonPromotable(List.of("iad"), active.reason()));
   }
 
