@@ -102,6 +102,10 @@ public final class Playground {
     add(new Scenario("dragonfly-switchover",
         "iad -> pdx with a Redis session store beside MySQL, both under write load: the store moves first, 0 lost",
         FailoverStack.Options::playground, DragonflyScenarios::dragonflySwitchover));
+    add(new Scenario("fence-a-site",
+        "fence dr: read-only, out of the replicas, not promoted when iad dies (pdx is); fencing the active site "
+            + "stops the writes without a failover; unfencing undoes both",
+        FenceSiteScenario::options, FenceSiteScenario::fenceASite));
   }
 
   private static void add(Scenario s) {
