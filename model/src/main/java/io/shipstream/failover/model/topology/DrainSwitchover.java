@@ -26,6 +26,8 @@ import java.util.Map;
  * | 2 | no node under the active site's pods is cordoned                   | Nothing                         |
  * | 3 | a planned-failover request is present, or a failover runs          | Nothing (it moves the primary,  |
  * |   |                                                                    |   or the drain waits for it)    |
+ * | 3b| the active site is fenced ({@link FencedSites}): its writes are    | Nothing                         |
+ * |   |   stopped on purpose, and a switchover would resume them elsewhere |                                 |
  * | 4 | no primary-candidate but the active site, not fenced               | Impossible(why, per site)       |
  * |   |   ({@link FencedSites}), answered its latest poll read-only and    |                                 |
  * |   |   replicating                                                      |                                 |
@@ -88,6 +90,9 @@ public final class DrainSwitchover {
     }
     if (in.requestPresent() || in.failoverRunning()) {
       return new Nothing("a planned-failover request is present or a failover runs");
+    }
+    if (in.fenced().contains(in.activeSite())) {
+      return new Nothing("the active site is fenced: its writes are stopped on purpose");
     }
     String nodes = (in.cordonedNodes().size() == 1 ? "node " : "nodes ") + String.join(", ", in.cordonedNodes());
     String cordoned = nodes + " of the active site " + in.activeSite() + (in.cordonedNodes().size() == 1 ? " is" : " are")

@@ -73,6 +73,8 @@ class DrainSwitchoverTest {
         Arguments.of("4: a writable candidate is no target", new Input(OPTED_IN, "iad", CORDONED,
             sites(writable("iad", IAD), writable("pdx", IAD), stoppedReplica("sfo", IAD), replica("dr", IAD)),
             false, false, false), Impossible.class, null, "pdx is writable"),
+        Arguments.of("3b: the active site is fenced", new Input(OPTED_IN, "iad", CORDONED, HEALTHY, false, false,
+            false, List.of("iad")), Nothing.class, null, null),
         Arguments.of("4: a fenced candidate is no target", new Input(OPTED_IN, "iad", CORDONED,
             sites(writable("iad", IAD), replica("pdx", IAD), stoppedReplica("sfo", IAD), replica("dr", IAD)),
             false, false, false, List.of("pdx")), Impossible.class, null,
