@@ -25,5 +25,7 @@ public enum Reason {
   /** The planned pre-failover hook did not answer 2xx within its timeout: nothing was fenced. */
   PreFailoverHookVetoed,
   /** A scheduled switchover's time ({@code at=}) is not in the future, or too far ahead: nothing was done. */
-  InvalidSchedule
+  InvalidSchedule,
+  /** The planned failover's target is fenced (bloodraven.shipstream.io/fenced-sites): it is never promoted. */
+  TargetFenced
 }

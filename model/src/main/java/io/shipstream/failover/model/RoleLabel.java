@@ -9,6 +9,12 @@ public final class RoleLabel {
   public static final String PRIMARY = "primary";
   /** The pods of every other site. */
   public static final String REPLICA = "replica";
+  /**
+   * The pods of a site a DBA fenced (bloodraven.shipstream.io/fenced-sites) that is not the active
+   * site: out of the replicas Service. A fenced active site keeps {@link #PRIMARY}: its server
+   * refuses writes, and no other site may take them.
+   */
+  public static final String FENCED = "fenced";
 
   private RoleLabel() {}
 }

@@ -14,6 +14,12 @@ import java.util.Optional;
  * <ul>
  *   <li>Rule 1: the authoritative active site is another site and MySQL is writable: fence now.
  *   <li>Rule 2: the watcher and every peer have been silent for longer than the lease: fence.
+ *   <li>Operator: the view says a DBA fenced this site ({@code status.fencedSites}) and MySQL is
+ *       writable: fence, even on the active site (fencing it stops the group's writes on purpose).
+ *       A fenced site is never unfenced by the sidecar: no boot fence or start-up read-only is
+ *       lifted while the view fences it. The one grace: the active site turning writable while a
+ *       view still fences it is the watcher's unfence (it lifts read_only just before the status
+ *       drops the site), covered by the promotion grace below; a fenced replica gets none.
  *   <li>Stop: a server that does not answer but whose process is alive (frozen, stalled, paused by
  *       its hypervisor) and that may be writable is killed when rule 1 or rule 2 would fence it:
  *       "unreachable" is not "takes no writes", and such a server commits what it holds the moment
@@ -49,6 +55,8 @@ public final class FencingDecision {
     FENCE_AT_BOOT,
     FENCE_RULE1,
     FENCE_RULE2,
+    /** A DBA fenced this site (the view's fencedSites) and its server is writable. */
+    FENCE_OPERATOR,
     UNFENCE_AT_BOOT,
     /** Lift the server's own start-up read-only: this site is the active one. */
     UNFENCE_STARTUP,
@@ -56,7 +64,7 @@ public final class FencingDecision {
     STOP_SERVER;
 
     public boolean fences() {
-      return this == FENCE_AT_BOOT || this == FENCE_RULE1 || this == FENCE_RULE2;
+      return this == FENCE_AT_BOOT || this == FENCE_RULE1 || this == FENCE_RULE2 || this == FENCE_OPERATOR;
     }
 
     /** The {@code rule} label of the fence counter. */
@@ -65,6 +73,7 @@ public final class FencingDecision {
         case FENCE_AT_BOOT -> "boot";
         case FENCE_RULE1 -> "rule1";
         case FENCE_RULE2 -> "rule2";
+        case FENCE_OPERATOR -> "operator";
         default -> throw new IllegalStateException(this + " is not a fence");
       };
     }
@@ -201,6 +210,7 @@ public final class FencingDecision {
   public static Action decide(Inputs in) {
     boolean activeHere = in.view().map(v -> v.names(in.ownSite())).orElse(false);
     boolean activeElsewhere = in.view().map(v -> !v.names(in.ownSite())).orElse(false);
+    boolean fencedHere = in.view().map(v -> v.fences(in.ownSite())).orElse(false);
     boolean expired = in.leaseExpired();
     switch (in.mysql()) {
       case UNREACHABLE, STOPPED:
@@ -216,20 +226,20 @@ public final class FencingDecision {
     switch (in.boot()) {
       case PENDING:
         if (!writable) {
-          return liftStartup(in, activeHere, expired);
+          return liftStartup(in, activeHere && !fencedHere, expired);
         }
         // The first tick has already asked the watcher and the peers: when they say this site is
         // active, fencing only to unfence a tick later would kill the primary's sessions for nothing.
         // A group that has never had an active site is being adopted: its writable server is the
         // application's primary, and no failover can have named another.
-        return (activeHere || in.groupNeverActive()) && !expired ? Action.NONE : Action.FENCE_AT_BOOT;
+        return (activeHere || in.groupNeverActive()) && !expired && !fencedHere ? Action.NONE : Action.FENCE_AT_BOOT;
       case FENCED_BY_BOOT:
         if (!writable) {
           // A boot fence set before the watcher answered (it was not synced yet, or not reachable)
           // is lifted once it says the group has never been active, as if it had answered in time.
           // A start-up read-only is the server's own, not the boot fence: only a view lifts that.
           boolean waived = in.groupNeverActive() && in.mysql() == MysqlState.READ_ONLY;
-          return (activeHere || waived) && !expired ? Action.UNFENCE_AT_BOOT : Action.NONE;
+          return (activeHere || waived) && !expired && !fencedHere ? Action.UNFENCE_AT_BOOT : Action.NONE;
         }
         // Someone else (the operator's promotion) made it writable: the steady-state rules apply.
         break;
@@ -237,10 +247,14 @@ public final class FencingDecision {
         break;
     }
     if (!writable) {
-      return liftStartup(in, activeHere, expired);
+      return liftStartup(in, activeHere && !fencedHere, expired);
     }
-    if (activeElsewhere && !in.promotionInProgress()) {
+    if (activeElsewhere && (!in.promotionInProgress() || fencedHere)) {
+      // A fenced replica is never promoted: someone made it writable by hand, no grace.
       return Action.FENCE_RULE1;
+    }
+    if (fencedHere && !in.promotionInProgress()) {
+      return Action.FENCE_OPERATOR;
     }
     if (expired) {
       return Action.FENCE_RULE2;

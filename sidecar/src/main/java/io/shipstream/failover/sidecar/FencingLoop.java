@@ -218,7 +218,8 @@ final class FencingLoop {
    */
   private void trackPromotion(MysqlState before, MysqlState now, Instant at) {
     Optional<ActiveSiteView> current = view;
-    boolean elsewhere = current.map(v -> !v.names(config.site())).orElse(false);
+    // A view that fences this site: the active site made writable is the watcher's unfence.
+    boolean elsewhere = current.map(v -> !v.names(config.site()) || v.fences(config.site())).orElse(false);
     if (before.readOnly() && now == MysqlState.WRITABLE && elsewhere) {
       Duration grace = min(timing.peerCheckInterval().plus(PROMOTION_MARGIN), timing.leaseTimeout());
       promotion = Optional.of(new Promotion(current.get().activeSite(), at.plus(grace)));
@@ -409,11 +410,14 @@ final class FencingLoop {
     return switch (action) {
       case FENCE_RULE1 -> "the active site is " + inputs.view().map(ActiveSiteView::activeSite).orElse("?")
           + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")"
-          + (inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
+          + (inputs.view().map(v -> v.fences(config.site())).orElse(false) ? "; this site is fenced"
+              : inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
               + config.site() + " was recorded within " + timing.leaseTimeout().toMillis() + " ms" : "");
       case FENCE_RULE2 -> "no answer from the watcher or any peer for "
           + Duration.between(inputs.lastContact(), inputs.now()).toMillis() + " ms (lease "
           + timing.leaseTimeout().toMillis() + " ms)";
+      case FENCE_OPERATOR -> "the site is fenced (" + inputs.view().map(ActiveSiteView::fencedSites).orElse(null)
+          + ", observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")";
       case FENCE_AT_BOOT -> inputs.view().isEmpty() ? "starting without a view of the active site"
           : "starting while the active site is " + inputs.view().get().activeSite();
       default -> action.name();

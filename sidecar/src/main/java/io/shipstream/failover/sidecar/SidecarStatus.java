@@ -56,6 +56,8 @@ public record SidecarStatus(
       viewNode.put("activeSite", v.activeSite());
       viewNode.put("observedAt", v.observedAt().toString());
       viewNode.put("source", viewSource);
+      ArrayNode fenced = viewNode.putArray("fencedSites");
+      v.fencedSites().forEach(fenced::add);
     }, () -> node.putNull("view"));
     node.put("neverActive", neverActive);
     putTime(node, "lastWatcherContact", lastWatcherContact);

@@ -36,6 +36,20 @@ class ActiveSiteViewTest {
   }
 
   @Test
+  void carriesTheFencedSitesAndReadsAViewWithoutThem() {
+    ActiveSiteView view = new ActiveSiteView("iad", Instant.parse("2025-03-01T10:00:00Z"), java.util.List.of("dr"));
+
+    assertThat(view.toJson()).isEqualTo(
+        "{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\",\"fencedSites\":[\"dr\"]}");
+    assertThat(parse(view.toJson())).isEqualTo(view);
+    assertThat(view.fences("dr")).isTrue();
+    assertThat(view.fences("iad")).isFalse();
+    assertThat(parse("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\"}").fencedSites()).isEmpty();
+    assertThatThrownBy(() -> parse("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\","
+        + "\"fencedSites\":\"dr\"}")).hasMessage("fencedSites must be an array of site names");
+  }
+
+  @Test
   void onlyAStrictlyLaterObservationIsNewer() {
     ActiveSiteView earlier = new ActiveSiteView("iad", Instant.parse("2025-03-01T10:00:00Z"));
     ActiveSiteView later = new ActiveSiteView("dfw", Instant.parse("2025-03-01T10:00:01Z"));

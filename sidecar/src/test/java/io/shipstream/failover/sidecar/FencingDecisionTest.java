@@ -345,11 +345,95 @@ class FencingDecisionTest {
     assertThat(FencingDecision.nextBoot(boot, mysql, action)).isEqualTo(expected);
   }
 
+  /**
+   * The operator's fence: the view names this site active and fences it (a DBA fenced the active
+   * site, which stops the group's writes on purpose). Every combination, as above: a writable
+   * server is fenced whatever the boot state, and nothing read-only is ever lifted.
+   */
+  @ParameterizedTest(name = "fenced active site: {0} {1} lease={2} -> {3}")
+  @CsvSource({
+      "PENDING,        WRITABLE,          HELD,    FENCE_AT_BOOT",
+      "PENDING,        WRITABLE,          EXPIRED, FENCE_AT_BOOT",
+      "PENDING,        READ_ONLY,         HELD,    NONE",
+      "PENDING,        READ_ONLY,         EXPIRED, NONE",
+      "PENDING,        STARTUP_READ_ONLY, HELD,    NONE",
+      "PENDING,        STARTUP_READ_ONLY, EXPIRED, NONE",
+      "PENDING,        HUNG,              HELD,    NONE",
+      "PENDING,        HUNG,              EXPIRED, STOP_SERVER",
+      "PENDING,        UNREACHABLE,       HELD,    NONE",
+      "PENDING,        UNREACHABLE,       EXPIRED, NONE",
+      "PENDING,        STOPPED,           HELD,    NONE",
+      "PENDING,        STOPPED,           EXPIRED, NONE",
+      "FENCED_BY_BOOT, WRITABLE,          HELD,    FENCE_OPERATOR",
+      "FENCED_BY_BOOT, WRITABLE,          EXPIRED, FENCE_OPERATOR",
+      "FENCED_BY_BOOT, READ_ONLY,         HELD,    NONE",
+      "FENCED_BY_BOOT, READ_ONLY,         EXPIRED, NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, HELD,    NONE",
+      "FENCED_BY_BOOT, STARTUP_READ_ONLY, EXPIRED, NONE",
+      "FENCED_BY_BOOT, HUNG,              HELD,    NONE",
+      "FENCED_BY_BOOT, HUNG,              EXPIRED, STOP_SERVER",
+      "FENCED_BY_BOOT, UNREACHABLE,       HELD,    NONE",
+      "FENCED_BY_BOOT, UNREACHABLE,       EXPIRED, NONE",
+      "FENCED_BY_BOOT, STOPPED,           HELD,    NONE",
+      "FENCED_BY_BOOT, STOPPED,           EXPIRED, NONE",
+      "DONE,           WRITABLE,          HELD,    FENCE_OPERATOR",
+      "DONE,           WRITABLE,          EXPIRED, FENCE_OPERATOR",
+      "DONE,           READ_ONLY,         HELD,    NONE",
+      "DONE,           READ_ONLY,         EXPIRED, NONE",
+      "DONE,           STARTUP_READ_ONLY, HELD,    NONE",
+      "DONE,           STARTUP_READ_ONLY, EXPIRED, NONE",
+      "DONE,           HUNG,              HELD,    NONE",
+      "DONE,           HUNG,              EXPIRED, STOP_SERVER",
+      "DONE,           UNREACHABLE,       HELD,    NONE",
+      "DONE,           UNREACHABLE,       EXPIRED, NONE",
+      "DONE,           STOPPED,           HELD,    NONE",
+      "DONE,           STOPPED,           EXPIRED, NONE",
+  })
+  void aFencedActiveSiteIsHeldReadOnly(Boot boot, MysqlState mysql, Lease lease, Action expected) {
+    Instant now = START.plus(Duration.ofMinutes(5));
+    Instant lastContact = lease == Lease.HELD ? now.minus(LEASE) : now.minus(LEASE).minusMillis(1);
+    Inputs inputs = new Inputs(now, OWN, Optional.of(new ActiveSiteView(OWN, START, List.of(OWN))), START,
+        Optional.of(lastContact), List.of(), LEASE, mysql, boot);
+
+    assertThat(FencingDecision.decide(inputs)).isEqualTo(expected);
+  }
+
+  @Test
+  void aFencedReplicaMadeWritableByHandGetsNoGrace() {
+    Instant now = START.plusSeconds(100);
+    Optional<FencingDecision.Promotion> grace = Optional.of(new FencingDecision.Promotion("dfw", now.plusSeconds(1)));
+    Inputs fenced = new Inputs(now, OWN, Optional.of(new ActiveSiteView("dfw", START, List.of(OWN))), START,
+        Optional.of(now), List.of(), LEASE, MysqlState.WRITABLE, Boot.DONE, grace);
+    Inputs notFenced = new Inputs(now, OWN, Optional.of(new ActiveSiteView("dfw", START, List.of("ord"))), START,
+        Optional.of(now), List.of(), LEASE, MysqlState.WRITABLE, Boot.DONE, grace);
+
+    assertThat(FencingDecision.decide(fenced)).as("a fenced site is never promoted").isEqualTo(Action.FENCE_RULE1);
+    assertThat(FencingDecision.decide(notFenced)).as("another site's fence changes nothing here")
+        .isEqualTo(Action.NONE);
+  }
+
+  @Test
+  void theWatchersUnfenceOfTheActiveSiteGetsThePromotionGraceWhileTheViewStillFencesIt() {
+    Instant now = START.plusSeconds(100);
+    ActiveSiteView stale = new ActiveSiteView(OWN, START, List.of(OWN));
+    Inputs inGrace = new Inputs(now, OWN, Optional.of(stale), START, Optional.of(now), List.of(), LEASE,
+        MysqlState.WRITABLE, Boot.DONE, Optional.of(new FencingDecision.Promotion(OWN, now.plusSeconds(1))));
+    Inputs graceOver = new Inputs(now, OWN, Optional.of(stale), START, Optional.of(now), List.of(), LEASE,
+        MysqlState.WRITABLE, Boot.DONE, Optional.of(new FencingDecision.Promotion(OWN, now.minusNanos(1))));
+    Inputs unfenced = new Inputs(now, OWN, Optional.of(new ActiveSiteView(OWN, START.plusSeconds(99))), START,
+        Optional.of(now), List.of(), LEASE, MysqlState.WRITABLE, Boot.DONE);
+
+    assertThat(FencingDecision.decide(inGrace)).isEqualTo(Action.NONE);
+    assertThat(FencingDecision.decide(graceOver)).as("the status still fences it: the fence stands")
+        .isEqualTo(Action.FENCE_OPERATOR);
+    assertThat(FencingDecision.decide(unfenced)).isEqualTo(Action.NONE);
+  }
+
   @Test
   void everyFenceHasARuleLabelAndNothingElseHasOne() {
-    assertThat(List.of(Action.FENCE_AT_BOOT, Action.FENCE_RULE1, Action.FENCE_RULE2))
+    assertThat(List.of(Action.FENCE_AT_BOOT, Action.FENCE_RULE1, Action.FENCE_RULE2, Action.FENCE_OPERATOR))
         .extracting(Action::rule)
-        .containsExactly("boot", "rule1", "rule2");
+        .containsExactly("boot", "rule1", "rule2", "operator");
     assertThat(Action.NONE.fences()).isFalse();
     assertThat(Action.UNFENCE_AT_BOOT.fences()).isFalse();
     assertThat(Action.UNFENCE_STARTUP.fences()).isFalse();

@@ -219,4 +219,11 @@ public final class GroupApi {
     return s == null || s.conditions() == null ? Optional.empty()
         : s.conditions().stream().filter(c -> type.equals(c.getType())).findFirst();
   }
+
+  /** The role label ({@code shipstream.io/role}) on {@code site}'s pod; null when it has none. */
+  public String roleOf(String site) {
+    Pod pod = kube.client().pods().inNamespace(ref.namespace()).withName("mysql-" + site + "-0").get();
+    return pod == null || pod.getMetadata().getLabels() == null ? null
+        : pod.getMetadata().getLabels().get("shipstream.io/role");
+  }
 }

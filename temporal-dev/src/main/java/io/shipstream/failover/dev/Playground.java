@@ -115,6 +115,10 @@ public final class Playground {
         "pdx:at=<time>: an hour ahead waits as Scheduled and is cancelled, no fence; five seconds ahead switches "
             + "over at its time, 0 lost",
         FailoverStack.Options::playground, Scenarios::scheduledSwitchover));
+    add(new Scenario("fence-a-site",
+        "fence dr: read-only, out of the replicas, not promoted when iad dies (pdx is); fencing the active site "
+            + "stops the writes without a failover; unfencing undoes both",
+        FenceSiteScenario::options, FenceSiteScenario::fenceASite));
   }
 
   private static void add(Scenario s) {

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.topology.FencedSites;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
@@ -199,6 +201,107 @@ class DayTwoControlsIT extends StackPerTest {
     Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
         "the emergency failover to succeed");
     assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
+  }
+
+  /**
+   * {@code bloodraven.shipstream.io/fenced-sites}: an unknown site is refused with nothing changed;
+   * fencing dr holds it read-only (made writable by hand, it is fenced back), takes it out of the
+   * replicas Service and lists it in the status; when iad is then killed, pdx is promoted and not
+   * dr (a primary-candidate declared before pdx, which would win the tie unfenced); unfencing dr
+   * brings it back. Fencing the active site stops the writes without a failover, and unfencing it
+   * makes it writable again.
+   */
+  @Test
+  void aFencedSiteIsHeldReadOnlyOutOfTheReplicasAndNeverPromoted() {
+    Flavor flavor = Flavor.MARIADB;
+    start(flavor, new FailoverStack.Options(List.of("iad", "dr", "pdx"), List.of(), "0s", null, "500ms", 3, true));
+    stack.startSidecars(SidecarMesh.Knobs.playground());
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer dr = stack.server("dr");
+    DatabaseServer pdx = stack.server("pdx");
+    GroupApi api = stack.api();
+    Await.until(stack, () -> "replica".equals(api.roleOf("dr")), WAIT, "dr labelled replica");
+
+    // Bad input: refused, nothing changed.
+    api.setAnnotation(FencedSites.ANNOTATION, "dr,ord");
+    Await.until(stack, () -> api.eventReasons().contains("FenceRejected"), WAIT, "a FenceRejected Event");
+    assertThat(api.eventMessages("FenceRejected")).singleElement().asString()
+        .contains("'ord' is not a site of the group").contains("nothing was changed");
+    assertThat(fencedSites()).isEmpty();
+    assertThat(api.roleOf("dr")).isEqualTo("replica");
+
+    long fencedAt = System.nanoTime();
+    api.setAnnotation(FencedSites.ANNOTATION, "dr");
+    Await.until(stack, () -> fencedSites().equals(List.of("dr")), WAIT, "status.fencedSites [dr]");
+    long listedMs = Duration.ofNanos(System.nanoTime() - fencedAt).toMillis();
+    Await.until(stack, () -> "fenced".equals(api.roleOf("dr")), WAIT, "dr labelled fenced");
+    long labelledMs = Duration.ofNanos(System.nanoTime() - fencedAt).toMillis();
+    Await.until(stack, () -> "True".equals(status(condition("Fenced"))), WAIT, "Fenced=True");
+    assertThat(condition("Fenced").getReason()).isEqualTo("FencedByAnnotation");
+    assertThat(api.eventMessages("SiteFenced")).singleElement().asString().startsWith("site dr is fenced");
+    System.out.printf("%s: fence annotation to status.fencedSites: %d ms, to the fenced role label: %d ms%n", flavor,
+        listedMs, labelledMs);
+
+    // Made writable by hand, it is fenced back.
+    long writableAt = System.nanoTime();
+    dr.setReadOnly(false);
+    Await.until(stack, dr::isReadOnly, WAIT, "dr read-only again");
+    System.out.printf("%s: a fenced replica made writable by hand to read-only again: %d ms%n", flavor,
+        Duration.ofNanos(System.nanoTime() - writableAt).toMillis());
+
+    // The primary dies: pdx is promoted, not the fenced dr.
+    pdx.awaitCaughtUpWith(iad, WAIT);
+    dr.awaitCaughtUpWith(iad, WAIT);
+    iad.kill9();
+    Await.until(stack, () -> "Succeeded".equals(api.emergencyPhase()), Duration.ofSeconds(60),
+        "the emergency failover to succeed");
+    assertThat(api.resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(pdx.isReadOnly()).isFalse();
+    assertThat(dr.isReadOnly()).isTrue();
+    assertThat(api.roleOf("dr")).isEqualTo("fenced");
+
+    // Unfenced: a replica again.
+    long unfencedAt = System.nanoTime();
+    api.setAnnotation(FencedSites.ANNOTATION, null);
+    Await.until(stack, () -> fencedSites().isEmpty() && "False".equals(status(condition("Fenced"))), WAIT,
+        "no fenced site");
+    Await.until(stack, () -> "replica".equals(api.roleOf("dr")), WAIT, "dr labelled replica again");
+    System.out.printf("%s: unfence of a replica to its replica label: %d ms%n", flavor,
+        Duration.ofNanos(System.nanoTime() - unfencedAt).toMillis());
+    assertThat(api.eventMessages("SiteUnfenced")).singleElement().asString().startsWith("site dr is unfenced");
+    assertThat(dr.isReadOnly()).as("it stays a read-only replica").isTrue();
+
+    // The active site fenced: its writes stop, and nothing fails over.
+    long activeFencedAt = System.nanoTime();
+    api.setAnnotation(FencedSites.ANNOTATION, "pdx");
+    Await.until(stack, pdx::isReadOnly, WAIT, "pdx read-only");
+    System.out.printf("%s: fence of the active site to read-only: %d ms%n", flavor,
+        Duration.ofNanos(System.nanoTime() - activeFencedAt).toMillis());
+    Await.until(stack, () -> "ActiveSiteFenced".equals(reason(condition("Fenced"))), WAIT, "Fenced=ActiveSiteFenced");
+    Playground.sleep(2_000);
+    assertThat(api.eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).as("no second failover")
+        .hasSize(1);
+    assertThat(api.resource().getStatus().activeSite()).isEqualTo("pdx");
+    assertThat(pdx.isReadOnly()).isTrue();
+    assertThat(api.roleOf("pdx")).as("it keeps the primary Service: nothing else takes writes").isEqualTo("primary");
+
+    long activeUnfencedAt = System.nanoTime();
+    api.setAnnotation(FencedSites.ANNOTATION, "");
+    Await.until(stack, () -> !pdx.isReadOnly(), WAIT, "pdx writable again");
+    System.out.printf("%s: unfence of the active site to writable: %d ms%n", flavor,
+        Duration.ofNanos(System.nanoTime() - activeUnfencedAt).toMillis());
+    Playground.sleep(2_000);
+    assertThat(pdx.isReadOnly()).as("neither its sidecar nor the watcher fences it again").isFalse();
+    assertThat(fencedSites()).isEmpty();
+  }
+
+  private List<String> fencedSites() {
+    MysqlFailoverGroupStatus s = stack.api().resource().getStatus();
+    return s == null || s.fencedSites() == null ? List.of() : s.fencedSites();
+  }
+
+  private static String reason(Condition c) {
+    return c == null ? null : c.getReason();
   }
 
   private Condition condition(String type) {

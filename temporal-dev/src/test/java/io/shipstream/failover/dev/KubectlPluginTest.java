@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.topology.FencedSites;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.testsupport.MockCluster;
 import java.nio.charset.StandardCharsets;
@@ -93,6 +94,40 @@ class KubectlPluginTest {
         .containsExactly("-n shop --context prod annotate " + g + PauseAnnotation.ANNOTATION + "=true --overwrite");
   }
 
+  /** Runs the plugin with a recording kubectl that answers every {@code get} with {@code answer}. */
+  private Run answering(String answer, String... args) throws Exception {
+    Path calls = dir.resolve("calls");
+    Files.deleteIfExists(calls);
+    Path fake = dir.resolve("kubectl");
+    Files.writeString(fake, "#!/usr/bin/env bash\necho \"$*\" >> '" + calls + "'\n"
+        + "if [[ \" $* \" == *\" get \"* ]]; then printf '%s' '" + answer + "'; fi\n");
+    fake.toFile().setExecutable(true);
+    return run(Map.of("KUBECTL", fake.toString()), args, calls);
+  }
+
+  /** fence and unfence edit the list as read, guarded by the resourceVersion read with it. */
+  @Test
+  void fenceAndUnfenceEditTheListAnnotation() throws Exception {
+    String g = "mysqlfailovergroup orders ";
+    String read = "get " + g + "-o jsonpath={.metadata.resourceVersion} "
+        + "{.metadata.annotations.bloodraven\\.shipstream\\.io/fenced-sites}";
+    assertThat(answering("42 ", "fence", "orders", "dr").kubectlCalls()).containsExactly(read,
+        "annotate " + g + FencedSites.ANNOTATION + "=dr --overwrite --resource-version 42");
+    assertThat(answering("42 iad", "fence", "orders", "dr").kubectlCalls()).last()
+        .isEqualTo("annotate " + g + FencedSites.ANNOTATION + "=iad,dr --overwrite --resource-version 42");
+    assertThat(answering("42 iad,dr", "fence", "orders", "dr").kubectlCalls()).as("already fenced: the same list")
+        .last().isEqualTo("annotate " + g + FencedSites.ANNOTATION + "=iad,dr --overwrite --resource-version 42");
+    assertThat(answering("42 iad,dr", "unfence", "orders", "iad").kubectlCalls()).last()
+        .isEqualTo("annotate " + g + FencedSites.ANNOTATION + "=dr --overwrite --resource-version 42");
+    assertThat(answering("42 dr", "unfence", "orders", "dr").kubectlCalls()).last()
+        .isEqualTo("annotate " + g + FencedSites.ANNOTATION + "- --resource-version 42");
+    Run notFenced = answering("42 dr", "unfence", "orders", "pdx");
+    assertThat(notFenced.kubectlCalls()).containsExactly(read);
+    assertThat(notFenced.output()).contains("site 'pdx' is not fenced in orders");
+    assertThat(recorded("fence", "orders", "D R").kubectlCalls()).as("a malformed site").isEmpty();
+    assertThat(recorded("unfence", "orders").exit()).isEqualTo(2);
+  }
+
   @Test
   void badInputIsRefusedWithoutCallingKubectl() throws Exception {
     for (String[] args : List.of(new String[] {"switchover", "orders", "PDX;rm"}, new String[] {"switchover", "orders"},
@@ -129,6 +164,15 @@ class KubectlPluginTest {
       Run switchover = run(env, new String[] {"switchover", "orders", "pdx"}, null);
       assertThat(switchover.exit()).as(switchover.output()).isZero();
       assertThat(annotations(kube, orders)).containsEntry(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, "pdx");
+
+      Run fence = run(env, new String[] {"fence", "orders", "pdx"}, null);
+      assertThat(fence.exit()).as(fence.output()).isZero();
+      Run fenceMore = run(env, new String[] {"fence", "orders", "iad"}, null);
+      assertThat(fenceMore.exit()).as(fenceMore.output()).isZero();
+      assertThat(annotations(kube, orders)).containsEntry(FencedSites.ANNOTATION, "pdx,iad");
+      Run unfence = run(env, new String[] {"unfence", "orders", "pdx"}, null);
+      assertThat(unfence.exit()).as(unfence.output()).isZero();
+      assertThat(annotations(kube, orders)).containsEntry(FencedSites.ANNOTATION, "iad");
 
       Run resume = run(env, new String[] {"resume", "orders"}, null);
       assertThat(resume.exit()).as(resume.output()).isZero();

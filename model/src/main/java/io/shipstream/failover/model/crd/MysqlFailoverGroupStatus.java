@@ -20,7 +20,21 @@ public record MysqlFailoverGroupStatus(
     List<Condition> conditions,
     Long observedGeneration,
     EmergencyFailoverStatus emergencyFailover,
-    SemiSyncStatus semiSync) {
+    SemiSyncStatus semiSync,
+    List<String> fencedSites) {
+
+  /**
+   * A status without fenced sites. {@code fencedSites}: the sites a DBA fenced with the
+   * {@code bloodraven.shipstream.io/fenced-sites} annotation, as the watcher last accepted it
+   * (model {@code FencedSites}); null or empty: none.
+   */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover,
+      SemiSyncStatus semiSync) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, semiSync, null);
+  }
 
   /** A status without the semi-synchronous reading. */
   public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
@@ -31,7 +45,7 @@ public record MysqlFailoverGroupStatus(
   }
 
   public static MysqlFailoverGroupStatus empty() {
-    return new MysqlFailoverGroupStatus(null, null, null, null, null, null, null, null, null, null, null);
+    return new MysqlFailoverGroupStatus(null, null, null, null, null, null, null, null, null, null, null, null);
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -66,31 +80,37 @@ public record MysqlFailoverGroupStatus(
 
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync);
+        sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync);
+        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
   }
 
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync);
+        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites);
+  }
+
+  /** The sites a DBA fenced, as the watcher accepted them. */
+  public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
+    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced);
   }
 }

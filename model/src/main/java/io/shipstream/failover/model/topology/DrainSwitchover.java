@@ -26,8 +26,11 @@ import java.util.Map;
  * | 2 | no node under the active site's pods is cordoned                   | Nothing                         |
  * | 3 | a planned-failover request is present, or a failover runs          | Nothing (it moves the primary,  |
  * |   |                                                                    |   or the drain waits for it)    |
- * | 4 | no primary-candidate but the active site answered its latest poll  | Impossible(why, per site)       |
- * |   |   read-only and replicating                                        |                                 |
+ * | 3b| the active site is fenced ({@link FencedSites}): its writes are    | Nothing                         |
+ * |   |   stopped on purpose, and a switchover would resume them elsewhere |                                 |
+ * | 4 | no primary-candidate but the active site, not fenced               | Impossible(why, per site)       |
+ * |   |   ({@link FencedSites}), answered its latest poll read-only and    |                                 |
+ * |   |   replicating                                                      |                                 |
  * | 5 | the group is paused ({@link PauseAnnotation})                      | Held(best, why)                 |
  * | 6 | otherwise                                                          | Request(best, why)              |
  * </pre>
@@ -47,9 +50,21 @@ public final class DrainSwitchover {
    * @param requestPresent whether the group carries a planned-failover annotation
    * @param failoverRunning whether a planned or emergency failover runs
    * @param paused whether the group is paused
+   * @param fenced the sites a DBA fenced ({@link FencedSites}): never switched over to
    */
   public record Input(GroupConfig config, String activeSite, List<String> cordonedNodes,
-      Map<String, SiteObservation> sites, boolean requestPresent, boolean failoverRunning, boolean paused) {}
+      Map<String, SiteObservation> sites, boolean requestPresent, boolean failoverRunning, boolean paused,
+      List<String> fenced) {
+    public Input {
+      fenced = fenced == null ? List.of() : List.copyOf(fenced);
+    }
+
+    /** Without fenced sites. */
+    public Input(GroupConfig config, String activeSite, List<String> cordonedNodes, Map<String, SiteObservation> sites,
+        boolean requestPresent, boolean failoverRunning, boolean paused) {
+      this(config, activeSite, cordonedNodes, sites, requestPresent, failoverRunning, paused, null);
+    }
+  }
 
   /** What to do about a cordoned node under the active site. */
   public sealed interface Outcome permits Nothing, Request, Impossible, Held {}
@@ -76,6 +91,9 @@ public final class DrainSwitchover {
     if (in.requestPresent() || in.failoverRunning()) {
       return new Nothing("a planned-failover request is present or a failover runs");
     }
+    if (in.fenced().contains(in.activeSite())) {
+      return new Nothing("the active site is fenced: its writes are stopped on purpose");
+    }
     String nodes = (in.cordonedNodes().size() == 1 ? "node " : "nodes ") + String.join(", ", in.cordonedNodes());
     String cordoned = nodes + " of the active site " + in.activeSite() + (in.cordonedNodes().size() == 1 ? " is" : " are")
         + " cordoned";
@@ -89,7 +107,9 @@ public final class DrainSwitchover {
         continue;
       }
       SiteObservation o = in.sites().get(site.name());
-      if (o == null || !o.answeringNow()) {
+      if (in.fenced().contains(site.name())) {
+        refused.add(site.name() + " is fenced (" + FencedSites.ANNOTATION + ")");
+      } else if (o == null || !o.answeringNow()) {
         refused.add(site.name() + " did not answer its latest poll");
       } else if (!o.latest().readOnly()) {
         refused.add(site.name() + " is writable");

@@ -34,6 +34,10 @@ import java.util.Objects;
  * | tered       |                                                   |   be listed (Temporal's Java test server)  |
  * | Paused      | a DBA paused the group's automation               | Automatic                                  |
  * |             |   ({@link PauseAnnotation}: PausedByAnnotation)   |                                            |
+ * | Fenced      | a DBA fenced sites ({@link FencedSites}:          | NoneFenced                                 |
+ * |             |   FencedByAnnotation, the sites in the message;   |                                            |
+ * |             |   ActiveSiteFenced when the active site is one:   |                                            |
+ * |             |   the group's writes are stopped)                 |                                            |
  * </pre>
  *
  * <p>{@code SearchAttributesRegistered} is an observability gap only: failovers start and run
@@ -49,6 +53,7 @@ public final class GroupConditions {
   public static final String DEGRADED = "Degraded";
   public static final String SEARCH_ATTRIBUTES = "SearchAttributesRegistered";
   public static final String PAUSED = "Paused";
+  public static final String FENCED = "Fenced";
 
   private GroupConditions() {}
 
@@ -65,8 +70,10 @@ public final class GroupConditions {
    *     writable
    */
   public record Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
-      Verdict verdict, List<Problem> problems, SearchAttributeCheck searchAttributes, boolean paused) {
+      Verdict verdict, List<Problem> problems, SearchAttributeCheck searchAttributes, boolean paused,
+      List<String> fenced) {
     public Facts {
+      fenced = fenced == null ? List.of() : List.copyOf(fenced);
       problems = problems == null ? List.of() : List.copyOf(problems);
       searchAttributes = searchAttributes == null ? SearchAttributeCheck.unknown("not checked") : searchAttributes;
     }
@@ -74,16 +81,23 @@ public final class GroupConditions {
     /** The facts of the group itself; the search attributes are not checked (Unknown), the group not paused. */
     public Facts(String invalidSpec, String activeSite, Adoption.Decision adoption, boolean failoverRunning,
         Verdict verdict, List<Problem> problems) {
-      this(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, null, false);
+      this(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, null, false, null);
     }
 
     public Facts withSearchAttributes(SearchAttributeCheck check) {
-      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, check, paused);
+      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, check, paused, fenced);
     }
 
     /** The group's automation is paused ({@link PauseAnnotation}). */
     public Facts withPaused(boolean paused) {
-      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, searchAttributes, paused);
+      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, searchAttributes, paused,
+          fenced);
+    }
+
+    /** The sites a DBA fenced ({@link FencedSites}), as the watcher accepted them. */
+    public Facts withFenced(List<String> sites) {
+      return new Facts(invalidSpec, activeSite, adoption, failoverRunning, verdict, problems, searchAttributes, paused,
+          sites);
     }
   }
 
@@ -121,7 +135,7 @@ public final class GroupConditions {
     }
   }
 
-  /** The five conditions, each carrying over its transition time from {@code previous} when its status holds. */
+  /** The six conditions, each carrying over its transition time from {@code previous} when its status holds. */
   public static List<Condition> compute(Facts facts, List<Condition> previous, Instant now, Long generation) {
     List<Condition> out = new ArrayList<>();
     out.add(carry(ready(facts), previous, now, generation));
@@ -133,7 +147,17 @@ public final class GroupConditions {
     out.add(carry(facts.paused() ? of(PAUSED, true, "PausedByAnnotation", PauseAnnotation.pausedMessage())
         : of(PAUSED, false, "Automatic", "failovers, fences and routing repairs happen as the group needs them"),
         previous, now, generation));
+    out.add(carry(fenced(facts), previous, now, generation));
     return out;
+  }
+
+  private static Condition fenced(Facts f) {
+    if (f.fenced().isEmpty()) {
+      return of(FENCED, false, "NoneFenced", "no site is fenced");
+    }
+    boolean active = f.activeSite() != null && f.fenced().contains(f.activeSite());
+    return of(FENCED, true, active ? "ActiveSiteFenced" : "FencedByAnnotation",
+        FencedSites.fencedMessage(f.fenced(), f.activeSite()));
   }
 
   private static Condition searchAttributes(SearchAttributeCheck c) {

@@ -21,6 +21,7 @@ import java.util.Objects;
  * | #  | condition                                                          | decision                        |
  * |----|--------------------------------------------------------------------|---------------------------------|
  * | 1  | no active site recorded, or a is not a site of the spec             | Keep (nothing to lift)          |
+ * | 1b | a is fenced by a DBA (status.fencedSites, {@link FencedSites})      | Keep: writes stopped on purpose |
  * | 2  | a's latest poll did not answer read-only                           | Keep (nothing to lift)          |
  * | 3  | a failover workflow runs                                          | Keep: it decides what a becomes |
  * | 4  | a replicates from a source (a channel is configured)               | Keep: a is somebody's replica   |
@@ -61,13 +62,17 @@ public final class LeaseFenceRelease {
   /**
    * Decides.
    *
+   * @param fencedSites the sites a DBA fenced ({@code status.fencedSites}); null: none
    * @param sidecar what the active site's sidecar said, null when it did not answer or was not asked
    */
   public static Decision decide(GroupConfig config, Map<String, SiteObservation> sites, String activeSite,
-      boolean failoverRunning, SidecarFence sidecar) {
+      java.util.Collection<String> fencedSites, boolean failoverRunning, SidecarFence sidecar) {
     Objects.requireNonNull(config, "config");
     if (activeSite == null || config.site(activeSite).isEmpty()) {
       return keep("no active site of the spec is recorded");
+    }
+    if (fencedSites != null && fencedSites.contains(activeSite)) {
+      return keep("the active site '" + activeSite + "' is fenced by a DBA (" + FencedSites.ANNOTATION + ")");
     }
     Probe active = latest(sites, activeSite);
     if (active == null || !active.reachable() || !active.readOnly()) {

@@ -374,7 +374,7 @@ public final class PrimaryConfirmation {
     Map<String, SiteObservation> sites = new LinkedHashMap<>(in.sites());
     sites.put(site, o);
     return new TopologyMatrix.Input(in.config(), sites, in.activeSite(), in.lastFailover(), in.lastFailoverTarget(),
-        in.failoverRunning(), in.now(), in.promoteAnyway());
+        in.failoverRunning(), in.now(), in.promoteAnyway(), in.fenced());
   }
 
   /** {@code spec.minSourceSilence}, resolved. */

@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * <pre>
  * | #  | condition                                                        | verdict                              |
  * |----|------------------------------------------------------------------|--------------------------------------|
- * | 1  | a dr-only or read-only site is WRITABLE                          | FenceNonPromotable(those sites)      |
+ * | 1  | a dr-only, read-only or fenced ({@link FencedSites}) site is     | FenceNonPromotable(those sites)      |
+ * |    |   WRITABLE                                                       |                                      |
  * | 2  | every site is UNREACHABLE                                        | TotalLoss (alert only)               |
  * | 3  | |W| >= 2 and a failover workflow is running                       | SplitBrain, alert only               |
  * | 4  | |W| >= 2, some of W in splitBrainPolicy.sitePriorities            | SplitBrain, keep the highest listed, |
@@ -39,6 +40,8 @@ import java.util.stream.Collectors;
  * | 8  | |W| = 1 otherwise                                                 | Healthy(w)                           |
  * | 9  | |W| = 0 and no f is recorded                                     | NoPrimary (a human names the primary)|
  * | 10 | |W| = 0, f is not a site of the spec                              | NoPrimary                            |
+ * | 10b| |W| = 0, f is fenced ({@link FencedSites})                        | NoPrimary (writes stopped on purpose:|
+ * |    |                                                                  |   no failover until it is unfenced)  |
  * | 11 | |W| = 0, f is UNKNOWN                                             | NoPrimary (waiting for a verdict)    |
  * | 12a| |W| = 0, f is READ_ONLY but its latest poll answered writable    | Degraded(f): f is being promoted or  |
  * |    |   (not yet recoveryThreshold polls in a row)                     |   unfenced, no alert                 |
@@ -49,8 +52,8 @@ import java.util.stream.Collectors;
  * | 14 | |W| = 0, f UNREACHABLE, a failover workflow is running            | Blocked(ConcurrentOperation)         |
  * | 15 | |W| = 0, f UNREACHABLE, inside failoverCooldown of lastFailover   | Blocked(CooldownActive)              |
  * | 16 | |W| = 0, f UNREACHABLE, no candidate (a primary-candidate other  | NoPrimary if a primary-candidate is  |
- * |    |   than f, READ_ONLY, whose latest poll answered read-only)        |   still UNKNOWN, else                |
- * |    |                                                                  |   Blocked(NoCandidate)               |
+ * |    |   than f, not fenced, READ_ONLY, whose latest poll answered      |   still UNKNOWN, else                |
+ * |    |   read-only)                                                     |   Blocked(NoCandidate)               |
  * | 17 | |W| = 0, f UNREACHABLE, a GTID set cannot be read or mixes flavors| Blocked(UnreadableGtid)              |
  * | 18 | |W| = 0, f UNREACHABLE, CandidateSelection says Divergent          | Blocked(DivergentCandidates)         |
  * | 19a| |W| = 0, f UNREACHABLE, Chosen(c), maxLagOnPromotion set, c had  | Blocked(CandidateTooFarBehind, c)    |
@@ -93,14 +96,33 @@ public final class TopologyMatrix {
    * @param failoverRunning whether a planned or emergency failover workflow runs for the group
    * @param now the watcher's clock
    * @param promoteAnyway the site a valid {@link PromoteAnywayAnnotation} names; null when there is none
+   * @param fenced {@code status.fencedSites}: the sites a DBA fenced ({@link FencedSites}); never candidates
    */
   public record Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite,
-      Instant lastFailover, String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway) {
+      Instant lastFailover, String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway,
+      List<String> fenced) {
 
     public Input {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(now, "now");
       sites = Map.copyOf(sites);
+      fenced = fenced == null ? List.of() : List.copyOf(fenced);
+    }
+
+    /** An input without fenced sites. */
+    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastFailover,
+        String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway) {
+      this(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, promoteAnyway, null);
+    }
+
+    /** The same input, with the sites a DBA fenced. */
+    public Input withFenced(List<String> sites) {
+      return new Input(config, this.sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now,
+          promoteAnyway, sites);
+    }
+
+    boolean isFenced(String site) {
+      return fenced.contains(site);
     }
 
     /** An input without a promote-anyway request. */
@@ -111,7 +133,7 @@ public final class TopologyMatrix {
 
     /** The same input, with the site a promote-anyway request names (null for none). */
     public Input withPromoteAnyway(String site) {
-      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, site);
+      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, site, fenced);
     }
 
     SiteObservation observation(String site) {
@@ -126,11 +148,21 @@ public final class TopologyMatrix {
   /** Applies the first matching row of the table in the class comment. */
   public static Verdict evaluate(Input in) {
     List<SiteSpec> sites = in.config().sites();
-    List<String> writableNonPromotable = names(sites, s -> !s.isPrimaryCandidate() && writable(in, s));
+    List<String> writableNonPromotable = names(sites, s -> (!s.isPrimaryCandidate() || in.isFenced(s.name()))
+        && writable(in, s));
     if (!writableNonPromotable.isEmpty()) {
-      return new Verdict.FenceNonPromotable(writableNonPromotable, quoted(writableNonPromotable)
-          + (writableNonPromotable.size() == 1 ? " is" : " are")
-          + " writable but may never be primary (role dr-only or read-only): fencing");
+      List<String> byRole = names(sites, s -> !s.isPrimaryCandidate() && writable(in, s));
+      List<String> fenced = writableNonPromotable.stream().filter(s -> !byRole.contains(s)).toList();
+      List<String> why = new ArrayList<>();
+      if (!byRole.isEmpty()) {
+        why.add(quoted(byRole) + (byRole.size() == 1 ? " is" : " are")
+            + " writable but may never be primary (role dr-only or read-only)");
+      }
+      if (!fenced.isEmpty()) {
+        why.add(quoted(fenced) + (fenced.size() == 1 ? " is" : " are") + " writable but fenced ("
+            + FencedSites.ANNOTATION + ")");
+      }
+      return new Verdict.FenceNonPromotable(writableNonPromotable, String.join("; ", why) + ": fencing");
     }
     if (sites.stream().allMatch(s -> in.state(s.name()) == SiteState.UNREACHABLE)) {
       return new Verdict.TotalLoss("every site is unreachable: nothing can be promoted; recover a site by hand");
@@ -176,6 +208,10 @@ public final class TopologyMatrix {
       return new Verdict.NoPrimary("no site is writable and the recorded active site '" + failed
           + "' is not in spec.sites");
     }
+    if (in.isFenced(failed)) {
+      return new Verdict.NoPrimary("the active site '" + failed + "' is fenced (" + FencedSites.ANNOTATION
+          + "): the group's writes are stopped on purpose and nothing is failed over until it is unfenced");
+    }
     SiteObservation f = in.observation(failed);
     switch (f.state()) {
       case UNKNOWN:
@@ -210,15 +246,18 @@ public final class TopologyMatrix {
           + "failover at " + in.lastFailover() + "; no automatic failover before " + cooldownEnd.get());
     }
     List<SiteSpec> candidateSites = in.config().sites().stream()
-        .filter(s -> s.isPrimaryCandidate() && !s.name().equals(failed) && promotable(in.observation(s.name())))
+        .filter(s -> s.isPrimaryCandidate() && !s.name().equals(failed) && !in.isFenced(s.name())
+            && promotable(in.observation(s.name())))
         .toList();
     if (candidateSites.isEmpty()) {
       List<String> pending = names(in.config().sites(),
-          s -> s.isPrimaryCandidate() && !s.name().equals(failed) && in.state(s.name()) == SiteState.UNKNOWN);
+          s -> s.isPrimaryCandidate() && !s.name().equals(failed) && !in.isFenced(s.name())
+              && in.state(s.name()) == SiteState.UNKNOWN);
       if (!pending.isEmpty()) {
         return new Verdict.NoPrimary(lost + "; waiting for a verdict on " + quoted(pending));
       }
-      return new Blocked(Cause.NoCandidate, failed, lost + " and no primary-candidate is reachable and read-only");
+      return new Blocked(Cause.NoCandidate, failed, lost + " and no primary-candidate is reachable and read-only"
+          + (in.fenced().isEmpty() ? "" : " (fenced, so never candidates: " + quoted(in.fenced()) + ")"));
     }
     List<Candidate> candidates = new ArrayList<>();
     List<GtidSet> others = new ArrayList<>();

@@ -35,6 +35,6 @@ final class StatusSamples {
     return new MysqlFailoverGroupStatus("pdx", "2026-04-20T14:32:47Z", "pdx", gtid, List.of(iad, pdx), planned,
         new WorkflowRef("PlannedFailoverWorkflow", "mysqlfailovergroup/shop/orders", "6f1c2d3e-4b5a"),
         List.of(ready), 3L, emergency, new MysqlFailoverGroupStatus.SemiSyncStatus("pdx", "preferred", true, 1, 1,
-        false, "every commit waits for 1 replica acknowledgement(s) (1 connected)"));
+        false, "every commit waits for 1 replica acknowledgement(s) (1 connected)"), List.of("dr"));
   }
 }

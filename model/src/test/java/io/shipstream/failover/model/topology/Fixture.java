@@ -94,6 +94,7 @@ final class Fixture {
     private String lastFailoverTarget;
     private boolean running;
     private Instant now = T0;
+    private List<String> fenced = List.of();
 
     private Scenario(GroupConfig config) {
       this.config = config;
@@ -127,6 +128,11 @@ final class Fixture {
       return this;
     }
 
+    Scenario fenced(String... sites) {
+      fenced = List.of(sites);
+      return this;
+    }
+
     Scenario running() {
       running = true;
       return this;
@@ -143,7 +149,8 @@ final class Fixture {
     }
 
     TopologyMatrix.Input input() {
-      return new TopologyMatrix.Input(config, sites, activeSite, lastFailover, lastFailoverTarget, running, now);
+      return new TopologyMatrix.Input(config, sites, activeSite, lastFailover, lastFailoverTarget, running, now)
+          .withFenced(fenced);
     }
 
     Verdict evaluate() {

@@ -20,7 +20,8 @@ class GroupConditionsTest {
         org.assertj.core.groups.Tuple.tuple("Progressing", "False", "Idle"),
         org.assertj.core.groups.Tuple.tuple("Degraded", "False", "AsExpected"),
         org.assertj.core.groups.Tuple.tuple("SearchAttributesRegistered", "Unknown", "CannotList"),
-        org.assertj.core.groups.Tuple.tuple("Paused", "False", "Automatic"));
+        org.assertj.core.groups.Tuple.tuple("Paused", "False", "Automatic"),
+        org.assertj.core.groups.Tuple.tuple("Fenced", "False", "NoneFenced"));
     assertThat(c).allSatisfy(x -> {
       assertThat(x.getObservedGeneration()).isEqualTo(3L);
       assertThat(x.getLastTransitionTime()).isEqualTo(T0.toString());
@@ -150,5 +151,24 @@ class GroupConditionsTest {
     assertThat(c.get(4).getMessage()).contains(PauseAnnotation.ANNOTATION + "=true").contains("no failover starts");
     assertThat(c.get(0)).extracting(Condition::getType, Condition::getStatus).containsExactly("Ready", "False");
     assertThat(compute(deadPrimary.withPaused(false), null).get(4).getStatus()).isEqualTo("False");
+  }
+
+  /** Fenced sites are listed in their own condition; the active site fenced says the writes are stopped. */
+  @Test
+  void fencedSitesHaveTheFencedConditionNamingThem() {
+    Facts healthy = new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of());
+
+    Condition replica = compute(healthy.withFenced(List.of("dr")), null).get(5);
+    Condition active = compute(new Facts(null, "iad", null, false, new Verdict.NoPrimary("fenced"), List.of())
+        .withFenced(List.of("iad", "dr")), null).get(5);
+
+    assertThat(replica).extracting(Condition::getType, Condition::getStatus, Condition::getReason)
+        .containsExactly("Fenced", "True", "FencedByAnnotation");
+    assertThat(replica.getMessage()).startsWith("site dr is fenced (" + FencedSites.ANNOTATION + ")")
+        .doesNotContain("writes are stopped");
+    assertThat(active).extracting(Condition::getStatus, Condition::getReason)
+        .containsExactly("True", "ActiveSiteFenced");
+    assertThat(active.getMessage()).startsWith("sites iad, dr are fenced")
+        .contains("the active site iad is fenced: the group's writes are stopped until it is unfenced");
   }
 }

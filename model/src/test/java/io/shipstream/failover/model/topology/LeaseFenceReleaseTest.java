@@ -35,7 +35,7 @@ class LeaseFenceReleaseTest {
   }
 
   private static Decision decide(Map<String, SiteObservation> sites, boolean running, SidecarFence sidecar) {
-    return LeaseFenceRelease.decide(CONFIG, sites, "iad", running, sidecar);
+    return LeaseFenceRelease.decide(CONFIG, sites, "iad", List.of(), running, sidecar);
   }
 
   private static void assertKept(Decision d, String because) {
@@ -46,8 +46,14 @@ class LeaseFenceReleaseTest {
 
   @Test
   void row1NoActiveSiteOfTheSpec() {
-    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), null, false, LEASE_FENCE_BACK), "no active site");
-    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), "sfo", false, LEASE_FENCE_BACK), "no active site");
+    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), null, null, false, LEASE_FENCE_BACK), "no active site");
+    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), "sfo", null, false, LEASE_FENCE_BACK), "no active site");
+  }
+
+  @Test
+  void row1bTheActiveSiteFencedByADbaStaysFencedEvenBehindALeaseFence() {
+    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), "iad", List.of("dr", "iad"), false, LEASE_FENCE_BACK),
+        "fenced by a DBA");
   }
 
   @Test

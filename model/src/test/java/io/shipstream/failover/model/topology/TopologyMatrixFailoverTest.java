@@ -135,6 +135,35 @@ class TopologyMatrixFailoverTest {
     assertThat(noCooldown.evaluate()).isInstanceOf(Verdict.Promote.class);
   }
 
+  // Row 10b and the fenced sites in rows 16-19.
+
+  @Test
+  void row10bAFencedActiveSiteIsNeverFailedOverFromEvenWhenUnreachable() {
+    Verdict readOnly = Scenario.of(candidates(2)).sites(replica("s0", "0-1-5"), replica("s1", "0-1-5")).active("s0")
+        .fenced("s0").evaluate();
+    Verdict gone = primaryLost().fenced("s0").evaluate();
+
+    assertThat(readOnly).isInstanceOf(Verdict.NoPrimary.class);
+    assertThat(readOnly.reason()).contains("'s0' is fenced (" + FencedSites.ANNOTATION + ")")
+        .contains("writes are stopped on purpose");
+    assertThat(gone).isInstanceOf(Verdict.NoPrimary.class);
+    assertThat(gone.reason()).contains("nothing is failed over until it is unfenced");
+    assertThat(primaryLost().evaluate()).as("unfenced, the same loss is failed over").isInstanceOf(Verdict.Promote.class);
+  }
+
+  @Test
+  void row16AFencedReplicaIsNeverACandidateEvenTheOneAheadAndListedFirst() {
+    GroupConfig config = group(List.of(candidate("s0"), candidate("s1"), candidate("s2")), List.of("s1"), null);
+    Scenario s = Scenario.of(config).sites(down("s0", "0-1-100"), replica("s1", "0-1-100"), replica("s2", "0-1-90"))
+        .active("s0");
+
+    assertThat(s.evaluate()).isInstanceOf(Verdict.Promote.class).extracting("candidate").isEqualTo("s1");
+    assertThat(s.fenced("s1").evaluate()).isInstanceOf(Verdict.Promote.class).extracting("candidate").isEqualTo("s2");
+    Verdict none = s.fenced("s1", "s2").evaluate();
+    assertThat(none).isEqualTo(new Blocked(Cause.NoCandidate, "s0", none.reason()));
+    assertThat(none.reason()).contains("fenced, so never candidates: sites 's1', 's2'");
+  }
+
   // Row 16: no candidate.
 
   @Test

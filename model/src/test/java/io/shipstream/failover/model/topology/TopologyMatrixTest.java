@@ -51,6 +51,21 @@ class TopologyMatrixTest {
     assertThat(v.reason()).contains("sites 'ro', 'dr' are writable");
   }
 
+  @Test
+  void row1AFencedSiteThatIsWritableIsFencedEvenTheActiveOne() {
+    GroupConfig config = group(List.of(candidate("iad"), candidate("pdx"), drOnly("dr")), List.of(), null);
+
+    Verdict replica = Scenario.of(config).sites(writable("iad"), writable("pdx"), replica("dr", GTID)).active("iad")
+        .fenced("pdx").evaluate();
+    Verdict active = Scenario.of(config).sites(writable("iad"), replica("pdx", GTID), replica("dr", GTID))
+        .active("iad").fenced("iad").evaluate();
+
+    assertThat(replica).isEqualTo(new Verdict.FenceNonPromotable(List.of("pdx"), replica.reason()));
+    assertThat(replica.reason()).isEqualTo("site 'pdx' is writable but fenced (" + FencedSites.ANNOTATION
+        + "): fencing");
+    assertThat(active).isEqualTo(new Verdict.FenceNonPromotable(List.of("iad"), active.reason()));
+  }
+
   // Row 2
 
   @ParameterizedTest

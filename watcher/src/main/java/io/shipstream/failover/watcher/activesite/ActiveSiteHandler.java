@@ -142,6 +142,11 @@ public final class ActiveSiteHandler implements HttpHandler {
     } else {
       body.put("activeSite", status.activeSite());
     }
+    if (status != null && status.fencedSites() != null && !status.fencedSites().isEmpty()) {
+      // The sidecars keep these read-only (their operator rule), even the active site.
+      com.fasterxml.jackson.databind.node.ArrayNode fenced = body.putArray("fencedSites");
+      status.fencedSites().forEach(fenced::add);
+    }
     body.put("observedAt", clock.instant().toString());
     putTiming(body, ref, group.get());
     return new Reply(200, body.toString());

@@ -101,7 +101,7 @@ public final class DrainWatch {
     boolean requestPresent = annotations != null
         && annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION) != null;
     DrainSwitchover.Outcome outcome = DrainSwitchover.decide(new DrainSwitchover.Input(config, active, cordoned, sites,
-        requestPresent, Steward.failoverRunning(status), paused));
+        requestPresent, Steward.failoverRunning(status), paused, status == null ? null : status.fencedSites()));
     if (outcome instanceof DrainSwitchover.Request r && !episode.done().contains(REQUESTED)) {
       boolean requested;
       try {

@@ -138,6 +138,19 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
     return starter.whileNoFailover(group, () -> sites.unfence(group, config, site));
   }
 
+  @Override
+  public void unfence(GroupRef group, String site) throws Exception {
+    MysqlFailoverGroup g = latest.apply(group).orElseThrow(() -> new IllegalStateException("group is gone"));
+    GroupConfig config = GroupConfig.resolve(acceptedSpecs.apply(group).orElse(g.getSpec()));
+    SiteSpec spec = config.site(site).orElseThrow(() -> new IllegalStateException("no site '" + site + "'"));
+    sites.unfence(group, config, spec);
+  }
+
+  @Override
+  public void recordFencedSites(GroupRef group, List<String> fenced) {
+    patchStatus(group, "fencedSites", fenced);
+  }
+
   /** Counts every Warning Event written from now on in {@code metrics}. */
   public KubeEffects countingWarnings(TopologyMetrics metrics) {
     this.warnings = metrics;

@@ -87,7 +87,8 @@ public final class LeaseFenceLifts implements AutoCloseable {
     Answer answer = answers.get(group);
     SidecarFence fence = answer != null && answer.site().equals(active)
         && answer.at().plus(FRESH).isAfter(clock.instant()) ? answer.fence() : null;
-    Decision d = LeaseFenceRelease.decide(config, observations, active, Steward.failoverRunning(status), fence);
+    Decision d = LeaseFenceRelease.decide(config, observations, active, status.fencedSites(),
+        Steward.failoverRunning(status), fence);
     if (d instanceof Keep keep) {
       if (keep.askSidecar()) {
         config.site(active).ifPresent(site -> ask(group, site));

@@ -57,6 +57,16 @@ public final class Reactions {
 
     /** Removes the annotation {@code key} from the group if it still has {@code value}. */
     void removeAnnotation(GroupRef group, String key, String value);
+
+    /** Records {@code status.fencedSites}: the sites a DBA fenced, as the watcher accepted them ({@link SiteFences}). */
+    default void recordFencedSites(GroupRef group, java.util.List<String> sites) {
+      throw new UnsupportedOperationException("fenced sites are not recorded by these effects");
+    }
+
+    /** Makes the site's server writable again: the active site a DBA unfenced ({@link SiteFences}). */
+    default void unfence(GroupRef group, String site) throws Exception {
+      throw new UnsupportedOperationException("nothing is unfenced by these effects");
+    }
   }
 
   private final Effects effects;
@@ -72,8 +82,21 @@ public final class Reactions {
   /** Per group, the invalid pause annotation value last reported. */
   private final Map<GroupRef, String> pauseRejected = new ConcurrentHashMap<>();
 
+  private final SiteFences fences;
+
   public Reactions(Effects effects) {
     this.effects = effects;
+    this.fences = new SiteFences(effects);
+  }
+
+  /**
+   * Applies the group's fenced-sites annotation ({@link SiteFences}); returns the sites the
+   * evaluation treats as fenced, and the annotation's problem, if any.
+   */
+  SiteFences.Accepted fences(GroupRef group, io.shipstream.failover.model.GroupConfig config,
+      io.shipstream.failover.model.crd.MysqlFailoverGroup resource,
+      io.shipstream.failover.model.crd.MysqlFailoverGroupStatus status, boolean paused) {
+    return fences.keep(group, config, resource, status, paused);
   }
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
@@ -362,10 +385,11 @@ public final class Reactions {
     cutOff.remove(group);
     paused.remove(group);
     pauseRejected.remove(group);
+    fences.forget(group);
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {
     return new TopologyMatrix.Input(in.config(), in.sites(), in.activeSite(), in.lastFailover(),
-        in.lastFailoverTarget(), true, in.now(), in.promoteAnyway());
+        in.lastFailoverTarget(), true, in.now(), in.promoteAnyway(), in.fenced());
   }
 }

@@ -9,6 +9,7 @@ import io.shipstream.failover.kube.Owners;
 import io.shipstream.failover.kube.SiteRoles;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.RoleLabel;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.SiteObservation;
@@ -22,7 +23,8 @@ import java.util.function.Function;
 /**
  * Keeps what the group owns in Kubernetes true between failovers, from the recorded active site
  * and the latest polls: the role label on every site's pods ({@code primary} on the active site's,
- * {@code replica} on a replica that answers and replicates, {@code standby} on any other), the
+ * {@code fenced} on a site a DBA fenced, {@code replica} on a replica that answers and replicates,
+ * {@code standby} on any other), the
  * {@code mysql-<group>-primary} and {@code mysql-<group>-replicas} Services, the DNSEndpoint, and
  * the per-group NoExecute taint on every node of a site but the active one. The same code the
  * failover activities run (the kube module), so the two never disagree on what "right" is.
@@ -54,11 +56,17 @@ public final class RoutingRepair {
 
   /** One pass over everything the group owns; throws when the API server refuses. */
   public Outcome repair(GroupRef group, GroupConfig config, String activeSite, Map<String, SiteObservation> sites) {
+    return repair(group, config, activeSite, List.of(), sites);
+  }
+
+  /** As {@link #repair(GroupRef, GroupConfig, String, Map)}, with the sites a DBA fenced (null: none). */
+  public Outcome repair(GroupRef group, GroupConfig config, String activeSite, List<String> fenced,
+      Map<String, SiteObservation> sites) {
     List<String> repairs = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     boolean everyPodTolerates = true;
     for (SiteSpec site : config.sites()) {
-      String role = role(site, activeSite, sites.get(site.name()));
+      String role = role(site, activeSite, fenced, sites.get(site.name()));
       // One list of the site's pods serves both the labels and the toleration check.
       List<Pod> pods = roles.pods(group, site);
       int changed = roles.setRole(group, pods, role);
@@ -95,8 +103,20 @@ public final class RoutingRepair {
 
   /** The role label a site's pods carry: only healthy replicas serve reads through the replicas Service. */
   static String role(SiteSpec site, String activeSite, SiteObservation seen) {
+    return role(site, activeSite, List.of(), seen);
+  }
+
+  /**
+   * As {@link #role(SiteSpec, String, SiteObservation)}; a fenced site other than the active one is
+   * labelled {@code fenced}, out of the replicas Service. A fenced active site stays {@code
+   * primary}: its server refuses writes, and the primary Service must lead nowhere else.
+   */
+  static String role(SiteSpec site, String activeSite, List<String> fenced, SiteObservation seen) {
     if (site.name().equals(activeSite)) {
       return SiteRoles.PRIMARY;
+    }
+    if (fenced != null && fenced.contains(site.name())) {
+      return RoleLabel.FENCED;
     }
     boolean healthy = seen != null && seen.answeringNow() && seen.latest().readOnly() && seen.latest().replicating();
     return healthy ? SiteRoles.REPLICA : STANDBY;

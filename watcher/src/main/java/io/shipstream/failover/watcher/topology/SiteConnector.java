@@ -26,13 +26,14 @@ public interface SiteConnector {
   void fence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception;
 
   /**
-   * Lets applications write to the server again: only for the lift of a lease fence ({@link
+   * Makes the server writable again, {@code read_only} (and {@code super_read_only}) off: the
+   * active site a DBA unfenced ({@link SiteFences}), or the lift of a lease fence ({@link
    * LeaseFenceLifts}), under the lock the failover starts take.
    *
-   * @throws Exception when the server could not be unfenced; the caller reports it
+   * @throws Exception when the server could not be made writable; the caller reports it and tries again
    */
   default void unfence(GroupRef group, GroupConfig config, SiteSpec site) throws Exception {
-    throw new UnsupportedOperationException("this connector does not unfence");
+    throw new UnsupportedOperationException("this connector unfences nothing");
   }
 
   /** The monitor stopped watching the group (stopped, deleted, or its spec changed): what is kept for it is closed. */

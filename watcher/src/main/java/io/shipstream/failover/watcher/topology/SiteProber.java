@@ -116,6 +116,9 @@ public final class SiteProber implements SiteConnector {
   public void unfence(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {
     try (MysqlSession session = open(group, config, site)) {
       session.dialect().clearReadOnly(session);
+      if (!session.dialect().writable(session)) {
+        throw new IllegalStateException(site.name() + " is still read-only after read_only was cleared");
+      }
     }
   }
 

@@ -119,7 +119,8 @@ public final class Steward {
       if (effects.failoverRunning(ref)) {
         return lastProblems.getOrDefault(ref, List.of());
       }
-      RoutingRepair.Outcome outcome = routing.repair(ref, config, status.activeSite(), observations);
+      RoutingRepair.Outcome outcome = routing.repair(ref, config, status.activeSite(), status.fencedSites(),
+          observations);
       if (outcome.repaired()) {
         log.info("{}: routing repaired: {}", ref, outcome.repairs());
         if (metrics != null) {

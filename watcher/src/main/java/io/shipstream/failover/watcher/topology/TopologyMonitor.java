@@ -543,6 +543,14 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       if (acting) {
         reactions.pause(g.group(), pause);
       }
+      // The sites a DBA fenced, as accepted now: the matrix, the routing and the conditions act on these.
+      List<String> fenced = status.fencedSites() == null ? List.of() : status.fencedSites();
+      Optional<GroupConditions.Problem> fenceProblem = Optional.empty();
+      if (acting && resource.isPresent()) {
+        SiteFences.Accepted accepted = reactions.fences(g.group(), g.config(), resource.get(), status, paused);
+        fenced = accepted.sites();
+        fenceProblem = accepted.problem();
+      }
       PrimaryConfirmation.Result confirmation = null;
       if (steward != null && resource.isPresent() && !Steward.adopted(status) && paused) {
         // A paused group is not adopted either: adopting names the active site, which the sidecars act on.
@@ -552,7 +560,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
       } else {
         TopologyMatrix.Input input = new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
-            instant(status.lastFailover()), status.lastFailoverTarget(), false, now);
+            instant(status.lastFailover()), status.lastFailoverTarget(), false, now).withFenced(fenced);
         confirmation = confirmation(w, observations, PrimaryConfirmation.primaryOf(input));
         if (!acting) {
           verdict = PrimaryConfirmation.evaluate(input, confirmation);
@@ -576,8 +584,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       metrics.state().recovery(g.group(), status);
       if (steward != null && resource.isPresent()) {
         // Just adopted: routing is set at once, not a poll later.
-        MysqlFailoverGroupStatus effective = adoption instanceof Adoption.Adopt a ? status.withActiveSite(a.site())
-            : status;
+        MysqlFailoverGroupStatus effective = (adoption instanceof Adoption.Adopt a ? status.withActiveSite(a.site())
+            : status).withFencedSites(fenced);
         List<GroupConditions.Problem> problems = new java.util.ArrayList<>();
         if (confirmation != null && confirmation.outcome() == PrimaryConfirmation.Outcome.ALIVE) {
           problems.add(new GroupConditions.Problem(Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(),
@@ -591,6 +599,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
             Events.PROMOTE_ANYWAY_REJECTED.reason(), a.problem() + "; nothing was changed, remove or correct it")));
         pause.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(
             Events.PAUSE_REJECTED.reason(), a.problem())));
+        fenceProblem.ifPresent(problems::add);
         if (!paused) {
           steward.keepSemiSync(g.group(), g.config(), effective, observations).ifPresent(problems::add);
         }
@@ -603,7 +612,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         }
         steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(w.rejectedSpec, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
-            problems).withPaused(paused));
+            problems).withPaused(paused).withFenced(fenced));
       }
     } catch (RuntimeException e) {
       // The next poll evaluates again; the monitor must outlive a Temporal or API outage.

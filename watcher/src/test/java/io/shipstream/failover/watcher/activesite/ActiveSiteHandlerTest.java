@@ -108,6 +108,19 @@ class ActiveSiteHandlerTest {
   }
 
   @Test
+  void carriesTheFencedSitesForTheSidecarsOperatorRule() throws Exception {
+    createGroup("shop", "orders", "iad");
+    client.resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders")
+        .editStatus(group -> {
+          group.setStatus(group.getStatus().withFencedSites(List.of("iad", "dfw")));
+          return group;
+        });
+
+    assertThat(get("/active-site?namespace=shop&group=orders", BEARER).body())
+        .isEqualTo("{\"activeSite\":\"iad\",\"fencedSites\":[\"iad\",\"dfw\"],\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
+  }
+
+  @Test
   void anUnknownGroupIs404() throws Exception {
     createGroup("shop", "orders", "iad");
 

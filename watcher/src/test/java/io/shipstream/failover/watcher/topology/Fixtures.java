@@ -47,7 +47,7 @@ final class Fixtures {
   }
 
   /** Records what the reactions did; a start is refused once {@link #running} is set. */
-  static final class RecordingEffects implements Reactions.Effects {
+  static class RecordingEffects implements Reactions.Effects {
     final List<Verdict.Promote> starts = new ArrayList<>();
     /** The site GTID sets each start passed, in start order. */
     final List<Map<String, String>> startSiteGtids = new ArrayList<>();

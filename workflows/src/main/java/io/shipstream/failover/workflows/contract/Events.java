@@ -150,7 +150,16 @@ public enum Events {
 
   // --- Scheduled switchover (the planned runbook) -------------------------------------------------------
   /** A planned request with at=<time> waits for it (phase Scheduled); validated when the time comes. */
-  PLANNED_FAILOVER_SCHEDULED(Normal, "PlannedFailoverScheduled", "switchover to <target> scheduled at <time>");
+  PLANNED_FAILOVER_SCHEDULED(Normal, "PlannedFailoverScheduled", "switchover to <target> scheduled at <time>"),
+
+  // --- Fence / unfence a site (bloodraven.shipstream.io/fenced-sites, the watcher) ---------------------
+  /** A DBA fenced a site: held read-only, out of the replicas Service, never a candidate. */
+  SITE_FENCED(Normal, "SiteFenced", "site <site> is fenced (...): held read-only by the watcher and the sidecars, ..."),
+  /** A DBA unfenced a site; the active site is made writable again first. */
+  SITE_UNFENCED(Normal, "SiteUnfenced", "site <site> is unfenced: <a candidate again | the active site takes writes again>"),
+  /** A fenced-sites annotation naming an unknown site or malformed: nothing changed. */
+  FENCE_REJECTED(Warning, "FenceRejected", "the bloodraven.shipstream.io/fenced-sites annotation is '<value>': <why>; "
+      + "nothing was changed ...");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;

@@ -5,6 +5,7 @@ import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.FencedSites;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.ServerState;
 import java.time.Duration;
@@ -68,6 +69,10 @@ public final class PlannedFailoverPlanner {
     MysqlFailoverGroupStatus status = snapshot.status();
     if (status != null && target.equals(status.activeSite())) {
       return new Reject(Reason.AlreadyActive, "site '" + target + "' is already the active site: nothing to do", target);
+    }
+    if (status != null && FencedSites.contains(status.fencedSites(), target)) {
+      return new Reject(Reason.TargetFenced, "site '" + target + "' is fenced (" + FencedSites.ANNOTATION
+          + "): a fenced site is never promoted; unfence it first", target);
     }
     return new CheckedRequest(config, annotation);
   }

@@ -183,6 +183,17 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   }
 
   @Test
+  void aFencedTargetIsRejectedWithNothingFenced() {
+    k8s.status = k8s.status.withFencedSites(List.of("pdx"));
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertRejected(result, "TargetFenced", "PlannedFailoverRejected");
+    assertThat(result.message()).contains("site 'pdx' is fenced (bloodraven.shipstream.io/fenced-sites)");
+    assertThat(mysql.callsTo("fence")).isEmpty();
+  }
+
+  @Test
   void theActiveSiteItselfIsSkipped() {
     PlannedFailoverStatus result = request("iad");
     assertRejected(result, "AlreadyActive", "PlannedFailoverSkipped");

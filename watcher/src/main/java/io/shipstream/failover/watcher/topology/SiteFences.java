@@ -1,0 +1,127 @@
+package io.shipstream.failover.watcher.topology;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.topology.FencedSites;
+import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.PauseAnnotation;
+import io.shipstream.failover.workflows.contract.Events;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Applies the group's fenced-sites annotation ({@link FencedSites}, whose {@code judge} decides):
+ * records the accepted sites in {@code status.fencedSites}, which everything else acts on (the
+ * matrix, the routing, the conditions, the sidecars' view, the planned runbook), and writes one
+ * Event per fenced or unfenced site. Unfencing the active site makes its server writable first and
+ * records the status after, so a watcher that dies in between finds the site still listed and does
+ * it again; a refused value is one {@code FenceRejected} Warning per value and a Degraded problem,
+ * with the accepted sites left as they were.
+ *
+ * <p>Fencing itself is the matrix's row 1 (a fenced site found writable is fenced like a writable
+ * dr-only site) and the sidecars' operator rule, so this class only changes what is accepted.
+ */
+final class SiteFences {
+  private static final Logger log = LoggerFactory.getLogger(SiteFences.class);
+
+  private final Reactions.Effects effects;
+  /** Per group, the sites last recorded: the informer's copy of the status may not show them yet. */
+  private final Map<GroupRef, List<String>> recorded = new ConcurrentHashMap<>();
+  /** Per group, the refused value or held removal last reported: each is reported once. */
+  private final Map<GroupRef, String> reported = new ConcurrentHashMap<>();
+
+  SiteFences(Reactions.Effects effects) {
+    this.effects = effects;
+  }
+
+  /** What one evaluation acts on: the sites fenced now, and what is wrong with the annotation, if anything. */
+  record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem) {}
+
+  /** One pass; returns the sites the rest of the evaluation treats as fenced. */
+  Accepted keep(GroupRef group, GroupConfig config, MysqlFailoverGroup resource, MysqlFailoverGroupStatus status,
+      boolean paused) {
+    List<String> accepted = recorded.getOrDefault(group,
+        status.fencedSites() == null ? List.of() : status.fencedSites());
+    Map<String, String> annotations = resource.getMetadata().getAnnotations();
+    FencedSites annotation = FencedSites.read(annotations == null ? null : annotations.get(FencedSites.ANNOTATION),
+        config);
+    FencedSites.Outcome outcome = annotation.judge(accepted, status.activeSite(), paused);
+    if (outcome instanceof FencedSites.Rejected rejected) {
+      once(group, "rejected:" + annotation.value(), Events.FENCE_REJECTED, rejected.why());
+      return new Accepted(accepted, Optional.of(new GroupConditions.Problem(Events.FENCE_REJECTED.reason(),
+          rejected.why())));
+    }
+    if (!(outcome instanceof FencedSites.Apply apply)) {
+      if (paused && !annotation.sites().containsAll(accepted)) {
+        held(group, accepted.stream().filter(s -> !annotation.sites().contains(s)).toList());
+      } else {
+        reported.remove(group);
+      }
+      return new Accepted(accepted, Optional.empty());
+    }
+    if (apply.unfenceActive()) {
+      try {
+        effects.unfence(group, status.activeSite());
+      } catch (Exception e) {
+        // Still listed: the next evaluation tries again, and the site stays fenced meanwhile.
+        log.warn("{}: could not make the unfenced active site '{}' writable: {}", group, status.activeSite(),
+            e.toString());
+        return new Accepted(accepted, Optional.empty());
+      }
+    }
+    try {
+      effects.recordFencedSites(group, apply.next());
+    } catch (RuntimeException e) {
+      log.warn("{}: could not record the fenced sites {}: {}", group, apply.next(), e.toString());
+      return new Accepted(accepted, Optional.empty());
+    }
+    recorded.put(group, apply.next());
+    log.info("{}: fenced sites now {} (fenced {}, unfenced {})", group, apply.next(), apply.fenced(), apply.unfenced());
+    for (String site : apply.fenced()) {
+      event(group, Events.SITE_FENCED, FencedSites.fencedMessage(List.of(site), status.activeSite()));
+    }
+    for (String site : apply.unfenced()) {
+      event(group, Events.SITE_UNFENCED, "site " + site + " is unfenced: " + (site.equals(status.activeSite())
+          ? "the active site was made writable again and takes writes" : "it is a failover candidate again (it stays "
+          + "a read-only replica) and rejoins the replicas Service"));
+    }
+    if (apply.held().isEmpty()) {
+      reported.remove(group);
+    } else {
+      held(group, apply.held());
+    }
+    return new Accepted(apply.next(), Optional.empty());
+  }
+
+  private void held(GroupRef group, List<String> sites) {
+    once(group, "held:" + sites, Events.ACTION_HELD, "paused: would unfence " + sites + "; nothing was done (remove "
+        + PauseAnnotation.ANNOTATION + " to let the watcher act; a fence is applied while paused, an unfence waits)");
+  }
+
+  private void once(GroupRef group, String key, Events event, String message) {
+    if (key.equals(reported.put(group, key))) {
+      return;
+    }
+    log.warn("{}: {}", group, message);
+    event(group, event, message);
+  }
+
+  private void event(GroupRef group, Events event, String message) {
+    try {
+      effects.event(group, event.type().name(), event.reason(), message);
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot write the {} Event: {}", group, event.reason(), e.toString());
+    }
+  }
+
+  void forget(GroupRef group) {
+    recorded.remove(group);
+    reported.remove(group);
+  }
+}
