@@ -117,10 +117,18 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
 
   @Override
   public void fence(GroupRef group, String site) throws Exception {
+    GroupConfig config = config(group);
+    sites.fence(group, config, site(config, site));
+  }
+
+  /** The group's config from the spec it is monitored with ({@link #acceptedSpecs}), else the resource's. */
+  private GroupConfig config(GroupRef group) {
     MysqlFailoverGroup g = latest.apply(group).orElseThrow(() -> new IllegalStateException("group is gone"));
-    GroupConfig config = GroupConfig.resolve(acceptedSpecs.apply(group).orElse(g.getSpec()));
-    SiteSpec spec = config.site(site).orElseThrow(() -> new IllegalStateException("no site '" + site + "'"));
-    sites.fence(group, config, spec);
+    return GroupConfig.resolve(acceptedSpecs.apply(group).orElse(g.getSpec()));
+  }
+
+  private static SiteSpec site(GroupConfig config, String site) {
+    return config.site(site).orElseThrow(() -> new IllegalStateException("no site '" + site + "'"));
   }
 
   /**
@@ -140,10 +148,8 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
 
   @Override
   public void unfence(GroupRef group, String site) throws Exception {
-    MysqlFailoverGroup g = latest.apply(group).orElseThrow(() -> new IllegalStateException("group is gone"));
-    GroupConfig config = GroupConfig.resolve(acceptedSpecs.apply(group).orElse(g.getSpec()));
-    SiteSpec spec = config.site(site).orElseThrow(() -> new IllegalStateException("no site '" + site + "'"));
-    sites.unfence(group, config, spec);
+    GroupConfig config = config(group);
+    sites.unfence(group, config, site(config, site));
   }
 
   @Override
