@@ -146,10 +146,21 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
     return starter.whileNoFailover(group, () -> sites.unfence(group, config, site));
   }
 
+  /**
+   * Makes the active site a DBA unfenced writable, under the lock every failover start takes and
+   * only while no failover's workflow exists for the group, even one that waits (Scheduled,
+   * Deferred): a planned failover fences its source itself and then promotes its target, and a
+   * source made writable after that fence would be a second primary. Refused meanwhile; the site
+   * stays listed and the next evaluation tries again.
+   */
   @Override
   public void unfence(GroupRef group, String site) throws Exception {
     GroupConfig config = config(group);
-    sites.unfence(group, config, site(config, site));
+    SiteSpec spec = site(config, site);
+    if (!starter.whileNoFailover(group, () -> sites.unfence(group, config, spec))) {
+      throw new IllegalStateException("a failover's workflow runs for the group (or waits): '" + site
+          + "' is made writable once it ends");
+    }
   }
 
   @Override
