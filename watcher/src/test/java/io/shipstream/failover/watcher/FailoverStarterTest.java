@@ -103,6 +103,48 @@ class FailoverStarterTest {
     run.signal("cancel", "test over");
   }
 
+  /**
+   * The lock the lease-fence lift and the DBA's unfence take: their action runs only while no
+   * failover's workflow exists for the group, and a start waits for an action that runs.
+   */
+  @Test
+  void anActionWhileNoFailoverRunsOnlyWithoutOneAndHoldsTheStartsMeanwhile() throws Exception {
+    FailoverStarter starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER, Set::of);
+    java.util.List<String> done = new CopyOnWriteArrayList<>();
+
+    java.util.concurrent.CountDownLatch inside = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    Thread lift = new Thread(() -> {
+      try {
+        starter.whileNoFailover(ORDERS, () -> {
+          inside.countDown();
+          release.await();
+          done.add("lifted");
+        });
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    lift.start();
+    inside.await();
+    Thread start = new Thread(() -> {
+      starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable", Map.of());
+      done.add("started");
+    });
+    start.start();
+    Thread.sleep(300);
+    assertThat(done).as("the start waits for the action").isEmpty();
+    release.countDown();
+    lift.join();
+    start.join();
+    assertThat(done).containsExactly("lifted", "started");
+    waitForRun();
+
+    assertThat(starter.whileNoFailover(ORDERS, () -> done.add("lifted again"))).as("a failover runs").isFalse();
+    assertThat(done).containsExactly("lifted", "started");
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
+  }
+
   @Test
   void startsWithOnlyTheAttributesTheNamespaceHas() throws InterruptedException {
     FailoverStarter starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER,

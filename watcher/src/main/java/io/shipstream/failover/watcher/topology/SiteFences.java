@@ -33,6 +33,8 @@ final class SiteFences {
   private final Reactions.Effects effects;
   /** Per group, the sites last recorded: the informer's copy of the status may not show them yet. */
   private final Map<GroupRef, List<String>> recorded = new ConcurrentHashMap<>();
+  /** Per group, why the unfence of the active site last failed: logged once per reason. */
+  private final Map<GroupRef, String> unfenceFailed = new ConcurrentHashMap<>();
   /** Per group, the refused value or held removal last reported: each is reported once. */
   private final Map<GroupRef, String> reported = new ConcurrentHashMap<>();
 
@@ -69,11 +71,15 @@ final class SiteFences {
       try {
         effects.unfence(group, status.activeSite());
       } catch (Exception e) {
-        // Still listed: the next evaluation tries again, and the site stays fenced meanwhile.
-        log.warn("{}: could not make the unfenced active site '{}' writable: {}", group, status.activeSite(),
-            e.toString());
+        // Still listed: the next evaluation tries again, and the site stays fenced meanwhile (a
+        // failover's workflow may hold it for days: said once per reason, not at every evaluation).
+        String why = e.toString();
+        if (!why.equals(unfenceFailed.put(group, why))) {
+          log.warn("{}: could not make the unfenced active site '{}' writable: {}", group, status.activeSite(), why);
+        }
         return new Accepted(accepted, Optional.empty());
       }
+      unfenceFailed.remove(group);
     }
     try {
       effects.recordFencedSites(group, apply.next());
@@ -123,5 +129,6 @@ final class SiteFences {
   void forget(GroupRef group) {
     recorded.remove(group);
     reported.remove(group);
+    unfenceFailed.remove(group);
   }
 }
