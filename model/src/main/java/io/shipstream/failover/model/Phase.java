@@ -34,14 +34,19 @@ public enum Phase {
     return this == Scheduled || this == Deferred;
   }
 
-  /** Whether {@code name}, a phase as the status spells it, is one that only waits ({@link #isWaiting}). */
-  public static boolean isWaiting(String name) {
+  /** The phase the status spells {@code name}; empty for null or a name that is no phase. */
+  public static java.util.Optional<Phase> named(String name) {
     for (Phase p : values()) {
       if (p.name().equals(name)) {
-        return p.isWaiting();
+        return java.util.Optional.of(p);
       }
     }
-    return false;
+    return java.util.Optional.empty();
+  }
+
+  /** Whether {@code name}, a phase as the status spells it, is one that only waits ({@link #isWaiting}). */
+  public static boolean isWaiting(String name) {
+    return named(name).map(Phase::isWaiting).orElse(false);
   }
 
   /** Past this phase a cancel can no longer roll back: the target may already be writable. */

@@ -10,7 +10,6 @@ import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -245,8 +244,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         || !start.runId().equals(status.workflow().runId())) {
       return false;
     }
-    return status.plannedFailover().phase() != null && Arrays.stream(Phase.values())
-        .anyMatch(p -> p.isTerminal() && p.name().equals(status.plannedFailover().phase()));
+    return Phase.named(status.plannedFailover().phase()).map(Phase::isTerminal).orElse(false);
   }
 
   /**
@@ -289,7 +287,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   private static boolean plannedInFlight(Optional<MysqlFailoverGroup> current) {
     MysqlFailoverGroupStatus status = current.map(MysqlFailoverGroup::getStatus).orElse(null);
     String phase = status == null || status.plannedFailover() == null ? null : status.plannedFailover().phase();
-    return phase != null && Arrays.stream(Phase.values()).anyMatch(p -> !p.isTerminal() && p.name().equals(phase));
+    return Phase.named(phase).map(p -> !p.isTerminal()).orElse(false);
   }
 
   private Optional<String> scheduleProblem(String annotation) {
@@ -311,14 +309,11 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   }
 
   static String annotation(MysqlFailoverGroup group) {
-    var annotations = group.getMetadata().getAnnotations();
-    return annotations == null ? null : annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+    return group.annotation(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
   }
 
   private static boolean paused(MysqlFailoverGroup group) {
-    Map<String, String> annotations = group.getMetadata().getAnnotations();
-    return PauseAnnotation.pauses(PauseAnnotation.read(annotations == null ? null
-        : annotations.get(PauseAnnotation.ANNOTATION)));
+    return PauseAnnotation.pauses(PauseAnnotation.read(group.annotation(PauseAnnotation.ANNOTATION)));
   }
 
   private static Optional<String> target(String annotation) {

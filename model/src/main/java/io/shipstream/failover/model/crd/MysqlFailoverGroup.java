@@ -38,4 +38,10 @@ public class MysqlFailoverGroup extends CustomResource<MysqlFailoverGroupSpec, M
 
   /** The annotation an operator sets to request a planned failover. */
   public static final String PLANNED_FAILOVER_ANNOTATION = "bloodraven.shipstream.io/planned-failover";
+
+  /** The value of the annotation {@code key}; null when the resource does not carry it. */
+  public String annotation(String key) {
+    java.util.Map<String, String> annotations = getMetadata().getAnnotations();
+    return annotations == null ? null : annotations.get(key);
+  }
 }

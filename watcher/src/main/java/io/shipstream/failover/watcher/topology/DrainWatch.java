@@ -97,9 +97,7 @@ public final class DrainWatch {
     String key = active + ":" + cordoned;
     Episode episode = episodes.compute(group, (g, e) -> e != null && e.key().equals(key) ? e
         : new Episode(key, ConcurrentHashMap.newKeySet()));
-    Map<String, String> annotations = resource.getMetadata().getAnnotations();
-    boolean requestPresent = annotations != null
-        && annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION) != null;
+    boolean requestPresent = resource.annotation(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION) != null;
     DrainSwitchover.Outcome outcome = DrainSwitchover.decide(new DrainSwitchover.Input(config, active, cordoned, sites,
         requestPresent, Steward.failoverRunning(status), paused, status == null ? null : status.fencedSites()));
     if (outcome instanceof DrainSwitchover.Request r && !episode.done().contains(REQUESTED)) {

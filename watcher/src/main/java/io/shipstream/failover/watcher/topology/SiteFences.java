@@ -50,8 +50,7 @@ final class SiteFences {
       boolean paused) {
     List<String> accepted = recorded.getOrDefault(group,
         status.fencedSites() == null ? List.of() : status.fencedSites());
-    Map<String, String> annotations = resource.getMetadata().getAnnotations();
-    FencedSites annotation = FencedSites.read(annotations == null ? null : annotations.get(FencedSites.ANNOTATION),
+    FencedSites annotation = FencedSites.read(resource.annotation(FencedSites.ANNOTATION),
         config);
     FencedSites.Outcome outcome = annotation.judge(accepted, status.activeSite(), paused);
     if (outcome instanceof FencedSites.Rejected rejected) {

@@ -157,8 +157,7 @@ public final class Steward {
   Adoption.Decision adopt(GroupRef ref, GroupConfig config, MysqlFailoverGroup group,
       Map<String, SiteObservation> observations) {
     Map<String, Adoption.Seen> latest = seen(observations);
-    String named = Optional.ofNullable(group.getMetadata().getAnnotations()).map(a -> a.get(Adoption.ANNOTATION))
-        .orElse(null);
+    String named = group.annotation(Adoption.ANNOTATION);
     Adoption.Decision decision;
     if (named != null) {
       String refused = Adoption.named(config, named, latest);

@@ -534,11 +534,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       Adoption.Decision adoption = null;
       Verdict verdict = null;
       Optional<PromoteAnywayAnnotation> promoteAnyway = resource.flatMap(r -> PromoteAnywayAnnotation.read(
-          r.getMetadata().getAnnotations() == null ? null
-              : r.getMetadata().getAnnotations().get(PromoteAnywayAnnotation.ANNOTATION), g.config()));
+          r.annotation(PromoteAnywayAnnotation.ANNOTATION), g.config()));
       Optional<PauseAnnotation> pause = resource.flatMap(r -> PauseAnnotation.read(
-          r.getMetadata().getAnnotations() == null ? null
-              : r.getMetadata().getAnnotations().get(PauseAnnotation.ANNOTATION)));
+          r.annotation(PauseAnnotation.ANNOTATION)));
       boolean paused = PauseAnnotation.pauses(pause);
       if (acting) {
         reactions.pause(g.group(), pause);
