@@ -50,6 +50,11 @@ public final class FailoverRun {
   public final FailoverProgress progress;
   public final StatusPublisher publisher;
   public final KubernetesActivities k8s;
+  /**
+   * The Kubernetes calls made while the application's writes are stopped and the next step waits
+   * for none of them (ordinary activities: see {@link #openWriteWindow}).
+   */
+  public final KubernetesActivities k8sAside;
   /** The inspection and the re-pointing: the runbook's stub for quick, idempotent MySQL calls. */
   public final MysqlActivities quickMysql;
   public final FailoverMetrics metrics;
@@ -65,11 +70,12 @@ public final class FailoverRun {
     this.annotation = annotation;
     this.progress = progress;
     this.k8s = k8s;
+    this.k8sAside = ActivityStubs.kubernetes();
     this.quickMysql = quickMysql;
     this.metrics = metrics;
     this.cancel = cancel;
     var info = Workflow.getInfo();
-    this.publisher = new StatusPublisher(k8s, group, new WorkflowRef(kind.workflowType(), info.getWorkflowId(),
+    this.publisher = new StatusPublisher(k8s, k8sAside, group, new WorkflowRef(kind.workflowType(), info.getWorkflowId(),
         info.getRunId()));
   }
 
@@ -177,6 +183,24 @@ public final class FailoverRun {
       warn(event, what + ": " + Failures.rootMessage(e));
       return false;
     }
+  }
+
+  // --- The write window ----------------------------------------------------------------------------
+
+  /**
+   * From the fence on, until {@link #closeWriteWindow}: the application cannot write, so nothing
+   * but the window's own steps (the lag gate, the failover record, the promotion) may stand between
+   * them. A local activity holds up the workflow task that runs it until it is done, and with it
+   * the command of the next step; status writes and Events therefore go as ordinary activities
+   * meanwhile, scheduled with that step and run beside it (the promotion waits for none of them).
+   */
+  public void openWriteWindow() {
+    publisher.asideFromTheWindow(true);
+  }
+
+  /** The promotion's outcome is known (or the run aborted before it): writes go back to local activities. */
+  public void closeWriteWindow() {
+    publisher.asideFromTheWindow(false);
   }
 
   // --- Cancel --------------------------------------------------------------------------------------

@@ -31,7 +31,9 @@ import org.slf4j.Logger;
 public final class StatusPublisher {
   private static final Logger log = Workflow.getLogger(StatusPublisher.class);
 
-  private final KubernetesActivities k8s;
+  private final KubernetesActivities local;
+  private final KubernetesActivities aside;
+  private KubernetesActivities k8s;
   private final GroupRef group;
   private final WorkflowRef workflow;
   // The latest status not yet sent and whether a status write is in flight; the Events not yet
@@ -41,10 +43,26 @@ public final class StatusPublisher {
   private final List<EventNote> pendingEvents = new ArrayList<>();
   private boolean eventsInFlight;
 
-  public StatusPublisher(KubernetesActivities k8s, GroupRef group, WorkflowRef workflow) {
-    this.k8s = k8s;
+  /**
+   * @param local the stub of the writes in general (local activities in the runbooks)
+   * @param aside the stub of the writes while the application's writes are stopped: ordinary
+   *     activities, which run beside the step the workflow schedules with them
+   */
+  public StatusPublisher(KubernetesActivities local, KubernetesActivities aside, GroupRef group, WorkflowRef workflow) {
+    this.local = local;
+    this.aside = aside;
+    this.k8s = local;
     this.group = group;
     this.workflow = workflow;
+  }
+
+  /**
+   * True from the fence until the promotion's outcome is known: every write sent meanwhile goes
+   * through the ordinary stub, so no write holds up the workflow task that schedules the next step
+   * of the write window. Writes already in flight finish where they started.
+   */
+  public void asideFromTheWindow(boolean windowOpen) {
+    k8s = windowOpen ? aside : local;
   }
 
   public void status(PlannedFailoverStatus status) {

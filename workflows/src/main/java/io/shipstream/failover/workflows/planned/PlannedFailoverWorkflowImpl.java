@@ -87,9 +87,11 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       sessions.promote(plan, rollback);
       promotion.nameTargetActive(plan, rollback);
     } catch (FailoverAbort abort) {
+      run.closeWriteWindow();
       return rollBack(rollback, abort);
     }
     PromotionOutcome promoted = promotion.promote(plan);
+    run.closeWriteWindow();
     if (promoted instanceof Reversible reversible) {
       return rollBackPromotion(plan, rollback, reversible.why());
     }

@@ -60,6 +60,9 @@ final class SourceDrain {
       throw new FailoverAbort(Reason.SourceCrashed, "could not fence source " + plan.source().name() + ": "
           + Failures.rootMessage(e));
     }
+    // From here until the promotion the application cannot write: the writes that follow go
+    // beside the lag gate instead of ahead of it.
+    run.openWriteWindow();
     run.progress.sourceGtidAtFence = fence.gtidExecuted();
     run.publishStatus();
     run.publisher.event(Events.PLANNED_FAILOVER_DRAINING, "source " + plan.source().name()
@@ -82,7 +85,8 @@ final class SourceDrain {
    * itself once the source is idle, writable again (a rollback) or replicating (it rejoined).
    */
   private Drain startDrain(Plan plan, FenceResult fence) {
-    Promise<Void> unlabel = Async.procedure(run.k8s::setSiteRole, run.group, plan.source(),
+    // Beside the lag gate: the promotion waits for it, the lag gate does not.
+    Promise<Void> unlabel = Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(),
         RoleLabel.REPLICA);
     if (fence.appConnections() == 0) {
       return new Drain(unlabel, null);

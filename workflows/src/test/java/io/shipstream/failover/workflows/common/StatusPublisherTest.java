@@ -40,7 +40,7 @@ class StatusPublisherTest {
   public static class PublishingImpl implements Publishing {
     @Override
     public void publish() {
-      StatusPublisher publisher = new StatusPublisher(ActivityStubs.kubernetesLocal(), GROUP,
+      StatusPublisher publisher = new StatusPublisher(ActivityStubs.kubernetesLocal(), ActivityStubs.kubernetes(), GROUP,
           new WorkflowRef("PlannedFailover", "wf", "run"));
       publisher.status(phase("Pending"));
       publisher.event(Events.PLANNED_FAILOVER_STARTED, "requested");

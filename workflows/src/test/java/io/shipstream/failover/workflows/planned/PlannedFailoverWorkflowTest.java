@@ -12,7 +12,9 @@ import io.shipstream.failover.workflows.fakes.EventChecks;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
 import io.shipstream.failover.workflows.fakes.PromotionChecks;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
+import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.client.WorkflowClient;
+import io.temporal.common.converter.DefaultDataConverter;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.testing.TestWorkflowEnvironment;
 import java.time.Duration;
@@ -346,6 +348,45 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     k8s.status = MysqlFailoverGroupStatus.empty();
     mysql.server("dr").readOnly = false;
     assertRejected(request("pdx"), "NoActivePrimary", "PlannedFailoverRejected");
+  }
+
+  /**
+   * The write window in the history: from the fence's completion to the lag gate's command no local
+   * activity runs (the status, Event and label writes go as ordinary activities beside the lag
+   * gate), and from the lag gate's completion to the promotion's command only the failover record
+   * does, which sidecars must see before the target is writable. A local activity would hold the
+   * next step's command back until the API server answered.
+   */
+  @Test
+  void insideTheWriteWindowOnlyTheFailoverRecordStandsBetweenTheSteps() {
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    List<HistoryEvent> events = client.fetchHistory(GROUP.workflowId()).getEvents();
+    assertThat(localActivitiesBetween(events, "Fence", "WaitForGtidSet")).isEmpty();
+    assertThat(localActivitiesBetween(events, "WaitForGtidSet", "Promote")).containsExactly("RecordFailover");
+  }
+
+  /** The local activities recorded after {@code completed} completed and before {@code scheduled} was scheduled. */
+  private static List<String> localActivitiesBetween(List<HistoryEvent> events, String completed, String scheduled) {
+    java.util.Map<Long, String> types = new java.util.HashMap<>();
+    List<String> locals = new java.util.ArrayList<>();
+    boolean inside = false;
+    for (HistoryEvent e : events) {
+      if (e.hasActivityTaskScheduledEventAttributes()) {
+        String type = e.getActivityTaskScheduledEventAttributes().getActivityType().getName();
+        types.put(e.getEventId(), type);
+        if (inside && type.equals(scheduled)) {
+          return locals;
+        }
+      } else if (e.hasActivityTaskCompletedEventAttributes()
+          && completed.equals(types.get(e.getActivityTaskCompletedEventAttributes().getScheduledEventId()))) {
+        inside = true;
+      } else if (inside && e.hasMarkerRecordedEventAttributes()) {
+        var type = e.getMarkerRecordedEventAttributes().getDetailsMap().get("type");
+        locals.add(DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0, java.util.Optional.ofNullable(type),
+            String.class, String.class));
+      }
+    }
+    throw new AssertionError(completed + " completed and then " + scheduled + " scheduled: not found in the history");
   }
 
   /**
