@@ -51,15 +51,20 @@ public final class FailoverRun {
   public final StatusPublisher publisher;
   public final KubernetesActivities k8s;
   /**
-   * The Kubernetes calls made while the application's writes are stopped and the next step waits
-   * for none of them (ordinary activities: see {@link #openWriteWindow}).
+   * The Kubernetes calls made beside a step of the write window (ordinary activities, whose commands
+   * leave with the step's; see {@link #openWriteWindow}).
    */
   public final KubernetesActivities k8sAside;
   /** The inspection and the re-pointing: the runbook's stub for quick, idempotent MySQL calls. */
   public final MysqlActivities quickMysql;
   public final FailoverMetrics metrics;
   public final CancelRequest cancel;
+  /** How long a write window holds the status and Events back before it shows them anyway. */
+  public static final Duration WINDOW_WRITES_HELD_AT_MOST = Duration.ofSeconds(1);
+
   private String failoverRecordedAt;
+  // The timer that lets a long write window's writes go; null outside the window.
+  private CancellationScope windowValve;
   // Set once the runbook knows its plan: a failover refused before that calls no hook.
   private FailoverHooks hooks;
 
@@ -191,16 +196,29 @@ public final class FailoverRun {
    * From the fence on, until {@link #closeWriteWindow}: the application cannot write, so nothing
    * but the window's own steps (the lag gate, the failover record, the promotion) may stand between
    * them. A local activity holds up the workflow task that runs it until it is done, and with it
-   * the command of the next step; status writes and Events therefore go as ordinary activities
-   * meanwhile, scheduled with that step and run beside it (the promotion waits for none of them).
+   * the command of the next step, so status writes and Events are held meanwhile ({@link
+   * StatusPublisher#holdForTheWindow}) and go out when the window closes. A window still open after
+   * {@link #WINDOW_WRITES_HELD_AT_MOST} (a target that lags) lets them go as ordinary activities, so
+   * a long wait still shows its phase and Events as it happens.
    */
   public void openWriteWindow() {
-    publisher.asideFromTheWindow(true);
+    publisher.holdForTheWindow();
+    windowValve = Workflow.newCancellationScope(() -> {
+      Workflow.newTimer(WINDOW_WRITES_HELD_AT_MOST).thenApply(fired -> {
+        publisher.releaseAside();
+        return fired;
+      });
+    });
+    windowValve.run();
   }
 
-  /** The promotion's outcome is known (or the run aborted before it): writes go back to local activities. */
+  /** The promotion's outcome is known (or the run aborted before it): the held writes go out. */
   public void closeWriteWindow() {
-    publisher.asideFromTheWindow(false);
+    if (windowValve != null) {
+      windowValve.cancel();
+      windowValve = null;
+    }
+    publisher.release();
   }
 
   // --- Cancel --------------------------------------------------------------------------------------

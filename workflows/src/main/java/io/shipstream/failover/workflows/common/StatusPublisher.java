@@ -27,12 +27,20 @@ import org.slf4j.Logger;
  * those that queued up go in one call. Each write of the local-activity runbooks holds up the
  * workflow task until it is done, so the fence or the promotion is scheduled a round trip or three
  * sooner than with every write its own call.
+ *
+ * <p>While the application's writes are stopped ({@link #holdForTheWindow}), every write waits: a
+ * local activity would hold up the workflow task that schedules the next step of the window (the
+ * lag gate, the promotion) until the API server answered, and on a busy worker even an ordinary
+ * activity beside the step competes with it for the worker and the server. Held writes go out
+ * when the window closes ({@link #release}), or as ordinary activities if it stays open long
+ * enough to be worth showing ({@link #releaseAside}: a lagging target).
  */
 public final class StatusPublisher {
   private static final Logger log = Workflow.getLogger(StatusPublisher.class);
 
   private final KubernetesActivities local;
   private final KubernetesActivities aside;
+  // The stub of the next write; null while writes are held.
   private KubernetesActivities k8s;
   private final GroupRef group;
   private final WorkflowRef workflow;
@@ -45,8 +53,8 @@ public final class StatusPublisher {
 
   /**
    * @param local the stub of the writes in general (local activities in the runbooks)
-   * @param aside the stub of the writes while the application's writes are stopped: ordinary
-   *     activities, which run beside the step the workflow schedules with them
+   * @param aside the stub of the writes of a long write window ({@link #releaseAside}): ordinary
+   *     activities, which run beside the step the workflow waits for
    */
   public StatusPublisher(KubernetesActivities local, KubernetesActivities aside, GroupRef group, WorkflowRef workflow) {
     this.local = local;
@@ -57,12 +65,27 @@ public final class StatusPublisher {
   }
 
   /**
-   * True from the fence until the promotion's outcome is known: every write sent meanwhile goes
-   * through the ordinary stub, so no write holds up the workflow task that schedules the next step
-   * of the write window. Writes already in flight finish where they started.
+   * From the fence on: writes queue up (a newer status still replaces a waiting one, Events still
+   * accumulate) and none is sent. Writes already in flight finish where they started.
    */
-  public void asideFromTheWindow(boolean windowOpen) {
-    k8s = windowOpen ? aside : local;
+  public void holdForTheWindow() {
+    k8s = null;
+  }
+
+  /** The window is still open after a while: what waits, and what comes, goes as ordinary activities. */
+  public void releaseAside() {
+    send(aside);
+  }
+
+  /** The window has closed: what waits goes out, and writes are local activities again. */
+  public void release() {
+    send(local);
+  }
+
+  private void send(KubernetesActivities through) {
+    k8s = through;
+    sendStatus();
+    sendEvents();
   }
 
   public void status(PlannedFailoverStatus status) {
@@ -79,6 +102,9 @@ public final class StatusPublisher {
   }
 
   public void flush() {
+    if (k8s == null) {
+      release();
+    }
     Workflow.await(() -> !statusInFlight && pendingStatus == null && !eventsInFlight && pendingEvents.isEmpty());
   }
 
@@ -88,7 +114,7 @@ public final class StatusPublisher {
   }
 
   private void sendStatus() {
-    if (statusInFlight || pendingStatus == null) {
+    if (k8s == null || statusInFlight || pendingStatus == null) {
       return;
     }
     Functions.Func<Promise<Void>> next = pendingStatus;
@@ -103,7 +129,7 @@ public final class StatusPublisher {
   }
 
   private void sendEvents() {
-    if (eventsInFlight || pendingEvents.isEmpty()) {
+    if (k8s == null || eventsInFlight || pendingEvents.isEmpty()) {
       return;
     }
     List<EventNote> batch = List.copyOf(pendingEvents);

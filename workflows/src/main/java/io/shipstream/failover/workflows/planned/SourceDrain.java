@@ -60,8 +60,8 @@ final class SourceDrain {
       throw new FailoverAbort(Reason.SourceCrashed, "could not fence source " + plan.source().name() + ": "
           + Failures.rootMessage(e));
     }
-    // From here until the promotion the application cannot write: the writes that follow go
-    // beside the lag gate instead of ahead of it.
+    // From here until the promotion the application cannot write: the status and Events that
+    // follow wait until then (a second at most) instead of going ahead of the lag gate.
     run.openWriteWindow();
     run.progress.sourceGtidAtFence = fence.gtidExecuted();
     run.publishStatus();

@@ -292,7 +292,11 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     CountDownLatch gate = new CountDownLatch(1);
     mysql.server("pdx").waitGate = gate;
     PlannedFailoverWorkflow wf = startAsync("pdx");
+    // The write window holds its status writes and Events back for a second at most: a wait
+    // longer than that shows its phase and the fence's Event while it waits.
     waitForPhase(wf, "WaitingForLag");
+    WorkflowWaits.await(k8s::eventReasons, reasons -> reasons.contains("PlannedFailoverDraining"),
+        "the Draining Event while the lag gate waits");
     assertThat(wf.status().phase()).as("the status query").isEqualTo("WaitingForLag");
     assertThat(wf.status().sourceGtidAtFence()).isEqualTo("0-1-100");
     wf.cancel("maintenance postponed");
