@@ -91,10 +91,10 @@ public final class ControlPlane implements AutoCloseable {
       workerOptions.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
     }
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs), factoryOptions.build());
-    var w = factory.newWorker(TaskQueues.FAILOVER, workerOptions.build());
     // The same workflows and activities the worker process hosts, holding the sidecars' token as
-    // the worker's pods do.
-    Registrations.register(w, kube.client(), Clock.systemUTC(), SharedToken.of(FailoverStack.SIDECAR_TOKEN));
+    // the worker's pods do, with a queue of its own for the write window's MySQL steps.
+    Registrations.register(factory, TaskQueues.FAILOVER, workerOptions.build(), kube.client(), Clock.systemUTC(),
+        SharedToken.of(FailoverStack.SIDECAR_TOKEN));
     factory.start();
     worker = factory;
   }

@@ -158,8 +158,8 @@ final class ScaleStack implements AutoCloseable {
   private void startWorker() {
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(temporal.stubs()),
         WorkerFactoryOptions.newBuilder().build());
-    var w = factory.newWorker(TaskQueues.FAILOVER, WorkerOptions.newBuilder().build());
-    Registrations.register(w, kube.client(), Clock.systemUTC(), SharedToken.of(FailoverStack.SIDECAR_TOKEN));
+    Registrations.register(factory, TaskQueues.FAILOVER, WorkerOptions.newBuilder().build(), kube.client(),
+        Clock.systemUTC(), SharedToken.of(FailoverStack.SIDECAR_TOKEN));
     factory.start();
     worker = factory;
   }

@@ -12,8 +12,11 @@ import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.emergency.EmergencyFailoverWorkflowImpl;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.worker.Worker;
+import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
 import java.time.Clock;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * What the worker hosts: every workflow implementation and every activity implementation. A new
@@ -31,16 +34,43 @@ public final class Registrations {
    * sidecarToken} (null: none) is what the sidecar activity presents to the sidecars.
    */
   public static List<Object> activities(KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
+    return activities(kubernetes, clock, sidecarToken, null);
+  }
+
+  private static List<Object> activities(KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken,
+      String connectionsQueue) {
     return List.of(
-        new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock),
+        new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock, connectionsQueue),
         new KubernetesActivitiesImpl(kubernetes, clock),
         new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock),
         new SidecarActivitiesImpl(clock, sidecarToken),
         new HookActivitiesImpl(kubernetes));
   }
 
-  public static void register(Worker worker, KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
+  /**
+   * Polls {@code taskQueue} with every workflow and activity, and a queue of this process alone
+   * ({@link #ownQueue}) with the same MySQL activities instance, whose kept connections the write
+   * window's steps are sent to ({@code MysqlActivities#connectionsQueue}). Returns the shared
+   * queue's worker.
+   */
+  public static Worker register(WorkerFactory factory, String taskQueue, WorkerOptions options,
+      KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
+    String own = ownQueue(taskQueue);
+    List<Object> activities = activities(kubernetes, clock, sidecarToken, own);
+    Worker worker = factory.newWorker(taskQueue, options);
     worker.registerWorkflowImplementationTypes(WORKFLOWS.toArray(Class<?>[]::new));
-    worker.registerActivitiesImplementations(activities(kubernetes, clock, sidecarToken).toArray());
+    worker.registerActivitiesImplementations(activities.toArray());
+    Object mysql = activities.stream().filter(MysqlActivitiesImpl.class::isInstance).findFirst().orElseThrow();
+    factory.newWorker(own, options).registerActivitiesImplementations(mysql);
+    return worker;
+  }
+
+  /**
+   * A queue for this worker process alone, next to {@code shared}; unique per start, so a
+   * restarted worker never takes over a dead one's queue (a step sent there is not started, and
+   * the workflow sends it to the shared queue instead).
+   */
+  static String ownQueue(String shared) {
+    return shared + "-worker-" + UUID.randomUUID();
   }
 }

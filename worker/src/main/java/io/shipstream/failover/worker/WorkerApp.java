@@ -12,6 +12,7 @@ import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.worker.WorkerFactory;
+import io.temporal.worker.WorkerOptions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,8 +79,8 @@ public final class WorkerApp implements AutoCloseable {
           WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
       SearchAttributeRegistration.register(stubs, config.namespace());
       WorkerFactory factory = WorkerFactory.newInstance(client);
-      Registrations.register(factory.newWorker(config.taskQueue()), kubernetes, Clock.systemUTC(),
-          config.sidecarToken());
+      Registrations.register(factory, config.taskQueue(), WorkerOptions.getDefaultInstance(), kubernetes,
+          Clock.systemUTC(), config.sidecarToken());
       started.add(() -> {
         // A factory that never started has nothing to stop, and stopping it would call Temporal.
         if (factory.isStarted()) {

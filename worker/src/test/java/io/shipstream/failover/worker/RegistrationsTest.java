@@ -11,6 +11,7 @@ import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.temporal.testing.TestWorkflowEnvironment;
+import io.temporal.worker.WorkerOptions;
 import java.time.Clock;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,15 @@ class RegistrationsTest {
         assertThat(activities).as("an implementation of %s", type.getSimpleName()).filteredOn(type::isInstance)
             .hasSize(1);
       }
-      Registrations.register(env.newWorker(TaskQueues.FAILOVER), kubernetes, Clock.systemUTC(), null);
+      Registrations.register(env.getWorkerFactory(), TaskQueues.FAILOVER, WorkerOptions.getDefaultInstance(),
+          kubernetes, Clock.systemUTC(), null);
     }
+  }
+
+  @Test
+  void eachWorkerStartPollsAQueueOfItsOwn() {
+    String first = Registrations.ownQueue(TaskQueues.FAILOVER);
+    assertThat(first).startsWith(TaskQueues.FAILOVER + "-worker-");
+    assertThat(Registrations.ownQueue(TaskQueues.FAILOVER)).as("a restarted worker").isNotEqualTo(first);
   }
 }

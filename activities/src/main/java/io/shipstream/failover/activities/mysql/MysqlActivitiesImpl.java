@@ -63,17 +63,37 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   private final Clock clock;
   private final MysqlConnections connections;
   private final Heartbeat heartbeat;
+  private final String connectionsQueue;
 
-  /** As wired in the worker: heartbeats go to Temporal. */
+  /** As wired in the worker: heartbeats go to Temporal; no queue of its own. */
   public MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock) {
-    this(credentials, clock, new MysqlConnections(), Heartbeat.temporal());
+    this(credentials, clock, null);
+  }
+
+  /**
+   * As wired in the worker, with {@code connectionsQueue} the task queue this worker alone polls
+   * with this instance (null: none), see {@link #connectionsQueue()}.
+   */
+  public MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock, String connectionsQueue) {
+    this(credentials, clock, new MysqlConnections(), Heartbeat.temporal(), connectionsQueue);
   }
 
   public MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock, MysqlConnections connections, Heartbeat heartbeat) {
+    this(credentials, clock, connections, heartbeat, null);
+  }
+
+  private MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock, MysqlConnections connections,
+      Heartbeat heartbeat, String connectionsQueue) {
     this.credentials = credentials;
     this.clock = clock;
     this.connections = connections;
     this.heartbeat = heartbeat;
+    this.connectionsQueue = connectionsQueue;
+  }
+
+  @Override
+  public String connectionsQueue() {
+    return connectionsQueue;
   }
 
   @Override

@@ -84,6 +84,16 @@ public interface MysqlActivities {
   String catchUpFrom(MysqlTarget replica, MysqlTarget donor, String donorGtid, Instant deadline);
 
   /**
+   * The task queue that reaches this worker's kept connections: a queue of its own, which no other
+   * worker polls; null when the worker has none. The planned runbook asks it beside the
+   * validation's inspection (a local activity, so the worker that opened and checked the
+   * connections answers) and schedules the write window's steps there, so that none of them opens
+   * a connection inside the window on another worker.
+   */
+  @ActivityMethod
+  String connectionsQueue();
+
+  /**
    * What {@link #drainAndStopReplica} left: the executed set, the set the IO thread had received
    * (null when the server was no replica), whether it was a replica, and whether it writes the
    * transactions it replicates to its own binary log (log_slave_updates / log_replica_updates, and

@@ -34,6 +34,23 @@ public final class ActivityStubs {
         : ActivityOptions.newBuilder(options).setSummary(summary).build());
   }
 
+  /**
+   * How long a step sent to a worker's own queue ({@code MysqlActivities#connectionsQueue}) may
+   * wait there unstarted: that worker polls it all the time, so a step still waiting means the
+   * worker is gone (or starved), and the step is sent to the shared queue instead ({@link
+   * OnConnections}).
+   */
+  public static final Duration OWN_QUEUE_START = Duration.ofSeconds(3);
+
+  /**
+   * {@code options} sent to {@code queue}, a worker's own queue, with {@link #OWN_QUEUE_START} to
+   * be started there; null: the workflow's task queue, as every other call.
+   */
+  private static ActivityOptions onQueue(ActivityOptions options, String queue) {
+    return queue == null ? options : ActivityOptions.newBuilder(options).setTaskQueue(queue)
+        .setScheduleToStartTimeout(OWN_QUEUE_START).build();
+  }
+
   /** Kubernetes calls retry until their schedule-to-close; only a missing group is final. */
   private static RetryOptions kubernetesRetries() {
     return RetryOptions.newBuilder()
@@ -68,10 +85,15 @@ public final class ActivityStubs {
 
   /** As {@link #mysql()}, each call shown with {@code summary} in the UI. */
   public static MysqlActivities mysql(String summary) {
-    return stub(MysqlActivities.class, ActivityOptions.newBuilder()
+    return mysql(summary, null);
+  }
+
+  /** As {@link #mysql(String)}, sent to a worker's own {@code queue} (null: the shared one). */
+  public static MysqlActivities mysql(String summary, String queue) {
+    return stub(MysqlActivities.class, onQueue(ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setRetryOptions(quickMysqlRetries())
-        .build(), summary);
+        .build(), queue), summary);
   }
 
   /**
@@ -116,7 +138,12 @@ public final class ActivityStubs {
 
   /** As {@link #mysqlPersistent()}, each call shown with {@code summary} in the UI. */
   public static MysqlActivities mysqlPersistent(String summary) {
-    return stub(MysqlActivities.class, ActivityOptions.newBuilder()
+    return mysqlPersistent(summary, null);
+  }
+
+  /** As {@link #mysqlPersistent(String)}, sent to a worker's own {@code queue} (null: the shared one). */
+  public static MysqlActivities mysqlPersistent(String summary, String queue) {
+    return stub(MysqlActivities.class, onQueue(ActivityOptions.newBuilder()
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setRetryOptions(RetryOptions.newBuilder()
             .setInitialInterval(Duration.ofMillis(500))
@@ -125,7 +152,7 @@ public final class ActivityStubs {
             .setMaximumAttempts(10)
             .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT)
             .build())
-        .build(), summary);
+        .build(), queue), summary);
   }
 
   /** Waits bounded by a deadline the activity enforces itself; heartbeats detect a dead worker. */
@@ -135,7 +162,12 @@ public final class ActivityStubs {
 
   /** As {@link #mysqlWait(Duration)}, each call shown with {@code summary} in the UI. */
   public static MysqlActivities mysqlWait(Duration budget, String summary) {
-    return stub(MysqlActivities.class, ActivityOptions.newBuilder()
+    return mysqlWait(budget, summary, null);
+  }
+
+  /** As {@link #mysqlWait(Duration, String)}, sent to a worker's own {@code queue} (null: the shared one). */
+  public static MysqlActivities mysqlWait(Duration budget, String summary, String queue) {
+    return stub(MysqlActivities.class, onQueue(ActivityOptions.newBuilder()
         .setStartToCloseTimeout(budget.plusSeconds(30))
         .setScheduleToCloseTimeout(budget.plusSeconds(60))
         .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
@@ -144,7 +176,7 @@ public final class ActivityStubs {
             .setMaximumInterval(Duration.ofSeconds(2))
             .setDoNotRetry(FailureTypes.PROMOTE_FAILED, FailureTypes.LAG_TIMEOUT)
             .build())
-        .build(), summary);
+        .build(), queue), summary);
   }
 
   /**

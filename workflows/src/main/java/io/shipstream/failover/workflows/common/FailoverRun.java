@@ -59,9 +59,17 @@ public final class FailoverRun {
   public final MysqlActivities quickMysql;
   public final FailoverMetrics metrics;
   public final CancelRequest cancel;
+  /** The write window's MySQL steps, on the worker that holds their connections. */
+  public final OnConnections onConnections = new OnConnections(this);
   /** How long a write window holds the status and Events back before it shows them anyway. */
   public static final Duration WINDOW_WRITES_HELD_AT_MOST = Duration.ofSeconds(1);
 
+  /**
+   * The task queue of the worker whose kept connections the latest inspection opened ({@code
+   * MysqlActivities#connectionsQueue}), where the write window's steps go ({@link OnConnections});
+   * null: the shared queue.
+   */
+  public String connectionsQueue;
   private String failoverRecordedAt;
   // The timer that lets a long write window's writes go; null outside the window.
   private CancellationScope windowValve;

@@ -80,8 +80,9 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     Rollback rollback = new Rollback();
     SessionStoreHandover sessions = new SessionStoreHandover(run);
     TargetPromotion promotion = new TargetPromotion(run);
+    SourceDrain drain = new SourceDrain(run);
     try {
-      new SourceDrain(run).fenceAndDrain(plan, rollback);
+      drain.fenceAndDrain(plan, rollback);
       sessions.waitForSync(plan);
       run.checkNotCancelled("before promotion");
       sessions.promote(plan, rollback);
@@ -102,6 +103,7 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       return progress.toPlannedStatus();
     }
 
+    drain.settleUnlabel(plan);
     FailoverRun.RoutingFlip routing = run.flipRouting(plan.config(), plan.target());
     Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom, server(plan, plan.source()),
         server(plan, plan.target()));

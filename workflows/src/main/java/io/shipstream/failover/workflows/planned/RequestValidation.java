@@ -15,6 +15,9 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Defer;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Reject;
+import io.temporal.failure.ActivityFailure;
+import io.temporal.workflow.Async;
+import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
@@ -49,7 +52,11 @@ final class RequestValidation {
       CheckedRequest request = (CheckedRequest) pre;
       progress.target = request.annotation().targetSite();
       progress.dragonflyEnabled = request.config().dragonflyEnabled();
+      // The worker that runs the inspections keeps their connections: asked in the same workflow
+      // task, as a local activity, so that worker answers.
+      Promise<String> connections = Async.function(run.quickMysql::connectionsQueue);
       Map<String, ServerState> states = run.inspectAll(request.config(), request.config().sites());
+      run.connectionsQueue = ownQueue(connections);
       Decision decision = PlannedFailoverPlanner.decide(request, snapshot.status(), states, FailoverRun.now());
       if (decision instanceof Proceed proceed) {
         progress.source = proceed.plan().source().name();
@@ -130,6 +137,15 @@ final class RequestValidation {
     Workflow.await(wait.isNegative() ? Duration.ZERO : wait, run.cancel::requested);
     progress.reason = null;
     run.checkNotCancelled("while deferred");
+  }
+
+  /** The worker's own queue; null (the shared queue) when it has none or could not say. */
+  private static String ownQueue(Promise<String> connections) {
+    try {
+      return connections.get();
+    } catch (ActivityFailure e) {
+      return null;
+    }
   }
 
   private FailoverAbort refused(Reject reject) {

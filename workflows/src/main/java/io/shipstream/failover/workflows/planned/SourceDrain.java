@@ -22,6 +22,7 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
 import io.temporal.workflow.Promise;
+import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -34,6 +35,8 @@ import java.time.Instant;
  */
 final class SourceDrain {
   private final FailoverRun run;
+  // The source's primary role label being removed, beside the lag gate; null before the fence.
+  private Promise<Void> unlabel;
 
   SourceDrain(FailoverRun run) {
     this.run = run;
@@ -54,8 +57,8 @@ final class SourceDrain {
     rollback.register(this::restoreSource, plan);
     FenceResult fence;
     try {
-      fence = ActivityStubs.mysql("fence " + plan.source().name() + " (read-only, then its GTID set)")
-          .fence(source);
+      String summary = "fence " + plan.source().name() + " (read-only, then its GTID set)";
+      fence = run.onConnections.call(queue -> ActivityStubs.mysql(summary, queue).fence(source));
     } catch (ActivityFailure e) {
       throw new FailoverAbort(Reason.SourceCrashed, "could not fence source " + plan.source().name() + ": "
           + Failures.rootMessage(e));
@@ -70,10 +73,27 @@ final class SourceDrain {
     return fence;
   }
 
-  /** The compensation of the fence: the source takes writes and is routed again. */
+  /**
+   * The compensation of the fence: the source takes writes and is routed again; the label is put
+   * back only once its removal has settled, so that the removal cannot land after it.
+   */
   private void restoreSource(Plan plan) {
     ActivityStubs.mysql("unfence " + plan.source().name() + " (rollback)").unfence(server(plan, plan.source()));
+    if (unlabel != null) {
+      Workflow.await(unlabel::isCompleted);
+    }
     run.k8s.setSiteRole(run.group, plan.source(), RoleLabel.PRIMARY);
+  }
+
+  /**
+   * After the promotion, before the target is labelled primary: the source's label removal, which
+   * ran beside the window, has settled. A removal the API server refused is a warning (the source
+   * is fenced, so a write routed to it fails, and the watcher repairs the label once the run ends),
+   * not a reason to hold the promotion up: the promotion never waits for it.
+   */
+  void settleUnlabel(Plan plan) {
+    run.settle(unlabel, Events.ROUTING_UPDATE_FAILED, "could not remove the primary role label from "
+        + plan.source().name() + " (it is fenced; a write routed there fails)");
   }
 
   /**
@@ -85,24 +105,23 @@ final class SourceDrain {
    * itself once the source is idle, writable again (a rollback) or replicating (it rejoined).
    */
   private Drain startDrain(Plan plan, FenceResult fence) {
-    // Beside the lag gate: the promotion waits for it, the lag gate does not.
-    Promise<Void> unlabel = Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(),
-        RoleLabel.REPLICA);
+    // Beside the window: neither the lag gate nor the promotion waits for it (settleUnlabel).
+    unlabel = Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(), RoleLabel.REPLICA);
     if (fence.appConnections() == 0) {
-      return new Drain(unlabel, null);
+      return new Drain(null);
     }
     Instant deadline = FailoverRun.now().plus(plan.config().drainTimeout());
     MysqlActivities waiting = ActivityStubs.mysqlWait(plan.config().drainTimeout(), "drain "
         + plan.source().name() + ": end its " + fence.appConnections() + " sessions by " + deadline);
-    return new Drain(unlabel, Async.function(waiting::killAppConnections, server(plan, plan.source()), deadline));
+    return new Drain(Async.function(waiting::killAppConnections, server(plan, plan.source()), deadline));
   }
 
   private MysqlTarget server(Plan plan, SiteSpec site) {
     return MysqlTarget.of(run.group, plan.config(), site);
   }
 
-  /** The drain running beside the lag wait. */
-  private record Drain(Promise<Void> unlabel, Promise<DrainResult> kills) {}
+  /** The session drain running beside the lag wait; null kills when the source had no sessions. */
+  private record Drain(Promise<DrainResult> kills) {}
 
   private void waitForTargetToCatchUp(Plan plan) {
     FailoverProgress progress = run.progress;
@@ -110,12 +129,13 @@ final class SourceDrain {
         + progress.sourceGtidAtFence);
     Instant started = FailoverRun.now();
     Instant deadline = started.plus(plan.maxLagWait());
-    MysqlActivities waiting = ActivityStubs.mysqlWait(plan.maxLagWait(), "wait until " + plan.target().name()
-        + " holds " + progress.sourceGtidAtFence + " (fenced " + plan.source().name() + ")");
+    String summary = "wait until " + plan.target().name() + " holds " + progress.sourceGtidAtFence + " (fenced "
+        + plan.source().name() + ")";
     run.show(lagStep(plan.target().name(), progress.sourceGtidAtFence, progress.targetGtidAtValidation));
     try {
-      run.cancellable(() -> Async.function(waiting::waitForGtidSet, server(plan, plan.target()),
-          progress.sourceGtidAtFence, deadline));
+      run.cancellable(() -> run.onConnections.async(queue -> Async.function(
+          ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
+          progress.sourceGtidAtFence, deadline)));
     } catch (ActivityFailure e) {
       boolean timeout = FailureTypes.LAG_TIMEOUT.equals(Failures.type(e));
       throw new FailoverAbort(timeout ? Reason.LagTimeout : Reason.TargetUnhealthy, "target "
@@ -149,7 +169,7 @@ final class SourceDrain {
         + " of it; the wait's heartbeats show its progress";
   }
 
-  /** Notes how the drain went; only the label removal must have landed before promotion. */
+  /** Notes how the drain went; the promotion waits for none of it. */
   private void finishDrain(Plan plan, Drain drain) {
     FailoverProgress progress = run.progress;
     if (drain.kills() != null) {
@@ -169,12 +189,6 @@ final class SourceDrain {
           progress.message = "draining " + plan.source().name() + " failed: " + Failures.rootMessage(e);
         }
       }
-    }
-    try {
-      drain.unlabel().get();
-    } catch (ActivityFailure e) {
-      throw new FailoverAbort(Reason.ExecuteFailed, "could not remove the primary role label from "
-          + plan.source().name() + ": " + Failures.rootMessage(e));
     }
   }
 }

@@ -16,6 +16,7 @@ import io.shipstream.failover.workflows.common.Rollback;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.TimeoutFailure;
+import java.time.Instant;
 
 /**
  * The Promoting step of the planned runbook, the point of no return: the target is named active,
@@ -54,9 +55,11 @@ final class TargetPromotion {
    */
   PromotionOutcome promote(Plan plan) {
     String name = plan.target().name();
+    String sentTo = run.connectionsQueue;
     try {
-      PromoteResult result = ActivityStubs.mysqlPersistent("promote " + name + " (writable)").promote(server(plan), FailoverRun.now().plus(
-          plan.config().connectionDrainTimeout()), SemiSyncPlan.atPromotion(plan.config(), name));
+      Instant relayDrainDeadline = FailoverRun.now().plus(plan.config().connectionDrainTimeout());
+      PromoteResult result = run.onConnections.call(queue -> ActivityStubs.mysqlPersistent("promote " + name
+          + " (writable)", queue).promote(server(plan), relayDrainDeadline, SemiSyncPlan.atPromotion(plan.config(), name)));
       run.progress.targetGtidAtPromotion = result.gtidExecuted();
       return new Promoted(result.gtidExecuted());
     } catch (ActivityFailure e) {
@@ -66,6 +69,12 @@ final class TargetPromotion {
         // after any fence the workflow applied now, so no fence can prove the target stays
         // read-only and unfencing the source could leave two writable servers.
         return new Stuck(failed + "; the last attempt timed out and may still make " + name + " writable");
+      }
+      if (sentTo != null && run.connectionsQueue == null) {
+        // The promotion went to the shared queue because the worker it was first sent to is gone;
+        // an attempt that worker started before it went may still be running.
+        return new Stuck(failed + "; it was first sent to a worker that is gone, whose attempt may still make "
+            + name + " writable");
       }
       try {
         ActivityStubs.mysqlPersistent("fence " + name + " again: its promotion failed").fence(server(plan));

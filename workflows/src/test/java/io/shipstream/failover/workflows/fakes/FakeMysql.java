@@ -64,6 +64,25 @@ public final class FakeMysql implements MysqlActivities {
   /** Runs at the start of every promote, to observe the world at that moment. */
   public volatile Runnable beforePromote = () -> {};
   public final List<String> calls = new CopyOnWriteArrayList<>();
+  /** The queue a worker of its own polls with this fake ({@link RealTimeTestServer}); what {@link #connectionsQueue} says. */
+  public static final String OWN_QUEUE = "fake-worker-connections";
+  /** What {@link #connectionsQueue} answers: a queue nobody polls stands for a worker that is gone. */
+  public volatile String connectionsQueue = OWN_QUEUE;
+  /** The task queue each fence, lag wait and promotion ran from, as "fence iad" -> queue. */
+  public final Map<String, String> stepQueues = new ConcurrentHashMap<>();
+
+  @Override
+  public String connectionsQueue() {
+    return connectionsQueue;
+  }
+
+  private void ranFrom(String step) {
+    try {
+      stepQueues.put(step, Activity.getExecutionContext().getInfo().getActivityTaskQueue());
+    } catch (IllegalStateException notAnActivity) {
+      // Called directly by a test, not through Temporal.
+    }
+  }
   /**
    * Where each site's server listens, as the workflow addressed it: inspect reports a replica's
    * source by these, as a real server reports the host and port it was pointed at.
@@ -116,6 +135,7 @@ public final class FakeMysql implements MysqlActivities {
   @Override
   public FenceResult fence(MysqlTarget t) {
     calls.add("fence " + t.site());
+    ranFrom("fence " + t.site());
     Server s = reach(t);
     if (s.fenceFails) {
       throw ApplicationFailure.newNonRetryableFailure(t + " unreachable: connection refused", "Unreachable");
@@ -147,6 +167,7 @@ public final class FakeMysql implements MysqlActivities {
   @Override
   public String waitForGtidSet(MysqlTarget t, String gtidSet, Instant deadline) {
     calls.add("wait " + t.site() + " " + gtidSet);
+    ranFrom("wait " + t.site());
     Server s = reach(t);
     await(s.waitGate);
     long wanted = Long.parseLong(gtidSet.substring(gtidSet.lastIndexOf('-') + 1));
@@ -162,6 +183,7 @@ public final class FakeMysql implements MysqlActivities {
   public PromoteResult promote(MysqlTarget t, Instant relayDrainDeadline,
       io.shipstream.failover.model.topology.SemiSyncSettings semiSync) {
     calls.add("promote " + t.site());
+    ranFrom("promote " + t.site());
     promotedWith.put(t.site(), java.util.Optional.ofNullable(semiSync));
     beforePromote.run();
     Server s = reach(t);

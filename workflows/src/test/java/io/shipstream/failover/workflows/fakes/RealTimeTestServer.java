@@ -36,6 +36,12 @@ public final class RealTimeTestServer implements AutoCloseable {
     Worker worker = env.newWorker(TaskQueues.FAILOVER);
     worker.registerWorkflowImplementationTypes(workflows);
     worker.registerActivitiesImplementations(activities);
+    // The worker's own queue, polled with the same MySQL fake, as the worker process does.
+    for (Object activity : activities) {
+      if (activity instanceof FakeMysql mysql) {
+        env.newWorker(FakeMysql.OWN_QUEUE).registerActivitiesImplementations(mysql);
+      }
+    }
     env.start();
     client = env.getWorkflowClient();
   }

@@ -8,7 +8,9 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.EventChecks;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
 import io.shipstream.failover.workflows.fakes.PromotionChecks;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
@@ -367,6 +369,31 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     List<HistoryEvent> events = client.fetchHistory(GROUP.workflowId()).getEvents();
     assertThat(localActivitiesBetween(events, "Fence", "WaitForGtidSet")).isEmpty();
     assertThat(localActivitiesBetween(events, "WaitForGtidSet", "Promote")).containsExactly("RecordFailover");
+  }
+
+  /**
+   * The fence, the lag gate and the promotion run on the worker whose kept connections the
+   * validation's inspection opened (its own queue), not on whichever worker polls the shared one.
+   */
+  @Test
+  void theWindowsStepsRunWhereTheValidationOpenedTheConnections() {
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.stepQueues).containsOnlyKeys("fence iad", "wait pdx", "promote pdx")
+        .allSatisfy((step, queue) -> assertThat(queue).as(step).isEqualTo(FakeMysql.OWN_QUEUE));
+  }
+
+  /**
+   * That worker is gone (nobody polls its queue): the fence is never started there, goes to the
+   * shared queue after a few seconds, and so do the steps after it; the failover succeeds.
+   */
+  @Test
+  void whenThatWorkerIsGoneTheStepsGoToTheSharedQueue() {
+    mysql.connectionsQueue = "mysql-failover-worker-gone";
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.stepQueues).containsOnlyKeys("fence iad", "wait pdx", "promote pdx")
+        .allSatisfy((step, queue) -> assertThat(queue).as(step).isEqualTo(TaskQueues.FAILOVER));
+    assertThat(mysql.callsTo("fence")).as("fenced once").hasSize(1);
+    assertThat(mysql.server("pdx").readOnly).isFalse();
   }
 
   /** The local activities recorded after {@code completed} completed and before {@code scheduled} was scheduled. */
