@@ -56,7 +56,8 @@ final class TargetPromotion {
     String name = plan.target().name();
     try {
       PromoteResult result = ActivityStubs.mysqlPersistent("promote " + name + " (writable)").promote(server(plan), FailoverRun.now().plus(
-          plan.config().connectionDrainTimeout()), SemiSyncPlan.atPromotion(plan.config(), name));
+          plan.config().connectionDrainTimeout()), SemiSyncPlan.atPromotion(plan.config(), name),
+          plan.targetReplicatesFromSource());
       run.progress.targetGtidAtPromotion = result.gtidExecuted();
       return new Promoted(result.gtidExecuted());
     } catch (ActivityFailure e) {
