@@ -108,7 +108,8 @@ public final class DirectPlannedFailover implements AutoCloseable {
     k8s.recordFailover(group, p.target, recordedAt, null);
     long promoteStarted = System.nanoTime();
     PromoteResult promoted = mysql.promote(target, clock.instant().plus(plan.config().connectionDrainTimeout()),
-        io.shipstream.failover.model.topology.SemiSyncPlan.atPromotion(plan.config(), target.site()));
+        io.shipstream.failover.model.topology.SemiSyncPlan.atPromotion(plan.config(), target.site()),
+        plan.targetReplicatesFromSource());
     p.promotedAt = promoted.gtidExecuted();
     long promoteEnded = System.nanoTime();
     lastSteps = String.format("fence %.0f ms, then %.0f ms, lag gate %.0f ms, then %.0f ms, promote %.0f ms",

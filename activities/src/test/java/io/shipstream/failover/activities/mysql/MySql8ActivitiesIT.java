@@ -152,7 +152,7 @@ class MySql8ActivitiesIT {
           assertThat(cause.getOriginalMessage()).contains("missing 2 transaction(s)");
         });
 
-    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(30), null);
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(30), null, false);
 
     assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
     assertThat(count(replica)).isEqualTo(3);

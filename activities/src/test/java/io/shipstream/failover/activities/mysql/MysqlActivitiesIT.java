@@ -191,7 +191,7 @@ class MysqlActivitiesIT extends MysqlActivitiesFixture {
     primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))");
     FenceResult fenced = activities.fence(target("iad", primary));
     activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
-    activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
     insert(openAppConnection(replica), 2);
 
     activities.replicateFrom(target("iad", primary), target("pdx", replica));

@@ -73,7 +73,7 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     MysqlConnections.Counts lag = connections.counts().minus(before);
 
     before = connections.counts();
-    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
     MysqlConnections.Counts promote = connections.counts().minus(before);
     LOG.info("MEASURE {} window steps (opened, pinged, exchanges): fence {}, lag gate {}, promote {}; server-side"
         + " window {} ms", flavor, fence, lag, promote, Duration.between(fenced.fencedAt(), promoted.writableAt()).toMillis());
@@ -89,6 +89,91 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     assertThat(activities.inspect(target("iad", primary)).readOnly()).isTrue();
     insert(openAppConnection(replica), 2);
   }
+
+  /**
+   * The planned promotion of a target that replicates directly from the fenced source, once the
+   * lag gate saw it execute the fenced set (#19): nothing unapplied can be in its relay log, so the
+   * promotion is one exchange (read its state, stop and forget the source, clear read-only, read
+   * it back). A retry on the promoted server, no replica any more, still succeeds, also in one
+   * exchange: neither flavor refuses STOP/RESET there (MySQL 9.7 warns 3084, "already stopped";
+   * MariaDB 10.11 warns 1255, "Slave already has been stopped"; RESET ... ALL passes silently).
+   */
+  @FlavorTest
+  void aTargetCaughtUpWithItsFencedDirectSourceIsPromotedInOneExchangeAndARetryStillSucceeds(Flavor flavor)
+      throws SQLException {
+    start(flavor);
+    insert(openAppConnection(primary), 1);
+    activities.inspect(target("iad", primary));
+    activities.inspect(target("pdx", replica));
+    FenceResult fenced = activities.fence(target("iad", primary));
+    activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+
+    MysqlConnections.Counts before = connections.counts();
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, true);
+    MysqlConnections.Counts promote = connections.counts().minus(before);
+
+    assertThat(promote.opened()).as("connections opened").isZero();
+    assertThat(promote.exchanges()).as("exchanges").isEqualTo(1L);
+    assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
+    assertThat(GtidSet.parse(promoted.relayAppliedUpTo()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
+    assertThat(promoted.writableAt()).isAfter(fenced.fencedAt());
+    ServerState state = activities.inspect(target("pdx", replica));
+    assertThat(state.readOnly()).isFalse();
+    assertThat(state.replicaConfigured()).isFalse();
+    assertThat(GtidSet.parse(state.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
+    assertThat(DatabaseCluster.writtenIds(replica)).containsExactly(1L);
+    insert(openAppConnection(replica), 2);
+
+    // A retry, as after a worker lost the answer: the server is no replica any more.
+    before = connections.counts();
+    PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, true);
+    MysqlConnections.Counts retry = connections.counts().minus(before);
+    LOG.info("MEASURE {} promotion of a caught-up direct replica (opened, pinged, exchanges): {}; a retry on the"
+        + " promoted server: {}", flavor, promote, retry);
+
+    assertThat(again.gtidExecuted()).isEqualTo(replica.gtidExecuted());
+    state = activities.inspect(target("pdx", replica));
+    assertThat(state.readOnly()).isFalse();
+    assertThat(state.replicaConfigured()).isFalse();
+    insert(openAppConnection(replica), 3);
+    assertThat(DatabaseCluster.writtenIds(replica)).containsExactly(1L, 2L, 3L);
+  }
+
+  /**
+   * A caller that said "caught up" wrongly (possible only if someone re-pointed the target during
+   * the failover): the promotion in one exchange does not look before it stops replication, so what
+   * was received but not applied goes with the relay log. It is not undone, and the promotion
+   * stands, but an ERROR names what may have been discarded.
+   */
+  @FlavorTest
+  void aPromotionAsCaughtUpThatFindsTheRelayLogUnappliedNamesWhatWasDiscarded(Flavor flavor) {
+    start(flavor);
+    replica.stopReplicaSqlThread();
+    for (int id = 1; id <= 5; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    FenceResult fenced = activities.fence(target("iad", primary));
+    awaitReceived(replica, fenced.gtidExecuted());
+    ch.qos.logback.classic.Logger logger =
+        (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(MysqlActivitiesImpl.class);
+    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
+        new ch.qos.logback.core.read.ListAppender<>();
+    logged.start();
+    logger.addAppender(logged);
+    PromoteResult promoted;
+    try {
+      promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, true);
+    } finally {
+      logger.detachAppender(logged);
+    }
+
+    assertThat(activities.inspect(target("pdx", replica)).readOnly()).isFalse();
+    assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isFalse();
+    assertThat(logged.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.ERROR)
+        .singleElement().satisfies(e -> assertThat(e.getFormattedMessage())
+            .contains("had received transactions it had not applied").contains("discarded"));
+  }
+
   @FlavorTest
   void promoteAppliesEverythingReceivedEvenWithTheSqlThreadStopped(Flavor flavor) throws SQLException {
     start(flavor);
@@ -101,7 +186,7 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     assertThat(DatabaseCluster.writtenIds(replica)).isEmpty();
 
     long started = System.nanoTime();
-    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
     LOG.info("MEASURE promote (20 relay-log transactions applied) took {} ms", (System.nanoTime() - started) / 1_000_000);
 
     assertThat(DatabaseCluster.writtenIds(replica)).hasSize(20);
@@ -112,7 +197,7 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     assertThat(state.readOnly()).isFalse();
     insert(openAppConnection(replica), 21);
     // Promoting again only reports.
-    PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    PromoteResult again = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
     assertThat(again.gtidExecuted()).isEqualTo(replica.gtidExecuted());
   }
 
@@ -129,7 +214,7 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     // The relay log is now the only copy: the source cannot send anything again.
     primary.kill9();
 
-    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+    PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
 
     assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
     assertThat(promoted.gtidExecuted()).isEqualTo(sourceGtid);
@@ -182,7 +267,7 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
       FenceResult fenced = activities.fence(target("iad", primary));
       activities.killAppConnections(target("iad", primary), Instant.now().plusSeconds(2));
       activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
-      activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null);
+      activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
       service.set(replica.jdbcUrl());
       activities.replicateFrom(target("iad", primary), target("pdx", replica));
       LOG.info("MEASURE switchover (fence, drain, wait, promote, repoint) took {} ms", (System.nanoTime() - started) / 1_000_000);

@@ -52,9 +52,17 @@ public interface MysqlActivities {
    * @param semiSync the semi-synchronous settings the server gets before it is made writable, so its
    *     first commits already wait for acknowledgements; null: its settings are left alone (semi-sync
    *     disabled, and histories written before the promotion carried them)
+   * @param caughtUpFromFencedSource true only when the caller proved that nothing unapplied can be
+   *     in the relay log: the server replicates directly from a source that is fenced, and the lag
+   *     gate saw it execute that source's whole (frozen) executed set, so everything it ever
+   *     received is applied. Then, without semi-sync settings, the promotion is one exchange with
+   *     the server instead of two (no first read to decide on a relay drain); the check that the
+   *     relay was applied is made afterwards and only logged. False (and histories written before
+   *     the parameter existed): the relay log is checked, and drained, first.
    */
   @ActivityMethod
-  PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline, SemiSyncSettings semiSync);
+  PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline, SemiSyncSettings semiSync,
+      boolean caughtUpFromFencedSource);
 
   /** Points a server at a new source with GTID auto-positioning and starts replication. */
   @ActivityMethod

@@ -58,7 +58,7 @@ final class CandidatePromotion {
       PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain, "promote " + plan.target().name()
               + " once its relay log is applied")
           .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain),
-              SemiSyncPlan.atPromotion(plan.config(), plan.target().name()));
+              SemiSyncPlan.atPromotion(plan.config(), plan.target().name()), false);
       run.progress.targetGtidAtPromotion = promoted.gtidExecuted();
       survivors.startRepointing();
       return new Promoted(promoted.gtidExecuted());

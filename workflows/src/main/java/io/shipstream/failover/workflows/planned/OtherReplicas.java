@@ -111,7 +111,7 @@ final class OtherReplicas {
   }
 
   /** Whether the replica's source is this site's MySQL endpoint, as the spec names it. */
-  private static boolean isSite(SiteSpec site, ServerState state) {
+  static boolean isSite(SiteSpec site, ServerState state) {
     return site.mysql().host().equalsIgnoreCase(state.sourceHost())
         && state.sourcePort() != null && state.sourcePort() == GroupConfig.mysqlPort(site);
   }

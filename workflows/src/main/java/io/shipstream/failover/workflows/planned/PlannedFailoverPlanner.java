@@ -24,8 +24,16 @@ import java.util.Optional;
 public final class PlannedFailoverPlanner {
   private PlannedFailoverPlanner() {}
 
-  /** What the workflow needs to act: who is fenced, who is promoted, and the time budgets. */
-  public record Plan(GroupConfig config, SiteSpec source, SiteSpec target, Duration maxLagWait) {}
+  /**
+   * What the workflow needs to act: who is fenced, who is promoted, and the time budgets.
+   * {@code targetReplicatesFromSource}: when validated, the target replicated directly from the
+   * source's MySQL endpoint as the spec names it (host case-insensitively, and port). Then, once
+   * the lag gate saw the target execute the fenced source's whole set, everything in its relay log
+   * is applied already (the frozen source can have sent nothing else), so its promotion needs no
+   * first read to decide on a relay drain and can be one exchange ({@code MysqlActivities#promote}).
+   */
+  public record Plan(GroupConfig config, SiteSpec source, SiteSpec target, Duration maxLagWait,
+      boolean targetReplicatesFromSource) {}
 
   public sealed interface Decision permits Proceed, Reject, Defer {}
 
@@ -118,7 +126,7 @@ public final class PlannedFailoverPlanner {
           + (t.sqlThreadRunning() ? "running" : "stopped") + ")", targetName);
     }
     Duration maxLagWait = request.annotation().maxLagWait().orElse(config.maxLagWait());
-    return new Proceed(new Plan(config, source, target, maxLagWait));
+    return new Proceed(new Plan(config, source, target, maxLagWait, OtherReplicas.isSite(source, t)));
   }
 
   private static Decision findSource(GroupConfig config, MysqlFailoverGroupStatus status,
@@ -159,7 +167,7 @@ public final class PlannedFailoverPlanner {
       return new Reject(Reason.NoActivePrimary, "active site " + source.name() + " is read-only (fenced?): "
           + "nothing to hand over", targetName);
     }
-    return new Proceed(new Plan(config, source, null, null));
+    return new Proceed(new Plan(config, source, null, null, false));
   }
 
   /** When the anti-flap cooldown that started at the last failover ends, if there was one. */

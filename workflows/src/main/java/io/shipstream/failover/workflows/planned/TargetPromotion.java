@@ -59,7 +59,8 @@ final class TargetPromotion {
     try {
       Instant relayDrainDeadline = FailoverRun.now().plus(plan.config().connectionDrainTimeout());
       PromoteResult result = run.onConnections.call(queue -> ActivityStubs.mysqlPersistent("promote " + name
-          + " (writable)", queue).promote(server(plan), relayDrainDeadline, SemiSyncPlan.atPromotion(plan.config(), name)));
+          + " (writable)", queue).promote(server(plan), relayDrainDeadline, SemiSyncPlan.atPromotion(plan.config(), name),
+          plan.targetReplicatesFromSource()));
       run.progress.targetGtidAtPromotion = result.gtidExecuted();
       return new Promoted(result.gtidExecuted());
     } catch (ActivityFailure e) {

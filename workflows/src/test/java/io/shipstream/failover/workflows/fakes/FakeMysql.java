@@ -22,6 +22,8 @@ public final class FakeMysql implements MysqlActivities {
   /** The semi-sync settings each promoted site was given (empty: none, left alone). */
   public final java.util.Map<String, java.util.Optional<io.shipstream.failover.model.topology.SemiSyncSettings>>
       promotedWith = new java.util.concurrent.ConcurrentHashMap<>();
+  /** Whether each promoted site was promoted as caught up with its fenced direct source (in one exchange). */
+  public final Map<String, Boolean> promotedCaughtUp = new ConcurrentHashMap<>();
   public static final class Server {
     public volatile boolean reachable = true;
     public volatile boolean readOnly = true;
@@ -181,10 +183,11 @@ public final class FakeMysql implements MysqlActivities {
 
   @Override
   public PromoteResult promote(MysqlTarget t, Instant relayDrainDeadline,
-      io.shipstream.failover.model.topology.SemiSyncSettings semiSync) {
+      io.shipstream.failover.model.topology.SemiSyncSettings semiSync, boolean caughtUpFromFencedSource) {
     calls.add("promote " + t.site());
     ranFrom("promote " + t.site());
     promotedWith.put(t.site(), java.util.Optional.ofNullable(semiSync));
+    promotedCaughtUp.put(t.site(), caughtUpFromFencedSource);
     beforePromote.run();
     Server s = reach(t);
     if (s.promoteRefusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {

@@ -150,6 +150,7 @@ class OtherReplicasTest {
         spec.failoverCooldown(), spec.connectionDrainTimeout(), spec.plannedFailover(), spec.splitBrainPolicy(),
         spec.dns(), spec.sidecar(), spec.dragonfly());
     GroupConfig config = GroupConfig.resolve(spec);
-    return new Plan(config, config.site("iad").orElseThrow(), config.site("pdx").orElseThrow(), Duration.ofMinutes(5));
+    return new Plan(config, config.site("iad").orElseThrow(), config.site("pdx").orElseThrow(), Duration.ofMinutes(5),
+        true);
   }
 }

@@ -3,12 +3,14 @@ package io.shipstream.failover.workflows.planned;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.fakes.EventChecks;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.PhaseChecks;
@@ -111,6 +113,27 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   void theTargetIsGivenTheSemiSyncSourceSideInItsPromotionOnlyWhenTheSpecAsks() {
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
     assertThat(mysql.promotedWith.get("pdx")).as("semi-sync disabled: left alone").isEmpty();
+  }
+
+  /**
+   * The promotion may skip its relay-log check (one exchange) only when the target replicates
+   * directly from the source the lag gate compared it with, as the spec names its endpoint.
+   */
+  @Test
+  void aTargetReplicatingDirectlyFromTheFencedSourceIsPromotedAsCaughtUp() {
+    // The fake reports a source by the endpoint the workflow last addressed it at: iad.db:3306 here,
+    // whichever of the validation's parallel inspections answers first.
+    GroupConfig config = GroupConfig.resolve(k8s.spec);
+    mysql.inspect(MysqlTarget.of(GROUP, config, config.site("iad").orElseThrow()));
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.promotedCaughtUp).containsEntry("pdx", true);
+  }
+
+  @Test
+  void aTargetReplicatingThroughAnotherSiteIsPromotedWithItsRelayLogChecked() {
+    mysql.server("pdx").replicatesFrom = "dr";
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.promotedCaughtUp).containsEntry("pdx", false);
   }
 
   @Test

@@ -1,0 +1,51 @@
+package io.shipstream.failover.workflows.planned;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.PlannedFailoverAnnotation;
+import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
+import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
+import java.time.Instant;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The planner's decisions, row by row. The sites are {@link PlannedRig}'s: each server listens on
+ * {@code <site>.db:3306}, iad is the writable source and pdx the replica asked to take over.
+ */
+class PlannedFailoverPlannerTest {
+  private static final GroupConfig CONFIG = GroupConfig.resolve(PlannedRig.spec(null));
+
+  /**
+   * Whether the target replicates directly from the source, as the spec names the source's
+   * endpoint: only then may its promotion skip the relay-log check (one exchange instead of two).
+   * The host is compared as MySQL may report it (any case); an empty cell is a source the target
+   * did not report.
+   */
+  @ParameterizedTest(name = "pdx replicating from {0}:{1} replicates directly from iad: {2}")
+  @CsvSource({
+      "iad.db, 3306, true",
+      "IAD.DB, 3306, true",
+      "iad.db, 3307, false",
+      "pdx.db, 3306, false",
+      "dr.db, 3306, false",
+      "10.0.0.3, 3306, false",
+      ", 3306, false",
+      "iad.db, , false",
+      ", , false"})
+  void theTargetReplicatesDirectlyFromTheSourceOnlyAtItsEndpoint(String host, Integer port, boolean direct) {
+    ServerState iad = new ServerState("iad", true, null, "MariaDB", "10.11.6-MariaDB", false, false, false, false,
+        null, null, "0-1-100", null, null, 2);
+    ServerState pdx = new ServerState("pdx", true, null, "MariaDB", "10.11.6-MariaDB", true, true, true, true,
+        host, port, "0-1-100", "0-1-100", 0L, 0);
+    CheckedRequest request = new CheckedRequest(CONFIG, PlannedFailoverAnnotation.parse("pdx"));
+
+    var decision = PlannedFailoverPlanner.decide(request, null, Map.of("iad", iad, "pdx", pdx), Instant.EPOCH);
+
+    assertThat(decision).isInstanceOf(Proceed.class);
+    assertThat(((Proceed) decision).plan().targetReplicatesFromSource()).isEqualTo(direct);
+  }
+}
