@@ -220,7 +220,10 @@ public final class FailoverRun {
     windowValve.run();
   }
 
-  /** The promotion's outcome is known (or the run aborted before it): the held writes go out. */
+  /**
+   * The writers are routed to the new primary (or the run aborted, or its promotion failed): the
+   * held writes go out, and writes are local activities again.
+   */
   public void closeWriteWindow() {
     if (windowValve != null) {
       windowValve.cancel();

@@ -39,7 +39,14 @@ import java.util.Optional;
  * idempotent calls (every Kubernetes call, the MySQL inspection, the old primary's rejoin and the
  * other replicas' re-pointing) are local activities, so a workflow task carries several of them
  * instead of costing a server round trip each; the fence, the drain, the lag wait, the promotion
- * and the unfence stay ordinary activities, recorded before the workflow goes on.
+ * and the unfence stay ordinary activities, recorded before the workflow goes on. From the fence
+ * until the writers are routed to the new primary (the write window) nothing but the failover
+ * record stands between the fence, the lag gate and the promotion: the source's unlabel runs
+ * beside the lag gate as an ordinary activity, the status and Events wait ({@link
+ * FailoverRun#openWriteWindow}), and the three steps go to the worker that holds their connections
+ * ({@link io.shipstream.failover.workflows.common.OnConnections}). The record stays after the lag
+ * gate: written before it, a lag timeout or a cancel would roll back with the anti-flap cooldown
+ * started, holding back the next switchover and any emergency failover.
  */
 public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   private final FailoverProgress progress = new FailoverProgress();
@@ -92,7 +99,9 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
       return rollBack(rollback, abort);
     }
     PromotionOutcome promoted = promotion.promote(plan);
-    run.closeWriteWindow();
+    if (!(promoted instanceof Promoted)) {
+      run.closeWriteWindow();
+    }
     if (promoted instanceof Reversible reversible) {
       return rollBackPromotion(plan, rollback, reversible.why());
     }
@@ -104,7 +113,10 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     }
 
     drain.settleUnlabel(plan);
+    // The writers' way to the new primary (its role label) first: the status and Events the window
+    // held go out once it is open, beside DNS, the taints and the rejoin.
     FailoverRun.RoutingFlip routing = run.flipRouting(plan.config(), plan.target());
+    run.closeWriteWindow();
     Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom, server(plan, plan.source()),
         server(plan, plan.target()));
     routing.settle();

@@ -41,21 +41,21 @@ public class FakeKubernetes implements KubernetesActivities {
   }
 
   @Override
-  public void writePlannedFailoverStatus(GroupRef group, PlannedFailoverStatus planned,
+  public synchronized void writePlannedFailoverStatus(GroupRef group, PlannedFailoverStatus planned,
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
     statusHistory.add(planned);
     status = status.withPlannedFailover(planned).withWorkflow(workflow);
   }
 
   @Override
-  public void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
+  public synchronized void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
     emergencyHistory.add(emergency);
     status = status.withEmergencyFailover(emergency).withWorkflow(workflow);
   }
 
   @Override
-  public void recordFailover(GroupRef group, String activeSite, String at, String promotionGtid) {
+  public synchronized void recordFailover(GroupRef group, String activeSite, String at, String promotionGtid) {
     status = status.withFailover(activeSite, at, promotionGtid);
   }
 
