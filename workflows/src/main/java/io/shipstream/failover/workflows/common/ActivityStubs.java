@@ -43,12 +43,19 @@ public final class ActivityStubs {
   public static final Duration OWN_QUEUE_START = Duration.ofSeconds(3);
 
   /**
-   * {@code options} sent to {@code queue}, a worker's own queue, with {@link #OWN_QUEUE_START} to
-   * be started there; null: the workflow's task queue, as every other call.
+   * {@code options} sent to {@code queue}, a worker's own queue, for one attempt, with {@link
+   * #OWN_QUEUE_START} to be started there; null: the workflow's task queue, as every other call.
+   * One attempt: a retry would wait on the same queue, whose worker may be gone (Temporal's test
+   * server does not time a retry out before it starts), so the retries are {@link OnConnections}'s
+   * call on the shared queue.
    */
   private static ActivityOptions onQueue(ActivityOptions options, String queue) {
-    return queue == null ? options : ActivityOptions.newBuilder(options).setTaskQueue(queue)
-        .setScheduleToStartTimeout(OWN_QUEUE_START).build();
+    if (queue == null) {
+      return options;
+    }
+    return ActivityOptions.newBuilder(options).setTaskQueue(queue).setScheduleToStartTimeout(OWN_QUEUE_START)
+        .setRetryOptions(RetryOptions.newBuilder(options.getRetryOptions()).setMaximumAttempts(1).build())
+        .build();
   }
 
   /** Kubernetes calls retry until their schedule-to-close; only a missing group is final. */

@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.common;
 
+import io.temporal.api.enums.v1.RetryState;
 import io.temporal.api.enums.v1.TimeoutType;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.failure.TimeoutFailure;
@@ -11,16 +12,20 @@ import org.slf4j.Logger;
 /**
  * The write window's MySQL steps sent to the worker whose kept connections the validation opened
  * and checked ({@code MysqlActivities#connectionsQueue}), so that none opens a connection inside
- * the window on another worker. When that worker is gone (it crashed, or a restarted worker took
- * over the workflow) a step sent there is never started: after {@link
- * ActivityStubs#OWN_QUEUE_START} it goes to the shared queue instead, and so does every later step
- * of the run. A step that never started did nothing, so sending it again is sending it once.
- * Workflow code.
+ * the window on another worker. There a step gets one attempt. When that worker is gone (it
+ * crashed, or a restarted worker took the workflow over) the step is never started there and,
+ * after {@link ActivityStubs#OWN_QUEUE_START}, goes to the shared queue; so does a step whose
+ * attempt there failed in a way its retries would have covered (a timeout, a lost connection),
+ * with the stub's whole retry budget. Every later step of the run then goes to the shared queue
+ * too. A failure no retry would change (a lag timeout, a refused promotion) is the step's
+ * outcome, as on the shared queue. Workflow code.
  */
 public final class OnConnections {
   private static final Logger log = Workflow.getLogger(OnConnections.class);
 
   private final FailoverRun run;
+  // An attempt on the own queue timed out after it had started: it may still be running there.
+  private boolean leftAnAttempt;
 
   public OnConnections(FailoverRun run) {
     this.run = run;
@@ -35,10 +40,10 @@ public final class OnConnections {
     try {
       return step.apply(queue);
     } catch (ActivityFailure e) {
-      if (!neverStarted(e)) {
+      if (!retryElsewhere(e)) {
         throw e;
       }
-      giveUp(queue);
+      giveUp(queue, e);
       return step.apply(null);
     }
   }
@@ -53,24 +58,41 @@ public final class OnConnections {
       if (failure == null) {
         return Workflow.newPromise(result);
       }
-      if (failure instanceof ActivityFailure e && neverStarted(e)) {
-        giveUp(queue);
+      if (failure instanceof ActivityFailure e && retryElsewhere(e)) {
+        giveUp(queue, e);
         return step.apply(null);
       }
       return Workflow.<R>newFailedPromise(failure);
     }).thenCompose(next -> next);
   }
 
-  private void giveUp(String queue) {
-    log.warn("{}: no worker started a step on {} within {}: the worker that opened the connections is gone; "
-        + "this run's steps go to the shared queue", run.group, queue, ActivityStubs.OWN_QUEUE_START);
+  private void giveUp(String queue, ActivityFailure e) {
+    log.warn("{}: a step on {} (the worker that opened the connections) did not complete ({}); this run's steps "
+        + "go to the shared queue", run.group, queue, Failures.rootMessage(e));
     if (queue.equals(run.connectionsQueue)) {
       run.connectionsQueue = null;
     }
+    if (e.getCause() instanceof TimeoutFailure timeout
+        && timeout.getTimeoutType() != TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START) {
+      leftAnAttempt = true;
+    }
   }
 
-  static boolean neverStarted(ActivityFailure e) {
-    return e.getCause() instanceof TimeoutFailure timeout
+  /**
+   * Whether a step moved to the shared queue after its attempt on the own queue had started and
+   * timed out: that attempt may still be running on a worker that is not dead but hung.
+   */
+  public boolean leftAnAttemptRunning() {
+    return leftAnAttempt;
+  }
+
+  /**
+   * The one attempt on the own queue never started (its worker is gone), or failed in a way the
+   * stub's retries would have tried again: on the shared queue, they do.
+   */
+  static boolean retryElsewhere(ActivityFailure e) {
+    boolean neverStarted = e.getCause() instanceof TimeoutFailure timeout
         && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
+    return neverStarted || e.getRetryState() == RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED;
   }
 }

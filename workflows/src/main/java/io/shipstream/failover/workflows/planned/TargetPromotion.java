@@ -71,11 +71,11 @@ final class TargetPromotion {
         // read-only and unfencing the source could leave two writable servers.
         return new Stuck(failed + "; the last attempt timed out and may still make " + name + " writable");
       }
-      if (sentTo != null && run.connectionsQueue == null) {
-        // The promotion went to the shared queue because the worker it was first sent to is gone;
-        // an attempt that worker started before it went may still be running.
-        return new Stuck(failed + "; it was first sent to a worker that is gone, whose attempt may still make "
-            + name + " writable");
+      if (sentTo != null && run.connectionsQueue == null && run.onConnections.leftAnAttemptRunning()) {
+        // The promotion went to the shared queue after its attempt on the worker that held the
+        // connections timed out: that attempt may still be running.
+        return new Stuck(failed + "; its first attempt timed out on the worker that held the connections and may "
+            + "still make " + name + " writable");
       }
       try {
         ActivityStubs.mysqlPersistent("fence " + name + " again: its promotion failed").fence(server(plan));

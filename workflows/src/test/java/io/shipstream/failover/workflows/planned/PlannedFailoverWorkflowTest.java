@@ -419,6 +419,19 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(mysql.server("pdx").readOnly).isFalse();
   }
 
+  /**
+   * A step gets one attempt on that worker's queue: a promotion refused there (the target briefly
+   * refusing connections) is retried on the shared queue, with the stub's retries, and succeeds.
+   */
+  @Test
+  void aStepThatFailedOnThatWorkerIsRetriedOnTheSharedQueue() {
+    mysql.server("pdx").promoteRefusals.set(1);
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.stepQueues.get("fence iad")).isEqualTo(FakeMysql.OWN_QUEUE);
+    assertThat(mysql.stepQueues.get("promote pdx")).as("the successful attempt").isEqualTo(TaskQueues.FAILOVER);
+    assertThat(mysql.server("pdx").readOnly).isFalse();
+  }
+
   /** The local activities recorded after {@code completed} completed and before {@code scheduled} was scheduled. */
   private static List<String> localActivitiesBetween(List<HistoryEvent> events, String completed, String scheduled) {
     java.util.Map<Long, String> types = new java.util.HashMap<>();
