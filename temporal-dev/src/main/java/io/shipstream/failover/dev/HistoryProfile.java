@@ -14,7 +14,7 @@ import java.util.TreeMap;
  * long each kind of activity ran. The benchmarks print it under their numbers, so a missed goal
  * comes with the reason.
  */
-final class HistoryProfile {
+public final class HistoryProfile {
   private final List<Double> workflowTaskQueued = new ArrayList<>();
   private final List<Double> workflowTaskRun = new ArrayList<>();
   private final List<Double> activityQueued = new ArrayList<>();
@@ -31,7 +31,7 @@ final class HistoryProfile {
   }
 
   /** A stuck workflow as an operator would look at it: its pending activities and last events. */
-  static String describe(WorkflowClient client, String workflowId) {
+  public static String describe(WorkflowClient client, String workflowId) {
     StringBuilder d = new StringBuilder(workflowId);
     try {
       var response = client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
@@ -46,12 +46,24 @@ final class HistoryProfile {
             .append(" attempt ").append(response.getPendingWorkflowTask().getAttempt());
       }
       List<HistoryEvent> events = client.fetchHistory(workflowId).getEvents();
-      events.subList(Math.max(0, events.size() - 8), events.size()).forEach(e -> d.append("\n  event ")
-          .append(e.getEventId()).append(' ').append(e.getEventType()));
+      events.subList(Math.max(0, events.size() - 25), events.size()).forEach(e -> d.append("\n  event ")
+          .append(e.getEventId()).append(' ').append(e.getEventType()).append(detail(e)));
     } catch (RuntimeException e) {
       d.append(": cannot describe: ").append(e.getMessage());
     }
     return d.toString();
+  }
+
+  /** What an event of a stuck run says beyond its type: the activity, or why a workflow task failed. */
+  private static String detail(HistoryEvent e) {
+    if (e.hasActivityTaskScheduledEventAttributes()) {
+      return " " + e.getActivityTaskScheduledEventAttributes().getActivityType().getName();
+    }
+    if (e.hasWorkflowTaskFailedEventAttributes()) {
+      return " " + e.getWorkflowTaskFailedEventAttributes().getCause() + " "
+          + e.getWorkflowTaskFailedEventAttributes().getFailure().getMessage();
+    }
+    return "";
   }
 
   private void add(List<HistoryEvent> events) {

@@ -309,7 +309,10 @@ public final class FaultHarness implements AutoCloseable {
       }
       WritableWatch.sleep(20);
     }
-    throw new IllegalStateException("no Succeeded or Failed within " + CASE_TIMEOUT);
+    // What a DBA would look at: the run's pending activities and its last events.
+    throw new IllegalStateException("no Succeeded or Failed within " + CASE_TIMEOUT + "; "
+        + io.shipstream.failover.dev.HistoryProfile.describe(stack.controlPlane().client(),
+            stack.api().ref().workflowId()));
   }
 
   static <T> T read(java.util.function.Supplier<T> call) {
@@ -330,7 +333,8 @@ public final class FaultHarness implements AutoCloseable {
       stack.controlPlane().client().newUntypedWorkflowStub(WORKFLOW_ID).getResult(CASE_TIMEOUT.toSeconds(), TimeUnit.SECONDS,
           PlannedFailoverStatus.class);
     } catch (Exception e) {
-      throw new IllegalStateException("the workflow did not close: " + e.getMessage(), e);
+      throw new IllegalStateException("the workflow did not close: " + e.getMessage() + "; "
+          + io.shipstream.failover.dev.HistoryProfile.describe(stack.controlPlane().client(), WORKFLOW_ID), e);
     }
   }
 

@@ -61,8 +61,12 @@ public final class FailoverRun {
   public final CancelRequest cancel;
   /** The write window's MySQL steps, on the worker that holds their connections. */
   public final OnConnections onConnections = new OnConnections(this);
-  /** How long a write window holds the status and Events back before it shows them anyway. */
-  public static final Duration WINDOW_WRITES_HELD_AT_MOST = Duration.ofSeconds(1);
+  /**
+   * How long a write window holds the status and Events back before it shows them anyway: longer
+   * than a switchover whose target keeps up takes from its fence to its end, so that the timer
+   * does not fire while it completes (which would have its last task run again).
+   */
+  public static final Duration WINDOW_WRITES_HELD_AT_MOST = Duration.ofSeconds(3);
 
   /**
    * The task queue of the worker whose kept connections the latest inspection opened ({@code
@@ -71,8 +75,8 @@ public final class FailoverRun {
    */
   public String connectionsQueue;
   private String failoverRecordedAt;
-  // The timer that lets a long write window's writes go; null outside the window.
-  private CancellationScope windowValve;
+  // Between the fence and the writers' routing to the new primary.
+  private boolean windowOpen;
   // Set once the runbook knows its plan: a failover refused before that calls no hook.
   private FailoverHooks hooks;
 
@@ -207,17 +211,20 @@ public final class FailoverRun {
    * the command of the next step, so status writes and Events are held meanwhile ({@link
    * StatusPublisher#holdForTheWindow}) and go out when the window closes. A window still open after
    * {@link #WINDOW_WRITES_HELD_AT_MOST} (a target that lags) lets them go as ordinary activities, so
-   * a long wait still shows its phase and Events as it happens.
+   * a long wait still shows its phase and Events as it happens. That timer is never cancelled (a
+   * window that closed first makes it do nothing): cancelling a timer that fires in the same moment
+   * left Temporal's test server holding the workflow's last task forever, and a failover that ends
+   * before it fires simply drops it.
    */
   public void openWriteWindow() {
     publisher.holdForTheWindow();
-    windowValve = Workflow.newCancellationScope(() -> {
-      Workflow.newTimer(WINDOW_WRITES_HELD_AT_MOST).thenApply(fired -> {
+    windowOpen = true;
+    Workflow.newTimer(WINDOW_WRITES_HELD_AT_MOST).thenApply(fired -> {
+      if (windowOpen) {
         publisher.releaseAside();
-        return fired;
-      });
+      }
+      return fired;
     });
-    windowValve.run();
   }
 
   /**
@@ -225,10 +232,7 @@ public final class FailoverRun {
    * held writes go out, and writes are local activities again.
    */
   public void closeWriteWindow() {
-    if (windowValve != null) {
-      windowValve.cancel();
-      windowValve = null;
-    }
+    windowOpen = false;
     publisher.release();
   }
 

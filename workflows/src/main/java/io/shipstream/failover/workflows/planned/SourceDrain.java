@@ -64,7 +64,7 @@ final class SourceDrain {
           + Failures.rootMessage(e));
     }
     // From here until the promotion the application cannot write: the status and Events that
-    // follow wait until then (a second at most) instead of going ahead of the lag gate.
+    // follow wait until then (3 s at most) instead of going ahead of the lag gate.
     run.openWriteWindow();
     run.progress.sourceGtidAtFence = fence.gtidExecuted();
     run.publishStatus();

@@ -91,7 +91,7 @@ class PlannedFailoverDragonflyTest extends PlannedRigTest {
 
     assertThat(result.phase()).isEqualTo("Succeeded");
     // The fake's sync wait fails at once, inside the write window, whose status writes wait for
-    // its end (a second at most): the phase may be superseded before it is written.
+    // its end (3 s at most): the phase may be superseded before it is written.
     PhaseChecks.assertShown(k8s.phases(), List.of("Pending", "Validating", "Draining", "WaitingForLag",
         "WaitingForDragonflySync", "PromotingDragonfly", "Promoting", "Resuming", "Succeeded"));
     assertThat(result.reason()).isEqualTo("DragonflySyncTimeout");

@@ -317,7 +317,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     CountDownLatch gate = new CountDownLatch(1);
     mysql.server("pdx").waitGate = gate;
     PlannedFailoverWorkflow wf = startAsync("pdx");
-    // The write window holds its status writes and Events back for a second at most: a wait
+    // The write window holds its status writes and Events back for 3 s at most: a wait
     // longer than that shows its phase and the fence's Event while it waits.
     waitForPhase(wf, "WaitingForLag");
     WorkflowWaits.await(k8s::eventReasons, reasons -> reasons.contains("PlannedFailoverDraining"),
