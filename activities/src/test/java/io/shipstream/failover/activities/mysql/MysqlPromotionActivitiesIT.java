@@ -148,12 +148,7 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
   @FlavorTest
   void aPromotionAsCaughtUpThatFindsTheRelayLogUnappliedNamesWhatWasDiscarded(Flavor flavor) {
     start(flavor);
-    replica.stopReplicaSqlThread();
-    for (int id = 1; id <= 5; id++) {
-      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
-    }
-    FenceResult fenced = activities.fence(target("iad", primary));
-    awaitReceived(replica, fenced.gtidExecuted());
+    FenceResult fenced = fencedWithTheReplicaNotApplying(5);
     ch.qos.logback.classic.Logger logger =
         (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(MysqlActivitiesImpl.class);
     ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
@@ -177,12 +172,7 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
   @FlavorTest
   void promoteAppliesEverythingReceivedEvenWithTheSqlThreadStopped(Flavor flavor) throws SQLException {
     start(flavor);
-    replica.stopReplicaSqlThread();
-    for (int id = 1; id <= 20; id++) {
-      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
-    }
-    FenceResult fenced = activities.fence(target("iad", primary));
-    awaitReceived(replica, fenced.gtidExecuted());
+    FenceResult fenced = fencedWithTheReplicaNotApplying(20);
     assertThat(DatabaseCluster.writtenIds(replica)).isEmpty();
 
     long started = System.nanoTime();
@@ -329,5 +319,19 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
         primary.resume();
       }
     }
+  }
+
+  /**
+   * {@code rows} writes on the primary that the replica receives but does not apply (its SQL
+   * thread stopped), then the primary fenced; returns the fence.
+   */
+  private FenceResult fencedWithTheReplicaNotApplying(int rows) {
+    replica.stopReplicaSqlThread();
+    for (int id = 1; id <= rows; id++) {
+      primary.execute("INSERT INTO appdb.writes VALUES (" + id + ", NOW(6))");
+    }
+    FenceResult fenced = activities.fence(target("iad", primary));
+    awaitReceived(replica, fenced.gtidExecuted());
+    return fenced;
   }
 }
