@@ -47,8 +47,13 @@ class PlannedFailoverReplicasIT {
       dr.execute("STOP SLAVE IO_THREAD");
       load.awaitAcknowledged(200, END);
       stack.api().annotate("pdx");
-      stack.waits().planned(p -> "WaitingForLag".equals(p.phase()) && p.startTime().compareTo(before) >= 0, END);
-      // iad is fenced: nothing more is acknowledged, and its GTID position is final.
+      // iad is fenced (the workflow is in WaitingForLag, whose status the write window holds back
+      // for its first seconds): nothing more is acknowledged, and its GTID position is final.
+      long fencedBy = System.nanoTime() + END.toNanos();
+      while (!iad.isReadOnly()) {
+        assertThat(System.nanoTime()).as("iad fenced in time").isLessThan(fencedBy);
+        Thread.sleep(20);
+      }
       load.stop();
       acknowledged = load.acknowledged();
     }
