@@ -84,8 +84,9 @@ class MysqlActivitiesIT extends MysqlActivitiesFixture {
     assertThat(replicaState.gtidExecuted()).isEqualTo(primary.gtidExecuted());
     assertThat(replicaState.gtidReceived()).isEqualTo(primary.gtidExecuted());
     // MySQL's multi-threaded applier updates Seconds_Behind_Source at its checkpoints (every
-    // 300 ms), so a replica that has just caught up may still show the second before.
-    assertThat(replicaState.secondsBehindSource()).isBetween(0L, flavor == Flavor.MYSQL ? 1L : 0L);
+    // 300 ms), so a replica that has just caught up may still show a second or two before (2 seen
+    // on a loaded CI machine); caught up is what gtidExecuted above already proves.
+    assertThat(replicaState.secondsBehindSource()).isBetween(0L, flavor == Flavor.MYSQL ? 3L : 0L);
     assertThat(replicaState.appConnections()).isZero();
   }
 
