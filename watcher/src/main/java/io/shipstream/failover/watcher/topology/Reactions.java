@@ -52,6 +52,18 @@ public final class Reactions {
 
     void event(GroupRef group, String type, String reason, String message);
 
+    /**
+     * Writes an Event of the contract; a write the API server refused is logged, not thrown: an
+     * Event notes what was done and is never a reason to stop doing it.
+     */
+    default void eventOrLog(GroupRef group, Events event, String message) {
+      try {
+        event(group, event.type().name(), event.reason(), message);
+      } catch (RuntimeException e) {
+        log.warn("{}: cannot write the {} Event: {}", group, event.reason(), e.toString());
+      }
+    }
+
     /** Records {@code status.activeSite}: the sidecars fence every site but that one. */
     void recordActiveSite(GroupRef group, String site);
 

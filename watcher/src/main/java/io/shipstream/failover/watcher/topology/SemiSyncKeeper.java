@@ -118,14 +118,14 @@ final class SemiSyncKeeper {
         }
         if (!reading.changes().isEmpty()) {
           log.info("{}: semi-sync on site '{}': {}", ref, name, reading.changes());
-          event(ref, Events.SEMI_SYNC_APPLIED, "site '" + name + "': " + String.join(", ", reading.changes()));
+          effects.eventOrLog(ref, Events.SEMI_SYNC_APPLIED, "site '" + name + "': " + String.join(", ", reading.changes()));
         }
         lastFailure.remove(ref);
       } catch (Exception e) {
         String message = "site '" + name + "': " + e.getMessage();
         log.warn("{}: semi-sync not applied on {}", ref, message);
         if (!message.equals(lastFailure.put(ref, message))) {
-          event(ref, Events.SEMI_SYNC_NOT_APPLIED, message);
+          effects.eventOrLog(ref, Events.SEMI_SYNC_NOT_APPLIED, message);
         }
       }
     }
@@ -152,9 +152,9 @@ final class SemiSyncKeeper {
     boolean fallen = Boolean.TRUE.equals(now.fallenBack());
     Boolean before = lastFallenBack.put(ref, fallen);
     if (fallen && !Boolean.TRUE.equals(before)) {
-      event(ref, Events.SEMI_SYNC_FALLEN_BACK, active + " " + now.message());
+      effects.eventOrLog(ref, Events.SEMI_SYNC_FALLEN_BACK, active + " " + now.message());
     } else if (!fallen && Boolean.TRUE.equals(before) && Boolean.TRUE.equals(now.enabled())) {
-      event(ref, Events.SEMI_SYNC_RESTORED, active + ": " + now.message() + " again");
+      effects.eventOrLog(ref, Events.SEMI_SYNC_RESTORED, active + ": " + now.message() + " again");
     }
   }
 
@@ -165,14 +165,6 @@ final class SemiSyncKeeper {
           + s.primary() + " has " + s.message() + "; an emergency failover now may lose acknowledged writes", true));
     }
     return Optional.empty();
-  }
-
-  private void event(GroupRef ref, Events event, String message) {
-    try {
-      effects.event(ref, event.type().name(), event.reason(), message);
-    } catch (RuntimeException e) {
-      log.warn("{}: cannot write the {} Event: {}", ref, event.reason(), e.toString());
-    }
   }
 
   void forget(GroupRef ref) {

@@ -89,10 +89,10 @@ final class SiteFences {
     recorded.put(group, apply.next());
     log.info("{}: fenced sites now {} (fenced {}, unfenced {})", group, apply.next(), apply.fenced(), apply.unfenced());
     for (String site : apply.fenced()) {
-      event(group, Events.SITE_FENCED, FencedSites.fencedMessage(List.of(site), status.activeSite()));
+      effects.eventOrLog(group, Events.SITE_FENCED, FencedSites.fencedMessage(List.of(site), status.activeSite()));
     }
     for (String site : apply.unfenced()) {
-      event(group, Events.SITE_UNFENCED, "site " + site + " is unfenced: " + (site.equals(status.activeSite())
+      effects.eventOrLog(group, Events.SITE_UNFENCED, "site " + site + " is unfenced: " + (site.equals(status.activeSite())
           ? "the active site was made writable again and takes writes" : "it is a failover candidate again (it stays "
           + "a read-only replica) and rejoins the replicas Service"));
     }
@@ -114,15 +114,7 @@ final class SiteFences {
       return;
     }
     log.warn("{}: {}", group, message);
-    event(group, event, message);
-  }
-
-  private void event(GroupRef group, Events event, String message) {
-    try {
-      effects.event(group, event.type().name(), event.reason(), message);
-    } catch (RuntimeException e) {
-      log.warn("{}: cannot write the {} Event: {}", group, event.reason(), e.toString());
-    }
+    effects.eventOrLog(group, event, message);
   }
 
   void forget(GroupRef group) {

@@ -238,11 +238,7 @@ public final class Steward {
     if (event == null) {
       return;
     }
-    try {
-      effects.event(ref, event.type().name(), event.reason(), now.getMessage());
-    } catch (RuntimeException e) {
-      log.warn("{}: cannot write the {} Event: {}", ref, event.reason(), e.toString());
-    }
+    effects.eventOrLog(ref, event, now.getMessage());
   }
 
   private static Condition find(List<Condition> conditions, String type) {
