@@ -81,9 +81,20 @@ public final class DirectPlannedFailover implements AutoCloseable {
     p.target = plan.target().name();
     p.source = plan.source().name();
 
-    status(group, p.with("Draining"), ref);
     MysqlTarget source = target(group, plan.config(), plan.source());
     MysqlTarget target = target(group, plan.config(), plan.target());
+    long catchUpStarted = System.nanoTime();
+    if (plan.catchUpBeforeFence() != null) {
+      // As the workflow does: the target catches up while writes still flow, for a few seconds at most.
+      try {
+        mysql.waitForGtidSet(target, plan.catchUpBeforeFence(),
+            clock.instant().plus(PlannedFailoverPlanner.CATCH_UP_BEFORE_FENCE_AT_MOST));
+      } catch (RuntimeException e) {
+        // The lag gate after the fence waits for the rest.
+      }
+    }
+    long catchUpEnded = System.nanoTime();
+    status(group, p.with("Draining"), ref);
     long fenceStarted = System.nanoTime();
     FenceResult fence = mysql.fence(source);
     long fenceEnded = System.nanoTime();
@@ -112,8 +123,8 @@ public final class DirectPlannedFailover implements AutoCloseable {
         plan.targetReplicatesFromSource());
     p.promotedAt = promoted.gtidExecuted();
     long promoteEnded = System.nanoTime();
-    lastSteps = String.format("fence %.0f ms, then %.0f ms, lag gate %.0f ms, then %.0f ms, promote %.0f ms",
-        (fenceEnded - fenceStarted) / 1e6, (lagStarted - fenceEnded) / 1e6, (lagEnded - lagStarted) / 1e6,
+    lastSteps = String.format("catch-up before the fence %.0f ms, fence %.0f ms, then %.0f ms, lag gate %.0f ms,"
+        + " then %.0f ms, promote %.0f ms", (catchUpEnded - catchUpStarted) / 1e6, (fenceEnded - fenceStarted) / 1e6, (lagStarted - fenceEnded) / 1e6, (lagEnded - lagStarted) / 1e6,
         (promoteStarted - lagEnded) / 1e6, (promoteEnded - promoteStarted) / 1e6);
     lastServerWindow = fence.fencedAt() == null || promoted.writableAt() == null ? null
         : Duration.between(fence.fencedAt(), promoted.writableAt());

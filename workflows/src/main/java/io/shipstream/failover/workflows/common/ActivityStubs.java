@@ -172,6 +172,27 @@ public final class ActivityStubs {
     return mysqlWait(budget, summary, null);
   }
 
+  /**
+   * A wait before the fence, where nothing is held yet and the runbook goes on whatever it ends
+   * in: the whole call, retries included, ends {@link #AHEAD_SLACK} after {@code budget} at the
+   * latest, so a target that stopped answering costs no more than that before the fence.
+   */
+  public static MysqlActivities mysqlWaitAhead(Duration budget, String summary, String queue) {
+    return stub(MysqlActivities.class, onQueue(ActivityOptions.newBuilder()
+        .setStartToCloseTimeout(budget.plus(AHEAD_SLACK))
+        .setScheduleToCloseTimeout(budget.plus(AHEAD_SLACK))
+        .setHeartbeatTimeout(HEARTBEAT_TIMEOUT)
+        .setRetryOptions(RetryOptions.newBuilder()
+            .setInitialInterval(Duration.ofMillis(200))
+            .setMaximumInterval(Duration.ofSeconds(1))
+            .setDoNotRetry(FailureTypes.LAG_TIMEOUT)
+            .build())
+        .build(), queue), summary);
+  }
+
+  /** How far past its budget a wait before the fence may run (a slow last exchange, a retry). */
+  static final Duration AHEAD_SLACK = Duration.ofSeconds(2);
+
   /** As {@link #mysqlWait(Duration, String)}, sent to a worker's own {@code queue} (null: the shared one). */
   public static MysqlActivities mysqlWait(Duration budget, String summary, String queue) {
     return stub(MysqlActivities.class, onQueue(ActivityOptions.newBuilder()

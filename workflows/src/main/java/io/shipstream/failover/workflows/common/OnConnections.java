@@ -66,6 +66,31 @@ public final class OnConnections {
     }).thenCompose(next -> next);
   }
 
+  /**
+   * Runs {@code step} before the write window, on the own queue when there is one, and returns its
+   * failure to the caller as it is: nothing is held yet, so nothing is retried elsewhere. A step
+   * that never started there tells that the worker is gone, and the window's steps then go to the
+   * shared queue from the start instead of each waiting {@link ActivityStubs#OWN_QUEUE_START} first.
+   */
+  public <R> Promise<R> ahead(Functions.Func1<String, Promise<R>> step) {
+    String queue = run.connectionsQueue;
+    if (queue == null) {
+      return step.apply(null);
+    }
+    return step.apply(queue).handle((result, failure) -> {
+      if (failure instanceof ActivityFailure e && e.getCause() instanceof TimeoutFailure timeout
+          && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START && queue.equals(run.connectionsQueue)) {
+        log.warn("{}: a step on {} (the worker that opened the connections) never started; this run's steps go to the "
+            + "shared queue", run.group, queue);
+        run.connectionsQueue = null;
+      }
+      if (failure != null) {
+        throw failure;
+      }
+      return result;
+    });
+  }
+
   private void giveUp(String queue, ActivityFailure e) {
     log.warn("{}: a step on {} (the worker that opened the connections) did not complete ({}); this run's steps "
         + "go to the shared queue", run.group, queue, Failures.rootMessage(e));

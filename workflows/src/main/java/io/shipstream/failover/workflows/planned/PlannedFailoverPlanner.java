@@ -5,6 +5,7 @@ import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.topology.FencedSites;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.ServerState;
@@ -31,9 +32,18 @@ public final class PlannedFailoverPlanner {
    * the lag gate saw the target execute the fenced source's whole set, everything in its relay log
    * is applied already (the frozen source can have sent nothing else), so its promotion needs no
    * first read to decide on a relay drain and can be one exchange ({@code MysqlActivities#promote}).
+   * {@code catchUpBeforeFence}: the source's GTID set when validated, when the target lacked part of
+   * it then ({@link #catchUpBeforeFence}); null when it held all of it.
    */
   public record Plan(GroupConfig config, SiteSpec source, SiteSpec target, Duration maxLagWait,
-      boolean targetReplicatesFromSource) {}
+      boolean targetReplicatesFromSource, String catchUpBeforeFence) {}
+
+  /**
+   * The longest the target is waited for before the fence ({@link Plan#catchUpBeforeFence}), and
+   * at most maxLagWait: a planned failover that is not waiting holds an emergency failover back, so
+   * this wait stays short whatever maxLagWait says.
+   */
+  public static final Duration CATCH_UP_BEFORE_FENCE_AT_MOST = Duration.ofSeconds(3);
 
   public sealed interface Decision permits Proceed, Reject, Defer {}
 
@@ -126,7 +136,28 @@ public final class PlannedFailoverPlanner {
           + (t.sqlThreadRunning() ? "running" : "stopped") + ")", targetName);
     }
     Duration maxLagWait = request.annotation().maxLagWait().orElse(config.maxLagWait());
-    return new Proceed(new Plan(config, source, target, maxLagWait, OtherReplicas.isSite(source, t)));
+    return new Proceed(new Plan(config, source, target, maxLagWait, OtherReplicas.isSite(source, t),
+        catchUpBeforeFence(states.get(source.name()), t)));
+  }
+
+  /**
+   * What the target is to execute before the source is fenced: the source's set when validated, if
+   * the target lacked any of it. Waiting for it while writes still flow leaves the lag gate, inside
+   * the write window, only what the source commits in the meantime; a target that was still
+   * connecting to its source (a replica re-pointed moments ago) or that lagged behind a slow link
+   * would otherwise have its whole lag inside the window. Null when the target held all of it, or
+   * when a set is missing or unreadable (the lag gate, after the fence, reports that).
+   */
+  static String catchUpBeforeFence(ServerState source, ServerState target) {
+    if (source == null || target == null || source.gtidExecuted() == null || target.gtidExecuted() == null) {
+      return null;
+    }
+    try {
+      GtidSet wanted = GtidSet.parse(source.gtidExecuted());
+      return GtidSet.parse(target.gtidExecuted()).contains(wanted) ? null : source.gtidExecuted();
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
   }
 
   private static Decision findSource(GroupConfig config, MysqlFailoverGroupStatus status,
@@ -167,7 +198,7 @@ public final class PlannedFailoverPlanner {
       return new Reject(Reason.NoActivePrimary, "active site " + source.name() + " is read-only (fenced?): "
           + "nothing to hand over", targetName);
     }
-    return new Proceed(new Plan(config, source, null, null, false));
+    return new Proceed(new Plan(config, source, null, null, false, null));
   }
 
   /** When the anti-flap cooldown that started at the last failover ends, if there was one. */

@@ -30,7 +30,8 @@ import java.util.Optional;
 /**
  * The planned-failover runbook. {@link #failover} reads as the procedure an operator would follow
  * by hand; the steps live beside it, all sharing one {@link FailoverRun}: {@link RequestValidation}
- * (Scheduled, Validating, Deferred), {@link SourceDrain} (Draining, WaitingForLag), {@link
+ * (Scheduled, Validating, Deferred), {@link SourceDrain} (the target's catch-up before the fence,
+ * Draining, WaitingForLag), {@link
  * SessionStoreHandover} (the session store), {@link TargetPromotion} (Promoting) and {@link
  * OtherReplicasRepointing}. One failure idiom: before the promotion a step throws a {@link
  * FailoverAbort}, and {@link #rollBack} undoes what the {@link Rollback} holds; the promotion ends
@@ -73,12 +74,15 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     run.enter(Phase.Pending, "annotation observed: " + run.annotation);
     run.event(Events.PLANNED_FAILOVER_STARTED, "planned failover requested: " + run.annotation);
     Plan plan;
+    SourceDrain drain = new SourceDrain(run);
     try {
       plan = new RequestValidation(run).validate(snapshot);
       run.useHooks(plan.config().hooks()).beforePlannedFence();
+      drain.catchUpBeforeFence(plan);
       run.checkNotCancelled("before the fence");
     } catch (FailoverAbort refused) {
-      // Nothing has been touched (a vetoing pre-hook answered before the fence): there is nothing to undo.
+      // Nothing has been touched (a vetoing pre-hook answered, or a cancel came, before the fence):
+      // there is nothing to undo.
       run.fail(refused.reason(), refused.getMessage(), refused.reason() == Reason.AlreadyActive
           ? Events.PLANNED_FAILOVER_SKIPPED : Events.PLANNED_FAILOVER_REJECTED);
       return progress.toPlannedStatus();
@@ -87,7 +91,6 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     Rollback rollback = new Rollback();
     SessionStoreHandover sessions = new SessionStoreHandover(run);
     TargetPromotion promotion = new TargetPromotion(run);
-    SourceDrain drain = new SourceDrain(run);
     try {
       drain.fenceAndDrain(plan, rollback);
       sessions.waitForSync(plan);

@@ -42,6 +42,49 @@ final class SourceDrain {
     this.run = run;
   }
 
+  /**
+   * Before the fence, while the application still writes: the target executes what the source had
+   * when validated ({@link Plan#catchUpBeforeFence}), so that the lag gate inside the write window
+   * waits only for what the source commits meanwhile. It waits {@link
+   * PlannedFailoverPlanner#CATCH_UP_BEFORE_FENCE_AT_MOST} at most. However it ends (caught up, out
+   * of time, the target not answering), the runbook goes on to the fence as before, whose lag gate
+   * has the whole maxLagWait and decides; only a cancel ends the run here, with nothing fenced. It
+   * runs on the worker that holds the connections, which warms the one to the target.
+   */
+  void catchUpBeforeFence(Plan plan) {
+    String wanted = plan.catchUpBeforeFence();
+    if (wanted == null) {
+      return;
+    }
+    Duration budget = plan.maxLagWait().compareTo(PlannedFailoverPlanner.CATCH_UP_BEFORE_FENCE_AT_MOST) < 0
+        ? plan.maxLagWait() : PlannedFailoverPlanner.CATCH_UP_BEFORE_FENCE_AT_MOST;
+    Instant deadline = FailoverRun.now().plus(budget);
+    String summary = "before the fence: wait up to " + Durations.format(budget) + " until " + plan.target().name()
+        + " holds " + wanted + " (what " + plan.source().name() + " had when validated)";
+    run.show(summary + "; when validated it lacked " + lacking(wanted, run.progress.targetGtidAtValidation));
+    try {
+      run.cancellable(() -> run.onConnections.ahead(queue -> Async.function(
+          ActivityStubs.mysqlWaitAhead(budget, summary, queue)::waitForGtidSet, server(plan, plan.target()), wanted,
+          deadline)));
+    } catch (ActivityFailure e) {
+      // The fence's lag gate, with the whole maxLagWait, decides about this target.
+      boolean timeout = FailureTypes.LAG_TIMEOUT.equals(Failures.type(e));
+      run.progress.note(plan.target().name() + " had not caught up with " + plan.source().name()
+          + " before the fence (" + (timeout ? "not within " + Durations.format(budget) : "the wait failed: "
+          + Failures.rootMessage(e)) + "); the lag gate after the fence waited for the rest");
+    }
+  }
+
+  /** What {@code have} lacks of {@code wanted}, as a count and the set, for a message. */
+  private static String lacking(String wanted, String have) {
+    try {
+      GtidSet missing = GtidSet.parse(wanted).subtract(GtidSet.parse(have));
+      return missing.count() + " transaction(s)" + (missing.isEmpty() ? "" : " " + missing);
+    } catch (RuntimeException e) {
+      return "an unknown number of transactions (it held " + have + ")";
+    }
+  }
+
   /** Fences and drains the source; returns once the target holds everything the source did. */
   void fenceAndDrain(Plan plan, Rollback rollback) {
     FenceResult fence = fenceSource(plan, rollback);
@@ -158,15 +201,8 @@ final class SourceDrain {
     if (targetGtidAtValidation == null) {
       return waiting;
     }
-    String lacked;
-    try {
-      GtidSet lacking = GtidSet.parse(fenced).subtract(GtidSet.parse(targetGtidAtValidation));
-      lacked = lacking.count() + " transaction(s)" + (lacking.isEmpty() ? "" : " " + lacking);
-    } catch (RuntimeException e) {
-      lacked = "an unknown number of transactions (it held " + targetGtidAtValidation + ")";
-    }
-    return waiting + "; when validated, before the fence, " + target + " lacked " + lacked
-        + " of it; the wait's heartbeats show its progress";
+    return waiting + "; when validated, before the fence, " + target + " lacked "
+        + lacking(fenced, targetGtidAtValidation) + " of it; the wait's heartbeats show its progress";
   }
 
   /** Notes how the drain went; the promotion waits for none of it. */

@@ -35,6 +35,8 @@ public final class FakeMysql implements MysqlActivities {
     public volatile CountDownLatch waitGate;
     /** When set, the server never catches up: waits end in LagTimeout. */
     public volatile boolean lagging;
+    /** How many waits for this server still end in LagTimeout (it catches up after them). */
+    public final java.util.concurrent.atomic.AtomicInteger lagTimeouts = new java.util.concurrent.atomic.AtomicInteger();
     public volatile boolean promoteFails;
     /** How many promotes still fail as a refused connection would (retryable) before one gets through. */
     public final java.util.concurrent.atomic.AtomicInteger promoteRefusals = new java.util.concurrent.atomic.AtomicInteger();
@@ -171,8 +173,11 @@ public final class FakeMysql implements MysqlActivities {
     calls.add("wait " + t.site() + " " + gtidSet);
     ranFrom("wait " + t.site());
     Server s = reach(t);
-    await(s.waitGate);
     long wanted = Long.parseLong(gtidSet.substring(gtidSet.lastIndexOf('-') + 1));
+    if (!awaitUntil(s.waitGate, deadline) || s.lagTimeouts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw ApplicationFailure.newNonRetryableFailure(t.site() + " is " + (wanted - s.seqno)
+          + " transactions behind at the deadline", "LagTimeout");
+    }
     if (s.lagging) {
       throw ApplicationFailure.newNonRetryableFailure(t.site() + " is " + (wanted - s.seqno)
           + " transactions behind at the deadline", "LagTimeout");
@@ -246,6 +251,25 @@ public final class FakeMysql implements MysqlActivities {
   }
 
   /** Blocks on the gate, if any, heartbeating so a heartbeat timeout does not fire meanwhile. */
+  /** As {@link #await}, giving up at {@code deadline} (real time), as a wait with a deadline does; false then. */
+  private static boolean awaitUntil(CountDownLatch gate, Instant deadline) {
+    if (gate == null) {
+      return true;
+    }
+    try {
+      while (!gate.await(100, TimeUnit.MILLISECONDS)) {
+        if (Instant.now().isAfter(deadline)) {
+          return false;
+        }
+        Activity.getExecutionContext().heartbeat(null);
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   private static void await(CountDownLatch gate) {
     if (gate == null) {
       return;

@@ -151,6 +151,6 @@ class OtherReplicasTest {
         spec.dns(), spec.sidecar(), spec.dragonfly());
     GroupConfig config = GroupConfig.resolve(spec);
     return new Plan(config, config.site("iad").orElseThrow(), config.site("pdx").orElseThrow(), Duration.ofMinutes(5),
-        true);
+        true, null);
   }
 }

@@ -48,4 +48,36 @@ class PlannedFailoverPlannerTest {
     assertThat(decision).isInstanceOf(Proceed.class);
     assertThat(((Proceed) decision).plan().targetReplicatesFromSource()).isEqualTo(direct);
   }
+
+  /**
+   * What the target is to execute before the fence: the source's set when validated, whenever the
+   * target lacked any of it then (so only what the source commits afterwards waits inside the write
+   * window); nothing when it held it all, or when a set is missing or of the other flavor (the lag
+   * gate, after the fence, reports that). An empty cell is a set the server did not report.
+   */
+  @ParameterizedTest(name = "source {0}, target {1}: catch up to [{2}] before the fence")
+  @CsvSource(delimiter = '|', value = {
+      "0-1-100                        | 0-1-100                 | ",
+      "0-1-100                        | 0-1-90                  | 0-1-100",
+      "0-1-100                        | 0-1-100,1-2-5           | ",
+      "0-1-100,1-2-5                  | 0-1-100                 | 0-1-100,1-2-5",
+      "''                             | 0-1-3                   | ",
+      "3E11FA47-71CA-11E1-9E33-C80AA9429562:1-100 | 3E11FA47-71CA-11E1-9E33-C80AA9429562:1-60 | 3E11FA47-71CA-11E1-9E33-C80AA9429562:1-100",
+      "3E11FA47-71CA-11E1-9E33-C80AA9429562:1-100 | 3E11FA47-71CA-11E1-9E33-C80AA9429562:1-100 | ",
+      "0-1-100                        | 3E11FA47-71CA-11E1-9E33-C80AA9429562:1-60 | ",
+      "0-1-100                        |                         | ",
+      "                               | 0-1-100                 | ",
+      "not-a-set                      | 0-1-100                 | "})
+  void theTargetCatchesUpBeforeTheFenceWithWhatItLackedWhenValidated(String source, String target, String catchUp) {
+    ServerState iad = new ServerState("iad", true, null, "MariaDB", "10.11.6-MariaDB", false, false, false, false,
+        null, null, source, null, null, 2);
+    ServerState pdx = new ServerState("pdx", true, null, "MariaDB", "10.11.6-MariaDB", true, true, true, true,
+        "iad.db", 3306, target, target, 0L, 0);
+    CheckedRequest request = new CheckedRequest(CONFIG, PlannedFailoverAnnotation.parse("pdx"));
+
+    var decision = PlannedFailoverPlanner.decide(request, null, Map.of("iad", iad, "pdx", pdx), Instant.EPOCH);
+
+    assertThat(decision).isInstanceOf(Proceed.class);
+    assertThat(((Proceed) decision).plan().catchUpBeforeFence()).isEqualTo(catchUp);
+  }
 }

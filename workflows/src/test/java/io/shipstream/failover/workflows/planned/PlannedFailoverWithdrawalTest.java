@@ -27,6 +27,7 @@ class PlannedFailoverWithdrawalTest extends PlannedRigTest {
   @Test
   void aRequestReplacedDuringWaitingForLagRollsBackSaysWhatReplacedItAndTheNewValueThenRuns() {
     CountDownLatch gate = new CountDownLatch(1);
+    mysql.server("pdx").seqno = 100; // caught up when validated: only the lag gate, after the fence, waits
     mysql.server("pdx").waitGate = gate;
     PlannedFailoverWorkflow wf = rig.startAsync(OLD);
     WorkflowWaits.awaitPhase("WaitingForLag", k8s::lastPhase);

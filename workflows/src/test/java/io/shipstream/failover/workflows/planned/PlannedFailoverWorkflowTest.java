@@ -315,6 +315,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   @Test
   void cancelDuringWaitingForLagRollsBack() throws Exception {
     CountDownLatch gate = new CountDownLatch(1);
+    mysql.server("pdx").seqno = 100; // caught up when validated: only the lag gate, after the fence, waits
     mysql.server("pdx").waitGate = gate;
     PlannedFailoverWorkflow wf = startAsync("pdx");
     // The write window holds its status writes and Events back for 3 s at most: a wait
@@ -346,6 +347,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
 
   @Test
   void aSecondStartWhileOneRunsIsRefused() {
+    mysql.server("pdx").seqno = 100; // caught up when validated: only the lag gate, after the fence, waits
     mysql.server("pdx").waitGate = new CountDownLatch(1);
     PlannedFailoverWorkflow wf = startAsync("pdx");
     waitForPhase(wf, "WaitingForLag");
@@ -377,6 +379,54 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     k8s.status = MysqlFailoverGroupStatus.empty();
     mysql.server("dr").readOnly = false;
     assertRejected(request("pdx"), "NoActivePrimary", "PlannedFailoverRejected");
+  }
+
+  /**
+   * pdx lacks 3 of iad's 100 transactions when validated: it is waited for before the fence, while
+   * iad still takes writes, for iad's set as validated; the lag gate after the fence then has only
+   * what iad committed meanwhile to wait for.
+   */
+  @Test
+  void aTargetBehindWhenValidatedCatchesUpBeforeTheFence() {
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.calls).containsSubsequence("inspect pdx", "wait pdx 0-1-100", "fence iad", "wait pdx 0-1-100",
+        "promote pdx");
+    assertThat(activitiesScheduled(client.fetchHistory(GROUP.workflowId()).getEvents()))
+        .containsSubsequence("WaitForGtidSet", "Fence", "WaitForGtidSet", "Promote");
+  }
+
+  @Test
+  void aTargetCaughtUpWhenValidatedIsNotWaitedForBeforeTheFence() {
+    mysql.server("pdx").seqno = 100;
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.callsTo("wait")).containsExactly("wait pdx 0-1-100");
+    assertThat(mysql.calls).containsSubsequence("fence iad", "wait pdx 0-1-100", "promote pdx");
+  }
+
+  /** The catch-up before the fence ran out of time: the lag gate after the fence decides, and here it succeeds. */
+  @Test
+  void aTargetStillBehindAfterItsCatchUpIsLeftToTheLagGate() {
+    mysql.server("pdx").lagTimeouts.set(1);
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.message()).contains("pdx had not caught up with iad before the fence");
+    assertThat(mysql.calls).containsSubsequence("wait pdx 0-1-100", "fence iad", "wait pdx 0-1-100", "promote pdx");
+  }
+
+  /** A cancel while the target catches up before the fence ends the run with nothing fenced. */
+  @Test
+  void aCancelWhileTheTargetCatchesUpBeforeTheFenceFencesNothing() {
+    CountDownLatch gate = new CountDownLatch(1);
+    mysql.server("pdx").waitGate = gate;
+    PlannedFailoverWorkflow wf = startAsync("pdx");
+    WorkflowWaits.await(() -> mysql.callsTo("wait"), waits -> !waits.isEmpty(), "the catch-up before the fence");
+    wf.cancel("not tonight");
+    PlannedFailoverStatus result = result(wf);
+    gate.countDown();
+    assertRejected(result, "Cancelled", "PlannedFailoverRejected");
+    assertThat(result.message()).contains("not tonight");
+    assertThat(mysql.callsTo("fence")).isEmpty();
+    assertThat(mysql.server("iad").readOnly).isFalse();
   }
 
   /**
@@ -432,6 +482,12 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(mysql.server("pdx").readOnly).isFalse();
   }
 
+  /** The activities the workflow scheduled, by type, in order. */
+  private static List<String> activitiesScheduled(List<HistoryEvent> events) {
+    return events.stream().filter(HistoryEvent::hasActivityTaskScheduledEventAttributes)
+        .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
+  }
+
   /** The local activities recorded after {@code completed} completed and before {@code scheduled} was scheduled. */
   private static List<String> localActivitiesBetween(List<HistoryEvent> events, String completed, String scheduled) {
     java.util.Map<Long, String> types = new java.util.HashMap<>();
@@ -446,7 +502,9 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
         }
       } else if (e.hasActivityTaskCompletedEventAttributes()
           && completed.equals(types.get(e.getActivityTaskCompletedEventAttributes().getScheduledEventId()))) {
+        // From the latest completion on: the catch-up before the fence is a WaitForGtidSet too.
         inside = true;
+        locals.clear();
       } else if (inside && e.hasMarkerRecordedEventAttributes()) {
         var type = e.getMarkerRecordedEventAttributes().getDetailsMap().get("type");
         locals.add(DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0, java.util.Optional.ofNullable(type),
@@ -465,7 +523,9 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     request("pdx");
     replayAndMaybeStore("planned-succeeded");
     mysql.server("iad").lagging = true;
-    request("iad");
+    // Past the cooldown the first run started, so that this one reaches its lag gate and rolls back.
+    k8s.status = k8s.status.withFailover("pdx", "2020-01-01T00:00:00Z", "0-1-100");
+    assertThat(request("iad").reason()).isEqualTo("LagTimeout");
     replayAndMaybeStore("planned-lag-timeout");
     k8s.spec = spec("defer");
     k8s.status = k8s.status.withFailover("pdx", lastFailoverEndingSoon().toString(), "0-1-100");

@@ -104,7 +104,10 @@ final class PlannedRig extends FailoverRig {
    */
   PlannedFailoverStatus requestActingWhileWaitingForLag(String annotation, Runnable meanwhile) {
     CountDownLatch gate = new CountDownLatch(1);
-    mysql.server(PlannedFailoverAnnotation.parse(annotation).targetSite()).waitGate = gate;
+    String target = PlannedFailoverAnnotation.parse(annotation).targetSite();
+    // Caught up when validated (iad's 100): only the lag gate, after the fence, waits.
+    mysql.server(target).seqno = 100;
+    mysql.server(target).waitGate = gate;
     PlannedFailoverWorkflow wf = startAsync(annotation);
     WorkflowWaits.awaitPhase("WaitingForLag", k8s::lastPhase);
     meanwhile.run();
