@@ -6,6 +6,7 @@ import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
+import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
 import java.time.Instant;
 import java.util.Map;
@@ -37,16 +38,7 @@ class PlannedFailoverPlannerTest {
       "iad.db, , false",
       ", , false"})
   void theTargetReplicatesDirectlyFromTheSourceOnlyAtItsEndpoint(String host, Integer port, boolean direct) {
-    ServerState iad = new ServerState("iad", true, null, "MariaDB", "10.11.6-MariaDB", false, false, false, false,
-        null, null, "0-1-100", null, null, 2);
-    ServerState pdx = new ServerState("pdx", true, null, "MariaDB", "10.11.6-MariaDB", true, true, true, true,
-        host, port, "0-1-100", "0-1-100", 0L, 0);
-    CheckedRequest request = new CheckedRequest(CONFIG, PlannedFailoverAnnotation.parse("pdx"));
-
-    var decision = PlannedFailoverPlanner.decide(request, null, Map.of("iad", iad, "pdx", pdx), Instant.EPOCH);
-
-    assertThat(decision).isInstanceOf(Proceed.class);
-    assertThat(((Proceed) decision).plan().targetReplicatesFromSource()).isEqualTo(direct);
+    assertThat(planToPdx("0-1-100", host, port, "0-1-100").targetReplicatesFromSource()).isEqualTo(direct);
   }
 
   /**
@@ -69,15 +61,20 @@ class PlannedFailoverPlannerTest {
       "                               | 0-1-100                 | ",
       "not-a-set                      | 0-1-100                 | "})
   void theTargetCatchesUpBeforeTheFenceWithWhatItLackedWhenValidated(String source, String target, String catchUp) {
+    assertThat(planToPdx(source, "iad.db", 3306, target).catchUpBeforeFence()).isEqualTo(catchUp);
+  }
+
+  /** The plan for a switchover to pdx, iad (writable, {@code sourceGtid}) the source, pdx replicating from {@code host:port}. */
+  private static Plan planToPdx(String sourceGtid, String host, Integer port, String targetGtid) {
     ServerState iad = new ServerState("iad", true, null, "MariaDB", "10.11.6-MariaDB", false, false, false, false,
-        null, null, source, null, null, 2);
+        null, null, sourceGtid, null, null, 2);
     ServerState pdx = new ServerState("pdx", true, null, "MariaDB", "10.11.6-MariaDB", true, true, true, true,
-        "iad.db", 3306, target, target, 0L, 0);
+        host, port, targetGtid, targetGtid, 0L, 0);
     CheckedRequest request = new CheckedRequest(CONFIG, PlannedFailoverAnnotation.parse("pdx"));
 
     var decision = PlannedFailoverPlanner.decide(request, null, Map.of("iad", iad, "pdx", pdx), Instant.EPOCH);
 
     assertThat(decision).isInstanceOf(Proceed.class);
-    assertThat(((Proceed) decision).plan().catchUpBeforeFence()).isEqualTo(catchUp);
+    return ((Proceed) decision).plan();
   }
 }
