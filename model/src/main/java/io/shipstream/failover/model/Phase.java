@@ -44,6 +44,11 @@ public enum Phase {
     return java.util.Optional.empty();
   }
 
+  /** Whether {@code name}, a phase as the status spells it, is one a run ends in ({@link #isTerminal}). */
+  public static boolean isTerminal(String name) {
+    return named(name).map(Phase::isTerminal).orElse(false);
+  }
+
   /** Whether {@code name}, a phase as the status spells it, is one that only waits ({@link #isWaiting}). */
   public static boolean isWaiting(String name) {
     return named(name).map(Phase::isWaiting).orElse(false);

@@ -24,4 +24,15 @@ class PhaseTest {
     assertThat(Phase.isWaiting(null)).isFalse();
     assertThat(Phase.isWaiting("scheduled")).as("as the status spells it").isFalse();
   }
+
+  /** A run ends in Succeeded or Failed; a name the status may hold that is no phase is not an end. */
+  @Test
+  void onlySucceededAndFailedEndARun() {
+    assertThat(Arrays.stream(Phase.values()).filter(Phase::isTerminal)).containsExactly(Phase.Succeeded, Phase.Failed);
+    assertThat(Phase.isTerminal("Succeeded")).isTrue();
+    assertThat(Phase.isTerminal("Failed")).isTrue();
+    assertThat(Phase.isTerminal("Promoting")).isFalse();
+    assertThat(Phase.isTerminal(null)).isFalse();
+    assertThat(Phase.isTerminal("failed")).as("as the status spells it").isFalse();
+  }
 }

@@ -17,7 +17,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -31,7 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Steward {
   private static final Logger log = LoggerFactory.getLogger(Steward.class);
-  private static final Set<String> FINISHED = Set.of("Succeeded", "Failed");
 
   /** Writes {@code status.conditions} and {@code status.observedGeneration}. */
   public interface ConditionWriter {
@@ -257,8 +255,8 @@ public final class Steward {
     }
     String planned = status.plannedFailover() == null ? null : status.plannedFailover().phase();
     String emergency = status.emergencyFailover() == null ? null : status.emergencyFailover().phase();
-    return planned != null && !FINISHED.contains(planned) && !Phase.isWaiting(planned)
-        || emergency != null && !FINISHED.contains(emergency);
+    return planned != null && !Phase.isTerminal(planned) && !Phase.isWaiting(planned)
+        || emergency != null && !Phase.isTerminal(emergency);
   }
 
   void forget(GroupRef ref) {
