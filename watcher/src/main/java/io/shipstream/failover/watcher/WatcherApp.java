@@ -165,7 +165,7 @@ public final class WatcherApp implements AutoCloseable {
           clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
           .acting(config.automaticFailover())
-          .drainWatch(new DrainWatch(new KubeDrainView(kube), effects::event))
+          .drainWatch(new DrainWatch(new KubeDrainView(kube), effects))
           .leaseFenceLifts(LeaseFenceLifts.of(effects, config.activeSiteToken(), clock));
       effects.acceptedSpecs(monitor::acceptedSpec);
       cache.addHandler(monitor);

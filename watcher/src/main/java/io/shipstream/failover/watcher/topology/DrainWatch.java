@@ -49,19 +49,14 @@ public final class DrainWatch {
     boolean requestPlanned(GroupRef group, MysqlFailoverGroup seen, String value);
   }
 
-  /** Writes an Event on the group. */
-  @FunctionalInterface
-  public interface EventWriter {
-    void event(GroupRef group, String type, String reason, String message);
-  }
-
   private record Episode(String key, Set<String> done) {}
 
   private final Kube kube;
-  private final EventWriter events;
+  private final Reactions.Effects events;
   private final Map<GroupRef, Episode> episodes = new ConcurrentHashMap<>();
 
-  public DrainWatch(Kube kube, EventWriter events) {
+  /** {@code events}: where its Events go (only those of the watcher's effects are used). */
+  public DrainWatch(Kube kube, Reactions.Effects events) {
     this.kube = kube;
     this.events = events;
   }
@@ -127,11 +122,7 @@ public final class DrainWatch {
   }
 
   private void event(GroupRef group, Events event, String message) {
-    try {
-      events.event(group, event.type().name(), event.reason(), message);
-    } catch (RuntimeException e) {
-      log.warn("{}: cannot write the {} Event: {}", group, event.reason(), e.toString());
-    }
+    events.eventOrLog(group, event, message);
   }
 
   /** Forgets a group that is no longer watched. */

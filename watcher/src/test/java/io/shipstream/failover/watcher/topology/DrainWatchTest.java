@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 class DrainWatchTest {
   private final MockCluster cluster = MockCluster.start();
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
-  private final DrainWatch drains = new DrainWatch(new KubeDrainView(cluster.client()), effects::event);
+  private final DrainWatch drains = new DrainWatch(new KubeDrainView(cluster.client()), effects);
 
   @BeforeEach
   void group() {
