@@ -87,7 +87,7 @@ public final class DirectPlannedFailover implements AutoCloseable {
     if (plan.catchUpBeforeFence() != null) {
       // As the workflow does: the target catches up while writes still flow, for a few seconds at most.
       try {
-        mysql.waitForGtidSet(target, plan.catchUpBeforeFence(),
+        mysql.catchUpBeforeFence(target, plan.catchUpBeforeFence(),
             clock.instant().plus(PlannedFailoverPlanner.CATCH_UP_BEFORE_FENCE_AT_MOST));
       } catch (RuntimeException e) {
         // The lag gate after the fence waits for the rest.

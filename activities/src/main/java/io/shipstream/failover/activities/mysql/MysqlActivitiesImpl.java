@@ -199,6 +199,11 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   }
 
   @Override
+  public String catchUpBeforeFence(MysqlTarget target, String gtidSet, Instant deadline) {
+    return waitForGtidSet(target, gtidSet, deadline);
+  }
+
+  @Override
   public PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline, SemiSyncSettings semiSync,
       boolean caughtUpFromFencedSource) {
     return withSession("promote", target, PROMOTE_TIMEOUT, true, session -> {

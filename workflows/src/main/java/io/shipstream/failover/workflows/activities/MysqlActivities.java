@@ -45,6 +45,13 @@ public interface MysqlActivities {
   String waitForGtidSet(MysqlTarget target, String gtidSet, Instant deadline);
 
   /**
+   * The planned target's catch-up before the fence: {@link #waitForGtidSet} under a name of its own,
+   * so that the history, the Temporal UI and the fault suite tell it from the lag gate after the fence.
+   */
+  @ActivityMethod
+  String catchUpBeforeFence(MysqlTarget target, String gtidSet, Instant deadline);
+
+  /**
    * Turns a replica into a writable primary: applies everything already received (restarting a
    * stopped SQL thread), STOP REPLICA, RESET REPLICA ALL, clears read-only and confirms it.
    * Idempotent: on a server that is already a writable non-replica it only reports.

@@ -64,7 +64,7 @@ final class SourceDrain {
     run.show(summary + "; when validated it lacked " + lacking(wanted, run.progress.targetGtidAtValidation));
     try {
       run.cancellable(() -> run.onConnections.ahead(queue -> Async.function(
-          ActivityStubs.mysqlWaitAhead(budget, summary, queue)::waitForGtidSet, server(plan, plan.target()), wanted,
+          ActivityStubs.mysqlWaitAhead(budget, summary, queue)::catchUpBeforeFence, server(plan, plan.target()), wanted,
           deadline)));
     } catch (ActivityFailure e) {
       // The fence's lag gate, with the whole maxLagWait, decides about this target.

@@ -170,8 +170,18 @@ public final class FakeMysql implements MysqlActivities {
 
   @Override
   public String waitForGtidSet(MysqlTarget t, String gtidSet, Instant deadline) {
-    calls.add("wait " + t.site() + " " + gtidSet);
-    ranFrom("wait " + t.site());
+    return waitFor("wait", t, gtidSet, deadline);
+  }
+
+  /** As the lag gate: a lagging server lags before the fence too. */
+  @Override
+  public String catchUpBeforeFence(MysqlTarget t, String gtidSet, Instant deadline) {
+    return waitFor("catch-up", t, gtidSet, deadline);
+  }
+
+  private String waitFor(String verb, MysqlTarget t, String gtidSet, Instant deadline) {
+    calls.add(verb + " " + t.site() + " " + gtidSet);
+    ranFrom(verb + " " + t.site());
     Server s = reach(t);
     long wanted = Long.parseLong(gtidSet.substring(gtidSet.lastIndexOf('-') + 1));
     if (!awaitUntil(s.waitGate, deadline) || s.lagTimeouts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {

@@ -389,17 +389,19 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   @Test
   void aTargetBehindWhenValidatedCatchesUpBeforeTheFence() {
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
-    assertThat(mysql.calls).containsSubsequence("inspect pdx", "wait pdx 0-1-100", "fence iad", "wait pdx 0-1-100",
+    assertThat(mysql.calls).containsSubsequence("inspect pdx", "catch-up pdx 0-1-100", "fence iad", "wait pdx 0-1-100",
         "promote pdx");
+    assertThat(mysql.stepQueues.get("catch-up pdx")).as("on the worker that opened the connections")
+        .isEqualTo(FakeMysql.OWN_QUEUE);
     assertThat(activitiesScheduled(client.fetchHistory(GROUP.workflowId()).getEvents()))
-        .containsSubsequence("WaitForGtidSet", "Fence", "WaitForGtidSet", "Promote");
+        .containsSubsequence("CatchUpBeforeFence", "Fence", "WaitForGtidSet", "Promote");
   }
 
   @Test
   void aTargetCaughtUpWhenValidatedIsNotWaitedForBeforeTheFence() {
     mysql.server("pdx").seqno = 100;
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
-    assertThat(mysql.callsTo("wait")).containsExactly("wait pdx 0-1-100");
+    assertThat(mysql.callsTo("catch-up")).isEmpty();
     assertThat(mysql.calls).containsSubsequence("fence iad", "wait pdx 0-1-100", "promote pdx");
   }
 
@@ -410,7 +412,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     PlannedFailoverStatus result = request("pdx");
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.message()).contains("pdx had not caught up with iad before the fence");
-    assertThat(mysql.calls).containsSubsequence("wait pdx 0-1-100", "fence iad", "wait pdx 0-1-100", "promote pdx");
+    assertThat(mysql.calls).containsSubsequence("catch-up pdx 0-1-100", "fence iad", "wait pdx 0-1-100", "promote pdx");
   }
 
   /** A cancel while the target catches up before the fence ends the run with nothing fenced. */
@@ -419,7 +421,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     CountDownLatch gate = new CountDownLatch(1);
     mysql.server("pdx").waitGate = gate;
     PlannedFailoverWorkflow wf = startAsync("pdx");
-    WorkflowWaits.await(() -> mysql.callsTo("wait"), waits -> !waits.isEmpty(), "the catch-up before the fence");
+    WorkflowWaits.await(() -> mysql.callsTo("catch-up"), waits -> !waits.isEmpty(), "the catch-up before the fence");
     wf.cancel("not tonight");
     PlannedFailoverStatus result = result(wf);
     gate.countDown();
@@ -445,24 +447,29 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   }
 
   /**
-   * The fence, the lag gate and the promotion run on the worker whose kept connections the
-   * validation's inspection opened (its own queue), not on whichever worker polls the shared one.
+   * The catch-up before the fence, the fence, the lag gate and the promotion run on the worker whose
+   * kept connections the validation's inspection opened (its own queue), not on whichever worker
+   * polls the shared one.
    */
   @Test
   void theWindowsStepsRunWhereTheValidationOpenedTheConnections() {
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
-    assertThat(mysql.stepQueues).containsOnlyKeys("fence iad", "wait pdx", "promote pdx")
+    assertThat(mysql.stepQueues).containsOnlyKeys("catch-up pdx", "fence iad", "wait pdx", "promote pdx")
         .allSatisfy((step, queue) -> assertThat(queue).as(step).isEqualTo(FakeMysql.OWN_QUEUE));
   }
 
   /**
-   * That worker is gone (nobody polls its queue): the fence is never started there, goes to the
-   * shared queue after a few seconds, and so do the steps after it; the failover succeeds.
+   * That worker is gone (nobody polls its queue): the catch-up before the fence is never started
+   * there, and after a few seconds the run goes on without it, its steps on the shared queue from
+   * the fence on (found out before the fence, not inside the write window); the failover succeeds.
    */
   @Test
   void whenThatWorkerIsGoneTheStepsGoToTheSharedQueue() {
     mysql.connectionsQueue = "mysql-failover-worker-gone";
-    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    PlannedFailoverStatus result = request("pdx");
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.message()).contains("pdx had not caught up with iad before the fence (the wait failed");
+    assertThat(mysql.callsTo("catch-up")).isEmpty();
     assertThat(mysql.stepQueues).containsOnlyKeys("fence iad", "wait pdx", "promote pdx")
         .allSatisfy((step, queue) -> assertThat(queue).as(step).isEqualTo(TaskQueues.FAILOVER));
     assertThat(mysql.callsTo("fence")).as("fenced once").hasSize(1);
@@ -502,9 +509,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
         }
       } else if (e.hasActivityTaskCompletedEventAttributes()
           && completed.equals(types.get(e.getActivityTaskCompletedEventAttributes().getScheduledEventId()))) {
-        // From the latest completion on: the catch-up before the fence is a WaitForGtidSet too.
         inside = true;
-        locals.clear();
       } else if (inside && e.hasMarkerRecordedEventAttributes()) {
         var type = e.getMarkerRecordedEventAttributes().getDetailsMap().get("type");
         locals.add(DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0, java.util.Optional.ofNullable(type),
