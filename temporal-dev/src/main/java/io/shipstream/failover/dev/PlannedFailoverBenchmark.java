@@ -147,6 +147,9 @@ public final class PlannedFailoverBenchmark {
             + " server-side window runs from the fence applied on the source to the target writable, each the middle"
             + " of the worker's exchange with the server)%s%n", r.remoteRttMs() == 0 ? ""
                 : "; round trips of the " + r.remoteRttMs() + " ms link = ms / " + r.remoteRttMs())
+        + String.format("(after its first failed write the writer retries at %s: a client-seen window ends on the"
+            + " first of these after the target is labelled primary, plus the reconnect and the write)%n",
+            WriteLoad.retryLadder())
         + windows(runs, direct, r.remoteRttMs())
         + String.format("%norchestration overhead: median(annotation -> Succeeded) / median(direct) = %.2f;"
             + " median(workflow durationSeconds) / median(direct) = %.2f%n", ratio, workflowRatio)

@@ -32,6 +32,22 @@ public final class WriteLoad implements AutoCloseable {
   private static final Duration MIN_BACKOFF = Duration.ofMillis(10);
   private static final Duration MAX_BACKOFF = Duration.ofMillis(100);
 
+  /**
+   * When the writer tries again after its first failed write, for a report: the backoff doubles
+   * from {@link #MIN_BACKOFF} up to {@link #MAX_BACKOFF}, so a gap in its writes ends on the first
+   * retry after the new primary is reachable, at one of these steps (plus the writes' own time).
+   */
+  public static String retryLadder() {
+    StringBuilder ladder = new StringBuilder();
+    long at = 0;
+    for (Duration b = MIN_BACKOFF; at < 400; b = b.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF
+        : b.multipliedBy(2)) {
+      at += b.toMillis();
+      ladder.append(ladder.length() == 0 ? "" : ", ").append(at);
+    }
+    return ladder + ", … ms";
+  }
+
   private final Supplier<String> jdbcUrl;
   private final Duration pauseBetweenWrites;
   private final long firstId;
