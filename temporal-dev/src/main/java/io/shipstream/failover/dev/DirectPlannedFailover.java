@@ -124,8 +124,9 @@ public final class DirectPlannedFailover implements AutoCloseable {
     p.promotedAt = promoted.gtidExecuted();
     long promoteEnded = System.nanoTime();
     lastSteps = String.format("catch-up before the fence %.0f ms, fence %.0f ms, then %.0f ms, lag gate %.0f ms,"
-        + " then %.0f ms, promote %.0f ms", (catchUpEnded - catchUpStarted) / 1e6, (fenceEnded - fenceStarted) / 1e6, (lagStarted - fenceEnded) / 1e6, (lagEnded - lagStarted) / 1e6,
-        (promoteStarted - lagEnded) / 1e6, (promoteEnded - promoteStarted) / 1e6);
+        + " then %.0f ms, promote %.0f ms", (catchUpEnded - catchUpStarted) / 1e6, (fenceEnded - fenceStarted) / 1e6,
+        (lagStarted - fenceEnded) / 1e6, (lagEnded - lagStarted) / 1e6, (promoteStarted - lagEnded) / 1e6,
+        (promoteEnded - promoteStarted) / 1e6);
     lastServerWindow = fence.fencedAt() == null || promoted.writableAt() == null ? null
         : Duration.between(fence.fencedAt(), promoted.writableAt());
     k8s.setSiteRole(group, plan.target(), "primary");

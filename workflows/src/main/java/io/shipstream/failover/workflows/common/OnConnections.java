@@ -79,7 +79,8 @@ public final class OnConnections {
     }
     return step.apply(queue).handle((result, failure) -> {
       if (failure instanceof ActivityFailure e && e.getCause() instanceof TimeoutFailure timeout
-          && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START && queue.equals(run.connectionsQueue)) {
+          && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START
+          && queue.equals(run.connectionsQueue)) {
         log.warn("{}: a step on {} (the worker that opened the connections) never started; this run's steps go to the "
             + "shared queue", run.group, queue);
         run.connectionsQueue = null;
