@@ -205,24 +205,24 @@ final class SourceDrain {
         + lacking(fenced, targetGtidAtValidation) + " of it; the wait's heartbeats show its progress";
   }
 
-  /** Notes how the drain went; the promotion waits for none of it. */
+  /** Notes how the drain went, after the notes before it; the promotion waits for none of it. */
   private void finishDrain(Plan plan, Drain drain) {
     FailoverProgress progress = run.progress;
     if (drain.kills() != null) {
       if (!drain.kills().isCompleted()) {
-        progress.message = "sessions still reconnecting to " + plan.source().name()
-            + " when the target caught up; they are fenced and fail on their next write";
+        progress.note("sessions still reconnecting to " + plan.source().name()
+            + " when the target caught up; they are fenced and fail on their next write");
       } else {
         try {
           var drained = drain.kills().get();
           if (drained.remaining() > 0) {
-            progress.message = drained.remaining() + " sessions still connected after drainTimeout; "
-                + "they are fenced and will fail on their next write";
+            progress.note(drained.remaining() + " sessions still connected after drainTimeout; "
+                + "they are fenced and will fail on their next write");
           }
         } catch (ActivityFailure e) {
           // The target already holds every transaction of the fenced source, so losing the
           // source now costs nothing: promotion goes on.
-          progress.message = "draining " + plan.source().name() + " failed: " + Failures.rootMessage(e);
+          progress.note("draining " + plan.source().name() + " failed: " + Failures.rootMessage(e));
         }
       }
     }

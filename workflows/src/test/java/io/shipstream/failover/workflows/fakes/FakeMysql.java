@@ -44,6 +44,8 @@ public final class FakeMysql implements MysqlActivities {
     public volatile boolean fenceFails;
     /** The server dies the moment it is fenced, as a source crashing mid-drain would. */
     public volatile boolean crashOnFence;
+    /** When set, the session drain of this server blocks here until released, as sessions that keep reconnecting. */
+    public volatile CountDownLatch drainGate;
     /** When set, a fence of this server blocks here until released, so a test can act meanwhile. */
     public volatile CountDownLatch fenceGate;
     /** Received but not yet applied (a relay-log backlog, say with the SQL thread stopped); 0 means none. */
@@ -163,6 +165,7 @@ public final class FakeMysql implements MysqlActivities {
   public DrainResult killAppConnections(MysqlTarget t, Instant deadline) {
     calls.add("kill " + t.site());
     Server s = reach(t);
+    await(s.drainGate);
     int killed = s.appConnections;
     s.appConnections = 0;
     return new DrainResult(killed, 0);

@@ -415,6 +415,19 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(mysql.calls).containsSubsequence("catch-up pdx 0-1-100", "fence iad", "wait pdx 0-1-100", "promote pdx");
   }
 
+  /** The drain's note, written once the lag gate is through, comes after the catch-up's instead of replacing it. */
+  @Test
+  void theDrainsNoteKeepsTheNotesBeforeIt() {
+    CountDownLatch drain = new CountDownLatch(1);
+    mysql.server("iad").drainGate = drain;
+    mysql.server("pdx").lagTimeouts.set(1);
+    PlannedFailoverStatus result = request("pdx");
+    drain.countDown();
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.message()).contains("pdx had not caught up with iad before the fence")
+        .contains("sessions still reconnecting to iad when the target caught up");
+  }
+
   /** A cancel while the target catches up before the fence ends the run with nothing fenced. */
   @Test
   void aCancelWhileTheTargetCatchesUpBeforeTheFenceFencesNothing() {
