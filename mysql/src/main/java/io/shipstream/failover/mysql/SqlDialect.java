@@ -135,6 +135,16 @@ public interface SqlDialect {
 
   void stopReplica(MysqlSession session) throws MysqlException;
 
+  /**
+   * Stops replication once the IO thread is stopped and every transaction it received is applied:
+   * the applier can then only be inside a transaction whose end will never arrive (the IO thread
+   * stopped in the middle of it, as when the source died while sending it). Such a partial
+   * transaction is rolled back; by default, {@link #stopReplica} does that at once.
+   */
+  default void stopReplicaDrained(MysqlSession session) throws MysqlException {
+    stopReplica(session);
+  }
+
   /** Stops only the IO thread: nothing more is received, and the SQL thread applies what the relay log holds. */
   void stopIoThread(MysqlSession session) throws MysqlException;
 

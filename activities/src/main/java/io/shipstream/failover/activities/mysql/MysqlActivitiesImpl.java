@@ -351,8 +351,13 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
         replica = dialect.replicaStatus(session);
       }
       ReplicaStatus status = replica.orElseThrow(() -> new MysqlException("replication vanished while stopping it"));
-      new RelayLogDrain(session, clock, heartbeat::beat).drain(status, relayDrainDeadline);
-      dialect.stopReplica(session);
+      String applied = new RelayLogDrain(session, clock, heartbeat::beat).drain(status, relayDrainDeadline);
+      if (!status.ioActive() && GtidWait.contains(GtidSet.parse(applied), GtidSet.parse(status.receivedGtidSet()))) {
+        // All that arrived whole is applied: what the applier may still hold is a partial transaction.
+        dialect.stopReplicaDrained(session);
+      } else {
+        dialect.stopReplica(session);
+      }
       String received = dialect.replicaStatus(session).orElse(status).receivedGtidSet();
       StoppedReplica result = new StoppedReplica(
           dialect.appliedGtidSet(session).toString(), received, true, logsReplicaUpdates);

@@ -334,4 +334,47 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     awaitReceived(replica, fenced.gtidExecuted());
     return fenced;
   }
+
+  /**
+   * The source dies while it sends a large transaction, so the candidate's relay log ends inside it.
+   * On that partial transaction MySQL's multi-threaded applier (its default) holds STOP REPLICA for
+   * 60 s, longer than the activity's 30 s read timeout, so this drain failed before. It stops at
+   * once now, with the partial transaction rolled back and everything received whole applied.
+   */
+  @org.junit.jupiter.api.Test
+  void aRelayLogThatEndsInsideATransactionIsStoppedAtOnce() {
+    Flavor.MYSQL.assumeAvailable();
+    start(Flavor.MYSQL);
+    primary.execute("CREATE TABLE appdb.big (id INT PRIMARY KEY AUTO_INCREMENT, pad VARCHAR(255))",
+        "INSERT INTO appdb.big (pad) VALUES (REPEAT('x', 255))");
+    for (int i = 0; i < 13; i++) {
+      primary.execute("INSERT INTO appdb.big (pad) SELECT pad FROM appdb.big");
+    }
+    awaitReceived(replica, primary.gtidExecuted());
+    // Stop the receiver while an 8192-row update streams; a try whose update arrived whole is undone.
+    String received = null;
+    for (int attempt = 0; attempt < 5 && received == null; attempt++) {
+      primary.execute("UPDATE appdb.big SET pad = REPEAT('" + (char) ('a' + attempt) + "', 255)");
+      replica.stopReplicaIoThread();
+      String got = replica.queryString("SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status"
+          + " WHERE CHANNEL_NAME = ''").replaceAll("\\s+", "");
+      if (GtidSet.parse(got).contains(GtidSet.parse(primary.gtidExecuted()))) {
+        replica.execute("START REPLICA IO_THREAD");
+        awaitReceived(replica, primary.gtidExecuted());
+      } else {
+        received = got;
+      }
+    }
+    assertThat(received).as("the stream cut inside the update in one of 5 tries").isNotNull();
+    primary.kill9();
+
+    long started = System.nanoTime();
+    StoppedReplica stopped = activities.drainAndStopReplica(target("pdx", replica), Instant.now().plusSeconds(10));
+    System.out.printf("drain and stop with the relay log ending inside a transaction: %d ms%n",
+        (System.nanoTime() - started) / 1_000_000);
+
+    assertThat(GtidSet.parse(stopped.gtidExecuted()).toString()).isEqualTo(GtidSet.parse(received).toString());
+    assertThat(GtidSet.parse(stopped.gtidReceived()).toString()).isEqualTo(GtidSet.parse(received).toString());
+    assertThat(activities.inspect(target("pdx", replica)).replicating()).isFalse();
+  }
 }
