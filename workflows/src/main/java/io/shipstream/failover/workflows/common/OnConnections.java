@@ -78,12 +78,8 @@ public final class OnConnections {
       return step.apply(null);
     }
     return step.apply(queue).handle((result, failure) -> {
-      if (failure instanceof ActivityFailure e && e.getCause() instanceof TimeoutFailure timeout
-          && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START
-          && queue.equals(run.connectionsQueue)) {
-        log.warn("{}: a step on {} (the worker that opened the connections) never started; this run's steps go to the "
-            + "shared queue", run.group, queue);
-        run.connectionsQueue = null;
+      if (failure instanceof ActivityFailure e && neverStarted(e)) {
+        giveUp(queue, e);
       }
       if (failure != null) {
         throw failure;
@@ -117,8 +113,12 @@ public final class OnConnections {
    * stub's retries would have tried again: on the shared queue, they do.
    */
   static boolean retryElsewhere(ActivityFailure e) {
-    boolean neverStarted = e.getCause() instanceof TimeoutFailure timeout
+    return neverStarted(e) || e.getRetryState() == RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED;
+  }
+
+  /** The attempt on the own queue was never started within {@link ActivityStubs#OWN_QUEUE_START}: that worker is gone. */
+  private static boolean neverStarted(ActivityFailure e) {
+    return e.getCause() instanceof TimeoutFailure timeout
         && timeout.getTimeoutType() == TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START;
-    return neverStarted || e.getRetryState() == RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED;
   }
 }
