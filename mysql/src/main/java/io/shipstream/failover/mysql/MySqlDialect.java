@@ -127,8 +127,8 @@ final class MySqlDialect implements SqlDialect {
    * The applier threads of the replication channel: the coordinator and its workers ({@code system
    * user}, not the receiver, whose states name the source; the IO thread is stopped already).
    */
-  static final String APPLIER_THREADS_QUERY = "SELECT ID, USER, COMMAND, CONNECTION_ID() AS OWN_ID"
-      + " FROM information_schema.PROCESSLIST WHERE USER = 'system user' AND COALESCE(STATE, '') NOT LIKE '%source%'";
+  static final String APPLIER_THREADS_QUERY = "SELECT ID FROM information_schema.PROCESSLIST"
+      + " WHERE USER = 'system user' AND COALESCE(STATE, '') NOT LIKE '%source%'";
 
   /**
    * MySQL's multi-threaded applier (the default since 8.0.27), asked to stop inside a transaction
@@ -139,13 +139,9 @@ final class MySqlDialect implements SqlDialect {
    */
   @Override
   public void stopReplicaDrained(MysqlSession session) throws MysqlException {
-    List<Long> appliers = new java.util.ArrayList<>();
-    for (Map<String, String> row : session.queryRows(APPLIER_THREADS_QUERY)) {
-      if (!row.get("ID").equals(row.get("OWN_ID"))) {
-        appliers.add(Long.parseLong(row.get("ID")));
-      }
-    }
-    AppSessions.kill(session, appliers);
+    // This session is the admin account's, never a system user's.
+    AppSessions.kill(session, session.queryRows(APPLIER_THREADS_QUERY).stream()
+        .map(row -> Long.parseLong(row.get("ID"))).toList());
     session.execute("STOP REPLICA");
   }
 
