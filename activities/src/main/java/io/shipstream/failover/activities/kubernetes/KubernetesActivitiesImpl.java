@@ -1,5 +1,6 @@
 package io.shipstream.failover.activities.kubernetes;
 
+import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.kube.SiteRoles;
 import io.shipstream.failover.kube.NodeTaints;
 import io.shipstream.failover.kube.DnsRecords;
@@ -11,6 +12,7 @@ import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
@@ -38,6 +40,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   private final StoreRoles storeRoles;
   private final DnsRecords dns;
   private final NodeTaints taints;
+  private final SidecarProbes probes;
 
   public KubernetesActivitiesImpl(KubernetesClient client, Clock clock) {
     Objects.requireNonNull(client, "client");
@@ -49,6 +52,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     this.storeRoles = new StoreRoles(client, groups);
     this.dns = new DnsRecords(client, owners);
     this.taints = new NodeTaints(client);
+    this.probes = new SidecarProbes(client);
   }
 
   @Override
@@ -120,6 +124,11 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     } catch (NodeTaints.UnknownSiteException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.UNKNOWN_SITE);
     }
+  }
+
+  @Override
+  public GuardRestart.Reading sidecarProbe(GroupRef group, SiteSpec site) {
+    return probes.read(group, site);
   }
 
   @Override

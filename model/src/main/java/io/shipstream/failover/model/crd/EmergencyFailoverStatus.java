@@ -29,7 +29,10 @@ public record EmergencyFailoverStatus(
     String message,
     @JsonPropertyDescription("Set when a human promoted the candidate over spec.emergencyFailover.maxLagOnPromotion "
         + "with the promote-anyway annotation: what was overridden.")
-    ForcedPromotion forcedPromotion) {
+    ForcedPromotion forcedPromotion,
+    @JsonPropertyDescription("Set when the old primary's sidecar did not confirm it fenced: how long the candidate "
+        + "waited before it was made writable, and what that bound rests on.")
+    OldPrimaryWait oldPrimaryWait) {
 
   /** A status without a forced promotion. */
   public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,
@@ -37,8 +40,31 @@ public record EmergencyFailoverStatus(
       String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
       String message) {
     this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
-        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, null);
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, null, null);
   }
+
+  /** A status with a forced promotion and no wait for an unconfirmed old primary. */
+  public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,
+      String startTime, String completionTime, Double durationSeconds, Boolean oldPrimaryFenced,
+      String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
+      String message, ForcedPromotion forcedPromotion) {
+    this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, forcedPromotion, null);
+  }
+
+  /**
+   * {@code status.emergencyFailover.oldPrimaryWait}: nothing confirmed the old primary fenced, so
+   * the candidate waited until its sidecar must have fenced it: the lease, or the time a hung
+   * sidecar takes to be restarted by its liveness probe and fence at boot, whichever is longer.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record OldPrimaryWait(
+      @JsonPropertyDescription("The bound, from the candidate's naming as the active site.") Double seconds,
+      @JsonPropertyDescription("When it ends (RFC 3339).") String until,
+      @JsonPropertyDescription("PROBED (the sidecar's liveness probe, read from its pod), UNKNOWN (the pod could "
+          + "not be read: Kubernetes' default probe timing) or NO_PROBE (nothing restarts a hung sidecar).")
+      String basis,
+      @JsonPropertyDescription("What the bound is made of, in words.") String detail) {}
 
   /**
    * {@code status.emergencyFailover.forcedPromotion}: the candidate was further behind than the lag

@@ -6,6 +6,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.util.List;
@@ -73,6 +74,15 @@ public interface KubernetesActivities {
    */
   @ActivityMethod
   void applyTaints(GroupRef group, List<SiteSpec> sites, String activeSite);
+
+  /**
+   * The liveness probe on {@code /health} of the site's sidecar, read from its pods: how long a
+   * hung sidecar takes to be restarted and fence its server ({@link GuardRestart}). Never fails:
+   * a read that fails is an UNKNOWN reading, which the emergency failover waits out with
+   * Kubernetes' default probe timing.
+   */
+  @ActivityMethod
+  GuardRestart.Reading sidecarProbe(GroupRef group, SiteSpec site);
 
   /** Removes the planned-failover annotation if it still holds {@code expectedValue}. */
   @ActivityMethod

@@ -47,6 +47,8 @@ public final class FailoverProgress {
   public String lostGtid;
   /** Set when a human's promote-anyway request overrode the lag limit. */
   public EmergencyFailoverStatus.ForcedPromotion forcedPromotion;
+  /** Set when the candidate waited for an old primary that nothing confirmed fenced. */
+  public EmergencyFailoverStatus.OldPrimaryWait oldPrimaryWait;
 
   /** Adds to the message rather than replacing it: every warning of the run stays visible. */
   public void note(String text) {
@@ -88,7 +90,8 @@ public final class FailoverProgress {
         transactionsLost,
         lostGtid,
         message,
-        forcedPromotion);
+        forcedPromotion,
+        oldPrimaryWait);
   }
 
   private Double durationSeconds() {

@@ -48,8 +48,8 @@ final class CandidatePromotion {
     // is made final and compared with the other survivors', which may hold more.
     // The old primary may be alive and only cut off from the control plane: the sidecar is asked
     // now, so its answer overlaps the drain and catch-up below.
-    OldPrimaryGate guard = OldPrimaryGate.start(plan, run.progress.oldPrimaryFenced, FailoverRun.now(), run::warn,
-        run::inform);
+    OldPrimaryGate guard = OldPrimaryGate.start(plan, run.k8s, run.progress.oldPrimaryFenced, FailoverRun.now(),
+        run::warn, run::inform, wait -> run.progress.oldPrimaryWait = wait);
     Duration relayDrain = plan.config().connectionDrainTimeout();
     survivors = new Survivors(plan, run.quickMysql, run::warn, run::inform, divergentSites, run::show);
     survivors.catchUpCandidate(relayDrain);

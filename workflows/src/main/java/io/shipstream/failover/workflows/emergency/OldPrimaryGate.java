@@ -1,5 +1,8 @@
 package io.shipstream.failover.workflows.emergency;
 
+import io.shipstream.failover.model.crd.EmergencyFailoverStatus.OldPrimaryWait;
+import io.shipstream.failover.model.topology.GuardRestart;
+import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
 import io.shipstream.failover.workflows.common.ActivityStubs;
@@ -15,10 +18,11 @@ import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 /**
  * Holds the candidate's promotion back until the old primary cannot take writes (decided by {@link
- * OldPrimaryProof}). Started right after the candidate is named active, so the sidecar's answer
+ * OldPrimaryProof}; the wait for one nothing confirmed is bounded by {@link GuardRestart}). Started right after the candidate is named active, so the sidecar's answer
  * overlaps the relay drain and the catch-up; {@link #await} is called just before the candidate
  * is made writable. Workflow code: time comes from {@link FailoverRun#now}, the wait
  * is a durable timer.
@@ -27,37 +31,52 @@ final class OldPrimaryGate {
   private final EmergencyPlan plan;
   private final Route route;
   private final Instant namedAt;
-  /** The spec's lease deadline, pushed back when the sidecar reports running with a longer lease. */
+  /** The lease's deadline, pushed back when the sidecar reports running with a longer lease. */
   private Instant leaseDeadline;
-  private final Promise<Confirmation> answer;
+  /** The sidecar's answer: the first ask's, then the second's, if it was asked again. */
+  private Promise<Confirmation> answer;
+  /** The old primary's pods' liveness probe, read beside the first ask. */
+  private Promise<GuardRestart.Reading> probe;
+  /** The wait the probe allows, once read; null before. */
+  private GuardRestart.Bound bound;
   private final BiConsumer<Events, String> warn;
   private final BiConsumer<Events, String> inform;
+  private final Consumer<OldPrimaryWait> show;
 
   private OldPrimaryGate(EmergencyPlan plan, Route route, Instant namedAt, Instant leaseDeadline,
-      Promise<Confirmation> answer, BiConsumer<Events, String> warn, BiConsumer<Events, String> inform) {
+      BiConsumer<Events, String> warn, BiConsumer<Events, String> inform, Consumer<OldPrimaryWait> show) {
     this.plan = plan;
     this.route = route;
     this.namedAt = namedAt;
     this.leaseDeadline = leaseDeadline;
-    this.answer = answer;
     this.warn = warn;
     this.inform = inform;
+    this.show = show;
   }
 
-  /** Starts asking the old primary's sidecar, when there is one to ask; {@code namedAt} is now. */
-  static OldPrimaryGate start(EmergencyPlan plan, Boolean fencedByWorkflow, Instant namedAt,
-      BiConsumer<Events, String> warn, BiConsumer<Events, String> inform) {
+  /**
+   * Starts asking the old primary's sidecar, when there is one to ask, and reading its pods'
+   * liveness probe beside it; {@code namedAt} is now. Both run alongside the drain and the
+   * catch-up, so a sidecar that confirms at once costs the promotion nothing.
+   */
+  static OldPrimaryGate start(EmergencyPlan plan, KubernetesActivities k8s, Boolean fencedByWorkflow, Instant namedAt,
+      BiConsumer<Events, String> warn, BiConsumer<Events, String> inform, Consumer<OldPrimaryWait> show) {
     Route route = OldPrimaryProof.route(fencedByWorkflow, plan.failed());
     Instant leaseDeadline = OldPrimaryProof.leaseDeadline(namedAt, plan.config());
-    Promise<Confirmation> answer = null;
+    OldPrimaryGate gate = new OldPrimaryGate(plan, route, namedAt, leaseDeadline, warn, inform, show);
     if (route == Route.ASK_SIDECAR) {
-      Instant askDeadline = OldPrimaryProof.askDeadline(leaseDeadline);
-      SidecarActivities sidecar = ActivityStubs.sidecarWait(OldPrimaryProof.remaining(namedAt, askDeadline),
-          "ask the sidecar of " + plan.failed().name() + " to confirm it is fenced");
-      answer = Async.function(sidecar::confirmFenced, OldPrimaryProof.sidecarUrl(plan.failed()),
-          plan.failed().name(), plan.target().name(), askDeadline);
+      gate.probe = Async.function(k8s::sidecarProbe, plan.group(), plan.failed());
+      gate.ask(OldPrimaryProof.askDeadline(leaseDeadline));
     }
-    return new OldPrimaryGate(plan, route, namedAt, leaseDeadline, answer, warn, inform);
+    return gate;
+  }
+
+  /** Asks the sidecar until {@code askDeadline}; the answer replaces any earlier one. */
+  private void ask(Instant askDeadline) {
+    SidecarActivities sidecar = ActivityStubs.sidecarWait(OldPrimaryProof.remaining(FailoverRun.now(), askDeadline),
+        "ask the sidecar of " + plan.failed().name() + " to confirm it is fenced");
+    answer = Async.function(sidecar::confirmFenced, OldPrimaryProof.sidecarUrl(plan.failed()), plan.failed().name(),
+        plan.target().name(), askDeadline);
   }
 
   /** Returns once the old primary cannot take writes, or at once when nothing could make sure of it. */
@@ -67,10 +86,10 @@ final class OldPrimaryGate {
     Proof proof = switch (route) {
       case FENCED_BY_WORKFLOW -> Proof.FENCED_BY_WORKFLOW;
       case NO_SIDECAR -> Proof.NO_SIDECAR;
-      case ASK_SIDECAR -> waitForSidecarOrLease(site);
+      case ASK_SIDECAR -> waitForSidecarOrBound(site);
     };
     Confirmation last = peek();
-    String message = OldPrimaryProof.confirmedMessage(proof, site, target, last);
+    String message = OldPrimaryProof.confirmedMessage(proof, site, target, last, bound);
     switch (proof) {
       case NO_SIDECAR -> warn.accept(Events.OLD_PRIMARY_NOT_GUARDED, message);
       case LEASE_EXPIRED -> warn.accept(Events.OLD_PRIMARY_LEASE_EXPIRED, message);
@@ -79,35 +98,79 @@ final class OldPrimaryGate {
     return proof;
   }
 
-  private Proof waitForSidecarOrLease(String site) {
+  /**
+   * Waits for the sidecar's confirmation or the bound by which its sidecar has fenced the old
+   * primary even if it hung ({@link GuardRestart}): the lease for a sidecar that runs, the
+   * restart by the kubelet and the boot fence for one that hung, whichever ends later.
+   */
+  private Proof waitForSidecarOrBound(String site) {
     Proof proof = settle();
     if (proof != null) {
       return proof;
     }
     // A live sidecar answers within a tick or two of being asked: only a longer silence is worth a Warning.
-    Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline)),
+    Workflow.await(min(OldPrimaryProof.QUIET_WAIT, OldPrimaryProof.remaining(FailoverRun.now(), deadline())),
         answer::isCompleted);
     proof = settle();
     if (proof != null) {
       return proof;
     }
-    Duration left = OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline);
-    warn.accept(Events.OLD_PRIMARY_LEASE_WAIT, OldPrimaryProof.waitMessage(site, left, leaseDeadline, peek()));
-    Workflow.await(left, answer::isCompleted);
+    readBound();
+    Instant deadline = deadline();
+    show.accept(new OldPrimaryWait(Duration.between(namedAt, deadline).toMillis() / 1000.0, deadline.toString(),
+        bound.reading().name(), bound.basis()));
+    warn.accept(Events.OLD_PRIMARY_LEASE_WAIT, OldPrimaryProof.waitMessage(site,
+        OldPrimaryProof.remaining(FailoverRun.now(), deadline), deadline, peek(), bound));
+    Workflow.await(OldPrimaryProof.remaining(FailoverRun.now(), deadline), answer::isCompleted);
     proof = OldPrimaryProof.settle(peek(), false);
     if (proof != null) {
       return proof;
     }
-    // The sidecar gave up (or its activity failed) before the deadline: the lease is the bound,
-    // the longer one the sidecar reported if it did.
+    // The ask gave up at the lease's deadline (or its activity failed) while the restart bound
+    // runs on: a sidecar the kubelet restarted fences at boot and can confirm it, so it is asked
+    // again until the bound rather than left unasked.
+    Instant askAgainUntil = OldPrimaryProof.askDeadline(deadline());
+    if (OldPrimaryProof.remaining(FailoverRun.now(), askAgainUntil).compareTo(OldPrimaryProof.QUIET_WAIT) > 0) {
+      ask(askAgainUntil);
+      Workflow.await(OldPrimaryProof.remaining(FailoverRun.now(), deadline()), answer::isCompleted);
+      proof = OldPrimaryProof.settle(peek(), false);
+      if (proof != null) {
+        return proof;
+      }
+    }
+    // The sidecar gave up (or its activity failed) before the deadline: the bound stands, the
+    // longer lease the sidecar reported if it did.
     extendToReportedLease();
-    Workflow.sleep(OldPrimaryProof.remaining(FailoverRun.now(), leaseDeadline));
+    Workflow.sleep(OldPrimaryProof.remaining(FailoverRun.now(), deadline()));
     return Proof.LEASE_EXPIRED;
+  }
+
+  /**
+   * The bound from the old primary's pods, once read; a failed read counts as an unreadable pod,
+   * whose bound is Kubernetes' default probe timing, never the bare lease.
+   */
+  private void readBound() {
+    GuardRestart.Reading reading;
+    try {
+      reading = probe.get();
+    } catch (ActivityFailure e) {
+      reading = GuardRestart.Reading.unknown(Failures.rootMessage(e));
+    }
+    bound = GuardRestart.bound(reading, plan.config().leaseTimeout(), plan.config().peerCheckInterval());
+  }
+
+  /** The later of the lease's deadline and, once it is known, the restart bound's. */
+  private Instant deadline() {
+    if (bound == null) {
+      return leaseDeadline;
+    }
+    Instant restart = namedAt.plus(bound.total());
+    return restart.isAfter(leaseDeadline) ? restart : leaseDeadline;
   }
 
   private Proof settle() {
     extendToReportedLease();
-    return OldPrimaryProof.settle(peek(), !FailoverRun.now().isBefore(leaseDeadline));
+    return OldPrimaryProof.settle(peek(), false);
   }
 
   /** Waits out the longest lease the old primary's sidecar may hold: the spec's, or the one it reported. */

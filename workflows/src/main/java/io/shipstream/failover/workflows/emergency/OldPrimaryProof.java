@@ -2,6 +2,7 @@ package io.shipstream.failover.workflows.emergency;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import java.time.Duration;
@@ -16,7 +17,9 @@ import java.time.Instant;
  * have fenced it: {@code leaseTimeout} without any contact since the naming fences by rule 2, and a
  * contact since the naming taught it the new active site, which fences by rule 1, both within one
  * more {@code peerCheckInterval}. The lease is the spec's, or a longer one the sidecar reported
- * running with. The lease is the weakest proof: a server that was frozen all the
+ * running with. The lease proves a fence only while the sidecar runs: the wait is never shorter
+ * than the time the old primary's liveness probe takes to restart a hung sidecar, which then
+ * fences at boot ({@link GuardRestart}). The lease is the weakest proof: a server that was frozen all the
  * while and whose sidecar could not stop it resumes writable, and its sidecar, watching it closely,
  * fences it within a fraction of a second.
  */
@@ -112,12 +115,15 @@ final class OldPrimaryProof {
         + answer.last().mysql();
   }
 
-  static String waitMessage(String site, Duration wait, Instant deadline, Confirmation answer) {
-    return "waiting " + seconds(wait) + " s (until " + deadline + ") for " + site + "'s lease to expire: "
-        + whyUnconfirmed(answer, site);
+  static String waitMessage(String site, Duration wait, Instant deadline, Confirmation answer,
+      GuardRestart.Bound bound) {
+    return "waiting " + seconds(wait) + " s (until " + deadline + ") for " + site + "'s lease to expire"
+        + (bound.guarded() ? " and a hung sidecar to be restarted and fence it at boot" : "") + ": "
+        + whyUnconfirmed(answer, site) + "; the wait is " + bound.basis();
   }
 
-  static String confirmedMessage(Proof proof, String site, String target, Confirmation answer) {
+  static String confirmedMessage(Proof proof, String site, String target, Confirmation answer,
+      GuardRestart.Bound bound) {
     return switch (proof) {
       case FENCED_BY_WORKFLOW -> site + " is read-only (fenced by the failover), so " + target
           + " is made writable at once";
@@ -127,9 +133,14 @@ final class OldPrimaryProof {
       case SIDECAR_SAW_IT_DEAD -> site + "'s sidecar confirms " + site + " takes no writes: its server process "
           + "is dead (STOPPED: it exited, or did not answer and was killed by its sidecar), active site "
           + answer.last().activeSite() + ", after " + answer.waitedMillis() + " ms";
-      case LEASE_EXPIRED -> site + "'s lease expired: its sidecar has fenced " + site
-          + " by now, by rule 2 if it was cut off, by rule 1 if it learned the new active site; "
-          + whyUnconfirmed(answer, site) + reportedLease(answer);
+      case LEASE_EXPIRED -> bound != null && !bound.guarded()
+          ? site + "'s lease expired, but nothing restarts its sidecar should it hang (" + bound.basis() + "): "
+              + target + " is made writable without proof that " + site + " is fenced; "
+              + whyUnconfirmed(answer, site) + reportedLease(answer)
+          : site + "'s lease expired: its sidecar has fenced " + site
+              + " by now, by rule 2 if it was cut off, by rule 1 if it learned the new active site, at boot if it hung"
+              + " and its liveness probe restarted it; " + whyUnconfirmed(answer, site) + reportedLease(answer)
+              + (bound == null ? "" : "; waited " + bound.basis());
       case NO_SIDECAR -> site + " has no sidecar (spec.sites[].sidecar.url), so nothing fences it should it be "
           + "alive but cut off: " + target + " is made writable without waiting and two primaries may take "
           + "writes until " + site + " is fenced by hand";

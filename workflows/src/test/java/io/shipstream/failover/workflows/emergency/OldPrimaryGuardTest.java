@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows.emergency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import java.time.Duration;
@@ -88,6 +89,58 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
     // Its lease 4 s + its tick 500 ms + margin 1 s from the naming.
     assertThat(Duration.between(namedAt(), promotedAt.get())).isGreaterThanOrEqualTo(Duration.ofMillis(5500));
     assertThat(event("OldPrimaryLeaseExpired").message()).contains("its sidecar runs with a lease of 4 s");
+  }
+
+  @Test
+  void aHungSidecarsRestartBoundLongerThanTheLeaseIsWaitedOutAndShownInTheStatus() {
+    // The lease alone would be 3.5 s; a hung sidecar is restarted by this probe only after its
+    // /health fails (the lease, 2 s), 2 x 1 s of probes, a 1 s timeout and 1 s of termination
+    // grace, and it fences at boot within GuardRestart.BOOT_FENCE: 11 s, + 1 s of margin.
+    sidecar.confirmAfter = null;
+    k8s.sidecarProbe = GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-iad-0", 1, 1, 2, 1));
+    Duration bound = Duration.ofSeconds(2 + 2 + 1 + 1 + 1).plus(GuardRestart.BOOT_FENCE);
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(Duration.between(namedAt(), promotedAt.get())).isGreaterThanOrEqualTo(bound);
+    assertThat(result.oldPrimaryWait().basis()).isEqualTo("PROBED");
+    assertThat(result.oldPrimaryWait().seconds()).isEqualTo(bound.toMillis() / 1000.0);
+    assertThat(result.oldPrimaryWait().detail()).contains("mysql-iad-0's liveness probe");
+    assertThat(event("OldPrimaryLeaseWait").message()).contains("a hung sidecar to be restarted")
+        .contains("mysql-iad-0's liveness probe: /health fails after 2 s, then 2 x 1 s");
+    assertThat(event("OldPrimaryLeaseExpired").message()).contains("at boot if it hung");
+    // Asked again once the first ask gave up at the lease's deadline: a restarted sidecar can confirm.
+    assertThat(sidecar.calls).hasSizeGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void aSidecarRestartedByItsProbeThatConfirmsItsBootFenceEndsTheWaitBeforeTheBound() {
+    sidecar.confirmAfter = null;
+    k8s.sidecarProbe = GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-iad-0", 1, 1, 2, 1));
+    // The first ask gives up at the lease's deadline; the second is answered: fenced at boot.
+    sidecar.confirmOnCall = 2;
+    sidecar.mysqlState = "READ_ONLY";
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(Duration.between(namedAt(), promotedAt.get())).as("before the restart bound")
+        .isLessThan(Duration.ofSeconds(7).plus(GuardRestart.BOOT_FENCE));
+    assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes");
+    assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseExpired");
+  }
+
+  @Test
+  void aSidecarThatNoProbeRestartsIsWaitedOutByTheLeaseAndTheFailoverSaysTheFenceIsUnproven() {
+    sidecar.confirmAfter = null;
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.oldPrimaryWait().basis()).isEqualTo("NO_PROBE");
+    assertThat(result.oldPrimaryWait().seconds()).isEqualTo(3.5);
+    assertThat(event("OldPrimaryLeaseExpired").message()).contains("nothing restarts its sidecar should it hang")
+        .contains("without proof that iad is fenced");
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmatio
 import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Proof;
 import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Route;
+import io.shipstream.failover.model.topology.GuardRestart;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -93,11 +94,20 @@ class OldPrimaryProofTest {
   @Test
   void theMessagesSayHowLongAndWhy() {
     Confirmation unreachable = new Confirmation(false, null, "no answer within 1000 ms", 25_000);
-    assertThat(OldPrimaryProof.waitMessage("iad", Duration.ofMillis(25_960), NAMED, null))
+    GuardRestart.Bound noProbe = GuardRestart.bound(GuardRestart.Reading.noProbe("no probe"), Duration.ofSeconds(20),
+        Duration.ofSeconds(5));
+    assertThat(OldPrimaryProof.waitMessage("iad", Duration.ofMillis(25_960), NAMED, null, noProbe))
         .isEqualTo("waiting 26 s (until 2026-05-01T10:00:00Z) for iad's lease to expire: its sidecar has not "
-            + "confirmed iad fenced");
-    assertThat(OldPrimaryProof.confirmedMessage(Proof.LEASE_EXPIRED, "iad", "pdx", unreachable))
-        .contains("its sidecar could not confirm: no answer within 1000 ms");
+            + "confirmed iad fenced; the wait is " + noProbe.basis());
+    GuardRestart.Bound probed = GuardRestart.bound(GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-iad-0", 2,
+        1, 3, 1)), Duration.ofSeconds(20), Duration.ofSeconds(5));
+    assertThat(OldPrimaryProof.waitMessage("iad", Duration.ofMillis(25_960), NAMED, null, probed))
+        .contains("for iad's lease to expire and a hung sidecar to be restarted and fence it at boot")
+        .contains("mysql-iad-0's liveness probe");
+    assertThat(OldPrimaryProof.confirmedMessage(Proof.LEASE_EXPIRED, "iad", "pdx", unreachable, probed))
+        .contains("its sidecar could not confirm: no answer within 1000 ms").contains("at boot if it hung");
+    assertThat(OldPrimaryProof.confirmedMessage(Proof.LEASE_EXPIRED, "iad", "pdx", unreachable, noProbe))
+        .contains("without proof that iad is fenced");
     Confirmation refused = new Confirmation(false, null, "the sidecar refused the token (401): the worker's "
         + "AUTH_TOKEN_FILE or AUTH_TOKEN must hold the sidecars' shared token", 25_000);
     assertThat(OldPrimaryProof.whyUnconfirmed(refused, "iad"))
@@ -106,6 +116,7 @@ class OldPrimaryProofTest {
     Confirmation writable = new Confirmation(false, new Snapshot("iad", "iad", "WRITABLE", 3), null, 25_000);
     assertThat(OldPrimaryProof.whyUnconfirmed(writable, "iad"))
         .isEqualTo("its sidecar last reported active site iad and MySQL WRITABLE");
-    assertThat(OldPrimaryProof.waitMessage("iad", Duration.ofMillis(3450), NAMED, null)).startsWith("waiting 3.5 s");
+    assertThat(OldPrimaryProof.waitMessage("iad", Duration.ofMillis(3450), NAMED, null, noProbe))
+        .startsWith("waiting 3.5 s");
   }
 }

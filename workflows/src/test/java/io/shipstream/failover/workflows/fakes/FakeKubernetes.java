@@ -6,6 +6,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.temporal.failure.ApplicationFailure;
 import java.util.List;
@@ -94,6 +95,18 @@ public class FakeKubernetes implements KubernetesActivities {
   @Override
   public void applyTaints(GroupRef group, List<SiteSpec> sites, String activeSite) {
     activeTaintFree = activeSite;
+  }
+
+  /**
+   * What the old primary's pods say of its sidecar's liveness probe. None by default, so that an
+   * unconfirmed old primary is waited for by its lease alone (3.5 s with the rigs' knobs), as a
+   * sidecar no kubelet restarts is; a test of the restart bound sets a probe.
+   */
+  public volatile GuardRestart.Reading sidecarProbe = GuardRestart.Reading.noProbe("the fake's pods declare none");
+
+  @Override
+  public GuardRestart.Reading sidecarProbe(GroupRef group, SiteSpec site) {
+    return sidecarProbe;
   }
 
   @Override

@@ -20,6 +20,11 @@ public final class FakeSidecar implements SidecarActivities {
    * answer), reporting that it runs with this lease and a 500 ms interval; null, it never answers.
    */
   public volatile Duration reportedLease;
+  /**
+   * With {@code confirmAfter} null: the call (1 the first) from which on the sidecar confirms at
+   * once, as a sidecar restarted by its liveness probe does after its boot fence; 0, never.
+   */
+  public volatile int confirmOnCall;
   /** When the confirmation was given, in wall-clock time; null until then. */
   public volatile Instant confirmedAt;
 
@@ -27,6 +32,10 @@ public final class FakeSidecar implements SidecarActivities {
   public Confirmation confirmFenced(String sidecarUrl, String site, String activeSite, Instant deadline) {
     calls.add(sidecarUrl + " " + site + " " + activeSite);
     Instant started = Instant.now();
+    if (confirmAfter == null && confirmOnCall > 0 && calls.size() >= confirmOnCall) {
+      confirmedAt = Instant.now();
+      return new Confirmation(true, new Snapshot(site, activeSite, mysqlState, 1), null, 0);
+    }
     if (confirmAfter == null) {
       sleepUntil(deadline);
       Duration lease = reportedLease;

@@ -1,0 +1,99 @@
+package io.shipstream.failover.kube;
+
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Probe;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GuardRestart;
+import io.shipstream.failover.model.topology.GuardRestart.Reading;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The liveness probe that restarts a site's hung sidecar, read from the site's pods: the
+ * container whose liveness probe is an HTTP GET of {@link #HEALTH_PATH}. The emergency failover
+ * waits as long as that probe takes to restart a hung sidecar ({@link GuardRestart}), and the
+ * watcher reports a sidecar without one. One reader for both, so they never disagree.
+ */
+public final class SidecarProbes {
+  /** The sidecar's health path, which fails when its fencing loop stops completing ticks. */
+  public static final String HEALTH_PATH = "/health";
+
+  private final SiteRoles roles;
+
+  public SidecarProbes(KubernetesClient client) {
+    // Only reads: no object is created, so no owner is needed.
+    this.roles = new SiteRoles(client, group -> Optional.empty());
+  }
+
+  /** What the site's pods say of its sidecar's liveness probe; an API error is an UNKNOWN reading. */
+  public Reading read(GroupRef group, SiteSpec site) {
+    if (site.podSelector() == null || site.podSelector().isEmpty()) {
+      return Reading.unknown("site " + site.name() + " has no podSelector");
+    }
+    List<Pod> pods;
+    try {
+      pods = roles.pods(group, site);
+    } catch (KubernetesClientException e) {
+      return Reading.unknown("the pods of site " + site.name() + " could not be read: " + e.getMessage());
+    }
+    return of(site.name(), pods);
+  }
+
+  /**
+   * The weakest probe of {@code pods} (the one whose restart takes longest), NO_PROBE when one of
+   * them has none on {@link #HEALTH_PATH}, UNKNOWN when there are no pods.
+   */
+  public static Reading of(String site, List<Pod> pods) {
+    if (pods.isEmpty()) {
+      return Reading.unknown("the podSelector of site " + site + " matches no pod");
+    }
+    List<GuardRestart.Probe> probes = new ArrayList<>();
+    for (Pod pod : pods) {
+      Optional<GuardRestart.Probe> probe = probe(pod);
+      if (probe.isEmpty()) {
+        return Reading.noProbe("pod " + pod.getMetadata().getName() + " of site " + site
+            + " has no container with a liveness probe on " + HEALTH_PATH);
+      }
+      probes.add(probe.get());
+    }
+    GuardRestart.Probe weakest = probes.get(0);
+    for (GuardRestart.Probe p : probes) {
+      if (p.restart(Duration.ZERO).compareTo(weakest.restart(Duration.ZERO)) > 0) {
+        weakest = p;
+      }
+    }
+    return Reading.probed(weakest);
+  }
+
+  /** The liveness probe on {@link #HEALTH_PATH} of one of the pod's containers, Kubernetes' defaults filled in. */
+  public static Optional<GuardRestart.Probe> probe(Pod pod) {
+    if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
+      return Optional.empty();
+    }
+    GuardRestart.Probe defaults = GuardRestart.KUBERNETES_DEFAULTS;
+    for (Container container : pod.getSpec().getContainers()) {
+      Probe probe = container.getLivenessProbe();
+      if (probe == null || probe.getHttpGet() == null || !HEALTH_PATH.equals(probe.getHttpGet().getPath())) {
+        continue;
+      }
+      Long podGrace = pod.getSpec().getTerminationGracePeriodSeconds();
+      long grace = probe.getTerminationGracePeriodSeconds() != null ? probe.getTerminationGracePeriodSeconds()
+          : podGrace != null ? podGrace : defaults.terminationGraceSeconds();
+      return Optional.of(new GuardRestart.Probe(pod.getMetadata().getName(),
+          orDefault(probe.getPeriodSeconds(), defaults.periodSeconds()),
+          orDefault(probe.getTimeoutSeconds(), defaults.timeoutSeconds()),
+          orDefault(probe.getFailureThreshold(), defaults.failureThreshold()), grace));
+    }
+    return Optional.empty();
+  }
+
+  private static int orDefault(Integer value, int fallback) {
+    return value == null || value <= 0 ? fallback : value;
+  }
+}
