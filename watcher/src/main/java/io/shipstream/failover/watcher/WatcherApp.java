@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.shipstream.failover.kube.SecretCredentialsProvider;
+import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.runtime.Closeables;
@@ -160,7 +161,8 @@ public final class WatcherApp implements AutoCloseable {
           .countingWarnings(topologyMetrics);
       OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event);
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
-      StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);
+      StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), new SidecarProbes(kube),
+          effects::event, topologyMetrics);
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
           clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))

@@ -3,7 +3,10 @@ package io.shipstream.failover.watcher.topology;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.kube.SidecarProbes;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.watcher.topology.StartsReadOnlyWatch.Notice;
 import java.io.IOException;
 import java.time.Duration;
@@ -18,6 +21,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +33,8 @@ import org.slf4j.LoggerFactory;
  * leading watcher says it for it. A configuration changes rarely: each site is asked every
  * {@link #INTERVAL} (never more often than its group's pollInterval), so that the checks cost the
  * topology polls nothing; a sidecar that does not answer is skipped, its health being another matter.
+ * At the same pace it reads the site's pods for the liveness probe that restarts a hung sidecar
+ * ({@link SidecarProbes}); a site without one makes the group Degraded ({@code SidecarNotGuarded}).
  */
 public final class StartupChecks implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartupChecks.class);
@@ -37,6 +43,10 @@ public final class StartupChecks implements AutoCloseable {
   private record Key(GroupRef group, String site) {}
 
   private final SidecarStatusReader reader;
+  /** Reads the liveness probe of a site's sidecar from its pods: the one reader the emergency failover uses too. */
+  private final BiFunction<GroupRef, SiteSpec, GuardRestart.Reading> probes;
+  /** The sites whose pods declare no liveness probe on /health, with why; absent once one is seen. */
+  private final Map<Key, String> unguarded = new ConcurrentHashMap<>();
   private final OldPrimaryRecovery.Events events;
   private final TopologyMetrics metrics;
   private final Duration interval;
@@ -45,18 +55,30 @@ public final class StartupChecks implements AutoCloseable {
   private final ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(
       TopologyMonitor.daemon("sidecar-status"));
 
-  StartupChecks(SidecarStatusReader reader, OldPrimaryRecovery.Events events, TopologyMetrics metrics,
-      Duration interval) {
+  StartupChecks(SidecarStatusReader reader, BiFunction<GroupRef, SiteSpec, GuardRestart.Reading> probes,
+      OldPrimaryRecovery.Events events, TopologyMetrics metrics, Duration interval) {
     this.reader = reader;
+    this.probes = probes;
     this.events = events;
     this.metrics = metrics;
     this.interval = interval;
   }
 
   /** The watcher's: checks every {@link #INTERVAL}, presenting {@code token} (when not null) to the sidecars. */
-  public static StartupChecks every30s(SharedToken token,
+  public static StartupChecks every30s(SharedToken token, SidecarProbes probes,
       OldPrimaryRecovery.Events events, TopologyMetrics metrics) {
-    return new StartupChecks(new SidecarStatusReader(token), events, metrics, INTERVAL);
+    return new StartupChecks(new SidecarStatusReader(token), probes::read, events, metrics, INTERVAL);
+  }
+
+  /**
+   * The sites of {@code group} whose sidecar no liveness probe restarts should it hang, each with
+   * why, for the group's Degraded condition: the emergency failover's wait for such a site's old
+   * primary rests on a lease nothing keeps once the sidecar hangs.
+   */
+  List<String> unguarded(GroupRef group) {
+    return unguarded.entrySet().stream().filter(e -> e.getKey().group().equals(group))
+        .sorted(Map.Entry.comparingByKey(java.util.Comparator.comparing(Key::site))).map(Map.Entry::getValue)
+        .toList();
   }
 
   /**
@@ -77,6 +99,7 @@ public final class StartupChecks implements AutoCloseable {
     cancel(group);
     Set<String> named = config.sites().stream().map(SiteSpec::name).collect(Collectors.toSet());
     watches.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
+    unguarded.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
     Duration every = config.pollInterval().compareTo(interval) > 0 ? config.pollInterval() : interval;
     List<ScheduledFuture<?>> futures = new ArrayList<>();
     for (SiteSpec site : config.sites()) {
@@ -87,7 +110,7 @@ public final class StartupChecks implements AutoCloseable {
       // The monitor removed the group's meters on restarting it; the gauge shows the kept answer again.
       Optional.ofNullable(watches.get(key)).ifPresent(w -> metrics.startsReadOnly(group, site.name(), w.last()));
       try {
-        futures.add(checks.scheduleWithFixedDelay(() -> check(key, site.sidecar().url()), 0, every.toMillis(),
+        futures.add(checks.scheduleWithFixedDelay(() -> check(key, site), 0, every.toMillis(),
             TimeUnit.MILLISECONDS));
       } catch (RejectedExecutionException e) {
         // Closed on losing leadership: the next leader checks.
@@ -101,6 +124,7 @@ public final class StartupChecks implements AutoCloseable {
   synchronized void forget(GroupRef group) {
     cancel(group);
     watches.keySet().removeIf(k -> k.group().equals(group));
+    unguarded.keySet().removeIf(k -> k.group().equals(group));
   }
 
   private void cancel(GroupRef group) {
@@ -110,7 +134,50 @@ public final class StartupChecks implements AutoCloseable {
     }
   }
 
-  private void check(Key key, String url) {
+  private void check(Key key, SiteSpec site) {
+    checkProbe(key, site);
+    checkStartup(key, site.sidecar().url());
+  }
+
+  /**
+   * Reads the site's pods for a liveness probe on the sidecar's /health: none is a Warning once
+   * and a Degraded problem while it lasts; a pod that cannot be read changes nothing (the next
+   * check reads again, and the failover waits out Kubernetes' default probe timing meanwhile).
+   */
+  private void checkProbe(Key key, SiteSpec site) {
+    GuardRestart.Reading reading;
+    try {
+      reading = probes.apply(key.group(), site);
+    } catch (RuntimeException e) {
+      log.debug("{}: the pods of site '{}' were not read: {}", key.group(), key.site(), e.toString());
+      return;
+    }
+    if (reading.basis() == GuardRestart.Basis.UNKNOWN) {
+      return;
+    }
+    String problem = reading.basis() == GuardRestart.Basis.NO_PROBE ? "the sidecar of site " + key.site()
+        + " is not restarted should it hang: " + reading.problem() + "; an emergency failover then promotes "
+        + "after the lease without proof that the old primary is fenced (add the chart's livenessProbe)" : null;
+    String before;
+    synchronized (this) {
+      if (!scheduled.containsKey(key.group())) {
+        return;
+      }
+      before = problem == null ? unguarded.remove(key) : unguarded.put(key, problem);
+    }
+    if (problem != null && before == null) {
+      log.warn("{}: {}", key.group(), problem);
+      try {
+        events.event(key.group(), Events.SIDECAR_NOT_GUARDED.type().name(), Events.SIDECAR_NOT_GUARDED.reason(),
+            problem);
+      } catch (RuntimeException e) {
+        log.warn("{}: Event {} for site '{}' not written: {}", key.group(), Events.SIDECAR_NOT_GUARDED.reason(),
+            key.site(), e.toString());
+      }
+    }
+  }
+
+  private void checkStartup(Key key, String url) {
     Boolean reported;
     try {
       reported = reader.startsReadOnly(url).orElse(null);

@@ -607,6 +607,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
                 + site + " is configured to start writable (its sidecar says so): a restart would take writes before "
                 + "anything decides it is the primary; configure MariaDB read_only=ON or MySQL super_read_only=ON"));
           }
+          startup.unguarded(g.group()).forEach(p -> problems.add(new GroupConditions.Problem(
+              Events.SIDECAR_NOT_GUARDED.reason(), p)));
         }
         steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(w.rejectedSpec, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,

@@ -11,6 +11,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.runtime.SharedToken;
@@ -144,8 +145,8 @@ class TopologyMonitorTest {
       try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
         closedPort = s.getLocalPort();
       }
-      StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), effects::event,
-          metrics, Duration.ofMillis(50));
+      StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), PROBED,
+          effects::event, metrics, Duration.ofMillis(50));
       List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new java.util.concurrent.CopyOnWriteArrayList<>();
       Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
       start(withSidecars(Map.of("pdx", pdx.url(), "dr", "http://127.0.0.1:" + closedPort)), startup, steward);
@@ -173,6 +174,44 @@ class TopologyMonitorTest {
       // dr's sidecar refuses connections: skipped, no Event, its gauge unknown.
       assertThat(effects.events()).noneMatch(e -> e.contains("'dr'"));
       assertThat(registry.get("bloodraven_server_starts_read_only").tags("site", "dr").gauge().value()).isNaN();
+    }
+  }
+
+  /** Every site's pods declare the chart's liveness probe on the sidecar's /health. */
+  private static final java.util.function.BiFunction<GroupRef, SiteSpec, GuardRestart.Reading> PROBED =
+      (group, site) -> GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-" + site.name() + "-0", 2, 1, 3, 1));
+
+  @Test
+  void aSidecarNoLivenessProbeRestartsMakesTheGroupDegradedWithOneWarningUntilAProbeIsDeclared() throws Exception {
+    try (StubSidecar pdx = new StubSidecar().startsReadOnly(true)) {
+      java.util.concurrent.atomic.AtomicReference<GuardRestart.Reading> pdxPods = new java.util.concurrent.atomic
+          .AtomicReference<>(GuardRestart.Reading.noProbe("pod mysql-pdx-0 of site pdx has no container with a "
+              + "liveness probe on /health"));
+      java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
+      StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), (group, site) -> {
+        reads.incrementAndGet();
+        return pdxPods.get();
+      }, effects::event, metrics, Duration.ofMillis(50));
+      List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new java.util.concurrent.CopyOnWriteArrayList<>();
+      Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
+      start(withSidecars(Map.of("pdx", pdx.url())), startup, steward);
+
+      await(() -> reads.get() >= 3, "three reads of pdx's pods");
+      assertThat(eventsWith("SidecarNotGuarded")).singleElement().asString().startsWith("Warning ")
+          .contains("the sidecar of site pdx is not restarted should it hang").contains("mysql-pdx-0");
+      await(() -> !conditions.isEmpty() && degraded(conditions).getReason().equals("SidecarNotGuarded"),
+          "Degraded=True/SidecarNotGuarded");
+      assertThat(degraded(conditions).getStatus()).isEqualTo("True");
+
+      // An unreadable pod changes nothing: still one Warning, still Degraded.
+      pdxPods.set(GuardRestart.Reading.unknown("connection refused"));
+      int seen = reads.get();
+      await(() -> reads.get() >= seen + 2, "two more reads");
+      assertThat(eventsWith("SidecarNotGuarded")).hasSize(1);
+
+      pdxPods.set(PROBED.apply(null, new SiteSpec("pdx", null, null, null, null, null, null, null, null)));
+      await(() -> !degraded(conditions).getReason().equals("SidecarNotGuarded"), "Degraded no longer SidecarNotGuarded");
+      assertThat(eventsWith("SidecarNotGuarded")).hasSize(1);
     }
   }
 
