@@ -6,11 +6,10 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.GuardRestart.Reading;
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,7 +21,7 @@ import java.util.Optional;
  */
 public final class SidecarProbes {
   /** The sidecar's health path, which fails when its fencing loop stops completing ticks. */
-  public static final String HEALTH_PATH = "/health";
+  public static final String HEALTH_PATH = SidecarLiveness.HEALTH_PATH;
 
   private final SiteRoles roles;
 
@@ -53,47 +52,39 @@ public final class SidecarProbes {
     if (pods.isEmpty()) {
       return Reading.unknown("the podSelector of site " + site + " matches no pod");
     }
-    List<GuardRestart.Probe> probes = new ArrayList<>();
+    Reading weakest = null;
     for (Pod pod : pods) {
-      Optional<GuardRestart.Probe> probe = probe(pod);
+      Optional<SidecarLiveness.Probe> probe = probe(pod);
       if (probe.isEmpty()) {
         return Reading.noProbe("pod " + pod.getMetadata().getName() + " of site " + site
             + " has no container with a liveness probe on " + HEALTH_PATH);
       }
-      probes.add(probe.get());
-    }
-    GuardRestart.Probe weakest = probes.get(0);
-    for (GuardRestart.Probe p : probes) {
-      if (p.restart(Duration.ZERO).compareTo(weakest.restart(Duration.ZERO)) > 0) {
-        weakest = p;
+      if (weakest == null || probe.get().restartWithin().compareTo(weakest.probe().restartWithin()) > 0) {
+        weakest = Reading.probed(pod.getMetadata().getName(), probe.get());
       }
     }
-    return Reading.probed(weakest);
+    return weakest;
   }
 
   /** The liveness probe on {@link #HEALTH_PATH} of one of the pod's containers, Kubernetes' defaults filled in. */
-  public static Optional<GuardRestart.Probe> probe(Pod pod) {
+  public static Optional<SidecarLiveness.Probe> probe(Pod pod) {
     if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
       return Optional.empty();
     }
-    GuardRestart.Probe defaults = GuardRestart.KUBERNETES_DEFAULTS;
     for (Container container : pod.getSpec().getContainers()) {
       Probe probe = container.getLivenessProbe();
       if (probe == null || probe.getHttpGet() == null || !HEALTH_PATH.equals(probe.getHttpGet().getPath())) {
         continue;
       }
-      Long podGrace = pod.getSpec().getTerminationGracePeriodSeconds();
-      long grace = probe.getTerminationGracePeriodSeconds() != null ? probe.getTerminationGracePeriodSeconds()
-          : podGrace != null ? podGrace : defaults.terminationGraceSeconds();
-      return Optional.of(new GuardRestart.Probe(pod.getMetadata().getName(),
-          orDefault(probe.getPeriodSeconds(), defaults.periodSeconds()),
-          orDefault(probe.getTimeoutSeconds(), defaults.timeoutSeconds()),
-          orDefault(probe.getFailureThreshold(), defaults.failureThreshold()), grace));
+      return Optional.of(SidecarLiveness.Probe.ofPodSpec(positive(probe.getPeriodSeconds()),
+          positive(probe.getTimeoutSeconds()), positive(probe.getFailureThreshold()),
+          probe.getTerminationGracePeriodSeconds(), pod.getSpec().getTerminationGracePeriodSeconds()));
     }
     return Optional.empty();
   }
 
-  private static int orDefault(Integer value, int fallback) {
-    return value == null || value <= 0 ? fallback : value;
+  /** A value the API server would default: absent or not positive. */
+  private static Integer positive(Integer value) {
+    return value == null || value <= 0 ? null : value;
   }
 }

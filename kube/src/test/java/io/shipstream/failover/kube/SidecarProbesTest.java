@@ -6,7 +6,7 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.ProbeBuilder;
-import io.shipstream.failover.model.topology.GuardRestart;
+import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.topology.GuardRestart.Basis;
 import io.shipstream.failover.model.topology.GuardRestart.Reading;
 import java.util.List;
@@ -35,16 +35,17 @@ class SidecarProbesTest {
     Reading reading = SidecarProbes.of("iad", List.of(pod("mysql-iad-0", 300L, health(2, 1, 3, 1L))));
 
     assertThat(reading.basis()).isEqualTo(Basis.PROBED);
-    assertThat(reading.probe()).isEqualTo(new GuardRestart.Probe("mysql-iad-0", 2, 1, 3, 1));
+    assertThat(reading.pod()).isEqualTo("mysql-iad-0");
+    assertThat(reading.probe()).isEqualTo(SidecarLiveness.Probe.CHART);
   }
 
   @Test
   void withoutAProbeLevelGraceThePodsGraceCountsAndKubernetesDefaultsFillTheRest() {
     Reading reading = SidecarProbes.of("iad", List.of(pod("mysql-iad-0", 45L, health(null, null, null, null))));
 
-    assertThat(reading.probe()).isEqualTo(new GuardRestart.Probe("mysql-iad-0", 10, 1, 3, 45));
+    assertThat(reading.probe()).isEqualTo(SidecarLiveness.Probe.ofPodSpec(10, 1, 3, null, 45L));
     Reading noGrace = SidecarProbes.of("iad", List.of(pod("mysql-iad-0", null, health(5, 2, 2, null))));
-    assertThat(noGrace.probe()).isEqualTo(new GuardRestart.Probe("mysql-iad-0", 5, 2, 2, 30));
+    assertThat(noGrace.probe()).isEqualTo(SidecarLiveness.Probe.ofPodSpec(5, 2, 2, null, 30L));
   }
 
   @Test
@@ -62,7 +63,7 @@ class SidecarProbesTest {
     Reading reading = SidecarProbes.of("iad", List.of(pod("mysql-iad-0", 30L, health(2, 1, 3, 1L)),
         pod("mysql-iad-1", 30L, health(10, 1, 3, 1L))));
 
-    assertThat(reading.probe().pod()).isEqualTo("mysql-iad-1");
+    assertThat(reading.pod()).isEqualTo("mysql-iad-1");
   }
 
   @Test

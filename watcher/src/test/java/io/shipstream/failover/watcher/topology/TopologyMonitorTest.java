@@ -179,7 +179,8 @@ class TopologyMonitorTest {
 
   /** Every site's pods declare the chart's liveness probe on the sidecar's /health. */
   private static final java.util.function.BiFunction<GroupRef, SiteSpec, GuardRestart.Reading> PROBED =
-      (group, site) -> GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-" + site.name() + "-0", 2, 1, 3, 1));
+      (group, site) -> GuardRestart.Reading.probed("mysql-" + site.name() + "-0",
+          io.shipstream.failover.model.SidecarLiveness.Probe.CHART);
 
   @Test
   void aSidecarNoLivenessProbeRestartsMakesTheGroupDegradedWithOneWarningUntilAProbeIsDeclared() throws Exception {

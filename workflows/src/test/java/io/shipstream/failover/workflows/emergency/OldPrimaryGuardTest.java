@@ -2,6 +2,7 @@ package io.shipstream.failover.workflows.emergency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
@@ -18,6 +19,8 @@ import org.junit.jupiter.api.Test;
  * nothing could fence it, and the failover says so instead of waiting.
  */
 class OldPrimaryGuardTest extends EmergencyRigTest {
+  /** A liveness probe every second, two failures, 1 s timeout and 1 s of termination grace. */
+  private static final SidecarLiveness.Probe PROBE = SidecarLiveness.Probe.ofPodSpec(1, 1, 2, 1L, null);
   final AtomicReference<Instant> promotedAt = new AtomicReference<>();
 
   @BeforeEach
@@ -94,11 +97,11 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
   @Test
   void aHungSidecarsRestartBoundLongerThanTheLeaseIsWaitedOutAndShownInTheStatus() {
     // The lease alone would be 3.5 s; a hung sidecar is restarted by this probe only after its
-    // /health fails (the lease, 2 s), 2 x 1 s of probes, a 1 s timeout and 1 s of termination
-    // grace, and it fences at boot within GuardRestart.BOOT_FENCE: 11 s, + 1 s of margin.
+    // /health fails, 2 x 1 s of probes, a 1 s timeout and 1 s of termination grace, and it fences
+    // at boot within the boot fence's bound; + 1 s of margin.
     sidecar.confirmAfter = null;
-    k8s.sidecarProbe = GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-iad-0", 1, 1, 2, 1));
-    Duration bound = Duration.ofSeconds(2 + 2 + 1 + 1 + 1).plus(GuardRestart.BOOT_FENCE);
+    k8s.sidecarProbe = GuardRestart.Reading.probed("mysql-iad-0", PROBE);
+    Duration bound = SidecarLiveness.restartAndFenceBound(PROBE, Duration.ofMillis(500)).plusSeconds(1);
 
     EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
 
@@ -108,7 +111,7 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
     assertThat(result.oldPrimaryWait().seconds()).isEqualTo(bound.toMillis() / 1000.0);
     assertThat(result.oldPrimaryWait().detail()).contains("mysql-iad-0's liveness probe");
     assertThat(event("OldPrimaryLeaseWait").message()).contains("a hung sidecar to be restarted")
-        .contains("mysql-iad-0's liveness probe: /health fails after 2 s, then 2 x 1 s");
+        .contains("mysql-iad-0's liveness probe: /health fails after 10.5 s, then 2 x 1 s");
     assertThat(event("OldPrimaryLeaseExpired").message()).contains("at boot if it hung");
     // Asked again once the first ask gave up at the lease's deadline: a restarted sidecar can confirm.
     assertThat(sidecar.calls).hasSizeGreaterThanOrEqualTo(2);
@@ -117,7 +120,7 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
   @Test
   void aSidecarRestartedByItsProbeThatConfirmsItsBootFenceEndsTheWaitBeforeTheBound() {
     sidecar.confirmAfter = null;
-    k8s.sidecarProbe = GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-iad-0", 1, 1, 2, 1));
+    k8s.sidecarProbe = GuardRestart.Reading.probed("mysql-iad-0", PROBE);
     // The first ask gives up at the lease's deadline; the second is answered: fenced at boot.
     sidecar.confirmOnCall = 2;
     sidecar.mysqlState = "READ_ONLY";
@@ -126,7 +129,7 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
 
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(Duration.between(namedAt(), promotedAt.get())).as("before the restart bound")
-        .isLessThan(Duration.ofSeconds(7).plus(GuardRestart.BOOT_FENCE));
+        .isLessThan(SidecarLiveness.restartAndFenceBound(PROBE, Duration.ofMillis(500)));
     assertThat(event("OldPrimaryFenceConfirmed").message()).contains("iad's sidecar confirms iad takes no writes");
     assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryLeaseExpired");
   }

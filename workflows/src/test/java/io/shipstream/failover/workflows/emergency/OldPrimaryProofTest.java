@@ -99,8 +99,8 @@ class OldPrimaryProofTest {
     assertThat(OldPrimaryProof.waitMessage("iad", Duration.ofMillis(25_960), NAMED, null, noProbe))
         .isEqualTo("waiting 26 s (until 2026-05-01T10:00:00Z) for iad's lease to expire: its sidecar has not "
             + "confirmed iad fenced; the wait is " + noProbe.basis());
-    GuardRestart.Bound probed = GuardRestart.bound(GuardRestart.Reading.probed(new GuardRestart.Probe("mysql-iad-0", 2,
-        1, 3, 1)), Duration.ofSeconds(20), Duration.ofSeconds(5));
+    GuardRestart.Bound probed = GuardRestart.bound(GuardRestart.Reading.probed("mysql-iad-0",
+        io.shipstream.failover.model.SidecarLiveness.Probe.CHART), Duration.ofSeconds(20), Duration.ofSeconds(5));
     assertThat(OldPrimaryProof.waitMessage("iad", Duration.ofMillis(25_960), NAMED, null, probed))
         .contains("for iad's lease to expire and a hung sidecar to be restarted and fence it at boot")
         .contains("mysql-iad-0's liveness probe");
