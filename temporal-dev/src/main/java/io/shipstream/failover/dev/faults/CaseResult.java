@@ -2,8 +2,13 @@ package io.shipstream.failover.dev.faults;
 
 import java.util.List;
 
-/** What one case did and whether every invariant held. */
-public record CaseResult(FaultPlan plan, String fired, String outcome, double seconds, List<Check> checks) {
+/**
+ * What one case did and whether every invariant held. {@code seconds} is the case itself, from a
+ * ready stack; {@code readySeconds} what bringing the stack to its starting state took before it
+ * (a fresh stack's start included).
+ */
+public record CaseResult(FaultPlan plan, String fired, String outcome, double seconds, double readySeconds,
+    List<Check> checks) {
 
   /** One invariant's verdict for the case. */
   public record Check(String invariant, boolean held, String detail) {}

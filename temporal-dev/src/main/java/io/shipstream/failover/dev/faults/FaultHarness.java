@@ -59,24 +59,30 @@ public final class FaultHarness implements AutoCloseable {
     this.flavor = flavor;
   }
 
-  /** Runs one case and judges it. Never throws for a failed case: the result says what failed. */
+  /**
+   * Runs one case and judges it. Never throws for a failed case: the result says what failed. The
+   * case's time starts once the stack is ready: a fresh stack's start (the first case's, or after
+   * a case left one unusable) is counted apart, so that one case's times compare across a run.
+   */
   public CaseResult run(FaultPlan plan) {
     long started = System.nanoTime();
+    double readySeconds = 0;
     try {
       ready();
-      return runOn(plan, started);
+      readySeconds = seconds(started);
+      return runOn(plan, System.nanoTime(), readySeconds);
     } catch (RuntimeException e) {
       // The harness itself could not run the case (the stack would not come back, a wait timed
       // out): a failed case, and the next one gets a fresh stack.
       closeStack();
-      return new CaseResult(plan, injector.fired(), "error: " + e.getMessage(), seconds(started),
-          List.of(new Check("ran", false, e + " at " + where(e))));
+      return new CaseResult(plan, injector.fired(), "error: " + e.getMessage(), seconds(started) - readySeconds,
+          readySeconds, List.of(new Check("ran", false, e + " at " + where(e))));
     } finally {
       injector.disarm();
     }
   }
 
-  private CaseResult runOn(FaultPlan plan, long started) {
+  private CaseResult runOn(FaultPlan plan, long started, double readySeconds) {
     String source = read(() -> stack.api().resource().getStatus().activeSite());
     String target = other(source);
     Fault fault = plan.fault();
@@ -126,7 +132,7 @@ public final class FaultHarness implements AutoCloseable {
       watch.close();
       List<Check> checks = new Invariants(stack).judge(source, end, load, watch);
       String outcome = end.phase() + (end.reason() == null ? "" : "/" + end.reason());
-      return new CaseResult(plan, fired, outcome, seconds(started), checks);
+      return new CaseResult(plan, fired, outcome, seconds(started), readySeconds, checks);
     } finally {
       joinHelpers();
       healAll();

@@ -21,6 +21,7 @@ import java.util.Map;
  * ./temporal-dev/faults --cases a,b           named cases
  * ./temporal-dev/faults --seed 42             one random case from seed 42 (a replay)
  * ./temporal-dev/faults --random 10 [--seed S] ten random cases (seeds drawn from S)
+ * ./temporal-dev/faults --cases a --repeat 20  case a 20 times in a row (on one stack)
  * ./temporal-dev/faults --flavor mysql ...    on MySQL 9.7 servers (default: MariaDB)
  * </pre>
  */
@@ -29,9 +30,37 @@ public final class FaultSuite {
 
   private FaultSuite() {}
 
+  /** What {@code --help} prints, and an unknown argument after its error. */
+  static final String USAGE = """
+      usage: ./temporal-dev/faults [options]
+        (no option)              every named case
+        --ci                     the short list CI runs (FaultSuiteIT)
+        --cases a,b              the named cases, in this order (a name may repeat)
+        --list                   the named cases and their faults
+        --seed S                 the random case of seed S (replays a printed seed)
+        --random N [--seed S]    N random cases, their seeds drawn from S
+        --repeat N               everything selected N times in a row, on one stack
+        --flavor mysql|mariadb   the servers' flavor (default mariadb)
+        --help                   this
+      Exits 0 when every invariant held in every case, 1 when one failed, 2 on a bad argument.
+      """;
+
   public static void main(String[] args) throws IOException {
-    List<FaultPlan> plans = plans(args);
-    Flavor flavor = flavor(args);
+    if (List.of(args).contains("--help") || List.of(args).contains("-h")) {
+      System.out.print(USAGE);
+      System.exit(0);
+    }
+    List<FaultPlan> plans;
+    Flavor flavor;
+    try {
+      plans = plans(args);
+      flavor = flavor(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage());
+      System.err.print(USAGE);
+      System.exit(2);
+      return;
+    }
     flavor.unavailableReason().ifPresent(reason -> {
       System.err.println("--flavor mysql needs MySQL 9.7 from the root file system scripts/prerequisites makes as"
           + " root, and it cannot run here: " + reason);
@@ -44,6 +73,7 @@ public final class FaultSuite {
     List<CaseResult> failed = results.stream().filter(r -> !r.passed()).toList();
     System.out.printf("%n%d cases, %d passed, %d failed%n", results.size(), results.size() - failed.size(),
         failed.size());
+    System.out.print(repeats(results));
     String onFlavor = flavor == Flavor.MARIADB ? "" : " --flavor " + flavor.name().toLowerCase(java.util.Locale.ROOT);
     for (CaseResult r : failed) {
       System.out.println("FAILED " + r.plan().name() + (r.plan().seed() != null
@@ -66,8 +96,9 @@ public final class FaultSuite {
         out.printf("%s (%s): %s%n", plan.name(), flavor, plan.fault().describe());
         CaseResult r = harness.run(plan);
         results.add(r);
-        out.printf("  -> %s in %.1f s, fault fired: %s; %s%n", r.outcome(), r.seconds(),
-            r.fired() == null ? "NO" : r.fired(), r.passed() ? "every invariant held" : "INVARIANT FAILED");
+        out.printf("  -> %s in %.1f s (stack ready in %.1f s), fault fired: %s; %s%n", r.outcome(), r.seconds(),
+            r.readySeconds(), r.fired() == null ? "NO" : r.fired(), r.passed() ? "every invariant held"
+                : "INVARIANT FAILED");
         for (CaseResult.Check c : r.checks()) {
           out.printf("     %-15s %s %s%n", c.invariant(), c.held() ? "ok  " : "FAIL", c.detail());
         }
@@ -81,12 +112,13 @@ public final class FaultSuite {
   /** {@code --flavor mysql|mariadb}; MariaDB when not given. */
   static Flavor flavor(String[] args) {
     Flavor flavor = Flavor.MARIADB;
-    for (int i = 0; i + 1 < args.length; i++) {
+    for (int i = 0; i < args.length; i++) {
       if (args[i].equals("--flavor")) {
+        String name = value(args, i);
         try {
-          flavor = Flavor.valueOf(args[i + 1].toUpperCase(java.util.Locale.ROOT));
+          flavor = Flavor.valueOf(name.toUpperCase(java.util.Locale.ROOT));
         } catch (IllegalArgumentException e) {
-          throw new IllegalArgumentException("unknown flavor '" + args[i + 1] + "': use mysql or mariadb");
+          throw new IllegalArgumentException("unknown flavor '" + name + "': use mysql or mariadb");
         }
       }
     }
@@ -98,21 +130,25 @@ public final class FaultSuite {
     List<FaultPlan> plans = new ArrayList<>();
     Long seed = null;
     Integer random = null;
+    int repeat = 1;
     List<String> names = null;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
-        case "--seed" -> seed = Long.parseLong(args[++i]);
-        case "--random" -> random = Integer.parseInt(args[++i]);
-        case "--cases" -> names = List.of(args[++i].split(","));
+        case "--seed" -> seed = Long.parseLong(value(args, i++));
+        case "--random" -> random = Integer.parseInt(value(args, i++));
+        case "--repeat" -> repeat = Integer.parseInt(value(args, i++));
+        case "--cases" -> names = List.of(value(args, i++).split(","));
         case "--ci" -> names = FaultPlan.ciCases();
         case "--flavor" -> i++; // see flavor(args)
         case "--list" -> {
           catalog.values().forEach(p -> System.out.printf("%-42s %s%n", p.name(), p.fault().describe()));
           System.exit(0);
         }
-        default -> throw new IllegalArgumentException("unknown argument " + args[i]
-            + "; use --ci, --cases a,b, --seed S, --random N, --list, --flavor mysql|mariadb");
+        default -> throw new IllegalArgumentException("unknown argument " + args[i]);
       }
+    }
+    if (repeat < 1) {
+      throw new IllegalArgumentException("--repeat needs a count of 1 or more, not " + repeat);
     }
     if (names != null) {
       for (String name : names) {
@@ -131,7 +167,34 @@ public final class FaultSuite {
     if (plans.isEmpty()) {
       plans.addAll(catalog.values());
     }
-    return plans;
+    List<FaultPlan> repeated = new ArrayList<>();
+    for (int round = 0; round < repeat; round++) {
+      repeated.addAll(plans);
+    }
+    return repeated;
+  }
+
+  /** The value after option {@code args[i]}. */
+  private static String value(String[] args, int i) {
+    if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
+      throw new IllegalArgumentException(args[i] + " needs a value");
+    }
+    return args[i + 1];
+  }
+
+  /** For each case run more than once: how many runs passed, and the range of their durations. */
+  static String repeats(List<CaseResult> results) {
+    Map<String, List<CaseResult>> byName = new java.util.LinkedHashMap<>();
+    results.forEach(r -> byName.computeIfAbsent(r.plan().name(), n -> new ArrayList<>()).add(r));
+    StringBuilder out = new StringBuilder();
+    byName.forEach((name, runs) -> {
+      if (runs.size() > 1) {
+        var seconds = runs.stream().mapToDouble(CaseResult::seconds).summaryStatistics();
+        out.append(String.format("%s: %d runs, %d passed, %.1f-%.1f s each%n", name, runs.size(),
+            runs.stream().filter(CaseResult::passed).count(), seconds.getMin(), seconds.getMax()));
+      }
+    });
+    return out.toString();
   }
 
   /** The Markdown table: one row per case. */

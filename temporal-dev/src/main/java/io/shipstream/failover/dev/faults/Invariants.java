@@ -15,10 +15,11 @@ import java.util.Set;
 
 /**
  * The four invariants every case must end with: never two writable servers (from the watch that
- * ran beside the case), every acknowledged write on the server that takes writes now, an outcome
- * of Succeeded, or Failed with the source writable and routed again, or a manual-recovery state
- * stated in the status and in a Warning Event; and a status that matches the servers (the
- * activeSite is the one writable server and the only pod labelled primary).
+ * ran beside the case; when it held, the detail shows the closest hand-over), every acknowledged
+ * write on the server that takes writes now, an outcome of Succeeded, or Failed with the source
+ * writable and routed again, or a manual-recovery state stated in the status and in a Warning
+ * Event; and a status that matches the servers (the activeSite is the one writable server and the
+ * only pod labelled primary).
  */
 final class Invariants {
   private final FailoverStack stack;
@@ -30,8 +31,9 @@ final class Invariants {
   /** Judges a case that ended with {@code end}; {@code source} was the primary when it started. */
   List<Check> judge(String source, PlannedFailoverStatus end, WriteLoad load, WritableWatch watch) {
     List<Check> checks = new ArrayList<>();
-    checks.add(new Check("one-writable", watch.most() <= 1, watch.most() <= 1
-        ? watch.samples() + " samples" : "two writable: " + watch.firstOverlap()));
+    WritableWatch.Verdict seen = watch.verdict();
+    checks.add(new Check("one-writable", seen.most() <= 1, seen.most() > 1 ? "two writable: " + seen.firstOverlap()
+        : seen.answers() + " answers" + (seen.closestHandOver() == null ? "" : "; " + seen.closestHandOver())));
 
     MysqlFailoverGroup group = FaultHarness.read(stack.api()::resource);
     String active = group.getStatus().activeSite();
