@@ -185,7 +185,8 @@ final class MariaDbDialect implements SqlDialect {
   /**
    * SHOW ALL SLAVES STATUS, which (unlike SHOW SLAVE STATUS) has Slave_received_heartbeats; the
    * default connection's row. MariaDB 10.11 keeps no time of the last event received, so the
-   * silence is left unknown and the progress counts heartbeats.
+   * silence is left unknown and the progress counts heartbeats; nor of the last IO error, so its
+   * age is unknown too.
    */
   @Override
   public SourceView sourceView(MysqlSession session) throws MysqlException {
@@ -196,7 +197,7 @@ final class MariaDbDialect implements SqlDialect {
       String progress = nullToEmpty(r.get("Master_Log_File")) + ":" + nullToEmpty(r.get("Read_Master_Log_Pos")) + " "
           + nullToEmpty(r.get("Gtid_IO_Pos")) + " heartbeats " + nullToEmpty(r.get("Slave_received_heartbeats"));
       return new SourceView(true, r.get("Slave_IO_Running"), ReplicaStatus.parseInt(r.get("Last_IO_Errno")),
-          r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Master_Server_Id")), null, progress, true);
+          r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Master_Server_Id")), null, progress, true, null);
     }
     return SourceView.none();
   }

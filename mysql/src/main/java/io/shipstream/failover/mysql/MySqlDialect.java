@@ -194,7 +194,8 @@ final class MySqlDialect implements SqlDialect {
       + " LAST_ERROR_NUMBER AS errno, LAST_ERROR_MESSAGE AS error, COUNT_RECEIVED_HEARTBEATS AS heartbeats,"
       + " RECEIVED_TRANSACTION_SET AS received, LAST_QUEUED_TRANSACTION AS queued,"
       + " UNIX_TIMESTAMP(LAST_HEARTBEAT_TIMESTAMP) AS heartbeat_at,"
-      + " UNIX_TIMESTAMP(LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP) AS queued_at, UNIX_TIMESTAMP(NOW(6)) AS now_at"
+      + " UNIX_TIMESTAMP(LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP) AS queued_at,"
+      + " UNIX_TIMESTAMP(LAST_ERROR_TIMESTAMP) AS error_at, UNIX_TIMESTAMP(NOW(6)) AS now_at"
       + " FROM performance_schema.replication_connection_status WHERE CHANNEL_NAME = ''";
 
   @Override
@@ -217,7 +218,7 @@ final class MySqlDialect implements SqlDialect {
       return new SourceView(true, state, ReplicaStatus.parseInt(r.get("errno")), r.get("error"),
           ReplicaStatus.sourceId(r.get("source_uuid")), silence(queued, r.get("heartbeat_at"), r.get("queued_at"),
           r.get("now_at")), received + " " + queued + " heartbeats " + MariaDbDialect.nullToEmpty(r.get("heartbeats")),
-          true);
+          true, age(r.get("error_at"), r.get("now_at")));
     }
     Optional<Map<String, String>> status = session.queryFirstRow("SHOW REPLICA STATUS");
     if (status.isEmpty()) {
@@ -226,9 +227,10 @@ final class MySqlDialect implements SqlDialect {
     Map<String, String> r = status.get();
     String received = r.get("Retrieved_Gtid_Set") == null ? "" : r.get("Retrieved_Gtid_Set").replaceAll("\\s+", "");
     // Without heartbeat counts an unchanged position may be an idle source: it proves nothing.
+    // Last_IO_Error_Timestamp is in the server's time zone, without one: left unknown.
     return new SourceView(true, r.get("Replica_IO_Running"), ReplicaStatus.parseInt(r.get("Last_IO_Errno")),
         r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Source_UUID")), null,
-        received + " " + r.get("Read_Source_Log_Pos"), false);
+        received + " " + r.get("Read_Source_Log_Pos"), false, null);
   }
 
   /** See {@link #SOURCE_VIEW_QUERY}: null when the server does not tell. */
@@ -247,6 +249,20 @@ final class MySqlDialect implements SqlDialect {
       return null;
     }
     long micros = now.subtract(last).movePointRight(6).longValue();
+    return micros < 0 ? Duration.ZERO : Duration.ofNanos(micros * 1000);
+  }
+
+  /**
+   * How long before {@code nowAt} the error at {@code errorAt} happened, both read from the same
+   * server (seconds since the epoch); null without an error (a zero timestamp) or without either.
+   */
+  static Duration age(String errorAt, String nowAt) {
+    java.math.BigDecimal error = seconds(errorAt);
+    java.math.BigDecimal now = seconds(nowAt);
+    if (error == null || now == null || error.signum() == 0) {
+      return null;
+    }
+    long micros = now.subtract(error).movePointRight(6).longValue();
     return micros < 0 ? Duration.ZERO : Duration.ofNanos(micros * 1000);
   }
 

@@ -9,7 +9,8 @@ import java.time.Duration;
  *
  * <ul>
  *   <li>MySQL: {@code performance_schema.replication_connection_status} of the default channel:
- *       {@code SERVICE_STATE}, the last error, {@code COUNT_RECEIVED_HEARTBEATS}, and the age of
+ *       {@code SERVICE_STATE}, the last error and its age ({@code LAST_ERROR_TIMESTAMP}),
+ *       {@code COUNT_RECEIVED_HEARTBEATS}, and the age of
  *       the newer of {@code LAST_HEARTBEAT_TIMESTAMP} and {@code LAST_QUEUED_TRANSACTION_END_QUEUE_TIMESTAMP}
  *       against the server's own {@code NOW(6)}, so no clock is compared with another. Where the table
  *       has no row (the performance schema is off), {@code SHOW REPLICA STATUS} instead, and the age
@@ -33,6 +34,9 @@ import java.time.Duration;
  * @param progress what has been received so far, for comparing two reads; null when unknown
  * @param progressCountsHeartbeats whether {@code progress} changes with each heartbeat too: only then
  *     does an unchanged progress prove silence from an idle source
+ * @param lastIoErrorAge how long ago the last IO error happened, by the replica's own clock (MySQL's
+ *     {@code LAST_ERROR_TIMESTAMP} against its {@code NOW(6)}); null when the server does not say
+ *     (MariaDB records no time for it, MySQL without an error or without its timestamp)
  */
 public record SourceView(
     boolean configured,
@@ -42,11 +46,12 @@ public record SourceView(
     String sourceServerId,
     Duration silence,
     String progress,
-    boolean progressCountsHeartbeats) {
+    boolean progressCountsHeartbeats,
+    Duration lastIoErrorAge) {
 
   /** A server with no replication channel. */
   public static SourceView none() {
-    return new SourceView(false, null, null, null, null, null, null, false);
+    return new SourceView(false, null, null, null, null, null, null, false, null);
   }
 
   public boolean ioRunning() {

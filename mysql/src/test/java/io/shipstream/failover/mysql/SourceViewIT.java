@@ -59,6 +59,12 @@ class SourceViewIT {
         System.out.printf("%s: after kill -9: %s%n", flavor, lost);
         assertThat(lost.ioRunning()).isFalse();
         assertThat(lost.lastIoErrno()).as(lost.lastIoError()).isIn(2003, 2013, 2002, 2006);
+        if (flavor == Flavor.MYSQL) {
+          // Dated by the replica's own clock: the watcher tells an error older than a restart from a new one.
+          assertThat(lost.lastIoErrorAge()).as("the error's age").isNotNull().isLessThan(Duration.ofSeconds(11));
+        } else {
+          assertThat(lost.lastIoErrorAge()).as("MariaDB records no time for the error").isNull();
+        }
       }
     }
   }

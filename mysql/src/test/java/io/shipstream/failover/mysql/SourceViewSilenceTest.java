@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** How MySQL's replication_connection_status times become a silence, or none (see {@link MySqlDialect#silence}). */
+/**
+ * How MySQL's replication_connection_status times become a silence, or none (see {@link
+ * MySqlDialect#silence}), and the last error's age ({@link MySqlDialect#age}).
+ */
 class SourceViewSilenceTest {
   @Test
   void theNewerOfTheLastHeartbeatAndTheLastQueuedTransactionCountsByTheServersClock() {
@@ -26,5 +29,12 @@ class SourceViewSilenceTest {
   void nothingReceivedYetOrNothingReadIsUnknown() {
     assertThat(MySqlDialect.silence("", "0.000000", "0.000000", "103.000000")).isNull();
     assertThat(MySqlDialect.silence("", null, "0", "103")).isNull();
+  }
+
+  @Test
+  void theLastErrorIsDatedByTheServersClockAndNoErrorHasNoAge() {
+    assertThat(MySqlDialect.age("101.200000", "103.000000")).isEqualTo(Duration.ofMillis(1800));
+    assertThat(MySqlDialect.age("0.000000", "103.000000")).as("no error yet: a zero timestamp").isNull();
+    assertThat(MySqlDialect.age(null, "103.000000")).isNull();
   }
 }

@@ -25,8 +25,12 @@ import java.util.Set;
  * | r2 | no replication channel, or its IO thread is stopped with no error   | NOT_ELIGIBLE       |
  * |    |   (a DBA stopped it, or it was never started)                       |                    |
  * | r3 | its channel names another source than the primary's server id       | NOT_ELIGIBLE       |
- * | r4 | IO thread not running (Connecting or No) with a connection error    | LOST               |
- * |    |   (2002, 2003, 2005, 2006, 2013, or a message about connecting)     |                    |
+ * | r4 | IO thread not running (Connecting or No) with a connection error    | LOST, but STALE    |
+ * |    |   (2002, 2003, 2005, 2006, 2013, or a message about connecting)     |   when the replica |
+ * |    |                                                                     |   dates the error  |
+ * |    |                                                                     |   before the       |
+ * |    |                                                                     |   primary's last   |
+ * |    |                                                                     |   answer           |
  * | r5 | IO thread not running otherwise (still connecting, or another error)| UNSURE             |
  * | r6 | silence (server's clock, or two reads with the same progress) is    | LOST               |
  * |    |   at least minSourceSilence                                         |                    |
@@ -47,11 +51,36 @@ import java.util.Set;
  * |    |                                                         |                |   primary counts as writable;  |
  * |    |                                                         |                |   Degraded, reason             |
  * |    |                                                         |                |   PrimaryUnreachableFromWatcher|
- * | c3 | at least one, and every one that answered is LOST       | CONFIRMED_DEAD | the primary counts as          |
- * |    |                                                         |                |   UNREACHABLE now, without     |
- * |    |                                                         |                |   waiting out failureThreshold |
- * | c4 | otherwise (none eligible could be asked, or one UNSURE) | UNCONFIRMED    | the matrix as it is: the       |
- * |    |                                                         |                |   debounce decides             |
+ * | c3 | at least one, and every one that answered is LOST; if   | CONFIRMED_DEAD | the primary counts as          |
+ * |    |   any is LOST by its connection error (r4), a poll of   |                |   UNREACHABLE now, without     |
+ * |    |   the primary begun after they answered failed too      |                |   waiting out failureThreshold |
+ * | c3a| as c3, and that poll of the primary answered           | NOT_NEEDED     | the matrix as it is, with that |
+ * |    |                                                         |                |   answer as the primary's poll |
+ * | c3b| as c3, and no such poll was taken yet                   | RECHECK        | polls the primary once more    |
+ * |    |                                                         |                |   and decides again            |
+ * | c4 | otherwise (none eligible could be asked, or one UNSURE  | UNCONFIRMED    | the matrix as it is: the       |
+ * |    |   or STALE)                                             |                |   debounce decides             |
+ * </pre>
+ *
+ * <p>Why the poll after the replicas (rows c3-c3b): a replica's connection error can be older than
+ * the primary's restart. Its IO thread retries every few seconds and keeps the error of its last
+ * try until the next one, so a primary killed and restarted at once answers while its replicas
+ * still show the error (seen on the playground: answering 0.45 s after a {@code kill -9}, the
+ * replicas' error 2003 still shown 0.1 s later, and the primary was failed over). MariaDB records no time for the error, so only a poll begun after
+ * the replicas answered can tell a stale error from a death; MySQL dates it (row r4), and an error
+ * older than the primary's last answer proves nothing. A silence (row r6) is measured up to the
+ * replica's answer and needs no such poll. Before an emergency failover starts, the failed primary
+ * is polled once more ({@link #startStands}): a primary that answers then is not dead either.
+ *
+ * <p>Right before the watcher starts an emergency failover (first matching row):
+ *
+ * <pre>
+ * | #  | a poll of the failed primary taken right before the start      | the start    |
+ * |----|-----------------------------------------------------------------|--------------|
+ * | s1 | it answered, writable or read-only (a server configured to      | cancelled    |
+ * |    |   start read-only comes back so): a primary that answers at all |              |
+ * |    |   is not dead                                                   |              |
+ * | s2 | it did not answer                                               | goes ahead   |
  * </pre>
  *
  * <p>Why: the watcher's own failed poll cannot tell a dead primary from a cut link. A replica
@@ -90,10 +119,10 @@ public final class PrimaryConfirmation {
   private PrimaryConfirmation() {}
 
   /** How one replica judges the primary (rows r1-r8). */
-  public enum Judged { NOT_ASKED, NOT_ELIGIBLE, LOST, UNSURE, RECEIVING }
+  public enum Judged { NOT_ASKED, NOT_ELIGIBLE, LOST, UNSURE, STALE, RECEIVING }
 
   /** What the replicas together say (rows c1-c4). */
-  public enum Outcome { NOT_NEEDED, ALIVE, CONFIRMED_DEAD, UNCONFIRMED }
+  public enum Outcome { NOT_NEEDED, ALIVE, CONFIRMED_DEAD, RECHECK, UNCONFIRMED }
 
   /** MySQL client errors of a connection that could not be made or was lost. */
   static final Set<Integer> CONNECTION_ERRORS = Set.of(2002, 2003, 2005, 2006, 2013);
@@ -112,19 +141,38 @@ public final class PrimaryConfirmation {
    * @param progress what it has received so far, compared across reads; null when unknown
    * @param progressCountsHeartbeats whether {@code progress} moves with each heartbeat too
    * @param at when the watcher read it (the watcher's clock)
+   * @param lastIoErrorAge how long ago the IO thread's last error happened, by the replica's own
+   *     clock (MySQL's {@code LAST_ERROR_TIMESTAMP}); null when unknown (MariaDB records no time)
    */
   public record ReplicaView(String site, boolean answered, boolean configured, String ioState, Integer lastIoErrno,
       String lastIoError, String sourceServerId, Duration silence, String progress, boolean progressCountsHeartbeats,
-      Instant at) {
+      Instant at, Duration lastIoErrorAge) {
 
     public ReplicaView {
       Objects.requireNonNull(site, "site");
       Objects.requireNonNull(at, "at");
     }
 
+    /** A view whose error is undated. */
+    public ReplicaView(String site, boolean answered, boolean configured, String ioState, Integer lastIoErrno,
+        String lastIoError, String sourceServerId, Duration silence, String progress, boolean progressCountsHeartbeats,
+        Instant at) {
+      this(site, answered, configured, ioState, lastIoErrno, lastIoError, sourceServerId, silence, progress,
+          progressCountsHeartbeats, at, null);
+    }
+
     /** A replica that could not be asked. */
     public static ReplicaView unanswered(String site, String why, Instant at) {
       return new ReplicaView(site, false, false, null, null, why, null, null, null, false, at);
+    }
+
+    /**
+     * When the last error happened by the watcher's clock: its age taken from when the watcher
+     * read it, which is later than the replica's own reading by one round trip at most. Null when
+     * undated.
+     */
+    Instant lastIoErrorAt() {
+      return lastIoErrorAge == null ? null : at.minus(lastIoErrorAge);
     }
 
     boolean ioRunning() {
@@ -195,13 +243,22 @@ public final class PrimaryConfirmation {
     }
   }
 
+  /** As {@link #judge(Sampled, Instant, Instant, String, Duration, Instant)}, with the primary's last answer unknown. */
+  public static Judged judge(Sampled s, Instant previousReadAt, Instant lostAt, String primaryServerId,
+      Duration minSilence) {
+    return judge(s, previousReadAt, lostAt, primaryServerId, minSilence, null);
+  }
+
   /**
    * Rows r1-r8 for one replica. {@code previousReadAt} is when the replica was read before this
    * one (null if never): a progress that moved since then is RECEIVING only if that was within
-   * {@code minSilence}.
+   * {@code minSilence}. {@code primaryAnsweredAt} is when the primary last answered the watcher
+   * (null if never): a connection error the replica dates before it is STALE (row r4). The date is
+   * MySQL's {@code LAST_ERROR_TIMESTAMP}, read as an age by the replica's own clock, so no two
+   * clocks are compared.
    */
   public static Judged judge(Sampled s, Instant previousReadAt, Instant lostAt, String primaryServerId,
-      Duration minSilence) {
+      Duration minSilence, Instant primaryAnsweredAt) {
     ReplicaView v = s.latest();
     if (!v.answered()) {
       return Judged.NOT_ASKED;
@@ -213,7 +270,12 @@ public final class PrimaryConfirmation {
       return Judged.NOT_ELIGIBLE;
     }
     if (!v.ioRunning()) {
-      return v.hasIoError() && v.connectionError() ? Judged.LOST : Judged.UNSURE;
+      if (!v.hasIoError() || !v.connectionError()) {
+        return Judged.UNSURE;
+      }
+      Instant erredAt = v.lastIoErrorAt();
+      return erredAt != null && primaryAnsweredAt != null && erredAt.isBefore(primaryAnsweredAt) ? Judged.STALE
+          : Judged.LOST;
     }
     Duration silence = v.silence();
     Duration proven = s.provenSilence();
@@ -230,31 +292,75 @@ public final class PrimaryConfirmation {
   }
 
   /**
-   * Rows c1-c4. {@code replicas} holds every site but the primary, each with its samples and when
-   * it was read before its latest read (null if never); {@code lostAt} as for {@link #judge}.
+   * Rows c1-c4 before any poll after the replicas ({@code recheck} null), with the primary's last
+   * answer unknown.
    */
   public static Result decide(boolean primaryAnswers, String primaryServerId, Instant lostAt, Duration minSilence,
       List<Asked> replicas) {
+    return decide(primaryAnswers, primaryServerId, lostAt, minSilence, replicas, null, null);
+  }
+
+  /**
+   * Rows c1-c4. {@code replicas} holds every site but the primary, each with its samples and when
+   * it was read before its latest read (null if never); {@code lostAt} as for {@link #judge};
+   * {@code primaryAnsweredAt} when the primary last answered the watcher (null if never); {@code
+   * recheck} the poll of the primary taken after the replicas answered (rows c3-c3b), null before
+   * it is taken.
+   */
+  public static Result decide(boolean primaryAnswers, String primaryServerId, Instant lostAt, Duration minSilence,
+      List<Asked> replicas, Instant primaryAnsweredAt, Recheck recheck) {
     if (primaryAnswers) {
       return Result.notNeeded();
     }
     Map<String, Judged> judged = new LinkedHashMap<>();
     List<String> parts = new ArrayList<>();
+    // The latest answer of a replica that lost the primary by its connection error (row r4): a
+    // poll of the primary must begin after it to prove the error is not older than a restart.
+    Instant lastErrorAnswer = null;
     for (Asked a : replicas) {
-      Judged j = judge(a.samples(), a.previousReadAt(), lostAt, primaryServerId, minSilence);
-      judged.put(a.samples().latest().site(), j);
-      parts.add("'" + a.samples().latest().site() + "' " + describe(j, a.samples()));
+      ReplicaView v = a.samples().latest();
+      Judged j = judge(a.samples(), a.previousReadAt(), lostAt, primaryServerId, minSilence, primaryAnsweredAt);
+      judged.put(v.site(), j);
+      parts.add("'" + v.site() + "' " + describe(j, a.samples()));
+      if (j == Judged.LOST && !v.ioRunning() && (lastErrorAnswer == null || v.at().isAfter(lastErrorAnswer))) {
+        lastErrorAnswer = v.at();
+      }
     }
     String views = parts.isEmpty() ? "no other site" : String.join(", ", parts);
     long eligible = judged.values().stream().filter(j -> j == Judged.LOST || j == Judged.UNSURE
-        || j == Judged.RECEIVING).count();
+        || j == Judged.STALE || j == Judged.RECEIVING).count();
     if (judged.containsValue(Judged.RECEIVING)) {
       return new Result(Outcome.ALIVE, judged, views);
     }
-    if (eligible > 0 && judged.values().stream().filter(j -> j == Judged.LOST).count() == eligible) {
+    if (eligible == 0 || judged.values().stream().filter(j -> j == Judged.LOST).count() != eligible) {
+      return new Result(Outcome.UNCONFIRMED, judged, views);
+    }
+    if (lastErrorAnswer == null) {
       return new Result(Outcome.CONFIRMED_DEAD, judged, views);
     }
-    return new Result(Outcome.UNCONFIRMED, judged, views);
+    if (recheck == null || recheck.begunAt().isBefore(lastErrorAnswer)) {
+      return new Result(Outcome.RECHECK, judged, views);
+    }
+    if (recheck.answered()) {
+      return new Result(Outcome.NOT_NEEDED, judged, "the primary answered a poll begun after its replicas answered ("
+          + views + "): their connection errors are older than its return");
+    }
+    return new Result(Outcome.CONFIRMED_DEAD, judged, views + "; a poll of it begun after they answered failed too");
+  }
+
+  /** A poll of the primary taken after the replicas answered (rows c3-c3b): when it began, whether it answered. */
+  public record Recheck(Instant begunAt, boolean answered) {
+    public Recheck {
+      Objects.requireNonNull(begunAt, "begunAt");
+    }
+  }
+
+  /**
+   * Rows s1-s2: whether an emergency failover from the failed primary may start, given a poll of
+   * it taken right before the start.
+   */
+  public static boolean startStands(Probe recheck) {
+    return !recheck.reachable();
   }
 
   /** One replica for {@link #decide}. */
@@ -268,6 +374,8 @@ public final class PrimaryConfirmation {
           v.ioState()) ? "replicates from another source (" + v.sourceServerId() + ")" : "has its IO thread stopped";
       case LOST -> v.ioRunning() ? "heard nothing for " + silence(v, s) : "lost it (IO thread " + v.ioState()
           + ", error " + v.lastIoErrno() + ": " + firstLine(v.lastIoError()) + ")";
+      case STALE -> "shows a connection error older than the primary's last answer (IO thread " + v.ioState()
+          + ", error " + v.lastIoErrno() + " " + v.lastIoErrorAge().toMillis() + " ms ago)";
       case UNSURE -> v.ioRunning() ? "cannot tell yet how long it has heard nothing" : "is not sure (IO thread "
           + v.ioState() + (v.hasIoError() ? ", error " + v.lastIoErrno() + ": " + firstLine(v.lastIoError()) : "")
           + ")";
@@ -327,7 +435,8 @@ public final class PrimaryConfirmation {
   /**
    * The matrix with the confirmation applied (rows c1-c4 in the class comment): CONFIRMED_DEAD
    * makes the primary UNREACHABLE at once, ALIVE keeps it WRITABLE, and a Promote verdict's reason
-   * names the path that decided. {@code result} null is NOT_NEEDED.
+   * names the path that decided. {@code result} null is NOT_NEEDED; RECHECK, a decision the
+   * watcher has not finished, counts as UNCONFIRMED.
    */
   public static Verdict evaluate(TopologyMatrix.Input in, Result result) {
     Outcome outcome = result == null ? Outcome.NOT_NEEDED : result.outcome();

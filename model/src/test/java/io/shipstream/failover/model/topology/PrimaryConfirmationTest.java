@@ -16,6 +16,7 @@ import io.shipstream.failover.model.topology.PrimaryConfirmation.Judged;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Outcome;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Result;
+import io.shipstream.failover.model.topology.PrimaryConfirmation.Recheck;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Sampled;
 import java.time.Duration;
 import java.time.Instant;
@@ -79,6 +80,33 @@ class PrimaryConfirmationTest {
         NOW))).as("by the message when there is no number").isEqualTo(Judged.LOST);
     assertThat(judge(view("s1", "No", 2013, "Lost connection to server", PRIMARY_ID, null, null, NOW)))
         .isEqualTo(Judged.LOST);
+  }
+
+  /** As {@link #connectError}, dated by the replica (MySQL) {@code ageMillis} before NOW. */
+  private static ReplicaView datedConnectError(String site, long ageMillis) {
+    return new ReplicaView(site, true, true, "Connecting", 2003, "error reconnecting to master 'repl@127.0.0.1:3306'",
+        PRIMARY_ID, null, "x", true, NOW, Duration.ofMillis(ageMillis));
+  }
+
+  @Test
+  void r4AConnectionErrorDatedBeforeThePrimarysLastAnswerIsStale() {
+    // The primary answered the watcher 500 ms before NOW; the error is 800 ms old: it predates that answer.
+    Instant answered = NOW.minusMillis(500);
+    ReplicaView old = datedConnectError("s1", 800);
+    assertThat(PrimaryConfirmation.judge(new Sampled(old, old), null, LOST, PRIMARY_ID, MIN, answered))
+        .isEqualTo(Judged.STALE);
+    ReplicaView fresh = datedConnectError("s1", 200);
+    assertThat(PrimaryConfirmation.judge(new Sampled(fresh, fresh), null, LOST, PRIMARY_ID, MIN, answered))
+        .as("an error after the primary's last answer").isEqualTo(Judged.LOST);
+    assertThat(PrimaryConfirmation.judge(new Sampled(old, old), null, LOST, PRIMARY_ID, MIN, null))
+        .as("the primary never answered").isEqualTo(Judged.LOST);
+    ReplicaView undated = connectError("s1");
+    assertThat(PrimaryConfirmation.judge(new Sampled(undated, undated), null, LOST, PRIMARY_ID, MIN, answered))
+        .as("MariaDB: undated, so the poll after the replicas decides (c3)").isEqualTo(Judged.LOST);
+    Result r = PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, List.of(once(old)), answered,
+        recheck(5, false));
+    assertThat(r.outcome()).as("a stale error keeps it to the debounce").isEqualTo(Outcome.UNCONFIRMED);
+    assertThat(r.reason()).contains("'s1' shows a connection error older than the primary's last answer");
   }
 
   @Test
@@ -148,13 +176,54 @@ class PrimaryConfirmationTest {
     assertThat(r.reason()).contains("'s2' still receives from it").contains("'s1' lost it");
   }
 
+  /** A poll of the primary begun {@code afterMillis} after the replicas answered (NOW). */
+  private static Recheck recheck(long afterMillis, boolean answered) {
+    return new Recheck(NOW.plusMillis(afterMillis), answered);
+  }
+
+  private static List<Asked> everyOneLost() {
+    return List.of(once(connectError("s1")), once(running("s2", Duration.ofSeconds(4))),
+        once(ReplicaView.unanswered("s3", "timeout", NOW)), once(view("s4", "No", 0, "", PRIMARY_ID, null, null, NOW)));
+  }
+
   @Test
-  void c3EveryEligibleReplicaThatAnsweredLostItIsConfirmedDead() {
-    Result r = PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, List.of(once(connectError("s1")),
-        once(running("s2", Duration.ofSeconds(4))), once(ReplicaView.unanswered("s3", "timeout", NOW)),
-        once(view("s4", "No", 0, "", PRIMARY_ID, null, null, NOW))));
+  void c3EveryEligibleReplicaThatAnsweredLostItAndAPollAfterThemFailedIsConfirmedDead() {
+    Result r = PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, everyOneLost(), T0.minusSeconds(1),
+        recheck(5, false));
     assertThat(r.outcome()).isEqualTo(Outcome.CONFIRMED_DEAD);
-    assertThat(r.judged()).containsEntry("s3", Judged.NOT_ASKED).containsEntry("s4", Judged.NOT_ELIGIBLE);
+    assertThat(r.judged()).containsEntry("s1", Judged.LOST).containsEntry("s2", Judged.LOST)
+        .containsEntry("s3", Judged.NOT_ASKED).containsEntry("s4", Judged.NOT_ELIGIBLE);
+    assertThat(r.reason()).contains("a poll of it begun after they answered failed too");
+  }
+
+  @Test
+  void c3ASilenceAloneNeedsNoPollAfterTheReplicas() {
+    // Heard nothing for minSourceSilence up to its answer: measured now, not a leftover.
+    Result r = PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, List.of(once(running("s2",
+        Duration.ofSeconds(4)))), T0.minusSeconds(1), null);
+    assertThat(r.outcome()).isEqualTo(Outcome.CONFIRMED_DEAD);
+  }
+
+  @Test
+  void c3aAPrimaryThatAnswersAPollBegunAfterItsReplicasIsNotDeadWhateverTheirErrors() {
+    Result r = PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, everyOneLost(), T0.minusSeconds(1),
+        recheck(5, true));
+    assertThat(r.outcome()).isEqualTo(Outcome.NOT_NEEDED);
+    assertThat(r.reason()).contains("answered a poll begun after its replicas answered")
+        .contains("older than its return");
+  }
+
+  @Test
+  void c3bErrorsWithoutAPollAfterThemAskForOneAndAnEarlierPollIsNoProof() {
+    assertThat(PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, everyOneLost(), T0.minusSeconds(1), null)
+        .outcome()).isEqualTo(Outcome.RECHECK);
+    assertThat(PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, everyOneLost()).outcome())
+        .as("without the primary's last answer too").isEqualTo(Outcome.RECHECK);
+    // A poll that began before a replica answered may have ended before the replica's error.
+    assertThat(PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, everyOneLost(), T0.minusSeconds(1),
+        recheck(-1, false)).outcome()).isEqualTo(Outcome.RECHECK);
+    Verdict v = PrimaryConfirmation.evaluate(firstFailedPoll(), result(Outcome.RECHECK));
+    assertThat(v).as("a decision not finished is no confirmation").isInstanceOf(Verdict.Healthy.class);
   }
 
   @Test
@@ -240,6 +309,21 @@ class PrimaryConfirmationTest {
         .hasMessageContaining("minSourceSilence");
     assertThatThrownBy(() -> withSilence("1s")).isInstanceOf(GroupConfig.InvalidSpecException.class)
         .hasMessageContaining("heartbeat");
+  }
+
+  // ---- right before the start: rows s1-s2 ------------------------------------------------------
+
+  @Test
+  void s1APrimaryThatAnswersRightBeforeTheStartCancelsItWritableOrReadOnly() {
+    assertThat(PrimaryConfirmation.startStands(new Probe("iad", true, false, "0-1-10", PRIMARY_ID, false, null, null,
+        NOW))).as("writable").isFalse();
+    assertThat(PrimaryConfirmation.startStands(new Probe("iad", true, true, "0-1-10", PRIMARY_ID, false, null, null,
+        NOW))).as("read-only from its own configuration").isFalse();
+  }
+
+  @Test
+  void s2APrimaryThatStillDoesNotAnswerIsFailedOver() {
+    assertThat(PrimaryConfirmation.startStands(Probe.unreachable("iad", "Connection refused", NOW))).isTrue();
   }
 
   // ---- a replica's own poll: rows p1-p5 ---------------------------------------------------------

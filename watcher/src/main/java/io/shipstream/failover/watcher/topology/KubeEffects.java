@@ -15,6 +15,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.watcher.FailoverStarter;
@@ -113,6 +114,12 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
     MysqlFailoverGroupStatus status = latest.apply(group).map(MysqlFailoverGroup::getStatus).orElse(null);
     return status != null && status.workflow() != null && runId.equals(status.workflow().runId())
         && status.plannedFailover() != null && Phase.isWaiting(status.plannedFailover().phase());
+  }
+
+  @Override
+  public Probe pollNow(GroupRef group, String site) {
+    GroupConfig config = config(group);
+    return sites.probe(group, config, site(config, site));
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher.topology;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
+import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
@@ -47,6 +48,15 @@ public final class Reactions {
     boolean startEmergency(GroupRef group, Verdict.Promote promote, Map<String, String> siteGtids);
 
     boolean failoverRunning(GroupRef group);
+
+    /**
+     * A poll of {@code site}'s server taken now: the failed primary, right before its emergency
+     * failover would start (rows s1-s2 of {@link PrimaryConfirmation}). Null when these effects
+     * cannot poll (the unit tests' fakes): the start then goes ahead as decided.
+     */
+    default Probe pollNow(GroupRef group, String site) {
+      return null;
+    }
 
     void fence(GroupRef group, String site) throws Exception;
 
@@ -341,6 +351,9 @@ public final class Reactions {
 
   private boolean promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
     String key = "Promote:" + p.failedSite() + "->" + p.candidate();
+    if (!effects.failoverRunning(group) && primaryAnswers(group, p)) {
+      return false;
+    }
     if (effects.startEmergency(group, p, siteGtids)) {
       log.warn("{}: emergency failover from '{}' to '{}' started: {}", group, p.failedSite(), p.candidate(),
           p.reason());
@@ -351,6 +364,24 @@ public final class Reactions {
     }
     // Refused: a workflow (ours from an earlier poll, or a planned one) holds the group. Nothing to do.
     return false;
+  }
+
+  /**
+   * Rows s1-s2 of {@link PrimaryConfirmation}: the failed primary is polled right before its
+   * emergency failover starts, since the polls the verdict rests on may be older than its return
+   * (a restart takes well under a second); one that answers, writable or read-only, is not dead and
+   * the start is cancelled. Asked only when no failover runs: a start Temporal would refuse anyway
+   * costs no poll. Its next evaluations see it answering at its own next poll.
+   */
+  private boolean primaryAnswers(GroupRef group, Verdict.Promote p) {
+    Probe again = effects.pollNow(group, p.failedSite());
+    if (again == null || PrimaryConfirmation.startStands(again)) {
+      return false;
+    }
+    log.warn("{}: emergency failover from '{}' to '{}' not started: '{}' answered ({}) a poll right before the start, "
+        + "so it is not dead; the verdict was: {}", group, p.failedSite(), p.candidate(), p.failedSite(),
+        again.readOnly() ? "read-only" : "writable", p.reason());
+    return true;
   }
 
   /**

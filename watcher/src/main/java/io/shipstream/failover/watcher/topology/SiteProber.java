@@ -98,7 +98,8 @@ public final class SiteProber implements SiteConnector {
       return keptSession(group, config, site, session -> {
         SourceView v = session.dialect().sourceView(session);
         return new ReplicaView(site.name(), true, v.configured(), v.ioState(), v.lastIoErrno(), v.lastIoError(),
-            v.sourceServerId(), v.silence(), v.progress(), v.progressCountsHeartbeats(), clock.instant());
+            v.sourceServerId(), v.silence(), v.progress(), v.progressCountsHeartbeats(), clock.instant(),
+            v.lastIoErrorAge());
       });
     } catch (MysqlException | RuntimeException e) {
       return ReplicaView.unanswered(site.name(), describe(e), clock.instant());

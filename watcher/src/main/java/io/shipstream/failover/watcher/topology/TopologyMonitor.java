@@ -374,8 +374,10 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       probe = Probe.unreachable(site.name(), e.toString(), clock.instant());
     }
     Duration took = Duration.ofNanos(System.nanoTime() - started);
-    // Before the poll is fed: no evaluation may see the failed poll without the replicas' answer to it.
-    confirm(w, site, probe, startedAt);
+    // Before the poll is fed: no evaluation may see the failed poll without the replicas' answer to
+    // it. The confirmation may poll the primary again after the replicas answered: that fresher
+    // poll is fed instead.
+    probe = confirm(w, site, probe, startedAt);
     primaryNow(w, site, probe);
     SiteDebouncer d = g.observe(probe);
     metrics.polled(g.group(), site.name(), took, d.state(), probe.reachable() ? probe.secondsBehindSource() : null);
@@ -391,21 +393,21 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
    * Holistic detection: when a poll of the primary fails, every other site is asked at once, in
    * parallel on the poll pool and each bounded by the poll's timeouts, how it sees its source
    * ({@link PrimaryConfirmation}); the answer stands until the primary's next poll. A poll that
-   * answers forgets the episode.
+   * answers forgets the episode. When the replicas' answer rests on their connection errors, the
+   * primary is polled once more, after they answered (row c3b), and that poll is returned to be fed
+   * in place of {@code probe}: an answer ends the episode, a failure confirms the death. Otherwise
+   * returns {@code probe}.
    */
-  private void confirm(Watched w, SiteSpec site, Probe probe, Instant startedAt) {
+  private Probe confirm(Watched w, SiteSpec site, Probe probe, Instant startedAt) {
     GroupPolls g = w.polls;
     String primary = latest.apply(g.group()).map(MysqlFailoverGroup::getStatus)
         .map(s -> PrimaryConfirmation.primaryOf(s.activeSite(), s.lastFailoverTarget())).orElse(null);
     if (!site.name().equals(primary)) {
-      return;
+      return probe;
     }
     if (probe.reachable()) {
-      w.primaryLostAt = null;
-      w.confirmation = null;
-      w.samples.clear();
-      w.previousRead.clear();
-      return;
+      forgetEpisode(w);
+      return probe;
     }
     if (w.primaryLostAt == null) {
       w.primaryLostAt = startedAt;
@@ -420,7 +422,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         asked.put(other.name(), java.util.concurrent.CompletableFuture.supplyAsync(
             () -> sites.sourceView(g.group(), g.config(), other, clock.instant()), pollThreads));
       } catch (RejectedExecutionException e) {
-        return;
+        return probe;
       }
     }
     // Each answer is bounded by the connect and socket timeouts (one each at most); the wait too.
@@ -441,22 +443,58 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       views.add(new PrimaryConfirmation.Asked(s, before));
     });
     Probe last = g.observations().get(primary).lastReachable();
-    PrimaryConfirmation.Result result = PrimaryConfirmation.decide(false, last == null ? null : last.serverId(),
-        w.primaryLostAt, g.config().minSourceSilence(), views);
+    String serverId = last == null ? null : last.serverId();
+    Instant answeredAt = last == null ? null : last.at();
+    PrimaryConfirmation.Result result = PrimaryConfirmation.decide(false, serverId, w.primaryLostAt,
+        g.config().minSourceSilence(), views, answeredAt, null);
+    long asking = (System.nanoTime() - started) / 1_000_000;
+    Probe fed = probe;
+    long recheckMillis = -1;
+    if (result.outcome() == PrimaryConfirmation.Outcome.RECHECK) {
+      // Row c3b: an IO thread keeps the error of its last retry, which may be older than a
+      // restart; only a poll begun after the replicas answered tells.
+      long recheckStarted = System.nanoTime();
+      Instant begun = clock.instant();
+      Probe again;
+      try {
+        again = sites.probe(g.group(), g.config(), site);
+      } catch (RuntimeException e) {
+        again = Probe.unreachable(site.name(), e.toString(), clock.instant());
+      }
+      recheckMillis = (System.nanoTime() - recheckStarted) / 1_000_000;
+      result = PrimaryConfirmation.decide(false, serverId, w.primaryLostAt, g.config().minSourceSilence(), views,
+          answeredAt, new PrimaryConfirmation.Recheck(begun, again.reachable()));
+      fed = again;
+      if (again.reachable()) {
+        log.info("{}: the poll of the primary '{}' begun at {} failed, but it answered the poll after its replicas "
+            + "({} ms after them, {} ms): {}", g.group(), primary, startedAt, asking, recheckMillis, result.reason());
+        forgetEpisode(w);
+        return fed;
+      }
+    }
     Confirmation before = w.confirmation;
-    w.confirmation = new Confirmation(primary, probe.at(), result);
+    w.confirmation = new Confirmation(primary, fed.at(), result);
     // One line per change of outcome, not one per failed poll.
     boolean changed = before == null || before.result().outcome() != result.outcome();
     if (changed && log.isInfoEnabled() || log.isDebugEnabled()) {
-      String line = "{}: the poll of the primary '{}' begun at {} failed; its replicas say {} in {} ms: {}";
-      Object[] args = {g.group(), primary, startedAt, result.outcome(), (System.nanoTime() - started) / 1_000_000,
-          result.reason()};
+      String line = "{}: the poll of the primary '{}' begun at {} failed; its replicas say {} in {} ms{}: {}";
+      Object[] args = {g.group(), primary, startedAt, result.outcome(), asking, recheckMillis < 0 ? ""
+          : " (and a poll of it after them failed in " + recheckMillis + " ms)", result.reason()};
       if (changed) {
         log.info(line, args);
       } else {
         log.debug(line, args);
       }
     }
+    return fed;
+  }
+
+  /** The primary answers: the replicas' answers about it are forgotten. */
+  private static void forgetEpisode(Watched w) {
+    w.primaryLostAt = null;
+    w.confirmation = null;
+    w.samples.clear();
+    w.previousRead.clear();
   }
 
   /**

@@ -57,6 +57,16 @@ final class Fixtures {
     /** "key=value" of every annotation removal asked for. */
     final List<String> removedAnnotations = new ArrayList<>();
     boolean running;
+    /** What a poll right before a start finds ({@link Reactions.Effects#pollNow}); null: none taken. */
+    Probe beforeStart;
+    /** The sites polled right before a start, in order. */
+    final List<String> polledBeforeStart = new ArrayList<>();
+
+    @Override
+    public synchronized Probe pollNow(GroupRef group, String site) {
+      polledBeforeStart.add(site);
+      return beforeStart;
+    }
 
     @Override
     public synchronized void removeAnnotation(GroupRef group, String key, String value) {

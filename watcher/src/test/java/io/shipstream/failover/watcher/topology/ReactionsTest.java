@@ -71,6 +71,26 @@ class ReactionsTest {
   }
 
   @Test
+  void aPrimaryThatAnswersAPollRightBeforeTheStartWritableOrReadOnlyCancelsIt() {
+    GroupConfig config = Fixtures.config("0s", List.of());
+    effects.beforeStart = writable("iad", "0-1-10");
+    assertThat(reactions.react(ORDERS, primaryDead(config, null))).isInstanceOf(Verdict.Promote.class);
+    // Restarted from a configuration that starts it read-only: it answers, so it is not dead either.
+    effects.beforeStart = replica("iad", "0-1-10");
+    reactions.react(ORDERS, primaryDead(config, null));
+
+    assertThat(effects.polledBeforeStart).containsExactly("iad", "iad");
+    assertThat(effects.starts()).isEmpty();
+    assertThat(effects.events()).noneMatch(e -> e.contains("EmergencyFailoverStarted"));
+
+    effects.beforeStart = dead("iad");
+    reactions.react(ORDERS, primaryDead(config, null));
+    assertThat(effects.starts()).as("still dead right before the start").hasSize(1);
+    reactions.react(ORDERS, primaryDead(config, null));
+    assertThat(effects.polledBeforeStart).as("no poll while its failover runs").hasSize(3);
+  }
+
+  @Test
   void theSetsPassedToTheFailoverLeaveOutASiteThatStoppedAnsweringEarlier() {
     GroupConfig config = Fixtures.config("0s", List.of());
     TopologyMatrix.Input drGoneToo = input(config, "iad", null,

@@ -46,6 +46,10 @@ class TopologyMonitorTest {
     @Override
     public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
       polls.merge(site.name(), 1, Integer::sum);
+      if (site.name().equals("iad") && iadFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+        pollLog.add(site.name() + " failed");
+        return Probe.unreachable(site.name(), "Connection refused", Clock.systemUTC().instant());
+      }
       if (deadSites.contains(site.name())) {
         pollLog.add(site.name() + " failed");
         return Probe.unreachable(site.name(), "Connection refused", Clock.systemUTC().instant());
@@ -81,6 +85,8 @@ class TopologyMonitorTest {
   private final List<String> pollLog = new CopyOnWriteArrayList<>();
   /** Whether the replicas' own polls show their IO thread losing iad once it is dead (else they answer as ever). */
   private volatile boolean replicasSeeIadDie;
+  /** How many of iad's next polls still fail before it answers again (a restart). */
+  private final java.util.concurrent.atomic.AtomicInteger iadFailures = new java.util.concurrent.atomic.AtomicInteger();
   /** iad dies just after answering its poll number this (0: not so). */
   private volatile int iadDiesAfterPoll;
   /** How each replica sees iad when the monitor asks (holistic detection); a site not here cannot be asked. */
@@ -269,8 +275,27 @@ class TopologyMonitorTest {
       assertThat(p.candidate()).isEqualTo("pdx");
       assertThat(p.reason()).startsWith("replicas confirmed: ").contains("'pdx' lost it").contains("'dr' lost it");
     });
-    // failureThreshold is 3: one failed poll decided (a second may have begun meanwhile).
-    assertThat(polls.get("iad") - before).isLessThanOrEqualTo(2);
+    // failureThreshold is 3: one failed poll and the poll after the replicas answered decided (a
+    // next one may have begun meanwhile).
+    assertThat(polls.get("iad") - before).isLessThanOrEqualTo(3);
+    assertThat(effects.starts().get(0).reason()).contains("a poll of it begun after they answered failed too");
+  }
+
+  @Test
+  void aPrimaryThatAnswersThePollAfterItsReplicasIsNotFailedOverWhateverErrorsTheyStillShow() {
+    // Killed and restarted at once: its replicas still show the error of their last retry.
+    views.put("pdx", TopologyMonitorTest::lostIad);
+    views.put("dr", TopologyMonitorTest::lostIad);
+    start();
+    await(() -> !written.isEmpty(), "the first status.sites");
+    int before = polls.get("iad");
+
+    iadFailures.set(1);
+    await(() -> polls.get("iad") >= before + 4, "iad polled again after the failed poll");
+
+    assertThat(pollLog).containsSubsequence("iad failed", "iad answered");
+    assertThat(effects.starts()).isEmpty();
+    assertThat(written).allSatisfy(sites -> assertThat(sites.get(0).state()).isEqualTo("WRITABLE"));
   }
 
   @Test

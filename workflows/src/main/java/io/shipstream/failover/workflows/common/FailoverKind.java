@@ -46,14 +46,16 @@ public enum FailoverKind {
   }
 
   /**
-   * The {@code result} label of a failover that ended Failed. The two counters were defined apart
-   * and dashboards read them as they are: only the planned one has {@code failed_timeout} (a lag
-   * wait), only the emergency one counts a cancel as {@code cancelled}.
+   * The {@code result} label of a failover that ended Failed: the table in {@link Reason}'s
+   * Javadoc. The two counters were defined apart and dashboards read them as they are: only the
+   * planned one has {@code failed_timeout} (a lag wait), only the emergency one counts a cancel as
+   * {@code cancelled}. An emergency failover whose failed primary answered before its fence
+   * changed nothing and is no failure to page about: rejected.
    */
   String result(Reason reason) {
     if (this == EMERGENCY) {
       return switch (reason) {
-        case InvalidSpec, UnknownSite, TargetUnhealthy -> "rejected";
+        case InvalidSpec, UnknownSite, TargetUnhealthy, PrimaryAnswered -> "rejected";
         case Cancelled -> "cancelled";
         default -> "failed_other";
       };

@@ -31,6 +31,12 @@ public enum Events {
   FAILOVER_EXECUTED(Normal, "FailoverExecuted",
       "promoted <target> after <failed> failed, <n> transactions lost[; ...]"),
   FAILOVER_FAILED(Warning, "FailoverFailed", "<Reason>: <why>"),
+  /**
+   * The emergency failover ended with nothing done because its premise no longer held: {@code
+   * PrimaryAnswered}, the failed primary answered right before its fence. Counted as rejected.
+   */
+  FAILOVER_REJECTED(Warning, "FailoverRejected", "PrimaryAnswered: <failed> answered (...) right before its fence "
+      + "while the status names it active: it is not dead, so nothing was fenced or promoted and no cooldown starts"),
   OLD_PRIMARY_NOT_FENCED(Warning, "OldPrimaryNotFenced", "could not fence <failed>, gave up: <error>; ..."),
   OLD_PRIMARY_FENCE_CONFIRMED(Normal, "OldPrimaryFenceConfirmed", "<failed> ... takes no writes: <proof>"),
   OLD_PRIMARY_NOT_GUARDED(Warning, "OldPrimaryNotGuarded", "<failed> has no sidecar ...: <target> is made writable"),

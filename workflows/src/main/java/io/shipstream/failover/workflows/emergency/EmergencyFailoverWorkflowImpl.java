@@ -36,7 +36,9 @@ import org.slf4j.Logger;
  * FailoverRun}. One failure idiom: before the promotion a step throws a {@link FailoverAbort} and
  * {@link #rollBack} undoes the fence; the promotion ends in a {@link PromotionOutcome}, and from
  * there on the candidate may be writable and the workflow only goes forward. Two writable
- * primaries are avoided by order: the candidate is made writable only after the fence attempt on
+ * primaries are avoided by order: the failed primary is checked once more right before its fence
+ * and a primary that answers ends the run with nothing done ({@link OldPrimaryRecheck}); the
+ * candidate is made writable only after the fence attempt on
  * the failed primary has ended, the failed site's role label is gone, the candidate is named
  * active and the failed primary is known to take no writes (fenced, or its sidecar says so, or
  * its lease ran out).
@@ -74,7 +76,9 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     try {
       plan = EmergencyPlan.resolve(group, request.spec() != null ? request.spec() : snapshot.spec(), progress.source,
           progress.target);
+      OldPrimaryRecheck failedPrimary = OldPrimaryRecheck.start(plan, run.quickMysql);
       checkCandidate(plan);
+      failedPrimary.refuseIfAnswering(snapshot.status() == null ? null : snapshot.status().activeSite(), why);
       run.checkNotCancelled("in " + progress.phase);
       run.useHooks(plan.config().hooks()).startBesideEmergencyFence();
       failedSite.fence(plan, rollback);
@@ -165,7 +169,11 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
 
   // --- Rollback ----------------------------------------------------------------------------------
 
-  /** Undoes the fence, if there was one, and finishes as Failed with the abort's reason. */
+  /**
+   * Undoes the fence, if there was one, and finishes as Failed with the abort's reason. A failed
+   * primary that answered before its fence ({@link OldPrimaryRecheck}) ends as rejected, with an
+   * Event of its own: nothing was done, and it is no failure to page about.
+   */
   private EmergencyFailoverStatus rollBack(Rollback rollback, FailedSiteFence failedSite, FailoverAbort abort) {
     String outcome = "";
     if (rollback.any()) {
@@ -184,7 +192,8 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
       }
     }
     failedSite.settleSessionKill();
-    run.fail(abort.reason(), abort.getMessage() + outcome, Events.FAILOVER_FAILED);
+    run.fail(abort.reason(), abort.getMessage() + outcome, abort.reason() == Reason.PrimaryAnswered
+        ? Events.FAILOVER_REJECTED : Events.FAILOVER_FAILED);
     return progress.toEmergencyStatus();
   }
 

@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class EmergencyFailoverReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {"emergency-succeeded", "emergency-data-loss", "emergency-rejected",
-      "emergency-cancelled", "emergency-catch-up", "emergency-sidecar-confirmed", "emergency-lease-expired"})
+      "emergency-cancelled", "emergency-catch-up", "emergency-primary-answered", "emergency-sidecar-confirmed",
+      "emergency-lease-expired"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
         EmergencyFailoverWorkflowImpl.class);
@@ -46,6 +47,8 @@ class EmergencyFailoverReplayTest {
       iad.reachable = true;
       iad.readOnly = false;
       iad.seqno = 104;
+      // Back just after the check before the fence found it dead, so its fence reaches it.
+      iad.missedInspections.set(1);
       rig.mysql.server("pdx").readOnly = true;
       rig.run("pdx", "0-1-100");
       replayAndMaybeStore(rig.client, "emergency-data-loss");
@@ -57,6 +60,7 @@ class EmergencyFailoverReplayTest {
 
       rig.k8s.status = rig.k8s.status.withActiveSite("iad");
       rig.mysql.server("pdx").readOnly = true;
+      iad.missedInspections.set(1);
       var stub = io.temporal.client.WorkflowStub.fromTyped(rig.stub());
       stub.signalWithStart("cancel", new Object[] {"operator is on it"},
           new Object[] {EmergencyRig.request("pdx", "0-1-100")});
@@ -66,9 +70,16 @@ class EmergencyFailoverReplayTest {
       // dr received more of iad's last transactions than pdx: pdx catches up from it first.
       rig.k8s.status = rig.k8s.status.withActiveSite("iad");
       rig.mysql.server("dr").seqno = rig.mysql.server("pdx").seqno + 3;
+      iad.missedInspections.set(1);
       rig.run("pdx", "0-1-100");
       assertThat(rig.mysql.callsTo("catchUp")).hasSize(1);
       replayAndMaybeStore(rig.client, "emergency-catch-up");
+
+      // iad answers right before its fence, named active still: nothing is done (PrimaryAnswered).
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.mysql.server("pdx").readOnly = true;
+      assertThat(rig.run("pdx", "0-1-100").reason()).isEqualTo("PrimaryAnswered");
+      replayAndMaybeStore(rig.client, "emergency-primary-answered");
 
       // iad unreachable with a sidecar: its sidecar confirms iad takes no writes before pdx is promoted.
       rig.k8s.status = rig.k8s.status.withActiveSite("iad");

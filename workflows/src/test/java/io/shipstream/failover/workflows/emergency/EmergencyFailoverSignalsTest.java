@@ -31,6 +31,8 @@ class EmergencyFailoverSignalsTest extends EmergencyRigTest {
     FakeMysql.Server iad = mysql.server("iad");
     iad.reachable = true;
     iad.readOnly = false;
+    // Back just after the check before the fence found it dead, so its fence reaches it.
+    iad.missedInspections.set(1);
     iad.fenceGate = fence;
   }
 

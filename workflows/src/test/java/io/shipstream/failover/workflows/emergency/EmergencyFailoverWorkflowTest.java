@@ -138,6 +138,8 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     iad.reachable = true;
     iad.readOnly = false;
     iad.seqno = 105;
+    // Back just after the check before the fence found it dead, so its fence reaches it.
+    iad.missedInspections.set(1);
     var iadReadOnlyAtPromotion = new AtomicReference<Boolean>();
     mysql.beforePromote = () -> iadReadOnlyAtPromotion.set(iad.readOnly);
 

@@ -34,6 +34,8 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
     FakeMysql.Server iad = mysql.server("iad");
     iad.reachable = true;
     iad.readOnly = false;
+    // Back just after the check before the fence found it dead, so its fence reaches it.
+    iad.missedInspections.set(1);
 
     EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
 

@@ -56,6 +56,13 @@ public final class FakeMysql implements MysqlActivities {
     public volatile boolean catchUpFails;
     /** When set, pointing this server at a source fails for good, as a replication error would. */
     public volatile boolean replicateFails;
+    /**
+     * How many inspections of this server still find it unreachable while every other call reaches
+     * it: a server that came back just after it was looked at, as an emergency failover's failed
+     * primary that its check before the fence found dead and its fence then reaches.
+     */
+    public final java.util.concurrent.atomic.AtomicInteger missedInspections =
+        new java.util.concurrent.atomic.AtomicInteger();
 
     public String gtid() {
       return "0-1-" + seqno;
@@ -125,7 +132,7 @@ public final class FakeMysql implements MysqlActivities {
     calls.add("inspect " + t.site());
     endpoints.put(t.site(), t);
     Server s = servers.get(t.site());
-    if (s == null || !s.reachable) {
+    if (s == null || !s.reachable || (s.missedInspections.getAndUpdate(n -> Math.max(0, n - 1)) > 0)) {
       return ServerState.unreachable(t.site(), "connection refused");
     }
     // A source the workflow never addressed is reported by its site name on the default port.
