@@ -7,7 +7,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
  * {@code status.emergencyFailover}: the automatic failover the watcher started when the active
  * site failed. Times are RFC 3339 strings. {@code transactionsLost} and {@code lostGtid} say what
  * the promoted site never received; they are null only when the old primary's GTID set was never
- * known, and the message then says so, so a loss is never hidden behind a zero.
+ * known, and the message then says so, so a loss is never hidden behind a zero. {@code
+ * lossComputedFrom} says which sets the number compares: a count is only as complete as the sets
+ * it was computed from, and an old primary that could not be read at the fence may have committed
+ * more than anybody saw (the watcher records that later, in {@code status.lostTransactions}, if it
+ * comes back).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EmergencyFailoverStatus(
@@ -29,7 +33,19 @@ public record EmergencyFailoverStatus(
     String message,
     @JsonPropertyDescription("Set when a human promoted the candidate over spec.emergencyFailover.maxLagOnPromotion "
         + "with the promote-anyway annotation: what was overridden.")
-    ForcedPromotion forcedPromotion) {
+    ForcedPromotion forcedPromotion,
+    @JsonPropertyDescription("What transactionsLost was computed from: whose GTID sets, read when, compared with the "
+        + "promoted server's.")
+    String lossComputedFrom) {
+
+  /** A status without a record of what the loss was computed from. */
+  public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,
+      String startTime, String completionTime, Double durationSeconds, Boolean oldPrimaryFenced,
+      String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
+      String message, ForcedPromotion forcedPromotion) {
+    this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, forcedPromotion, null);
+  }
 
   /** A status without a forced promotion. */
   public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,

@@ -45,6 +45,8 @@ public final class FailoverProgress {
   public Boolean oldPrimaryFenced;
   public String oldPrimaryLastKnownGtid;
   public String lostGtid;
+  /** Which sets {@link #transactionsLost} compares, in words ({@code status.emergencyFailover.lossComputedFrom}). */
+  public String lossComputedFrom;
   /** Set when a human's promote-anyway request overrode the lag limit. */
   public EmergencyFailoverStatus.ForcedPromotion forcedPromotion;
 
@@ -88,7 +90,8 @@ public final class FailoverProgress {
         transactionsLost,
         lostGtid,
         message,
-        forcedPromotion);
+        forcedPromotion,
+        lossComputedFrom);
   }
 
   private Double durationSeconds() {

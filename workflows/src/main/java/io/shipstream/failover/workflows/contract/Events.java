@@ -18,7 +18,7 @@ public enum Events {
       "source <site> fenced at <gtid>; draining <n> sessions"),
   PLANNED_FAILOVER_LAG_OK(Normal, "PlannedFailoverLagOK", "<target> holds every transaction of <source> (<gtid>)"),
   PLANNED_FAILOVER_COMPLETED(Normal, "PlannedFailoverCompleted",
-      "promoted <target>, <n> transactions lost[; <notes>]"),
+      "promoted <target>, <n> transactions lost (<source>'s GTID set at its fence against <target>'s)[; <notes>]"),
   /** Also written by the watcher for a request it refuses before any workflow runs. */
   PLANNED_FAILOVER_REJECTED(Warning, "PlannedFailoverRejected", "<Reason>: <why>"),
   PLANNED_FAILOVER_SKIPPED(Warning, "PlannedFailoverSkipped",
@@ -29,7 +29,9 @@ public enum Events {
   // --- Emergency failover (workflow) -------------------------------------------------------------
   FAILOVER_STARTED(Normal, "FailoverStarted", "emergency failover from <failed> to <target>: <trigger>"),
   FAILOVER_EXECUTED(Normal, "FailoverExecuted",
-      "promoted <target> after <failed> failed, <n> transactions lost[; ...]"),
+      "promoted <target> after <failed> failed, <n> of the transactions <failed> held at its fence and the survivors "
+          + "had seen were lost | <n> of the transactions the survivors had seen were lost (<failed> could not be "
+          + "read ...) | transactions lost unknown[; ...]"),
   FAILOVER_FAILED(Warning, "FailoverFailed", "<Reason>: <why>"),
   OLD_PRIMARY_NOT_FENCED(Warning, "OldPrimaryNotFenced", "could not fence <failed>, gave up: <error>; ..."),
   OLD_PRIMARY_FENCE_CONFIRMED(Normal, "OldPrimaryFenceConfirmed", "<failed> ... takes no writes: <proof>"),
