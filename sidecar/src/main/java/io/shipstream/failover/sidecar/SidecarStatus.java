@@ -39,9 +39,17 @@ public record SidecarStatus(
     Optional<Instant> lastFenceAt,
     long ticks,
     Optional<String> ownFence,
-    boolean leaseLive) {
+    boolean leaseLive,
+    Optional<LastFence> lastFence) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The sidecar's last fence (or stop of a hung server): when, by which rule ({@link
+   * Action#rule}, or "stop"), and why. The sidecar has no Kubernetes client: the watcher reads this
+   * and writes the Event (SiteFencedBySidecar), once per fence.
+   */
+  public record LastFence(Instant at, String rule, String reason) {}
 
   /** One peer as last seen. */
   public record Link(String endpoint, Optional<Instant> lastContact, String problem) {}
@@ -88,6 +96,12 @@ public record SidecarStatus(
     // is back and nothing else explains the read-only (no failover, every other site behind it).
     ownFence.ifPresentOrElse(v -> node.put("ownFence", v), () -> node.putNull("ownFence"));
     node.put("leaseLive", leaseLive);
+    lastFence.ifPresentOrElse(f -> {
+      ObjectNode fence = node.putObject("lastFence");
+      fence.put("at", f.at().toString());
+      fence.put("rule", f.rule());
+      fence.put("reason", f.reason());
+    }, () -> node.putNull("lastFence"));
     return node.toString();
   }
 

@@ -72,6 +72,15 @@ public enum Events {
   ROUTING_INCOMPLETE(Warning, "RoutingIncomplete", "<problem>[; <problem>...]"),
   RECOVERY_COMPLETE(Normal, "RecoveryComplete", "site '<site>' replicates from the active site '<active>': <why>"),
   RECOVERY_BLOCKED(Warning, "RecoveryBlocked", "site '<site>': <why>"),
+  /** A sidecar fenced (or stopped) its server, as its /status says: once per fence. */
+  SITE_FENCED_BY_SIDECAR(Warning, "SiteFencedBySidecar",
+      "its sidecar fenced the server of site '<site>' (<rule>) | stopped the server of site '<site>' at <time>: <why>"),
+  /**
+   * The old primary an emergency failover left behind came back with transactions the new primary
+   * never received: lost, recorded in status.lostTransactions (once per failover and site).
+   */
+  TRANSACTIONS_LOST(Warning, "TransactionsLost",
+      "site '<site>' came back holding <n> transaction(s) <gtid> that the active site '<active>' never received ..."),
   SERVER_STARTS_WRITABLE(Warning, "ServerStartsWritable",
       "The MySQL server of site '<site>' is configured to start writable ..."),
   SERVER_STARTS_READ_ONLY(Normal, "ServerStartsReadOnly",
