@@ -171,7 +171,8 @@ public final class WatcherApp implements AutoCloseable {
       SiteProber prober = new SiteProber(logins, clock);
       KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock)
           .countingWarnings(topologyMetrics);
-      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event);
+      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event,
+          effects::recordLostTransactions, clock);
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
       StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), effects::event, topologyMetrics);
       startupChecks = startup;
