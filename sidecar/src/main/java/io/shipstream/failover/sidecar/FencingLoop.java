@@ -29,8 +29,8 @@ final class FencingLoop {
   private static final Logger LOG = LoggerFactory.getLogger(FencingLoop.class);
   /**
    * Beyond one tick, how long a server made writable while the view names another site may stay
-   * so: the watcher's cache catching up with the status, which names the target before the
-   * workflow makes it writable.
+   * so when no fresh view can be had ({@link #checkPromotion}): the watcher's cache catching up
+   * with the status, which names the target before the workflow makes it writable.
    */
   static final Duration PROMOTION_MARGIN = Duration.ofSeconds(1);
   /** How long a stopped server's process may take to exit before the next tick tries again. */
