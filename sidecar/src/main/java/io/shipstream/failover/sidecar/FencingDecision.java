@@ -37,9 +37,13 @@ import java.util.Optional;
  *       and the boot rule stands aside, so installing the product never stops the application's
  *       writes. Rule 2 still applies: that answer is a contact like any other, and silence is not.
  *   <li>A promotion in progress: a server the sidecar saw turn writable (someone with admin rights
- *       did it) while the view still named another site gets a short grace before rule 1 applies:
- *       both workflows name the target active before they make it writable, so the grace only
- *       covers how stale the sidecar's view may be (one tick and a second), not the failover.
+ *       did it) while the view still named another site may be a failover's target whose record
+ *       the sidecar's view has not caught up with. Both workflows name the target active before
+ *       they make it writable, so the sidecar asks the watcher at once for a fresh view, read from
+ *       the API server after the server turned writable ({@link #afterFreshView}): one naming this
+ *       site is the promotion (the view is adopted), one naming another site refutes it and rule 1
+ *       fences at once. Only when no fresh view can be had (the watcher does not answer, or is too
+ *       old to read one) does the bounded grace stand: one tick and a second, never the lease.
  * </ul>
  *
  * <p>The server's states: WRITABLE, READ_ONLY (set by a statement), STARTUP_READ_ONLY (see
@@ -107,13 +111,47 @@ public final class FencingDecision {
 
   /**
    * The sidecar saw its server turn writable, not by its own hand, while the view named {@code
-   * site}: rule 1 holds off for that site until {@code until}.
+   * site}: rule 1 holds off for that site until {@code until}, unless a fresh view {@code refuted}
+   * it (named another site after the server turned writable, so no failover to this site is
+   * recorded, and none can be about to make it writable).
    */
-  public record Promotion(String site, Instant until) {
+  public record Promotion(String site, Instant until, boolean refuted) {
     public Promotion {
       Objects.requireNonNull(site, "site");
       Objects.requireNonNull(until, "until");
     }
+
+    /** Not checked against a fresh view yet. */
+    public Promotion(String site, Instant until) {
+      this(site, until, false);
+    }
+  }
+
+  /**
+   * What a fresh view makes of a promotion in progress. {@code fresh} is the watcher's view read
+   * from the API server after the server was seen writable, empty when none could be had:
+   *
+   * <pre>
+   * | fresh view                          | promotion                                              |
+   * |-------------------------------------|--------------------------------------------------------|
+   * | none (no answer, or not fresh)      | unchanged: the bounded grace is the fallback           |
+   * | names this site, does not fence it  | gone: it is the promotion, and the view names the site |
+   * | names this site and fences it       | unchanged: the watcher's unfence of a fenced active    |
+   * |                                     |   site (it lifts read_only just before the status      |
+   * |                                     |   drops the site), which the grace covers              |
+   * | names another site                  | refuted: rule 1 fences now                             |
+   * </pre>
+   */
+  public static Optional<Promotion> afterFreshView(Promotion promotion, Optional<ActiveSiteView> fresh,
+      String ownSite) {
+    if (fresh.isEmpty()) {
+      return Optional.of(promotion);
+    }
+    ActiveSiteView view = fresh.get();
+    if (!view.names(ownSite)) {
+      return Optional.of(new Promotion(promotion.site(), promotion.until(), true));
+    }
+    return view.fences(ownSite) ? Optional.of(promotion) : Optional.empty();
   }
 
   /**
@@ -166,8 +204,8 @@ public final class FencingDecision {
 
     /** Whether the view names the very site a promotion started under, and its grace has not run out. */
     public boolean promotionInProgress() {
-      return promotion.isPresent() && view.isPresent() && view.get().names(promotion.get().site())
-          && !now.isAfter(promotion.get().until());
+      return promotion.isPresent() && !promotion.get().refuted() && view.isPresent()
+          && view.get().names(promotion.get().site()) && !now.isAfter(promotion.get().until());
     }
 
     /** The newest sign of life from the watcher or any peer, or the start when there was none. */

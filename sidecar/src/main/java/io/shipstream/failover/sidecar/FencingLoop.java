@@ -29,8 +29,8 @@ final class FencingLoop {
   private static final Logger LOG = LoggerFactory.getLogger(FencingLoop.class);
   /**
    * Beyond one tick, how long a server made writable while the view names another site may stay
-   * so: the watcher's cache catching up with the status, which names the target before the
-   * workflow makes it writable.
+   * so when no fresh view can be had ({@link #checkPromotion}): the watcher's cache catching up
+   * with the status, which names the target before the workflow makes it writable.
    */
   static final Duration PROMOTION_MARGIN = Duration.ofSeconds(1);
   /** How long a stopped server's process may take to exit before the next tick tries again. */
@@ -49,6 +49,7 @@ final class FencingLoop {
   private final Map<URI, Instant> lastPeerContacts = new HashMap<>();
   private final Map<URI, String> linkProblems = new HashMap<>();
   private Optional<Instant> lastFenceAt = Optional.empty();
+  private Optional<SidecarStatus.LastFence> lastFence = Optional.empty();
   /**
    * The rule of this sidecar's own fence while it stands: set when a fence took effect, forgotten
    * once the server is seen writable (someone lifted it) or stopped (it restarts read-only by its
@@ -143,6 +144,8 @@ final class FencingLoop {
       MysqlState state = look();
       Instant now = clock.instant();
       trackPromotion(lastState, state, now);
+      checkPromotion();
+      now = clock.instant();
       Inputs inputs = new Inputs(now, config.site(), view, startedAt, lastWatcherContact,
           List.copyOf(lastPeerContacts.values()), timing.leaseTimeout(), state, boot, promotion, neverActive);
       Action action = FencingDecision.decide(inputs);
@@ -253,6 +256,34 @@ final class FencingLoop {
     } else if (promotion.isPresent() && (now.readOnly() || !elsewhere
         || !current.get().names(promotion.get().site()))) {
       promotion = Optional.empty();
+    }
+  }
+
+  /**
+   * A promotion that no fresh view has confirmed or refuted yet is checked against one at once: a
+   * view the watcher reads from the API server now, after the server was seen writable, so it
+   * shows any failover record written before the promotion ({@link FencingDecision#afterFreshView}).
+   * Asked on every tick until answered; without an answer the bounded grace stands.
+   */
+  private void checkPromotion() {
+    Optional<Promotion> current = promotion;
+    if (current.isEmpty() || current.get().refuted()) {
+      return;
+    }
+    TopologyClient.Fresh fresh = topology.askFresh(config.site(), timing.requestTimeout());
+    if (Thread.currentThread().isInterrupted()) {
+      return;
+    }
+    absorb(new Poll(fresh.reply(), List.of()));
+    promotion = FencingDecision.afterFreshView(current.get(), fresh.view(), config.site());
+    if (fresh.view().isEmpty()) {
+      LOG.warn("no fresh view from the watcher ({}): rule 1 waits out the grace until {}",
+          Objects.requireNonNullElse(fresh.reply().problem(), "it did not read one"), current.get().until());
+    } else if (promotion.map(Promotion::refuted).orElse(false)) {
+      LOG.warn("the watcher read {} as the active site after this server was made writable: no failover to {} "
+          + "is recorded, so it is fenced now", fresh.view().get().activeSite(), config.site());
+    } else if (promotion.isEmpty()) {
+      LOG.info("the watcher read {} as the active site: the promotion is recorded", config.site());
     }
   }
 
@@ -373,8 +404,10 @@ final class FencingLoop {
         int killed = mysql.fence();
         metrics.fenced(action.rule());
         lastFenceAt = Optional.of(clock.instant());
+        String why = reason(action, inputs);
+        lastFence = Optional.of(new SidecarStatus.LastFence(lastFenceAt.get(), action.rule(), why));
         LOG.warn("fenced the local {} server ({}): {}; killed {} application sessions", mysql.flavor(), action.rule(),
-            reason(action, inputs), killed);
+            why, killed);
       } else {
         mysql.unfence();
         String what = action == Action.UNFENCE_STARTUP ? "the server's start-up read-only" : "the boot fence";
@@ -408,9 +441,12 @@ final class FencingLoop {
     if (stopped) {
       metrics.fenced("stop");
       lastFenceAt = Optional.of(clock.instant());
+      String why = reason(activeElsewhere(inputs) && !inputs.promotionInProgress()
+          ? Action.FENCE_RULE1 : Action.FENCE_RULE2, inputs);
+      lastFence = Optional.of(new SidecarStatus.LastFence(lastFenceAt.get(), "stop",
+          "stopped the server's process " + pid + ", which did not answer and may be writable: " + why));
       LOG.warn("stopped the local {} server (process {}, kernel state {}), which does not answer and may be "
-          + "writable: {}", mysql.flavor(), pid, kernelState, reason(activeElsewhere(inputs) && !inputs.promotionInProgress()
-              ? Action.FENCE_RULE1 : Action.FENCE_RULE2, inputs));
+          + "writable: {}", mysql.flavor(), pid, kernelState, why);
       lastActionError = null;
     } else {
       String error = "process " + pid + " could not be killed, or did not exit within " + STOP_WAIT.toMillis() + " ms";
@@ -435,8 +471,10 @@ final class FencingLoop {
       case FENCE_RULE1 -> "the active site is " + inputs.view().map(ActiveSiteView::activeSite).orElse("?")
           + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")"
           + (inputs.view().map(v -> v.fences(config.site())).orElse(false) ? "; this site is fenced"
+              : inputs.promotion().map(Promotion::refuted).orElse(false) ? "; the server was made writable but "
+              + "the watcher's fresh view, read from the API server after that, records no failover to " + config.site()
               : inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
-              + config.site() + " was recorded within " + timing.leaseTimeout().toMillis() + " ms" : "");
+              + config.site() + " was recorded within the grace" : "");
       case FENCE_RULE2 -> "no answer from the watcher or any peer for "
           + Duration.between(inputs.lastContact(), inputs.now()).toMillis() + " ms (lease "
           + timing.leaseTimeout().toMillis() + " ms)";
@@ -461,6 +499,6 @@ final class FencingLoop {
         current.leaseTimeout(), current.peerCheckInterval(), state, mysql.flavor(), mysql.startsReadOnly(),
         process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks, ownFence,
         !FencingDecision.leaseExpired(lastContact, clock.instant(), current.leaseTimeout()), lastTickCompleted,
-        current.healthBound());
+        current.healthBound(), lastFence);
   }
 }

@@ -43,9 +43,17 @@ public record SidecarStatus(
     Optional<String> ownFence,
     boolean leaseLive,
     Optional<Instant> lastTickCompletedAt,
-    Duration healthBound) {
+    Duration healthBound,
+    Optional<LastFence> lastFence) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  /**
+   * The sidecar's last fence (or stop of a hung server): when, by which rule ({@link
+   * Action#rule}, or "stop"), and why. The sidecar has no Kubernetes client: the watcher reads this
+   * and writes the Event (SiteFencedBySidecar), once per fence.
+   */
+  public record LastFence(Instant at, String rule, String reason) {}
 
   /** One peer as last seen. */
   public record Link(String endpoint, Optional<Instant> lastContact, String problem) {}
@@ -96,6 +104,12 @@ public record SidecarStatus(
     // the sidecar, which fences at boot.
     putTime(node, "lastTickCompletedAt", lastTickCompletedAt);
     node.put("healthBoundMillis", healthBound.toMillis());
+    lastFence.ifPresentOrElse(f -> {
+      ObjectNode fence = node.putObject("lastFence");
+      fence.put("at", f.at().toString());
+      fence.put("rule", f.rule());
+      fence.put("reason", f.reason());
+    }, () -> node.putNull("lastFence"));
     return node.toString();
   }
 

@@ -64,6 +64,13 @@ final class TopologyClient {
 
   record Poll(Reply watcher, List<Reply> peers) {}
 
+  /**
+   * The watcher's answer to a request for a fresh view, and that view when the watcher says it
+   * read it from the API server for this answer (empty otherwise: no answer, or an older watcher
+   * that answered from its cache, which proves nothing about a promotion).
+   */
+  record Fresh(Reply reply, Optional<ActiveSiteView> view) {}
+
   private final HttpClient http;
   private final Clock clock;
   private final URI watcherUrl;
@@ -143,16 +150,42 @@ final class TopologyClient {
   }
 
   private CompletableFuture<Reply> askWatcher(Duration timeout) {
-    return get(Endpoints.resolve(watcherUrl, ACTIVE_SITE_PATH + query), timeout).thenApply(response -> {
+    return askWatcher(query, timeout).thenApply(Fresh::reply);
+  }
+
+  /**
+   * Asks the watcher alone for a view it reads from the API server now ({@code fresh=true}), not
+   * from its informer's cache, which can lag the failover record written just before a promotion.
+   * {@code site} tells the watcher which sidecar asks, so that it can look at that sidecar's fence.
+   */
+  Fresh askFresh(String site, Duration timeout) {
+    String freshQuery = query + "&fresh=true&site=" + URLEncoder.encode(site, StandardCharsets.UTF_8);
+    CompletableFuture<Fresh> answer = askWatcher(freshQuery, timeout);
+    try {
+      return answer.get(timeout.plusMillis(200).toMillis(), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException | TimeoutException e) {
+      // Each answer already turns its own failure into a failed Reply; this only guards a lost callback.
+    }
+    answer.cancel(true);
+    return new Fresh(Reply.notAwaited(watcherUrl), Optional.empty());
+  }
+
+  private CompletableFuture<Fresh> askWatcher(String withQuery, Duration timeout) {
+    return get(Endpoints.resolve(watcherUrl, ACTIVE_SITE_PATH + withQuery), timeout).thenApply(response -> {
       if (response.statusCode() != 200) {
-        return Reply.failed(watcherUrl, "watcher answered " + response.statusCode());
+        return new Fresh(Reply.failed(watcherUrl, "watcher answered " + response.statusCode()), Optional.empty());
       }
       try {
-        return Reply.watcher(watcherUrl, clock.instant(), WatcherAnswer.parse(response.body()));
+        WatcherAnswer answer = WatcherAnswer.parse(response.body());
+        return new Fresh(Reply.watcher(watcherUrl, clock.instant(), answer),
+            answer.fresh() ? answer.view() : Optional.empty());
       } catch (IllegalArgumentException e) {
-        return Reply.failed(watcherUrl, "watcher sent an unreadable view: " + e.getMessage());
+        return new Fresh(Reply.failed(watcherUrl, "watcher sent an unreadable view: " + e.getMessage()),
+            Optional.empty());
       }
-    }).exceptionally(e -> Reply.failed(watcherUrl, describe(e)));
+    }).exceptionally(e -> new Fresh(Reply.failed(watcherUrl, describe(e)), Optional.empty()));
   }
 
   private CompletableFuture<Reply> askPeer(URI peer, Duration timeout) {

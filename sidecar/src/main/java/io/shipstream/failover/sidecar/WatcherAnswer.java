@@ -7,9 +7,12 @@ import java.util.Optional;
 /**
  * The watcher's {@code /active-site} answer: a view naming the active site, or word that the group
  * has never had one ({@code "neverActive":true}, while the watcher adopts it), and the group's
- * {@link Timing} when the watcher sends it (an older watcher does not).
+ * {@link Timing} when the watcher sends it (an older watcher does not). {@code fresh} is the
+ * watcher's word that it read the group from the API server for this answer, not from its cache
+ * ({@code "fresh":true}, sent only to a request that asked for it); a watcher too old to read one
+ * answers from its cache and does not say so.
  */
-record WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optional<Timing> timing) {
+record WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optional<Timing> timing, boolean fresh) {
 
   /**
    * Reads the JSON; unknown fields are ignored, so a newer watcher can add some.
@@ -20,10 +23,11 @@ record WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optiona
     JsonNode node = ActiveSiteView.object(body);
     Optional<Timing> timing = timing(node);
     JsonNode site = node.get("activeSite");
+    boolean fresh = node.path("fresh").asBoolean(false);
     if (node.path("neverActive").asBoolean(false) && (site == null || site.isNull())) {
-      return new WatcherAnswer(Optional.empty(), true, timing);
+      return new WatcherAnswer(Optional.empty(), true, timing, fresh);
     }
-    return new WatcherAnswer(Optional.of(ActiveSiteView.from(node)), false, timing);
+    return new WatcherAnswer(Optional.of(ActiveSiteView.from(node)), false, timing, fresh);
   }
 
   /** Both values as positive whole milliseconds, or nothing: half a timing is none. */

@@ -291,6 +291,61 @@ class FencingDecisionTest {
         .as("the view has since named yet another site").isEqualTo(Action.FENCE_RULE1);
   }
 
+  /**
+   * {@link FencingDecision#afterFreshView}, row by row: what a view the watcher read from the API
+   * server after the server turned writable makes of the promotion, and what rule 1 then does
+   * inside the grace.
+   */
+  @ParameterizedTest(name = "fresh view {0} -> promotion {1}, action {2}")
+  @CsvSource({
+      // No fresh view (no answer, or an older watcher answering from its cache): the grace stands.
+      "NONE,               KEPT,    NONE",
+      // It names this site: the promotion is recorded; the view is adopted and names this site.
+      "HERE,               GONE,    NONE",
+      // It names this site but still fences it: the watcher's unfence, the grace covers it.
+      "HERE_FENCED,        KEPT,    NONE",
+      // It names another site after the server turned writable: nothing is promoting it.
+      "ELSEWHERE,          REFUTED, FENCE_RULE1",
+  })
+  void aFreshViewConfirmsOrRefutesAPromotionAtOnce(String fresh, String expected, Action action) {
+    Instant now = START.plusSeconds(100);
+    // The watcher's unfence is noticed under a view that names this site and fences it.
+    FencingDecision.Promotion grace = new FencingDecision.Promotion(fresh.equals("HERE_FENCED") ? OWN : "dfw",
+        now.plusSeconds(1));
+    Optional<ActiveSiteView> view = switch (fresh) {
+      case "NONE" -> Optional.empty();
+      case "HERE" -> Optional.of(new ActiveSiteView(OWN, now));
+      case "HERE_FENCED" -> Optional.of(new ActiveSiteView(OWN, now, List.of(OWN)));
+      default -> Optional.of(new ActiveSiteView("dfw", now));
+    };
+
+    Optional<FencingDecision.Promotion> after = FencingDecision.afterFreshView(grace, view, OWN);
+
+    switch (expected) {
+      case "KEPT" -> assertThat(after).contains(grace);
+      case "GONE" -> assertThat(after).isEmpty();
+      default -> assertThat(after).contains(new FencingDecision.Promotion(grace.site(), grace.until(), true));
+    }
+    // The tick decides on the fresh view when there is one (it is the watcher's, so it is adopted).
+    Optional<ActiveSiteView> adopted = view.isPresent() ? view : ViewKind.ELSEWHERE.view();
+    Inputs inputs = new Inputs(now, OWN, adopted, START, Optional.of(now), List.of(), LEASE, MysqlState.WRITABLE,
+        Boot.DONE, after);
+    assertThat(FencingDecision.decide(inputs)).isEqualTo(action);
+  }
+
+  @Test
+  void aRefutedPromotionIsNoPromotionEvenInsideItsGrace() {
+    Instant now = START.plusSeconds(100);
+    FencingDecision.Promotion refuted = new FencingDecision.Promotion("dfw", now.plusSeconds(1), true);
+
+    assertThat(promoted(now, refuted).promotionInProgress()).isFalse();
+    assertThat(FencingDecision.decide(promoted(now, refuted))).isEqualTo(Action.FENCE_RULE1);
+    Inputs hung = new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now), List.of(), LEASE,
+        MysqlState.HUNG, Boot.DONE, Optional.of(refuted));
+    assertThat(FencingDecision.decide(hung)).as("hung meanwhile: stopped, as rule 1 would fence it")
+        .isEqualTo(Action.STOP_SERVER);
+  }
+
   @Test
   void aHungServerIsNotStoppedWhileAPromotionOfItIsInProgress() {
     Instant now = START.plusSeconds(100);

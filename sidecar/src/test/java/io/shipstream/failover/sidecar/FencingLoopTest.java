@@ -188,6 +188,59 @@ class FencingLoopTest {
   }
 
   @Test
+  void aReplicaMadeWritableWithoutAFailoverIsFencedOnTheSameTickWhenTheWatcherReadsAFreshView() {
+    // The watcher reads the group from the API server for fresh=true and says so; its fresh view
+    // still names iad after dfw turned writable, so no failover to dfw is recorded.
+    watcher.respond("/active-site", 200, fresh(view("iad", T0)));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, Duration.ofSeconds(20), INTERVAL);
+    loop.tick();
+
+    clock.advance(INTERVAL);
+    mysql.state = MysqlState.WRITABLE;
+    loop.tick();
+
+    assertThat(watcher.paths).anyMatch(p -> p.contains("fresh=true") && p.contains("site=dfw"));
+    assertThat(mysql.calls).as("fenced on the tick that saw it writable, no grace").containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE1);
+  }
+
+  @Test
+  void aPromotionTheFreshViewConfirmsIsLeftWritable() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, Duration.ofSeconds(20), INTERVAL);
+    loop.tick();
+
+    // The workflow recorded dfw active and then made it writable; the cached answer lags, the fresh one does not.
+    watcher.respond("/active-site", 200, fresh(view("dfw", T0.plusSeconds(1))));
+    clock.advance(INTERVAL);
+    mysql.state = MysqlState.WRITABLE;
+    loop.tick();
+    tickEvery(loop, 6);
+
+    assertThat(mysql.calls).isEmpty();
+    assertThat(loop.view()).map(ActiveSiteView::activeSite).contains("dfw");
+    assertThat(loop.promotionGraceEnds()).isEmpty();
+  }
+
+  @Test
+  void anAnswerThatDoesNotSayItIsFreshLeavesTheGraceStanding() {
+    // An older watcher ignores fresh=true and answers from its cache: that proves nothing either way.
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, Duration.ofSeconds(20), INTERVAL);
+    loop.tick();
+
+    clock.advance(INTERVAL);
+    mysql.state = MysqlState.WRITABLE;
+    loop.tick();
+
+    assertThat(mysql.calls).isEmpty();
+    assertThat(loop.promotionGraceEnds()).contains(clock.instant().plus(INTERVAL).plus(FencingLoop.PROMOTION_MARGIN));
+  }
+
+  @Test
   void aHungServerThatMayBeWritableIsStoppedOnceAnotherSiteIsActive() {
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
     FakeServerProcess process = new FakeServerProcess();
@@ -635,6 +688,11 @@ class FencingLoopTest {
 
   private static String view(String site, Instant at) {
     return new ActiveSiteView(site, at).toJson();
+  }
+
+  /** {@code json}, an answer of the watcher's, marked as read from the API server for this request. */
+  private static String fresh(String json) {
+    return json.substring(0, json.lastIndexOf('}')) + ",\"fresh\":true}";
   }
 
   /** {@code json}, an answer of the watcher's, with the group's timing added. */

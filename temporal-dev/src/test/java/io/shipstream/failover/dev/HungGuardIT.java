@@ -3,10 +3,16 @@ package io.shipstream.failover.dev;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.sidecar.SidecarStatus;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.ReplicaStatus;
 import io.shipstream.failover.testsupport.WriteLoad;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -16,7 +22,6 @@ import org.junit.jupiter.api.Test;
  * each section is one case of the issue "Safety that does not depend on a guard being alive".
  */
 class HungGuardIT extends StackPerTest {
-
   // --- fresh evidence ---
 
   /**
@@ -78,4 +83,128 @@ class HungGuardIT extends StackPerTest {
   }
 
   // --- end fresh evidence ---
+
+  // --- loss and fence ---
+
+  /**
+   * Case 6a: the old primary comes back holding transactions the new primary never received.
+   * The replicas' IO threads are stopped (no replica can vouch, nothing more reaches them), iad
+   * commits five transactions alone and is killed; the emergency failover promotes pdx, and iad is
+   * restarted (read-only, as servers are configured to start). The watcher finds iad's own
+   * transactions and records them as the group's loss: status.lostTransactions, a TransactionsLost
+   * Warning and bloodraven_transactions_lost_confirmed, once.
+   */
+  @Test
+  void anOldPrimaryReturningWithTransactionsTheNewPrimaryLacksIsRecordedAsALoss() {
+    start(Flavor.MARIADB, FailoverStack.Options.emergency());
+    stack.startSidecars(SidecarMesh.Knobs.playground());
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
+    pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+    pdx.stopReplicaIoThread();
+    stack.server("dr").stopReplicaIoThread();
+    for (int id = 1; id <= 5; id++) {
+      iad.execute("INSERT INTO appdb.writes (id, at) VALUES (" + (900_000 + id) + ", NOW(6))");
+    }
+    String iadGtid = iad.gtidExecuted();
+    iad.kill9();
+
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(90),
+        "the emergency failover to pdx");
+    var failover = stack.api().resource().getStatus().emergencyFailover();
+    System.out.printf("failover: transactionsLost %s (%s); message: %s%n", failover.transactionsLost(),
+        failover.lossComputedFrom(), failover.message());
+    assertThat(failover.lossComputedFrom()).as("the failover's count names what it compared").isNotBlank();
+    // iad could not be read at the fence: no bare "0 transactions lost", whatever the watcher last saw of it.
+    assertThat(failover.message()).contains(" of the transactions the survivors had seen were lost (iad could not be "
+        + "read at the fence");
+
+    iad.restartFenced();
+    Await.until(stack, () -> lostOn("iad") != null, Duration.ofSeconds(60), "status.lostTransactions for iad");
+    MysqlFailoverGroupStatus.LostTransactions lost = lostOn("iad");
+    assertThat(lost.count()).isEqualTo(5);
+    assertThat(lost.activeSite()).isEqualTo("pdx");
+    assertThat(lost.failover()).isEqualTo(failover.startTime());
+    assertThat(iadGtid).as("iad's own transactions, as it committed them").contains(lost.gtid().split("\\.\\.")[1]);
+    assertThat(stack.api().eventMessages("TransactionsLost")).singleElement().asString()
+        .startsWith("site 'iad' came back holding 5 transaction(s) " + lost.gtid()
+            + " that the active site 'pdx' never received");
+    // The gauge follows the status on the watcher's next evaluation.
+    String series = "bloodraven_transactions_lost_confirmed{group=\"" + stack.api().ref() + "\",site=\"iad\"} 5.0";
+    Await.until(stack, () -> scrapeWatcher().contains(series), Duration.ofSeconds(10), series);
+    assertThat(iad.isReadOnly()).as("iad stays read-only with them").isTrue();
+
+    // Recorded once per divergence, not once per poll.
+    Playground.sleep(2000);
+    assertThat(stack.api().resource().getStatus().lostTransactions()).hasSize(1);
+    assertThat(stack.api().eventMessages("TransactionsLost")).hasSize(1);
+  }
+
+  /**
+   * Case 6b: a DBA's {@code SET GLOBAL read_only=0} on pdx, a read-only replica, while iad is
+   * active. pdx's sidecar sees it writable under a view naming iad, asks the watcher for a view
+   * read from the API server (no failover to pdx recorded there) and fences it on the same tick,
+   * instead of waiting the old 1.5 s grace; the watcher writes SiteFencedBySidecar.
+   */
+  @Test
+  void aReplicaMadeWritableByHandIsFencedWithinOneRoundTripToTheWatcherAndATick() {
+    start(Flavor.MARIADB, FailoverStack.Options.emergency());
+    SidecarMesh sidecars = stack.startSidecars(SidecarMesh.Knobs.playground());
+    DatabaseServer pdx = stack.server("pdx");
+    Await.until(stack, () -> sidecars.steady("pdx") && pdx.isReadOnly(), Duration.ofSeconds(30),
+        "pdx's sidecar to be steady and pdx read-only");
+
+    long writable = System.nanoTime();
+    pdx.setReadOnly(false);
+    long readOnlyAgain = 0;
+    long until = writable + Duration.ofSeconds(20).toNanos();
+    while (System.nanoTime() < until) {
+      if (pdx.isReadOnly()) {
+        readOnlyAgain = System.nanoTime();
+        break;
+      }
+      Playground.sleep(5);
+    }
+    assertThat(readOnlyAgain).as("pdx read-only again").isPositive();
+    long millis = (readOnlyAgain - writable) / 1_000_000;
+    System.out.printf("pdx writable by hand for %d ms (sidecar tick %d ms, the old grace alone %d ms)%n", millis,
+        sidecars.knobs().peerCheckInterval().toMillis(), sidecars.knobs().peerCheckInterval().toMillis() + 1000);
+
+    SidecarStatus.LastFence fence = sidecars.status("pdx").lastFence().orElseThrow();
+    assertThat(fence.rule()).isEqualTo("rule1");
+    assertThat(fence.reason()).as("fenced on the fresh view, not at the end of the grace")
+        .contains("the watcher's fresh view, read from the API server after that, records no failover to pdx");
+    Await.until(stack, () -> !stack.api().eventMessages("SiteFencedBySidecar").isEmpty(), Duration.ofSeconds(45),
+        "the SiteFencedBySidecar Event");
+    assertThat(stack.api().eventMessages("SiteFencedBySidecar")).singleElement().asString()
+        .startsWith("its sidecar fenced the server of site 'pdx' (rule1)").contains("the active site is iad");
+    // When the watcher saw both writable, its Warning says what was done, not "alert only".
+    List<String> splitBrain = stack.api().eventMessages("SplitBrainDetected");
+    splitBrain.forEach(m -> assertThat(m).contains("the sidecar of site 'pdx' fences it (rule 1)")
+        .doesNotContain("a human must choose"));
+    assertThat(stack.writableSites()).containsExactly("iad");
+  }
+
+  private MysqlFailoverGroupStatus.LostTransactions lostOn(String site) {
+    List<MysqlFailoverGroupStatus.LostTransactions> lost = stack.api().resource().getStatus().lostTransactions();
+    return lost == null ? null : lost.stream().filter(l -> site.equals(l.site())).findFirst().orElse(null);
+  }
+
+  private String scrapeWatcher() {
+    var address = stack.controlPlane().watcherAddress().orElseThrow();
+    try {
+      HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + address.getPort() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).isEqualTo(200);
+      return response.body();
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  // --- end loss and fence ---
 }

@@ -35,7 +35,7 @@ class OnCallIT extends StackPerTest {
   private static final Set<String> SILENT = Set.of("BloodravenPlannedFailoverFailed",
       "BloodravenEmergencyFailoverFailed", "BloodravenManualRecoveryRequired", "BloodravenNoPrimary",
       "BloodravenSplitBrain", "BloodravenFailoverBlocked", "BloodravenWatcherDown", "BloodravenWorkerDown",
-      "BloodravenWatcherNoLeader");
+      "BloodravenWatcherNoLeader", "BloodravenTransactionsLost");
 
   @Test
   void prometheusSeesBothFailoversAndEveryDashboardQueryAndAlertEvaluates() throws Exception {

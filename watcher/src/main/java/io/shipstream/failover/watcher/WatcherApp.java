@@ -59,6 +59,8 @@ public final class WatcherApp implements AutoCloseable {
   private PlannedFailoverRequests requests;
   // The current term's topology monitor: set while this replica leads with the monitor on.
   private TopologyMonitor monitor;
+  /** The leader's sidecar checks, for the fence Events a fresh /active-site request asks for; null when not leading. */
+  private volatile StartupChecks startupChecks;
   private KubernetesClient kube;
   private TopologyMetrics topologyMetrics;
   private RegisteredSearchAttributes searchAttributes;
@@ -133,8 +135,19 @@ public final class WatcherApp implements AutoCloseable {
         // Every sidecar of every group asks /active-site every few seconds.
         .threads(4);
     if (config.activeSiteToken() != null) {
+      // A sidecar that finds its server writable under a view naming another site asks for a view
+      // read from the API server (the cache can lag the failover record a promotion follows), and
+      // the leader looks at that sidecar's fence soon, for its Event.
       server.handler(ActiveSiteHandler.PATH, new ActiveSiteHandler(this::group, cache::synced,
-          config.activeSiteToken(), Clock.systemUTC()));
+          config.activeSiteToken(), Clock.systemUTC()).withFreshReads(
+              ref -> Optional.ofNullable(kube.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace())
+                  .withName(ref.name()).get()),
+              (ref, site) -> {
+                StartupChecks checks = startupChecks;
+                if (checks != null) {
+                  checks.checkSoon(ref, site);
+                }
+              }));
     }
     return server.start();
   }
@@ -159,10 +172,12 @@ public final class WatcherApp implements AutoCloseable {
       SiteProber prober = new SiteProber(logins, clock);
       KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock)
           .countingWarnings(topologyMetrics);
-      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event);
+      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event,
+          effects::recordLostTransactions, clock);
       // The sidecars' /status takes the same shared token the watcher checks on /active-site.
       StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), new SidecarProbes(kube),
           effects::event, topologyMetrics);
+      startupChecks = startup;
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
           clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
@@ -183,6 +198,7 @@ public final class WatcherApp implements AutoCloseable {
       requests.close();
       requests = null;
     }
+    startupChecks = null;
     if (monitor != null) {
       cache.removeHandler(monitor);
       monitor.close();

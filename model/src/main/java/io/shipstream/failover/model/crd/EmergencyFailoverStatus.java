@@ -7,7 +7,11 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
  * {@code status.emergencyFailover}: the automatic failover the watcher started when the active
  * site failed. Times are RFC 3339 strings. {@code transactionsLost} and {@code lostGtid} say what
  * the promoted site never received; they are null only when the old primary's GTID set was never
- * known, and the message then says so, so a loss is never hidden behind a zero.
+ * known, and the message then says so, so a loss is never hidden behind a zero. {@code
+ * lossComputedFrom} says which sets the number compares: a count is only as complete as the sets
+ * it was computed from, and an old primary that could not be read at the fence may have committed
+ * more than anybody saw (the watcher records that later, in {@code status.lostTransactions}, if it
+ * comes back).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record EmergencyFailoverStatus(
@@ -30,6 +34,9 @@ public record EmergencyFailoverStatus(
     @JsonPropertyDescription("Set when a human promoted the candidate over spec.emergencyFailover.maxLagOnPromotion "
         + "with the promote-anyway annotation: what was overridden.")
     ForcedPromotion forcedPromotion,
+    @JsonPropertyDescription("What transactionsLost was computed from: whose GTID sets, read when, compared with the "
+        + "promoted server's.")
+    String lossComputedFrom,
     @JsonPropertyDescription("Set when the old primary's sidecar did not confirm it fenced: how long the candidate "
         + "waited before it was made writable, and what that bound rests on.")
     OldPrimaryWait oldPrimaryWait) {
@@ -40,16 +47,17 @@ public record EmergencyFailoverStatus(
       String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
       String message) {
     this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
-        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, null, null);
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, null, null, null);
   }
 
-  /** A status with a forced promotion and no wait for an unconfirmed old primary. */
+  /** A status with a forced promotion, without the loss's basis and the wait for an unconfirmed old primary. */
   public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,
       String startTime, String completionTime, Double durationSeconds, Boolean oldPrimaryFenced,
       String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
       String message, ForcedPromotion forcedPromotion) {
     this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
-        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, forcedPromotion, null);
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, forcedPromotion, null,
+        null);
   }
 
   /**

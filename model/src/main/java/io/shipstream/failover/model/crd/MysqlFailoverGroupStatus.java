@@ -1,6 +1,7 @@
 package io.shipstream.failover.model.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
 
@@ -21,7 +22,23 @@ public record MysqlFailoverGroupStatus(
     Long observedGeneration,
     EmergencyFailoverStatus emergencyFailover,
     SemiSyncStatus semiSync,
-    List<String> fencedSites) {
+    List<String> fencedSites,
+    @JsonPropertyDescription("Transactions the group is known to have lost: an old primary an emergency failover "
+        + "left behind came back holding them, and the new primary never received them. One entry per failover and "
+        + "site, the newest last; the last ten are kept.")
+    List<LostTransactions> lostTransactions) {
+
+  /** How many entries {@code lostTransactions} keeps: the oldest go first. */
+  public static final int LOST_TRANSACTIONS_KEPT = 10;
+
+  /** A status without lost transactions. */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover,
+      SemiSyncStatus semiSync, List<String> fencedSites) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, semiSync, fencedSites, null);
+  }
 
   /**
    * A status without fenced sites. {@code fencedSites}: the sites a DBA fenced with the
@@ -74,43 +91,73 @@ public record MysqlFailoverGroupStatus(
   public record SemiSyncStatus(String primary, String dataDurability, Boolean enabled, Integer waitCount,
       Integer clients, Boolean fallenBack, String message) {}
 
+  /**
+   * {@code status.lostTransactions[]}: transactions the group lost, confirmed when the old primary
+   * an emergency failover left behind came back holding them (its GTID set read while it was
+   * read-only, compared with the active primary's): what the failover's own count could not see.
+   *
+   * @param site the returning old primary, which still holds them (read-only, unrouted)
+   * @param failover the {@code startTime} of the emergency failover that left it behind
+   * @param activeSite the primary that never received them
+   * @param gtid the transactions, as a GTID set
+   * @param count how many
+   * @param detectedAt when the watcher found them (RFC 3339)
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  public record LostTransactions(String site, String failover, String activeSite, String gtid, Long count,
+      String detectedAt) {}
+
   /** The Temporal workflow of the current or last failover, so a user can find its history. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   public record WorkflowRef(String type, String workflowId, String runId) {}
 
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
+        sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
+        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions);
   }
 
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites);
+        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites,
+        lostTransactions);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites,
+        lostTransactions);
+  }
+
+  /** The transactions the group is known to have lost ({@link LostTransactions}). */
+  public MysqlFailoverGroupStatus withLostTransactions(List<LostTransactions> lost) {
+    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lost);
   }
 
   /** The sites a DBA fenced, as the watcher accepted them. */
   public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced);
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced,
+        lostTransactions);
   }
 }

@@ -1,5 +1,7 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.crd.SiteSpec;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -11,6 +13,39 @@ import java.util.List;
  */
 final class SplitBrainRule {
   private SplitBrainRule() {}
+
+  /**
+   * What happens to the writable sites when the watcher fences none of them (row 6): the sidecar of
+   * every writable site that the status does not name active fences it by its rule 1, since the
+   * sidecars act on {@code status.activeSite}; a site without a sidecar stays writable until a
+   * human chooses. The Event says which, so it never reads "alert only" while a sidecar then
+   * fences the site.
+   */
+  static String sidecarsDo(TopologyMatrix.Input in, List<String> writable) {
+    if (in.activeSite() == null) {
+      return "alert only, a human must choose (no site is recorded active, so no sidecar fences by rule 1)";
+    }
+    List<String> guarded = new ArrayList<>();
+    List<String> unguarded = new ArrayList<>();
+    for (String site : writable) {
+      if (site.equals(in.activeSite())) {
+        continue;
+      }
+      boolean sidecar = in.config().site(site).map(SiteSpec::sidecar)
+          .map(c -> c.url() != null && !c.url().isBlank()).orElse(false);
+      (sidecar ? guarded : unguarded).add(site);
+    }
+    List<String> said = new ArrayList<>();
+    if (!guarded.isEmpty()) {
+      said.add("the status names '" + in.activeSite() + "' active, so " + (guarded.size() == 1
+          ? "the sidecar of " + TopologyMatrix.quoted(guarded) + " fences it"
+          : "the sidecars of " + TopologyMatrix.quoted(guarded) + " fence them") + " (rule 1); the watcher fences nothing");
+    }
+    if (!unguarded.isEmpty()) {
+      said.add(TopologyMatrix.quoted(unguarded) + " without a sidecar: alert only, a human must choose");
+    }
+    return said.isEmpty() ? "alert only, a human must choose" : String.join("; ", said);
+  }
 
   static Verdict.SplitBrain resolve(TopologyMatrix.Input in, List<String> writable) {
     String both = TopologyMatrix.quoted(writable) + " are all writable";
@@ -25,7 +60,7 @@ final class SplitBrainRule {
     }
     if (keep == null) {
       return new Verdict.SplitBrain(writable, null, List.of(), both + " and neither splitBrainPolicy.sitePriorities "
-          + "nor the last failover names one of them: alert only, a human must choose");
+          + "nor the last failover names one of them: " + sidecarsDo(in, writable));
     }
     String kept = keep;
     List<String> fence = writable.stream().filter(s -> !s.equals(kept)).toList();

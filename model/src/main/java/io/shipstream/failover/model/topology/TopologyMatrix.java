@@ -34,7 +34,8 @@ import java.util.stream.Collectors;
  * |    |                                                                  |   fence the rest of W                |
  * | 5  | |W| >= 2, none listed, lastFailoverTarget in W                    | SplitBrain, keep lastFailoverTarget, |
  * |    |                                                                  |   fence the rest of W                |
- * | 6  | |W| >= 2 otherwise                                                | SplitBrain, alert only               |
+ * | 6  | |W| >= 2 otherwise                                                | SplitBrain, alert only (the reason   |
+ * |    |                                                                  |   says which sidecars fence by rule 1)|
  * | 7  | |W| = 1, W = {w}: w is not the recorded activeSite, or another   | Degraded(w, what is wrong)           |
  * |    |   site is UNREACHABLE, UNKNOWN, or read-only and not replicating |                                      |
  * | 8  | |W| = 1 otherwise                                                 | Healthy(w)                           |

@@ -28,13 +28,19 @@ final class StatusSamples {
         "ExecuteFailed", "2026-04-20T15:00:00Z", "2026-04-20T15:00:04Z", 4.2, true, gtid, gtid, 1L,
         "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", "promoted pdx, 1 transaction lost",
         new EmergencyFailoverStatus.ForcedPromotion("bloodraven.shipstream.io/promote-anyway=pdx", 0L, 1L,
-            "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732"));
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732"),
+        "iad's GTID set read at its fence, with 2 set(s) of the other servers as last seen, against pdx's set read "
+            + "right after its promotion",
+        new EmergencyFailoverStatus.OldPrimaryWait(36.5, "2026-04-20T15:00:40Z", "PROBED",
+            "the longer of the lease (20 s + 5 s interval + 1 s = 26 s) and a hung sidecar's restart (...)"));
     Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("PrimaryWritable")
         .withMessage("pdx is the active site and accepts writes").withLastTransitionTime("2026-04-20T14:32:47Z")
         .withObservedGeneration(3L).build();
     return new MysqlFailoverGroupStatus("pdx", "2026-04-20T14:32:47Z", "pdx", gtid, List.of(iad, pdx), planned,
         new WorkflowRef("PlannedFailoverWorkflow", "mysqlfailovergroup/shop/orders", "6f1c2d3e-4b5a"),
         List.of(ready), 3L, emergency, new MysqlFailoverGroupStatus.SemiSyncStatus("pdx", "preferred", true, 1, 1,
-        false, "every commit waits for 1 replica acknowledgement(s) (1 connected)"), List.of("dr"));
+        false, "every commit waits for 1 replica acknowledgement(s) (1 connected)"), List.of("dr"),
+        List.of(new MysqlFailoverGroupStatus.LostTransactions("iad", "2026-04-20T15:00:00Z", "pdx",
+            "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182733-9182740", 8L, "2026-04-20T15:02:10Z")));
   }
 }

@@ -11,6 +11,7 @@ import static io.shipstream.failover.model.topology.Fixture.writable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Fixture.Scenario;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -151,6 +152,23 @@ class TopologyMatrixTest {
 
     assertThat(v).isEqualTo(new Verdict.SplitBrain(List.of("s0", "s1"), null, List.of(), v.reason()));
     assertThat(v.reason()).contains("a human must choose");
+  }
+
+  @Test
+  void row6SaysWhichWritableSitesTheirSidecarsFenceAndWhichAwaitAHuman() {
+    SiteSpec s1 = Fixture.candidate("s1");
+    SiteSpec guarded = new SiteSpec(s1.name(), s1.role(), s1.zone(), s1.mysql(), s1.podSelector(),
+        s1.taintNodeSelector(), s1.lbIP(), new SiteSpec.Sidecar("http://s1-sidecar:8080"), s1.dragonfly());
+    GroupConfig config = group(List.of(Fixture.candidate("s0"), guarded, Fixture.candidate("s2")), List.of(), null);
+
+    Verdict.SplitBrain v = (Verdict.SplitBrain) Scenario.of(config)
+        .sites(writable("s0"), writable("s1"), writable("s2")).active("s0").evaluate();
+
+    assertThat(v.keep()).isNull();
+    assertThat(v.reason()).endsWith("the status names 's0' active, so the sidecar of site 's1' fences it (rule 1); "
+        + "the watcher fences nothing; site 's2' without a sidecar: alert only, a human must choose");
+    Verdict.SplitBrain none = (Verdict.SplitBrain) Scenario.of(config).sites(writable("s0"), writable("s1")).evaluate();
+    assertThat(none.reason()).contains("alert only, a human must choose (no site is recorded active");
   }
 
   @Test

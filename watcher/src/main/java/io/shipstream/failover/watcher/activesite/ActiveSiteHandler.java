@@ -19,6 +19,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -42,6 +43,12 @@ import org.slf4j.LoggerFactory;
  *   <li>Both carry {@code spec.sidecar}'s lease and tick interval, so that every sidecar runs
  *       with the timing the emergency workflow waits on; a spec that does not resolve leaves them
  *       out, and the sidecars keep what they last learned.
+ *   <li>{@code &fresh=true&site=<site>}: the group is read from the API server for this answer, not
+ *       from the informer's cache, which can lag the failover record a workflow writes just before
+ *       it makes the target writable; the answer then carries {@code "fresh":true}. A sidecar asks
+ *       so when it finds its server writable while its view names another site, and fences unless
+ *       the fresh view names its own site. The watcher then looks at that sidecar's fence soon, to
+ *       write its Event. Without a way to read the API server, the cache answers without the mark.
  *   <li>400 without both parameters; 401 without the shared token (before anything else, so an
  *       unauthenticated caller learns nothing); 404 for an unknown group; 405 for anything but GET.
  *   <li>503 while the cache has not synced, the lookup fails, or the status names a blank active
@@ -61,6 +68,10 @@ public final class ActiveSiteHandler implements HttpHandler {
   private final BooleanSupplier ready;
   private final SharedToken token;
   private final Clock clock;
+  /** Reads the group from the API server, for {@code fresh=true}; null: answered from the cache. */
+  private volatile Function<GroupRef, Optional<MysqlFailoverGroup>> fromApiServer;
+  /** Told which site's sidecar asked for a fresh view (it may be fencing); never null. */
+  private volatile BiConsumer<GroupRef, String> onFresh = (group, site) -> { };
 
   /**
    * @param lookup the cached resource (the informer's store in the watcher)
@@ -72,6 +83,17 @@ public final class ActiveSiteHandler implements HttpHandler {
     this.ready = Objects.requireNonNull(ready, "ready");
     this.token = Objects.requireNonNull(token, "token");
     this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /**
+   * Serves {@code fresh=true} from {@code fromApiServer}, and tells {@code onFresh} which sidecar
+   * asked (it must not block: it runs on the request's thread).
+   */
+  public ActiveSiteHandler withFreshReads(Function<GroupRef, Optional<MysqlFailoverGroup>> fromApiServer,
+      BiConsumer<GroupRef, String> onFresh) {
+    this.fromApiServer = Objects.requireNonNull(fromApiServer, "fromApiServer");
+    this.onFresh = Objects.requireNonNull(onFresh, "onFresh");
+    return this;
   }
 
   @Override
@@ -122,9 +144,11 @@ public final class ActiveSiteHandler implements HttpHandler {
     if (!ready.getAsBoolean()) {
       return error(503, "the watcher has not loaded the groups yet");
     }
+    Function<GroupRef, Optional<MysqlFailoverGroup>> direct = fromApiServer;
+    boolean fresh = direct != null && "true".equals(query.get("fresh"));
     Optional<MysqlFailoverGroup> group;
     try {
-      group = lookup.apply(ref);
+      group = (fresh ? direct : lookup).apply(ref);
     } catch (RuntimeException e) {
       LOG.warn("cannot look up {} for /active-site: {}", ref, e.toString());
       return error(503, "the group cannot be read right now");
@@ -149,6 +173,17 @@ public final class ActiveSiteHandler implements HttpHandler {
     }
     body.put("observedAt", clock.instant().toString());
     putTiming(body, ref, group.get());
+    if (fresh) {
+      body.put("fresh", true);
+      String site = query.get("site");
+      if (site != null && !site.isBlank()) {
+        try {
+          onFresh.accept(ref, site);
+        } catch (RuntimeException e) {
+          LOG.warn("{}: could not note the fresh request of site '{}': {}", ref, site, e.toString());
+        }
+      }
+    }
     return new Reply(200, body.toString());
   }
 
@@ -181,6 +216,9 @@ public final class ActiveSiteHandler implements HttpHandler {
       String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
       if ((key.equals("namespace") || key.equals("group")) && params.put(key, value) != null) {
         return null;
+      }
+      if (key.equals("fresh") || key.equals("site")) {
+        params.put(key, value);
       }
     }
     return params;

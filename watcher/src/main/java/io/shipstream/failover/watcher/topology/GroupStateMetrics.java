@@ -44,6 +44,10 @@ import java.util.stream.Stream;
  * |                                                    |   not read yet)                                |
  * | bloodraven_semisync_acks_per_commit{group}         | (a value) acknowledgements each commit waits   |
  * |                                                    |   for; NaN as above                            |
+ * | bloodraven_transactions_lost_confirmed{group,site} | (a value) transactions the group recorded as   |
+ * |                                                    |   lost that the site came back holding         |
+ * |                                                    |   (status.lostTransactions, summed); 0 for     |
+ * |                                                    |   every site of status.sites until then        |
  * </pre>
  *
  * <p>A group's meters go when it stops being watched, also when this replica stops leading: only
@@ -61,7 +65,8 @@ final class GroupStateMetrics {
   /** Warning Events the alerts count, registered at 0 so that an increase is seen from the first one. */
   static final List<String> WARNINGS = Stream.of(Events.SPLIT_BRAIN_DETECTED, Events.NO_PRIMARY_DETECTED,
       Events.TOTAL_LOSS_DETECTED, Events.FAILOVER_BLOCKED, Events.EMERGENCY_FAILOVER_STARTED,
-      Events.NON_PROMOTABLE_SITE_FENCED, Events.RECOVERY_BLOCKED).map(Events::reason).toList();
+      Events.NON_PROMOTABLE_SITE_FENCED, Events.RECOVERY_BLOCKED, Events.TRANSACTIONS_LOST,
+      Events.SITE_FENCED_BY_SIDECAR).map(Events::reason).toList();
 
   private final MeterRegistry registry;
 
@@ -74,6 +79,7 @@ final class GroupStateMetrics {
     final List<Meter> meters = new CopyOnWriteArrayList<>();
     final AtomicReference<Double> semiSyncFallenBack = new AtomicReference<>(Double.NaN);
     final AtomicReference<Double> semiSyncWaitCount = new AtomicReference<>(Double.NaN);
+    final Map<String, AtomicReference<Double>> lost = new ConcurrentHashMap<>();
   }
 
   private final Map<GroupRef, Group> groups = new ConcurrentHashMap<>();
@@ -189,6 +195,34 @@ final class GroupStateMetrics {
     g.recovery.get("failover_stopped").set(status != null && lastFailoverStopped(status));
     g.recovery.get("divergent_site").set(status != null && status.sites() != null
         && status.sites().stream().anyMatch(s -> s.divergentGtid() != null && !s.divergentGtid().isBlank()));
+    lostTransactions(ref, g, status);
+  }
+
+  /**
+   * The transactions recorded lost per site, from the status: it survives a watcher restart, and
+   * the record is written once per loss. Every site the status lists has a series from 0.
+   */
+  private void lostTransactions(GroupRef ref, Group g, MysqlFailoverGroupStatus status) {
+    if (status == null) {
+      return;
+    }
+    Map<String, Double> bySite = new java.util.HashMap<>();
+    if (status.sites() != null) {
+      status.sites().forEach(s -> bySite.put(s.name(), 0.0));
+    }
+    if (status.lostTransactions() != null) {
+      status.lostTransactions().stream().filter(l -> l.site() != null)
+          .forEach(l -> bySite.merge(l.site(), l.count() == null ? 0.0 : l.count().doubleValue(), Double::sum));
+    }
+    bySite.forEach((site, count) -> g.lost.computeIfAbsent(site, s -> {
+      AtomicReference<Double> value = new AtomicReference<>(0.0);
+      g.meters.add(Gauge.builder("bloodraven_transactions_lost_confirmed", value, AtomicReference::get)
+          .description("Transactions the group recorded as lost (status.lostTransactions) that the site, an old "
+              + "primary left behind by an emergency failover, came back holding")
+          .tags("group", ref.toString(), "site", s)
+          .register(registry));
+      return value;
+    }).set(count));
   }
 
   /** Whether the most recent finished failover, planned or emergency, stopped for manual recovery. */

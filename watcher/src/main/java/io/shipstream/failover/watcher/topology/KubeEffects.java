@@ -206,6 +206,12 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
     patchStatus(group, "activeSite", site);
   }
 
+  /** Replaces {@code status.lostTransactions} ({@link OldPrimaryRecovery.Losses}). */
+  public void recordLostTransactions(GroupRef group,
+      List<io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.LostTransactions> all) {
+    patchStatus(group, "lostTransactions", all);
+  }
+
   /** Replaces {@code status.sites}, leaving every other status field as the server has it. */
   public void writeSites(GroupRef group, List<SiteStatus> statuses) {
     patchStatus(group, "sites", statuses);

@@ -2,16 +2,20 @@ package io.shipstream.failover.watcher.topology;
 
 import static io.shipstream.failover.workflows.contract.Events.RECOVERY_BLOCKED;
 import static io.shipstream.failover.workflows.contract.Events.RECOVERY_COMPLETE;
+import static io.shipstream.failover.workflows.contract.Events.TRANSACTIONS_LOST;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.LostTransactions;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.Recovery;
 import io.shipstream.failover.model.topology.SiteObservation;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * primary's set: everything it holds is on the active primary, so it is pointed at it as a replica
  * (RecoveryComplete); or it holds transactions nobody else has, so it stays read-only, unrouted,
  * and {@code status.sites[].divergentGtid} shows them (RecoveryBlocked) until a human decides.
+ * Those transactions never reached the new primary: they are recorded as the group's loss in
+ * {@code status.lostTransactions} with a TransactionsLost Event, once per failover and site (the
+ * record in the status, not this process's memory, says whether it was made, so a watcher restart
+ * does not repeat it).
  *
  * <p>Each outcome is acted on once per failover (its {@code startTime}): a rejoined server that
  * later stops replicating is a replication problem for a human, not a reason to re-point it on
@@ -63,6 +71,11 @@ public final class OldPrimaryRecovery {
     void event(GroupRef group, String type, String reason, String message);
   }
 
+  /** Where a confirmed loss is recorded: {@code status.lostTransactions}, the whole list, through the status subresource. */
+  public interface Losses {
+    void record(GroupRef group, List<LostTransactions> all) throws Exception;
+  }
+
   private record Key(GroupRef group, String site) {}
 
   /** What was done for a site during one failover: rejoined, or blocked with these transactions. */
@@ -71,14 +84,26 @@ public final class OldPrimaryRecovery {
   private final SiteConnector sites;
   private final Rejoiner rejoiner;
   private final Events events;
+  private final Losses losses;
+  private final Clock clock;
   private final Map<Key, Outcome> outcomes = new ConcurrentHashMap<>();
   /** The writable poll each site was last fenced for: the evaluations after other sites' polls see it too. */
   private final Map<Key, Probe> fencedFor = new ConcurrentHashMap<>();
 
+  /** Without recording losses in the status (the RecoveryBlocked Event and divergentGtid only). */
   public OldPrimaryRecovery(SiteConnector sites, Rejoiner rejoiner, Events events) {
+    this(sites, rejoiner, events, null, Clock.systemUTC());
+  }
+
+  /**
+   * @param losses where a blocked recovery's transactions are recorded as lost (null: not recorded)
+   */
+  public OldPrimaryRecovery(SiteConnector sites, Rejoiner rejoiner, Events events, Losses losses, Clock clock) {
     this.sites = sites;
     this.rejoiner = rejoiner;
     this.events = events;
+    this.losses = losses;
+    this.clock = clock;
   }
 
   /**
@@ -144,11 +169,62 @@ public final class OldPrimaryRecovery {
       log.info("{}: {}", group, message);
       events.event(group, RECOVERY_COMPLETE.type().name(), RECOVERY_COMPLETE.reason(), message);
     } else if (decision instanceof Recovery.Blocked b) {
+      if (!recordLoss(group, status, site, active, b.divergentGtid())) {
+        return;
+      }
       outcomes.put(key, new Outcome(emergency.startTime(), b.divergentGtid()));
       String message = "site '" + site + "': " + b.reason();
       log.warn("{}: {}", group, message);
       events.event(group, RECOVERY_BLOCKED.type().name(), RECOVERY_BLOCKED.reason(), message);
     }
+  }
+
+  /**
+   * Records the returning old primary's divergent transactions as the group's loss: the
+   * failover's own count could only see what the survivors had seen, and these never reached the
+   * new primary. Once per failover and site: an entry already in the status (a watcher restart
+   * decides again) is neither written nor announced again. Returns false when the record could
+   * not be written, so that the next poll tries again.
+   */
+  private boolean recordLoss(GroupRef group, MysqlFailoverGroupStatus status, String site, String active,
+      String divergentGtid) {
+    if (losses == null) {
+      return true;
+    }
+    String failover = status.emergencyFailover().startTime();
+    List<LostTransactions> recorded = status.lostTransactions() == null ? List.of() : status.lostTransactions();
+    if (recorded.stream().anyMatch(l -> site.equals(l.site()) && Objects.equals(failover, l.failover()))) {
+      return true;
+    }
+    long count;
+    try {
+      count = GtidSet.parse(divergentGtid).count();
+    } catch (IllegalArgumentException e) {
+      log.warn("{}: cannot count the divergent transactions '{}' of '{}': {}", group, divergentGtid, site,
+          e.getMessage());
+      return true;
+    }
+    LostTransactions lost = new LostTransactions(site, failover, active, divergentGtid, count,
+        clock.instant().toString());
+    List<LostTransactions> all = new ArrayList<>(recorded);
+    all.add(lost);
+    if (all.size() > MysqlFailoverGroupStatus.LOST_TRANSACTIONS_KEPT) {
+      all = all.subList(all.size() - MysqlFailoverGroupStatus.LOST_TRANSACTIONS_KEPT, all.size());
+    }
+    try {
+      losses.record(group, List.copyOf(all));
+    } catch (Exception e) {
+      log.warn("{}: could not record the {} transaction(s) lost on '{}' in the status, trying again: {}", group, count,
+          site, e.toString());
+      return false;
+    }
+    String message = "site '" + site + "' came back holding " + count + " transaction(s) " + divergentGtid
+        + " that the active site '" + active + "' never received: they are lost to the group (recorded in "
+        + "status.lostTransactions); the emergency failover of " + failover + " could count only what the survivors "
+        + "had seen. '" + site + "' stays read-only and unrouted with them until a human decides";
+    log.warn("{}: {}", group, message);
+    events.event(group, TRANSACTIONS_LOST.type().name(), TRANSACTIONS_LOST.reason(), message);
+    return true;
   }
 
   /** {@code statuses} with the divergent transactions of every blocked site filled in. */

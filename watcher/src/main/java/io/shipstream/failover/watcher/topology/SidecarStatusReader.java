@@ -10,10 +10,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Optional;
 
 /**
- * Reads {@code startsReadOnly} and the sidecar's own standing fence from a sidecar's {@code GET
+ * Reads {@code startsReadOnly}, the sidecar's last fence and its own standing fence from a sidecar's {@code GET
  * /status}, presenting the shared token that sidecars accept from the watcher. Requests are short:
  * a sidecar that does not answer is asked again at the next check.
  */
@@ -56,6 +58,34 @@ final class SidecarStatusReader {
     JsonNode fence = status.path("ownFence");
     return Optional.of(new LeaseFenceRelease.SidecarFence(fence.isTextual() ? fence.textValue() : null,
         live.booleanValue()));
+  }
+
+  /** A sidecar's last fence, as its {@code /status} says ({@code lastFence}). */
+  record Fence(Instant at, String rule, String reason) {}
+
+  /** One reading of a sidecar's {@code /status}: how its server starts, and its last fence. */
+  record Reading(Optional<Boolean> startsReadOnly, Optional<Fence> lastFence) {}
+
+  /**
+   * What {@link #startsReadOnly} says, and the sidecar's last fence (empty before its first, or
+   * from a sidecar too old to say), from one request.
+   *
+   * @throws IOException when the sidecar does not answer, or answers anything but a 200 with JSON
+   */
+  Reading read(String sidecarUrl) throws IOException, InterruptedException {
+    JsonNode status = status(sidecarUrl);
+    JsonNode starts = status.path("startsReadOnly");
+    JsonNode fence = status.path("lastFence");
+    Optional<Fence> lastFence = Optional.empty();
+    if (fence.isObject() && fence.path("at").isTextual() && fence.path("rule").isTextual()) {
+      try {
+        lastFence = Optional.of(new Fence(Instant.parse(fence.path("at").textValue()), fence.path("rule").textValue(),
+            fence.path("reason").asText("")));
+      } catch (DateTimeParseException e) {
+        throw new IOException("unreadable lastFence.at from " + sidecarUrl + ": " + e.getMessage(), e);
+      }
+    }
+    return new Reading(starts.isBoolean() ? Optional.of(starts.booleanValue()) : Optional.empty(), lastFence);
   }
 
   private JsonNode status(String sidecarUrl) throws IOException, InterruptedException {

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Asks every site's sidecar, on a thread of its own, whether its server is configured to start
  * read-only, and turns the answers into Events through {@link StartsReadOnlyWatch} and into the
- * {@code bloodraven_server_starts_read_only} gauge. The sidecar has no Kubernetes client, so the
- * leading watcher says it for it. A configuration changes rarely: each site is asked every
+ * {@code bloodraven_server_starts_read_only} gauge, and reports each fence the sidecar made
+ * ({@link SidecarFenceEvents}). The sidecar has no Kubernetes client, so the leading watcher says it
+ * for it. A configuration changes rarely: each site is asked every
  * {@link #INTERVAL} (never more often than its group's pollInterval), so that the checks cost the
  * topology polls nothing; a sidecar that does not answer is skipped, its health being another matter.
  * At the same pace it reads the site's pods for the liveness probe that restarts a hung sidecar
@@ -39,6 +40,8 @@ import org.slf4j.LoggerFactory;
 public final class StartupChecks implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartupChecks.class);
   public static final Duration INTERVAL = Duration.ofSeconds(30);
+  /** When a sidecar that asked for a fresh view is looked at: its fence follows the answer within a tick. */
+  private static final long[] SOON_MILLIS = {300, 1500};
 
   private record Key(GroupRef group, String site) {}
 
@@ -52,6 +55,9 @@ public final class StartupChecks implements AutoCloseable {
   private final Duration interval;
   private final Map<Key, StartsReadOnlyWatch> watches = new ConcurrentHashMap<>();
   private final Map<GroupRef, List<ScheduledFuture<?>>> scheduled = new ConcurrentHashMap<>();
+  /** Each checked site's sidecar URL, for the checks a fresh request asks for. */
+  private final Map<Key, String> urls = new ConcurrentHashMap<>();
+  private final SidecarFenceEvents fences;
   private final ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(
       TopologyMonitor.daemon("sidecar-status"));
 
@@ -62,6 +68,28 @@ public final class StartupChecks implements AutoCloseable {
     this.events = events;
     this.metrics = metrics;
     this.interval = interval;
+    this.fences = new SidecarFenceEvents(events, java.time.Clock.systemUTC());
+  }
+
+  /**
+   * When a sidecar asks the watcher for a fresh view it has found its server writable while its
+   * view names another site, and it fences unless the fresh view names its own: its {@code /status}
+   * is read soon (twice, the fence being a statement and a session kill away) rather than at the
+   * next regular check, so that the fence's Event follows it within about a second.
+   */
+  public void checkSoon(GroupRef group, String site) {
+    Key key = new Key(group, site);
+    String url = urls.get(key);
+    if (url == null) {
+      return;
+    }
+    try {
+      for (long delay : SOON_MILLIS) {
+        checks.schedule(() -> checkStartup(key, url), delay, TimeUnit.MILLISECONDS);
+      }
+    } catch (RejectedExecutionException e) {
+      // Closed on losing leadership: the next leader's regular check reports the fence.
+    }
   }
 
   /** The watcher's: checks every {@link #INTERVAL}, presenting {@code token} (when not null) to the sidecars. */
@@ -100,6 +128,7 @@ public final class StartupChecks implements AutoCloseable {
     Set<String> named = config.sites().stream().map(SiteSpec::name).collect(Collectors.toSet());
     watches.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
     unguarded.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
+    urls.keySet().removeIf(k -> k.group().equals(group));
     Duration every = config.pollInterval().compareTo(interval) > 0 ? config.pollInterval() : interval;
     List<ScheduledFuture<?>> futures = new ArrayList<>();
     for (SiteSpec site : config.sites()) {
@@ -107,6 +136,7 @@ public final class StartupChecks implements AutoCloseable {
         continue;
       }
       Key key = new Key(group, site.name());
+      urls.put(key, site.sidecar().url());
       // The monitor removed the group's meters on restarting it; the gauge shows the kept answer again.
       Optional.ofNullable(watches.get(key)).ifPresent(w -> metrics.startsReadOnly(group, site.name(), w.last()));
       try {
@@ -125,6 +155,8 @@ public final class StartupChecks implements AutoCloseable {
     cancel(group);
     watches.keySet().removeIf(k -> k.group().equals(group));
     unguarded.keySet().removeIf(k -> k.group().equals(group));
+    urls.keySet().removeIf(k -> k.group().equals(group));
+    fences.forget(group);
   }
 
   private void cancel(GroupRef group) {
@@ -179,8 +211,10 @@ public final class StartupChecks implements AutoCloseable {
 
   private void checkStartup(Key key, String url) {
     Boolean reported;
+    SidecarStatusReader.Reading reading;
     try {
-      reported = reader.startsReadOnly(url).orElse(null);
+      reading = reader.read(url);
+      reported = reading.startsReadOnly().orElse(null);
     } catch (IOException | RuntimeException e) {
       log.debug("{}: sidecar of site '{}' did not say how its server starts: {}", key.group(), key.site(),
           e.toString());
@@ -199,6 +233,7 @@ public final class StartupChecks implements AutoCloseable {
       metrics.startsReadOnly(key.group(), key.site(), reported);
       notice = step.notice();
     }
+    fences.seen(key.group(), key.site(), reading.lastFence());
     if (notice != Notice.NONE) {
       emit(key, notice);
     }

@@ -121,6 +121,37 @@ class ActiveSiteHandlerTest {
   }
 
   @Test
+  void aFreshRequestIsReadFromTheApiServerAndSaysSo() throws Exception {
+    createGroup("shop", "orders", "iad");
+    // A cache that has not seen the failover record yet: it still names iad.
+    MysqlFailoverGroup cached = lookup.apply(new GroupRef("shop", "orders")).orElseThrow();
+    List<String> asked = new java.util.concurrent.CopyOnWriteArrayList<>();
+    server.removeContext(ActiveSiteHandler.PATH);
+    server.createContext(ActiveSiteHandler.PATH, new ActiveSiteHandler(ref -> Optional.of(cached), synced::get,
+        SharedToken.of(TOKEN), Clock.fixed(NOW, ZoneOffset.UTC))
+        .withFreshReads(ref -> lookup.apply(ref), (ref, site) -> asked.add(ref + " " + site)));
+    client.resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders")
+        .editStatus(group -> {
+          group.setStatus(group.getStatus().withFailover("dfw", "2025-03-01T09:59:00Z", "0-2-10"));
+          return group;
+        });
+
+    assertThat(get("/active-site?namespace=shop&group=orders", BEARER).body())
+        .as("the cache").isEqualTo("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
+    assertThat(get("/active-site?namespace=shop&group=orders&fresh=true&site=dfw", BEARER).body())
+        .isEqualTo("{\"activeSite\":\"dfw\",\"observedAt\":\"2025-03-01T10:00:00.250Z\",\"fresh\":true}");
+    assertThat(asked).containsExactly("shop/orders dfw");
+  }
+
+  @Test
+  void withoutFreshReadsAFreshRequestIsAnsweredFromTheCacheWithoutTheMark() throws Exception {
+    createGroup("shop", "orders", "iad");
+
+    assertThat(get("/active-site?namespace=shop&group=orders&fresh=true&site=dfw", BEARER).body())
+        .isEqualTo("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
+  }
+
+  @Test
   void anUnknownGroupIs404() throws Exception {
     createGroup("shop", "orders", "iad");
 

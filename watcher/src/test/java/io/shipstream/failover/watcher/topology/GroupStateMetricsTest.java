@@ -101,4 +101,23 @@ class GroupStateMetricsTest {
   private static Condition condition(String type, String status) {
     return new ConditionBuilder().withType(type).withStatus(status).withReason("R").withMessage("m").build();
   }
+
+  @Test
+  void transactionsLostConfirmedFollowTheStatusRecordPerSite() {
+    List<SiteStatus> sites = List.of(new SiteStatus("iad", "READ_ONLY", null, false, "0-1-12", null, "0-1-11..12"),
+        new SiteStatus("pdx", "WRITABLE", null, false, "0-1-10,0-2-15", null, null));
+    MysqlFailoverGroupStatus status = new MysqlFailoverGroupStatus("pdx", null, null, null, sites, null, null, null,
+        null, null, null, null);
+    metrics.recovery(ORDERS, status);
+    assertThat(registry.scrape())
+        .contains("bloodraven_transactions_lost_confirmed{group=\"shop/orders\",site=\"iad\"} 0.0")
+        .contains("bloodraven_transactions_lost_confirmed{group=\"shop/orders\",site=\"pdx\"} 0.0");
+
+    metrics.recovery(ORDERS, status.withLostTransactions(List.of(new MysqlFailoverGroupStatus.LostTransactions("iad",
+        "2025-06-01T11:59:00Z", "pdx", "0-1-11..12", 2L, "2025-06-01T12:00:00Z"))));
+
+    assertThat(registry.scrape())
+        .contains("bloodraven_transactions_lost_confirmed{group=\"shop/orders\",site=\"iad\"} 2.0")
+        .contains("bloodraven_transactions_lost_confirmed{group=\"shop/orders\",site=\"pdx\"} 0.0");
+  }
 }

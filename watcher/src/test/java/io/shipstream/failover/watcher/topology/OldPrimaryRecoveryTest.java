@@ -185,4 +185,55 @@ class OldPrimaryRecoveryTest {
 
     assertThat(done).isEmpty();
   }
+
+  @Test
+  void theDivergentTransactionsAreRecordedAsLostOncePerFailoverEvenAcrossAWatcherRestart() {
+    List<List<MysqlFailoverGroupStatus.LostTransactions>> written = new ArrayList<>();
+    java.time.Clock clock = java.time.Clock.fixed(NOW, java.time.ZoneOffset.UTC);
+    OldPrimaryRecovery.Events events = (group, type, reason, message) -> done.add(type + " " + reason + ": " + message);
+    OldPrimaryRecovery recording = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> { }, events,
+        (group, all) -> written.add(all), clock);
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+    Map<String, SiteObservation> seen = sites(back(true, "0-1-12"), "0-1-10,0-2-15");
+
+    recording.check(ORDERS, config, seen, status);
+    recording.check(ORDERS, config, seen, status);
+
+    MysqlFailoverGroupStatus.LostTransactions lost = new MysqlFailoverGroupStatus.LostTransactions("iad",
+        "2025-06-01T11:59:00Z", "pdx", "0-1-11..12", 2L, NOW.toString());
+    assertThat(written).containsExactly(List.of(lost));
+    assertThat(done).hasSize(2);
+    assertThat(done.get(0)).startsWith("Warning TransactionsLost: site 'iad' came back holding 2 transaction(s) "
+        + "0-1-11..12 that the active site 'pdx' never received");
+    assertThat(done.get(1)).startsWith("Warning RecoveryBlocked: site 'iad'");
+
+    // A restarted watcher decides again from the status, which holds the record: no second record or Event.
+    done.clear();
+    OldPrimaryRecovery restarted = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> { }, events,
+        (group, all) -> written.add(all), clock);
+    restarted.check(ORDERS, config, seen, status.withLostTransactions(List.of(lost)));
+    assertThat(written).hasSize(1);
+    assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked");
+  }
+
+  @Test
+  void aLossThatCannotBeRecordedIsTriedAgainOnTheNextPoll() {
+    List<String> attempts = new ArrayList<>();
+    OldPrimaryRecovery recording = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> { },
+        (group, type, reason, message) -> done.add(type + " " + reason), (group, all) -> {
+          attempts.add("record");
+          if (attempts.size() == 1) {
+            throw new IllegalStateException("the API server is down");
+          }
+        }, java.time.Clock.fixed(NOW, java.time.ZoneOffset.UTC));
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+    Map<String, SiteObservation> seen = sites(back(true, "0-1-12"), "0-1-10,0-2-15");
+
+    recording.check(ORDERS, config, seen, status);
+    assertThat(done).isEmpty();
+    recording.check(ORDERS, config, seen, status);
+
+    assertThat(attempts).hasSize(2);
+    assertThat(done).containsExactly("Warning TransactionsLost", "Warning RecoveryBlocked");
+  }
 }

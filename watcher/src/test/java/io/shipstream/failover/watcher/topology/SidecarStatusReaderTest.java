@@ -51,4 +51,14 @@ class SidecarStatusReaderTest {
     assertThatThrownBy(() -> reader.startsReadOnly("http://127.0.0.1:" + closedPort))
         .isInstanceOf(IOException.class);
   }
+
+  @Test
+  void readsTheLastFenceBesideHowTheServerStarts() throws Exception {
+    SidecarStatusReader.Reading reading = reader.read(sidecar.answer(200, "{\"startsReadOnly\":true,\"lastFence\":"
+        + "{\"at\":\"2025-03-01T10:00:01Z\",\"rule\":\"rule1\",\"reason\":\"the active site is iad\"}}").url());
+    assertThat(reading.startsReadOnly()).contains(true);
+    assertThat(reading.lastFence()).contains(new SidecarStatusReader.Fence(
+        java.time.Instant.parse("2025-03-01T10:00:01Z"), "rule1", "the active site is iad"));
+    assertThat(reader.read(sidecar.answer(200, "{\"lastFence\":null}").url()).lastFence()).isEmpty();
+  }
 }

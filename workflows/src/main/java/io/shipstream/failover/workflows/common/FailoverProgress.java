@@ -45,6 +45,8 @@ public final class FailoverProgress {
   public Boolean oldPrimaryFenced;
   public String oldPrimaryLastKnownGtid;
   public String lostGtid;
+  /** Which sets {@link #transactionsLost} compares, in words ({@code status.emergencyFailover.lossComputedFrom}). */
+  public String lossComputedFrom;
   /** Set when a human's promote-anyway request overrode the lag limit. */
   public EmergencyFailoverStatus.ForcedPromotion forcedPromotion;
   /** Set when the candidate waited for an old primary that nothing confirmed fenced. */
@@ -91,6 +93,7 @@ public final class FailoverProgress {
         lostGtid,
         message,
         forcedPromotion,
+        lossComputedFrom,
         oldPrimaryWait);
   }
 

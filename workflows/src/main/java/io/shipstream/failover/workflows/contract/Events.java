@@ -18,7 +18,7 @@ public enum Events {
       "source <site> fenced at <gtid>; draining <n> sessions"),
   PLANNED_FAILOVER_LAG_OK(Normal, "PlannedFailoverLagOK", "<target> holds every transaction of <source> (<gtid>)"),
   PLANNED_FAILOVER_COMPLETED(Normal, "PlannedFailoverCompleted",
-      "promoted <target>, <n> transactions lost[; <notes>]"),
+      "promoted <target>, <n> transactions lost (<source>'s GTID set at its fence against <target>'s)[; <notes>]"),
   /** Also written by the watcher for a request it refuses before any workflow runs. */
   PLANNED_FAILOVER_REJECTED(Warning, "PlannedFailoverRejected", "<Reason>: <why>"),
   PLANNED_FAILOVER_SKIPPED(Warning, "PlannedFailoverSkipped",
@@ -29,7 +29,9 @@ public enum Events {
   // --- Emergency failover (workflow) -------------------------------------------------------------
   FAILOVER_STARTED(Normal, "FailoverStarted", "emergency failover from <failed> to <target>: <trigger>"),
   FAILOVER_EXECUTED(Normal, "FailoverExecuted",
-      "promoted <target> after <failed> failed, <n> transactions lost[; ...]"),
+      "promoted <target> after <failed> failed, <n> of the transactions <failed> held at its fence and the survivors "
+          + "had seen were lost | <n> of the transactions the survivors had seen were lost (<failed> could not be "
+          + "read ...) | transactions lost unknown[; ...]"),
   FAILOVER_FAILED(Warning, "FailoverFailed", "<Reason>: <why>"),
   /**
    * The emergency failover ended with nothing done because its premise no longer held: {@code
@@ -78,6 +80,15 @@ public enum Events {
   ROUTING_INCOMPLETE(Warning, "RoutingIncomplete", "<problem>[; <problem>...]"),
   RECOVERY_COMPLETE(Normal, "RecoveryComplete", "site '<site>' replicates from the active site '<active>': <why>"),
   RECOVERY_BLOCKED(Warning, "RecoveryBlocked", "site '<site>': <why>"),
+  /** A sidecar fenced (or stopped) its server, as its /status says: once per fence. */
+  SITE_FENCED_BY_SIDECAR(Warning, "SiteFencedBySidecar",
+      "its sidecar fenced the server of site '<site>' (<rule>) | stopped the server of site '<site>' at <time>: <why>"),
+  /**
+   * The old primary an emergency failover left behind came back with transactions the new primary
+   * never received: lost, recorded in status.lostTransactions (once per failover and site).
+   */
+  TRANSACTIONS_LOST(Warning, "TransactionsLost",
+      "site '<site>' came back holding <n> transaction(s) <gtid> that the active site '<active>' never received ..."),
   SERVER_STARTS_WRITABLE(Warning, "ServerStartsWritable",
       "The MySQL server of site '<site>' is configured to start writable ..."),
   SERVER_STARTS_READ_ONLY(Normal, "ServerStartsReadOnly",

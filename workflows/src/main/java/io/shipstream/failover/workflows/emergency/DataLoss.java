@@ -48,6 +48,36 @@ record DataLoss(Long transactions, String lostGtid, String unknownBecause) {
     return new DataLoss(null, null, why);
   }
 
+  /**
+   * The loss as a claim that names what it was checked against: a count is only as complete as
+   * the sets compared, and an old primary that could not be read at the fence may have committed
+   * more than anybody saw.
+   *
+   * @param failed the old primary's site
+   * @param readAtFence whether its set was read at the fence (it answered), not only last seen by the watcher
+   */
+  String claim(String failed, boolean readAtFence) {
+    if (!known()) {
+      return "transactions lost unknown";
+    }
+    return readAtFence
+        ? transactions + " of the transactions " + failed + " held at its fence and the survivors had seen were lost"
+        : transactions + " of the transactions the survivors had seen were lost (" + failed + " could not be read at "
+            + "the fence: what it committed after it was last seen is not counted)";
+  }
+
+  /**
+   * Which sets the count compares ({@code status.emergencyFailover.lossComputedFrom}).
+   *
+   * @param others how many other servers' sets were added to the old primary's
+   */
+  static String computedFrom(String failed, boolean readAtFence, int others, String target) {
+    return (readAtFence ? failed + "'s GTID set read at its fence"
+        : failed + "'s GTID set as last seen before it failed (it could not be read at the fence)")
+        + ", with " + others + " set(s) of the other servers as last seen, against " + target
+        + "'s set read right after its promotion";
+  }
+
   boolean known() {
     return transactions != null;
   }

@@ -94,14 +94,13 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
       return progress.toEmergencyStatus();
     }
 
-    reportDataLoss(request.siteGtids(), divergentSites, promotion.survivors());
+    DataLoss loss = reportDataLoss(request.siteGtids(), divergentSites, promotion.survivors());
     run.flipRouting(plan.config(), plan.target()).settle();
     new SessionStoreFollows(run).promote(plan);
     run.recordPromotionPoint(plan.target(), Events.FAILOVER_RECORD_INCOMPLETE, "promotionGtidExecuted not recorded");
     promotion.survivors().settleRepointing();
     failedSite.settleSessionKill();
-    String lost = progress.transactionsLost == null ? "transactions lost unknown"
-        : progress.transactionsLost + " transactions lost";
+    String lost = loss.claim(progress.source, Boolean.TRUE.equals(progress.oldPrimaryFenced));
     if (progress.forcedPromotion != null) {
       lost += ", promoted over maxLagOnPromotion " + progress.forcedPromotion.maxLagOnPromotion() + " as "
           + progress.forcedPromotion.requestedBy() + " requested";
@@ -206,7 +205,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
    * @param siteGtids every site's last known set, as the watcher saw it (null from older watchers)
    * @param divergentSites the sites held back for divergent transactions since an earlier failover
    */
-  private void reportDataLoss(Map<String, String> siteGtids, Set<String> divergentSites, Survivors survivors) {
+  private DataLoss reportDataLoss(Map<String, String> siteGtids, Set<String> divergentSites, Survivors survivors) {
     List<String> known = new ArrayList<>();
     // A site held back for divergent transactions holds them since an earlier failover, not this one.
     (siteGtids == null ? Map.<String, String>of() : siteGtids).forEach((site, gtid) -> {
@@ -218,6 +217,8 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     DataLoss loss = DataLoss.between(progress.oldPrimaryLastKnownGtid, known, progress.targetGtidAtPromotion);
     progress.transactionsLost = loss.transactions();
     progress.lostGtid = loss.lostGtid();
+    progress.lossComputedFrom = loss.known() ? DataLoss.computedFrom(progress.source,
+        Boolean.TRUE.equals(progress.oldPrimaryFenced), known.size(), progress.target) : null;
     if (!loss.known()) {
       run.warn(Events.DATA_LOSS_UNKNOWN, "transactions lost unknown: " + loss.unknownBecause());
     } else if (loss.any()) {
@@ -225,6 +226,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
           + " are not on " + progress.target + ": " + loss.lostGtid());
     }
     run.publishStatus();
+    return loss;
   }
 
   // --- Signals and queries -------------------------------------------------------------------------

@@ -129,7 +129,9 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
         "could not record the promotion point " + progress.targetGtidAtPromotion);
     new OtherReplicasRepointing(run).repoint(plan);
     progress.transactionsLost = lost(progress.sourceGtidAtFence, progress.targetGtidAtPromotion);
-    run.succeed("promoted " + plan.target().name() + ", " + progress.transactionsLost + " transactions lost",
+    // Exact, not an estimate: the source was fenced (read-only) when its set was read.
+    run.succeed("promoted " + plan.target().name() + ", " + progress.transactionsLost + " transactions lost ("
+        + plan.source().name() + "'s GTID set at its fence against " + plan.target().name() + "'s at promotion)",
         Events.PLANNED_FAILOVER_COMPLETED);
     return progress.toPlannedStatus();
   }

@@ -63,4 +63,18 @@ class DataLossTest {
     assertThat(DataLoss.between(A + ":1-5", "0-1-100").unknownBecause()).contains("cannot compare");
     assertThat(DataLoss.between("garbage!", "0-1-100").known()).isFalse();
   }
+
+  @Test
+  void theClaimNamesWhatItWasCheckedAgainst() {
+    DataLoss none = DataLoss.between("0-1-100", "0-1-100");
+    assertThat(none.claim("iad", true))
+        .isEqualTo("0 of the transactions iad held at its fence and the survivors had seen were lost");
+    // Not read at the fence: iad may have committed more than anybody saw, so no plain "0 lost".
+    assertThat(none.claim("iad", false)).startsWith("0 of the transactions the survivors had seen were lost")
+        .contains("iad could not be read at the fence");
+    assertThat(DataLoss.between(null, "0-1-100").claim("iad", false)).isEqualTo("transactions lost unknown");
+    assertThat(DataLoss.computedFrom("iad", false, 2, "pdx"))
+        .isEqualTo("iad's GTID set as last seen before it failed (it could not be read at the fence), with 2 set(s) "
+            + "of the other servers as last seen, against pdx's set read right after its promotion");
+  }
 }

@@ -43,8 +43,11 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     assertThat(result.startTime()).isNotNull();
     assertThat(result.completionTime()).isNotNull();
     assertThat(result.durationSeconds()).isNotNull().isGreaterThanOrEqualTo(0.0);
-    assertThat(result.message()).startsWith("promoted pdx after iad failed, 0 transactions lost")
-        .contains("could not fence iad");
+    // iad was never read at the fence: the claim names what it was checked against, not "0 lost".
+    assertThat(result.message()).startsWith("promoted pdx after iad failed, 0 of the transactions the survivors "
+        + "had seen were lost (iad could not be read at the fence").contains("could not fence iad");
+    assertThat(result.lossComputedFrom()).startsWith("iad's GTID set as last seen before it failed")
+        .endsWith("against pdx's set read right after its promotion");
 
     PromotionChecks.assertMoved(mysql, k8s, "iad", "pdx", "0-1-100");
     assertThat(k8s.status.emergencyFailover()).isEqualTo(result);
@@ -99,7 +102,7 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.transactionsLost()).isEqualTo(3);
     assertThat(result.lostGtid()).isEqualTo("0-1-98..100");
-    assertThat(result.message()).contains("3 transactions lost").contains("0-1-98..100");
+    assertThat(result.message()).contains("3 of the transactions").contains("0-1-98..100");
     assertThat(k8s.events).anySatisfy(e -> {
       assertThat(e.type()).isEqualTo("Warning");
       assertThat(e.reason()).isEqualTo("DataLossDetected");
@@ -129,6 +132,7 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.transactionsLost()).isNull();
     assertThat(result.message()).contains("transactions lost unknown");
+    assertThat(result.lossComputedFrom()).isNull();
     assertThat(k8s.eventReasons()).contains("DataLossUnknown");
   }
 
@@ -155,6 +159,9 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     // The fence reads iad's final set, which is fresher than what the watcher last saw.
     assertThat(result.oldPrimaryLastKnownGtid()).isEqualTo("0-1-105");
     assertThat(result.transactionsLost()).isEqualTo(5);
+    assertThat(result.message()).contains("5 of the transactions iad held at its fence and the survivors had seen "
+        + "were lost");
+    assertThat(result.lossComputedFrom()).startsWith("iad's GTID set read at its fence");
     assertThat(k8s.eventReasons()).doesNotContain("OldPrimaryNotFenced").contains("DataLossDetected");
   }
 
