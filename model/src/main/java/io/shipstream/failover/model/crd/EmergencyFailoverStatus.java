@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
@@ -10,6 +11,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
  * known, and the message then says so, so a loss is never hidden behind a zero.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record EmergencyFailoverStatus(
     @JsonPropertyDescription("Pending | Fencing | Promoting | Resuming | Succeeded | Failed") String phase,
     @JsonPropertyDescription("The site whose primary failed.") String failedSite,
@@ -47,6 +49,7 @@ public record EmergencyFailoverStatus(
    * what it finally lost, after catching up from any other survivor.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record ForcedPromotion(
       @JsonPropertyDescription("The request, as annotation=value.") String requestedBy,
       Long maxLagOnPromotion,

@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
@@ -9,6 +10,7 @@ import java.util.List;
  * field is optional: a fresh resource has no status at all.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record MysqlFailoverGroupStatus(
     String activeSite,
     String lastFailover,
@@ -49,6 +51,7 @@ public record MysqlFailoverGroupStatus(
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SiteStatus(
       String name,
       String state,
@@ -71,11 +74,13 @@ public record MysqlFailoverGroupStatus(
    * @param message the same in a sentence
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SemiSyncStatus(String primary, String dataDurability, Boolean enabled, Integer waitCount,
       Integer clients, Boolean fallenBack, String message) {}
 
   /** The Temporal workflow of the current or last failover, so a user can find its history. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record WorkflowRef(String type, String workflowId, String runId) {}
 
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
