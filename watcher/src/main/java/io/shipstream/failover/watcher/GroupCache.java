@@ -142,17 +142,18 @@ final class GroupCache implements AutoCloseable {
   /** The object as a group, converted once per resourceVersion (every sidecar asks every few seconds). */
   private MysqlFailoverGroup read(String key, GenericKubernetesResource raw) {
     String version = raw.getMetadata().getResourceVersion();
-    Read cached = reads.get(key);
-    if (cached != null && version != null && version.equals(cached.resourceVersion())) {
-      return cached.group();
-    }
-    MysqlFailoverGroup group = reader.read(raw);
-    if (!group.unreadable().isEmpty() && (cached == null || !cached.group().unreadable().equals(group.unreadable()))) {
-      log.warn("{}: the resource cannot be read whole, acted on as an invalid spec: {}", key,
-          String.join("; ", group.unreadable()));
-    }
-    reads.put(key, new Read(version, group));
-    return group;
+    // One conversion per version even when several threads ask at once, and one log line per problem.
+    return reads.compute(key, (k, cached) -> {
+      if (cached != null && version != null && version.equals(cached.resourceVersion())) {
+        return cached;
+      }
+      MysqlFailoverGroup group = reader.read(raw);
+      if (!group.unreadable().isEmpty() && (cached == null || !cached.group().unreadable().equals(group.unreadable()))) {
+        log.warn("{}: the resource cannot be read whole, acted on as an invalid spec: {}", key,
+            String.join("; ", group.unreadable()));
+      }
+      return new Read(version, group);
+    }).group();
   }
 
   /** Adds a handler; a running informer first hands it every cached group as added. */
