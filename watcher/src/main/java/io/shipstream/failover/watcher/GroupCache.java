@@ -157,13 +157,13 @@ final class GroupCache implements AutoCloseable {
   }
 
   /** Adds a handler; a running informer first hands it every cached group as added. */
-  void addHandler(GroupChanges handler) {
+  synchronized void addHandler(GroupChanges handler) {
     Adapter adapter = new Adapter(handler);
     handlers.add(adapter);
     scopes.forEach(s -> s.current.addEventHandler(adapter));
   }
 
-  void removeHandler(GroupChanges handler) {
+  synchronized void removeHandler(GroupChanges handler) {
     handlers.stream().filter(a -> a.target == handler).toList().forEach(a -> {
       handlers.remove(a);
       scopes.forEach(s -> {

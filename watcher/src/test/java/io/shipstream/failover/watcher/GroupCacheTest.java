@@ -138,8 +138,8 @@ class GroupCacheTest {
   @Test
   void aStoppedInformerIsReplacedAndTheNewOneCatchesUp() throws Exception {
     createOrders();
-    int[] restarts = {0};
-    cache = GroupCache.start(cluster.client(), List.of(), () -> restarts[0]++);
+    java.util.concurrent.atomic.AtomicInteger restarts = new java.util.concurrent.atomic.AtomicInteger();
+    cache = GroupCache.start(cluster.client(), List.of(), restarts::incrementAndGet);
     cache.addHandler(changes);
     var first = cache.informers().get(0);
 
@@ -150,7 +150,7 @@ class GroupCacheTest {
 
     await("a new informer watches", Duration.ofSeconds(10), cache::watching);
     assertThat(cache.informers().get(0)).isNotSameAs(first);
-    assertThat(restarts[0]).isEqualTo(1);
+    assertThat(restarts.get()).isEqualTo(1);
     await("the change made meanwhile is seen and handed on", Duration.ofSeconds(10),
         () -> changes.changed.contains(ORDERS) && cache.get(ORDERS).map(MysqlFailoverGroup::getStatus)
             .map(MysqlFailoverGroupStatus::activeSite).filter("pdx"::equals).isPresent());
