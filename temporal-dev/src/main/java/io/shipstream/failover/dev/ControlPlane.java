@@ -3,6 +3,7 @@ package io.shipstream.failover.dev;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.watcher.WatcherApp;
 import io.shipstream.failover.watcher.WatcherConfig;
 import io.shipstream.failover.worker.Registrations;
@@ -42,6 +43,10 @@ public final class ControlPlane implements AutoCloseable {
   private WorkflowServiceStubs workerStubs;
   private volatile boolean stickyExecution;
   private WatcherApp watcher;
+  /** The watcher's own path to the API server, when a test asked for one it can cut; null: direct. */
+  private TcpProxy watcherApiPath;
+  /** The client the watcher was started with through {@link #watcherApiPath}, closed with it. */
+  private io.fabric8.kubernetes.client.KubernetesClient watcherKube;
   private boolean topologyMonitor;
   /**
    * The watcher runs without its monitor, so nothing adopts the group (Options.adoptionHeld) until
@@ -151,17 +156,43 @@ public final class ControlPlane implements AutoCloseable {
   public synchronized void startWatcher() {
     if (watcher == null) {
       // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
+      io.fabric8.kubernetes.client.KubernetesClient api = kube.client();
+      if (watcherApiPath != null) {
+        watcherKube = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+            new io.fabric8.kubernetes.client.ConfigBuilder(kube.client().getConfiguration())
+                .withMasterUrl(watcherApiPath.httpUrl().toString()).build()).build();
+        api = watcherKube;
+      }
       watcher = WatcherApp.start(WatcherConfig.defaults()
           .withTopologyMonitor(!monitorHeld).withAutomaticFailover(topologyMonitor)
           .withHttpHost(FailoverStack.LOOPBACK).withHttpPort(watcherPort)
-          .withActiveSiteToken(SharedToken.of(FailoverStack.SIDECAR_TOKEN)), kube.client(), client);
+          .withActiveSiteToken(SharedToken.of(FailoverStack.SIDECAR_TOKEN)), api, client);
     }
+  }
+
+  /**
+   * Restarts the watcher with its Kubernetes client (informers, Lease, status writes) behind a
+   * {@link TcpProxy} of its own, and returns the proxy: a test cuts the watcher's path to the API
+   * server with it (its watch refused) while the worker and the test's own client still reach it.
+   */
+  public synchronized TcpProxy routeWatcherThroughProxy() {
+    if (watcherApiPath == null) {
+      killWatcher();
+      java.net.URI api = java.net.URI.create(kube.client().getConfiguration().getMasterUrl());
+      watcherApiPath = TcpProxy.start(api.getHost(), api.getPort());
+      startWatcher();
+    }
+    return watcherApiPath;
   }
 
   public synchronized void killWatcher() {
     if (watcher != null) {
       watcher.close();
       watcher = null;
+    }
+    if (watcherKube != null) {
+      watcherKube.close();
+      watcherKube = null;
     }
   }
 
@@ -190,6 +221,9 @@ public final class ControlPlane implements AutoCloseable {
   @Override
   public void close() {
     killWatcher();
+    if (watcherApiPath != null) {
+      watcherApiPath.close();
+    }
     stopWorker();
     temporal.close();
   }

@@ -1,43 +1,110 @@
 package io.shipstream.failover.watcher;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The informers on {@code MysqlFailoverGroup}: one for all namespaces, or one per watched
  * namespace. Every replica runs them, leader or not, because every replica answers
  * {@code /active-site} from this cache.
+ *
+ * <p>One bad object never blinds it. The informers watch the resources untyped ({@link
+ * GenericKubernetesResource}, which any JSON object is), and each object is turned into a {@link
+ * MysqlFailoverGroup} here, on its own ({@link GroupReader}): a typed informer stops for good on
+ * the first object it cannot deserialise ({@code watch failed ..., will stop}), and from then on
+ * sees no change to any group. An informer that stops all the same (an error fabric8 does not
+ * retry) is replaced by a new one after a backoff; until the new one has listed, the old one's
+ * store keeps answering, and {@link #watching()} is false, which the watcher reports as not
+ * ready and {@code /active-site} as 503.
  */
 final class GroupCache implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(GroupCache.class);
   private static final long RESYNC_MILLIS = 60_000;
+  static final Duration FIRST_RESTART = Duration.ofSeconds(1);
+  static final Duration MAX_RESTART = Duration.ofSeconds(30);
 
-  private final List<SharedIndexInformer<MysqlFailoverGroup>> informers;
+  /** One watched scope (all namespaces, or one namespace) and the informer that currently watches it. */
+  private final class Scope {
+    final String name;
+    final Supplier<SharedIndexInformer<GenericKubernetesResource>> create;
+    /** The informer whose store answers: the current one once it has listed, the one before until then. */
+    volatile SharedIndexInformer<GenericKubernetesResource> serving;
+    volatile SharedIndexInformer<GenericKubernetesResource> current;
+    /** Consecutive restarts without a watch in between, for the backoff. */
+    int restarts;
+    boolean restartDue;
 
-  private GroupCache(List<SharedIndexInformer<MysqlFailoverGroup>> informers) {
-    this.informers = informers;
+    Scope(String name, Supplier<SharedIndexInformer<GenericKubernetesResource>> create) {
+      this.name = name;
+      this.create = create;
+    }
+  }
+
+  /** A converted object, kept while its resourceVersion is the informer's. */
+  private record Read(String resourceVersion, MysqlFailoverGroup group) {}
+
+  private final List<Scope> scopes = new ArrayList<>();
+  private final GroupReader reader;
+  private final Runnable onRestart;
+  private final Map<String, Read> reads = new ConcurrentHashMap<>();
+  private final List<Adapter> handlers = new CopyOnWriteArrayList<>();
+  private final ScheduledExecutorService restarter = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "group-informer-restart");
+    t.setDaemon(true);
+    return t;
+  });
+  private volatile boolean closed;
+
+  private GroupCache(GroupReader reader, Runnable onRestart) {
+    this.reader = reader;
+    this.onRestart = onRestart;
   }
 
   /** Starts the informers and returns once each has listed its groups. */
   static GroupCache start(KubernetesClient kube, List<String> namespaces) {
-    var resources = kube.resources(MysqlFailoverGroup.class);
-    List<SharedIndexInformer<MysqlFailoverGroup>> informers = new ArrayList<>();
+    return start(kube, namespaces, () -> { });
+  }
+
+  /** As {@link #start(KubernetesClient, List)}; {@code onRestart} runs each time a stopped informer is replaced. */
+  static GroupCache start(KubernetesClient kube, List<String> namespaces, Runnable onRestart) {
+    var resources = kube.genericKubernetesResources(ResourceDefinitionContext.fromResourceType(MysqlFailoverGroup.class));
+    GroupCache cache = new GroupCache(new GroupReader(kube.getKubernetesSerialization()), onRestart);
     if (namespaces.isEmpty()) {
-      informers.add(resources.inAnyNamespace().runnableInformer(RESYNC_MILLIS));
+      cache.scopes.add(cache.new Scope("all namespaces", () -> resources.inAnyNamespace()
+          .runnableInformer(RESYNC_MILLIS)));
     } else {
       for (String ns : namespaces) {
-        informers.add(resources.inNamespace(ns).runnableInformer(RESYNC_MILLIS));
+        cache.scopes.add(cache.new Scope("namespace " + ns, () -> resources.inNamespace(ns)
+            .runnableInformer(RESYNC_MILLIS)));
       }
     }
-    GroupCache cache = new GroupCache(informers);
     try {
-      for (var informer : informers) {
+      for (Scope scope : cache.scopes) {
+        SharedIndexInformer<GenericKubernetesResource> informer = scope.create.get();
+        scope.current = informer;
+        scope.serving = informer;
         informer.start().toCompletableFuture().join();
+        cache.supervise(scope, informer);
       }
     } catch (RuntimeException e) {
       cache.close();
@@ -46,32 +113,196 @@ final class GroupCache implements AutoCloseable {
     return cache;
   }
 
-  /** Whether every informer has synced: the readiness of the watcher. */
+  /** Whether every informer has synced once: the watcher has loaded the groups. */
   boolean synced() {
-    return informers.stream().allMatch(SharedIndexInformer::hasSynced);
+    return scopes.stream().allMatch(s -> s.serving.hasSynced());
+  }
+
+  /**
+   * Whether every informer has listed and is watching now: only then is the cache known to be
+   * current. False while a watch is being re-established or a stopped informer replaced, when a
+   * change (a failover's new active site) may be missing from it.
+   */
+  boolean watching() {
+    return !closed && scopes.stream().allMatch(s -> s.current == s.serving && s.current.hasSynced()
+        && s.current.isWatching());
   }
 
   Optional<MysqlFailoverGroup> get(GroupRef ref) {
-    for (var informer : informers) {
-      MysqlFailoverGroup g = informer.getStore().getByKey(ref.namespace() + "/" + ref.name());
-      if (g != null) {
-        return Optional.of(g);
+    String key = ref.namespace() + "/" + ref.name();
+    for (Scope scope : scopes) {
+      GenericKubernetesResource raw = scope.serving.getStore().getByKey(key);
+      if (raw != null) {
+        return Optional.of(read(key, raw));
       }
     }
     return Optional.empty();
   }
 
-  /** Adds a handler; a running informer first hands it every cached group as added. */
-  void addHandler(ResourceEventHandler<MysqlFailoverGroup> handler) {
-    informers.forEach(i -> i.addEventHandler(handler));
+  /** The object as a group, converted once per resourceVersion (every sidecar asks every few seconds). */
+  private MysqlFailoverGroup read(String key, GenericKubernetesResource raw) {
+    String version = raw.getMetadata().getResourceVersion();
+    // One conversion per version even when several threads ask at once, and one log line per problem.
+    return reads.compute(key, (k, cached) -> {
+      if (cached != null && version != null && version.equals(cached.resourceVersion())) {
+        return cached;
+      }
+      MysqlFailoverGroup group = reader.read(raw);
+      if (!group.unreadable().isEmpty() && (cached == null || !cached.group().unreadable().equals(group.unreadable()))) {
+        log.warn("{}: the resource cannot be read whole, acted on as an invalid spec: {}", key,
+            String.join("; ", group.unreadable()));
+      }
+      return new Read(version, group);
+    }).group();
   }
 
-  void removeHandler(ResourceEventHandler<MysqlFailoverGroup> handler) {
-    informers.forEach(i -> i.removeEventHandler(handler));
+  /** Adds a handler; a running informer first hands it every cached group as added. */
+  synchronized void addHandler(GroupChanges handler) {
+    Adapter adapter = new Adapter(handler);
+    handlers.add(adapter);
+    scopes.forEach(s -> s.current.addEventHandler(adapter));
+  }
+
+  synchronized void removeHandler(GroupChanges handler) {
+    handlers.stream().filter(a -> a.target == handler).toList().forEach(a -> {
+      handlers.remove(a);
+      scopes.forEach(s -> {
+        s.current.removeEventHandler(a);
+        s.serving.removeEventHandler(a);
+      });
+    });
+  }
+
+  private void supervise(Scope scope, SharedIndexInformer<GenericKubernetesResource> informer) {
+    informer.stopped().whenComplete((ignored, error) -> restartLater(scope, informer, error));
+  }
+
+  private synchronized void restartLater(Scope scope, SharedIndexInformer<GenericKubernetesResource> informer,
+      Throwable error) {
+    if (closed || scope.current != informer || scope.restartDue) {
+      return;
+    }
+    scope.restartDue = true;
+    long wait = Math.min(MAX_RESTART.toMillis(), FIRST_RESTART.toMillis() << Math.min(scope.restarts, 5));
+    scope.restarts++;
+    log.warn("the MysqlFailoverGroup informer on {} stopped ({}); the watcher is not ready and /active-site "
+        + "answers 503 until a new one has listed; restarting it in {} ms", scope.name,
+        error == null ? "no error given" : error.toString(), wait);
+    restarter.schedule(() -> restart(scope), wait, TimeUnit.MILLISECONDS);
+  }
+
+  private synchronized void restart(Scope scope) {
+    scope.restartDue = false;
+    if (closed) {
+      return;
+    }
+    SharedIndexInformer<GenericKubernetesResource> next;
+    try {
+      next = scope.create.get();
+    } catch (RuntimeException e) {
+      scope.restartDue = false;
+      restartLater(scope, scope.current, e);
+      return;
+    }
+    SharedIndexInformer<GenericKubernetesResource> before = scope.serving;
+    handlers.forEach(before::removeEventHandler);
+    if (before != scope.current) {
+      scope.current.stop();
+    }
+    scope.current = next;
+    handlers.forEach(next::addEventHandler);
+    supervise(scope, next);
+    onRestart.run();
+    next.start().whenComplete((ignored, error) -> {
+      if (error != null) {
+        // Its stopped() completes too, and schedules the next attempt.
+        next.stop();
+        return;
+      }
+      listed(scope, before, next);
+    });
+  }
+
+  /**
+   * The new informer has listed: it answers from now on, and every handler hears of every group
+   * once more (and of the groups gone meanwhile), so that a change made while nothing watched is
+   * acted on now, not at the next resync.
+   */
+  private void listed(Scope scope, SharedIndexInformer<GenericKubernetesResource> before,
+      SharedIndexInformer<GenericKubernetesResource> next) {
+    synchronized (this) {
+      if (closed || scope.current != next) {
+        return;
+      }
+      scope.serving = next;
+      scope.restarts = 0;
+    }
+    log.info("the MysqlFailoverGroup informer on {} was restarted and has listed {} groups; watching again",
+        scope.name, next.getStore().list().size());
+    Set<String> now = new HashSet<>(next.getStore().listKeys());
+    Set<String> gone = new HashSet<>(before.getStore().listKeys());
+    gone.removeAll(now);
+    before.stop();
+    for (Adapter handler : handlers) {
+      now.forEach(key -> handler.target.changed(ref(key)));
+      gone.forEach(key -> handler.target.deleted(ref(key)));
+    }
+    gone.forEach(reads::remove);
+  }
+
+  private static GroupRef ref(String key) {
+    int slash = key.indexOf('/');
+    return new GroupRef(key.substring(0, slash), key.substring(slash + 1));
+  }
+
+  /** Visible for tests: the informers watching now, one per scope. */
+  List<SharedIndexInformer<GenericKubernetesResource>> informers() {
+    return scopes.stream().map(s -> s.current).toList();
   }
 
   @Override
   public void close() {
-    informers.forEach(SharedIndexInformer::stop);
+    synchronized (this) {
+      closed = true;
+    }
+    restarter.shutdownNow();
+    for (Scope scope : scopes) {
+      if (scope.current != null) {
+        scope.current.stop();
+      }
+      if (scope.serving != null && scope.serving != scope.current) {
+        scope.serving.stop();
+      }
+    }
+  }
+
+  /** Hands the watcher's parts the group's name only; each reads the converted group from the cache. */
+  private final class Adapter implements ResourceEventHandler<GenericKubernetesResource> {
+    final GroupChanges target;
+
+    Adapter(GroupChanges target) {
+      this.target = target;
+    }
+
+    @Override
+    public void onAdd(GenericKubernetesResource obj) {
+      target.changed(ref(obj));
+    }
+
+    @Override
+    public void onUpdate(GenericKubernetesResource before, GenericKubernetesResource after) {
+      target.changed(ref(after));
+    }
+
+    @Override
+    public void onDelete(GenericKubernetesResource obj, boolean finalStateUnknown) {
+      GroupRef ref = ref(obj);
+      reads.remove(ref.namespace() + "/" + ref.name());
+      target.deleted(ref);
+    }
+
+    private static GroupRef ref(GenericKubernetesResource obj) {
+      return new GroupRef(obj.getMetadata().getNamespace(), obj.getMetadata().getName());
+    }
   }
 }

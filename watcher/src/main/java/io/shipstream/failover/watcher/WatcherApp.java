@@ -85,8 +85,9 @@ public final class WatcherApp implements AutoCloseable {
     try {
       WatcherMetrics metrics = WatcherMetrics.create();
       started.add(metrics);
-      GroupCache cache = GroupCache.start(kube, config.watchNamespaces());
+      GroupCache cache = GroupCache.start(kube, config.watchNamespaces(), metrics::informerRestarted);
       started.add(cache);
+      metrics.watching(cache::watching);
       // One look-up for both: the starts carry the attributes it finds, the conditions say which lack.
       RegisteredSearchAttributes searchAttributes = RegisteredSearchAttributes.of(temporal);
       WatcherApp app = new WatcherApp(config, cache, metrics,
@@ -130,15 +131,18 @@ public final class WatcherApp implements AutoCloseable {
 
   private ProbeServer probes() {
     ProbeServer.Builder server = ProbeServer.on(config.httpHost(), config.httpPort())
-        .readiness(this::isReady, "the MysqlFailoverGroup cache has not synced")
+        .readiness(this::isReady, "not watching the MysqlFailoverGroups (not yet listed, or the watch is being "
+            + "re-established): the view of the groups may be stale")
         .metrics(metrics::scrape)
         // Every sidecar of every group asks /active-site every few seconds.
         .threads(4);
     if (config.activeSiteToken() != null) {
+      // Only a view the informer keeps current is served: a stale one after a failover would name the
+      // old primary, and the new primary's sidecar would fence it. A 503 is no answer to a sidecar.
       // A sidecar that finds its server writable under a view naming another site asks for a view
       // read from the API server (the cache can lag the failover record a promotion follows), and
       // the leader looks at that sidecar's fence soon, for its Event.
-      server.handler(ActiveSiteHandler.PATH, new ActiveSiteHandler(this::group, cache::synced,
+      server.handler(ActiveSiteHandler.PATH, new ActiveSiteHandler(this::group, cache::watching,
           config.activeSiteToken(), Clock.systemUTC()).withFreshReads(
               ref -> Optional.ofNullable(kube.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace())
                   .withName(ref.name()).get()),
@@ -216,14 +220,18 @@ public final class WatcherApp implements AutoCloseable {
     return http.address();
   }
 
-  /** What {@code /readyz} answers: the cache has synced. Leadership does not matter, a standby serves too. */
+  /**
+   * What {@code /readyz} answers: every informer has listed and is watching now, so that the cache
+   * is current. Leadership does not matter, a standby serves too. A replica that is not watching
+   * drops out of the Service's endpoints, and the sidecars ask a replica that is.
+   */
   public boolean isReady() {
     synchronized (this) {
       if (closed) {
         return false;
       }
     }
-    return cache.synced();
+    return cache.watching();
   }
 
   /** Whether this replica acts on annotations right now. */

@@ -36,6 +36,7 @@ public final class WatcherMetrics implements AutoCloseable {
   private final ProcessMetrics process;
   private final AtomicInteger leader = new AtomicInteger();
   private final Map<RequestOutcome, Counter> requests = new EnumMap<>(RequestOutcome.class);
+  private final Counter informerRestarts;
 
   private WatcherMetrics(ProcessMetrics process) {
     this.process = process;
@@ -49,6 +50,21 @@ public final class WatcherMetrics implements AutoCloseable {
           .tag("outcome", outcome.label())
           .register(process.registry()));
     }
+    informerRestarts = Counter.builder("bloodraven_watcher_informer_restarts")
+        .description("MysqlFailoverGroup informers that stopped and were replaced by a new one")
+        .register(process.registry());
+  }
+
+  /** The gauge {@code bloodraven_watcher_watching}: 1 while every group informer has listed and watches. */
+  void watching(java.util.function.BooleanSupplier watching) {
+    Gauge.builder("bloodraven_watcher_watching", () -> watching.getAsBoolean() ? 1 : 0)
+        .description("1 while every MysqlFailoverGroup informer has listed and is watching (the watcher is ready "
+            + "and serves /active-site), else 0")
+        .register(process.registry());
+  }
+
+  void informerRestarted() {
+    informerRestarts.increment();
   }
 
   public static WatcherMetrics create() {

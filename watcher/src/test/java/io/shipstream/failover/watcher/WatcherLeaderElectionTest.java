@@ -117,6 +117,30 @@ class WatcherLeaderElectionTest {
     Http.await("the orders failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("orders") == 1);
   }
 
+  /**
+   * A failed renewal of the Lease fails that attempt only: with its writes refused for less than
+   * the renew deadline the replica keeps leading throughout and acts as before.
+   */
+  @Test
+  void aFailedLeaseRenewalFailsThatAttemptOnly() throws Exception {
+    first = replica("watcher-a");
+    Http.await("watcher-a leads", TAKEOVER, first::isLeader);
+    java.util.regex.Pattern lease = java.util.regex.Pattern.compile(".*/leases/failover-watcher(\\?.*)?");
+
+    // Shorter than the 1.5 s renew deadline: three or so of the 200 ms retries fail.
+    MockCluster.Refusal brief = cluster.refuseWrites(lease, 503, Duration.ofMillis(700));
+    long until = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+    boolean ledThroughout = true;
+    while (System.nanoTime() < until) {
+      ledThroughout &= first.isLeader();
+      Thread.sleep(10);
+    }
+    assertThat(brief.refused()).as("renewals were refused").isPositive();
+    assertThat(ledThroughout).as("still leading through the refused renewals").isTrue();
+    rig.createGroupRequesting(ORDERS, "pdx");
+    Http.await("the orders failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("orders") == 1);
+  }
+
   private void removeAnnotation(GroupRef ref) {
     cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
         .edit(g -> {

@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
@@ -14,6 +15,7 @@ import com.fasterxml.jackson.annotation.JsonPropertyDescription;
  * comes back).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record EmergencyFailoverStatus(
     @JsonPropertyDescription("Pending | Fencing | Promoting | Resuming | Succeeded | Failed") String phase,
     @JsonPropertyDescription("The site whose primary failed.") String failedSite,
@@ -81,6 +83,7 @@ public record EmergencyFailoverStatus(
    * what it finally lost, after catching up from any other survivor.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record ForcedPromotion(
       @JsonPropertyDescription("The request, as annotation=value.") String requestedBy,
       Long maxLagOnPromotion,

@@ -1,5 +1,7 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn.Type;
 import io.fabric8.kubernetes.api.model.Namespaced;
@@ -10,12 +12,20 @@ import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
+import java.util.List;
 
 /**
  * One MySQL (or MariaDB) primary and its replicas spread over sites. The spec says where the
  * servers are and how cautious a failover must be; the status says which site is active and
  * what the current or last failover did.
+ *
+ * <p>Read tolerantly: a field this version does not know (a CRD upgraded ahead of the watcher, an
+ * object created with {@code --validate=false}) is ignored at every level, here and in every
+ * spec and status type. A value that cannot be read at all is not a reason to stop reading the
+ * other groups: the watcher's cache hands such an object out with {@link #unreadable()} naming
+ * what could not be read, and the part that could not be read left empty.
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 @Group(MysqlFailoverGroup.GROUP)
 @Version(MysqlFailoverGroup.VERSION)
 @Kind("MysqlFailoverGroup")
@@ -38,6 +48,37 @@ public class MysqlFailoverGroup extends CustomResource<MysqlFailoverGroupSpec, M
 
   /** The annotation an operator sets to request a planned failover. */
   public static final String PLANNED_FAILOVER_ANNOTATION = "bloodraven.shipstream.io/planned-failover";
+
+  /** What could not be read of this object (field path and why); empty for an object read whole. */
+  @JsonIgnore
+  private List<String> unreadable = List.of();
+
+  /** Whether {@code status} could not be read: it is then null here, although the object has one. */
+  @JsonIgnore
+  private boolean statusUnreadable;
+
+  /** What could not be read of this object, for the InvalidSpec condition and Event; empty when read whole. */
+  @JsonIgnore
+  public List<String> unreadable() {
+    return unreadable;
+  }
+
+  /** Whether the object has a status this version could not read (then {@link #getStatus()} is null). */
+  @JsonIgnore
+  public boolean statusUnreadable() {
+    return statusUnreadable;
+  }
+
+  /**
+   * Marks an object of which some parts could not be read (they are left null); {@code status}
+   * says whether the status was one of them. Only readers that keep going past such objects call it.
+   */
+  @JsonIgnore
+  public MysqlFailoverGroup markUnreadable(List<String> problems, boolean status) {
+    this.unreadable = List.copyOf(problems);
+    this.statusUnreadable = status;
+    return this;
+  }
 
   /** The value of the annotation {@code key}; null when the resource does not carry it. */
   public String annotation(String key) {

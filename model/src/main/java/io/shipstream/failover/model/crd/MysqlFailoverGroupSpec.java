@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
@@ -26,6 +27,7 @@ import java.util.List;
 @ValidationRule(value = MysqlFailoverGroupSpec.TWO_PRIMARY_CANDIDATES,
     message = "at least two sites must be primary-candidate")
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record MysqlFailoverGroupSpec(
     @Required @Size(min = 2, max = 16)
     @JsonPropertyDescription("The sites of the group, 2 to 16, unique names, at least two primary-candidate.")
@@ -85,9 +87,12 @@ public record MysqlFailoverGroupSpec(
   public static final String TWO_PRIMARY_CANDIDATES =
       "self.sites.filter(s, !has(s.role) || s.role == '" + SiteSpec.ROLE_PRIMARY_CANDIDATE + "').size() >= 2";
 
+  @JsonIgnoreProperties(ignoreUnknown = true)
+
   public record SecretRef(@Required String name) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record PlannedFailoverSpec(
       @Default("5m") @Pattern(Durations.SCHEMA_PATTERN) String maxLagWait,
       @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String drainTimeout,
@@ -106,17 +111,21 @@ public record MysqlFailoverGroupSpec(
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SplitBrainPolicy(List<@Pattern(SiteSpec.DNS_LABEL) String> sitePriorities) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record DnsSpec(String hostname, @Default("60") @Min(1) Integer ttl) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SidecarSpec(
       @Default("20s") @Pattern(Durations.SCHEMA_PATTERN) String leaseTimeout,
       @Default("5s") @Pattern(Durations.SCHEMA_PATTERN) String peerCheckInterval) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record DragonflySpec(
       @Default("false") Boolean enabled,
       @Default("dragonfly") @SchemaFrom(type = SchemaEnums.DragonflyFlavor.class)
@@ -124,6 +133,7 @@ public record MysqlFailoverGroupSpec(
       DragonflyPlannedFailoverSpec plannedFailover) {}
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record DragonflyPlannedFailoverSpec(
       @Default("30s") @Pattern(Durations.SCHEMA_PATTERN) String maxSyncWait,
       @Default("proceed") @SchemaFrom(type = GroupConfig.OnSyncTimeout.class)
@@ -137,6 +147,7 @@ public record MysqlFailoverGroupSpec(
    * have received everything.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record EmergencyFailoverSpec(
       @Min(0)
       @JsonPropertyDescription("The most transactions of the failed primary's last known GTID set the candidate may "
@@ -151,6 +162,7 @@ public record MysqlFailoverGroupSpec(
    * {@code ackFrom} which replicas acknowledge.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SemiSyncSpec(
       @Default("false") Boolean enabled,
       @Default("preferred") @SchemaFrom(type = io.shipstream.failover.model.SemiSyncConfig.Durability.class)
@@ -165,6 +177,7 @@ public record MysqlFailoverGroupSpec(
    * Either may be left out.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record HooksSpec(
       @JsonPropertyDescription("Called before the source is fenced; a planned failover goes on only on a 2xx answer.")
       HookSpec preFailover,
@@ -173,6 +186,7 @@ public record MysqlFailoverGroupSpec(
 
   /** One webhook: a POST of the failover's JSON description to {@code url}. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record HookSpec(
       @Required @Pattern(HOOK_URL)
       @JsonPropertyDescription("The http:// or https:// URL the JSON body is POSTed to.") String url,
@@ -184,6 +198,7 @@ public record MysqlFailoverGroupSpec(
 
   /** A key of a Secret in the group's namespace; {@code key} defaults to {@code token}. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SecretKeyRef(@Required String name, @Default("token") String key) {}
 
   /** What the schema admits as a hook URL; GroupConfig checks the rest (a host, no blanks). */

@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -10,6 +11,7 @@ import java.util.List;
  * field is optional: a fresh resource has no status at all.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record MysqlFailoverGroupStatus(
     String activeSite,
     String lastFailover,
@@ -66,6 +68,7 @@ public record MysqlFailoverGroupStatus(
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SiteStatus(
       String name,
       String state,
@@ -88,6 +91,7 @@ public record MysqlFailoverGroupStatus(
    * @param message the same in a sentence
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record SemiSyncStatus(String primary, String dataDurability, Boolean enabled, Integer waitCount,
       Integer clients, Boolean fallenBack, String message) {}
 
@@ -109,6 +113,7 @@ public record MysqlFailoverGroupStatus(
 
   /** The Temporal workflow of the current or last failover, so a user can find its history. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record WorkflowRef(String type, String workflowId, String runId) {}
 
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {

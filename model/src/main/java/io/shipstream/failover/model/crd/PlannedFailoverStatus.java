@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.crd;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 
 /**
@@ -9,6 +10,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
  * ({@code at=} in the annotation) waits for.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record PlannedFailoverStatus(
     String phase,
     String target,
@@ -34,5 +36,6 @@ public record PlannedFailoverStatus(
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record DragonflyStatus(Boolean enabled, Boolean sessionsPreserved, String promotionMethod, Double syncWaitSeconds) {}
 }

@@ -1,6 +1,7 @@
 package io.shipstream.failover.model.crd;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.crd.generator.annotation.SchemaFrom;
@@ -14,6 +15,7 @@ import java.util.Map;
 
 /** One site of a group: where its MySQL, pods, nodes, sidecar and session store are. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record SiteSpec(
     // The maxLength repeats what the pattern implies because the API server's CEL cost estimate reads
     // only maxLength: without it the unique-name rule on spec.sites is priced as if names were megabytes.
@@ -55,7 +57,10 @@ public record SiteSpec(
   }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record Endpoint(@Required String host, @Min(1) @Max(65535) Integer port) {}
+
+  @JsonIgnoreProperties(ignoreUnknown = true)
 
   public record Sidecar(String url) {}
 

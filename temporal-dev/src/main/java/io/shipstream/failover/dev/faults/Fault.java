@@ -73,6 +73,19 @@ public sealed interface Fault {
     }
   }
 
+  /**
+   * A second group the watcher cannot read whole (an unknown spec field and a badly typed value,
+   * as {@code kubectl create --validate=false} makes one) appears before the annotation ({@code at}
+   * null) or as {@code at} starts: the watcher must still see the annotation, and its view of the
+   * failover's group must follow the failover (its {@code /active-site} names the new active site).
+   */
+  record MalformedGroup(Boundary at) implements Fault {
+    public String describe() {
+      return "create a malformed second group (unknown spec field, badly typed value) "
+          + (at == null ? "before the annotation" : "as " + at.label() + " starts");
+    }
+  }
+
   /** No fault: the baseline every invariant must already hold for. */
   record None() implements Fault {
     public String describe() {

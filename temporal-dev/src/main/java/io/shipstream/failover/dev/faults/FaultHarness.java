@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.shipstream.failover.dev.FailoverStack;
 import io.shipstream.failover.dev.faults.CaseResult.Check;
 import io.shipstream.failover.dev.faults.Fault.ApiRefusal;
+import io.shipstream.failover.dev.faults.Fault.MalformedGroup;
 import io.shipstream.failover.dev.faults.Fault.ReplicationCut;
 import io.shipstream.failover.dev.faults.Fault.SourceKill9;
 import io.shipstream.failover.dev.faults.Fault.SourceStop;
@@ -97,7 +98,11 @@ public final class FaultHarness implements AutoCloseable {
       if (fault instanceof ReplicationCut cut) {
         annotation = target + ":maxLagWait=" + cut.maxLagWaitSeconds() + "s";
       }
-      if (!(fault instanceof WatcherKill) && !(fault instanceof Fault.None)) {
+      boolean malformedBefore = fault instanceof MalformedGroup m && m.at() == null;
+      if (malformedBefore) {
+        createMalformedGroup();
+      }
+      if (!(fault instanceof WatcherKill) && !(fault instanceof Fault.None) && !malformedBefore) {
         injector.arm(trigger(fault, source, target));
       }
       // The drain runs only when the source has application sessions at the fence; the writer
@@ -117,7 +122,8 @@ public final class FaultHarness implements AutoCloseable {
       }
       PlannedFailoverStatus end = awaitEnd(before);
       awaitWorkflowClosed();
-      String fired = fault instanceof WatcherKill || fault instanceof Fault.None ? "yes" : injector.fired();
+      String fired = fault instanceof WatcherKill || fault instanceof Fault.None || malformedBefore ? "yes"
+          : injector.fired();
       if (fired != null && fault instanceof ApiRefusal) {
         fired += ", " + refusals.stream().mapToInt(MockCluster.Refusal::refused).sum() + " writes refused";
       }
@@ -130,12 +136,18 @@ public final class FaultHarness implements AutoCloseable {
       }
       load.stop();
       watch.close();
-      List<Check> checks = new Invariants(stack).judge(source, end, load, watch);
+      List<Check> checks = new ArrayList<>(new Invariants(stack).judge(source, end, load, watch));
+      if (fault instanceof MalformedGroup) {
+        checks.add(watcherView());
+      }
       String outcome = end.phase() + (end.reason() == null ? "" : "/" + end.reason());
       return new CaseResult(plan, fired, outcome, seconds(started), readySeconds, checks);
     } finally {
       joinHelpers();
       healAll();
+      if (fault instanceof MalformedGroup) {
+        deleteMalformedGroup();
+      }
       if (idleSession != null) {
         try {
           idleSession.close();
@@ -179,6 +191,9 @@ public final class FaultHarness implements AutoCloseable {
       return new Trigger(a.from(), When.BEFORE, false,
           () -> refusals.add(stack.api().mock().refuseWrites(path, a.code(), Duration.ofMillis(a.refuseMillis()))));
     }
+    if (fault instanceof MalformedGroup m) {
+      return new Trigger(m.at(), When.BEFORE, false, this::createMalformedGroup);
+    }
     if (fault instanceof ReplicationCut cut) {
       // Cut as the fence starts, after validation saw a healthy replica: what the writer commits
       // until the fence lands never reaches the target, so WaitingForLag starts behind and
@@ -206,6 +221,77 @@ public final class FaultHarness implements AutoCloseable {
       });
     }
     throw new IllegalArgumentException("not a trigger fault: " + fault);
+  }
+
+  // --- the malformed group ------------------------------------------------------------------
+
+  private static final String MALFORMED = "malformed";
+
+  /**
+   * Created untyped, as {@code kubectl create --validate=false} would (the mock, like that, takes
+   * any JSON): an unknown field, and a number written as a word.
+   */
+  private void createMalformedGroup() {
+    var client = stack.api().client();
+    String json = "{\"apiVersion\":\"" + MysqlFailoverGroup.API_VERSION + "\",\"kind\":\"MysqlFailoverGroup\","
+        + "\"metadata\":{\"name\":\"" + MALFORMED + "\",\"namespace\":\"" + MockCluster.NAMESPACE + "\"},"
+        + "\"spec\":{\"sites\":[{\"name\":\"a\",\"mysql\":{\"host\":\"127.0.0.1\",\"port\":1}},"
+        + "{\"name\":\"b\",\"mysql\":{\"host\":\"127.0.0.1\",\"port\":2}}],"
+        + "\"frobnicate\":true,\"failureThreshold\":\"three\"}}";
+    client.genericKubernetesResources(malformedContext()).inNamespace(MockCluster.NAMESPACE).resource(
+        client.getKubernetesSerialization().unmarshal(json, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        .create();
+  }
+
+  private void deleteMalformedGroup() {
+    try {
+      stack.api().client().genericKubernetesResources(malformedContext()).inNamespace(MockCluster.NAMESPACE)
+          .withName(MALFORMED).delete();
+    } catch (RuntimeException e) {
+      // The next case starts without it either way: a fresh stack if this one is unusable.
+    }
+  }
+
+  private static io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext malformedContext() {
+    return io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext.fromResourceType(MysqlFailoverGroup.class);
+  }
+
+  /**
+   * {@code watcher-view}: the watcher is ready and its {@code /active-site} names the site the
+   * status names, within 5 s: a watcher blinded by the malformed group would still name the source.
+   */
+  private Check watcherView() {
+    String expected = read(() -> stack.api().resource().getStatus().activeSite());
+    java.net.InetSocketAddress at = stack.controlPlane().watcherAddress().orElse(null);
+    if (at == null) {
+      return new Check("watcher-view", false, "the watcher is not running");
+    }
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    String base = "http://127.0.0.1:" + at.getPort();
+    String last = "no answer";
+    long until = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+    while (System.nanoTime() < until) {
+      try {
+        var ready = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "/readyz")).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+        var view = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base
+            + "/active-site?namespace=" + MockCluster.NAMESPACE + "&group=" + FailoverStack.GROUP_NAME))
+            .header("Authorization", "Bearer " + FailoverStack.SIDECAR_TOKEN).build(),
+            java.net.http.HttpResponse.BodyHandlers.ofString());
+        last = "/readyz " + ready.statusCode() + ", /active-site " + view.statusCode() + " " + view.body();
+        if (ready.statusCode() == 200 && view.statusCode() == 200
+            && view.body().contains("\"activeSite\":\"" + expected + "\"")) {
+          return new Check("watcher-view", true, "ready, /active-site names " + expected + " as the status does");
+        }
+      } catch (java.io.IOException e) {
+        last = e.toString();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+      WritableWatch.sleep(100);
+    }
+    return new Check("watcher-view", false, "the status names " + expected + "; the watcher: " + last);
   }
 
   // --- keeping the stack in a known state --------------------------------------------------

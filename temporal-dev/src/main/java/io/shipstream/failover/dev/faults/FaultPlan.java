@@ -56,6 +56,11 @@ public record FaultPlan(String name, Fault fault, Long seed) {
     // Longer than the promotion's ~30 s retry budget: the workflow must fence the target again and
     // hand the writes back to the source, not stop with no writable primary (full suite only).
     add(all, "target-refuses-connections-past-promote-budget", new TargetRefuses(false, 40_000));
+    // One group the watcher cannot read must not blind it to the others: created before the
+    // annotation (the annotation must still be seen), and as the failover names its target active
+    // (the watcher's view must follow). Named cases only: the random draw keeps its seeds' meaning.
+    add(all, "malformed-group", new Fault.MalformedGroup(null));
+    add(all, "malformed-group-mid-failover", new Fault.MalformedGroup(Boundary.RECORD_TARGET));
     return all;
   }
 

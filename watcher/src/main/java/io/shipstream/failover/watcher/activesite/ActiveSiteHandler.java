@@ -51,9 +51,11 @@ import org.slf4j.LoggerFactory;
  *       write its Event. Without a way to read the API server, the cache answers without the mark.
  *   <li>400 without both parameters; 401 without the shared token (before anything else, so an
  *       unauthenticated caller learns nothing); 404 for an unknown group; 405 for anything but GET.
- *   <li>503 while the cache has not synced, the lookup fails, or the status names a blank active
- *       site or only a failover target: the watcher is up but has nothing authoritative to say,
- *       and a sidecar treats that as no answer.
+ *   <li>503 while the cache is not current (not yet listed, or its watch is being re-established
+ *       or its informer replaced: a stale view after a failover would name the old primary, and
+ *       the new primary's sidecar would fence it), the lookup fails, the status cannot be read, or
+ *       it names a blank active site or only a failover target: the watcher is up but has nothing
+ *       authoritative to say, and a sidecar treats that as no answer.
  * </ul>
  */
 public final class ActiveSiteHandler implements HttpHandler {
@@ -75,7 +77,8 @@ public final class ActiveSiteHandler implements HttpHandler {
 
   /**
    * @param lookup the cached resource (the informer's store in the watcher)
-   * @param ready whether the cache has synced; before that an absent group may merely not be loaded yet
+   * @param ready whether the cache is current (listed and watching); otherwise a group may be
+   *     missing or stale
    */
   public ActiveSiteHandler(Function<GroupRef, Optional<MysqlFailoverGroup>> lookup, BooleanSupplier ready,
       SharedToken token, Clock clock) {
@@ -142,7 +145,8 @@ public final class ActiveSiteHandler implements HttpHandler {
     }
     GroupRef ref = new GroupRef(namespace, name);
     if (!ready.getAsBoolean()) {
-      return error(503, "the watcher has not loaded the groups yet");
+      return error(503, "the watcher is not watching the groups right now (not yet listed, or its watch is being "
+          + "re-established): its view may be stale");
     }
     Function<GroupRef, Optional<MysqlFailoverGroup>> direct = fromApiServer;
     boolean fresh = direct != null && "true".equals(query.get("fresh"));
@@ -155,6 +159,9 @@ public final class ActiveSiteHandler implements HttpHandler {
     }
     if (group.isEmpty()) {
       return error(404, "no MysqlFailoverGroup " + ref);
+    }
+    if (group.get().statusUnreadable()) {
+      return error(503, ref + " has a status this watcher cannot read: " + String.join("; ", group.get().unreadable()));
     }
     MysqlFailoverGroupStatus status = group.get().getStatus();
     ObjectNode body = JSON.createObjectNode();

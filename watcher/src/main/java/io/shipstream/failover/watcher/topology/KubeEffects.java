@@ -240,7 +240,8 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
   }
 
   private void patchStatus(GroupRef group, Map<String, Object> fields) {
-    boolean hasStatus = latest.apply(group).map(g -> g.getStatus() != null).orElse(false);
+    // A status this version cannot read is still there: its other fields must not be replaced.
+    boolean hasStatus = latest.apply(group).map(g -> g.getStatus() != null || g.statusUnreadable()).orElse(false);
     // "add" replaces a member that exists; a resource without any status needs the object first.
     List<Map<String, Object>> ops = new java.util.ArrayList<>();
     if (hasStatus) {

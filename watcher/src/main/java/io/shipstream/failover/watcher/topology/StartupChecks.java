@@ -140,7 +140,7 @@ public final class StartupChecks implements AutoCloseable {
       // The monitor removed the group's meters on restarting it; the gauge shows the kept answer again.
       Optional.ofNullable(watches.get(key)).ifPresent(w -> metrics.startsReadOnly(group, site.name(), w.last()));
       try {
-        futures.add(checks.scheduleWithFixedDelay(() -> check(key, site), 0, every.toMillis(),
+        futures.add(checks.scheduleWithFixedDelay(() -> checkOnce(key, site), 0, every.toMillis(),
             TimeUnit.MILLISECONDS));
       } catch (RejectedExecutionException e) {
         // Closed on losing leadership: the next leader checks.
@@ -166,9 +166,18 @@ public final class StartupChecks implements AutoCloseable {
     }
   }
 
-  private void check(Key key, SiteSpec site) {
-    checkProbe(key, site);
-    checkStartup(key, site.sidecar().url());
+  /**
+   * One check that fails alone: a fixed-delay task that throws is never run again, which would end
+   * this site's checks for good.
+   */
+  private void checkOnce(Key key, SiteSpec site) {
+    try {
+      checkProbe(key, site);
+      checkStartup(key, site.sidecar().url());
+    } catch (RuntimeException e) {
+      log.warn("{}: the start-up check of site '{}' failed: {}", key.group(), key.site(), e.toString());
+      metrics.passFailed(key.group(), "startup-check");
+    }
   }
 
   /**

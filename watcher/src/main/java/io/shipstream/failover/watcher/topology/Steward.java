@@ -139,6 +139,9 @@ public final class Steward {
     } catch (RuntimeException e) {
       // The next pass tries again; the API server may be briefly away.
       log.warn("{}: routing repair failed: {}", ref, e.toString());
+      if (metrics != null) {
+        metrics.passFailed(ref, "routing");
+      }
       return lastProblems.getOrDefault(ref, List.of());
     }
   }
@@ -180,6 +183,11 @@ public final class Steward {
   void invalidSpec(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
     String message = String.join("; ", problems);
     note(ref, Events.INVALID_SPEC, message);
+    if (group.statusUnreadable()) {
+      // The conditions are computed against the stored ones, which cannot be read: writing them
+      // would change the resource, hence fire another change, on every pass. The Event says it.
+      return;
+    }
     MysqlFailoverGroupStatus status = group.getStatus();
     conditions(ref, group, new GroupConditions.Facts(message, status == null ? null : status.activeSite(), null,
         failoverRunning(status), null, List.of()));

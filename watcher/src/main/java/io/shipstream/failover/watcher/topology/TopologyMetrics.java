@@ -42,6 +42,7 @@ public final class TopologyMetrics {
   private final GroupStateMetrics state;
 
   private final Timer pollStartDelay;
+  private final Map<String, io.micrometer.core.instrument.Counter> passFailures = new ConcurrentHashMap<>();
   private final AtomicReference<java.util.function.Supplier<Number>> pollThreads = new AtomicReference<>(() -> 0);
 
   public TopologyMetrics(MeterRegistry registry) {
@@ -103,6 +104,19 @@ public final class TopologyMetrics {
   /** Counts the repairs of a group's routing: one per object set right between failovers. */
   void repaired(GroupRef group, int repairs) {
     state.repaired(group, repairs);
+  }
+
+  /**
+   * Counts one pass that failed for one group ({@code stage}: a site's poll, the group's evaluation,
+   * its routing repair): the pass is given up, logged, and the next one runs as usual, for this group
+   * and every other. {@code bloodraven_topology_pass_failures_total{stage}}; by stage only, since a
+   * group's meters go with it and a failure is worth counting after that too.
+   */
+  void passFailed(GroupRef group, String stage) {
+    passFailures.computeIfAbsent(stage, s -> io.micrometer.core.instrument.Counter
+        .builder("bloodraven_topology_pass_failures")
+        .description("Passes of the topology monitor that failed for one group and were given up (the next runs)")
+        .tag("stage", s).register(registry)).increment();
   }
 
   /** How late a poll started after it fell due: above a few milliseconds, polls wait for a thread. */

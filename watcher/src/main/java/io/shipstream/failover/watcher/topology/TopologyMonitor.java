@@ -253,11 +253,15 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     GroupConfig config;
     Watched existing = groups.get(ref);
     try {
+      if (!current.get().unreadable().isEmpty()) {
+        // A value this version cannot read (the cache read every other group past it): an invalid spec.
+        throw new GroupConfig.InvalidSpecException(current.get().unreadable());
+      }
       config = GroupConfig.resolve(current.get().getSpec());
     } catch (IllegalArgumentException e) {
       List<String> problems = e instanceof GroupConfig.InvalidSpecException invalid ? invalid.problems()
           : List.of(e.getMessage());
-      if (existing != null) {
+      if (existing != null && !current.get().statusUnreadable()) {
         // An edit that does not resolve must not leave a running group unprotected: it is refused,
         // and the group stays monitored with the spec accepted before.
         String rejected = String.join("; ", problems) + "; " + KEPT_SPEC;
@@ -364,6 +368,18 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     if (w.stopped.get()) {
       return;
     }
+    try {
+      pollOnce(w, site);
+    } catch (RuntimeException e) {
+      // This site's poll fails alone: it is polled again at its interval, and every other site and
+      // group is polled as before. Without the reschedule below the site would never be polled again.
+      log.warn("{}: the poll of site '{}' failed: {}", w.polls.group(), site.name(), e.toString());
+      metrics.passFailed(w.polls.group(), "poll");
+      schedule(w, site, w.polls.config().pollInterval());
+    }
+  }
+
+  private void pollOnce(Watched w, SiteSpec site) {
     GroupPolls g = w.polls;
     long started = System.nanoTime();
     Instant startedAt = clock.instant();
@@ -552,6 +568,10 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     }
     try {
       Optional<MysqlFailoverGroup> resource = latest.apply(g.group());
+      if (resource.isPresent() && resource.get().statusUnreadable()) {
+        // Nothing is decided on a status this version cannot read (sync stops the group's polls).
+        return;
+      }
       MysqlFailoverGroupStatus status = resource.map(MysqlFailoverGroup::getStatus)
           .orElse(MysqlFailoverGroupStatus.empty());
       Instant now = clock.instant();
@@ -655,6 +675,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     } catch (RuntimeException e) {
       // The next poll evaluates again; the monitor must outlive a Temporal or API outage.
       log.warn("{}: topology evaluation failed: {}", g.group(), e.toString());
+      metrics.passFailed(g.group(), "evaluation");
     }
   }
 

@@ -220,7 +220,7 @@ class ActiveSiteHandlerTest {
     synced.set(false);
     HttpResponse<String> unsynced = get("/active-site?namespace=shop&group=orders", BEARER);
     assertThat(unsynced.statusCode()).isEqualTo(503);
-    assertThat(unsynced.body()).contains("not loaded the groups yet");
+    assertThat(unsynced.body()).contains("not watching the groups right now");
 
     synced.set(true);
     lookup = ref -> {
@@ -229,6 +229,19 @@ class ActiveSiteHandlerTest {
     HttpResponse<String> failing = get("/active-site?namespace=shop&group=orders", BEARER);
     assertThat(failing.statusCode()).isEqualTo(503);
     assertThat(failing.body()).isEqualTo("{\"error\":\"the group cannot be read right now\"}");
+  }
+
+  /** A status this version cannot read (the cache marks it so) is no view: a sidecar must not act on a guess. */
+  @Test
+  void aStatusTheWatcherCannotReadIs503() throws Exception {
+    MysqlFailoverGroup unreadable = group("shop", "orders").markUnreadable(
+        List.of("status.sites: cannot be read (not a list)"), true);
+    lookup = ref -> Optional.of(unreadable);
+
+    HttpResponse<String> response = get("/active-site?namespace=shop&group=orders", BEARER);
+
+    assertThat(response.statusCode()).isEqualTo(503);
+    assertThat(response.body()).contains("has a status this watcher cannot read: status.sites: cannot be read");
   }
 
   @Test
