@@ -68,6 +68,7 @@ public record EmergencyFailoverStatus(
    * sidecar takes to be restarted by its liveness probe and fence at boot, whichever is longer.
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record OldPrimaryWait(
       @JsonPropertyDescription("The bound, from the candidate's naming as the active site.") Double seconds,
       @JsonPropertyDescription("When it ends (RFC 3339).") String until,

@@ -108,6 +108,7 @@ public record MysqlFailoverGroupStatus(
    * @param detectedAt when the watcher found them (RFC 3339)
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
   public record LostTransactions(String site, String failover, String activeSite, String gtid, Long count,
       String detectedAt) {}
 
