@@ -70,6 +70,12 @@ final class FencingLoop {
   private volatile Optional<ActiveSiteView> view = Optional.empty();
   private volatile SidecarStatus status;
   /**
+   * When a tick last ran to its end: {@code /health} fails once it is older than the health bound
+   * (a stuck loop, a dead scheduler thread, a call hung past its timeout), so that the kubelet
+   * restarts a sidecar that no longer keeps its lease.
+   */
+  private volatile Optional<Instant> lastTickCompleted = Optional.empty();
+  /**
    * The lease and interval in force: the environment's until the watcher names the spec's, then
    * the last the watcher named, kept through a partition, since the spec is the one source.
    */
@@ -97,6 +103,23 @@ final class FencingLoop {
 
   SidecarStatus status() {
     return status;
+  }
+
+  /**
+   * Why {@code /health} must fail, in one line: no tick has run to its end within the health
+   * bound of the timing in force (counted from the start until the first one has); empty while
+   * the loop keeps up. A tick that throws does not count: a loop that cannot decide guards nothing.
+   */
+  Optional<String> stalled() {
+    Instant now = clock.instant();
+    Optional<Instant> last = lastTickCompleted;
+    Duration bound = timing.healthBound();
+    Duration quiet = Duration.between(last.orElse(startedAt), now);
+    if (quiet.compareTo(bound) <= 0) {
+      return Optional.empty();
+    }
+    return Optional.of("fencing loop stalled: " + (last.isPresent() ? "no tick completed for "
+        : "no tick completed since the start, ") + quiet.toMillis() + " ms (bound " + bound.toMillis() + " ms)");
   }
 
   /** How often the scheduler ticks: the interval the sidecar has learned. */
@@ -138,6 +161,7 @@ final class FencingLoop {
         lastAnswer = Optional.of(lastState);
       }
       ticks++;
+      lastTickCompleted = Optional.of(clock.instant());
       // What the server is now: a fence or stop that took effect is shown at once, which is what a failover waits for.
       status = snapshot(lastState, action);
     } catch (Throwable e) {
@@ -436,6 +460,7 @@ final class FencingLoop {
         neverActive && view.isEmpty(), lastWatcherContact, peers, lastContact.plus(current.leaseTimeout()),
         current.leaseTimeout(), current.peerCheckInterval(), state, mysql.flavor(), mysql.startsReadOnly(),
         process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks, ownFence,
-        !FencingDecision.leaseExpired(lastContact, clock.instant(), current.leaseTimeout()));
+        !FencingDecision.leaseExpired(lastContact, clock.instant(), current.leaseTimeout()), lastTickCompleted,
+        current.healthBound());
   }
 }

@@ -28,13 +28,24 @@ import org.slf4j.LoggerFactory;
  */
 final class JdbcLocalMysql implements LocalMysql {
   private static final Logger LOG = LoggerFactory.getLogger(JdbcLocalMysql.class);
-  private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
+  static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
   /** How long a look at the server waits for any answer, the greeting included. */
   static final Duration PROBE_TIMEOUT = Duration.ofSeconds(1);
-  /** Long enough for a fence that waits out lock_wait_timeout once, kills and retries. */
-  private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(10);
   /** How long SET GLOBAL read_only may wait for open transactions before they are killed. */
-  private static final int LOCK_WAIT_SECONDS = 2;
+  static final int LOCK_WAIT_SECONDS = 2;
+  /**
+   * How long any one statement of a fence may wait for its answer: twice the lock wait, so a fence
+   * that waits out lock_wait_timeout gets its error back, and short enough that a tick's work on
+   * the server fits the health bound's allowance ({@link #LONGEST_HEALTHY_WORK}).
+   */
+  static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(2L * LOCK_WAIT_SECONDS);
+  /**
+   * What one tick spends on a server that answers, at worst: a look (connect, then the probe's
+   * wait), then a fence (connect, one lock wait, a second for the kills and the second attempt).
+   * {@code SidecarLiveness.LOCAL_MYSQL_ALLOWANCE} must cover it, and the sidecar's tests check so.
+   */
+  static final Duration LONGEST_HEALTHY_WORK = CONNECT_TIMEOUT.plus(PROBE_TIMEOUT).plus(CONNECT_TIMEOUT)
+      .plusSeconds(LOCK_WAIT_SECONDS).plusSeconds(1);
   private static final Timeouts LOOK = new Timeouts(CONNECT_TIMEOUT, PROBE_TIMEOUT);
   private static final Timeouts CHANGE = new Timeouts(CONNECT_TIMEOUT, SOCKET_TIMEOUT);
 

@@ -91,7 +91,8 @@ public final class Sidecar implements AutoCloseable {
           metrics);
       extraTicks.attach(loop);
       SidecarHttpServer http = new SidecarHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
-          httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape, extraTicks::run);
+          httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape, extraTicks::run,
+          loop::stalled);
       Sidecar sidecar = new Sidecar(config, clock, loop, http, scheduler, io, httpThreads);
       LOG.info("sidecar started on port {}: {}", http.port(), config);
       scheduler.execute(sidecar::tickAndReschedule);

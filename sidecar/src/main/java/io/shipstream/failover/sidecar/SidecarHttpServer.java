@@ -17,7 +17,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * {@code GET /health} and {@code /metrics} are open: the kubelet and Prometheus read them, and
- * they say nothing about the group beyond counters. Everything else needs the group's bearer
+ * they say nothing about the group beyond counters. {@code /health} answers 503 with a one-line
+ * reason once the fencing loop has not completed a tick within its health bound, not only when
+ * this server is gone: the kubelet's liveness probe then restarts a sidecar whose lease is no
+ * longer kept by anything. Everything else needs the group's bearer
  * token and answers 401 without it: {@code /peer/ping} and {@code /peer/active-site} (a peer's
  * view can fence this group's servers, so only a holder of the token may serve or read one),
  * {@code GET /status} (it shows the peers, the lease's expiry and the state of MySQL: a map for
@@ -36,12 +39,19 @@ final class SidecarHttpServer implements AutoCloseable {
 
   SidecarHttpServer(InetSocketAddress address, ExecutorService executor, SharedToken token, String site,
       Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics,
-      Supplier<SidecarStatus> tickNow) throws IOException {
+      Supplier<SidecarStatus> tickNow, Supplier<Optional<String>> stalled) throws IOException {
     String pingBody = new ObjectMapper().createObjectNode().put("site", site).toString();
     server = HttpServer.create(address, 16);
     server.setExecutor(executor);
     Map<String, Handler> routes = Map.of(
-        "/health", exchange -> send(exchange, 200, "text/plain", "ok\n"),
+        "/health", exchange -> {
+          Optional<String> problem = stalled.get();
+          if (problem.isPresent()) {
+            send(exchange, 503, "text/plain", problem.get() + "\n");
+          } else {
+            send(exchange, 200, "text/plain", "ok\n");
+          }
+        },
         "/status", authenticated(token, exchange -> send(exchange, 200, JSON, status.get().toJson())),
         "/metrics", exchange -> send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.get()),
         TopologyClient.PEER_PING_PATH, authenticated(token,

@@ -16,7 +16,9 @@ import java.util.Optional;
  * is a {@link MysqlState}: a failover counts READ_ONLY, STARTUP_READ_ONLY and STOPPED as proof that
  * the server takes no writes, never UNREACHABLE or HUNG. {@code leaseTimeout} and {@code
  * peerCheckInterval} are the ones the sidecar runs with: an emergency failover waits out the longer
- * of this lease and the spec's before it trusts the lease alone.
+ * of this lease and the spec's before it trusts the lease alone. {@code lastTickCompletedAt} and
+ * {@code healthBound} are what {@code /health} compares (see {@link
+ * io.shipstream.failover.model.SidecarLiveness#healthBound}).
  */
 public record SidecarStatus(
     String site,
@@ -39,7 +41,9 @@ public record SidecarStatus(
     Optional<Instant> lastFenceAt,
     long ticks,
     Optional<String> ownFence,
-    boolean leaseLive) {
+    boolean leaseLive,
+    Optional<Instant> lastTickCompletedAt,
+    Duration healthBound) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -88,6 +92,10 @@ public record SidecarStatus(
     // is back and nothing else explains the read-only (no failover, every other site behind it).
     ownFence.ifPresentOrElse(v -> node.put("ownFence", v), () -> node.putNull("ownFence"));
     node.put("leaseLive", leaseLive);
+    // /health fails once the last completed tick is older than the bound: the kubelet then restarts
+    // the sidecar, which fences at boot.
+    putTime(node, "lastTickCompletedAt", lastTickCompletedAt);
+    node.put("healthBoundMillis", healthBound.toMillis());
     return node.toString();
   }
 

@@ -1,5 +1,6 @@
 package io.shipstream.failover.sidecar;
 
+import io.shipstream.failover.model.SidecarLiveness;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,8 +14,8 @@ import java.util.Objects;
  * LEASE_TIMEOUT and PEER_CHECK_INTERVAL only hold until the first one.
  */
 record Timing(Duration leaseTimeout, Duration peerCheckInterval) {
-  /** The longest a request may take, whatever the interval. */
-  static final Duration MAX_REQUEST_TIMEOUT = Duration.ofSeconds(2);
+  /** The longest a request may take, whatever the interval (and the first poll's timeout). */
+  static final Duration MAX_REQUEST_TIMEOUT = SidecarLiveness.MAX_REQUEST_TIMEOUT;
   private static final Duration MIN_REQUEST_TIMEOUT = Duration.ofMillis(50);
 
   Timing {
@@ -42,5 +43,14 @@ record Timing(Duration leaseTimeout, Duration peerCheckInterval) {
     Duration half = peerCheckInterval.dividedBy(2);
     return half.compareTo(MIN_REQUEST_TIMEOUT) < 0 ? MIN_REQUEST_TIMEOUT
         : half.compareTo(MAX_REQUEST_TIMEOUT) > 0 ? MAX_REQUEST_TIMEOUT : half;
+  }
+
+  /**
+   * How long the fencing loop may go without completing a tick before {@code /health} fails: see
+   * {@link SidecarLiveness#healthBound}, which the control plane adds up with the pod's probe and
+   * the boot fence to bound how long a hung sidecar may leave its server unguarded.
+   */
+  Duration healthBound() {
+    return SidecarLiveness.healthBound(peerCheckInterval);
   }
 }
