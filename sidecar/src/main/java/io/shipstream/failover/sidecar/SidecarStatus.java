@@ -43,7 +43,8 @@ public record SidecarStatus(
     Optional<String> ownFence,
     boolean leaseLive,
     Optional<Instant> lastTickCompletedAt,
-    Duration healthBound) {
+    Duration healthBound,
+    Optional<Duration> processStartToFirstTick) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -96,6 +97,8 @@ public record SidecarStatus(
     // the sidecar, which fences at boot.
     putTime(node, "lastTickCompletedAt", lastTickCompletedAt);
     node.put("healthBoundMillis", healthBound.toMillis());
+    processStartToFirstTick.ifPresentOrElse(v -> node.put("processStartToFirstTickMillis", v.toMillis()),
+        () -> node.putNull("processStartToFirstTickMillis"));
     return node.toString();
   }
 
