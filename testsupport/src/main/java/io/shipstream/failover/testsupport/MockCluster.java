@@ -300,6 +300,7 @@ public final class MockCluster implements AutoCloseable {
         .withPeriodSeconds((int) startup.period().toSeconds())
         .withTimeoutSeconds((int) startup.timeout().toSeconds())
         .withFailureThreshold(startup.failureThreshold())
+        .withTerminationGracePeriodSeconds(startup.terminationGrace().toSeconds())
         .endStartupProbe()
         .build();
   }
