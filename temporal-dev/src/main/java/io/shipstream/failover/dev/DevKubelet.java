@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -62,6 +64,8 @@ public final class DevKubelet implements AutoCloseable {
     return thread;
   });
   private final List<Restart> restarts = new CopyOnWriteArrayList<>();
+  /** The sites whose startup probe has passed since their last start: their liveness probe runs. */
+  private final Set<String> started = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   public DevKubelet(KubernetesClient kube, String namespace) {
@@ -109,6 +113,21 @@ public final class DevKubelet implements AutoCloseable {
   }
 
   /**
+   * Waits until the startup probe of {@code site}'s sidecar has passed (at once without one), so
+   * that its liveness probe runs: what a test waits for before it freezes or hangs the sidecar,
+   * which would otherwise be given the startup probe's longer window.
+   */
+  public void awaitStarted(String site, Duration timeout) {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (!started.contains(site)) {
+      if (System.nanoTime() > until) {
+        throw new IllegalStateException("the startup probe of " + site + "'s sidecar did not pass within " + timeout);
+      }
+      Playground.sleep(20);
+    }
+  }
+
+  /**
    * The liveness probe of the pod's sidecar container, when it probes {@code /health} over HTTP,
    * with Kubernetes' defaults for the fields it leaves out.
    */
@@ -144,6 +163,9 @@ public final class DevKubelet implements AutoCloseable {
   private void probeLoop(String site, String podName, Target target, SidecarLiveness.Probe liveness) {
     Optional<SidecarLiveness.Probe> startup = startupProbe(podName);
     boolean started = startup.isEmpty();
+    if (started) {
+      this.started.add(site);
+    }
     int failures = 0;
     Instant firstFailure = null;
     while (!closed) {
@@ -157,6 +179,7 @@ public final class DevKubelet implements AutoCloseable {
         firstFailure = null;
         if (!started) {
           started = true;
+          this.started.add(site);
           LOG.info("startup probe of {}'s sidecar passed: its liveness probe runs from now on", site);
         }
       } else {
@@ -168,6 +191,7 @@ public final class DevKubelet implements AutoCloseable {
             failure.get());
         if (failures >= probe.failureThreshold() && !closed) {
           LOG.warn("restarting {}'s sidecar: its {} probe failed {} times in a row", site, kind, failures);
+          this.started.remove(site);
           try {
             target.restart();
             restarts.add(new Restart(site, firstFailure, Instant.now(), kind + ": " + failure.get()));
@@ -180,6 +204,9 @@ public final class DevKubelet implements AutoCloseable {
           liveness = probe(podName).orElse(liveness);
           startup = startupProbe(podName);
           started = startup.isEmpty();
+          if (started) {
+            this.started.add(site);
+          }
         }
       }
       long next = attemptStarted + probe.period().toNanos();

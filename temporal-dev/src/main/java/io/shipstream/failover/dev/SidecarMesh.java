@@ -34,7 +34,7 @@ import java.util.stream.Collectors;
  * so {@link #partition} can cut one site off the watcher and every peer, both ways, as a network
  * partition would, without touching any process.
  *
- * <p>A site may run its sidecar as a process of its own instead ({@link SidecarProcess}: {@link
+ * <p>A site may run its sidecar as a process of its own instead ({@link SidecarProcess}: {@code
  * SidecarMain} in a new JVM, configured through the same environment), as in a pod: a test can
  * then freeze it or hang its fencing loop, and the {@link DevKubelet} the mesh starts for such
  * sites restarts it when the liveness probe of its pod fails, as a kubelet would. In-process
@@ -136,6 +136,8 @@ public final class SidecarMesh implements AutoCloseable {
                 process.restart();
               }
             }));
+        // Started as a kubelet sees it: from here on the liveness probe runs.
+        mesh.processes.keySet().forEach(site -> mesh.kubelet.awaitStarted(site, Duration.ofSeconds(60)));
       }
       return mesh;
     } catch (RuntimeException e) {
@@ -145,7 +147,7 @@ public final class SidecarMesh implements AutoCloseable {
   }
 
   /**
-   * The sidecar's settings as a pod's environment gives them to {@link SidecarMain}: the same for
+   * The sidecar's settings as a pod's environment gives them to {@code SidecarMain}: the same for
    * an in-process sidecar (read by the same {@link SidecarConfig#from}) and a process of its own.
    */
   private Map<String, String> environment(String site, DatabaseServer server, GroupRef group) {
