@@ -41,10 +41,14 @@ public final class SidecarLiveness {
   /** A loaded two-core machine: a GC pause, a scheduler thread waiting for a CPU. */
   public static final Duration LOADED_MACHINE_SLACK = Duration.ofSeconds(2);
   /**
-   * From the start of a sidecar's JVM to its first tick, on a loaded two-core machine: measured
-   * about 1 s on an idle one (class loading, logging, the HTTP server), four times that allowed.
+   * From the start of a sidecar's JVM to its first tick: class loading, logging, the HTTP server.
+   * Measured 11 to 15 s to a first answer, and 5.5 to 16.5 s to the boot fence, on the dev
+   * machine's two cores at load averages of 8 to 10 (several builds at once), where CPU starvation
+   * dominates; a pod whose sidecar gets less CPU than that (the chart README asks for a request of
+   * 100m) makes every bound that adds this one untrue. The sidecar's {@code /status} shows what its
+   * own start took ({@code processStartToFirstTickMillis}).
    */
-  public static final Duration JVM_START_ALLOWANCE = Duration.ofSeconds(4);
+  public static final Duration JVM_START_ALLOWANCE = Duration.ofSeconds(15);
   /**
    * From the start of a sidecar's process to its boot fence of a writable server it cannot learn
    * the active site for (or that another site is active): the JVM's start, the first poll's
@@ -93,6 +97,13 @@ public final class SidecarLiveness {
      * failing. A short termination grace, because the JVM's shutdown waits for a stuck tick.
      */
     public static final Probe CHART = new Probe(Duration.ofSeconds(2), Duration.ofSeconds(1), 3, Duration.ofSeconds(1));
+    /**
+     * The chart's startup probe for the sidecar, on the same {@code /health}: the liveness probe
+     * is held back until it passes, so a JVM that starts slowly on a busy node (longer than the
+     * liveness probe's 7 s) is given 30 s instead of being killed over and over.
+     */
+    public static final Probe CHART_STARTUP =
+        new Probe(Duration.ofSeconds(1), Duration.ofSeconds(1), 30, Duration.ofSeconds(1));
 
     public Probe {
       Objects.requireNonNull(period, "period");

@@ -77,6 +77,13 @@ final class FencingLoop {
    */
   private volatile Optional<Instant> lastTickCompleted = Optional.empty();
   /**
+   * From this process's start to the first tick that ran to its end, by the wall clock: the JVM's
+   * start plus the first poll, what the boot fence's bound allows for ({@code
+   * SidecarLiveness.BOOT_FENCE_BOUND}). Meaningful where the sidecar is a process of its own, as in
+   * a pod; in the dev stack's in-process sidecars it is the host JVM's age.
+   */
+  private volatile Optional<Duration> processStartToFirstTick = Optional.empty();
+  /**
    * The lease and interval in force: the environment's until the watcher names the spec's, then
    * the last the watcher named, kept through a partition, since the spec is the one source.
    */
@@ -165,6 +172,10 @@ final class FencingLoop {
       }
       ticks++;
       lastTickCompleted = Optional.of(clock.instant());
+      if (processStartToFirstTick.isEmpty()) {
+        processStartToFirstTick = ProcessHandle.current().info().startInstant()
+            .map(start -> Duration.between(start, Instant.now()));
+      }
       // What the server is now: a fence or stop that took effect is shown at once, which is what a failover waits for.
       status = snapshot(lastState, action);
     } catch (Throwable e) {
@@ -499,6 +510,6 @@ final class FencingLoop {
         current.leaseTimeout(), current.peerCheckInterval(), state, mysql.flavor(), mysql.startsReadOnly(),
         process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks, ownFence,
         !FencingDecision.leaseExpired(lastContact, clock.instant(), current.leaseTimeout()), lastTickCompleted,
-        current.healthBound(), lastFence);
+        current.healthBound(), processStartToFirstTick, lastFence);
   }
 }

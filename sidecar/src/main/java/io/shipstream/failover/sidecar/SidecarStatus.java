@@ -44,6 +44,7 @@ public record SidecarStatus(
     boolean leaseLive,
     Optional<Instant> lastTickCompletedAt,
     Duration healthBound,
+    Optional<Duration> processStartToFirstTick,
     Optional<LastFence> lastFence) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -104,6 +105,8 @@ public record SidecarStatus(
     // the sidecar, which fences at boot.
     putTime(node, "lastTickCompletedAt", lastTickCompletedAt);
     node.put("healthBoundMillis", healthBound.toMillis());
+    processStartToFirstTick.ifPresentOrElse(v -> node.put("processStartToFirstTickMillis", v.toMillis()),
+        () -> node.putNull("processStartToFirstTickMillis"));
     lastFence.ifPresentOrElse(f -> {
       ObjectNode fence = node.putObject("lastFence");
       fence.put("at", f.at().toString());

@@ -49,6 +49,7 @@ public final class FailoverStack implements AutoCloseable {
   private final List<TcpProxy> controlPlaneProxies = new CopyOnWriteArrayList<>();
   private RedisPair redis;
   private SidecarMesh sidecars;
+  private final Path workDir;
 
   /**
    * How the group's spec is set up; tests shorten or lengthen the knobs. {@code pollInterval} and
@@ -119,8 +120,9 @@ public final class FailoverStack implements AutoCloseable {
     }
   }
 
-  private FailoverStack(MockCluster kube, DatabaseCluster mysql, Map<String, DatabaseServer> servers, GroupApi api,
-      ControlPlane controlPlane) {
+  private FailoverStack(Path workDir, MockCluster kube, DatabaseCluster mysql, Map<String, DatabaseServer> servers,
+      GroupApi api, ControlPlane controlPlane) {
+    this.workDir = workDir;
     this.kube = kube;
     this.mysql = mysql;
     this.servers = servers;
@@ -143,7 +145,7 @@ public final class FailoverStack implements AutoCloseable {
       }
       ControlPlane controlPlane = new ControlPlane(temporal, kube, options.topologyMonitor(),
           !options.adopted() && !options.topologyMonitor());
-      FailoverStack stack = new FailoverStack(kube, mysql, servers, GroupApi.create(kube, options, servers),
+      FailoverStack stack = new FailoverStack(workDir, kube, mysql, servers, GroupApi.create(kube, options, servers),
           controlPlane);
       controlPlane.startWorker();
       controlPlane.startWatcher();
@@ -246,12 +248,22 @@ public final class FailoverStack implements AutoCloseable {
    * each other with {@link #SIDECAR_TOKEN}; returns once all have booted and see each other.
    */
   public synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs) {
+    return startSidecars(knobs, Set.of());
+  }
+
+  /**
+   * As {@link #startSidecars(SidecarMesh.Knobs)}, with the sidecars of {@code ownJvm} each a
+   * {@link SidecarProcess} of its own (freeze it, hang its loop: {@link SidecarMesh#process}),
+   * restarted by the mesh's {@link DevKubelet} when the liveness probe of its pod fails.
+   */
+  public synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs, Set<String> ownJvm) {
     if (sidecars == null) {
       // The spec's timing first: the sidecars learn it from the watcher's first answer, and would
       // otherwise run with the spec's defaults until their next tick after the edit.
       api.editSpec(spec -> GroupSpecs.withSidecar(spec, new MysqlFailoverGroupSpec.SidecarSpec(
           knobs.leaseTimeout().toMillis() + "ms", knobs.peerCheckInterval().toMillis() + "ms")));
-      sidecars = SidecarMesh.start(servers, api.ref(), controlPlane.watcherPort(), SIDECAR_TOKEN, knobs);
+      sidecars = SidecarMesh.start(servers, api.ref(), controlPlane.watcherPort(), SIDECAR_TOKEN, knobs, ownJvm,
+          workDir.resolve("sidecars"), kube.client());
       // The emergency failover asks the old primary's sidecar, and waits out its lease, by the spec.
       SidecarMesh mesh = sidecars;
       api.editSpec(spec -> GroupSpecs.withSites(spec, spec.sites().stream().map(s -> GroupSpecs.withEndpoints(s,

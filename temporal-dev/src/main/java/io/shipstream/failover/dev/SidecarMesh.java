@@ -1,8 +1,9 @@
 package io.shipstream.failover.dev;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.sidecar.FencingDecision.Boot;
 import io.shipstream.failover.sidecar.Sidecar;
 import io.shipstream.failover.sidecar.SidecarConfig;
 import io.shipstream.failover.sidecar.SidecarStatus;
@@ -10,13 +11,21 @@ import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.TcpProxy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * One sidecar per site, in-process as the worker and the watcher are, each next to its site's
@@ -24,6 +33,13 @@ import java.util.Set;
  * {@code /peer/active-site}) goes through a loopback {@link TcpProxy} of its own, one per direction,
  * so {@link #partition} can cut one site off the watcher and every peer, both ways, as a network
  * partition would, without touching any process.
+ *
+ * <p>A site may run its sidecar as a process of its own instead ({@link SidecarProcess}: {@code
+ * SidecarMain} in a new JVM, configured through the same environment), as in a pod: a test can
+ * then freeze it or hang its fencing loop, and the {@link DevKubelet} the mesh starts for such
+ * sites restarts it when the liveness probe of its pod fails, as a kubelet would. In-process
+ * sidecars stay the default: they start in milliseconds, and a restart in-process could not kill
+ * a hung loop the way {@code kill -9} does.
  */
 public final class SidecarMesh implements AutoCloseable {
   /** The name of the watcher's end in {@link #links}. */
@@ -40,8 +56,17 @@ public final class SidecarMesh implements AutoCloseable {
     }
   }
 
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+
   private final Knobs knobs;
+  private final String token;
   private final Map<String, Sidecar> sidecars = new LinkedHashMap<>();
+  /** The sites whose sidecar runs as its own JVM. */
+  private final Map<String, SidecarProcess> processes = new LinkedHashMap<>();
+  /** The port each site's sidecar listens on, whichever way it runs; a restart keeps it. */
+  private final Map<String, Integer> ports = new LinkedHashMap<>();
+  private DevKubelet kubelet;
   /** Every directed link by (from, to); the watcher's end is named {@value #WATCHER}. */
   private final Map<String, Map<String, TcpProxy>> links = new LinkedHashMap<>();
   /**
@@ -50,8 +75,9 @@ public final class SidecarMesh implements AutoCloseable {
    */
   private final Map<String, TcpProxy> controlLinks = new LinkedHashMap<>();
 
-  private SidecarMesh(Knobs knobs) {
+  private SidecarMesh(Knobs knobs, String token) {
     this.knobs = knobs;
+    this.token = token;
   }
 
   /**
@@ -60,14 +86,26 @@ public final class SidecarMesh implements AutoCloseable {
    */
   static SidecarMesh start(Map<String, DatabaseServer> servers, GroupRef group, int watcherPort, String token,
       Knobs knobs) {
-    SidecarMesh mesh = new SidecarMesh(knobs);
+    return start(servers, group, watcherPort, token, knobs, Set.of(), null, null);
+  }
+
+  /**
+   * As above, with the sidecars of {@code ownJvm} as processes of their own (logs under {@code
+   * logDir}), each watched by a {@link DevKubelet} that reads its probe from the site's pod
+   * through {@code kube}.
+   */
+  static SidecarMesh start(Map<String, DatabaseServer> servers, GroupRef group, int watcherPort, String token,
+      Knobs knobs, Set<String> ownJvm, Path logDir, KubernetesClient kube) {
+    if (!servers.keySet().containsAll(ownJvm)) {
+      throw new IllegalArgumentException("no site " + ownJvm + " among " + servers.keySet());
+    }
+    SidecarMesh mesh = new SidecarMesh(knobs, token);
     try {
-      Map<String, Integer> ports = new LinkedHashMap<>();
-      servers.keySet().forEach(site -> ports.put(site, FreePorts.next()));
+      servers.keySet().forEach(site -> mesh.ports.put(site, FreePorts.next()));
       for (String site : servers.keySet()) {
         Map<String, TcpProxy> out = new LinkedHashMap<>();
         out.put(WATCHER, TcpProxy.start(MariaDbServer.HOST, watcherPort));
-        ports.forEach((peer, port) -> {
+        mesh.ports.forEach((peer, port) -> {
           if (!peer.equals(site)) {
             out.put(peer, TcpProxy.start(MariaDbServer.HOST, port));
           }
@@ -75,21 +113,32 @@ public final class SidecarMesh implements AutoCloseable {
         mesh.links.put(site, out);
       }
       servers.forEach((site, server) -> {
-        Map<String, TcpProxy> out = mesh.links.get(site);
-        List<URI> peers = new ArrayList<>();
-        out.forEach((to, proxy) -> {
-          if (!to.equals(WATCHER)) {
-            peers.add(url(proxy));
-          }
-        });
-        SidecarConfig config = new SidecarConfig(site, group.name(), group.namespace(), server.host(), server.port(),
-            MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(), url(out.get(WATCHER)), peers,
-            knobs.leaseTimeout(), knobs.peerCheckInterval(), MariaDbServer.HOST, ports.get(site),
-            SharedToken.of(token), Set.of(MariaDbServer.REPLICATION.user()));
-        mesh.sidecars.put(site, Sidecar.start(config));
+        Map<String, String> env = mesh.environment(site, server, group);
+        if (ownJvm.contains(site)) {
+          mesh.processes.put(site, SidecarProcess.start(site, env, logDir.resolve(site + ".log")));
+        } else {
+          mesh.sidecars.put(site, Sidecar.start(SidecarConfig.from(env, new String[0])));
+        }
       });
-      ports.forEach((site, port) -> mesh.controlLinks.put(site, TcpProxy.start(MariaDbServer.HOST, port)));
+      mesh.ports.forEach((site, port) -> mesh.controlLinks.put(site, TcpProxy.start(MariaDbServer.HOST, port)));
       mesh.awaitSteady(Duration.ofSeconds(30));
+      if (!ownJvm.isEmpty()) {
+        mesh.kubelet = new DevKubelet(kube, group.namespace());
+        mesh.processes.forEach((site, process) -> mesh.kubelet.watch(site, DevKubelet.podOf(site),
+            new DevKubelet.Target() {
+              @Override
+              public int port() {
+                return mesh.ports.get(site);
+              }
+
+              @Override
+              public void restart() {
+                process.restart();
+              }
+            }));
+        // Started as a kubelet sees it: from here on the liveness probe runs.
+        mesh.processes.keySet().forEach(site -> mesh.kubelet.awaitStarted(site, Duration.ofSeconds(60)));
+      }
       return mesh;
     } catch (RuntimeException e) {
       mesh.close();
@@ -97,23 +146,95 @@ public final class SidecarMesh implements AutoCloseable {
     }
   }
 
+  /**
+   * The sidecar's settings as a pod's environment gives them to {@code SidecarMain}: the same for
+   * an in-process sidecar (read by the same {@link SidecarConfig#from}) and a process of its own.
+   */
+  private Map<String, String> environment(String site, DatabaseServer server, GroupRef group) {
+    Map<String, TcpProxy> out = links.get(site);
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("SITE", site);
+    env.put("GROUP", group.name());
+    env.put("NAMESPACE", group.namespace());
+    env.put("MYSQL_HOST", server.host());
+    env.put("MYSQL_PORT", Integer.toString(server.port()));
+    env.put("MYSQL_USER", MariaDbServer.ADMIN.user());
+    env.put("MYSQL_PASSWORD", MariaDbServer.ADMIN.password());
+    env.put("WATCHER_URL", url(out.get(WATCHER)).toString());
+    env.put("PEER_URLS", out.entrySet().stream().filter(e -> !e.getKey().equals(WATCHER))
+        .map(e -> url(e.getValue()).toString()).collect(Collectors.joining(",")));
+    env.put("LEASE_TIMEOUT", knobs.leaseTimeout().toMillis() + "ms");
+    env.put("PEER_CHECK_INTERVAL", knobs.peerCheckInterval().toMillis() + "ms");
+    env.put("HTTP_HOST", MariaDbServer.HOST);
+    env.put("HTTP_PORT", Integer.toString(ports.get(site)));
+    env.put("AUTH_TOKEN", token);
+    env.put("SPARE_USERS", MariaDbServer.REPLICATION.user());
+    return env;
+  }
+
   public Knobs knobs() {
     return knobs;
   }
 
+  /** The status of an in-process sidecar; see {@link #statusJson} for one that runs as its own JVM. */
   public SidecarStatus status(String site) {
     return sidecar(site).status();
   }
 
+  /**
+   * The site's {@code /status} as JSON, whichever way its sidecar runs: a process of its own is
+   * asked over HTTP with the token (so this throws while it is down or frozen).
+   */
+  public JsonNode statusJson(String site) {
+    try {
+      if (sidecars.containsKey(site)) {
+        return JSON.readTree(sidecar(site).status().toJson());
+      }
+      HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create("http://" + MariaDbServer.HOST
+          + ":" + port(site) + "/status")).header("Authorization", "Bearer " + token)
+          .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+      if (response.statusCode() != 200) {
+        throw new IllegalStateException("the sidecar of " + site + " answered /status with " + response.statusCode());
+      }
+      return JSON.readTree(response.body());
+    } catch (IOException e) {
+      throw new UncheckedIOException("the sidecar of " + site + " did not answer /status", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** The port the site's sidecar serves /health, /status and /peer/* on. */
   public int port(String site) {
-    return sidecar(site).port();
+    Integer port = ports.get(site);
+    if (port == null) {
+      throw new IllegalArgumentException("no sidecar for site '" + site + "'");
+    }
+    return port;
   }
 
   /** The site's sidecar as the control plane reaches it: spec.sites[].sidecar.url. */
   public String controlUrl(String site) {
-    sidecar(site);
+    port(site);
     return url(controlLinks.get(site)).toString();
+  }
+
+  /**
+   * The site's sidecar when it runs as a process of its own ({@link FailoverStack#startSidecars(Knobs,
+   * Set)}): freeze it, hang its fencing loop, kill it.
+   */
+  public SidecarProcess process(String site) {
+    SidecarProcess process = processes.get(site);
+    if (process == null) {
+      throw new IllegalArgumentException("the sidecar of '" + site + "' does not run as its own JVM");
+    }
+    return process;
+  }
+
+  /** The kubelet stand-in that restarts the sidecars running as their own JVM; absent when none does. */
+  public Optional<DevKubelet> kubelet() {
+    return Optional.ofNullable(kubelet);
   }
 
   /**
@@ -121,35 +242,58 @@ public final class SidecarMesh implements AutoCloseable {
    * connections hang until the callers' timeouts), as behind a real partition.
    */
   public void partition(String site) {
-    sidecar(site);
+    port(site);
     linksOf(site).forEach(TcpProxy::blackhole);
   }
 
   /** Restores every link of the site's sidecar. */
   public void heal(String site) {
-    sidecar(site);
+    port(site);
     linksOf(site).forEach(TcpProxy::heal);
   }
 
   /** Booted, and the last tick heard from the watcher and every peer. */
   public boolean steady(String site) {
-    SidecarStatus s = status(site);
-    return s.boot() == Boot.DONE && s.lastWatcherContact().isPresent()
-        && s.peers().stream().allMatch(p -> p.lastContact().isPresent() && p.problem() == null);
+    return steady(statusJson(site));
+  }
+
+  private static boolean steady(JsonNode s) {
+    boolean peersHeard = true;
+    for (JsonNode peer : s.path("peers")) {
+      peersHeard &= !peer.path("lastContact").isNull() && !peer.has("problem");
+    }
+    return "DONE".equals(s.path("boot").asText()) && !s.path("lastWatcherContact").isNull() && peersHeard;
   }
 
   private void awaitSteady(Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
     // Steady, and running with the spec's timing, learned from the watcher, so that a test's
     // partition is fenced within the lease the emergency failover waits on.
-    while (!sidecars.keySet().stream().allMatch(site -> steady(site)
-        && status(site).leaseTimeout().equals(knobs.leaseTimeout())
-        && status(site).peerCheckInterval().equals(knobs.peerCheckInterval()))) {
+    while (!ports.keySet().stream().allMatch(this::steadyOnTheSpecsTiming)) {
       if (System.nanoTime() > until) {
         throw new IllegalStateException("the sidecars did not all hear from the watcher and their peers within "
-            + timeout + ": " + sidecars.keySet().stream().map(s -> status(s).toJson()).toList());
+            + timeout + ": " + ports.keySet().stream().map(this::describe).toList());
       }
       Playground.sleep(20);
+    }
+  }
+
+  private boolean steadyOnTheSpecsTiming(String site) {
+    try {
+      JsonNode s = statusJson(site);
+      return steady(s) && s.path("leaseTimeoutMillis").asLong() == knobs.leaseTimeout().toMillis()
+          && s.path("peerCheckIntervalMillis").asLong() == knobs.peerCheckInterval().toMillis();
+    } catch (RuntimeException e) {
+      // A process of its own still starting.
+      return false;
+    }
+  }
+
+  private String describe(String site) {
+    try {
+      return statusJson(site).toString();
+    } catch (RuntimeException e) {
+      return site + ": " + e.getMessage();
     }
   }
 
@@ -166,6 +310,9 @@ public final class SidecarMesh implements AutoCloseable {
 
   private Sidecar sidecar(String site) {
     Sidecar sidecar = sidecars.get(site);
+    if (sidecar == null && processes.containsKey(site)) {
+      throw new IllegalStateException("the sidecar of '" + site + "' runs as its own JVM: ask statusJson");
+    }
     if (sidecar == null) {
       throw new IllegalArgumentException("no sidecar for site '" + site + "'");
     }
@@ -176,9 +323,13 @@ public final class SidecarMesh implements AutoCloseable {
     return URI.create("http://" + proxy.host() + ":" + proxy.port());
   }
 
-  /** Stops the sidecars (MySQL is left as it is), then the links. */
+  /** Stops the kubelet stand-in and the sidecars (MySQL is left as it is), then the links. */
   @Override
   public void close() {
+    if (kubelet != null) {
+      kubelet.close();
+    }
+    processes.values().forEach(SidecarProcess::close);
     sidecars.values().forEach(Sidecar::close);
     links.values().forEach(out -> out.values().forEach(TcpProxy::close));
     controlLinks.values().forEach(TcpProxy::close);

@@ -2,37 +2,207 @@ package io.shipstream.failover.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.sidecar.SidecarStatus;
+import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.ReplicaStatus;
 import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Safety that does not depend on a guard being alive or a reading being fresh, on real servers:
- * each section is one case of the issue "Safety that does not depend on a guard being alive".
+ * Safety that does not rest on a guard being alive (issue 30), on real servers: a sidecar whose
+ * fencing loop or whole JVM stops, a malformed group, the group informer taken down, a primary
+ * restarted inside the debounce, an old primary returning with transactions the new one lacks,
+ * and a replica made writable by hand.
  */
 class HungGuardIT extends StackPerTest {
+  // --- hung fencing loop ---
+
+  /**
+   * A fencing loop that hangs while its HTTP threads answer: the sidecar of a replica and of the
+   * primary each run as their own JVM, and their tick thread is suspended (as a deadlock or a call
+   * stuck past its timeout would hold it). Nothing fences for them any more: pdx is then made
+   * writable by hand, iad is cut off from the watcher and every peer, and both stay writable. Their
+   * {@code /health} fails once no tick has completed within the bound, the dev kubelet (the pod's
+   * liveness probe, the chart's settings) restarts them, and the restarted sidecar fences its
+   * server at boot: pdx's because its view names iad, iad's because it cannot learn a view.
+   */
+  @Test
+  void aFencingLoopThatHangsWhileItsHttpThreadAnswersIsRestartedAndFencesAtBoot() throws Exception {
+    start(Flavor.MARIADB, FailoverStack.Options.threeSites());
+    SidecarMesh.Knobs knobs = SidecarMesh.Knobs.playground();
+    SidecarMesh mesh = stack.startSidecars(knobs, Set.of("iad", "pdx"));
+    DevKubelet kubelet = mesh.kubelet().orElseThrow();
+    SidecarLiveness.Probe probe = kubelet.probe(DevKubelet.podOf("iad")).orElseThrow();
+    assertThat(probe).as("the pod's probe, the chart's settings").isEqualTo(SidecarLiveness.Probe.CHART);
+    Duration bound = SidecarLiveness.restartAndFenceBound(probe, knobs.peerCheckInterval());
+
+    HungLoop pdx = hangRestartAndFence(mesh, kubelet, "pdx", () -> stack.server("pdx").setReadOnly(false));
+    assertThat(mesh.statusJson("pdx").path("view").path("activeSite").asText()).isEqualTo("iad");
+
+    HungLoop iad = hangRestartAndFence(mesh, kubelet, "iad", () -> mesh.partition("iad"));
+    assertThat(mesh.statusJson("iad").path("view").isNull()).as("iad's new sidecar never learned a view").isTrue();
+
+    for (HungLoop hung : new HungLoop[] {pdx, iad}) {
+      System.out.printf("hung fencing loop of %s: hang -> /health 503 %d ms (bound %d ms after the last tick); "
+          + "-> restart %d ms; -> fenced %d ms (boot fence %d ms after the restart, its first tick %d ms after the "
+          + "process start; documented bound %d ms); whole %d ms of %d ms allowed%n", hung.site,
+          hung.healthFailed().toMillis(), hung.healthBound().toMillis(), hung.restarted().toMillis(),
+          hung.fenced().toMillis(), hung.bootFence().toMillis(), hung.processStartToFirstTick().toMillis(),
+          SidecarLiveness.BOOT_FENCE_BOUND.toMillis(), hung.unguarded().toMillis(), bound.toMillis());
+      assertThat(hung.unguarded()).as("from the last completed tick to the boot fence, %s", hung.site)
+          .isLessThanOrEqualTo(bound);
+      assertThat(hung.bootFence()).as("boot fence of %s", hung.site).isLessThanOrEqualTo(SidecarLiveness.BOOT_FENCE_BOUND);
+    }
+    // The restarted sidecars tick again: nothing restarts them a second time.
+    Playground.sleep(probe.period().multipliedBy(probe.failureThreshold() + 1).toMillis());
+    assertThat(kubelet.restarts("pdx")).hasSize(1);
+    assertThat(kubelet.restarts("iad")).hasSize(1);
+    assertThat(health(mesh, "iad").statusCode()).isEqualTo(200);
+    assertThat(stack.server("pdx").isReadOnly()).isTrue();
+    assertThat(stack.server("iad").isReadOnly()).isTrue();
+  }
+
+  /**
+   * What happened to one site's sidecar, on the test's clock: the last tick its loop completed, when
+   * the loop was hung, when {@code /health} first failed, when the kubelet restarted it and when
+   * its server was seen read-only.
+   */
+  private record HungLoop(String site, Instant lastTick, Instant hungAt, Instant healthFailedAt,
+      Duration healthBound, Instant restartedAt, Instant fencedAt, Duration processStartToFirstTick) {
+    Duration healthFailed() {
+      return Duration.between(hungAt, healthFailedAt);
+    }
+
+    Duration restarted() {
+      return Duration.between(healthFailedAt, restartedAt);
+    }
+
+    Duration fenced() {
+      return Duration.between(restartedAt, fencedAt);
+    }
+
+    Duration bootFence() {
+      return fenced();
+    }
+
+    Duration unguarded() {
+      return Duration.between(lastTick.isBefore(hungAt) ? lastTick : hungAt, fencedAt);
+    }
+  }
+
+  private HungLoop hangRestartAndFence(SidecarMesh mesh, DevKubelet kubelet, String site, Runnable thenMakeWritable)
+      throws Exception {
+    DatabaseServer server = stack.server(site);
+    SidecarProcess process = mesh.process(site);
+    long pid = process.pid();
+    assertThat(health(mesh, site).statusCode()).isEqualTo(200);
+
+    Instant hungAt = Instant.now();
+    process.hangFencingLoop();
+    JsonNode status = mesh.statusJson(site);
+    Instant lastTick = Instant.parse(status.path("lastTickCompletedAt").asText());
+    Duration healthBound = Duration.ofMillis(status.path("healthBoundMillis").asLong());
+    assertThat(healthBound).isEqualTo(SidecarLiveness.healthBound(mesh.knobs().peerCheckInterval()));
+    thenMakeWritable.run();
+    assertThat(server.isReadOnly()).isFalse();
+
+    HttpResponse<String> failed = awaitHealth(mesh, site, 503, healthBound.plusSeconds(10));
+    Instant healthFailedAt = Instant.now();
+    assertThat(failed.body()).startsWith("fencing loop stalled: no tick completed for ")
+        .contains("(bound " + healthBound.toMillis() + " ms)");
+    assertThat(server.isReadOnly()).as("nothing guarded %s while its loop hung", site).isFalse();
+    assertThat(mesh.statusJson(site).path("lastTickCompletedAt").asText())
+        .as("/status answers from the hung JVM, with the same last tick").isEqualTo(lastTick.toString());
+
+    DevKubelet.Restart restart = kubelet.awaitRestart(site, 1, probe(kubelet, site).restartWithin().plusSeconds(10));
+    assertThat(restart.reason()).contains("fencing loop stalled");
+    assertThat(process.pid()).as("a new JVM").isNotEqualTo(pid);
+    Instant restartedAt = process.startedAt();
+
+    Instant fencedAt = awaitReadOnly(server, SidecarLiveness.BOOT_FENCE_BOUND.plusSeconds(10));
+    awaitHealth(mesh, site, 200, Duration.ofSeconds(10));
+    JsonNode after = mesh.statusJson(site);
+    assertThat(after.path("boot").asText()).isEqualTo("FENCED_BY_BOOT");
+    assertThat(after.path("lastFenceAt").isNull()).isFalse();
+    return new HungLoop(site, lastTick, hungAt, healthFailedAt, healthBound, restartedAt, fencedAt,
+        Duration.ofMillis(after.path("processStartToFirstTickMillis").asLong()));
+  }
+
+  private static SidecarLiveness.Probe probe(DevKubelet kubelet, String site) {
+    return kubelet.probe(DevKubelet.podOf(site)).orElseThrow();
+  }
+
+  private static Instant awaitReadOnly(DatabaseServer server, Duration timeout) {
+    long until = System.nanoTime() + timeout.toNanos();
+    while (true) {
+      try {
+        if (server.isReadOnly()) {
+          return Instant.now();
+        }
+      } catch (RuntimeException e) {
+        // Not answering for a moment: look again.
+      }
+      if (System.nanoTime() > until) {
+        throw new AssertionError(server.name() + " was not fenced within " + timeout);
+      }
+      Playground.sleep(50);
+    }
+  }
+
+  private static HttpResponse<String> awaitHealth(SidecarMesh mesh, String site, int code, Duration timeout)
+      throws InterruptedException {
+    long until = System.nanoTime() + timeout.toNanos();
+    String last = "no answer";
+    while (System.nanoTime() < until) {
+      try {
+        HttpResponse<String> response = health(mesh, site);
+        if (response.statusCode() == code) {
+          return response;
+        }
+        last = response.statusCode() + " " + response.body();
+      } catch (IOException e) {
+        last = e.toString();
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError(site + "'s /health did not answer " + code + " within " + timeout + "; last: " + last);
+  }
+
+  private static HttpResponse<String> health(SidecarMesh mesh, String site) throws IOException, InterruptedException {
+    return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + mesh.port(site)
+        + SidecarLiveness.HEALTH_PATH)).timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  // --- end hung fencing loop ---
+
   // --- fresh evidence ---
 
   /**
@@ -381,4 +551,107 @@ class HungGuardIT extends StackPerTest {
   }
 
   // --- end informer ---
+
+  // --- frozen sidecar ---
+
+  /**
+   * Case (1): the old primary's sidecar frozen ({@code kill -STOP}, its own JVM) with no replica
+   * able to vouch (pdx's and dr's IO threads stopped) and the control plane's path to iad and to
+   * its sidecar black-holed, while a pooled writer keeps its own connection to iad, as a
+   * connection pool does. A frozen sidecar keeps no lease, so the failover must wait for the
+   * bound in which the kubelet's liveness probe restarts it and the new sidecar fences iad at
+   * boot, read from iad's pod; never two servers accept writes in 50 ms samples, and every
+   * acknowledged write is on pdx or, being only on iad, recorded lost once iad is seen again.
+   */
+  @FlavorTest
+  void aFrozenSidecarIsRestartedByItsProbeAndTheFailoverWaitsForItsBootFence(Flavor flavor) {
+    start(flavor, FailoverStack.Options.emergency());
+    SidecarMesh.Knobs knobs = SidecarMesh.Knobs.playground();
+    SidecarMesh mesh = stack.startSidecars(knobs, Set.of("iad"));
+    DevKubelet kubelet = mesh.kubelet().orElseThrow();
+    SidecarLiveness.Probe probe = kubelet.probe(DevKubelet.podOf("iad")).orElseThrow();
+    Duration bound = SidecarLiveness.restartAndFenceBound(probe, knobs.peerCheckInterval());
+    TcpProxy controlToIad = stack.proxyControlPlaneMysql("iad");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
+    WritableSampler sampler = WritableSampler.started(stack, new Timeline(System.out));
+    List<WriteLoad.Ack> acks = new ArrayList<>();
+    long frozenAt;
+    try (WriteLoad routed = WriteLoad.start(stack::routedJdbcUrlOrNowhere);
+        WriteLoad pooled = WriteLoad.start(iad::jdbcUrl, Duration.ofMillis(5), FROZEN_POOLED_IDS,
+            Duration.ofSeconds(60))) {
+      routed.awaitAcknowledged(50, Duration.ofSeconds(30));
+      pooled.awaitAcknowledged(50, Duration.ofSeconds(30));
+      pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
+      sampler.resetMost();
+      pdx.stopReplicaIoThread();
+      stack.server("dr").stopReplicaIoThread();
+      mesh.process("iad").freeze();
+      frozenAt = System.nanoTime();
+      controlToIad.blackhole();
+      mesh.partition("iad");
+
+      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), bound.plusSeconds(90),
+          "the emergency failover to succeed");
+      Await.until(stack, () -> !pdx.isReadOnly(), Duration.ofSeconds(5), "pdx writable");
+      int routedAcked = routed.acknowledgedCount();
+      routed.awaitAcknowledged(routedAcked + 20, Duration.ofSeconds(30));
+      routed.stop();
+      pooled.stop();
+      acks.addAll(routed.acks());
+      acks.addAll(pooled.acks());
+    } finally {
+      sampler.stop();
+    }
+    EmergencyFailoverStatus emergency = stack.api().resource().getStatus().emergencyFailover();
+    System.out.printf("%s, frozen sidecar: failover %.1f s; wait for iad %.1f s (%s); kubelet restarts of iad's "
+            + "sidecar %d; most writable at once %d%n", flavor, emergency.durationSeconds(),
+        emergency.oldPrimaryWait().seconds(), emergency.oldPrimaryWait().detail(), kubelet.restarts("iad").size(),
+        sampler.most());
+
+    assertThat(sampler.most()).as("never two writable servers, sampled every 50 ms").isLessThanOrEqualTo(1);
+    assertThat(iad.isReadOnly()).as("iad fenced at boot by its restarted sidecar").isTrue();
+    assertThat(kubelet.restarts("iad")).as("the frozen sidecar restarted by its liveness probe").isNotEmpty();
+    assertThat(emergency.oldPrimaryWait().basis()).isEqualTo("PROBED");
+    assertThat(Duration.ofMillis(Math.round(emergency.oldPrimaryWait().seconds() * 1000)))
+        .as("the wait is at least the bound read from iad's pod").isGreaterThanOrEqualTo(bound);
+    assertThat(stack.api().eventReasons()).contains("OldPrimaryLeaseWait").doesNotContain("OldPrimaryNotGuarded");
+    assertThat(stack.api().eventMessages("OldPrimaryLeaseWait").get(0))
+        .contains("a hung sidecar to be restarted").contains(DevKubelet.podOf("iad") + "'s liveness probe");
+
+    // iad is seen again: what only it holds is recorded lost, and every acknowledged write is on
+    // pdx or among those.
+    controlToIad.heal();
+    Set<Long> onPdx = new HashSet<>(DatabaseCluster.writtenIds(pdx));
+    Set<Long> onIad = new HashSet<>(DatabaseCluster.writtenIds(iad));
+    Set<Long> ackedOnlyOnIad = new HashSet<>();
+    for (WriteLoad.Ack ack : acks) {
+      if (!onPdx.contains(ack.id())) {
+        assertThat(onIad).as("acknowledged write %d is on neither server", ack.id()).contains(ack.id());
+        ackedOnlyOnIad.add(ack.id());
+      }
+    }
+    Set<Long> onlyOnIad = new HashSet<>(onIad);
+    onlyOnIad.removeAll(onPdx);
+    System.out.printf("%s, frozen sidecar: rows only on iad %d, of them acknowledged %d (%d sent after the "
+        + "freeze)%n", flavor, onlyOnIad.size(), ackedOnlyOnIad.size(), acks.stream()
+            .filter(a -> ackedOnlyOnIad.contains(a.id()) && a.sentNanos() > frozenAt).count());
+    if (!onlyOnIad.isEmpty()) {
+      Await.until(stack, () -> lostOn(stack, "iad") != null, Duration.ofSeconds(60),
+          "the loss iad shows recorded in status.lostTransactions");
+      assertThat(lostOn(stack, "iad").count()).as("recorded lost: every transaction only iad holds")
+          .isGreaterThanOrEqualTo((long) onlyOnIad.size());
+      assertThat(stack.api().eventReasons()).contains("TransactionsLost");
+    }
+  }
+
+  /** The pooled writer's ids, apart from the routed writer's. */
+  private static final long FROZEN_POOLED_IDS = 1_000_000;
+
+  private static MysqlFailoverGroupStatus.LostTransactions lostOn(FailoverStack stack, String site) {
+    List<MysqlFailoverGroupStatus.LostTransactions> lost = stack.api().resource().getStatus().lostTransactions();
+    return lost == null ? null : lost.stream().filter(l -> site.equals(l.site())).findFirst().orElse(null);
+  }
+
+  // --- end frozen sidecar ---
 }

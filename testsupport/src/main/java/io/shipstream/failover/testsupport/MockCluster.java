@@ -1,5 +1,8 @@
 package io.shipstream.failover.testsupport;
 
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -24,6 +27,7 @@ import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.zjsonpatch.JsonPatchException;
 import io.fabric8.zjsonpatch.JsonPointerEvaluationException;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
@@ -250,7 +254,8 @@ public final class MockCluster implements AutoCloseable {
   public Pod createPod(String name, Map<String, String> labels, boolean toleratesReadOnlyTaint) {
     PodBuilder builder = new PodBuilder()
         .withNewMetadata().withName(name).withNamespace(NAMESPACE).withLabels(new HashMap<>(labels)).endMetadata()
-        .withNewSpec().addNewContainer().withName("mysql").withImage("mariadb:10.11").endContainer().endSpec();
+        .withNewSpec().addNewContainer().withName("mysql").withImage("mariadb:10.11").endContainer()
+        .addToContainers(sidecarContainer()).endSpec();
     if (toleratesReadOnlyTaint) {
       builder.editSpec().addNewToleration().withOperator("Exists").withEffect("NoExecute").endToleration().endSpec();
     }
@@ -263,9 +268,41 @@ public final class MockCluster implements AutoCloseable {
     Pod pod = new PodBuilder()
         .withNewMetadata().withName(name).withNamespace(NAMESPACE).withLabels(new HashMap<>(labels)).endMetadata()
         .withNewSpec().withNodeName(nodeName).addNewContainer().withName("mysql").withImage("mariadb:10.11")
-        .endContainer().addNewToleration().withOperator("Exists").withEffect("NoExecute").endToleration().endSpec()
+        .endContainer().addToContainers(sidecarContainer())
+        .addNewToleration().withOperator("Exists").withEffect("NoExecute").endToleration().endSpec()
         .build();
     return client.pods().inNamespace(NAMESPACE).resource(pod).create();
+  }
+
+  /**
+   * The failover sidecar next to the server, as the chart README's pod example has it: its port
+   * and its startup and liveness probes on {@code /health} with the chart's settings ({@link
+   * SidecarLiveness.Probe#CHART}), which the dev stack's kubelet stand-in runs and the failover
+   * reads its wait for a hung sidecar from.
+   */
+  public static Container sidecarContainer() {
+    SidecarLiveness.Probe probe = SidecarLiveness.Probe.CHART;
+    SidecarLiveness.Probe startup = SidecarLiveness.Probe.CHART_STARTUP;
+    return new ContainerBuilder().withName(SidecarLiveness.CONTAINER)
+        .withImage("ghcr.io/shipstream/mysql-failover:dev").withArgs("sidecar")
+        .addNewPort().withName(SidecarLiveness.PORT_NAME).withContainerPort(SidecarLiveness.DEFAULT_PORT).endPort()
+        .withNewLivenessProbe()
+        .withNewHttpGet().withPath(SidecarLiveness.HEALTH_PATH).withPort(new IntOrString(SidecarLiveness.PORT_NAME))
+        .endHttpGet()
+        .withPeriodSeconds((int) probe.period().toSeconds())
+        .withTimeoutSeconds((int) probe.timeout().toSeconds())
+        .withFailureThreshold(probe.failureThreshold())
+        .withTerminationGracePeriodSeconds(probe.terminationGrace().toSeconds())
+        .endLivenessProbe()
+        .withNewStartupProbe()
+        .withNewHttpGet().withPath(SidecarLiveness.HEALTH_PATH).withPort(new IntOrString(SidecarLiveness.PORT_NAME))
+        .endHttpGet()
+        .withPeriodSeconds((int) startup.period().toSeconds())
+        .withTimeoutSeconds((int) startup.timeout().toSeconds())
+        .withFailureThreshold(startup.failureThreshold())
+        .withTerminationGracePeriodSeconds(startup.terminationGrace().toSeconds())
+        .endStartupProbe()
+        .build();
   }
 
   /** {@code kubectl cordon} ({@code true}) or {@code kubectl uncordon}: the node's {@code spec.unschedulable}. */
