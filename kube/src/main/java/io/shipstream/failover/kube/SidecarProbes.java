@@ -12,6 +12,7 @@ import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.GuardRestart.Reading;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * The liveness probe that restarts a site's hung sidecar, read from the site's pods: the
@@ -68,11 +69,20 @@ public final class SidecarProbes {
 
   /** The liveness probe on {@link #HEALTH_PATH} of one of the pod's containers, Kubernetes' defaults filled in. */
   public static Optional<SidecarLiveness.Probe> probe(Pod pod) {
+    return probe(pod, Container::getLivenessProbe);
+  }
+
+  /**
+   * The probe {@code which} picks (liveness, startup) on {@link #HEALTH_PATH} of one of the pod's
+   * containers, Kubernetes' defaults filled in: the one reading of a sidecar's probes, for the
+   * failover's wait, the watcher's check and the dev stack's kubelet stand-in.
+   */
+  public static Optional<SidecarLiveness.Probe> probe(Pod pod, Function<Container, Probe> which) {
     if (pod.getSpec() == null || pod.getSpec().getContainers() == null) {
       return Optional.empty();
     }
     for (Container container : pod.getSpec().getContainers()) {
-      Probe probe = container.getLivenessProbe();
+      Probe probe = which.apply(container);
       if (probe == null || probe.getHttpGet() == null || !HEALTH_PATH.equals(probe.getHttpGet().getPath())) {
         continue;
       }

@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.SidecarLiveness;
 import java.io.IOException;
 import java.io.InputStream;
@@ -142,17 +143,7 @@ public final class DevKubelet implements AutoCloseable {
 
   private Optional<SidecarLiveness.Probe> probe(String podName, Function<Container, Probe> which) {
     Pod pod = kube.pods().inNamespace(namespace).withName(podName).get();
-    if (pod == null || pod.getSpec() == null) {
-      return Optional.empty();
-    }
-    Long podGrace = pod.getSpec().getTerminationGracePeriodSeconds();
-    return pod.getSpec().getContainers().stream()
-        .filter(c -> SidecarLiveness.CONTAINER.equals(c.getName()))
-        .map(which)
-        .filter(p -> p != null && p.getHttpGet() != null && SidecarLiveness.HEALTH_PATH.equals(p.getHttpGet().getPath()))
-        .findFirst()
-        .map((Probe p) -> SidecarLiveness.Probe.ofPodSpec(p.getPeriodSeconds(), p.getTimeoutSeconds(),
-            p.getFailureThreshold(), p.getTerminationGracePeriodSeconds(), podGrace));
+    return pod == null ? Optional.empty() : SidecarProbes.probe(pod, which);
   }
 
   /**
