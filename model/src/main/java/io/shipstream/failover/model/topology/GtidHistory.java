@@ -40,7 +40,9 @@ public final class GtidHistory {
   /**
    * The transactions of {@code b} that {@code a} lacks. For MySQL exactly {@code b.subtract(a)}.
    * For MariaDB, per domain of {@code b} with newest GTID {@code d-s-n}: nothing when {@code a}
-   * includes it; {@code d-s-(p+1)..n} when {@code a}'s position {@code p} is below {@code n}; and when
+   * includes it; {@code d-s-(c+1)..n} when {@code a}'s position {@code p} is below {@code n}, with
+   * {@code c} the last seqno both list for one writer (else {@code p}: an old primary's unreplicated
+   * writes are counted whole even after the new primary wrote some of its own); and when
    * {@code a} is past {@code n} but wrote it differently, the range after {@code a}'s last GTID of
    * {@code s} ({@code d-s-n..n} if it has none), which is at least one transaction.
    *
@@ -57,6 +59,7 @@ public final class GtidHistory {
     }
     Map<Long, Long> positions = ma.maxSeqnoByDomain();
     Map<Long, Map<Long, Long>> listed = listedSeqnos(ma);
+    Map<Long, Map<Long, Long>> ownListed = listedSeqnos(mb);
     List<String> parts = new ArrayList<>();
     for (MariaDbGtid newest : newestPerDomain(mb).values()) {
       long n = newest.seqno();
@@ -65,7 +68,16 @@ public final class GtidHistory {
       if (writerSeqno >= n) {
         continue;
       }
-      long from = position < n ? position + 1 : writerSeqno > 0 ? writerSeqno + 1 : n;
+      long from;
+      if (position < n) {
+        // Past the last transaction both have from one writer: a's position may have been moved on
+        // by writes of its own since (a new primary's first writes), which b never had.
+        long common = commonSeqno(listed.getOrDefault(newest.domain(), Map.of()),
+            ownListed.getOrDefault(newest.domain(), Map.of()));
+        from = (common > 0 ? common : position) + 1;
+      } else {
+        from = writerSeqno > 0 ? writerSeqno + 1 : n;
+      }
       parts.add(newest.domain() + "-" + newest.serverId() + "-" + from + ".." + n);
     }
     return MariaDbGtidSet.parse(String.join(",", parts));
@@ -79,6 +91,22 @@ public final class GtidHistory {
           ? y : x);
     }
     return out;
+  }
+
+  /**
+   * The highest seqno of one domain up to which both histories hold the same writer's
+   * transactions: per server both list, the lower of their seqnos. 0 when they list no server in
+   * common.
+   */
+  static long commonSeqno(Map<Long, Long> a, Map<Long, Long> b) {
+    long common = 0;
+    for (Map.Entry<Long, Long> e : a.entrySet()) {
+      Long theirs = b.get(e.getKey());
+      if (theirs != null) {
+        common = Math.max(common, Math.min(e.getValue(), theirs));
+      }
+    }
+    return common;
   }
 
   /** Domain, then server id, to the seqno the set lists for it. */

@@ -47,6 +47,18 @@ class GtidHistoryTest {
   }
 
   @Test
+  void mariaDbOldPrimarysUnreplicatedWritesAreCountedWholeWhileTheNewPrimaryHasWrittenFewerOfItsOwn() {
+    // Server 1 wrote up to 100, server 2 had only 95 when promoted and then wrote 96..98: server 1's
+    // 96..100 are all missing (found on real servers by HungGuardIT's frozen sidecar, which
+    // counted only 99..100 before).
+    GtidSet oldPrimary = g("0-1-100");
+    GtidSet newPrimary = g("0-1-95,0-2-98");
+
+    assertThat(GtidHistory.missing(newPrimary, oldPrimary)).hasToString("0-1-96..100");
+    assertThat(GtidHistory.missing(newPrimary, oldPrimary).count()).isEqualTo(5);
+  }
+
+  @Test
   void mariaDbDomainsAreJudgedSeparately() {
     // A whole domain missing is all of it, which prints as the position 2-3-4 (4 transactions).
     GtidSet missing = GtidHistory.missing(g("0-1-100,1-5-7"), g("0-1-100,1-5-9,2-3-4"));
