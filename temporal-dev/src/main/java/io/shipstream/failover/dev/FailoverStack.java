@@ -49,6 +49,8 @@ public final class FailoverStack implements AutoCloseable {
   private final List<TcpProxy> controlPlaneProxies = new CopyOnWriteArrayList<>();
   private RedisPair redis;
   private SidecarMesh sidecars;
+  /** spec.sidecar before {@link #startSidecars} set the mesh's timing: {@link #stopSidecars} puts it back. */
+  private MysqlFailoverGroupSpec.SidecarSpec sidecarSpecBefore;
   private final Path workDir;
 
   /**
@@ -258,6 +260,7 @@ public final class FailoverStack implements AutoCloseable {
    */
   public synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs, Set<String> ownJvm) {
     if (sidecars == null) {
+      sidecarSpecBefore = api.resource().getSpec().sidecar();
       // The spec's timing first: the sidecars learn it from the watcher's first answer, and would
       // otherwise run with the spec's defaults until their next tick after the edit.
       api.editSpec(spec -> GroupSpecs.withSidecar(spec, new MysqlFailoverGroupSpec.SidecarSpec(
@@ -270,6 +273,26 @@ public final class FailoverStack implements AutoCloseable {
           s.mysql(), new SiteSpec.Sidecar(mesh.controlUrl(s.name())), s.dragonfly())).toList()));
     }
     return sidecars;
+  }
+
+  /**
+   * Stops the sidecars {@link #startSidecars} started and takes them out of the spec again (every
+   * site's sidecar URL and spec.sidecar as they were before), so that a harness can run sidecars
+   * for one case and go on without them; a no-op when none run.
+   */
+  public synchronized void stopSidecars() {
+    if (sidecars == null) {
+      return;
+    }
+    SidecarMesh mesh = sidecars;
+    sidecars = null;
+    try {
+      // The control plane stops asking them first, then they go.
+      api.editSpec(spec -> GroupSpecs.withSidecar(GroupSpecs.withSites(spec, spec.sites().stream()
+          .map(s -> GroupSpecs.withEndpoints(s, s.mysql(), null, s.dragonfly())).toList()), sidecarSpecBefore));
+    } finally {
+      mesh.close();
+    }
   }
 
   /** The sidecars, when {@link #startSidecars} was called. */

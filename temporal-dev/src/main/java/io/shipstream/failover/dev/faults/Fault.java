@@ -86,6 +86,25 @@ public sealed interface Fault {
     }
   }
 
+  /** Which side of the failover a fault hits. */
+  enum Side { SOURCE, TARGET }
+
+  /**
+   * The case runs the sidecars ({@link io.shipstream.failover.dev.SidecarMesh}), {@code side}'s as
+   * a JVM of its own watched by the dev kubelet with the chart's probes, and freezes that JVM
+   * ({@code kill -STOP}) as the failover is requested ({@code at} null) or as {@code at} starts,
+   * and leaves it frozen: the kubelet's liveness probe restarts it, during or after the failover.
+   * Beside the invariants: it was restarted, and once the restarted sidecar runs again the new
+   * primary is writable and the old one read-only, the new sidecar having fenced nothing.
+   */
+  record FrozenSidecar(Side side, Boundary at) implements Fault {
+    public String describe() {
+      return "freeze (kill -STOP) the " + side.name().toLowerCase(Locale.ROOT) + "'s sidecar JVM "
+          + (at == null ? "as the failover is requested" : "as " + at.label() + " starts")
+          + "; left frozen for the dev kubelet to restart";
+    }
+  }
+
   /** No fault: the baseline every invariant must already hold for. */
   record None() implements Fault {
     public String describe() {

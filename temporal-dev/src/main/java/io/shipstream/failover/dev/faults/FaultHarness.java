@@ -2,9 +2,12 @@ package io.shipstream.failover.dev.faults;
 
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.dev.DevKubelet;
 import io.shipstream.failover.dev.FailoverStack;
+import io.shipstream.failover.dev.SidecarMesh;
 import io.shipstream.failover.dev.faults.CaseResult.Check;
 import io.shipstream.failover.dev.faults.Fault.ApiRefusal;
+import io.shipstream.failover.dev.faults.Fault.FrozenSidecar;
 import io.shipstream.failover.dev.faults.Fault.MalformedGroup;
 import io.shipstream.failover.dev.faults.Fault.ReplicationCut;
 import io.shipstream.failover.dev.faults.Fault.SourceKill9;
@@ -14,6 +17,7 @@ import io.shipstream.failover.dev.faults.Fault.WatcherKill;
 import io.shipstream.failover.dev.faults.Fault.WorkerKill;
 import io.shipstream.failover.dev.faults.FaultInjector.Trigger;
 import io.shipstream.failover.dev.faults.FaultInjector.When;
+import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.DatabaseServer;
@@ -28,6 +32,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
@@ -36,8 +41,10 @@ import java.util.regex.Pattern;
  * The controller reaches each server through a proxy (the spec's endpoints point there) and each
  * replica reaches its source through another, so the network between them can be cut without
  * touching the servers. Before every case the stack is brought back to a known state (one writable
- * primary, the other replicating and caught up, every proxy forwarding); a stack that cannot be is
- * replaced by a fresh one.
+ * primary, the other replicating and caught up, every proxy forwarding, no sidecars); a stack that
+ * cannot be is replaced by a fresh one. The stack runs no sidecars: the frozen-sidecar cases start
+ * them for themselves ({@link SidecarMesh}, the frozen site's as a JVM of its own with the dev
+ * kubelet beside it) and stop them again when they end, so no other case pays for their start.
  */
 public final class FaultHarness implements AutoCloseable {
   private static final Duration CASE_TIMEOUT = Duration.ofMinutes(4);
@@ -90,6 +97,7 @@ public final class FaultHarness implements AutoCloseable {
     helpers.clear();
     refusals.clear();
     java.sql.Connection idleSession = null;
+    FrozenRun frozen = fault instanceof FrozenSidecar f ? startFrozenSidecars(f, source, target) : null;
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(5), nextId);
         WritableWatch watch = WritableWatch.start(stack.servers())) {
       nextId += 10_000_000;
@@ -102,7 +110,8 @@ public final class FaultHarness implements AutoCloseable {
       if (malformedBefore) {
         createMalformedGroup();
       }
-      if (!(fault instanceof WatcherKill) && !(fault instanceof Fault.None) && !malformedBefore) {
+      boolean frozenAtRequest = fault instanceof FrozenSidecar f && f.at() == null;
+      if (!(fault instanceof WatcherKill) && !(fault instanceof Fault.None) && !malformedBefore && !frozenAtRequest) {
         injector.arm(trigger(fault, source, target));
       }
       // The drain runs only when the source has application sessions at the fence; the writer
@@ -112,6 +121,9 @@ public final class FaultHarness implements AutoCloseable {
         idleSession = openIdleSession(source);
       }
       String before = Instant.now().toString();
+      if (frozenAtRequest) {
+        frozen.freeze();
+      }
       stack.api().annotate(annotation);
       if (fault instanceof WatcherKill kill) {
         later(kill.afterMillis(), () -> {
@@ -121,9 +133,13 @@ public final class FaultHarness implements AutoCloseable {
         });
       }
       PlannedFailoverStatus end = awaitEnd(before);
+      Instant endedAt = Instant.now();
       awaitWorkflowClosed();
-      String fired = fault instanceof WatcherKill || fault instanceof Fault.None || malformedBefore ? "yes"
-          : injector.fired();
+      String fired = fault instanceof WatcherKill || fault instanceof Fault.None || malformedBefore || frozenAtRequest
+          ? "yes" : injector.fired();
+      // The writer and the watch go on until the restarted sidecar has booted and looked around:
+      // a wrong fence at its boot would stop the writes the checks below count.
+      List<Check> sidecarChecks = frozen == null ? List.of() : frozen.judge(end, endedAt);
       if (fired != null && fault instanceof ApiRefusal) {
         fired += ", " + refusals.stream().mapToInt(MockCluster.Refusal::refused).sum() + " writes refused";
       }
@@ -140,6 +156,7 @@ public final class FaultHarness implements AutoCloseable {
       if (fault instanceof MalformedGroup) {
         checks.add(watcherView());
       }
+      checks.addAll(sidecarChecks);
       String outcome = end.phase() + (end.reason() == null ? "" : "/" + end.reason());
       return new CaseResult(plan, fired, outcome, seconds(started), readySeconds, checks);
     } finally {
@@ -147,6 +164,9 @@ public final class FaultHarness implements AutoCloseable {
       healAll();
       if (fault instanceof MalformedGroup) {
         deleteMalformedGroup();
+      }
+      if (frozen != null) {
+        stopSidecars();
       }
       if (idleSession != null) {
         try {
@@ -193,6 +213,10 @@ public final class FaultHarness implements AutoCloseable {
     }
     if (fault instanceof MalformedGroup m) {
       return new Trigger(m.at(), When.BEFORE, false, this::createMalformedGroup);
+    }
+    if (fault instanceof FrozenSidecar f) {
+      FrozenRun frozen = frozenRun;
+      return new Trigger(f.at(), When.BEFORE, false, frozen::freeze);
     }
     if (fault instanceof ReplicationCut cut) {
       // Cut as the fence starts, after validation saw a healthy replica: what the writer commits
@@ -294,6 +318,123 @@ public final class FaultHarness implements AutoCloseable {
     return new Check("watcher-view", false, "the status names " + expected + "; the watcher: " + last);
   }
 
+  // --- the frozen sidecar ------------------------------------------------------------------
+
+  /** The frozen-sidecar case that runs now, for its trigger. */
+  private FrozenRun frozenRun;
+
+  /**
+   * Starts the sidecars for one case, the frozen site's as a JVM of its own that the dev kubelet
+   * probes with its pod's (the chart's) probes; returns once every sidecar has heard from the
+   * watcher and its peers and that JVM's startup probe passed, so its liveness probe runs.
+   */
+  private FrozenRun startFrozenSidecars(FrozenSidecar fault, String source, String target) {
+    String site = fault.side() == Fault.Side.SOURCE ? source : target;
+    long started = System.nanoTime();
+    SidecarMesh mesh = stack.startSidecars(SidecarMesh.Knobs.playground(), Set.of(site));
+    frozenRun = new FrozenRun(mesh, site, source, target, seconds(started));
+    return frozenRun;
+  }
+
+  /** Stops the case's sidecars; what cannot be undone here {@link #normalise} finds, and the stack is replaced. */
+  private void stopSidecars() {
+    frozenRun = null;
+    try {
+      stack.stopSidecars();
+    } catch (RuntimeException e) {
+      System.err.println("could not stop the case's sidecars: " + e);
+    }
+  }
+
+  /** One frozen-sidecar case: the sidecar frozen, and what is judged once its restarted JVM runs. */
+  private final class FrozenRun {
+    private final SidecarMesh mesh;
+    private final String site;
+    private final String source;
+    private final String target;
+    private final double startSeconds;
+    private volatile Instant frozenAt;
+
+    FrozenRun(SidecarMesh mesh, String site, String source, String target, double startSeconds) {
+      this.mesh = mesh;
+      this.site = site;
+      this.source = source;
+      this.target = target;
+      this.startSeconds = startSeconds;
+    }
+
+    void freeze() {
+      mesh.process(site).freeze();
+      frozenAt = Instant.now();
+    }
+
+    /**
+     * {@code sidecar-restarted}: the kubelet restarted the frozen JVM, and the new one booted and
+     * heard from the watcher and its peer. {@code after-restart}: the run Succeeded and, two ticks
+     * after the new sidecar booted, the target is writable, the source read-only, and the new
+     * sidecar fenced nothing (its {@code /status} has no fence: no boot fence of the new active
+     * site, none undone since) and names the target active.
+     */
+    List<Check> judge(PlannedFailoverStatus end, Instant endedAt) {
+      List<Check> checks = new ArrayList<>();
+      if (frozenAt == null) {
+        checks.add(new Check("sidecar-restarted", false, "the sidecar of " + site + " was never frozen"));
+        return checks;
+      }
+      DevKubelet kubelet = mesh.kubelet().orElseThrow();
+      SidecarLiveness.Probe probe = kubelet.probe(DevKubelet.podOf(site))
+          .orElseThrow(() -> new IllegalStateException("pod " + DevKubelet.podOf(site) + " has no liveness probe"));
+      DevKubelet.Restart restart;
+      try {
+        restart = kubelet.awaitRestart(site, 1, probe.restartWithin().plusSeconds(30));
+        kubelet.awaitStarted(site, Duration.ofSeconds(60));
+      } catch (IllegalStateException e) {
+        checks.add(new Check("sidecar-restarted", false, e.getMessage()));
+        return checks;
+      }
+      String status = "no answer";
+      long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      boolean steady = false;
+      while (!steady && System.nanoTime() < until) {
+        try {
+          steady = mesh.steady(site);
+          status = mesh.statusJson(site).toString();
+        } catch (RuntimeException e) {
+          status = e.getMessage();
+        }
+        if (!steady) {
+          WritableWatch.sleep(50);
+        }
+      }
+      Instant steadyAt = Instant.now();
+      checks.add(new Check("sidecar-restarted", steady, String.format("sidecars up in %.1f s; restarted %.1f s after "
+          + "the freeze (%s the failover's end), steady %.1f s after it%s", startSeconds,
+          between(frozenAt, restart.restartedAt()), restart.restartedAt().isBefore(endedAt) ? "before" : "after",
+          between(restart.restartedAt(), steadyAt), steady ? "" : ": not steady in 30 s: " + status)));
+      if (!steady) {
+        return checks;
+      }
+      // Two ticks more: a rule-1 fence after the boot would have landed by then.
+      WritableWatch.sleep(mesh.knobs().peerCheckInterval().multipliedBy(2).toMillis());
+      com.fasterxml.jackson.databind.JsonNode after = mesh.statusJson(site);
+      boolean targetWritable = !stack.server(target).isReadOnly();
+      boolean sourceReadOnly = stack.server(source).isReadOnly();
+      boolean fencedNothing = after.path("lastFence").isNull() && after.path("lastFenceAt").isNull();
+      String view = after.path("view").path("activeSite").asText("none");
+      boolean succeeded = "Succeeded".equals(end.phase());
+      checks.add(new Check("after-restart", succeeded && targetWritable && sourceReadOnly && fencedNothing
+          && target.equals(view), end.phase() + "; " + target + (targetWritable ? " writable" : " READ-ONLY") + ", "
+          + source + (sourceReadOnly ? " read-only" : " WRITABLE") + "; " + site + "'s new sidecar: boot "
+          + after.path("boot").asText() + ", view " + view + ", " + (fencedNothing ? "fenced nothing"
+          : "FENCED " + after.path("lastFence"))));
+      return checks;
+    }
+  }
+
+  private static double between(Instant from, Instant to) {
+    return Duration.between(from, to).toMillis() / 1000.0;
+  }
+
   // --- keeping the stack in a known state --------------------------------------------------
 
   /** One writable primary named by the status, the other replicating from it through its proxy. */
@@ -336,6 +477,12 @@ public final class FaultHarness implements AutoCloseable {
 
   private void normalise() {
     healAll();
+    // No sidecars between cases: a case that started them stops them; one it could not is found here.
+    stack.stopSidecars();
+    if (read(() -> stack.api().resource().getSpec().sites().stream()
+        .anyMatch(s -> s.sidecar() != null && s.sidecar().url() != null))) {
+      throw new IllegalStateException("a sidecar URL is left in the spec");
+    }
     stack.controlPlane().startWorker();
     stack.controlPlane().startWatcher();
     String active = stack.api().resource().getStatus().activeSite();

@@ -61,6 +61,12 @@ public record FaultPlan(String name, Fault fault, Long seed) {
     // (the watcher's view must follow). Named cases only: the random draw keeps its seeds' meaning.
     add(all, "malformed-group", new Fault.MalformedGroup(null));
     add(all, "malformed-group-mid-failover", new Fault.MalformedGroup(Boundary.RECORD_TARGET));
+    // A sidecar whose whole JVM is frozen keeps no promise: the kubelet's liveness probe restarts
+    // it, and the new one must not fence the site the failover made active (the target's), nor
+    // leave the fenced source writable. These cases alone start sidecars (two JVMs' worth of
+    // start-up), so every other case keeps its time. Named cases only, as above.
+    add(all, "frozen-target-sidecar", new Fault.FrozenSidecar(Fault.Side.TARGET, null));
+    add(all, "frozen-source-sidecar", new Fault.FrozenSidecar(Fault.Side.SOURCE, Boundary.FENCE));
     return all;
   }
 
