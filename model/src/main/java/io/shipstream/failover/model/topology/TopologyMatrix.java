@@ -94,7 +94,9 @@ public final class TopologyMatrix {
    * @param activeSite {@code status.activeSite}; null if none recorded
    * @param lastFailover {@code status.lastFailover}, parsed; null if there was none
    * @param lastFailoverTarget {@code status.lastFailoverTarget}; null if there was none
-   * @param failoverRunning whether a planned or emergency failover workflow runs for the group
+   * @param failoverRunning whether a failover workflow holds the group's workflow id, so that an
+   *     emergency start would be refused; the watcher counts a planned failover past its waiting
+   *     (an emergency one that runs is the failover this input would start)
    * @param now the watcher's clock
    * @param promoteAnyway the site a valid {@link PromoteAnywayAnnotation} names; null when there is none
    * @param fenced {@code status.fencedSites}: the sites a DBA fenced ({@link FencedSites}); never candidates
