@@ -1,8 +1,10 @@
 package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
+import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -11,6 +13,7 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,6 +29,12 @@ import org.slf4j.LoggerFactory;
  * it was read: if anyone changed it meanwhile the patch fails atomically and is recomputed.
  * The guard is the taints, not the resourceVersion, because node heartbeats bump the
  * resourceVersion far more often than anyone touches taints.
+ *
+ * <p>A NoExecute taint evicts every pod that does not tolerate it, so no node is tainted while any
+ * of the group's own MySQL pods would not tolerate the taint: evicting a replica, or the old primary
+ * a switchover just demoted, is never acceptable. The taint is then still removed where it must
+ * not be (removing evicts nothing), and the pods are named to the caller. The failover activities
+ * and the watcher's routing repair both go through {@link #apply}, so the rule is the same.
  */
 public final class NodeTaints {
   private static final Logger log = LoggerFactory.getLogger(NodeTaints.class);
@@ -50,8 +59,60 @@ public final class NodeTaints {
     return KEY_PREFIX + group.name();
   }
 
-  /** Taints the nodes of every site but the active one and untaints the active site's; the nodes changed. */
-  public List<String> apply(GroupRef group, List<SiteSpec> sites, String activeSite) {
+  /**
+   * What one pass did: the nodes whose taints changed, and the group's own pods that would not
+   * tolerate the taint (when there are any, no node was tainted, only untainted).
+   */
+  public record Placement(List<String> changed, List<String> intolerant) {
+    public boolean everyPodTolerates() {
+      return intolerant.isEmpty();
+    }
+
+    /** Why no node was tainted, for a condition or an Event; null when every pod tolerates. */
+    public String problem(GroupRef group) {
+      return everyPodTolerates() ? null : "pod(s) " + String.join(", ", intolerant) + " do not tolerate the "
+          + taintKey(group) + ":" + EFFECT + " taint, so no node is tainted (it would evict them); add the "
+          + "toleration to the MySQL pods";
+    }
+  }
+
+  /**
+   * Taints the nodes of every site but the active one and untaints the active site's, unless one
+   * of {@code groupPods} (the group's MySQL pods, every site's) would not tolerate the taint: then
+   * the taint is only removed where it must not be.
+   */
+  public Placement apply(GroupRef group, List<SiteSpec> sites, String activeSite, List<Pod> groupPods) {
+    String key = taintKey(group);
+    List<String> intolerant = groupPods.stream().filter(p -> !tolerates(p, key))
+        .map(p -> p.getMetadata().getName()).toList();
+    List<String> changed = apply(group, sites, activeSite, intolerant.isEmpty());
+    if (!intolerant.isEmpty()) {
+      log.warn("No node of {} tainted: pod(s) {} do not tolerate {}:{}", group, intolerant, key, EFFECT);
+    }
+    return new Placement(changed, intolerant);
+  }
+
+  /** Whether the pod tolerates our NoExecute taint for good, as the kubelet would decide it. */
+  public static boolean tolerates(Pod pod, String key) {
+    List<Toleration> tolerations = pod.getSpec() == null ? null : pod.getSpec().getTolerations();
+    if (tolerations == null) {
+      return false;
+    }
+    for (Toleration t : tolerations) {
+      boolean effect = t.getEffect() == null || t.getEffect().isEmpty() || EFFECT.equals(t.getEffect());
+      boolean exists = "Exists".equals(t.getOperator());
+      boolean keyMatches = t.getKey() == null || t.getKey().isEmpty() ? exists : key.equals(t.getKey());
+      boolean valueMatches = exists || Objects.equals(VALUE, t.getValue());
+      // A toleration with tolerationSeconds is evicted once they run out: not tolerated for good.
+      if (effect && keyMatches && valueMatches && t.getTolerationSeconds() == null) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** As {@link #apply(GroupRef, List, String, List)}; {@code mayTaint} false: only removes. The nodes changed. */
+  private List<String> apply(GroupRef group, List<SiteSpec> sites, String activeSite, boolean mayTaint) {
     if (sites.stream().noneMatch(s -> s.name().equals(activeSite))) {
       // Tainting every site would evict the applications everywhere: refuse instead.
       throw new UnknownSiteException("Active site " + activeSite + " is not a site of " + group);
@@ -77,6 +138,10 @@ public final class NodeTaints {
     String key = taintKey(group);
     List<String> changed = new ArrayList<>();
     wanted.forEach((node, taint) -> {
+      if (taint && !mayTaint) {
+        // Left as it is: an existing taint evicted nothing so far, a new one would.
+        return;
+      }
       if (Conflicts.retry("taints of node " + node, () -> reconcile(node, key, taint))) {
         changed.add(node);
       }

@@ -31,8 +31,8 @@ package io.shipstream.failover.model;
  * | InvalidSpec              | rejected       | rejected       |
  * | Paused                   | failed_other   | failed_other   |
  * | PreFailoverHookVetoed    | rejected       | failed_other   |
- * | InvalidSchedule          | failed_other   | failed_other   |
- * | TargetFenced             | failed_other   | failed_other   |
+ * | InvalidSchedule          | rejected       | failed_other   |
+ * | TargetFenced             | rejected       | failed_other   |
  * | PrimaryAnswered          | failed_other   | rejected       |
  * </pre>
  *
@@ -40,8 +40,8 @@ package io.shipstream.failover.model;
  * starts (the status names another site active: {@code AlreadyActive}, {@code
  * ConcurrentOperation}) ends without touching anything, its status included, and is not counted;
  * a planned request the watcher refuses itself, before any workflow starts (the group paused, a
- * schedule it cannot read, a request beside a running failover), is not counted either; {@code
- * PrimaryAnswered} ends only an emergency failover.
+ * schedule out of range, a request beside a running emergency failover), is counted by the watcher
+ * in the same counter as {@code rejected}; {@code PrimaryAnswered} ends only an emergency failover.
  */
 public enum Reason {
   InvalidAnnotation,

@@ -17,10 +17,13 @@ import java.util.Optional;
  *     it holds, applied or not, which is what the promotion lag limit counts.
  * @param ioState its IO thread ({@link ReplicaStatus#ioState}); null when it is no replica
  * @param lastIoError the IO thread's last error; null when it is no replica
+ * @param sqlRunning whether its SQL thread runs; null when it is no replica
+ * @param lastSqlError the SQL thread's last error; null when it is no replica. A candidate whose SQL thread
+ *     stopped on an error is not promoted.
  */
 public record ServerProbe(
     boolean readOnly, String gtidExecuted, String serverId, boolean replicating, Long lag, String sourceServerId,
-    String receivedGtidSet, String ioState, String lastIoError) {
+    String receivedGtidSet, String ioState, String lastIoError, Boolean sqlRunning, String lastSqlError) {
 
   public static ServerProbe read(MysqlSession session) throws MysqlException {
     SqlDialect dialect = session.dialect();
@@ -34,6 +37,7 @@ public record ServerProbe(
     return new ServerProbe(readOnly, gtid, row.get("server_id"), running,
         running ? replica.get().secondsBehindSource() : null, replica.map(ReplicaStatus::sourceServerId).orElse(null),
         replica.map(ReplicaStatus::receivedGtidSet).orElse(null), replica.map(ReplicaStatus::ioState).orElse(null),
-        replica.map(ReplicaStatus::lastIoError).orElse(null));
+        replica.map(ReplicaStatus::lastIoError).orElse(null), replica.map(ReplicaStatus::sqlRunning).orElse(null),
+        replica.map(ReplicaStatus::lastSqlError).orElse(null));
   }
 }

@@ -169,6 +169,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
             "the group is paused (" + PauseAnnotation.ANNOTATION + "=true): no failover starts until the annotation is "
                 + "removed; request refused");
         metrics.request(RequestOutcome.REJECTED);
+        metrics.plannedRejected(target(annotation).orElse(null));
         return;
       }
       Optional<String> badTime = plannedInFlight(current) ? Optional.empty() : scheduleProblem(annotation);
@@ -182,6 +183,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.InvalidSchedule.name(),
             badTime.get() + "; request refused");
         metrics.request(RequestOutcome.REJECTED);
+        metrics.plannedRejected(target(annotation).orElse(null));
         return;
       }
       var outcome = starter.startPlanned(ref, annotation, target(annotation));
@@ -208,6 +210,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
           rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.ConcurrentOperation.name(),
               "a " + running.workflowType() + " workflow is running for this group; request refused");
           metrics.request(RequestOutcome.REJECTED);
+          metrics.plannedRejected(target(annotation).orElse(null));
         }
       }
     } catch (RuntimeException e) {

@@ -63,6 +63,22 @@ public final class WatcherMetrics implements AutoCloseable {
         .register(process.registry());
   }
 
+  /**
+   * A planned request the watcher refused itself before any workflow started (paused group, a
+   * schedule out of range, another kind of failover running): counted in {@code
+   * bloodraven_planned_failovers_total} as {@code rejected}, as the workflow counts the refusals it
+   * makes, so that the counter holds every request that ended without promoting (model {@code
+   * Reason}'s table). Same name and labels as the worker's counter; {@code sum by (target_site,
+   * result)} adds the two processes up.
+   */
+  void plannedRejected(String targetSite) {
+    Counter.builder("bloodraven_planned_failovers")
+        .description("Planned failovers by result; here those the watcher refused before any workflow started")
+        .tag("target_site", targetSite == null ? "" : targetSite)
+        .tag("result", "rejected")
+        .register(process.registry()).increment();
+  }
+
   void informerRestarted() {
     informerRestarts.increment();
   }

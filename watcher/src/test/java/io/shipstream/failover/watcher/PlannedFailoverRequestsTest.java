@@ -32,6 +32,9 @@ import org.junit.jupiter.api.Test;
 class PlannedFailoverRequestsTest {
   private static final GroupRef ORDERS = new GroupRef("shop", "orders");
   private static final String CANCELLED = "bloodraven_planned_failover_requests_total{outcome=\"cancelled\"}";
+  /** A refusal by the watcher, in the counter the workflows count theirs in. */
+  private static final String REJECTED_HOLD_PDX =
+      "bloodraven_planned_failovers_total{result=\"rejected\",target_site=\"hold-pdx\"}";
   private static final Duration WAIT = Duration.ofSeconds(10);
 
   private final AtomicReference<MysqlFailoverGroup> cached = new AtomicReference<>();
@@ -148,6 +151,7 @@ class PlannedFailoverRequestsTest {
     assertThat(refused).singleElement().asString().startsWith("hold-pdx -> hold-pdx: Paused: the group is paused ("
         + PauseAnnotation.ANNOTATION + "=true)");
     assertThat(RecordingPlannedFailover.RUNS).as("nothing started").isEmpty();
+    assertThat(sample(metrics.scrape(), REJECTED_HOLD_PDX)).as("counted with the workflow's refusals").isEqualTo(1.0);
     // The refusal's own status write comes back as a change before the annotation's removal does.
     redeliver();
     assertThat(refused).as("refused once").hasSize(1);
@@ -187,6 +191,7 @@ class PlannedFailoverRequestsTest {
         "hold-pdx:at=2027-03-02T02:00:00Z -> hold-pdx: InvalidSchedule: the scheduled time 2027-03-02T02:00:00Z is "
             + "more than 90 days ahead (now 2026-12-01T02:00:00Z); request refused");
     assertThat(RecordingPlannedFailover.RUNS).as("nothing started").isEmpty();
+    assertThat(sample(metrics.scrape(), REJECTED_HOLD_PDX)).as("both counted as rejected").isEqualTo(2.0);
 
     annotate("hold-pdx:at=2026-12-01T03:00:00Z");
     Http.await("a time ahead starts its workflow", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);

@@ -14,6 +14,7 @@ import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.contract.FailureTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
@@ -119,10 +120,21 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
 
   @Override
   public void applyTaints(GroupRef group, List<SiteSpec> sites, String activeSite) {
+    NodeTaints.Placement placement;
     try {
-      taints.apply(group, sites, activeSite);
+      // The group's own MySQL pods, every site's: the rule taints no node that one of them would be
+      // evicted from (a demoted old primary's, say), the one the watcher's routing repair follows.
+      List<io.fabric8.kubernetes.api.model.Pod> pods = sites.stream().flatMap(s -> roles.pods(group, s).stream())
+          .toList();
+      placement = taints.apply(group, sites, activeSite, pods);
     } catch (NodeTaints.UnknownSiteException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.UNKNOWN_SITE);
+    }
+    if (!placement.everyPodTolerates()) {
+      // Not a failure of the failover: its writes go where they should. The watcher keeps the
+      // group Degraded for it afterwards; the Event says it at the time of the failover.
+      events.emitAll(group, List.of(new EventNote(Events.ROUTING_INCOMPLETE.type().name(),
+          Events.ROUTING_INCOMPLETE.reason(), placement.problem(group))));
     }
   }
 

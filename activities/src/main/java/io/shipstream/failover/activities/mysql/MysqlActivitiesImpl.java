@@ -135,7 +135,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
         dialect.positions(results.get(1).get(0)).executed(),
         replica.map(ReplicaStatus::receivedGtidSet).orElse(null),
         replica.map(ReplicaStatus::secondsBehindSource).orElse(null),
-        AppSessions.of(session, results.get(3), Set.of()).size());
+        AppSessions.of(session, results.get(3), Set.of()).size(),
+        replica.map(ReplicaStatus::lastSqlError).orElse(null));
   }
 
   @Override

@@ -209,6 +209,28 @@ class KubernetesPlacementTest {
     assertThat(taints("node-shared")).isEmpty();
   }
 
+  /**
+   * A switchover to iad right after which pdx's MySQL pod (the demoted old primary) would be
+   * evicted by the taint: no node is tainted, the active site's taint still goes, and the pod is
+   * named in a RoutingIncomplete Warning (the watcher's rule, {@code NodeTaints}).
+   */
+  @Test
+  void applyTaintsTaintsNoNodeWhileOneOfTheGroupsOwnPodsWouldNotTolerateIt() {
+    activities.applyTaints(ORDERS, List.of(IAD, PDX), "pdx");
+    assertThat(taints("node-iad-1")).containsExactly(ours());
+    cluster.client().pods().inNamespace(MockCluster.NAMESPACE).withName("mysql-pdx-0").delete();
+    cluster.createPod("mysql-pdx-0", MockCluster.podLabels("pdx"), false);
+
+    activities.applyTaints(ORDERS, List.of(IAD, PDX), "iad");
+
+    assertThat(taints("node-pdx-1")).as("would evict mysql-pdx-0").containsExactly(UNREACHABLE);
+    assertThat(taints("node-iad-1")).as("the active site's taint goes all the same").isEmpty();
+    assertThat(taints("node-iad-2")).containsExactly(GPU);
+    assertThat(cluster.client().v1().events().inNamespace(MockCluster.NAMESPACE).list().getItems())
+        .filteredOn(e -> "RoutingIncomplete".equals(e.getReason())).singleElement()
+        .satisfies(e -> assertThat(e.getMessage()).contains("mysql-pdx-0").contains("do not tolerate"));
+  }
+
   @Test
   void anUnknownActiveSiteTaintsNothing() {
     assertThatThrownBy(() -> activities.applyTaints(ORDERS, List.of(IAD, PDX), "sfo"))

@@ -77,6 +77,25 @@ public final class CandidateSelection {
   /** There was nothing to choose from. */
   public record None(String reason) implements Choice {}
 
+  /**
+   * Why a replica's SQL thread keeps it from being promoted, or null when it does not. The IO thread
+   * is always in error once the primary is gone, so only the SQL thread is judged: one that stopped
+   * on an error (it has a last SQL error) cannot apply what its relay log holds, and the relay-log
+   * drain before the promotion would stop on the same error. One stopped without an error (a DBA's
+   * STOP) is no obstacle: the drain applies the relay log whatever the thread's state. Unknown
+   * (null) counts as healthy here; the emergency runbook's inspection is the last guard.
+   *
+   * @param sqlRunning whether the SQL thread runs; null when unknown
+   * @param lastSqlError its last error; null or blank when none
+   */
+  public static String sqlThreadProblem(String site, Boolean sqlRunning, String lastSqlError) {
+    if (lastSqlError == null || lastSqlError.isBlank()) {
+      return null;
+    }
+    return "the SQL thread of site '" + site + "' " + (Boolean.TRUE.equals(sqlRunning) ? "runs with" : "stopped on")
+        + " an error: " + lastSqlError.strip();
+  }
+
   /** {@link #choose(List, List, List, List)} with no reference sets besides the candidates'. */
   public static Choice choose(List<Candidate> candidates, List<String> sitePriorities, List<String> declaredOrder) {
     return choose(candidates, List.of(), sitePriorities, declaredOrder);

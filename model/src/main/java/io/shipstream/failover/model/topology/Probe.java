@@ -32,6 +32,10 @@ import java.util.Objects;
  *     the poll did not read it
  * @param sourceIoError the IO thread's last error, null or blank when none: with {@code sourceIoState} it
  *     says whether the replica lost its source's connection ({@link PrimaryConfirmation#pollPrimaryNow})
+ * @param sourceSqlRunning whether the replica's SQL thread runs; null when it is no replica or the poll did
+ *     not read it
+ * @param sourceSqlError the SQL thread's last error, null or blank when none: a candidate whose SQL thread
+ *     stopped on an error is never promoted ({@link CandidateSelection#sqlThreadProblem})
  */
 public record Probe(
     String site,
@@ -47,11 +51,21 @@ public record Probe(
     String flavor,
     String receivedGtid,
     String sourceIoState,
-    String sourceIoError) {
+    String sourceIoError,
+    Boolean sourceSqlRunning,
+    String sourceSqlError) {
 
   public Probe {
     Objects.requireNonNull(site, "site");
     Objects.requireNonNull(at, "at");
+  }
+
+  /** A poll that does not say how the replica's SQL thread is. */
+  public Probe(String site, boolean reachable, boolean readOnly, String gtidExecuted, String serverId,
+      boolean replicating, Long secondsBehindSource, String error, Instant at, String sourceServerId, String flavor,
+      String receivedGtid, String sourceIoState, String sourceIoError) {
+    this(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at, sourceServerId,
+        flavor, receivedGtid, sourceIoState, sourceIoError, null, null);
   }
 
   /** A poll that does not say how the replica's IO thread is. */
@@ -90,19 +104,25 @@ public record Probe(
   /** The same poll, naming the server's flavor. */
   public Probe withFlavor(String flavor) {
     return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
-        sourceServerId, flavor, receivedGtid, sourceIoState, sourceIoError);
+        sourceServerId, flavor, receivedGtid, sourceIoState, sourceIoError, sourceSqlRunning, sourceSqlError);
   }
 
   /** The same poll, with what the replica's IO thread has received. */
   public Probe withReceivedGtid(String received) {
     return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
-        sourceServerId, flavor, received, sourceIoState, sourceIoError);
+        sourceServerId, flavor, received, sourceIoState, sourceIoError, sourceSqlRunning, sourceSqlError);
   }
 
   /** The same poll, with the replica's IO thread state and last error. */
   public Probe withSourceIo(String ioState, String ioError) {
     return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
-        sourceServerId, flavor, receivedGtid, ioState, ioError);
+        sourceServerId, flavor, receivedGtid, ioState, ioError, sourceSqlRunning, sourceSqlError);
+  }
+
+  /** The same poll, with the replica's SQL thread: whether it runs and its last error. */
+  public Probe withSourceSql(Boolean sqlRunning, String sqlError) {
+    return new Probe(site, reachable, readOnly, gtidExecuted, serverId, replicating, secondsBehindSource, error, at,
+        sourceServerId, flavor, receivedGtid, sourceIoState, sourceIoError, sqlRunning, sqlError);
   }
 
   /** The state this single poll shows, before debouncing. */

@@ -54,7 +54,8 @@ import java.util.stream.Collectors;
  * | 15 | |W| = 0, f UNREACHABLE, inside failoverCooldown of lastFailover   | Blocked(CooldownActive)              |
  * | 16 | |W| = 0, f UNREACHABLE, no candidate (a primary-candidate other  | NoPrimary if a primary-candidate is  |
  * |    |   than f, not fenced, READ_ONLY, whose latest poll answered      |   still UNKNOWN, else                |
- * |    |   read-only)                                                     |   Blocked(NoCandidate)               |
+ * |    |   read-only with no SQL thread error: {@link                     |   Blocked(NoCandidate)               |
+ * |    |   CandidateSelection#sqlThreadProblem})                          |                                      |
  * | 17 | |W| = 0, f UNREACHABLE, a GTID set cannot be read or mixes flavors| Blocked(UnreadableGtid)              |
  * | 18 | |W| = 0, f UNREACHABLE, CandidateSelection says Divergent          | Blocked(DivergentCandidates)         |
  * | 19a| |W| = 0, f UNREACHABLE, Chosen(c), maxLagOnPromotion set, c had  | Blocked(CandidateTooFarBehind, c)    |
@@ -94,7 +95,9 @@ public final class TopologyMatrix {
    * @param activeSite {@code status.activeSite}; null if none recorded
    * @param lastFailover {@code status.lastFailover}, parsed; null if there was none
    * @param lastFailoverTarget {@code status.lastFailoverTarget}; null if there was none
-   * @param failoverRunning whether a planned or emergency failover workflow runs for the group
+   * @param failoverRunning whether a failover workflow holds the group's workflow id, so that an
+   *     emergency start would be refused; the watcher counts a planned failover past its waiting
+   *     (an emergency one that runs is the failover this input would start)
    * @param now the watcher's clock
    * @param promoteAnyway the site a valid {@link PromoteAnywayAnnotation} names; null when there is none
    * @param fenced {@code status.fencedSites}: the sites a DBA fenced ({@link FencedSites}); never candidates
@@ -246,10 +249,24 @@ public final class TopologyMatrix {
       return new Blocked(Cause.CooldownActive, failed, lost + " but the failover cooldown is active since the last "
           + "failover at " + in.lastFailover() + "; no automatic failover before " + cooldownEnd.get());
     }
-    List<SiteSpec> candidateSites = in.config().sites().stream()
+    List<SiteSpec> readOnlySites = in.config().sites().stream()
         .filter(s -> s.isPrimaryCandidate() && !s.name().equals(failed) && !in.isFenced(s.name())
             && promotable(in.observation(s.name())))
         .toList();
+    // A candidate whose SQL thread stopped on an error cannot apply its relay log: another one is
+    // chosen, and the ones passed over are named in the verdict.
+    List<String> sqlProblems = new ArrayList<>();
+    List<SiteSpec> candidateSites = new ArrayList<>();
+    for (SiteSpec s : readOnlySites) {
+      Probe p = in.observation(s.name()).latest();
+      String problem = CandidateSelection.sqlThreadProblem(s.name(), p.sourceSqlRunning(), p.sourceSqlError());
+      if (problem == null) {
+        candidateSites.add(s);
+      } else {
+        sqlProblems.add(problem);
+      }
+    }
+    String passedOver = sqlProblems.isEmpty() ? "" : "; passed over: " + String.join("; ", sqlProblems);
     if (candidateSites.isEmpty()) {
       List<String> pending = names(in.config().sites(),
           s -> s.isPrimaryCandidate() && !s.name().equals(failed) && !in.isFenced(s.name())
@@ -258,7 +275,8 @@ public final class TopologyMatrix {
         return new Verdict.NoPrimary(lost + "; waiting for a verdict on " + quoted(pending));
       }
       return new Blocked(Cause.NoCandidate, failed, lost + " and no primary-candidate is reachable and read-only"
-          + (in.fenced().isEmpty() ? "" : " (fenced, so never candidates: " + quoted(in.fenced()) + ")"));
+          + (sqlProblems.isEmpty() ? "" : " with a healthy SQL thread")
+          + (in.fenced().isEmpty() ? "" : " (fenced, so never candidates: " + quoted(in.fenced()) + ")") + passedOver);
     }
     List<Candidate> candidates = new ArrayList<>();
     List<GtidSet> others = new ArrayList<>();
@@ -281,10 +299,11 @@ public final class TopologyMatrix {
       var choice = CandidateSelection.choose(candidates, others, in.config().sitePriorities(), names(in.config().sites(), s -> true));
       if (choice instanceof CandidateSelection.Chosen c) {
         String failedGtid = f.lastReachable() == null ? null : f.lastReachable().gtidExecuted();
-        return lagLimit(in, failed, failedGtid, c, lost);
+        return lagLimit(in, failed, failedGtid, sqlProblems.isEmpty() ? c
+            : new CandidateSelection.Chosen(c.site(), c.reason() + passedOver, c.errantGtids()), lost);
       }
       Cause cause = choice instanceof CandidateSelection.Divergent ? Cause.DivergentCandidates : Cause.NoCandidate;
-      return new Blocked(cause, failed, lost + "; " + choice.reason());
+      return new Blocked(cause, failed, lost + "; " + choice.reason() + passedOver);
     } catch (IllegalArgumentException e) {
       return new Blocked(Cause.UnreadableGtid, failed, lost + " but "
           + (reading == null ? "the GTID sets cannot be compared" : "the GTID set of site '" + reading + "' cannot be read")

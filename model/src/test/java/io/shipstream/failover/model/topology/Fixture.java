@@ -75,6 +75,12 @@ final class Fixture {
     return new SiteObservation(SiteState.READ_ONLY, p, p);
   }
 
+  /** A read-only replica whose SQL thread has {@code sqlError} as its last error ({@code running}: it still runs). */
+  static SiteObservation sqlBrokenReplica(String site, String gtid, boolean running, String sqlError) {
+    Probe p = readOnlyProbe(site, gtid, null, false).withSourceSql(running, sqlError);
+    return new SiteObservation(SiteState.READ_ONLY, p, p);
+  }
+
   /** Debounced unreachable; it was last seen writable with {@code lastGtid} (null: never seen). */
   static SiteObservation down(String site, String lastGtid) {
     return new SiteObservation(SiteState.UNREACHABLE, Probe.unreachable(site, "connect timed out", T0),

@@ -9,6 +9,7 @@ import static io.shipstream.failover.model.topology.Fixture.down;
 import static io.shipstream.failover.model.topology.Fixture.drOnly;
 import static io.shipstream.failover.model.topology.Fixture.group;
 import static io.shipstream.failover.model.topology.Fixture.replica;
+import static io.shipstream.failover.model.topology.Fixture.sqlBrokenReplica;
 import static io.shipstream.failover.model.topology.Fixture.writableProbe;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -174,6 +175,49 @@ class TopologyMatrixFailoverTest {
 
     assertThat(v).isEqualTo(new Blocked(Cause.NoCandidate, "s0", v.reason()));
     assertThat(v.reason()).contains("no primary-candidate is reachable and read-only");
+  }
+
+  /** The SQL thread as row 16 judges a candidate ({@link CandidateSelection#sqlThreadProblem}), one row per case. */
+  @org.junit.jupiter.params.ParameterizedTest(name = "s1 SQL thread running={0}, last error ''{1}'' -> {2}")
+  @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', nullValues = "null", value = {
+      // running | last SQL error                                   | promoted
+      "true      | null                                             | s1",
+      "false     | null                                             | s1", // a DBA's STOP: the drain applies the relay log
+      "null      | null                                             | s1", // not read: the runbook's inspection guards
+      "false     | ''                                               | s1",
+      "false     | Could not execute Write_rows_v1 event; Duplicate | s2",
+      "true      | Error 'Table doesn''t exist' on query            | s2",
+  })
+  void row16ACandidateWhoseSqlThreadStoppedOnAnErrorIsPassedOverForTheNext(Boolean running, String error,
+      String promoted) {
+    GroupConfig config = group(List.of(candidate("s0"), candidate("s1"), candidate("s2")), List.of("s1"), null);
+    // s1 is listed first in sitePriorities and as far as s2: promoted unless its SQL thread rules it out.
+    SiteObservation s1 = running == null ? sqlUnknownReplica("s1", error)
+        : sqlBrokenReplica("s1", "0-1-100", running, error);
+    Verdict v = Scenario.of(config).sites(down("s0", "0-1-100"), replica("s2", "0-1-100")).site("s1", s1)
+        .active("s0").evaluate();
+
+    assertThat(v).isInstanceOf(Verdict.Promote.class).extracting("candidate").isEqualTo(promoted);
+    if (promoted.equals("s2")) {
+      assertThat(v.reason()).contains("passed over: the SQL thread of site 's1' ").contains(error.strip());
+    } else {
+      assertThat(v.reason()).doesNotContain("passed over");
+    }
+  }
+
+  private static SiteObservation sqlUnknownReplica(String site, String error) {
+    Probe p = Fixture.readOnlyProbe(site, "0-1-100", null, false).withSourceSql(null, error);
+    return new SiteObservation(SiteState.READ_ONLY, p, p);
+  }
+
+  @Test
+  void row16TheOnlyCandidateWithABrokenSqlThreadIsBlockedForNoCandidateAndNamed() {
+    Verdict v = Scenario.of(candidates(2)).sites(down("s0", "0-1-100"),
+        sqlBrokenReplica("s1", "0-1-99", false, "Duplicate entry '7' for key 'PRIMARY'")).active("s0").evaluate();
+
+    assertThat(v).isEqualTo(new Blocked(Cause.NoCandidate, "s0", v.reason()));
+    assertThat(v.reason()).contains("no primary-candidate is reachable and read-only with a healthy SQL thread")
+        .contains("passed over: the SQL thread of site 's1' stopped on an error: Duplicate entry '7' for key 'PRIMARY'");
   }
 
   @Test

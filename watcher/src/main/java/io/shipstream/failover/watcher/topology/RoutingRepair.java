@@ -1,7 +1,6 @@
 package io.shipstream.failover.watcher.topology;
 
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.Toleration;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.kube.DnsRecords;
 import io.shipstream.failover.kube.NodeTaints;
@@ -16,7 +15,6 @@ import io.shipstream.failover.model.topology.SiteObservation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -29,9 +27,8 @@ import java.util.function.Function;
  * the per-group NoExecute taint on every node of a site but the active one. The same code the
  * failover activities run (the kube module), so the two never disagree on what "right" is.
  *
- * <p>A NoExecute taint evicts every pod that does not tolerate it, so no node is tainted while any
- * of the group's own MySQL pods would not tolerate the taint: evicting a replica is never
- * acceptable. That is reported instead.
+ * <p>No node is tainted while any of the group's own MySQL pods would not tolerate the taint
+ * ({@link NodeTaints}, the failover's rule too): that is reported instead.
  */
 public final class RoutingRepair {
   static final String STANDBY = "standby";
@@ -64,7 +61,7 @@ public final class RoutingRepair {
       Map<String, SiteObservation> sites) {
     List<String> repairs = new ArrayList<>();
     List<String> problems = new ArrayList<>();
-    boolean everyPodTolerates = true;
+    List<Pod> groupPods = new ArrayList<>();
     for (SiteSpec site : config.sites()) {
       String role = role(site, activeSite, fenced, sites.get(site.name()));
       // One list of the site's pods serves both the labels and the toleration check.
@@ -73,14 +70,7 @@ public final class RoutingRepair {
       if (changed > 0) {
         repairs.add(changed + " pod(s) of " + site.name() + " labelled role=" + role);
       }
-      List<String> intolerant = pods.stream().filter(p -> !tolerates(p, NodeTaints.taintKey(group)))
-          .map(p -> p.getMetadata().getName()).toList();
-      if (!intolerant.isEmpty()) {
-        everyPodTolerates = false;
-        problems.add("pod(s) " + String.join(", ", intolerant) + " of site " + site.name() + " do not tolerate the "
-            + NodeTaints.taintKey(group) + ":" + NodeTaints.EFFECT + " taint, so no node is tainted (it would evict "
-            + "them); add the toleration to the MySQL pods");
-      }
+      groupPods.addAll(pods);
     }
     if (roles.ensureService(group, SiteRoles.serviceName(group), SiteRoles.PRIMARY)) {
       repairs.add("Service " + SiteRoles.serviceName(group) + " created");
@@ -92,11 +82,13 @@ public final class RoutingRepair {
     if (active != null && dns.update(group, config.dnsHostname(), active.lbIP(), config.dnsTtl())) {
       repairs.add("DNSEndpoint " + DnsRecords.endpointName(group) + " pointed at " + active.lbIP());
     }
-    if (everyPodTolerates) {
-      List<String> nodes = taints.apply(group, config.sites(), activeSite);
-      if (!nodes.isEmpty()) {
-        repairs.add("taint " + NodeTaints.taintKey(group) + " set right on node(s) " + String.join(", ", nodes));
-      }
+    NodeTaints.Placement placement = taints.apply(group, config.sites(), activeSite, groupPods);
+    if (!placement.changed().isEmpty()) {
+      repairs.add("taint " + NodeTaints.taintKey(group) + " set right on node(s) "
+          + String.join(", ", placement.changed()));
+    }
+    if (!placement.everyPodTolerates()) {
+      problems.add(placement.problem(group));
     }
     return new Outcome(repairs, problems);
   }
@@ -120,24 +112,5 @@ public final class RoutingRepair {
     }
     boolean healthy = seen != null && seen.answeringNow() && seen.latest().readOnly() && seen.latest().replicating();
     return healthy ? SiteRoles.REPLICA : STANDBY;
-  }
-
-  /** Whether the pod tolerates our NoExecute taint, as the kubelet would decide it. */
-  static boolean tolerates(Pod pod, String key) {
-    List<Toleration> tolerations = pod.getSpec() == null ? null : pod.getSpec().getTolerations();
-    if (tolerations == null) {
-      return false;
-    }
-    for (Toleration t : tolerations) {
-      boolean effect = t.getEffect() == null || t.getEffect().isEmpty() || NodeTaints.EFFECT.equals(t.getEffect());
-      boolean exists = "Exists".equals(t.getOperator());
-      boolean keyMatches = t.getKey() == null || t.getKey().isEmpty() ? exists : key.equals(t.getKey());
-      boolean valueMatches = exists || Objects.equals(NodeTaints.VALUE, t.getValue());
-      // A toleration with tolerationSeconds is evicted once they run out: not tolerated for good.
-      if (effect && keyMatches && valueMatches && t.getTolerationSeconds() == null) {
-        return true;
-      }
-    }
-    return false;
   }
 }

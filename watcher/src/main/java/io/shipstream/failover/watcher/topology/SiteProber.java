@@ -78,7 +78,8 @@ public final class SiteProber implements SiteConnector {
             ServerProbe p = ServerProbe.read(session);
             return new Probe(site.name(), true, p.readOnly(), p.gtidExecuted(), p.serverId(), p.replicating(), p.lag(),
                 null, clock.instant(), p.sourceServerId(), session.flavor().display())
-                .withReceivedGtid(p.receivedGtidSet()).withSourceIo(p.ioState(), p.lastIoError());
+                .withReceivedGtid(p.receivedGtidSet()).withSourceIo(p.ioState(), p.lastIoError())
+                .withSourceSql(p.sqlRunning(), p.lastSqlError());
           });
     } catch (FlavorMismatchException e) {
       // Not polled (a server is never driven as the other flavor), but its flavor is known: the

@@ -267,6 +267,17 @@ public final class Steward {
         || emergency != null && !Phase.isTerminal(emergency);
   }
 
+  /**
+   * A planned failover past its waiting holds the group's workflow id, so an emergency start would
+   * be refused: the topology matrix's {@code failoverRunning} (row 14, FailoverBlocked). An
+   * emergency failover that runs is left out: it is the one the matrix would start, and a second
+   * start of it being refused is no news (it would be a FailoverBlocked Warning about our own run).
+   */
+  static boolean plannedFailoverHolds(MysqlFailoverGroupStatus status) {
+    String planned = status == null || status.plannedFailover() == null ? null : status.plannedFailover().phase();
+    return planned != null && !Phase.isTerminal(planned) && !Phase.isWaiting(planned);
+  }
+
   void forget(GroupRef ref) {
     lastNote.remove(ref);
     lastRouting.remove(ref);

@@ -260,6 +260,32 @@ class TopologyMonitorTest {
     assertThat(registry.get("bloodraven_replication_lag_seconds").tags("site", "pdx").gauge().value()).isZero();
   }
 
+  /**
+   * Row 14 of the matrix as production reaches it: a planned failover past its waiting holds the
+   * group's workflow id (its status says so), so the emergency start would be refused; that is a
+   * FailoverBlocked Warning, not silence.
+   */
+  @Test
+  void aPrimaryThatDiesWhileAPlannedFailoverHoldsTheGroupIsOneFailoverBlockedWarning() {
+    MysqlFailoverGroup g = group();
+    g.setStatus(g.getStatus().withPlannedFailover(new io.shipstream.failover.model.crd.PlannedFailoverStatus(
+        "WaitingForLag", "pdx", "iad", "0-1-10", null, "2025-03-01T12:00:00Z", null, null, null, null, null,
+        "waiting for pdx to catch up", null)));
+    synchronized (effects) {
+      effects.running = true;
+    }
+    start(g, null);
+    await(() -> !written.isEmpty(), "the first status.sites");
+
+    deadSites.add("iad");
+    await(() -> !eventsWith("FailoverBlocked").isEmpty(), "a FailoverBlocked Event");
+
+    assertThat(eventsWith("FailoverBlocked")).singleElement().asString()
+        .startsWith("Warning FailoverBlocked: ConcurrentOperation: the active site 'iad' is unreachable but a "
+            + "failover workflow is already running");
+    assertThat(effects.starts()).isEmpty();
+  }
+
   @Test
   void aKilledPrimaryThatItsReplicasLostIsFailedOverFromAfterOneFailedPoll() {
     views.put("pdx", TopologyMonitorTest::lostIad);

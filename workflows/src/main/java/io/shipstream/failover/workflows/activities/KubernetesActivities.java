@@ -70,7 +70,9 @@ public interface KubernetesActivities {
 
   /**
    * Taints {@code shipstream.io/db-readonly-<group>=true:NoExecute} on the nodes of every site but
-   * the active one, and removes it from the active site's nodes.
+   * the active one, and removes it from the active site's nodes. While one of the group's own
+   * MySQL pods would not tolerate the taint, no node is tainted (it would evict that pod) and a
+   * RoutingIncomplete Warning names the pods ({@code NodeTaints}, the watcher's rule too).
    */
   @ActivityMethod
   void applyTaints(GroupRef group, List<SiteSpec> sites, String activeSite);

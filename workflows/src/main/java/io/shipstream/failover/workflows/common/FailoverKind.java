@@ -63,7 +63,7 @@ public enum FailoverKind {
     return switch (reason) {
       case LagTimeout -> "failed_timeout";
       case InvalidAnnotation, UnknownSite, AlreadyActive, TargetUnhealthy, NoActivePrimary, CooldownActive,
-          ConcurrentOperation, InvalidSpec, PreFailoverHookVetoed -> "rejected";
+          ConcurrentOperation, InvalidSpec, PreFailoverHookVetoed, InvalidSchedule, TargetFenced -> "rejected";
       default -> "failed_other";
     };
   }

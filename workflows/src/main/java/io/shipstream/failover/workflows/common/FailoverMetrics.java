@@ -16,7 +16,8 @@ import java.util.Map;
  *       {@code bloodraven_planned_failover_duration_seconds{target_site}} for planned failovers,
  *       {@code bloodraven_failovers_total{target_site, result}} and
  *       {@code bloodraven_failover_duration_seconds{target_site}} for emergency ones ({@link FailoverKind});
- *   <li>{@code bloodraven_planned_failover_lag_wait_seconds{target_site}}, the planned lag wait;
+ *   <li>{@code bloodraven_planned_failover_lag_wait_seconds{target_site}}, the planned lag wait, whether
+ *       the target caught up or not (a LagTimeout records the whole maxLagWait);
  *   <li>{@code bloodraven_dns_flips_total{result}} and {@code bloodraven_taint_operations_total{result}},
  *       the routing after a promotion of either kind;
  *   <li>{@code bloodraven_dragonfly_promotions_total{group, target_site, result}}, one per failover

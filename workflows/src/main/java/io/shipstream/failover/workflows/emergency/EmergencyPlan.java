@@ -5,6 +5,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.CandidateSelection;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.FailoverAbort;
@@ -38,7 +39,12 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
     return new EmergencyPlan(group, config, failed, target);
   }
 
-  /** Only a reachable, read-only server is promoted: a writable one may already be someone's primary. */
+  /**
+   * Only a reachable, read-only server whose SQL thread did not stop on an error is promoted: a
+   * writable one may already be someone's primary, and one that cannot apply its relay log would
+   * be promoted without what it received. The matrix already passes such a candidate over ({@link
+   * CandidateSelection#sqlThreadProblem}, the same rule); this is the last guard, on a fresh look.
+   */
   void checkCandidate(ServerState state) {
     if (!state.reachable()) {
       throw new FailoverAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " is unreachable: "
@@ -47,6 +53,12 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
     if (!state.readOnly()) {
       throw new FailoverAbort(Reason.TargetUnhealthy, "candidate " + target.name()
           + " is already writable; refusing to promote a server that may be another primary");
+    }
+    String sqlProblem = CandidateSelection.sqlThreadProblem(target.name(), state.sqlThreadRunning(),
+        state.lastSqlError());
+    if (sqlProblem != null) {
+      throw new FailoverAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " cannot apply what it received: "
+          + sqlProblem);
     }
   }
 

@@ -180,6 +180,8 @@ final class SourceDrain {
           ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
           progress.sourceGtidAtFence, deadline)));
     } catch (ActivityFailure e) {
+      // A wait that failed is a lag wait too: a LagTimeout is the longest one there is.
+      run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
       boolean timeout = FailureTypes.LAG_TIMEOUT.equals(Failures.type(e));
       throw new FailoverAbort(timeout ? Reason.LagTimeout : Reason.TargetUnhealthy, "target "
           + plan.target().name() + (timeout ? " did not catch up within maxLagWait "

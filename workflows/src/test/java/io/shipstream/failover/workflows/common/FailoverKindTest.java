@@ -40,6 +40,13 @@ class FailoverKindTest {
   }
 
   @Test
+  void aPlannedRequestRefusedForItsScheduleOrAFencedTargetIsRejectedNotAFailureThatPages() {
+    // Both are refused before anything is fenced: BloodravenPlannedFailoverFailed must not fire.
+    assertThat(FailoverKind.PLANNED.result(Reason.InvalidSchedule)).isEqualTo("rejected");
+    assertThat(FailoverKind.PLANNED.result(Reason.TargetFenced)).isEqualTo("rejected");
+  }
+
+  @Test
   void anEmergencyFailoverWhosePrimaryAnsweredIsRejectedNotAFailureThatPages() {
     assertThat(FailoverKind.EMERGENCY.result(Reason.PrimaryAnswered)).isEqualTo("rejected");
   }

@@ -52,6 +52,21 @@ class EmergencyPlanTest {
     assertRefused(() -> plan.checkCandidate(state(true, false)), Reason.TargetUnhealthy, "already writable");
   }
 
+  @Test
+  void checkCandidateRefusesACandidateWhoseSqlThreadStoppedOnAnErrorAndNotOneAStopLeftIdle() {
+    EmergencyPlan plan = EmergencyPlan.resolve(EmergencyRig.GROUP, SPEC, "iad", "pdx");
+    ServerState broken = new ServerState("pdx", true, null, "mariadb", "10.11.6", true, true, false, false, "iad.db",
+        3306, "0-1-5", "0-1-9", null, 0, "Could not execute Write_rows_v1 event on table shop.orders; Duplicate entry");
+    ServerState stopped = new ServerState("pdx", true, null, "mariadb", "10.11.6", true, true, false, false, "iad.db",
+        3306, "0-1-5", "0-1-9", null, 0, "");
+
+    assertRefused(() -> plan.checkCandidate(broken), Reason.TargetUnhealthy,
+        "candidate pdx cannot apply what it received: the SQL thread of site 'pdx' stopped on an error: Could not "
+            + "execute Write_rows_v1 event");
+    // Stopped without an error (a DBA's STOP): the relay-log drain applies what it received.
+    plan.checkCandidate(stopped);
+  }
+
   private static ServerState state(boolean reachable, boolean readOnly) {
     return new ServerState("pdx", reachable, null, "mariadb", "10.11.6", readOnly, true, true, true, "iad.db", 3306,
         "0-1-5", "0-1-5", 0L, 0);

@@ -47,6 +47,8 @@ class PlannedFailoverMetricsTest {
     assertThat(rig.request("pdx:maxLagWait=1s").reason()).isEqualTo("LagTimeout");
 
     awaitOne("bloodraven_planned_failovers", Map.of("target_site", "pdx", "result", "failed_timeout"));
+    assertThat(rig.metrics.timerRecordings("bloodraven_planned_failover_lag_wait", Map.of("target_site", "pdx")))
+        .as("the failed wait is recorded too").isEqualTo(1);
   }
 
   @Test

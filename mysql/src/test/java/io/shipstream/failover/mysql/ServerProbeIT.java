@@ -1,0 +1,67 @@
+package io.shipstream.failover.mysql;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.shipstream.failover.testsupport.DatabaseCluster;
+import io.shipstream.failover.testsupport.DatabaseServer;
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
+import io.shipstream.failover.testsupport.MariaDbServer;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The watcher's poll ({@link ServerProbe}) on real servers of each flavor: a replica whose SQL
+ * thread stopped on an error says so (not running, its last error), which keeps it from being
+ * chosen as the emergency candidate; a healthy replica has no SQL error.
+ */
+class ServerProbeIT {
+  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
+      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
+  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
+
+  @TempDir
+  Path work;
+
+  @FlavorTest
+  void aReplicaWhoseSqlThreadStoppedOnAnErrorShowsItInItsPoll(Flavor flavor) throws Exception {
+    flavor.assumeAvailable();
+    try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
+      DatabaseServer source = cluster.primary();
+      DatabaseServer replica = cluster.replicas().get(0);
+      MysqlAddress sourceAddress = MysqlAddress.of(source.host(), source.port());
+      try (MysqlSession onReplica = MysqlSession.open(MysqlConnections.unpooled(),
+              MysqlAddress.of(replica.host(), replica.port()), LOGIN, TIMEOUTS);
+          MysqlSession onSource = MysqlSession.open(MysqlConnections.unpooled(), sourceAddress, LOGIN, TIMEOUTS)) {
+        SourceChange.replicateFrom(onReplica, sourceAddress, LOGIN);
+        new ReplicationStart(onReplica, beat -> {}).awaitRunning(onReplica.address(), sourceAddress);
+        ServerProbe healthy = ServerProbe.read(onReplica);
+        assertThat(healthy.sqlRunning()).isTrue();
+        assertThat(healthy.lastSqlError()).isNullOrEmpty();
+
+        // A table the replica never got (created outside the binary log), then a logged write to it.
+        onSource.execute("CREATE DATABASE IF NOT EXISTS probe_it");
+        onSource.execute("SET SESSION sql_log_bin = 0");
+        onSource.execute("CREATE TABLE probe_it.unreplicated (id INT PRIMARY KEY)");
+        onSource.execute("SET SESSION sql_log_bin = 1");
+        onSource.execute("INSERT INTO probe_it.unreplicated VALUES (1)");
+
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        ServerProbe broken = ServerProbe.read(onReplica);
+        while (Boolean.TRUE.equals(broken.sqlRunning()) && System.nanoTime() < until) {
+          Thread.sleep(100);
+          broken = ServerProbe.read(onReplica);
+        }
+        System.out.printf("%s: %s%n", flavor, broken);
+        assertThat(broken.sqlRunning()).isFalse();
+        // MySQL's multi-threaded applier names the failed worker; MariaDB's the statement itself.
+        assertThat(broken.lastSqlError()).isNotBlank();
+        if (flavor == Flavor.MARIADB) {
+          assertThat(broken.lastSqlError()).contains("unreplicated");
+        }
+        assertThat(broken.replicating()).isFalse();
+      }
+    }
+  }
+}
