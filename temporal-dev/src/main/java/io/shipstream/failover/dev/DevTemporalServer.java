@@ -5,6 +5,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.OperatorServiceGrpc;
 import io.temporal.internal.testservice.TestServicesStarter;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
@@ -19,9 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Temporal's Java test server as a real gRPC endpoint on 127.0.0.1 only, in real time (no time
- * skipping), with the failover search attributes registered. It is what the playground and the
- * integration tests talk to, over the same gRPC a production worker uses; it keeps no state on
- * disk and dies with the JVM.
+ * skipping), with the failover search attributes registered, and listed as a real frontend lists
+ * them ({@link DevOperatorService}). It is what the playground and the integration tests talk to,
+ * over the same gRPC a production worker uses; it keeps no state on disk and dies with the JVM.
  */
 public final class DevTemporalServer implements AutoCloseable {
   /** The shortest keepalive ping interval the server accepts from a client. */
@@ -49,7 +50,10 @@ public final class DevTemporalServer implements AutoCloseable {
         // a stack stayed up.
         .permitKeepAliveTime(PERMITTED_KEEPALIVE.toMillis(), TimeUnit.MILLISECONDS)
         .permitKeepAliveWithoutCalls(true);
-    services.getServices().forEach(builder::addService);
+    // The test server's operator service cannot list search attributes; its stand-in can.
+    services.getServices().forEach(service -> builder.addService(
+        service instanceof OperatorServiceGrpc.OperatorServiceImplBase operator ? new DevOperatorService(operator)
+            : service));
     try {
       Server server = builder.build().start();
       DevTemporalServer dev = new DevTemporalServer(services, server);

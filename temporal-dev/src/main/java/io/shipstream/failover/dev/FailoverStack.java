@@ -63,9 +63,16 @@ public final class FailoverStack implements AutoCloseable {
    * adopted} is false (the adoption tests watch it happen).
    */
   public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
-      String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted, Flavor flavor) {
+      String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted, Flavor flavor,
+      boolean serversStartReadOnly) {
     public Options {
       flavor = flavor == null ? Flavor.MARIADB : flavor;
+    }
+
+    public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
+        String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted, Flavor flavor) {
+      this(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold, topologyMonitor, adopted,
+          flavor, false);
     }
 
     public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
@@ -96,7 +103,18 @@ public final class FailoverStack implements AutoCloseable {
     /** These options with the servers of {@code flavor} (MariaDB unless said otherwise). */
     public Options withFlavor(Flavor flavor) {
       return new Options(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold,
-          topologyMonitor, adopted, flavor);
+          topologyMonitor, adopted, flavor, serversStartReadOnly);
+    }
+
+    /**
+     * These options with every server configured to start read-only, as the README asks of
+     * production servers ({@link DatabaseCluster#startReadOnly}): adoption and the primary's
+     * sidecar make it writable. The integration tests' stacks start writable, which is quicker
+     * and what their scenarios were written against.
+     */
+    public Options withServersStartingReadOnly() {
+      return new Options(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold,
+          topologyMonitor, adopted, flavor, true);
     }
 
     public static Options twoSites() {
@@ -139,7 +157,9 @@ public final class FailoverStack implements AutoCloseable {
     DevTemporalServer temporal = null;
     try {
       kube = MockCluster.start();
-      mysql = DatabaseCluster.start(options.flavor(), workDir.resolve("mysql"), options.sites().size());
+      mysql = options.serversStartReadOnly()
+          ? DatabaseCluster.startReadOnly(options.flavor(), workDir.resolve("mysql"), options.sites().size())
+          : DatabaseCluster.start(options.flavor(), workDir.resolve("mysql"), options.sites().size());
       temporal = DevTemporalServer.start(0);
       Map<String, DatabaseServer> servers = new LinkedHashMap<>();
       for (int i = 0; i < options.sites().size(); i++) {

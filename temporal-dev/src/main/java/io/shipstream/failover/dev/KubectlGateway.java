@@ -22,6 +22,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
@@ -54,12 +55,24 @@ final class KubectlGateway implements AutoCloseable {
       "externaldns.k8s.io/v1alpha1", resource("dnsendpoints", "dnsendpoint", "DNSEndpoint", true, List.of()),
       "coordination.k8s.io/v1", resource("leases", "lease", "Lease", true, List.of()));
 
+  private static final String GROUP_PLURAL = "mysqlfailovergroups";
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final Pattern RESOURCE_PATH = Pattern.compile(
       "/(?:api/v1|apis/[^/]+/[^/]+)/(?:namespaces/([^/]+)/)?([^/]+)(?:/([^/]+))?");
-  private static final String GROUP_PLURAL = "mysqlfailovergroups";
+  /**
+   * A resource path: groups 1 or 2 the group/version ("v1" for the core), 3 the resource, 4 a
+   * subresource of an object.
+   */
+  private static final Pattern SERVED_PATH = Pattern.compile(
+      "/(?:api/(v1)|apis/([^/]+/[^/]+))(?:/namespaces/[^/]+)?/([^/]+)(?:/[^/]+(?:/([^/]+))?)?");
+  /** The resources (and subresources, after a slash) of each group/version: what discovery lists. */
+  private static final Map<String, Set<String>> SERVED = served();
+  /** What a real API server answers for a path it does not serve. */
+  private static final String NOT_FOUND = "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},"
+      + "\"status\":\"Failure\",\"message\":\"the server could not find the requested resource\","
+      + "\"reason\":\"NotFound\",\"details\":{},\"code\":404}";
   private static final Duration LONGEST_WATCH = Duration.ofMinutes(30);
   private static final Duration WATCH_POLL = Duration.ofMillis(200);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final PrinterTable printerTable = new PrinterTable(MockCluster.groupCrd(), Clock.systemUTC());
   private final HttpServer server;
@@ -101,6 +114,15 @@ final class KubectlGateway implements AutoCloseable {
         exchange.getResponseBody().write(body);
         return;
       }
+      if (!served(path)) {
+        // The mock in CRUD mode answers any path, an unknown one with everything it holds; kubectl
+        // and scripts must see what a real API server says instead.
+        byte[] body = NOT_FOUND.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        exchange.sendResponseHeaders(404, body.length);
+        exchange.getResponseBody().write(body);
+        return;
+      }
       Matcher resource = RESOURCE_PATH.matcher(path);
       if ("GET".equals(exchange.getRequestMethod()) && resource.matches() && serveRead(exchange, resource)) {
         return;
@@ -109,6 +131,34 @@ final class KubectlGateway implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** Whether {@code path} is one of the resources discovery lists (a collection, an object, its status). */
+  static boolean served(String path) {
+    Matcher m = SERVED_PATH.matcher(path);
+    if (!m.matches()) {
+      return false;
+    }
+    Set<String> resources = SERVED.get(m.group(1) != null ? m.group(1) : m.group(2));
+    return resources != null && resources.contains(m.group(4) == null ? m.group(3) : m.group(3) + "/" + m.group(4));
+  }
+
+  private static Map<String, Set<String>> served() {
+    Map<String, Set<String>> served = new java.util.HashMap<>();
+    Map<String, String> lists = new java.util.HashMap<>();
+    GROUPS.forEach((gv, resources) -> lists.put(gv, "{\"resources\":[" + resources + "]}"));
+    lists.put("v1", CORE_RESOURCES);
+    lists.forEach((gv, list) -> {
+      Set<String> names = new java.util.HashSet<>();
+      try {
+        JsonNode resources = JSON.readTree(list);
+        resources.path("resources").forEach(r -> names.add(r.path("name").asText()));
+      } catch (IOException e) {
+        throw new IllegalStateException("the gateway's own discovery document does not parse: " + list, e);
+      }
+      served.put(gv, Set.copyOf(names));
+    });
+    return Map.copyOf(served);
   }
 
   private static String discovery(String path) {

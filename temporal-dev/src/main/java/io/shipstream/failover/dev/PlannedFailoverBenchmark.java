@@ -56,7 +56,14 @@ public final class PlannedFailoverBenchmark {
   }
 
   public static void main(String[] args) throws IOException {
-    Args parsed = Args.parse(args);
+    Args parsed;
+    try {
+      parsed = Args.parse(args);
+    } catch (IllegalArgumentException e) {
+      System.err.println(e.getMessage() + " (./temporal-dev/benchmark --help shows every option)");
+      System.exit(2);
+      return;
+    }
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     List<Result> results = new ArrayList<>();
     for (Flavor flavor : parsed.flavors()) {

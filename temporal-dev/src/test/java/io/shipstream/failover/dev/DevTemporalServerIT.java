@@ -2,14 +2,25 @@ package io.shipstream.failover.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.watcher.RegisteredSearchAttributes;
+import io.shipstream.failover.workflows.SearchAttributes;
+import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.RemoveSearchAttributesRequest;
 import io.temporal.api.taskqueue.v1.TaskQueue;
 import io.temporal.api.workflowservice.v1.GetSystemInfoRequest;
 import io.temporal.api.workflowservice.v1.PollActivityTaskQueueRequest;
+import io.temporal.client.WorkflowClient;
+import io.temporal.serviceclient.OperatorServiceStubs;
+import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
 import java.util.logging.LogRecord;
@@ -18,6 +29,39 @@ import org.junit.jupiter.api.Test;
 
 /** The dev Temporal server over real gRPC, as the worker, the watcher and the playground use it. */
 class DevTemporalServerIT {
+
+  /**
+   * The watcher's {@code SearchAttributesRegistered} check against the dev server: it lists what
+   * was registered (the test server alone answered UNIMPLEMENTED, so the condition stayed
+   * Unknown/CannotList), and a later registration or removal shows in the next listing.
+   */
+  @Test
+  void listsTheSearchAttributesItRegisteredSoTheWatchersCheckIsComputed() {
+    try (DevTemporalServer server = DevTemporalServer.start(0)) {
+      WorkflowClient client = WorkflowClient.newInstance(server.stubs());
+      GroupConditions.SearchAttributeCheck check = RegisteredSearchAttributes.of(client).check();
+      assertThat(check).as("listed, nothing missing").isEqualTo(GroupConditions.SearchAttributeCheck.listed(Set.of()));
+
+      OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(OperatorServiceStubsOptions.newBuilder()
+          .setChannel(server.stubs().getRawChannel()).validateAndBuildWithDefaults());
+      ListSearchAttributesRequest list = ListSearchAttributesRequest.newBuilder().setNamespace("default").build();
+      assertThat(operator.blockingStub().listSearchAttributes(list).getCustomAttributesMap())
+          .containsEntry(SearchAttributes.GROUP.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .containsEntry(SearchAttributes.TARGET.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .containsEntry(SearchAttributes.PHASE.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
+          .doesNotContainKey("ShopRegion");
+
+      operator.blockingStub().addSearchAttributes(AddSearchAttributesRequest.newBuilder().setNamespace("default")
+          .putSearchAttributes("ShopRegion", IndexedValueType.INDEXED_VALUE_TYPE_TEXT).build());
+      operator.blockingStub().removeSearchAttributes(RemoveSearchAttributesRequest.newBuilder().setNamespace("default")
+          .addSearchAttributes(SearchAttributes.PHASE.getName()).build());
+      assertThat(operator.blockingStub().listSearchAttributes(list).getCustomAttributesMap())
+          .containsEntry("ShopRegion", IndexedValueType.INDEXED_VALUE_TYPE_TEXT)
+          .doesNotContainKey(SearchAttributes.PHASE.getName());
+      assertThat(RegisteredSearchAttributes.of(client).check())
+          .isEqualTo(GroupConditions.SearchAttributeCheck.listed(Set.of(SearchAttributes.PHASE.getName())));
+    }
+  }
 
   /**
    * A client pinging every 10 s (the SDK pings every 30 s; gRPC lets a client go no lower than 10)

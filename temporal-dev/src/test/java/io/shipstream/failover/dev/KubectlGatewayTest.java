@@ -139,6 +139,31 @@ class KubectlGatewayTest {
     assertThat(row(event.path("object"), "orders").get("Ready").asText()).isEqualTo("True");
   }
 
+  /**
+   * A path the API server does not serve is a 404 Status, as a real API server answers it, and not
+   * the mock's whole contents (which it gave for any path); the served ones still answer.
+   */
+  @Test
+  void aPathThatIsNotServedIsNotFound() throws Exception {
+    for (String path : List.of("/nonsense", "/api/v1/namespaces/shop/configmaps", "/apis/apps/v1/namespaces/shop/deployments",
+        "/apis/shipstream.io/v1alpha1/namespaces/shop/widgets", GROUPS + "/orders/scale", "/api/v1/namespaces/shop/pods/x/log",
+        "/openapi/v2")) {
+      HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(gateway.url() + path))
+          .header("Accept", "application/json").timeout(Duration.ofSeconds(10)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(path).isEqualTo(404);
+      JsonNode status = JSON.readTree(response.body());
+      assertThat(status.path("kind").asText()).as(path).isEqualTo("Status");
+      assertThat(status.path("reason").asText()).as(path).isEqualTo("NotFound");
+      assertThat(response.body()).as(path).doesNotContain("10.0.1.10");
+    }
+    // The status subresource is forwarded (kubectl patch --subresource=status); the mock itself serves no GET of it.
+    assertThat(KubectlGateway.served(GROUPS + "/orders/status")).isTrue();
+    assertThat(get(GROUPS, "application/json").path("items")).hasSize(2);
+    assertThat(KubectlGateway.served("/api/v1/nodes")).isTrue();
+    assertThat(KubectlGateway.served("/apis/coordination.k8s.io/v1/namespaces/shop/leases/l")).isTrue();
+  }
+
   private static MysqlFailoverGroupStatus ready(String status) {
     return MysqlFailoverGroupStatus.empty().withConditions(List.of(new ConditionBuilder().withType("Ready")
         .withStatus(status).withReason("PrimaryWritable").withMessage("m")

@@ -61,6 +61,88 @@ class PlaygroundScriptIT {
     assertThat(devDir.resolve("target/playground-client.log")).exists();
   }
 
+  /**
+   * {@code ./temporal-dev/benchmark --help}, of any subcommand, prints the usage and exits 0 at
+   * once; it went on to build and threw the argument parser's exception with its stack trace.
+   */
+  @Test
+  void theBenchmarksHelpPrintsItsUsage() throws Exception {
+    for (List<String> args : List.of(List.of("--help"), List.of("emergency", "--help"), List.of("fleet", "-h"))) {
+      List<String> command = new java.util.ArrayList<>(List.of("bash", MODULE.resolve("benchmark").toString()));
+      command.addAll(args);
+      Process run = new ProcessBuilder(command).redirectErrorStream(true).start();
+      String output = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(run.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(run.exitValue()).as(output).isZero();
+      assertThat(output).as(String.join(" ", args)).contains("./temporal-dev/benchmark emergency [N]")
+          .contains("./temporal-dev/benchmark all").doesNotContain("Exception").doesNotContain("#");
+    }
+  }
+
+  /**
+   * The scripts build through scripts/mvn-quiet, whose output holds no escape codes: Debian's
+   * Maven wrote terminal resets even with -B -q, and they showed in serve's captured output.
+   */
+  @Test
+  void theScriptsBuildWithoutEscapeCodes() throws Exception {
+    Path root = MODULE.getParent();
+    for (String script : List.of("playground", "benchmark", "faults")) {
+      String text = Files.readString(MODULE.resolve(script));
+      assertThat(text).as(script).contains("scripts/mvn-quiet install").doesNotContainPattern("(?m)^\\s*mvn ");
+    }
+    Files.writeString(checkout.resolve("pom.xml"), """
+        <project xmlns="http://maven.apache.org/POM/4.0.0">
+          <modelVersion>4.0.0</modelVersion>
+          <groupId>io.shipstream.failover</groupId><artifactId>escape-check</artifactId><version>1</version>
+          <packaging>pom</packaging>
+        </project>
+        """);
+    Process run = new ProcessBuilder(root.resolve("scripts/mvn-quiet").toString(), "-o", "-f",
+        checkout.resolve("pom.xml").toString(), "validate").redirectErrorStream(true).start();
+    String output = new String(run.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(run.waitFor(120, TimeUnit.SECONDS)).isTrue();
+    assertThat(run.exitValue()).as(output).isZero();
+    assertThat(output).as("what the build printed").doesNotContain("\u001b");
+  }
+
+  /**
+   * {@code serve &} from a script: the job starts with SIGINT ignored, which the JVM kept, so
+   * {@code kill -INT} did nothing and the stack stayed up. Now it stops as on Ctrl-C. The build
+   * and the prerequisites are stood in for (this is about the process the script starts).
+   */
+  @Test
+  void aBackgroundedServeStopsOnSigint() throws Exception {
+    Path devDir = layOutCheckout();
+    Path scripts = Files.createDirectories(checkout.resolve("scripts"));
+    for (String stub : List.of("prerequisites", "mvn-quiet")) {
+      Files.writeString(scripts.resolve(stub), "#!/usr/bin/env bash\nexit 0\n");
+      scripts.resolve(stub).toFile().setExecutable(true);
+    }
+    Path out = checkout.resolve("serve.out");
+    Path pidFile = checkout.resolve("serve.pid");
+    Process shell = new ProcessBuilder("bash", "-c", "temporal-dev/playground serve --no-writer --no-monitor > "
+        + out + " 2>&1 & echo $! > " + pidFile + "; wait").directory(checkout.toFile()).start();
+    long pid = -1;
+    try {
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
+      while (!(Files.exists(out) && Files.readString(out).contains("The stack stays up until Ctrl-C"))
+          && shell.isAlive() && System.nanoTime() < until) {
+        Thread.sleep(200);
+      }
+      assertThat(Files.readString(out)).contains("The stack stays up until Ctrl-C");
+      pid = Long.parseLong(Files.readString(pidFile).trim());
+      assertThat(new ProcessBuilder("kill", "-INT", Long.toString(pid)).start().waitFor()).isZero();
+      assertThat(shell.waitFor(60, TimeUnit.SECONDS)).as("serve ended after SIGINT").isTrue();
+      assertThat(Files.readString(out)).contains("stopping the stack...");
+    } finally {
+      if (pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
+        // SIGTERM always reached it; its shutdown stops every server it started.
+        new ProcessBuilder("kill", "-TERM", Long.toString(pid)).start().waitFor();
+        shell.waitFor(60, TimeUnit.SECONDS);
+      }
+    }
+  }
+
   private Path layOutCheckout() throws IOException {
     Path devDir = Files.createDirectories(checkout.resolve("temporal-dev"));
     Files.copy(MODULE.resolve("playground"), devDir.resolve("playground"), StandardCopyOption.COPY_ATTRIBUTES);

@@ -34,23 +34,55 @@ public final class DatabaseCluster implements AutoCloseable {
     this.servers = List.copyOf(servers);
   }
 
-  /** Starts {@code size} servers of {@code flavor} under {@code baseDir}: server 0 is the primary. */
+  /**
+   * Starts {@code size} servers of {@code flavor} under {@code baseDir}: server 0 is the primary,
+   * writable; the replicas are made read-only by a statement.
+   */
   public static DatabaseCluster start(Flavor flavor, Path baseDir, int size) {
+    return start(flavor, baseDir, size, false);
+  }
+
+  /**
+   * As {@link #start}, with every server configured to start read-only ({@link
+   * Flavor#startReadOnlyOption}, kept for every restart) as the README asks of production servers,
+   * and no statement run on read_only since, so that a sidecar sees a start-up read-only that it
+   * may lift on the active site. Nothing here makes the primary writable: adoption (every server
+   * read-only, one source the others follow) and its sidecar do.
+   */
+  public static DatabaseCluster startReadOnly(Flavor flavor, Path baseDir, int size) {
+    return start(flavor, baseDir, size, true);
+  }
+
+  private static DatabaseCluster start(Flavor flavor, Path baseDir, int size, boolean startReadOnly) {
     if (size < 1) {
       throw new IllegalArgumentException("a cluster needs at least one server");
     }
     long started = System.nanoTime();
-    DatabaseCluster cluster = new DatabaseCluster(flavor, startAll(flavor, baseDir, size));
+    List<String> readOnly = List.of(flavor.startReadOnlyOption());
+    // MySQL's super_read_only refuses the operator's set-up statements too: its primary starts
+    // writable, is set up, and only then restarts configured read-only (below).
+    boolean primaryLater = startReadOnly && !flavor.operatorWritesWhileStartedReadOnly();
+    DatabaseCluster cluster = new DatabaseCluster(flavor, startAll(flavor, baseDir, size,
+        i -> !startReadOnly || i == 0 && primaryLater ? List.of() : readOnly));
     try {
       DatabaseServer primary = cluster.primary();
       primary.execute(
           "CREATE DATABASE appdb",
           "CREATE TABLE " + WRITES_TABLE + " (id BIGINT PRIMARY KEY, at TIMESTAMP(6) NOT NULL)");
       for (DatabaseServer replica : cluster.replicas()) {
-        replica.setReadOnly(true);
+        if (!startReadOnly) {
+          replica.setReadOnly(true);
+        }
         replica.replicateFrom(primary);
       }
       cluster.awaitReplicasCaughtUp(SETUP_TIMEOUT);
+      if (primaryLater) {
+        ((LocalDatabaseServer) primary).reconfigure(readOnly);
+        // The replicas reconnect to the restarted primary by themselves (a connect retry of 1 s).
+        for (DatabaseServer replica : cluster.replicas()) {
+          ReplicaStatus.awaitRunning(replica, SETUP_TIMEOUT);
+        }
+      }
     } catch (RuntimeException e) {
       cluster.close();
       throw e;
@@ -60,7 +92,8 @@ public final class DatabaseCluster implements AutoCloseable {
     return cluster;
   }
 
-  private static List<DatabaseServer> startAll(Flavor flavor, Path baseDir, int size) {
+  private static List<DatabaseServer> startAll(Flavor flavor, Path baseDir, int size,
+      java.util.function.IntFunction<List<String>> options) {
     // The first start makes the template; doing it up front keeps the parallel starts from all
     // queueing on its lock while one of them initialises it.
     if (flavor == Flavor.MYSQL) {
@@ -72,7 +105,8 @@ public final class DatabaseCluster implements AutoCloseable {
     List<CompletableFuture<DatabaseServer>> futures = new ArrayList<>();
     try {
       for (int i = 0; i < size; i++) {
-        futures.add(CompletableFuture.supplyAsync(() -> flavor.start(baseDir, null), starter));
+        List<String> serverOptions = options.apply(i);
+        futures.add(CompletableFuture.supplyAsync(() -> flavor.start(baseDir, null, serverOptions), starter));
       }
       List<DatabaseServer> started = new ArrayList<>();
       RuntimeException failure = null;

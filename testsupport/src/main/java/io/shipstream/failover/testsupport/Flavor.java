@@ -47,6 +47,25 @@ public enum Flavor {
 
   /** Starts one server of this flavor in a new directory under {@code baseDir}. */
   public DatabaseServer start(Path baseDir, String name) {
-    return this == MYSQL ? MySqlServer.start(baseDir, name) : MariaDbServer.start(baseDir, name);
+    return start(baseDir, name, java.util.List.of());
+  }
+
+  /** As {@link #start(Path, String)}, with extra options kept for every start of the server. */
+  public DatabaseServer start(Path baseDir, String name, java.util.List<String> options) {
+    return this == MYSQL ? MySqlServer.start(baseDir, name, options) : MariaDbServer.start(baseDir, name, options);
+  }
+
+  /**
+   * The option that makes a server start read-only, as the README asks of every production server:
+   * MariaDB's read_only, which the operator's account (READ_ONLY ADMIN) may still write through,
+   * and MySQL's super_read_only, which binds that account too.
+   */
+  public String startReadOnlyOption() {
+    return this == MYSQL ? "--super-read-only=ON" : "--read-only=ON";
+  }
+
+  /** Whether a server started with {@link #startReadOnlyOption} still takes the operator account's writes. */
+  boolean operatorWritesWhileStartedReadOnly() {
+    return this == MARIADB;
   }
 }

@@ -145,6 +145,20 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
   }
 
   /**
+   * Adds {@code options} to the ones kept for every start, as a DBA edits a server's configuration,
+   * and restarts the server with them.
+   */
+  void reconfigure(List<String> options) {
+    List<String> kept = new ArrayList<>(extraOptions);
+    kept.addAll(options);
+    extraOptions = List.copyOf(kept);
+    stop();
+    long started = System.nanoTime();
+    relaunch(List.of());
+    log.info("{} restarted with {} kept on port {} in {} ms", name, options, port, (System.nanoTime() - started) / 1_000_000);
+  }
+
+  /**
    * Stops the server if it still runs, then starts it read-only (read_only=ON from the command
    * line), as a production server configured to boot fenced comes back after a crash: it never
    * takes an application write before something decides it is the primary.
