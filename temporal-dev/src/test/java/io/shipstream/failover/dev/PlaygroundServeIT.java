@@ -79,8 +79,7 @@ class PlaygroundServeIT {
   }
 
   /**
-   * Status/reason of each condition of {@code types} the group has now; just the status when False
-   * (and for Degraded only because of SidecarNotGuarded, see below).
+   * Status/reason of each condition of {@code types} the group has now; just the status when False.
    */
   private static Map<String, String> conditions(GroupApi api, java.util.Set<String> types) {
     Map<String, String> seen = new java.util.HashMap<>();
@@ -88,11 +87,6 @@ class PlaygroundServeIT {
       api.condition(type).ifPresent(c -> seen.put(type, "False".equals(c.getStatus()) ? "False"
           : c.getStatus() + "/" + c.getReason()));
     }
-    // Still open: the playground has no kubelet to restart a hung sidecar, so its pods declare no
-    // liveness probe on /health and the watcher says so, rightly (Degraded=True/SidecarNotGuarded,
-    // since #30). That is the only Degraded reason left here; the Degraded=False needs a
-    // kubelet stand-in that enforces the probe the pods would then declare.
-    seen.computeIfPresent("Degraded", (k, v) -> v.equals("True/SidecarNotGuarded") ? "False" : v);
     return seen;
   }
 
