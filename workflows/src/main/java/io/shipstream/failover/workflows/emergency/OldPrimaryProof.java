@@ -157,7 +157,6 @@ final class OldPrimaryProof {
   }
 
   private static String seconds(Duration d) {
-    long tenths = (d.toMillis() + 50) / 100;
-    return tenths % 10 == 0 ? String.valueOf(tenths / 10) : (tenths / 10) + "." + (tenths % 10);
+    return GuardRestart.seconds(d);
   }
 }
