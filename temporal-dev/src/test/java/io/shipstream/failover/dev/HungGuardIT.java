@@ -361,6 +361,10 @@ class HungGuardIT extends StackPerTest {
     System.out.printf("pdx writable by hand for %d ms (sidecar tick %d ms, the old grace alone %d ms)%n", millis,
         sidecars.knobs().peerCheckInterval().toMillis(), sidecars.knobs().peerCheckInterval().toMillis() + 1000);
 
+    // The server is read-only the moment the fence's statement returns; the sidecar's status shows
+    // the fence once its tick has finished (the session kill comes after the statement).
+    Await.until(stack, () -> sidecars.status("pdx").lastFence().isPresent(), Duration.ofSeconds(10),
+        "pdx's sidecar to report its fence");
     SidecarStatus.LastFence fence = sidecars.status("pdx").lastFence().orElseThrow();
     assertThat(fence.rule()).isEqualTo("rule1");
     assertThat(fence.reason()).as("fenced on the fresh view, not at the end of the grace")
