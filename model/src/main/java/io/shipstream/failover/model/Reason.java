@@ -34,6 +34,7 @@ package io.shipstream.failover.model;
  * | InvalidSchedule          | rejected       | failed_other   |
  * | TargetFenced             | rejected       | failed_other   |
  * | PrimaryAnswered          | failed_other   | rejected       |
+ * | TargetNotCandidate       | rejected       | rejected       |
  * </pre>
  *
  * <p>Not every reason ends every runbook: an emergency request the group has moved past when it
@@ -72,5 +73,10 @@ public enum Reason {
    * while the status still named it active: it is not dead (it restarted, or only the watcher's
    * view of it was stale), so nothing was fenced or promoted and no cooldown starts.
    */
-  PrimaryAnswered
+  PrimaryAnswered,
+  /**
+   * The target's role (dr-only or read-only) says it may never be primary: refused before anything
+   * is fenced, as a request that can never succeed, not as a server in trouble.
+   */
+  TargetNotCandidate
 }

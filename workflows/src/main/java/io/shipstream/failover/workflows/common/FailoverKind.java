@@ -55,15 +55,16 @@ public enum FailoverKind {
   String result(Reason reason) {
     if (this == EMERGENCY) {
       return switch (reason) {
-        case InvalidSpec, UnknownSite, TargetUnhealthy, PrimaryAnswered -> "rejected";
+        case InvalidSpec, UnknownSite, TargetUnhealthy, TargetNotCandidate, PrimaryAnswered -> "rejected";
         case Cancelled -> "cancelled";
         default -> "failed_other";
       };
     }
     return switch (reason) {
       case LagTimeout -> "failed_timeout";
-      case InvalidAnnotation, UnknownSite, AlreadyActive, TargetUnhealthy, NoActivePrimary, CooldownActive,
-          ConcurrentOperation, InvalidSpec, PreFailoverHookVetoed, InvalidSchedule, TargetFenced -> "rejected";
+      case InvalidAnnotation, UnknownSite, AlreadyActive, TargetUnhealthy, TargetNotCandidate, NoActivePrimary,
+          CooldownActive, ConcurrentOperation, InvalidSpec, PreFailoverHookVetoed, InvalidSchedule, TargetFenced ->
+          "rejected";
       default -> "failed_other";
     };
   }

@@ -33,7 +33,7 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
       throw new FailoverAbort(Reason.TargetUnhealthy, "the candidate is the failed site " + failed.name());
     }
     if (!target.isPrimaryCandidate()) {
-      throw new FailoverAbort(Reason.TargetUnhealthy, "candidate " + target.name() + " has role " + target.role()
+      throw new FailoverAbort(Reason.TargetNotCandidate, "candidate " + target.name() + " has role " + target.role()
           + ", not primary-candidate");
     }
     return new EmergencyPlan(group, config, failed, target);

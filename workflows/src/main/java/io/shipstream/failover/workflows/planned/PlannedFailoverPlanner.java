@@ -81,7 +81,7 @@ public final class PlannedFailoverPlanner {
           + config.sites().stream().map(SiteSpec::name).toList(), target);
     }
     if (!targetSite.get().isPrimaryCandidate()) {
-      return new Reject(Reason.TargetUnhealthy, "site '" + target + "' has role " + targetSite.get().role()
+      return new Reject(Reason.TargetNotCandidate, "site '" + target + "' has role " + targetSite.get().role()
           + " and can never be primary", target);
     }
     MysqlFailoverGroupStatus status = snapshot.status();

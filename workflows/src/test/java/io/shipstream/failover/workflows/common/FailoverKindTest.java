@@ -47,6 +47,12 @@ class FailoverKindTest {
   }
 
   @Test
+  void aTargetThatMayNeverBePrimaryIsRejectedByBothRunbooksAndPagesNobody() {
+    assertThat(FailoverKind.PLANNED.result(Reason.TargetNotCandidate)).isEqualTo("rejected");
+    assertThat(FailoverKind.EMERGENCY.result(Reason.TargetNotCandidate)).isEqualTo("rejected");
+  }
+
+  @Test
   void anEmergencyFailoverWhosePrimaryAnsweredIsRejectedNotAFailureThatPages() {
     assertThat(FailoverKind.EMERGENCY.result(Reason.PrimaryAnswered)).isEqualTo("rejected");
   }

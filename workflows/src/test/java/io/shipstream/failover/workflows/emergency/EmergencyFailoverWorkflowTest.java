@@ -211,7 +211,7 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
   @Test
   void unknownAndDrOnlyCandidatesAreRefused() {
     assertRefused(rig.run("sfo", "0-1-100"), "UnknownSite", "unknown candidate site 'sfo'");
-    assertRefused(rig.run("dr", "0-1-100"), "TargetUnhealthy", "not primary-candidate");
+    assertRefused(rig.run("dr", "0-1-100"), "TargetNotCandidate", "not primary-candidate");
     assertThat(mysql.callsTo("inspect")).as("refused on the spec alone").isEmpty();
   }
 

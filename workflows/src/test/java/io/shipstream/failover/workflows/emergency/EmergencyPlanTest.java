@@ -31,7 +31,7 @@ class EmergencyPlanTest {
         "unknown candidate site 'null'");
     assertRefused(() -> EmergencyPlan.resolve(EmergencyRig.GROUP, SPEC, "iad", "iad"), Reason.TargetUnhealthy,
         "the candidate is the failed site");
-    assertRefused(() -> EmergencyPlan.resolve(EmergencyRig.GROUP, SPEC, "iad", "dr"), Reason.TargetUnhealthy,
+    assertRefused(() -> EmergencyPlan.resolve(EmergencyRig.GROUP, SPEC, "iad", "dr"), Reason.TargetNotCandidate,
         "role dr-only");
   }
 

@@ -185,8 +185,10 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   }
 
   @Test
-  void drOnlyTargetIsRejected() {
-    assertRejected(request("dr"), "TargetUnhealthy", "PlannedFailoverRejected");
+  void drOnlyTargetIsRejectedForItsRoleNotAsUnhealthy() {
+    PlannedFailoverStatus result = request("dr");
+    assertRejected(result, "TargetNotCandidate", "PlannedFailoverRejected");
+    assertThat(result.message()).contains("role dr-only").contains("can never be primary");
   }
 
   @Test
