@@ -256,6 +256,10 @@ class EmergencyFailoverIT extends StackPerTest {
     assertThat(stack.api().eventReasons()).doesNotContain("EmergencyFailoverStarted");
     assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
     assertThat(pdx.isReadOnly()).isTrue();
+    // The group has no primary: Degraded says so, and never that every site answers.
+    io.fabric8.kubernetes.api.model.Condition degraded = stack.api().condition("Degraded").orElseThrow();
+    assertThat(degraded.getStatus()).as(degraded.getReason() + ": " + degraded.getMessage()).isEqualTo("True");
+    assertThat(degraded.getMessage()).contains("'iad' is unreachable").doesNotContain("every site answers");
   }
 
   @FlavorTest

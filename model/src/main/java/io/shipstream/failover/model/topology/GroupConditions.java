@@ -28,7 +28,10 @@ import java.util.Objects;
  * |             |   invalid promote-anyway annotation               |                                            |
  * |             |   (PromoteAnywayRejected), a primary fallen back  |                                            |
  * |             |   from semi-sync to async (SemiSyncFallenBack,    |                                            |
- * |             |   whose reason prevails)                          |                                            |
+ * |             |   whose reason prevails); or the primary is lost: |                                            |
+ * |             |   unreachable and not (yet) failed over, or every |                                            |
+ * |             |   site gone (PrimaryLost: Blocked, Promote,       |                                            |
+ * |             |   TotalLoss verdicts)                             |                                            |
  * | SearchAttri-| the Temporal namespace has every failover search  | Missing (the names in the message);        |
  * | butesRegis- |   attribute (Registered)                          |   Unknown/CannotList while they could not  |
  * | tered       |                                                   |   be listed (Temporal's Java test server)  |
@@ -214,10 +217,25 @@ public final class GroupConditions {
     if (f.verdict() instanceof Verdict.Degraded d) {
       return of(DEGRADED, true, "SitesImpaired", d.reason() + (others.isEmpty() ? "" : "; " + others));
     }
+    if (primaryLost(f.verdict())) {
+      // A dead primary degrades the group more than anything else it could say; Ready is False too.
+      return of(DEGRADED, true, "PrimaryLost", describe(f.verdict()) + (others.isEmpty() ? "" : "; " + others));
+    }
     if (!f.problems().isEmpty()) {
       return of(DEGRADED, true, f.problems().get(0).reason(), others);
     }
-    return of(DEGRADED, false, "AsExpected", "every site answers and every replica replicates");
+    if (f.verdict() == null || f.verdict() instanceof Verdict.Healthy) {
+      return of(DEGRADED, false, "AsExpected", "every site answers and every replica replicates");
+    }
+    // No writable primary, but none lost either (alive read-only, fenced, awaiting a verdict) or a
+    // site the matrix is fencing: Ready says which; nothing here may claim that all is well.
+    return of(DEGRADED, false, "AsExpected", "no primary is lost; see Ready for why the group does not take writes "
+        + "as it should");
+  }
+
+  /** The verdicts of an active site that is unreachable (and not failed over yet) or of every site gone. */
+  private static boolean primaryLost(Verdict v) {
+    return v instanceof Verdict.Blocked || v instanceof Verdict.Promote || v instanceof Verdict.TotalLoss;
   }
 
   private static String describe(Verdict v) {

@@ -96,6 +96,44 @@ class GroupConditionsTest {
     assertThat(c.get(1).getStatus()).isEqualTo("True");
   }
 
+  /**
+   * A dead primary that is not failed over (here a candidate holds an errant transaction) degrades
+   * the group, and Degraded says why; it never says that every site answers. The same goes for a
+   * primary lost while a failover is about to start or every site is gone.
+   */
+  @Test
+  void aDeadPrimaryIsDegradedNotAsExpected() {
+    String why = "the active site 'iad' is unreachable; pdx holds transactions iad never had";
+    List<Condition> blocked = compute(new Facts(null, "iad", null, false,
+        new Verdict.Blocked(Verdict.Cause.DivergentCandidates, "iad", why), List.of()), null);
+
+    assertThat(blocked.get(2)).extracting(Condition::getType, Condition::getStatus, Condition::getReason)
+        .containsExactly("Degraded", "True", "PrimaryLost");
+    assertThat(blocked.get(2).getMessage()).isEqualTo("DivergentCandidates: " + why);
+    assertThat(blocked.get(0).getStatus()).as("Ready").isEqualTo("False");
+
+    for (Verdict lost : List.of(new Verdict.TotalLoss("every site is unreachable"),
+        new Verdict.Promote("iad", "pdx", "0-1-100", "the active site 'iad' is unreachable; promoting pdx"))) {
+      Condition degraded = compute(new Facts(null, "iad", null, false, lost, List.of()), null).get(2);
+      assertThat(degraded.getStatus()).as(lost.toString()).isEqualTo("True");
+      assertThat(degraded.getReason()).isEqualTo("PrimaryLost");
+      assertThat(degraded.getMessage()).doesNotContain("every site answers");
+    }
+  }
+
+  /**
+   * No writable primary for a reason that is not a loss (the active site is alive but read-only, is
+   * fenced, has no verdict yet): Ready says why; Degraded stays False without claiming all is well.
+   */
+  @Test
+  void noWritablePrimaryThatIsNoLossIsNotDegradedButNotCalledHealthyEither() {
+    Condition degraded = compute(new Facts(null, "iad", null, false,
+        new Verdict.NoPrimary("the active site 'iad' is reachable but read-only"), List.of()), null).get(2);
+
+    assertThat(degraded.getStatus()).isEqualTo("False");
+    assertThat(degraded.getMessage()).doesNotContain("every site answers").contains("Ready");
+  }
+
   @Test
   void theTransitionTimeHoldsWhileTheStatusDoesAndMovesWhenItChanges() {
     List<Condition> first = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of()), null);
