@@ -285,6 +285,7 @@ class DayTwoControlsIT extends StackPerTest {
     assertThat(pdx.isReadOnly()).isTrue();
     assertThat(api.roleOf("pdx")).as("it keeps the primary Service: nothing else takes writes").isEqualTo("primary");
 
+    long noPrimaryBefore = api.eventReasons().stream().filter("NoPrimaryDetected"::equals).count();
     long activeUnfencedAt = System.nanoTime();
     api.setAnnotation(FencedSites.ANNOTATION, "");
     Await.until(stack, () -> !pdx.isReadOnly(), WAIT, "pdx writable again");
@@ -293,6 +294,10 @@ class DayTwoControlsIT extends StackPerTest {
     Playground.sleep(2_000);
     assertThat(pdx.isReadOnly()).as("neither its sidecar nor the watcher fences it again").isFalse();
     assertThat(fencedSites()).isEmpty();
+    assertThat(api.eventReasons().stream().filter("NoPrimaryDetected"::equals).count())
+        .as("an unfenced active site turning writable is no missing primary: " + api.eventMessages("NoPrimaryDetected"))
+        .isEqualTo(noPrimaryBefore);
+    Await.until(stack, () -> "False".equals(status(condition("Degraded"))), WAIT, "Degraded=False once pdx is back");
   }
 
   private List<String> fencedSites() {

@@ -45,7 +45,9 @@ import java.util.stream.Collectors;
  * |    |                                                                  |   no failover until it is unfenced)  |
  * | 11 | |W| = 0, f is UNKNOWN                                             | NoPrimary (waiting for a verdict)    |
  * | 12a| |W| = 0, f is READ_ONLY but its latest poll answered writable    | Degraded(f): f is being promoted or  |
- * |    |   (not yet recoveryThreshold polls in a row)                     |   unfenced, no alert                 |
+ * |    |   (not yet recoveryThreshold polls in a row), or the watcher made|   unfenced, no alert                 |
+ * |    |   f writable as a DBA unfenced it ({@code unfencedAt}) and f's   |                                      |
+ * |    |   latest poll is not a poll interval younger than that           |                                      |
  * | 12b| |W| = 0, f is READ_ONLY otherwise                                 | NoPrimary (alive: never promoted     |
  * |    |                                                                  |   over automatically)                |
  * | 13 | |W| = 0, f UNREACHABLE but its latest poll answered (writable,   | NoPrimary (f is coming back)         |
@@ -74,7 +76,9 @@ import java.util.stream.Collectors;
  * again, even before its writable answers are trusted, must not get a rival (row 13). A read-only
  * active site that answers writable is what every failover's promotion (and an operator's unfence)
  * looks like for recoveryThreshold polls: the site the status names is becoming the primary it
- * should be, which is no news (row 12a); only a flap back to read-only is reported. Rows 14-15
+ * should be, which is no news (row 12a); only a flap back to read-only is reported. An unfence is
+ * the watcher's own doing between two polls: the poll before it, or one in flight while it
+ * happened (a poll takes at most a poll interval), still reads read-only and is no news either. Rows 14-15
  * are the mutual exclusion and the anti-flap cooldown shared with planned failover. Row 19a is
  * the user's own bound on what an automatic promotion may lose ({@code
  * spec.emergencyFailover.maxLagOnPromotion}), counted in transactions of f's last known set that c
@@ -101,16 +105,31 @@ public final class TopologyMatrix {
    * @param now the watcher's clock
    * @param promoteAnyway the site a valid {@link PromoteAnywayAnnotation} names; null when there is none
    * @param fenced {@code status.fencedSites}: the sites a DBA fenced ({@link FencedSites}); never candidates
+   * @param unfencedAt when the watcher made the active site writable as a DBA unfenced it ({@link
+   *     FencedSites}); null when it did not, or not for this active site
    */
   public record Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite,
       Instant lastFailover, String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway,
-      List<String> fenced) {
+      List<String> fenced, Instant unfencedAt) {
 
     public Input {
       Objects.requireNonNull(config, "config");
       Objects.requireNonNull(now, "now");
       sites = Map.copyOf(sites);
       fenced = fenced == null ? List.of() : List.copyOf(fenced);
+    }
+
+    /** An input whose active site was not just unfenced. */
+    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastFailover,
+        String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway, List<String> fenced) {
+      this(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, promoteAnyway, fenced,
+          null);
+    }
+
+    /** The same input, with when the watcher made the active site writable on its unfence (null: it did not). */
+    public Input withUnfencedAt(Instant at) {
+      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now,
+          promoteAnyway, fenced, at);
     }
 
     /** An input without fenced sites. */
@@ -122,7 +141,7 @@ public final class TopologyMatrix {
     /** The same input, with the sites a DBA fenced. */
     public Input withFenced(List<String> sites) {
       return new Input(config, this.sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now,
-          promoteAnyway, sites);
+          promoteAnyway, sites, unfencedAt);
     }
 
     boolean isFenced(String site) {
@@ -137,7 +156,8 @@ public final class TopologyMatrix {
 
     /** The same input, with the site a promote-anyway request names (null for none). */
     public Input withPromoteAnyway(String site) {
-      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, site, fenced);
+      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, site, fenced,
+          unfencedAt);
     }
 
     SiteObservation observation(String site) {
@@ -225,6 +245,12 @@ public final class TopologyMatrix {
           return new Verdict.Degraded(failed, "the active site '" + failed + "' answers writable after being "
               + "read-only (a promotion or an unfence); it is trusted after " + in.config().recoveryThreshold()
               + " writable polls in a row");
+        }
+        if (f.answeringNow() && unfencedSince(in, f.latest())) {
+          return new Verdict.Degraded(failed, "the active site '" + failed + "' was made writable at "
+              + in.unfencedAt() + " as a DBA unfenced it; its latest poll may have read it before that; it is "
+              + "trusted after "
+              + in.config().recoveryThreshold() + " writable polls in a row");
         }
         return new Verdict.NoPrimary("the active site '" + failed + "' is reachable but read-only; a live primary is "
             + "never failed over from automatically");
@@ -342,6 +368,15 @@ public final class TopologyMatrix {
     return new Blocked(Cause.CandidateTooFarBehind, failed, lost + "; " + distance + ": not promoted; to promote it "
         + "anyway and lose " + (behind == null ? "what it lacks" : "them") + ": kubectl annotate mysqlfailovergroup <name> "
         + PromoteAnywayAnnotation.ANNOTATION + "=" + c.site(), c.site());
+  }
+
+  /**
+   * Whether {@code latest} may have read the active site before the watcher made it writable on its
+   * unfence: taken before the unfence, or less than a poll interval after it (a poll in flight).
+   */
+  private static boolean unfencedSince(Input in, Probe latest) {
+    return in.unfencedAt() != null && latest.at() != null
+        && !latest.at().isAfter(in.unfencedAt().plus(in.config().pollInterval()));
   }
 
   /** READ_ONLY, and the latest poll answered read-only: not a site in the middle of turning writable. */

@@ -101,6 +101,7 @@ final class Fixture {
     private boolean running;
     private Instant now = T0;
     private List<String> fenced = List.of();
+    private Instant unfencedAt;
 
     private Scenario(GroupConfig config) {
       this.config = config;
@@ -139,6 +140,12 @@ final class Fixture {
       return this;
     }
 
+    /** The watcher made the active site writable at {@code at}, as a DBA unfenced it. */
+    Scenario unfencedAt(Instant at) {
+      unfencedAt = at;
+      return this;
+    }
+
     Scenario running() {
       running = true;
       return this;
@@ -156,7 +163,7 @@ final class Fixture {
 
     TopologyMatrix.Input input() {
       return new TopologyMatrix.Input(config, sites, activeSite, lastFailover, lastFailoverTarget, running, now)
-          .withFenced(fenced);
+          .withFenced(fenced).withUnfencedAt(unfencedAt);
     }
 
     Verdict evaluate() {

@@ -79,6 +79,30 @@ class TopologyMatrixFailoverTest {
         + "(a promotion or an unfence); it is trusted after 2 writable polls in a row"));
   }
 
+  /**
+   * A DBA unfenced the active site: the watcher made it writable after its latest poll had read it
+   * read-only. That poll is no news of a missing primary (no NoPrimaryDetected after SiteUnfenced);
+   * a poll taken a whole poll interval after the unfence that still answers read-only is.
+   */
+  @Test
+  void row12aAnActiveSiteJustUnfencedIsBeingMadeWritableNotMissing() {
+    // Polls every 2 s (the default); s0's latest poll, at T0, read it read-only.
+    Scenario unfenced = Scenario.of(candidates(2)).sites(replica("s0", "0-1-5"), replica("s1", "0-1-5")).active("s0")
+        .unfencedAt(T0.minusMillis(300)).after(Duration.ofMillis(100));
+
+    Verdict v = unfenced.evaluate();
+
+    assertThat(v).isEqualTo(new Verdict.Degraded("s0", "the active site 's0' was made writable at "
+        + T0.minusMillis(300) + " as a DBA unfenced it; its latest poll may have read it before that; it is trusted "
+        + "after 2 writable polls in a row"));
+
+    Verdict stillReadOnly = Scenario.of(candidates(2)).sites(replica("s0", "0-1-5"), replica("s1", "0-1-5"))
+        .active("s0").unfencedAt(T0.minusSeconds(3)).evaluate();
+    assertThat(stillReadOnly).as("polled read-only over a poll interval after the unfence")
+        .isInstanceOf(Verdict.NoPrimary.class);
+    assertThat(stillReadOnly.reason()).contains("'s0' is reachable but read-only");
+  }
+
   @Test
   void row12bAReachableReadOnlyPrimaryIsNeverFailedOverFrom() {
     Verdict v = Scenario.of(candidates(3)).sites(replica("s0", "0-1-5"), replica("s1", "0-1-5"), down("s2"))

@@ -113,12 +113,13 @@ public final class Reactions {
 
   /**
    * Applies the group's fenced-sites annotation ({@link SiteFences}); returns the sites the
-   * evaluation treats as fenced, and the annotation's problem, if any.
+   * evaluation treats as fenced, the annotation's problem, if any, and when the active site was
+   * made writable on its unfence.
    */
   SiteFences.Accepted fences(GroupRef group, io.shipstream.failover.model.GroupConfig config,
       io.shipstream.failover.model.crd.MysqlFailoverGroup resource,
-      io.shipstream.failover.model.crd.MysqlFailoverGroupStatus status, boolean paused) {
-    return fences.keep(group, config, resource, status, paused);
+      io.shipstream.failover.model.crd.MysqlFailoverGroupStatus status, boolean paused, Instant now) {
+    return fences.keep(group, config, resource, status, paused, now);
   }
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
@@ -433,6 +434,6 @@ public final class Reactions {
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {
     return new TopologyMatrix.Input(in.config(), in.sites(), in.activeSite(), in.lastFailover(),
-        in.lastFailoverTarget(), true, in.now(), in.promoteAnyway(), in.fenced());
+        in.lastFailoverTarget(), true, in.now(), in.promoteAnyway(), in.fenced(), in.unfencedAt());
   }
 }

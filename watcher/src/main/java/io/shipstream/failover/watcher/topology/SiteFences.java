@@ -8,6 +8,7 @@ import io.shipstream.failover.model.topology.FencedSites;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.workflows.contract.Events;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,6 +25,10 @@ import org.slf4j.LoggerFactory;
  * it again; a refused value is one {@code FenceRejected} Warning per value and a Degraded problem,
  * with the accepted sites left as they were.
  *
+ * <p>When it makes the unfenced active site writable it remembers when, for the matrix's row 12a:
+ * the polls that read that site read-only before (or while) it did so are no news of a missing
+ * primary.
+ *
  * <p>Fencing itself is the matrix's row 1 (a fenced site found writable is fenced like a writable
  * dr-only site) and the sidecars' operator rule, so this class only changes what is accepted.
  */
@@ -37,17 +42,30 @@ final class SiteFences {
   private final Map<GroupRef, String> unfenceFailed = new ConcurrentHashMap<>();
   /** Per group, the refused value or held removal last reported: each is reported once. */
   private final Map<GroupRef, String> reported = new ConcurrentHashMap<>();
+  /** Per group, the active site last made writable on its unfence, and when. */
+  private final Map<GroupRef, Map.Entry<String, Instant>> madeWritable = new ConcurrentHashMap<>();
 
   SiteFences(Reactions.Effects effects) {
     this.effects = effects;
   }
 
-  /** What one evaluation acts on: the sites fenced now, and what is wrong with the annotation, if anything. */
-  record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem) {}
+  /**
+   * What one evaluation acts on: the sites fenced now, what is wrong with the annotation, if
+   * anything, and when this watcher made the active site writable on its unfence (null: it did not).
+   */
+  record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem, Instant activeUnfencedAt) {}
 
-  /** One pass; returns the sites the rest of the evaluation treats as fenced. */
+  /** One pass at {@code now}; returns the sites the rest of the evaluation treats as fenced. */
   Accepted keep(GroupRef group, GroupConfig config, MysqlFailoverGroup resource, MysqlFailoverGroupStatus status,
-      boolean paused) {
+      boolean paused, Instant now) {
+    Accepted a = judge(group, config, resource, status, paused, now);
+    Map.Entry<String, Instant> made = madeWritable.get(group);
+    Instant at = made != null && made.getKey().equals(status.activeSite()) ? made.getValue() : null;
+    return new Accepted(a.sites(), a.problem(), at);
+  }
+
+  private Accepted judge(GroupRef group, GroupConfig config, MysqlFailoverGroup resource,
+      MysqlFailoverGroupStatus status, boolean paused, Instant now) {
     List<String> accepted = recorded.getOrDefault(group,
         status.fencedSites() == null ? List.of() : status.fencedSites());
     FencedSites annotation = FencedSites.read(resource.annotation(FencedSites.ANNOTATION),
@@ -56,7 +74,7 @@ final class SiteFences {
     if (outcome instanceof FencedSites.Rejected rejected) {
       once(group, "rejected:" + annotation.value(), Events.FENCE_REJECTED, rejected.why());
       return new Accepted(accepted, Optional.of(new GroupConditions.Problem(Events.FENCE_REJECTED.reason(),
-          rejected.why())));
+          rejected.why())), null);
     }
     if (!(outcome instanceof FencedSites.Apply apply)) {
       if (paused && !annotation.sites().containsAll(accepted)) {
@@ -64,7 +82,7 @@ final class SiteFences {
       } else {
         reported.remove(group);
       }
-      return new Accepted(accepted, Optional.empty());
+      return new Accepted(accepted, Optional.empty(), null);
     }
     if (apply.unfenceActive()) {
       try {
@@ -76,15 +94,16 @@ final class SiteFences {
         if (!why.equals(unfenceFailed.put(group, why))) {
           log.warn("{}: could not make the unfenced active site '{}' writable: {}", group, status.activeSite(), why);
         }
-        return new Accepted(accepted, Optional.empty());
+        return new Accepted(accepted, Optional.empty(), null);
       }
       unfenceFailed.remove(group);
+      madeWritable.put(group, Map.entry(status.activeSite(), now));
     }
     try {
       effects.recordFencedSites(group, apply.next());
     } catch (RuntimeException e) {
       log.warn("{}: could not record the fenced sites {}: {}", group, apply.next(), e.toString());
-      return new Accepted(accepted, Optional.empty());
+      return new Accepted(accepted, Optional.empty(), null);
     }
     recorded.put(group, apply.next());
     log.info("{}: fenced sites now {} (fenced {}, unfenced {})", group, apply.next(), apply.fenced(), apply.unfenced());
@@ -101,7 +120,7 @@ final class SiteFences {
     } else {
       held(group, apply.held());
     }
-    return new Accepted(apply.next(), Optional.empty());
+    return new Accepted(apply.next(), Optional.empty(), null);
   }
 
   private void held(GroupRef group, List<String> sites) {
@@ -121,5 +140,6 @@ final class SiteFences {
     recorded.remove(group);
     reported.remove(group);
     unfenceFailed.remove(group);
+    madeWritable.remove(group);
   }
 }

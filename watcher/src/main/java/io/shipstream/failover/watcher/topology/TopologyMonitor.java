@@ -602,10 +602,12 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       // The sites a DBA fenced, as accepted now: the matrix, the routing and the conditions act on these.
       List<String> fenced = status.fencedSites() == null ? List.of() : status.fencedSites();
       Optional<GroupConditions.Problem> fenceProblem = Optional.empty();
+      Instant unfencedAt = null;
       if (acting && resource.isPresent()) {
-        SiteFences.Accepted accepted = reactions.fences(g.group(), g.config(), resource.get(), status, paused);
+        SiteFences.Accepted accepted = reactions.fences(g.group(), g.config(), resource.get(), status, paused, now);
         fenced = accepted.sites();
         fenceProblem = accepted.problem();
+        unfencedAt = accepted.activeUnfencedAt();
       }
       PrimaryConfirmation.Result confirmation = null;
       if (steward != null && resource.isPresent() && !Steward.adopted(status) && paused) {
@@ -617,7 +619,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       } else {
         TopologyMatrix.Input input = new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
             instant(status.lastFailover()), status.lastFailoverTarget(), Steward.plannedFailoverHolds(status), now)
-            .withFenced(fenced);
+            .withFenced(fenced).withUnfencedAt(unfencedAt);
         confirmation = confirmation(w, observations, PrimaryConfirmation.primaryOf(input));
         if (!acting) {
           verdict = PrimaryConfirmation.evaluate(input, confirmation);

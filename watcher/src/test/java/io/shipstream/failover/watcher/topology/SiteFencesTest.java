@@ -61,7 +61,7 @@ class SiteFencesTest {
   }
 
   private SiteFences.Accepted keep(String annotation, List<String> statusSays, boolean paused) {
-    return fences.keep(ORDERS, CONFIG, group(annotation), status(statusSays), paused);
+    return fences.keep(ORDERS, CONFIG, group(annotation), status(statusSays), paused, Fixtures.NOW);
   }
 
   @Test
@@ -97,11 +97,15 @@ class SiteFencesTest {
 
     assertThat(failed.sites()).as("still fenced: tried again next time").containsExactly("iad");
     assertThat(effects.recorded).isEmpty();
+    assertThat(failed.activeUnfencedAt()).as("not made writable").isNull();
 
     effects.unfenceFails = false;
     SiteFences.Accepted done = keep(null, List.of("iad"), false);
 
     assertThat(done.sites()).isEmpty();
+    assertThat(done.activeUnfencedAt()).as("the matrix's row 12a is told when").isEqualTo(Fixtures.NOW);
+    assertThat(keep(null, List.of(), false).activeUnfencedAt()).as("and later evaluations too")
+        .isEqualTo(Fixtures.NOW);
     assertThat(effects.unfenced).containsExactly("iad");
     assertThat(effects.recorded).containsExactly(List.of());
     assertThat(effects.events()).singleElement().asString()
@@ -110,7 +114,7 @@ class SiteFencesTest {
 
   @Test
   void unfencingAReplicaOnlyMakesItACandidateAgain() {
-    keep("", List.of("dr"), false);
+    assertThat(keep("", List.of("dr"), false).activeUnfencedAt()).isNull();
 
     assertThat(effects.unfenced).isEmpty();
     assertThat(effects.recorded).containsExactly(List.of());
