@@ -101,6 +101,15 @@ public final class SemiSyncPlan {
    * when semi-sync is disabled. {@code primary} null: the primary could not be read this time.
    */
   public static SemiSyncStatus status(GroupConfig config, String activeSite, SemiSyncState primary) {
+    return status(config, activeSite, primary, false);
+  }
+
+  /**
+   * As above; {@code switchingOn}: {@link SemiSyncFallback} judged the primary's reading a switch-on
+   * in progress, which the status shows as such and not as a fall-back.
+   */
+  public static SemiSyncStatus status(GroupConfig config, String activeSite, SemiSyncState primary,
+      boolean switchingOn) {
     SemiSyncConfig semi = config.semiSync();
     if (!semi.enabled() || activeSite == null) {
       return null;
@@ -114,6 +123,12 @@ public final class SemiSyncPlan {
           "the primary has no semi-synchronous replication (MySQL: the plugins are not installed)");
     }
     boolean on = primary.sourceEnabled() && primary.sourceActive() && !primary.noReplicaToWaitFor();
+    Integer waitCount = primary.waitCount() == null && primary.sourceEnabled() ? Integer.valueOf(1) : primary.waitCount();
+    if (switchingOn && primary.fallenBack()) {
+      return new SemiSyncStatus(activeSite, durability, false, waitCount, primary.clients(), false, "switching on: "
+          + "the primary's source side is on and its commits wait once an acknowledging replica has reconnected "
+          + "(" + primary.clients() + " connected so far)");
+    }
     String message = !primary.sourceEnabled() ? "the primary's commits do not wait for any replica (source side off)"
         : primary.noReplicaToWaitFor() ? "asynchronous: no semi-synchronous replica is connected, and "
             + "preferred does not wait for one; semi-sync again once one connects"
@@ -122,7 +137,6 @@ public final class SemiSyncPlan {
             + "commits no longer wait until a replica catches up"
         : "every commit waits for " + (primary.waitCount() == null ? 1 : primary.waitCount())
             + " replica acknowledgement(s) (" + primary.clients() + " connected)";
-    Integer waitCount = primary.waitCount() == null && primary.sourceEnabled() ? Integer.valueOf(1) : primary.waitCount();
     return new SemiSyncStatus(activeSite, durability, on, waitCount, primary.clients(), primary.fallenBack(), message);
   }
 }

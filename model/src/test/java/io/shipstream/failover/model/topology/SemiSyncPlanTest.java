@@ -153,6 +153,20 @@ class SemiSyncPlanTest {
     assertThat(waiting.fallenBack()).as("required waits for one: not fallen back until its timeout").isFalse();
   }
 
+  /** While semi-sync is switched on ({@link SemiSyncFallback} row 3) the status says so, and not fallen back. */
+  @Test
+  void aPrimaryBeingSwitchedOnIsNotShownFallenBack() {
+    GroupConfig config = config(new SemiSyncSpec(true, "preferred", "2s", 1, null));
+    SemiSyncState noReplicaYet = new SemiSyncState(true, true, true, 0, null, 2000L, "AFTER_SYNC", true, false, false);
+
+    SemiSyncStatus switching = SemiSyncPlan.status(config, "iad", noReplicaYet, true);
+
+    assertThat(switching.fallenBack()).isFalse();
+    assertThat(switching.enabled()).as("its commits do not wait yet").isFalse();
+    assertThat(switching.message()).startsWith("switching on:");
+    assertThat(SemiSyncPlan.status(config, "iad", noReplicaYet, false).fallenBack()).isTrue();
+  }
+
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', value = {
       "min 0                       | true  | preferred | 0 | primaryCandidates | ''      | semiSync.minSyncReplicas must be at least 1, not 0",

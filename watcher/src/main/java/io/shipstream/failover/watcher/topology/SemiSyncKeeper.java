@@ -7,6 +7,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SemiSyncFallback;
 import io.shipstream.failover.model.topology.SemiSyncPlan;
 import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.shipstream.failover.model.topology.SemiSyncState;
@@ -36,7 +37,8 @@ import org.slf4j.LoggerFactory;
  * <p>It writes {@code status.semiSync} from the primary's reading when that changes, an Event when
  * the primary falls back to asynchronous replication (Warning) and when it returns (Normal), and
  * the group's {@code bloodraven_semisync_*} gauges; a primary fallen back is a Degraded problem
- * whose reason prevails.
+ * whose reason prevails. A primary that reads as fallen back while semi-sync is being switched on
+ * (its acknowledging replicas reconnecting) is none of these: {@link SemiSyncFallback} decides.
  */
 final class SemiSyncKeeper {
   private static final Logger log = LoggerFactory.getLogger(SemiSyncKeeper.class);
@@ -50,6 +52,8 @@ final class SemiSyncKeeper {
   private final Map<GroupRef, SemiSyncStatus> lastStatus = new ConcurrentHashMap<>();
   private final Map<GroupRef, Boolean> lastFallenBack = new ConcurrentHashMap<>();
   private final Map<GroupRef, String> lastFailure = new ConcurrentHashMap<>();
+  /** Per group, when a pass last turned a source or replica side on, until a reading shows semi-sync on. */
+  private final Map<GroupRef, Instant> switchOnAt = new ConcurrentHashMap<>();
 
   SemiSyncKeeper(SiteConnector sites, Reactions.Effects effects, BiConsumer<GroupRef, SemiSyncStatus> statusWriter,
       TopologyMetrics metrics, Clock clock) {
@@ -105,6 +109,7 @@ final class SemiSyncKeeper {
     List<String> order = new java.util.ArrayList<>(desired.keySet());
     order.remove(active);
     order.add(0, active);
+    boolean switchedOn = false;
     for (String name : order) {
       SiteObservation o = observations.get(name);
       SiteSpec site = config.site(name).orElse(null);
@@ -116,6 +121,7 @@ final class SemiSyncKeeper {
         if (name.equals(active)) {
           primary = reading.state();
         }
+        switchedOn |= SemiSyncFallback.switchesOn(reading.before(), reading.state());
         if (!reading.changes().isEmpty()) {
           log.info("{}: semi-sync on site '{}': {}", ref, name, reading.changes());
           effects.eventOrLog(ref, Events.SEMI_SYNC_APPLIED, "site '" + name + "': " + String.join(", ", reading.changes()));
@@ -129,7 +135,17 @@ final class SemiSyncKeeper {
         }
       }
     }
-    SemiSyncStatus next = SemiSyncPlan.status(config, active, primary);
+    if (switchedOn) {
+      switchOnAt.put(ref, now);
+    }
+    SemiSyncFallback.Judgement judged = primary == null ? null
+        : SemiSyncFallback.judge(primary, switchOnAt.get(ref), now, config.pollInterval());
+    if (judged == SemiSyncFallback.Judgement.NOT_FALLEN_BACK) {
+      // Seen on (or waiting, as required does): a replica switched on later adds to what it has.
+      switchOnAt.remove(ref);
+    }
+    SemiSyncStatus next = SemiSyncPlan.status(config, active, primary,
+        judged == SemiSyncFallback.Judgement.SWITCHING_ON);
     if (primary != null) {
       noteFallback(ref, active, next);
     }
@@ -172,5 +188,6 @@ final class SemiSyncKeeper {
     lastStatus.remove(ref);
     lastFallenBack.remove(ref);
     lastFailure.remove(ref);
+    switchOnAt.remove(ref);
   }
 }

@@ -59,6 +59,14 @@ public interface SiteConnector {
     throw new UnsupportedOperationException("semi-sync is not managed by this connector");
   }
 
-  /** A server's semi-sync state after {@link #semiSync}, and the settings it changed (empty: none). */
-  record SemiSyncReading(SemiSyncState state, java.util.List<String> changes) {}
+  /**
+   * A server's semi-sync state before and after {@link #semiSync}, and the settings it changed
+   * (empty: none).
+   */
+  record SemiSyncReading(SemiSyncState before, SemiSyncState state, java.util.List<String> changes) {
+    /** A reading that changed nothing. */
+    SemiSyncReading(SemiSyncState state, java.util.List<String> changes) {
+      this(state, state, changes);
+    }
+  }
 }

@@ -149,7 +149,7 @@ public final class SiteProber implements SiteConnector {
       throws MysqlException {
     return keptSession(group, config, site, session -> {
       SemiSync.Outcome outcome = SemiSync.apply(session, want);
-      return new SemiSyncReading(outcome.after(), outcome.changes());
+      return new SemiSyncReading(outcome.before(), outcome.after(), outcome.changes());
     });
   }
 

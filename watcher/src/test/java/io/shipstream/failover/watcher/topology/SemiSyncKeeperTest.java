@@ -44,6 +44,14 @@ class SemiSyncKeeperTest {
     final List<String> calls = new ArrayList<>();
     final List<String> writes = new ArrayList<>();
     boolean fallen;
+    /**
+     * Model how real servers switch on: an acknowledging replica whose replica side was just turned
+     * on (its IO thread restarted) is connected to the primary from the next pass on, and a primary
+     * without a connected one does not wait (preferred) and reads as fallen back meanwhile.
+     */
+    boolean connections;
+    final java.util.Set<String> connecting = new java.util.HashSet<>();
+    final java.util.Set<String> connected = new java.util.HashSet<>();
 
     @Override
     public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
@@ -58,15 +66,35 @@ class SemiSyncKeeperTest {
     @Override
     public SemiSyncReading semiSync(GroupRef group, GroupConfig config, SiteSpec site, SemiSyncSettings want) {
       calls.add(site.name());
+      if (connections && want.sourceEnabled()) {
+        connected.addAll(connecting);
+        connecting.clear();
+      }
+      SemiSyncState before = state(site.name());
       List<String> changes = new ArrayList<>();
       if (!want.equals(settings.get(site.name()))) {
-        settings.put(site.name(), want);
+        SemiSyncSettings was = settings.put(site.name(), want);
         writes.add(site.name());
         changes.add("set " + want);
+        if (connections && want.replicaEnabled() && !want.sourceEnabled() && (was == null || !was.replicaEnabled())) {
+          connecting.add(site.name());
+        }
       }
-      SemiSyncSettings s = settings.get(site.name());
-      return new SemiSyncReading(new SemiSyncState(true, s.sourceEnabled(), s.sourceEnabled() && !fallen, fallen ? 0 : 1,
-          s.waitCount(), s.timeoutMillis(), "AFTER_SYNC", s.replicaEnabled(), !s.sourceEnabled()), changes);
+      return new SemiSyncReading(before, state(site.name()), changes);
+    }
+
+    private SemiSyncState state(String site) {
+      SemiSyncSettings s = settings.get(site);
+      if (s == null) {
+        return new SemiSyncState(true, false, false, 0, null, null, null, false, false, false);
+      }
+      if (connections) {
+        int clients = s.sourceEnabled() ? connected.size() : 0;
+        return new SemiSyncState(true, s.sourceEnabled(), s.sourceEnabled() && clients > 0, clients, s.waitCount(),
+            s.timeoutMillis(), "AFTER_SYNC", s.replicaEnabled(), connected.contains(site), s.waitNoReplica());
+      }
+      return new SemiSyncState(true, s.sourceEnabled(), s.sourceEnabled() && !fallen, fallen ? 0 : 1,
+          s.waitCount(), s.timeoutMillis(), "AFTER_SYNC", s.replicaEnabled(), !s.sourceEnabled());
     }
   }
 
@@ -158,6 +186,60 @@ class SemiSyncKeeperTest {
     assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncRestored")).hasSize(1)
         .allMatch(e -> e.startsWith("Normal"));
     assertThat(written.get(written.size() - 1).fallenBack()).isFalse();
+  }
+
+  /**
+   * Switching semi-sync on: the primary's source side is on a pass before its replica's IO thread
+   * has reconnected with its replica side, and reads as not waiting for anyone meanwhile. That is
+   * the switch-on, not a fall-back: no Warning, no Degraded problem, no Restored after it, and the
+   * status says it is switching on.
+   */
+  @Test
+  void switchingOnIsNoFallBack() {
+    servers.connections = true;
+
+    Optional<GroupConditions.Problem> first = pass("iad");
+
+    assertThat(first).as("no Degraded problem while switching on").isEmpty();
+    SemiSyncStatus switching = written.get(written.size() - 1);
+    assertThat(switching.fallenBack()).isFalse();
+    assertThat(switching.enabled()).isFalse();
+    assertThat(switching.message()).contains("switching on");
+    assertThat(pass("iad")).isEmpty();
+    assertThat(written.get(written.size() - 1).enabled()).as("on once pdx is connected").isTrue();
+    assertThat(effects.events()).noneMatch(e -> e.contains("SemiSyncFallenBack") || e.contains("SemiSyncRestored"));
+  }
+
+  /** A replica that never connects after the switch-on is a fall-back once the switch-on had its time. */
+  @Test
+  void aSwitchOnThatNeverConnectsIsAFallBackAfterItsGrace() {
+    servers.connections = true;
+    pass("iad");
+    servers.connecting.clear();
+    pass("iad");
+    assertThat(effects.events()).noneMatch(e -> e.contains("SemiSyncFallenBack"));
+
+    clock.advance(Duration.ofSeconds(5));
+    Optional<GroupConditions.Problem> late = pass("iad");
+
+    assertThat(late).isPresent();
+    assertThat(late.get().reason()).isEqualTo("SemiSyncFallenBack");
+    assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncFallenBack")).hasSize(1);
+  }
+
+  /** Once semi-sync was seen on, the first pass that reads it fallen back tells it: no grace. */
+  @Test
+  void aRealFallBackAfterTheSwitchOnIsToldAtTheFirstPass() {
+    servers.connections = true;
+    pass("iad");
+    pass("iad");
+    servers.connected.clear();
+
+    Optional<GroupConditions.Problem> fallen = pass("iad");
+
+    assertThat(fallen).isPresent();
+    assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncFallenBack")).hasSize(1)
+        .allMatch(e -> e.startsWith("Warning"));
   }
 
   @Test
