@@ -21,6 +21,8 @@ import java.time.Instant;
  * | 1 | not fallen back       | -                                                | NOT_FALLEN_BACK: ends the      |
  * |   |                       |                                                  |   switch-on                    |
  * | 2 | fallen back           | none                                             | FALLEN_BACK: told at once      |
+ * | 2b| fallen back, and told | any                                              | FALLEN_BACK: a switch-on does  |
+ * |   |   so already          |                                                  |   not hide what was raised     |
  * | 3 | fallen back           | less than {@link #switchOnGrace} ago             | SWITCHING_ON: not told         |
  * | 4 | fallen back           | {@link #switchOnGrace} or more ago               | FALLEN_BACK: no replica came   |
  * </pre>
@@ -64,12 +66,14 @@ public final class SemiSyncFallback {
    *
    * @param primary the primary's reading in this pass
    * @param switchOnAt when a pass last turned a source or replica side on with no reading on since; null: none
+   * @param told whether the fall-back was already raised (a Warning, Degraded) and has not returned since
    */
-  public static Judgement judge(SemiSyncState primary, Instant switchOnAt, Instant now, Duration pollInterval) {
+  public static Judgement judge(SemiSyncState primary, Instant switchOnAt, boolean told, Instant now,
+      Duration pollInterval) {
     if (!primary.fallenBack()) {
       return Judgement.NOT_FALLEN_BACK;
     }
-    if (switchOnAt != null && now.isBefore(switchOnAt.plus(switchOnGrace(pollInterval)))) {
+    if (!told && switchOnAt != null && now.isBefore(switchOnAt.plus(switchOnGrace(pollInterval)))) {
       return Judgement.SWITCHING_ON;
     }
     return Judgement.FALLEN_BACK;

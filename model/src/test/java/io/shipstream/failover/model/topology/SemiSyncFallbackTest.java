@@ -22,18 +22,21 @@ class SemiSyncFallbackTest {
 
   @ParameterizedTest(name = "{0}")
   @CsvSource(delimiter = '|', value = {
-      // row | reading   | switch-on (ms before now; '' none) | poll ms | judgement
-      "1: on ends the switch-on                  | on        | 100   | 500  | NOT_FALLEN_BACK",
-      "1: on without any switch-on               | on        | ''    | 500  | NOT_FALLEN_BACK",
-      "2: fallen back with no switch-on          | noReplica | ''    | 500  | FALLEN_BACK",
-      "2: timed out with no switch-on            | timedOut  | ''    | 500  | FALLEN_BACK",
-      "3: no replica yet, just switched on       | noReplica | 0     | 500  | SWITCHING_ON",
-      "3: no replica yet, 4.9 s after            | noReplica | 4999  | 500  | SWITCHING_ON",
-      "4: no replica 5 s after a switch-on       | noReplica | 5000  | 500  | FALLEN_BACK",
-      "3: slow polls: two intervals of grace     | noReplica | 7999  | 4000 | SWITCHING_ON",
-      "4: slow polls: not three                  | noReplica | 8000  | 4000 | FALLEN_BACK",
+      // row | reading   | switch-on (ms before now; '' none) | told | poll ms | judgement
+      "1: on ends the switch-on                  | on        | 100   | false | 500  | NOT_FALLEN_BACK",
+      "1: on without any switch-on               | on        | ''    | false | 500  | NOT_FALLEN_BACK",
+      "1: on after a fall-back told              | on        | ''    | true  | 500  | NOT_FALLEN_BACK",
+      "2: fallen back with no switch-on          | noReplica | ''    | false | 500  | FALLEN_BACK",
+      "2: timed out with no switch-on            | timedOut  | ''    | false | 500  | FALLEN_BACK",
+      "2b: told, then a replica switched on      | noReplica | 0     | true  | 500  | FALLEN_BACK",
+      "3: no replica yet, just switched on       | noReplica | 0     | false | 500  | SWITCHING_ON",
+      "3: no replica yet, 4.9 s after            | noReplica | 4999  | false | 500  | SWITCHING_ON",
+      "4: no replica 5 s after a switch-on       | noReplica | 5000  | false | 500  | FALLEN_BACK",
+      "3: slow polls: two intervals of grace     | noReplica | 7999  | false | 4000 | SWITCHING_ON",
+      "4: slow polls: not three                  | noReplica | 8000  | false | 4000 | FALLEN_BACK",
   })
-  void judges(String row, String reading, String switchOnMillisAgo, long pollMillis, Judgement expected) {
+  void judges(String row, String reading, String switchOnMillisAgo, boolean told, long pollMillis,
+      Judgement expected) {
     SemiSyncState primary = switch (reading) {
       case "on" -> ON;
       case "noReplica" -> NO_REPLICA;
@@ -42,7 +45,8 @@ class SemiSyncFallbackTest {
     Instant now = T0.plusSeconds(60);
     Instant switchOnAt = switchOnMillisAgo.isEmpty() ? null : now.minusMillis(Long.parseLong(switchOnMillisAgo));
 
-    assertThat(SemiSyncFallback.judge(primary, switchOnAt, now, Duration.ofMillis(pollMillis))).isEqualTo(expected);
+    assertThat(SemiSyncFallback.judge(primary, switchOnAt, told, now, Duration.ofMillis(pollMillis)))
+        .isEqualTo(expected);
   }
 
   @ParameterizedTest(name = "{0}")

@@ -139,7 +139,8 @@ final class SemiSyncKeeper {
       switchOnAt.put(ref, now);
     }
     SemiSyncFallback.Judgement judged = primary == null ? null
-        : SemiSyncFallback.judge(primary, switchOnAt.get(ref), now, config.pollInterval());
+        : SemiSyncFallback.judge(primary, switchOnAt.get(ref), Boolean.TRUE.equals(lastFallenBack.get(ref)), now,
+            config.pollInterval());
     if (judged == SemiSyncFallback.Judgement.NOT_FALLEN_BACK) {
       // Seen on (or waiting, as required does): a replica switched on later adds to what it has.
       switchOnAt.remove(ref);

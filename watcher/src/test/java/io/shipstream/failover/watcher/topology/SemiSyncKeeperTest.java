@@ -242,6 +242,34 @@ class SemiSyncKeeperTest {
         .allMatch(e -> e.startsWith("Warning"));
   }
 
+  /**
+   * A fall-back already raised stays raised while another replica is switched on to rescue it (here
+   * dr, once every site acknowledges), and its end is told as a return, not swallowed by the switch-on.
+   */
+  @Test
+  void aSwitchOnDoesNotHideAFallBackAlreadyRaised() {
+    servers.connections = true;
+    pass("iad");
+    pass("iad");
+    servers.connected.clear();
+    assertThat(pass("iad")).isPresent();
+
+    clock.advance(Duration.ofSeconds(1));
+    MysqlFailoverGroupSpec base = Fixtures.spec("5m", null);
+    GroupConfig everySite = GroupConfig.resolve(new MysqlFailoverGroupSpec(base.sites(), base.credentialsSecretRef(),
+        "500ms", 3, 2, "5m", null, null, null, null, null, null, null, null,
+        new MysqlFailoverGroupSpec.SemiSyncSpec(true, "preferred", "2s", 1, "all")));
+    Optional<GroupConditions.Problem> rescuing = keeper.keep(G, everySite, active("iad"), observations("iad"), false);
+
+    assertThat(servers.connecting).as("dr switched on").contains("dr");
+    assertThat(rescuing).as("still raised while dr connects").isPresent();
+    assertThat(written.get(written.size() - 1).fallenBack()).isTrue();
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(keeper.keep(G, everySite, active("iad"), observations("iad"), false)).isEmpty();
+    assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncRestored")).hasSize(1);
+    assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncFallenBack")).hasSize(1);
+  }
+
   @Test
   void disabledReadsNothing() {
     MysqlFailoverGroupSpec base = Fixtures.spec("5m", null);
