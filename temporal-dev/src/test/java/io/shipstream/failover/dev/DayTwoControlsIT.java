@@ -297,7 +297,7 @@ class DayTwoControlsIT extends StackPerTest {
     assertThat(api.eventReasons().stream().filter("NoPrimaryDetected"::equals).count())
         .as("an unfenced active site turning writable is no missing primary: " + api.eventMessages("NoPrimaryDetected"))
         .isEqualTo(noPrimaryBefore);
-    Await.until(stack, () -> "False".equals(status(condition("Degraded"))), WAIT, "Degraded=False once pdx is back");
+    Await.until(stack, () -> "True".equals(status(condition("Ready"))), WAIT, "Ready once pdx takes writes again");
   }
 
   private List<String> fencedSites() {
