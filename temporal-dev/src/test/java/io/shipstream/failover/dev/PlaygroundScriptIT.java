@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.MockCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -77,6 +78,109 @@ class PlaygroundScriptIT {
       assertThat(output).as(String.join(" ", args)).contains("./temporal-dev/benchmark emergency [N]")
           .contains("./temporal-dev/benchmark all").doesNotContain("Exception").doesNotContain("#");
     }
+  }
+
+  /**
+   * {@code ./temporal-dev/faults --help} prints the usage and exits 0 at once: it built the project
+   * first (minutes on a fresh checkout) before the suite printed it.
+   */
+  @Test
+  void theFaultSuitesHelpPrintsItsUsageWithoutABuild() throws Exception {
+    Path devDir = Files.createDirectories(checkout.resolve("temporal-dev"));
+    Files.copy(MODULE.resolve("faults"), devDir.resolve("faults"), StandardCopyOption.COPY_ATTRIBUTES);
+    failingBuild();
+    for (String flag : List.of("--help", "-h")) {
+      String output = run(checkout, 0, "bash", devDir.resolve("faults").toString(), "--cases", "x", flag);
+      assertThat(output).contains("./temporal-dev/faults --cases a,b").contains("--flavor mysql")
+          .contains("Exits 0 when every invariant held").doesNotContain("Exception").doesNotContain("#")
+          .doesNotContain("built");
+    }
+  }
+
+  /**
+   * {@code ./temporal-dev/playground --help} on a checkout not built yet prints the usage at once
+   * rather than building; once built, it lists the scenarios from the classes, still without a build.
+   */
+  @Test
+  void thePlaygroundsHelpNeedsNoBuild() throws Exception {
+    Path devDir = Files.createDirectories(checkout.resolve("temporal-dev"));
+    Files.copy(MODULE.resolve("playground"), devDir.resolve("playground"), StandardCopyOption.COPY_ATTRIBUTES);
+    failingBuild();
+    String unbuilt = run(checkout, 0, "bash", devDir.resolve("playground").toString(), "--help");
+    assertThat(unbuilt).contains("./temporal-dev/playground serve").contains("annotate <value>|get|cancel")
+        .contains("once the first run has built the project").doesNotContainPattern("(?m)^#")
+        .doesNotContain("built it");
+
+    Files.delete(devDir.resolve("playground"));
+    layOutCheckout();
+    String built = run(checkout, 0, "bash", devDir.resolve("playground").toString(), "-h");
+    assertThat(built).contains("planned-switchover").contains("annotate <value>").doesNotContain("built it");
+  }
+
+  /**
+   * {@code annotate} against serve goes through kubectl when it is installed: the annotation is set
+   * through serve's gateway and the run is followed to its end, printed as the JVM command prints
+   * it, with no JVM (which took about 6 s to start for one annotation) and so no client log.
+   */
+  @Test
+  void annotateGoesThroughKubectlWhenItIsInstalled() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("bash", "-c", "command -v kubectl").start()
+        .waitFor() == 0, "kubectl is not installed");
+    Path devDir = layOutCheckout();
+    GroupRef group = new GroupRef(MockCluster.NAMESPACE, FailoverStack.GROUP_NAME);
+    try (MockCluster kube = MockCluster.start();
+        KubectlGateway gateway = KubectlGateway.start(kube.client().getMasterUrl().toString())) {
+      kube.createGroup(FailoverStack.GROUP_NAME, List.of(MockCluster.site(FailoverStack.GROUP_NAME, "iad", "10.0.1.10"),
+          MockCluster.site(FailoverStack.GROUP_NAME, "pdx", "10.0.2.10")));
+      // The previous run, which the follow must not take for this one.
+      kube.setStatus(group, MysqlFailoverGroupStatus.empty().withActiveSite("iad").withPlannedFailover(
+          new PlannedFailoverStatus("Succeeded", "iad", "pdx", null, null, "2026-01-01T00:00:00Z", null, 0.3, 0L, null,
+              null, null, null)));
+      Kubeconfig.write(gateway.url(), MockCluster.NAMESPACE, devDir.resolve("target/playground/serve/kubeconfig"));
+
+      Process annotate = new ProcessBuilder("bash", devDir.resolve("playground").toString(), "annotate", "pdx")
+          .redirectErrorStream(true).start();
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (!"pdx".equals(annotation(kube, group)) && annotate.isAlive() && System.nanoTime() < until) {
+        Thread.sleep(20);
+      }
+      assertThat(annotation(kube, group)).as("the annotation set through the gateway").isEqualTo("pdx");
+      // What the workflow writes when it is done.
+      kube.setStatus(group, MysqlFailoverGroupStatus.empty().withActiveSite("pdx").withPlannedFailover(
+          new PlannedFailoverStatus("Succeeded", "pdx", "iad", null, null, java.time.Instant.now().plusSeconds(1)
+              .toString(), null, 0.252, 0L, null, null, null, null)));
+
+      assertThat(annotate.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      String output = new String(annotate.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(annotate.exitValue()).as(output).isZero();
+      assertThat(output).contains("annotated mysqlfailovergroup/orders with "
+          + io.shipstream.failover.model.crd.MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION + "=pdx")
+          .containsPattern("\\+\\d+ ms  Succeeded").contains("Succeeded in 0.252 s");
+    }
+    assertThat(devDir.resolve("target/playground-client.log")).as("no JVM started").doesNotExist();
+  }
+
+  private static String annotation(MockCluster kube, GroupRef group) {
+    var annotations = kube.group(group).getMetadata().getAnnotations();
+    return annotations == null ? null
+        : annotations.get(io.shipstream.failover.model.crd.MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION);
+  }
+
+  /** Stands in for the prerequisites and the build with scripts that fail, saying so: none may run. */
+  private void failingBuild() throws IOException {
+    Path scripts = Files.createDirectories(checkout.resolve("scripts"));
+    for (String stub : List.of("prerequisites", "mvn-quiet")) {
+      Files.writeString(scripts.resolve(stub), "#!/usr/bin/env bash\necho \"$0 built it\"\nexit 1\n");
+      scripts.resolve(stub).toFile().setExecutable(true);
+    }
+  }
+
+  private static String run(Path dir, int exit, String... command) throws Exception {
+    Process p = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(output).isEqualTo(exit);
+    return output;
   }
 
   /**
