@@ -217,12 +217,15 @@ public final class GroupConditions {
     if (f.verdict() instanceof Verdict.Degraded d) {
       return of(DEGRADED, true, "SitesImpaired", d.reason() + (others.isEmpty() ? "" : "; " + others));
     }
-    if (primaryLost(f.verdict())) {
-      // A dead primary degrades the group more than anything else it could say; Ready is False too.
-      return of(DEGRADED, true, "PrimaryLost", describe(f.verdict()) + (others.isEmpty() ? "" : "; " + others));
-    }
+    String lost = primaryLost(f.verdict()) ? describe(f.verdict()) : null;
     if (!f.problems().isEmpty()) {
-      return of(DEGRADED, true, f.problems().get(0).reason(), others);
+      // A problem keeps its reason (a refused annotation is what a DBA must correct: the convention
+      // for bad input), and the message still says that the primary is lost.
+      return of(DEGRADED, true, f.problems().get(0).reason(), others + (lost == null ? "" : "; " + lost));
+    }
+    if (lost != null) {
+      // A dead primary that is not failed over: Ready is False too, and Degraded must not say all is well.
+      return of(DEGRADED, true, "PrimaryLost", lost);
     }
     if (f.verdict() == null || f.verdict() instanceof Verdict.Healthy) {
       return of(DEGRADED, false, "AsExpected", "every site answers and every replica replicates");

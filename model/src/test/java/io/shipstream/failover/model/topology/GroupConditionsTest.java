@@ -119,6 +119,15 @@ class GroupConditionsTest {
       assertThat(degraded.getReason()).isEqualTo("PrimaryLost");
       assertThat(degraded.getMessage()).doesNotContain("every site answers");
     }
+
+    // A refused promote-anyway request (the usual moment for one) keeps its own reason: it is what
+    // the DBA must correct; the message still says the primary is lost.
+    Condition refused = compute(new Facts(null, "iad", null, false,
+        new Verdict.Blocked(Verdict.Cause.CandidateTooFarBehind, "iad", why),
+        List.of(new GroupConditions.Problem("PromoteAnywayRejected", "names 'sfo', which is not a site"))), null).get(2);
+    assertThat(refused).extracting(Condition::getStatus, Condition::getReason)
+        .containsExactly("True", "PromoteAnywayRejected");
+    assertThat(refused.getMessage()).contains("names 'sfo'").contains("CandidateTooFarBehind: " + why);
   }
 
   /**
