@@ -616,7 +616,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
       } else {
         TopologyMatrix.Input input = new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
-            instant(status.lastFailover()), status.lastFailoverTarget(), Steward.plannedFailoverHolds(status), now)
+            instant(status.cooldownSince()), status.lastFailoverTarget(), Steward.plannedFailoverHolds(status), now)
             .withFenced(fenced);
         confirmation = confirmation(w, observations, PrimaryConfirmation.primaryOf(input));
         if (!acting) {
