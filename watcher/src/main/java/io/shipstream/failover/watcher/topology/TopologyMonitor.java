@@ -12,6 +12,7 @@ import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.GroupFlavors;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
+import io.shipstream.failover.model.topology.Recovery;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PauseAnnotation;
@@ -657,6 +658,13 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         pause.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(
             Events.PAUSE_REJECTED.reason(), a.problem())));
         fenceProblem.ifPresent(problems::add);
+        Map<String, String> stoppedByHand = Steward.failoverRunning(status) ? Map.of()
+            : Recovery.stoppedByHand(observations, effective.activeSite());
+        if (!stoppedByHand.isEmpty()) {
+          // Its own reason: a human stopped it and it stays so, which "impaired" would not say.
+          problems.add(new GroupConditions.Problem(Events.REPLICATION_STOPPED.reason(),
+              Recovery.stoppedByHandMessage(stoppedByHand), true));
+        }
         if (!paused) {
           steward.keepSemiSync(g.group(), g.config(), effective, observations).ifPresent(problems::add);
         }
