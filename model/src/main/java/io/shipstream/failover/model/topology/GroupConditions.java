@@ -28,7 +28,9 @@ import java.util.Objects;
  * |             |   invalid promote-anyway annotation               |                                            |
  * |             |   (PromoteAnywayRejected), a primary fallen back  |                                            |
  * |             |   from semi-sync to async (SemiSyncFallenBack,    |                                            |
- * |             |   whose reason prevails)                          |                                            |
+ * |             |   whose reason prevails), a replication thread a  |                                            |
+ * |             |   human stopped without an error (Replication-    |                                            |
+ * |             |   Stopped, prevails: {@link Recovery#stoppedByHand})|                                          |
  * | SearchAttri-| the Temporal namespace has every failover search  | Missing (the names in the message);        |
  * | butesRegis- |   attribute (Registered)                          |   Unknown/CannotList while they could not  |
  * | tered       |                                                   |   be listed (Temporal's Java test server)  |

@@ -658,13 +658,6 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         pause.filter(a -> !a.valid()).ifPresent(a -> problems.add(new GroupConditions.Problem(
             Events.PAUSE_REJECTED.reason(), a.problem())));
         fenceProblem.ifPresent(problems::add);
-        Map<String, String> stoppedByHand = Steward.failoverRunning(status) ? Map.of()
-            : Recovery.stoppedByHand(observations, effective.activeSite());
-        if (!stoppedByHand.isEmpty()) {
-          // Its own reason: a human stopped it and it stays so, which "impaired" would not say.
-          problems.add(new GroupConditions.Problem(Events.REPLICATION_STOPPED.reason(),
-              Recovery.stoppedByHandMessage(stoppedByHand), true));
-        }
         if (!paused) {
           steward.keepSemiSync(g.group(), g.config(), effective, observations).ifPresent(problems::add);
         }
@@ -676,6 +669,14 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           }
           startup.unguarded(g.group()).forEach(p -> problems.add(new GroupConditions.Problem(
               Events.SIDECAR_NOT_GUARDED.reason(), p)));
+        }
+        Map<String, String> stoppedByHand = Steward.failoverRunning(status) ? Map.of()
+            : Recovery.stoppedByHand(observations, effective.activeSite());
+        if (!stoppedByHand.isEmpty()) {
+          // Its own reason: a human stopped it and it stays so, which "impaired" would not say. Last,
+          // so that a primary fallen back from semi-sync keeps the condition's reason.
+          problems.add(new GroupConditions.Problem(Events.REPLICATION_STOPPED.reason(),
+              Recovery.stoppedByHandMessage(stoppedByHand), true));
         }
         steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(w.rejectedSpec, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
