@@ -92,6 +92,12 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     fields.put("lastFailover", rfc3339Utc(at));
     fields.put("lastFailoverTarget", activeSite);
     fields.put("promotionGtidExecuted", promotionGtid);
+    if (promotionGtid != null) {
+      // Only a record with the promotion point is one of a promotion that took effect: the
+      // anti-flap cooldown runs from it. Naming a target active before its promotion, and naming
+      // the source again in a rollback, leave it alone (a null field would remove it).
+      fields.put("lastPromotion", rfc3339Utc(at));
+    }
     // A late retry of an older failover's record must not name its target active again.
     String recordedAt = rfc3339Utc(at);
     groups.patchStatusFieldsUnlessNewer(group, fields, "failover record", "lastFailover",

@@ -142,6 +142,28 @@ class KubernetesActivitiesTest {
     assertThat(cluster.group(ORDERS).getStatus().activeSite()).isEqualTo("pdx");
   }
 
+  /**
+   * Only a record with the promotion point moves lastPromotion, where the cooldown starts: the
+   * target named before its promotion and the source named again by a rollback leave it alone,
+   * while lastFailover moves with every record and never goes back.
+   */
+  @Test
+  void onlyARecordOfAPromotionThatTookEffectMovesLastPromotion() {
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:00Z", null);
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:00:00Z", "0-2-77");
+    assertThat(cluster.group(ORDERS).getStatus().lastPromotion()).isEqualTo("2025-03-01T12:00:00Z");
+
+    // The next failover names iad, then its promotion fails and the rollback names pdx again.
+    activities.recordFailover(ORDERS, "iad", "2025-03-01T12:10:00Z", null);
+    activities.recordFailover(ORDERS, "pdx", "2025-03-01T12:10:00Z", null);
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.activeSite()).isEqualTo("pdx");
+    assertThat(status.lastFailover()).isEqualTo("2025-03-01T12:10:00Z");
+    assertThat(status.lastPromotion()).isEqualTo("2025-03-01T12:00:00Z");
+    assertThat(status.cooldownSince()).isEqualTo("2025-03-01T12:00:00Z");
+  }
+
   @Test
   void aLateStatusWriteOfAnOlderPlannedFailoverLeavesTheNewerOnesStatus() {
     PlannedFailoverStatus newer = new PlannedFailoverStatus("WaitingForLag", "iad", "pdx", null, null,

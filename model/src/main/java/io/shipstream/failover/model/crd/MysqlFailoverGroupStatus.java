@@ -28,10 +28,40 @@ public record MysqlFailoverGroupStatus(
     @JsonPropertyDescription("Transactions the group is known to have lost: an old primary an emergency failover "
         + "left behind came back holding them, and the new primary never received them. One entry per failover and "
         + "site, the newest last; the last ten are kept.")
-    List<LostTransactions> lostTransactions) {
+    List<LostTransactions> lostTransactions,
+    @JsonPropertyDescription("When the last failover's promotion took effect (RFC 3339): the anti-flap cooldown "
+        + "runs from here. Unlike lastFailover, a failover rolled back before its promotion took effect leaves it "
+        + "alone. Absent in a status written before it existed: the cooldown then runs from lastFailover when that "
+        + "record carries promotionGtidExecuted (a promotion's).")
+    String lastPromotion) {
 
   /** How many entries {@code lostTransactions} keeps: the oldest go first. */
   public static final int LOST_TRANSACTIONS_KEPT = 10;
+
+  /** A status without the time of the last promotion (the cooldown falls back to {@code lastFailover}). */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover,
+      SemiSyncStatus semiSync, List<String> fencedSites, List<LostTransactions> lostTransactions) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, semiSync, fencedSites, lostTransactions, null);
+  }
+
+  /**
+   * Where the anti-flap cooldown starts: {@code lastPromotion}, the last promotion that took effect;
+   * null when there was none. A status written before that field existed has only {@code
+   * lastFailover}, which every failover that named a target active wrote, rolled back or not. Its
+   * record is a promotion's when it carries the promotion point ({@code promotionGtidExecuted},
+   * written only after the promotion; naming a target, or the source again, removes it), so the
+   * cooldown then runs from {@code lastFailover}. The same rule reads a status written since: a
+   * group whose failovers were all rolled back has neither field, and no cooldown.
+   */
+  public String cooldownSince() {
+    if (lastPromotion != null) {
+      return lastPromotion;
+    }
+    return promotionGtidExecuted != null ? lastFailover : null;
+  }
 
   /** A status without lost transactions. */
   public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
@@ -120,50 +150,61 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions);
+        lostTransactions, lastPromotion);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions);
+        lostTransactions, lastPromotion);
   }
 
+  /**
+   * The failover record as {@code recordFailover} writes it: a record with the promotion point is
+   * one of a promotion that took effect, so it also moves {@code lastPromotion}.
+   */
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions);
+        lostTransactions, promotionGtid != null ? at : lastPromotion);
+  }
+
+  /** The time the last promotion took effect ({@code lastPromotion}), where the cooldown starts. */
+  public MysqlFailoverGroupStatus withLastPromotion(String at) {
+    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions, at);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions);
+        lostTransactions, lastPromotion);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites,
-        lostTransactions);
+        lostTransactions, lastPromotion);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites,
-        lostTransactions);
+        lostTransactions, lastPromotion);
   }
 
   /** The transactions the group is known to have lost ({@link LostTransactions}). */
   public MysqlFailoverGroupStatus withLostTransactions(List<LostTransactions> lost) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lost);
+        lost, lastPromotion);
   }
 
   /** The sites a DBA fenced, as the watcher accepted them. */
   public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced,
-        lostTransactions);
+        lostTransactions, lastPromotion);
   }
 }

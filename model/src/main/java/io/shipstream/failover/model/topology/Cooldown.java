@@ -5,8 +5,12 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The anti-flap cooldown shared by planned and emergency failover: after a failover (recorded in
- * {@code status.lastFailover}), no other may start for {@code spec.failoverCooldown}.
+ * The anti-flap cooldown shared by planned and emergency failover: after a failover whose promotion
+ * took effect (recorded in {@code status.lastPromotion}; {@code status.lastFailover} in a status
+ * written before that field existed: {@link
+ * io.shipstream.failover.model.crd.MysqlFailoverGroupStatus#cooldownSince}), no other may start for
+ * {@code spec.failoverCooldown}. A failover rolled back before its promotion took effect changed
+ * nothing to flap from, so it starts none.
  */
 public final class Cooldown {
   private Cooldown() {}

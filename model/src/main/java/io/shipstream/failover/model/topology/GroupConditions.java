@@ -28,7 +28,10 @@ import java.util.Objects;
  * |             |   invalid promote-anyway annotation               |                                            |
  * |             |   (PromoteAnywayRejected), a primary fallen back  |                                            |
  * |             |   from semi-sync to async (SemiSyncFallenBack,    |                                            |
- * |             |   whose reason prevails); or the primary is lost: |                                            |
+ * |             |   whose reason prevails), a replication thread a  |                                            |
+ * |             |   human stopped without an error (Replication-    |                                            |
+ * |             |   Stopped, prevails: {@link Recovery#stoppedByHand})|                                          |
+ * |             |   ; or the primary is lost:                       |                                            |
  * |             |   unreachable and not (yet) failed over, or every |                                            |
  * |             |   site gone (PrimaryLost: Blocked, Promote,       |                                            |
  * |             |   TotalLoss verdicts)                             |                                            |

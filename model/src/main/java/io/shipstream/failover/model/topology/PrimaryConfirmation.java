@@ -482,7 +482,7 @@ public final class PrimaryConfirmation {
   static TopologyMatrix.Input with(TopologyMatrix.Input in, String site, SiteObservation o) {
     Map<String, SiteObservation> sites = new LinkedHashMap<>(in.sites());
     sites.put(site, o);
-    return new TopologyMatrix.Input(in.config(), sites, in.activeSite(), in.lastFailover(), in.lastFailoverTarget(),
+    return new TopologyMatrix.Input(in.config(), sites, in.activeSite(), in.lastPromotion(), in.lastFailoverTarget(),
         in.failoverRunning(), in.now(), in.promoteAnyway(), in.fenced());
   }
 

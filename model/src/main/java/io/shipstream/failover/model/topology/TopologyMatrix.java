@@ -53,7 +53,7 @@ import java.util.stream.Collectors;
  * | 13 | |W| = 0, f UNREACHABLE but its latest poll answered (writable,   | NoPrimary (f is coming back)         |
  * |    |   not yet recoveryThreshold polls)                               |                                      |
  * | 14 | |W| = 0, f UNREACHABLE, a failover workflow is running            | Blocked(ConcurrentOperation)         |
- * | 15 | |W| = 0, f UNREACHABLE, inside failoverCooldown of lastFailover   | Blocked(CooldownActive)              |
+ * | 15 | |W| = 0, f UNREACHABLE, inside failoverCooldown of lastPromotion  | Blocked(CooldownActive)              |
  * | 16 | |W| = 0, f UNREACHABLE, no candidate (a primary-candidate other  | NoPrimary if a primary-candidate is  |
  * |    |   than f, not fenced, READ_ONLY, whose latest poll answered      |   still UNKNOWN, else                |
  * |    |   read-only with no SQL thread error: {@link                     |   Blocked(NoCandidate)               |
@@ -97,7 +97,10 @@ public final class TopologyMatrix {
    * @param config the resolved spec: sites and roles, sitePriorities, failoverCooldown
    * @param sites the observation of each site by name; a site missing from the map counts as UNKNOWN
    * @param activeSite {@code status.activeSite}; null if none recorded
-   * @param lastFailover {@code status.lastFailover}, parsed; null if there was none
+   * @param lastPromotion where the anti-flap cooldown starts: {@code status.lastPromotion}, the last promotion
+   *     that took effect ({@link io.shipstream.failover.model.crd.MysqlFailoverGroupStatus#cooldownSince}), parsed;
+   *     null if there was none. A failover rolled back before its promotion took effect moves {@code
+   *     lastFailover} but not this, so it blocks no emergency failover
    * @param lastFailoverTarget {@code status.lastFailoverTarget}; null if there was none
    * @param failoverRunning whether a failover workflow holds the group's workflow id, so that an
    *     emergency start would be refused; the watcher counts a planned failover past its waiting
@@ -109,7 +112,7 @@ public final class TopologyMatrix {
    *     FencedSites}); null when it did not, or not for this active site
    */
   public record Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite,
-      Instant lastFailover, String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway,
+      Instant lastPromotion, String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway,
       List<String> fenced, Instant unfencedAt) {
 
     public Input {
@@ -120,27 +123,27 @@ public final class TopologyMatrix {
     }
 
     /** An input whose active site was not just unfenced. */
-    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastFailover,
+    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastPromotion,
         String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway, List<String> fenced) {
-      this(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, promoteAnyway, fenced,
+      this(config, sites, activeSite, lastPromotion, lastFailoverTarget, failoverRunning, now, promoteAnyway, fenced,
           null);
     }
 
     /** The same input, with when the watcher made the active site writable on its unfence (null: it did not). */
     public Input withUnfencedAt(Instant at) {
-      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now,
+      return new Input(config, sites, activeSite, lastPromotion, lastFailoverTarget, failoverRunning, now,
           promoteAnyway, fenced, at);
     }
 
     /** An input without fenced sites. */
-    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastFailover,
+    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastPromotion,
         String lastFailoverTarget, boolean failoverRunning, Instant now, String promoteAnyway) {
-      this(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, promoteAnyway, null);
+      this(config, sites, activeSite, lastPromotion, lastFailoverTarget, failoverRunning, now, promoteAnyway, null);
     }
 
     /** The same input, with the sites a DBA fenced. */
     public Input withFenced(List<String> sites) {
-      return new Input(config, this.sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now,
+      return new Input(config, this.sites, activeSite, lastPromotion, lastFailoverTarget, failoverRunning, now,
           promoteAnyway, sites, unfencedAt);
     }
 
@@ -149,14 +152,14 @@ public final class TopologyMatrix {
     }
 
     /** An input without a promote-anyway request. */
-    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastFailover,
+    public Input(GroupConfig config, Map<String, SiteObservation> sites, String activeSite, Instant lastPromotion,
         String lastFailoverTarget, boolean failoverRunning, Instant now) {
-      this(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, null);
+      this(config, sites, activeSite, lastPromotion, lastFailoverTarget, failoverRunning, now, null);
     }
 
     /** The same input, with the site a promote-anyway request names (null for none). */
     public Input withPromoteAnyway(String site) {
-      return new Input(config, sites, activeSite, lastFailover, lastFailoverTarget, failoverRunning, now, site, fenced,
+      return new Input(config, sites, activeSite, lastPromotion, lastFailoverTarget, failoverRunning, now, site, fenced,
           unfencedAt);
     }
 
@@ -270,10 +273,10 @@ public final class TopologyMatrix {
     if (in.failoverRunning()) {
       return new Blocked(Cause.ConcurrentOperation, failed, lost + " but a failover workflow is already running");
     }
-    Optional<Instant> cooldownEnd = Cooldown.activeUntil(in.config().failoverCooldown(), in.lastFailover(), in.now());
+    Optional<Instant> cooldownEnd = Cooldown.activeUntil(in.config().failoverCooldown(), in.lastPromotion(), in.now());
     if (cooldownEnd.isPresent()) {
       return new Blocked(Cause.CooldownActive, failed, lost + " but the failover cooldown is active since the last "
-          + "failover at " + in.lastFailover() + "; no automatic failover before " + cooldownEnd.get());
+          + "promotion at " + in.lastPromotion() + "; no automatic failover before " + cooldownEnd.get());
     }
     List<SiteSpec> readOnlySites = in.config().sites().stream()
         .filter(s -> s.isPrimaryCandidate() && !s.name().equals(failed) && !in.isFenced(s.name())

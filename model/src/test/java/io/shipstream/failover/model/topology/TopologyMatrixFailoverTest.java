@@ -141,6 +141,28 @@ class TopologyMatrixFailoverTest {
     assertThat(v.reason()).contains("no automatic failover before " + T0.plus(Duration.ofMinutes(5)));
   }
 
+  /**
+   * Row 15 reads the last promotion that took effect, as the watcher feeds it ({@link
+   * io.shipstream.failover.model.crd.MysqlFailoverGroupStatus#cooldownSince}): a planned failover
+   * rolled back a minute ago moved {@code lastFailover} only, and the primary lost now is failed
+   * over; a promotion a minute ago still blocks it.
+   */
+  @Test
+  void row15AFailoverRolledBackBeforeItsPromotionStartsNoCooldown() {
+    java.time.Instant rolledBackAt = T0;
+    io.shipstream.failover.model.crd.MysqlFailoverGroupStatus rolledBack =
+        new io.shipstream.failover.model.crd.MysqlFailoverGroupStatus("s0", rolledBackAt.toString(), "s0", null, null,
+            null, null, null, null, null, null, null, null, rolledBackAt.minus(Duration.ofHours(2)).toString());
+    io.shipstream.failover.model.crd.MysqlFailoverGroupStatus promoted = rolledBack.withFailover("s0",
+        rolledBackAt.toString(), "0-1-1");
+
+    assertThat(primaryLost().lastFailover(java.time.Instant.parse(rolledBack.cooldownSince()), "s0")
+        .after(Duration.ofMinutes(1)).evaluate()).isInstanceOf(Verdict.Promote.class);
+    assertThat(primaryLost().lastFailover(java.time.Instant.parse(promoted.cooldownSince()), "s0")
+        .after(Duration.ofMinutes(1)).evaluate()).isInstanceOf(Blocked.class).extracting("cause")
+        .isEqualTo(Cause.CooldownActive);
+  }
+
   @Test
   void row15AtTheEndOfTheCooldownTheFailoverGoesAhead() {
     Verdict v = primaryLost().lastFailover(T0, "s0").after(Duration.ofMinutes(5)).evaluate();

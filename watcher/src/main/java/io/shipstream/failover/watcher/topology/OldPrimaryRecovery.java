@@ -6,7 +6,6 @@ import static io.shipstream.failover.workflows.contract.Events.TRANSACTIONS_LOST
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.LostTransactions;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
@@ -25,9 +24,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Brings back the primary an emergency failover left behind, once it answers again. It is the
- * site recorded as {@code status.emergencyFailover.failedSite}, while the group's last failover
- * (that one, {@code Succeeded}) made another site active.
+ * Brings back the primary a failover left behind, once it answers again ({@link Recovery#leftBehind}):
+ * the site recorded as {@code status.emergencyFailover.failedSite}, or the source of a planned
+ * failover ({@code status.plannedFailover.sourcePrimary}) killed while it ran, whichever failover is
+ * the group's last, while it (then {@code Succeeded}) made another site active. Only a server with
+ * no replication configured is given a source ({@link Recovery#needsSource}): a configured one whose
+ * threads are stopped was stopped by a human and stays so (reported Degraded, ReplicationStopped).
  *
  * <p>Order matters. A returning server that accepts writes is fenced at once, on the poll that sees
  * it, before anything is decided: until then applications that still resolve its address could
@@ -112,16 +114,14 @@ public final class OldPrimaryRecovery {
    */
   public void check(GroupRef group, GroupConfig config, Map<String, SiteObservation> observations,
       MysqlFailoverGroupStatus status) {
-    EmergencyFailoverStatus emergency = status == null ? null : status.emergencyFailover();
-    if (emergency == null || emergency.failedSite() == null || status.activeSite() == null) {
+    Recovery.LeftBehind left = Recovery.leftBehind(status).orElse(null);
+    if (left == null) {
       return;
     }
-    forgetOtherFailovers(group, emergency.startTime());
-    String site = emergency.failedSite();
+    String failoverStart = left.failoverStart();
+    forgetOtherFailovers(group, failoverStart);
+    String site = left.site();
     String active = status.activeSite();
-    if (site.equals(active) || site.equals(status.lastFailoverTarget())) {
-      return;
-    }
     SiteObservation seen = observations.get(site);
     Probe now = seen == null ? null : seen.latest();
     SiteSpec spec = config.site(site).orElse(null);
@@ -136,11 +136,10 @@ public final class OldPrimaryRecovery {
       }
       return;
     }
-    boolean settled = "Succeeded".equals(emergency.phase()) && active.equals(emergency.target())
-        && active.equals(status.lastFailoverTarget());
     Outcome done = outcomes.get(key);
-    if (!settled || now.replicating() || (done != null && Objects.equals(done.failoverStart(),
-        emergency.startTime()))) {
+    // A server with replication configured is not ours to start: a human's STOP SLAVE stays.
+    if (!left.settled() || !Recovery.needsSource(now) || (done != null && Objects.equals(done.failoverStart(),
+        failoverStart))) {
       return;
     }
     SiteObservation activeSeen = observations.get(active);
@@ -164,15 +163,15 @@ public final class OldPrimaryRecovery {
         log.warn("{}: could not make '{}' a replica of '{}': {}", group, site, active, e.toString());
         return;
       }
-      outcomes.put(key, new Outcome(emergency.startTime(), null));
+      outcomes.put(key, new Outcome(failoverStart, null));
       String message = "site '" + site + "' replicates from the active site '" + active + "': " + r.reason();
       log.info("{}: {}", group, message);
       events.event(group, RECOVERY_COMPLETE.type().name(), RECOVERY_COMPLETE.reason(), message);
     } else if (decision instanceof Recovery.Blocked b) {
-      if (!recordLoss(group, status, site, active, b.divergentGtid())) {
+      if (!recordLoss(group, status, failoverStart, site, active, b.divergentGtid())) {
         return;
       }
-      outcomes.put(key, new Outcome(emergency.startTime(), b.divergentGtid()));
+      outcomes.put(key, new Outcome(failoverStart, b.divergentGtid()));
       String message = "site '" + site + "': " + b.reason();
       log.warn("{}: {}", group, message);
       events.event(group, RECOVERY_BLOCKED.type().name(), RECOVERY_BLOCKED.reason(), message);
@@ -186,12 +185,11 @@ public final class OldPrimaryRecovery {
    * decides again) is neither written nor announced again. Returns false when the record could
    * not be written, so that the next poll tries again.
    */
-  private boolean recordLoss(GroupRef group, MysqlFailoverGroupStatus status, String site, String active,
-      String divergentGtid) {
+  private boolean recordLoss(GroupRef group, MysqlFailoverGroupStatus status, String failover, String site,
+      String active, String divergentGtid) {
     if (losses == null) {
       return true;
     }
-    String failover = status.emergencyFailover().startTime();
     List<LostTransactions> recorded = status.lostTransactions() == null ? List.of() : status.lostTransactions();
     if (recorded.stream().anyMatch(l -> site.equals(l.site()) && Objects.equals(failover, l.failover()))) {
       return true;
@@ -220,7 +218,7 @@ public final class OldPrimaryRecovery {
     }
     String message = "site '" + site + "' came back holding " + count + " transaction(s) " + divergentGtid
         + " that the active site '" + active + "' never received: they are lost to the group (recorded in "
-        + "status.lostTransactions); the emergency failover of " + failover + " could count only what the survivors "
+        + "status.lostTransactions); the failover of " + failover + " could count only what the survivors "
         + "had seen. '" + site + "' stays read-only and unrouted with them until a human decides";
     log.warn("{}: {}", group, message);
     events.event(group, TRANSACTIONS_LOST.type().name(), TRANSACTIONS_LOST.reason(), message);

@@ -433,7 +433,7 @@ public final class Reactions {
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {
-    return new TopologyMatrix.Input(in.config(), in.sites(), in.activeSite(), in.lastFailover(),
+    return new TopologyMatrix.Input(in.config(), in.sites(), in.activeSite(), in.lastPromotion(),
         in.lastFailoverTarget(), true, in.now(), in.promoteAnyway(), in.fenced(), in.unfencedAt());
   }
 }

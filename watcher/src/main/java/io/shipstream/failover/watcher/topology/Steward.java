@@ -45,6 +45,7 @@ public final class Steward {
   private final Map<GroupRef, String> lastNote = new ConcurrentHashMap<>();
   private final Map<GroupRef, List<String>> lastProblems = new ConcurrentHashMap<>();
   private final Map<GroupRef, String> lastSearchAttributes = new ConcurrentHashMap<>();
+  private final Map<GroupRef, String> lastReplicationStopped = new ConcurrentHashMap<>();
   /** The namespace's failover search attributes, for their condition; null: not checked (Unknown). */
   private volatile Supplier<GroupConditions.SearchAttributeCheck> searchAttributes;
 
@@ -205,6 +206,7 @@ public final class Steward {
     }
     List<Condition> next = GroupConditions.compute(facts, previous, clock.instant(), generation);
     noteSearchAttributes(ref, previous, next);
+    noteReplicationStopped(ref, previous, facts.problems());
     if (metrics != null) {
       metrics.state().conditions(ref, next);
     }
@@ -247,6 +249,27 @@ public final class Steward {
     effects.eventOrLog(ref, event, now.getMessage());
   }
 
+  /**
+   * One ReplicationStopped Warning per change of what a human stopped, not one per pass: none when
+   * the stored Degraded condition already says it (so neither a watcher restart, a leader change
+   * nor a spec edit repeats it), nor when this process already told it and the write is pending.
+   */
+  private void noteReplicationStopped(GroupRef ref, List<Condition> previous, List<GroupConditions.Problem> problems) {
+    String message = problems.stream().filter(p -> Events.REPLICATION_STOPPED.reason().equals(p.reason()))
+        .map(GroupConditions.Problem::message).findFirst().orElse(null);
+    if (message == null) {
+      lastReplicationStopped.remove(ref);
+      return;
+    }
+    Condition stored = find(previous, GroupConditions.DEGRADED);
+    boolean told = stored != null && stored.getMessage() != null && stored.getMessage().contains(message);
+    String before = lastReplicationStopped.put(ref, message);
+    if (told || message.equals(before)) {
+      return;
+    }
+    effects.eventOrLog(ref, Events.REPLICATION_STOPPED, message);
+  }
+
   private static Condition find(List<Condition> conditions, String type) {
     return conditions == null ? null
         : conditions.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
@@ -283,6 +306,7 @@ public final class Steward {
     lastRouting.remove(ref);
     lastProblems.remove(ref);
     lastSearchAttributes.remove(ref);
+    lastReplicationStopped.remove(ref);
     SemiSyncKeeper keeper = semiSync;
     if (keeper != null) {
       keeper.forget(ref);

@@ -12,6 +12,7 @@ import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.GroupFlavors;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
+import io.shipstream.failover.model.topology.Recovery;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PauseAnnotation;
@@ -618,7 +619,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         adoption = steward.adopt(g.group(), g.config(), resource.get(), observations);
       } else {
         TopologyMatrix.Input input = new TopologyMatrix.Input(g.config(), observations, status.activeSite(),
-            instant(status.lastFailover()), status.lastFailoverTarget(), Steward.plannedFailoverHolds(status), now)
+            instant(status.cooldownSince()), status.lastFailoverTarget(), Steward.plannedFailoverHolds(status), now)
             .withFenced(fenced).withUnfencedAt(unfencedAt);
         confirmation = confirmation(w, observations, PrimaryConfirmation.primaryOf(input));
         if (!acting) {
@@ -670,6 +671,14 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           }
           startup.unguarded(g.group()).forEach(p -> problems.add(new GroupConditions.Problem(
               Events.SIDECAR_NOT_GUARDED.reason(), p)));
+        }
+        Map<String, String> stoppedByHand = Steward.failoverRunning(status) ? Map.of()
+            : Recovery.stoppedByHand(observations, effective.activeSite());
+        if (!stoppedByHand.isEmpty()) {
+          // Its own reason: a human stopped it and it stays so, which "impaired" would not say. Last,
+          // so that a primary fallen back from semi-sync keeps the condition's reason.
+          problems.add(new GroupConditions.Problem(Events.REPLICATION_STOPPED.reason(),
+              Recovery.stoppedByHandMessage(stoppedByHand), true));
         }
         steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(w.rejectedSpec, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,

@@ -236,4 +236,67 @@ class OldPrimaryRecoveryTest {
     assertThat(attempts).hasSize(2);
     assertThat(done).containsExactly("Warning TransactionsLost", "Warning RecoveryBlocked");
   }
+
+  /** A planned failover iad to pdx that succeeded while iad was dead: the run's rejoin failed. */
+  private static MysqlFailoverGroupStatus plannedWithSourceDead(String startTime) {
+    io.shipstream.failover.model.crd.PlannedFailoverStatus planned = new io.shipstream.failover.model.crd
+        .PlannedFailoverStatus("Succeeded", "pdx", "iad", "0-1-10", "0-1-10", startTime, null, 10.0, 0L, null, null,
+        "promoted pdx; old primary iad not re-pointed at pdx; it stays read-only: Connection refused", null);
+    return new MysqlFailoverGroupStatus("pdx", startTime, "pdx", "0-1-10", null, planned, null, null, null, null);
+  }
+
+  /** Issue 31 item 5: the killed source of a planned failover is the recovery's, as an emergency's old primary. */
+  @Test
+  void aPlannedFailoversKilledSourceIsFencedAndRejoinedWhenItReturns() {
+    MysqlFailoverGroupStatus status = plannedWithSourceDead("2025-06-01T11:59:00Z");
+
+    recovery.check(ORDERS, config, sites(back(false, "0-1-10"), "0-1-10,0-2-15"), status);
+    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
+
+    assertThat(done).hasSize(3);
+    assertThat(done.get(0)).isEqualTo("fence iad");
+    assertThat(done.get(1)).isEqualTo("rejoin iad to pdx after 0-1-10");
+    assertThat(done.get(2)).startsWith("Normal RecoveryComplete: site 'iad' replicates from the active site 'pdx'");
+  }
+
+  /** The newer failover decides whose old primary it is: a later planned failover back to iad leaves none. */
+  @Test
+  void onlyTheLastFailoversOldPrimaryIsRecovered() {
+    MysqlFailoverGroupStatus emergencyThenPlannedBack = failedOver("Succeeded", "2025-06-01T11:00:00Z")
+        .withPlannedFailover(new io.shipstream.failover.model.crd.PlannedFailoverStatus("Succeeded", "iad", "pdx",
+            "0-2-15", "0-2-15", "2025-06-01T12:00:00Z", null, 3.0, 0L, null, null, "promoted iad", null))
+        .withFailover("iad", "2025-06-01T12:00:02Z", "0-2-15");
+    // pdx, the planned failover's source, was re-pointed by the run and replicates: nothing to do.
+    Map<String, SiteObservation> seen = new LinkedHashMap<>();
+    Probe iad = Fixtures.writable("iad", "0-1-10,0-2-15");
+    Probe pdx = Fixtures.replica("pdx", "0-1-10,0-2-15");
+    seen.put("iad", new SiteObservation(SiteState.WRITABLE, iad, iad));
+    seen.put("pdx", new SiteObservation(SiteState.READ_ONLY, pdx, pdx));
+
+    checkTwice(seen, emergencyThenPlannedBack);
+
+    assertThat(done).isEmpty();
+  }
+
+  /**
+   * Issue 31 item 6: a rejoined old primary whose replication a human stopped (configured, a
+   * thread stopped without an error) is not started again, even by a watcher that forgot it
+   * rejoined it (a spec edit or a new leader): its own configuration says it is no longer ours.
+   */
+  @Test
+  void aRejoinedOldPrimaryWhoseReplicationAHumanStoppedIsNotStartedAgainAfterTheWatcherForgets() {
+    MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
+    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
+    assertThat(done).hasSize(2);
+
+    Probe stoppedIo = back(true, "0-1-10,0-2-15").withSourceIo("No", "").withSourceSql(true, "");
+    Probe stoppedBoth = back(true, "0-1-10,0-2-15").withSourceIo("No", null).withSourceSql(false, null);
+    recovery.forget(ORDERS);
+    checkTwice(sites(stoppedIo, "0-1-10,0-2-15"), status);
+    OldPrimaryRecovery newLeader = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> done.add("rejoin"),
+        (g, type, reason, message) -> done.add(reason));
+    newLeader.check(ORDERS, config, sites(stoppedBoth, "0-1-10,0-2-15"), status);
+
+    assertThat(done).as("one rejoin, one RecoveryComplete, then nothing").hasSize(2);
+  }
 }

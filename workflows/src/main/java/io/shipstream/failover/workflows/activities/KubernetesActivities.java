@@ -36,7 +36,14 @@ public interface KubernetesActivities {
   void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
       MysqlFailoverGroupStatus.WorkflowRef workflow);
 
-  /** Sets activeSite, lastFailover (now), lastFailoverTarget and promotionGtidExecuted. */
+  /**
+   * Sets activeSite, lastFailover ({@code at}, or now), lastFailoverTarget and promotionGtidExecuted,
+   * unless the status holds a newer lastFailover: lastFailover never goes back. {@code promotionGtid}
+   * is the new primary's GTID set at its promotion, so it is given only once the promotion took
+   * effect: such a record also sets lastPromotion ({@code at}), where the anti-flap cooldown starts.
+   * A record without it (a target named active before its promotion, the source named active again
+   * by a rollback) leaves lastPromotion alone.
+   */
   @ActivityMethod
   void recordFailover(GroupRef group, String activeSite, String at, String promotionGtid);
 

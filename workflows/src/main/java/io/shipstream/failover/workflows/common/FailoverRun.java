@@ -264,7 +264,8 @@ public final class FailoverRun {
   /**
    * Enters Promoting and names the target active before it becomes writable: every sidecar fences a
    * writable server whose status names another site, so naming it afterwards would invite its own
-   * sidecar to fence the new primary. This also starts the anti-flap cooldown. Throws the
+   * sidecar to fence the new primary. This moves {@code lastFailover}, not the anti-flap cooldown,
+   * which starts only from a promotion that took effect ({@link #recordPromotionPoint}). Throws the
    * activity's failure when the API server refused the write for its whole retry budget; what that
    * means is the runbook's to decide.
    */
@@ -274,7 +275,11 @@ public final class FailoverRun {
     k8s.recordFailover(group, target.name(), failoverRecordedAt, null);
   }
 
-  /** Names {@code site} active again with the failover's time, for a rollback after {@link #nameTargetActive}. */
+  /**
+   * Names {@code site} active again with the failover's time, for a rollback after {@link
+   * #nameTargetActive}: the same time, because the record never goes back ({@code lastFailover}
+   * only grows), and no promotion point, so the rolled-back failover starts no cooldown.
+   */
   public void nameActiveAgain(SiteSpec site) {
     k8s.recordFailover(group, site.name(), failoverRecordedAt, null);
   }
@@ -320,7 +325,8 @@ public final class FailoverRun {
 
   /**
    * Resuming: the failover's record gets the promotion point, with the time the target was named
-   * active. The target is writable, routed and already named active, so a failure is a warning
+   * active; with it the record sets {@code lastPromotion}, where the anti-flap cooldown starts (the
+   * promotion took effect). The target is writable, routed and already named active, so a failure is a warning
    * ({@code what} and the error), no reason to fail a failover that happened.
    */
   public void recordPromotionPoint(SiteSpec target, Events onFailure, String what) {

@@ -80,6 +80,12 @@ public enum Events {
   ROUTING_INCOMPLETE(Warning, "RoutingIncomplete", "<problem>[; <problem>...]"),
   RECOVERY_COMPLETE(Normal, "RecoveryComplete", "site '<site>' replicates from the active site '<active>': <why>"),
   RECOVERY_BLOCKED(Warning, "RecoveryBlocked", "site '<site>': <why>"),
+  /**
+   * A replica's replication thread was stopped without an error, by a human: left stopped, the group
+   * Degraded with this reason; once per change of what is stopped, not once per pass.
+   */
+  REPLICATION_STOPPED(Warning, "ReplicationStopped",
+      "site '<site>': replication <IO|SQL|IO and SQL> thread(s) stopped without an error, not by the failover: left stopped ..."),
   /** A sidecar fenced (or stopped) its server, as its /status says: once per fence. */
   SITE_FENCED_BY_SIDECAR(Warning, "SiteFencedBySidecar",
       "its sidecar fenced the server of site '<site>' (<rule>) | stopped the server of site '<site>' at <time>: <why>"),

@@ -111,8 +111,8 @@ public final class PlannedFailoverPlanner {
       if (config.onCooldown() == GroupConfig.OnCooldown.defer) {
         return new Defer(cooldownEnds.get(), "failover cooldown active: deferred until " + when);
       }
-      return new Reject(Reason.CooldownActive, "failover cooldown active since the last failover at "
-          + status.lastFailover() + "; retry after " + when, targetName);
+      return new Reject(Reason.CooldownActive, "failover cooldown active since the last promotion at "
+          + status.cooldownSince() + "; retry after " + when, targetName);
     }
 
     Decision sourceDecision = findSource(config, status, states, targetName);
@@ -201,13 +201,17 @@ public final class PlannedFailoverPlanner {
     return new Proceed(new Plan(config, source, null, null, false, null));
   }
 
-  /** When the anti-flap cooldown that started at the last failover ends, if there was one. */
+  /**
+   * When the anti-flap cooldown that started at the last promotion that took effect ends, if there
+   * was one ({@link MysqlFailoverGroupStatus#cooldownSince}): a failover rolled back before its
+   * promotion took effect starts none.
+   */
   public static Optional<Instant> cooldownEnd(MysqlFailoverGroupStatus status, Duration cooldown) {
-    if (status == null || status.lastFailover() == null || cooldown.isZero()) {
+    if (status == null || status.cooldownSince() == null || cooldown.isZero()) {
       return Optional.empty();
     }
     try {
-      return Optional.of(Instant.parse(status.lastFailover()).plus(cooldown));
+      return Optional.of(Instant.parse(status.cooldownSince()).plus(cooldown));
     } catch (DateTimeParseException e) {
       return Optional.empty();
     }

@@ -51,6 +51,31 @@ class PlannedFailoverPromotionTest extends PlannedRigTest {
     assertThat(k8s.annotation).as("annotation cleared").isNull();
   }
 
+  /**
+   * Issue 31 item 2: a promotion rolled back changed nothing to flap from, so it starts no
+   * cooldown. {@code lastFailover} still moves (it never goes back, which the rollback's own
+   * record relies on); the next request, inside the spec's 5 minute cooldown, is not refused
+   * CooldownActive and succeeds, and only that promotion starts the cooldown.
+   */
+  @Test
+  void aRolledBackPromotionStartsNoCooldown() {
+    mysql.server("pdx").promoteFails = true;
+    PlannedFailoverStatus rolledBack = request("pdx");
+    assertThat(rolledBack.phase()).as(rolledBack.message()).isEqualTo("Failed");
+    assertThat(k8s.status.activeSite()).isEqualTo("iad");
+    assertThat(k8s.status.lastFailover()).as("the record moved, the rollback's with the same time").isNotNull();
+    assertThat(k8s.status.lastPromotion()).as("no promotion took effect").isNull();
+    mysql.server("pdx").promoteFails = false;
+    mysql.server("pdx").readOnly = true;
+
+    PlannedFailoverStatus next = request("pdx");
+
+    assertThat(next.reason()).as(next.message()).isNotEqualTo("CooldownActive");
+    assertThat(next.phase()).as(next.message()).isEqualTo("Succeeded");
+    assertThat(k8s.status.lastPromotion()).as("the promotion that took effect starts the cooldown")
+        .isEqualTo(k8s.status.lastFailover());
+  }
+
   @Test
   void aTargetThatCannotBeFencedEitherStopsForManualRecovery() {
     mysql.server("pdx").promoteFails = true;
