@@ -118,9 +118,18 @@ final class SourceDrain {
 
   /**
    * The compensation of the fence: the source takes writes and is routed again; the label is put
-   * back only once its removal has settled, so that the removal cannot land after it.
+   * back only once its removal has settled, so that the removal cannot land after it. A source the
+   * watcher's replicas confirmed dead is left fenced and unlabelled: unfencing it would retry
+   * against a dead server until the activity gives up and end in "manual recovery required", and
+   * the emergency failover that takes over needs it fenced and out of the primary Service anyway.
    */
   private void restoreSource(Plan plan) {
+    if (run.cancel.sourceDead()) {
+      if (unlabel != null) {
+        Workflow.await(unlabel::isCompleted);
+      }
+      return;
+    }
     ActivityStubs.mysql("unfence " + plan.source().name() + " (rollback)").unfence(server(plan, plan.source()));
     if (unlabel != null) {
       Workflow.await(unlabel::isCompleted);
