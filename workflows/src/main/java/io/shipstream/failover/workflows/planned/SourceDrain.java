@@ -188,6 +188,10 @@ final class SourceDrain {
       run.cancellable(() -> run.onConnections.async(queue -> Async.function(
           ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
           progress.sourceGtidAtFence, deadline)));
+    } catch (FailoverAbort stopped) {
+      // Cancelled, or the source died: a lag wait all the same, ended early.
+      run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
+      throw stopped;
     } catch (ActivityFailure e) {
       // A wait that failed is a lag wait too: a LagTimeout is the longest one there is.
       run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
