@@ -10,10 +10,12 @@ import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
+import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /**
  * A planned failover's source killed (kill -9) while the lag gate waits for a target far behind
@@ -22,7 +24,8 @@ import java.util.List;
  * MASTER_DELAY} / {@code SOURCE_DELAY}), so WaitingForLag would last minutes. The monitor's
  * replicas confirm iad dead, the planned run ends {@code SourceCrashed} at once without trying to
  * unfence it, and the emergency failover that follows promotes pdx with everything its relay log
- * held, the delay notwithstanding.
+ * held, the delay notwithstanding. A source only cut off from the control plane is not dead: the
+ * run keeps waiting.
  */
 class SourceDeathDuringLagWaitIT extends StackPerTest {
   /** Longer than the emergency relay drain's deadline (connectionDrainTimeout, 30 s): waiting it out loses writes. */
@@ -77,6 +80,49 @@ class SourceDeathDuringLagWaitIT extends StackPerTest {
     assertThat(DatabaseCluster.writtenIds(pdx)).as("every acknowledged write pdx had received is on the new primary")
         .containsAll(acknowledged);
     assertThat(stack.api().eventReasons()).doesNotContain("FailoverBlocked");
+  }
+
+  /**
+   * The same wait with iad only cut off from the control plane (the watcher's polls and the worker
+   * go through a proxy that is black-holed), its replicas still hearing it: not dead. The run keeps
+   * waiting, nothing is failed over, and once the link is back the switchover completes.
+   */
+  @Test
+  void aSourceOnlyCutOffFromTheControlPlaneIsNotDeadAndTheRunKeepsWaiting() throws Exception {
+    start(Flavor.MARIADB, FailoverStack.Options.emergency());
+    TcpProxy controlToIad = stack.proxyControlPlaneMysql("iad");
+    DatabaseServer iad = stack.server("iad");
+    DatabaseServer pdx = stack.server("pdx");
+    pdx.delayReplication(20);
+    stack.server("dr").delayReplication(20);
+    String before = Instant.now().toString();
+    List<Long> acknowledged;
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
+      load.awaitAcknowledged(100, END);
+      stack.api().annotate("pdx:maxLagWait=120s");
+      Await.until(stack, iad::isReadOnly, END, "iad fenced");
+      load.stop();
+      acknowledged = load.acknowledged();
+    }
+    Await.until(stack, () -> stack.api().plannedStatus().map(PlannedFailoverStatus::phase)
+        .filter("WaitingForLag"::equals).isPresent(), END, "the planned failover in WaitingForLag");
+
+    controlToIad.blackhole();
+    Await.until(stack, () -> stack.api().eventReasons().contains("PrimaryUnreachableFromWatcher"), END,
+        "the replicas to vouch for iad");
+    long cutOff = System.nanoTime() + Duration.ofSeconds(4).toNanos();
+    while (System.nanoTime() < cutOff) {
+      assertThat(stack.api().plannedStatus().map(PlannedFailoverStatus::phase)).contains("WaitingForLag");
+      assertThat(stack.api().emergencyPhase()).isNull();
+      Thread.sleep(50);
+    }
+    controlToIad.heal();
+
+    PlannedFailoverStatus s = stack.waits().plannedEnd(before, END);
+    assertThat(s.phase()).as(s.message()).isEqualTo("Succeeded");
+    assertThat(s.transactionsLost()).isZero();
+    assertThat(stack.api().resource().getStatus().emergencyFailover()).isNull();
+    assertThat(DatabaseCluster.writtenIds(pdx)).containsAll(acknowledged);
   }
 
   /** Whether the server has executed or received every transaction of {@code wanted}. */
