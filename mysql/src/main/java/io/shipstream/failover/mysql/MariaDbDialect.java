@@ -14,6 +14,8 @@ import java.util.Optional;
  * gtid_binlog_pos holds every transaction the server has executed, replicated or its own.
  */
 final class MariaDbDialect implements SqlDialect {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MariaDbDialect.class);
+
   static final MariaDbDialect INSTANCE = new MariaDbDialect();
 
   private MariaDbDialect() {}
@@ -120,7 +122,8 @@ final class MariaDbDialect implements SqlDialect {
                 r.get("Last_SQL_Error"),
                 r.get("Relay_Log_File"),
                 ReplicaStatus.parseLong(r.get("Relay_Log_Pos")),
-                ReplicaStatus.sourceId(r.get("Master_Server_Id"))));
+                ReplicaStatus.sourceId(r.get("Master_Server_Id")),
+                ReplicaStatus.parseLong(r.get("SQL_Delay"))));
   }
 
   /**
@@ -134,11 +137,21 @@ final class MariaDbDialect implements SqlDialect {
   @Override
   public void applyRelayLog(MysqlSession session, ReplicaStatus status) throws MysqlException {
     if (!status.ioActive() && status.relayLogFile() != null && status.relayLogPos() != null) {
-      session.execute(
-          "CHANGE MASTER TO MASTER_USE_GTID = no, RELAY_LOG_FILE = ?, RELAY_LOG_POS = " + status.relayLogPos(),
-          status.relayLogFile());
+      // A MASTER_DELAY is lifted in the same statement: the source is gone, and waiting out the
+      // delay would leave what the relay log holds unapplied past the drain's deadline.
+      session.execute("CHANGE MASTER TO MASTER_USE_GTID = no, RELAY_LOG_FILE = ?, RELAY_LOG_POS = "
+          + status.relayLogPos() + (status.delayed() ? ", MASTER_DELAY = 0" : ""), status.relayLogFile());
+    } else if (status.delayed()) {
+      // CHANGE MASTER needs both threads stopped, and a bare one would throw the relay log away.
+      LOG.warn("{}: its IO thread runs, so its MASTER_DELAY of {} s is kept while its relay log is applied",
+          session.address(), status.sqlDelay());
     }
     session.execute("START SLAVE SQL_THREAD");
+  }
+
+  @Override
+  public void stopSqlThread(MysqlSession session) throws MysqlException {
+    session.execute("STOP SLAVE SQL_THREAD");
   }
 
   @Override

@@ -12,6 +12,8 @@ import java.util.Optional;
  * clears it too, so unfencing clears both explicitly to say what it means.
  */
 final class MySqlDialect implements SqlDialect {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MySqlDialect.class);
+
   static final MySqlDialect INSTANCE = new MySqlDialect();
 
   private MySqlDialect() {}
@@ -109,13 +111,46 @@ final class MySqlDialect implements SqlDialect {
                 r.get("Last_SQL_Error"),
                 r.get("Relay_Log_File"),
                 ReplicaStatus.parseLong(r.get("Relay_Log_Pos")),
-                ReplicaStatus.sourceId(r.get("Source_UUID"))));
+                ReplicaStatus.sourceId(r.get("Source_UUID")),
+                ReplicaStatus.parseLong(r.get("SQL_Delay"))));
   }
 
-  /** MySQL keeps the relay log when only the SQL thread is started, whatever the IO thread does. */
+  /**
+   * MySQL keeps the relay log when only the SQL thread is started, whatever the IO thread does. A
+   * SOURCE_DELAY is lifted first while the IO thread is still active (running or retrying): the
+   * source is gone, and waiting out the delay would leave what the relay log holds unapplied past
+   * the drain's deadline. With both threads stopped, CHANGE REPLICATION SOURCE TO purges the relay
+   * log (seen on 9.7: Retrieved_Gtid_Set empty after it, 695 received transactions gone), and an
+   * auto-positioned channel cannot name a relay log position to keep it: the delay is then kept,
+   * and {@link #liftDelayWhileReceiving} must have run before the IO thread was stopped.
+   */
   @Override
   public void applyRelayLog(MysqlSession session, ReplicaStatus status) throws MysqlException {
+    if (status.delayed() && status.ioActive()) {
+      session.execute("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 0");
+    } else if (status.delayed()) {
+      LOG.warn("{}: both replication threads are stopped, so its SOURCE_DELAY of {} s is kept (changing it would "
+          + "purge the relay log)", session.address(), status.sqlDelay());
+    }
     session.execute("START REPLICA SQL_THREAD");
+  }
+
+  /** Lifts SOURCE_DELAY while the IO thread still runs, so that the relay log is kept. */
+  @Override
+  public void liftDelayWhileReceiving(MysqlSession session, ReplicaStatus status) throws MysqlException {
+    if (!status.delayed() || !status.ioActive()) {
+      return;
+    }
+    LOG.info("{}: applies {} s late; lifting SOURCE_DELAY before its IO thread stops", session.address(),
+        status.sqlDelay());
+    session.execute("STOP REPLICA SQL_THREAD");
+    session.execute("CHANGE REPLICATION SOURCE TO SOURCE_DELAY = 0");
+    session.execute("START REPLICA SQL_THREAD");
+  }
+
+  @Override
+  public void stopSqlThread(MysqlSession session) throws MysqlException {
+    session.execute("STOP REPLICA SQL_THREAD");
   }
 
   @Override

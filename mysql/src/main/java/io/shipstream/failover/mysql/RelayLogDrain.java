@@ -27,7 +27,8 @@ public final class RelayLogDrain {
   }
 
   /**
-   * Applies the transactions received so far: (re)starts a stopped SQL thread and waits until
+   * Applies the transactions received so far: (re)starts a stopped SQL thread, lifting a configured
+   * delay (stopping the thread first when it runs with one), and waits until
    * they are applied, the SQL thread fails, or the deadline passes. Never throws for the last two:
    * promotion goes on, and what was not applied shows in the returned executed set. The IO thread
    * is left alone (MariaDB would discard the relay log if both threads stopped); anything it
@@ -35,20 +36,32 @@ public final class RelayLogDrain {
    *
    * @return the executed GTID set after draining
    */
-  public String drain(ReplicaStatus status, Instant deadline) throws MysqlException {
+  public String drain(ReplicaStatus read, Instant deadline) throws MysqlException {
+    ReplicaStatus status = read;
     SqlDialect dialect = session.dialect();
     GtidSet received = GtidSet.parse(status.receivedGtidSet());
     GtidSet applied = dialect.appliedGtidSet(session);
     if (GtidWait.contains(applied, received)) {
       return dialect.executedGtidSet(session);
     }
+    if (status.sqlRunning() && status.delayed()) {
+      // A delayed replica (MASTER_DELAY / SOURCE_DELAY) applies each transaction only once it is
+      // that old: the drain would end at its deadline with acknowledged writes left in the relay
+      // log, which the promotion then throws away. The SQL thread is stopped so the delay can be
+      // lifted, and restarted below.
+      LOG.info("{}: applies {} s late with {} received transaction(s) unapplied; lifting the delay",
+          session.address(), status.sqlDelay(), received.subtract(applied).count());
+      dialect.stopSqlThread(session);
+      status = dialect.replicaStatus(session).orElse(read);
+    }
+    ReplicaStatus before = status;
     if (!status.sqlRunning()) {
       LOG.info("{}: SQL thread stopped with {} received transaction(s) unapplied; starting it",
           session.address(), received.subtract(applied).count());
       dialect.applyRelayLog(session, status);
     }
     GtidWait.Ended ended = GtidWait.slices(session, received, deadline, clock, beat, now -> {
-      ReplicaStatus current = dialect.replicaStatus(session).orElse(status);
+      ReplicaStatus current = dialect.replicaStatus(session).orElse(before);
       if (current.sqlStoppedByError()) {
         LOG.warn("{}: SQL thread stopped with an error while draining ({} transaction(s) left out): {}",
             session.address(), received.subtract(now).count(), current.lastSqlError());

@@ -6,7 +6,8 @@ package io.shipstream.failover.mysql;
  * what the IO thread has written to the relay log: MariaDB's Gtid_IO_Pos, MySQL's Retrieved_Gtid_Set.
  * {@code relayLogFile} and {@code relayLogPos} are where the SQL thread will continue in the relay log.
  * {@code sourceServerId} names the source once the IO thread has met it: MariaDB by its server_id
- * (0 before), MySQL by its server_uuid; null until then.
+ * (0 before), MySQL by its server_uuid; null until then. {@code sqlDelay} is the channel's configured
+ * delay in seconds (MASTER_DELAY / SOURCE_DELAY, both flavors' SQL_Delay); null when unknown.
  */
 public record ReplicaStatus(
     String ioState,
@@ -19,7 +20,21 @@ public record ReplicaStatus(
     String lastSqlError,
     String relayLogFile,
     Long relayLogPos,
-    String sourceServerId) {
+    String sourceServerId,
+    Long sqlDelay) {
+
+  /** Without the delay: unknown. */
+  public ReplicaStatus(String ioState, boolean sqlRunning, String sourceHost, Integer sourcePort,
+      String receivedGtidSet, Long secondsBehindSource, String lastIoError, String lastSqlError, String relayLogFile,
+      Long relayLogPos, String sourceServerId) {
+    this(ioState, sqlRunning, sourceHost, sourcePort, receivedGtidSet, secondsBehindSource, lastIoError, lastSqlError,
+        relayLogFile, relayLogPos, sourceServerId, null);
+  }
+
+  /** Whether the SQL thread applies each transaction only once it is {@code sqlDelay} seconds old. */
+  public boolean delayed() {
+    return sqlDelay != null && sqlDelay > 0;
+  }
 
   public boolean ioRunning() {
     return "Yes".equalsIgnoreCase(ioState);

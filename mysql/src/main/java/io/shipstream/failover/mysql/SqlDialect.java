@@ -129,9 +129,20 @@ public interface SqlDialect {
 
   /**
    * Starts the stopped SQL thread so that it applies what the relay log holds, without losing any
-   * of it, whether or not the IO thread runs.
+   * of it, whether or not the IO thread runs, and at once: a configured delay ({@link
+   * ReplicaStatus#delayed}) is lifted.
    */
   void applyRelayLog(MysqlSession session, ReplicaStatus status) throws MysqlException;
+
+  /** Stops only the SQL thread; the relay log and the IO thread are left as they are. */
+  void stopSqlThread(MysqlSession session) throws MysqlException;
+
+  /**
+   * Before the IO thread of a failed source's replica is stopped: lifts a configured delay where
+   * only an active IO thread keeps the relay log through the change (MySQL). By default nothing:
+   * MariaDB lifts it in {@link #applyRelayLog}, with the relay log position, once both threads stopped.
+   */
+  default void liftDelayWhileReceiving(MysqlSession session, ReplicaStatus status) throws MysqlException {}
 
   void stopReplica(MysqlSession session) throws MysqlException;
 

@@ -261,23 +261,41 @@ public final class FailoverStarter {
    *     itself removed the annotation on its way out)
    */
   public boolean cancelPlanned(GroupRef group, String runId, String reason) {
+    boolean got = signalRun(group, runId, "cancel", reason);
+    if (got) {
+      log.info("asked the planned failover {} of {} to cancel: {}", runId, group, reason);
+    }
+    return got;
+  }
+
+  /**
+   * Tells one run of a planned failover that the watcher's replicas confirmed its source dead
+   * ({@code PlannedFailoverWorkflow#sourceDied}); named by run as {@link #cancelPlanned} is.
+   *
+   * @return whether the run got the signal (false when it already ended)
+   */
+  public boolean sourceDied(GroupRef group, String runId, String why) {
+    return signalRun(group, runId, "sourceDied", why);
+  }
+
+  /** Signals exactly run {@code runId}; false when it already ended. */
+  private boolean signalRun(GroupRef group, String runId, String signal, String argument) {
     var request = SignalWorkflowExecutionRequest.newBuilder()
         .setNamespace(client.getOptions().getNamespace())
         .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).setRunId(runId))
-        .setSignalName("cancel")
-        .setInput(client.getOptions().getDataConverter().toPayloads(reason).orElseThrow())
+        .setSignalName(signal)
+        .setInput(client.getOptions().getDataConverter().toPayloads(argument).orElseThrow())
         .setIdentity(client.getOptions().getIdentity())
         .setRequestId(UUID.randomUUID().toString())
         .build();
     try {
       client.getWorkflowServiceStubs().blockingStub().signalWorkflowExecution(request);
-      log.info("asked the planned failover {} of {} to cancel: {}", runId, group, reason);
       return true;
     } catch (io.grpc.StatusRuntimeException e) {
       if (e.getStatus().getCode() != io.grpc.Status.Code.NOT_FOUND) {
         throw e;
       }
-      log.debug("the planned failover {} of {} already ended: no cancel", runId, group);
+      log.debug("the planned failover {} of {} already ended: no {} signal", runId, group, signal);
       return false;
     }
   }

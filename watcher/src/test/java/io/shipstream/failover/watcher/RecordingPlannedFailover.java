@@ -44,6 +44,11 @@ public class RecordingPlannedFailover implements PlannedFailoverWorkflow {
   }
 
   @Override
+  public void sourceDied(String why) {
+    // Not asked of a recorded request: these tests start and cancel runs only.
+  }
+
+  @Override
   public PlannedFailoverStatus status() {
     return null;
   }

@@ -24,6 +24,14 @@ public interface PlannedFailoverWorkflow {
   @SignalMethod
   void cancel(String reason);
 
+  /**
+   * The watcher's replicas confirmed the source dead ({@code model.topology.PlannedSourceDeath}):
+   * before PromotingDragonfly the run ends {@code SourceCrashed} at once, leaving the source fenced,
+   * so that the emergency failover can take the group's workflow id; ignored after, as a cancel is.
+   */
+  @SignalMethod
+  void sourceDied(String why);
+
   @QueryMethod
   PlannedFailoverStatus status();
 }

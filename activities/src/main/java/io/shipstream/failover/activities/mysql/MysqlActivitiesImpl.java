@@ -345,9 +345,14 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       if (replica.isEmpty()) {
         return new StoppedReplica(dialect.appliedGtidSet(session).toString(), null, false, logsReplicaUpdates);
       }
+      // A delay lifted while the IO thread still runs, where only that keeps the relay log (MySQL).
+      if (replica.get().delayed() && replica.get().ioActive()) {
+        dialect.liftDelayWhileReceiving(session, replica.get());
+        replica = dialect.replicaStatus(session);
+      }
       // The IO thread first: from then on the relay log holds everything this server will ever
       // get from the failed primary, so the set returned below is final.
-      if (replica.get().ioActive()) {
+      if (replica.isPresent() && replica.get().ioActive()) {
         dialect.stopIoThread(session);
         replica = dialect.replicaStatus(session);
       }

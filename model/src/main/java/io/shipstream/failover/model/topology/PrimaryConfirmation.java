@@ -53,7 +53,8 @@ import java.util.Set;
  * |    |                                                         |                |   PrimaryUnreachableFromWatcher|
  * | c3 | at least one, and every one that answered is LOST; if   | CONFIRMED_DEAD | the primary counts as          |
  * |    |   any is LOST by its connection error (r4), a poll of   |                |   UNREACHABLE now, without     |
- * |    |   the primary begun after they answered failed too      |                |   waiting out failureThreshold |
+ * |    |   the primary begun after they answered failed too      |                |   waiting out failureThreshold,|
+ * |    |                                                         |                |   writable or read-only before |
  * | c3a| as c3, and that poll of the primary answered           | NOT_NEEDED     | the matrix as it is, with that |
  * |    |                                                         |                |   answer as the primary's poll |
  * | c3b| as c3, and no such poll was taken yet                   | RECHECK        | polls the primary once more    |
@@ -442,7 +443,11 @@ public final class PrimaryConfirmation {
     Outcome outcome = result == null ? Outcome.NOT_NEEDED : result.outcome();
     String primary = primaryOf(in);
     SiteObservation o = primary == null ? null : in.sites().get(primary);
-    if (o == null || o.answeringNow() || o.state() == SiteState.READ_ONLY) {
+    // A read-only primary (a planned failover's fenced source, say) whose latest poll failed is
+    // taken as dead on the replicas' word too: it is the same proof, and a fenced source that dies
+    // hands its planned failover over to this emergency path (PlannedSourceDeath), which must not
+    // wait out a second debounce. Only ALIVE needs a primary the watcher saw writable.
+    if (o == null || o.answeringNow() || o.state() == SiteState.READ_ONLY && outcome != Outcome.CONFIRMED_DEAD) {
       outcome = Outcome.NOT_NEEDED;
     }
     switch (outcome) {

@@ -283,6 +283,25 @@ class PrimaryConfirmationTest {
     assertThat(PrimaryConfirmation.evaluate(debounced(), null).reason()).startsWith("debounce: ");
   }
 
+  /**
+   * A planned failover's fenced source (read-only) that dies: the replicas' confirmation counts as
+   * for a writable primary, so the emergency failover the run hands over to needs no second
+   * debounce; without it a read-only primary is still never failed over from (row 12b).
+   */
+  @Test
+  void aReadOnlyPrimaryConfirmedDeadIsFailedOverFromAtOnce() {
+    Probe failed = Probe.unreachable("s0", "connect refused", T0.plusSeconds(2));
+    SiteObservation fenced = new SiteObservation(SiteState.READ_ONLY, failed,
+        Fixture.readOnlyProbe("s0", "0-1-100", PRIMARY_ID, false));
+    TopologyMatrix.Input in = Scenario.of(group("s0", "s1")).site("s0", fenced).site("s1", replica("s1", "0-1-100"))
+        .active("s0").input();
+    Verdict v = PrimaryConfirmation.evaluate(in, result(Outcome.CONFIRMED_DEAD));
+    assertThat(v).isInstanceOf(Verdict.Promote.class).extracting("failedSite", "candidate").containsExactly("s0", "s1");
+    assertThat(v.reason()).startsWith("replicas confirmed: ");
+    assertThat(PrimaryConfirmation.evaluate(in, result(Outcome.UNCONFIRMED))).isInstanceOf(Verdict.NoPrimary.class);
+    assertThat(PrimaryConfirmation.evaluate(in, result(Outcome.ALIVE))).isInstanceOf(Verdict.NoPrimary.class);
+  }
+
   @Test
   void aConfirmationIsIgnoredOnceThePrimaryAnswersOrIsReadOnly() {
     TopologyMatrix.Input answering = Scenario.of(group("s0", "s1")).sites(Fixture.writable("s0", "0-1-1"),

@@ -117,6 +117,11 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
   }
 
   @Override
+  public boolean sourceDied(GroupRef group, String runId, String why) {
+    return starter.sourceDied(group, runId, why);
+  }
+
+  @Override
   public Probe pollNow(GroupRef group, String site) {
     GroupConfig config = config(group);
     return sites.probe(group, config, site(config, site));

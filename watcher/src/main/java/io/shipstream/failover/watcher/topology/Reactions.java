@@ -1,13 +1,18 @@
 package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
+import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.topology.PauseAnnotation;
+import io.shipstream.failover.model.topology.PlannedSourceDeath;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
+import io.shipstream.failover.workflows.common.FailoverKind;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Instant;
 import java.util.Map;
@@ -85,6 +90,14 @@ public final class Reactions {
       throw new UnsupportedOperationException("fenced sites are not recorded by these effects");
     }
 
+    /**
+     * Tells the planned failover run {@code runId} of the group that its source is dead ({@link
+     * PlannedSourceDeath}); false when that run no longer runs.
+     */
+    default boolean sourceDied(GroupRef group, String runId, String why) {
+      throw new UnsupportedOperationException("no planned failover is told anything by these effects");
+    }
+
     /** Makes the site's server writable again: the active site a DBA unfenced ({@link SiteFences}). */
     default void unfence(GroupRef group, String site) throws Exception {
       throw new UnsupportedOperationException("nothing is unfenced by these effects");
@@ -103,6 +116,8 @@ public final class Reactions {
   private final Map<GroupRef, Boolean> paused = new ConcurrentHashMap<>();
   /** Per group, the invalid pause annotation value last reported. */
   private final Map<GroupRef, String> pauseRejected = new ConcurrentHashMap<>();
+  /** Per group, the planned run last told that its source is dead ({@link #handOff}): told once. */
+  private final Map<GroupRef, String> handedOff = new ConcurrentHashMap<>();
 
   private final SiteFences fences;
 
@@ -120,6 +135,50 @@ public final class Reactions {
       io.shipstream.failover.model.crd.MysqlFailoverGroup resource,
       io.shipstream.failover.model.crd.MysqlFailoverGroupStatus status, boolean paused, Instant now) {
     return fences.keep(group, config, resource, status, paused, now);
+  }
+
+  /**
+   * A planned failover whose source the replicas confirm dead ({@link PlannedSourceDeath}) is told
+   * so, once per run: it ends {@code SourceCrashed} at once, leaving the source fenced, and frees the
+   * group's workflow id for the emergency failover this monitor then starts (the confirmation that
+   * made the source UNREACHABLE for the matrix stands at the next evaluations, and nothing was
+   * promoted, so no cooldown holds it). Until the run has ended, the matrix's
+   * ConcurrentOperation block is that hand-off, not a FailoverBlocked alert. Returns whether the
+   * current run was told, now or before.
+   */
+  public boolean handOff(GroupRef group, MysqlFailoverGroupStatus status, TopologyMatrix.Input in,
+      PrimaryConfirmation.Result confirmation) {
+    PlannedFailoverStatus planned = status == null ? null : status.plannedFailover();
+    WorkflowRef run = status == null ? null : status.workflow();
+    String failed = PrimaryConfirmation.primaryOf(in);
+    PlannedSourceDeath.Decision d = PlannedSourceDeath.decide(planned == null ? null : planned.phase(),
+        planned == null ? null : planned.sourcePrimary(), failed, failed == null ? null : in.sites().get(failed),
+        confirmation);
+    if (!d.tell() || run == null || run.runId() == null || !FailoverKind.PLANNED.workflowType().equals(run.type())) {
+      if (!d.tell()) {
+        handedOff.remove(group);
+      }
+      return false;
+    }
+    if (run.runId().equals(handedOff.get(group))) {
+      return true;
+    }
+    String why = d.why();
+    boolean told;
+    try {
+      told = effects.sourceDied(group, run.runId(), why);
+    } catch (RuntimeException e) {
+      // Told again at the next evaluation.
+      log.warn("{}: could not tell the planned failover {} that its source is dead: {}", group, run.runId(),
+          e.toString());
+      return false;
+    }
+    if (told) {
+      handedOff.put(group, run.runId());
+      log.warn("{}: told the planned failover {} in {} that {}; the emergency failover follows once it has ended",
+          group, run.runId(), planned.phase(), why);
+    }
+    return told;
   }
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
@@ -320,6 +379,10 @@ public final class Reactions {
     } else if (verdict instanceof Verdict.NoPrimary n) {
       noPrimary(group, in, n);
     } else if (verdict instanceof Verdict.Blocked b) {
+      if (b.cause() == Verdict.Cause.ConcurrentOperation && handedOff.containsKey(group)) {
+        // The planned run was told its source is dead and is ending: no block to report.
+        return false;
+      }
       alert(group, "Blocked:" + b.cause() + ":" + b.reason(), Events.FAILOVER_BLOCKED, b.cause() + ": " + b.reason());
     }
     return false;
@@ -429,6 +492,7 @@ public final class Reactions {
     cutOff.remove(group);
     paused.remove(group);
     pauseRejected.remove(group);
+    handedOff.remove(group);
     fences.forget(group);
   }
 

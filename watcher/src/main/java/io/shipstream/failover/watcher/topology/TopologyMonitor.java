@@ -629,6 +629,11 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
             // First: a returning old primary that accepts writes is fenced before anything else is done.
             recovery.check(g.group(), g.config(), observations, status);
           }
+          if (!paused) {
+            // Before the matrix's reaction: a planned run whose source is confirmed dead is told,
+            // and its ConcurrentOperation block is then that hand-off, not an alert.
+            reactions.handOff(g.group(), status, input, confirmation);
+          }
           verdict = reactions.react(g.group(), input, confirmation, promoteAnyway, paused);
           LeaseFenceLifts lifts = leaseFences;
           if (lifts != null && !paused && verdict instanceof Verdict.NoPrimary) {

@@ -62,6 +62,15 @@ final class Fixtures {
     /** The sites polled right before a start, in order. */
     final List<String> polledBeforeStart = new ArrayList<>();
 
+    /** "runId: why" of every planned run told that its source is dead. */
+    final List<String> toldSourceDied = new ArrayList<>();
+
+    @Override
+    public synchronized boolean sourceDied(GroupRef group, String runId, String why) {
+      toldSourceDied.add(runId + ": " + why);
+      return true;
+    }
+
     @Override
     public synchronized Probe pollNow(GroupRef group, String site) {
       polledBeforeStart.add(site);

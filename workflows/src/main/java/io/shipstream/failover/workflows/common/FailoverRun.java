@@ -244,18 +244,30 @@ public final class FailoverRun {
     CancellationScope scope = Workflow.newCancellationScope(() -> holder.add(call.apply()));
     scope.run();
     Promise<T> promise = holder.get(0);
-    Workflow.await(() -> promise.isCompleted() || cancel.requested);
+    Workflow.await(() -> promise.isCompleted() || cancel.stops());
     if (!promise.isCompleted()) {
-      scope.cancel(cancel.reason);
-      throw new FailoverAbort(Reason.Cancelled, "cancelled in " + progress.phase + ": " + cancel.reason);
+      FailoverAbort abort = cancel.abort("in " + progress.phase);
+      scope.cancel(cancel.requested ? cancel.reason : abort.getMessage());
+      throw abort;
     }
     return promise.get();
   }
 
-  /** Aborts when a cancel was taken; {@code when} says where, as in "before promotion". */
+  /**
+   * Aborts when a cancel was taken, or the watcher said the source is dead; {@code when} says
+   * where, as in "before promotion".
+   */
   public void checkNotCancelled(String when) {
-    if (cancel.requested) {
-      throw new FailoverAbort(Reason.Cancelled, "cancelled " + when + ": " + cancel.reason);
+    if (cancel.stops()) {
+      throw cancel.abort(when);
+    }
+  }
+
+  /** The sourceDied signal: taken, or logged as ignored when it comes too late. */
+  public static void sourceDied(CancelRequest cancel, FailoverProgress progress, GroupRef group, String why) {
+    String ignored = cancel.sourceDied(progress.phase, why);
+    if (ignored != null) {
+      log.info("source death of {} ignored in phase {}: {}", group, progress.phase, ignored);
     }
   }
 

@@ -145,9 +145,16 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   /** Undoes everything before the promotion and finishes as Failed with the abort's reason. */
   private PlannedFailoverStatus rollBack(Rollback rollback, FailoverAbort abort) {
     Optional<String> undoFailed = rollback.undo();
-    String outcome = undoFailed.isEmpty() ? "; rolled back: source unfenced and labelled primary, no DNS flip"
-        : "; ROLLBACK FAILED (" + undoFailed.get() + "): the source may still be fenced, "
-            + Events.MANUAL_RECOVERY_REQUIRED;
+    String outcome;
+    if (cancel.sourceDead() && undoFailed.isEmpty()) {
+      // SourceDrain.restoreSource left the dead source as it was: nothing can be unfenced.
+      outcome = "; rolled back without the source: it stays fenced and out of the primary Service (its replicas "
+          + "confirm it dead, nothing to unfence); handed off to the emergency failover, no DNS flip";
+    } else {
+      outcome = undoFailed.isEmpty() ? "; rolled back: source unfenced and labelled primary, no DNS flip"
+          : "; ROLLBACK FAILED (" + undoFailed.get() + "): the source may still be fenced, "
+              + Events.MANUAL_RECOVERY_REQUIRED;
+    }
     run.fail(abort.reason(), abort.getMessage() + outcome, Events.PLANNED_FAILOVER_FAILED);
     return progress.toPlannedStatus();
   }
@@ -186,6 +193,11 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
   @Override
   public void cancel(String reason) {
     FailoverRun.cancel(cancel, progress, run == null ? null : run.group, reason);
+  }
+
+  @Override
+  public void sourceDied(String why) {
+    FailoverRun.sourceDied(cancel, progress, run == null ? null : run.group, why);
   }
 
   @Override

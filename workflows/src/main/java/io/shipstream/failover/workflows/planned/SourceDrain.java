@@ -118,9 +118,18 @@ final class SourceDrain {
 
   /**
    * The compensation of the fence: the source takes writes and is routed again; the label is put
-   * back only once its removal has settled, so that the removal cannot land after it.
+   * back only once its removal has settled, so that the removal cannot land after it. A source the
+   * watcher's replicas confirmed dead is left fenced and unlabelled: unfencing it would retry
+   * against a dead server until the activity gives up and end in "manual recovery required", and
+   * the emergency failover that takes over needs it fenced and out of the primary Service anyway.
    */
   private void restoreSource(Plan plan) {
+    if (run.cancel.sourceDead()) {
+      if (unlabel != null) {
+        Workflow.await(unlabel::isCompleted);
+      }
+      return;
+    }
     ActivityStubs.mysql("unfence " + plan.source().name() + " (rollback)").unfence(server(plan, plan.source()));
     if (unlabel != null) {
       Workflow.await(unlabel::isCompleted);
@@ -179,6 +188,10 @@ final class SourceDrain {
       run.cancellable(() -> run.onConnections.async(queue -> Async.function(
           ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
           progress.sourceGtidAtFence, deadline)));
+    } catch (FailoverAbort stopped) {
+      // Cancelled, or the source died: a lag wait all the same, ended early.
+      run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
+      throw stopped;
     } catch (ActivityFailure e) {
       // A wait that failed is a lag wait too: a LagTimeout is the longest one there is.
       run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));

@@ -9,6 +9,8 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.common.CancelRequest;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.fakes.EventChecks;
@@ -335,6 +337,44 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(mysql.server("iad").readOnly).isFalse();
     assertThat(k8s.roles).containsEntry("iad", "primary");
     assertThat(mysql.callsTo("promote")).isEmpty();
+  }
+
+  /**
+   * The watcher's replicas confirmed the fenced source dead while the lag gate waits (issue 31,
+   * item 1): the run ends SourceCrashed at once, without trying to unfence the dead source or
+   * giving it its label back, and says it handed off; the lag gate's activity is cancelled.
+   */
+  @Test
+  void aSourceConfirmedDeadDuringWaitingForLagEndsSourceCrashedAndStaysFenced() {
+    CountDownLatch gate = new CountDownLatch(1);
+    mysql.server("pdx").seqno = 100;
+    mysql.server("pdx").waitGate = gate;
+    PlannedFailoverWorkflow wf = startAsync("pdx");
+    waitForPhase(wf, "WaitingForLag");
+    wf.sourceDied("its source 'iad' is dead: every replica that received from it lost it ('pdx' lost it)");
+    PlannedFailoverStatus result = result(wf);
+    gate.countDown();
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).isEqualTo("SourceCrashed");
+    assertThat(result.message()).startsWith("source died in WaitingForLag, as the watcher's confirmation says: its "
+        + "source 'iad' is dead").contains("it stays fenced").contains("handed off to the emergency failover")
+        .doesNotContain(Events.MANUAL_RECOVERY_REQUIRED);
+    assertThat(mysql.callsTo("unfence")).isEmpty();
+    assertThat(mysql.server("iad").readOnly).isTrue();
+    assertThat(k8s.roles).as("left out of the primary Service").containsEntry("iad", "replica");
+    assertThat(mysql.callsTo("promote")).isEmpty();
+    EventChecks.assertWarned(k8s, "PlannedFailoverFailed");
+  }
+
+  /** Past the point of no return the source's death changes nothing: the run goes forward. */
+  @Test
+  void aSourceDeathSaidAfterThePromotionIsIgnored() {
+    CancelRequest late = new CancelRequest();
+    assertThat(late.sourceDied(io.shipstream.failover.model.Phase.Promoting, "too late")).isNotNull();
+    assertThat(late.sourceDied(io.shipstream.failover.model.Phase.PromotingDragonfly, "too late")).isNotNull();
+    assertThat(late.sourceDead()).isFalse();
+    assertThat(late.sourceDied(io.shipstream.failover.model.Phase.WaitingForLag, "dead")).isNull();
+    assertThat(late.sourceDead()).isTrue();
   }
 
   @Test
