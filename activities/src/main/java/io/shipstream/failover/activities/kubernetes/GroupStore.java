@@ -59,7 +59,7 @@ final class GroupStore {
    * whole, so no stale member of, say, the previous plannedFailover survives.
    */
   void patchStatusFields(GroupRef group, Map<String, Object> fields, String what) {
-    patchStatusFields(group, fields, what, null, null);
+    patchStatusFields(group, fields, what, null, null, null);
   }
 
   /**
@@ -79,14 +79,24 @@ final class GroupStore {
    */
   void patchStatusFieldsUnlessNewer(GroupRef group, Map<String, Object> fields, String what, String timeField,
       Instant at, String atText) {
+    patchStatusFieldsUnlessNewer(group, fields, what, timeField, at, atText, null);
+  }
+
+  /**
+   * As above, and the fields {@code derived} computes from the status as read written in the same
+   * patch (a list the write extends, such as {@code failoverHistory}); null: none. A derived write
+   * always reads first, and its patch tests the resourceVersion read, so no concurrent write is lost.
+   */
+  void patchStatusFieldsUnlessNewer(GroupRef group, Map<String, Object> fields, String what, String timeField,
+      Instant at, String atText, java.util.function.Function<MysqlFailoverGroupStatus, Map<String, Object>> derived) {
     // Only a hint of which way is likely to take one request: both ways are guarded.
     String key = group + " " + timeField;
-    if (atText != null && atText.equals(lastTimeWritten.get(key))
+    if (derived == null && atText != null && atText.equals(lastTimeWritten.get(key))
         && fields.values().stream().allMatch(java.util.Objects::nonNull)
         && patchIfTimeIs(group, fields, what, timeField, atText)) {
       return;
     }
-    patchStatusFields(group, fields, what, timeField, at);
+    patchStatusFields(group, fields, what, timeField, at, derived);
     if (atText != null) {
       lastTimeWritten.put(key, atText);
     }
@@ -109,10 +119,15 @@ final class GroupStore {
     return true;
   }
 
-  private void patchStatusFields(GroupRef group, Map<String, Object> fields, String what, String timeField,
-      Instant at) {
+  private void patchStatusFields(GroupRef group, Map<String, Object> written, String what, String timeField,
+      Instant at, java.util.function.Function<MysqlFailoverGroupStatus, Map<String, Object>> derived) {
     Conflicts.retryRun(what + " on " + group, () -> {
       MysqlFailoverGroup cr = require(group);
+      Map<String, Object> fields = written;
+      if (derived != null) {
+        fields = new LinkedHashMap<>(written);
+        fields.putAll(derived.apply(cr.getStatus()));
+      }
       JsonPatch patch = new JsonPatch();
       if (timeField != null && cr.getStatus() != null) {
         Instant recorded = instantOrNull(at(asMap(cr.getStatus()), timeField));
