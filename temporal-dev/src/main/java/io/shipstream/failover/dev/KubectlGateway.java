@@ -34,8 +34,9 @@ import java.util.regex.Pattern;
  * mock in CRUD mode does not serve them, so kubectl finds no resource types at all. This gateway
  * answers discovery for the types the stack uses and forwards every other request to the mock
  * unchanged, except what the mock lacks and kubectl needs for {@code get}, {@code get -w} and
- * {@code wait}: server-side tables of the group's printer columns ({@link PrinterTable}), field
- * selectors on the name and namespace ({@link FieldSelector}) and watches over plain HTTP
+ * {@code wait}: server-side tables of the group's printer columns and of Events ({@link PrinterTable}), field
+ * selectors as a real API server applies them ({@link FieldSelector}: the name and namespace, and
+ * an Event's involvedObject) and watches over plain HTTP
  * ({@link PolledWatch}).
  */
 final class KubectlGateway implements AutoCloseable {
@@ -193,21 +194,32 @@ final class KubectlGateway implements AutoCloseable {
 
   /**
    * Serves a GET of a collection or object itself when kubectl needs what the mock lacks: a watch,
-   * a name or namespace field selector, or a Table of the group. False: forward it unchanged.
+   * a field selector, or a Table of the group. False: forward it unchanged.
    */
   private boolean serveRead(HttpExchange exchange, Matcher resource) throws IOException, InterruptedException {
     Map<String, String> query = query(exchange.getRequestURI().getRawQuery());
     boolean watch = "true".equals(query.get("watch")) || "1".equals(query.get("watch"));
     String accept = exchange.getRequestHeaders().getFirst("Accept");
-    boolean table = GROUP_PLURAL.equals(resource.group(2)) && accept != null && accept.contains("as=Table");
-    FieldSelector selector = FieldSelector.parse(query.get("fieldSelector")).orElse(null);
+    boolean events = "events".equals(resource.group(2));
+    boolean table = (GROUP_PLURAL.equals(resource.group(2)) || events) && accept != null
+        && accept.contains("as=Table");
+    FieldSelector selector;
+    try {
+      selector = FieldSelector.parse(query.get("fieldSelector"), resource.group(2));
+    } catch (FieldSelector.Unsupported e) {
+      respond(exchange, 400, JSON.createObjectNode().put("kind", "Status").put("apiVersion", "v1")
+          .<ObjectNode>set("metadata", JSON.createObjectNode()).put("status", "Failure").put("message", e.getMessage())
+          .put("reason", "BadRequest").put("code", 400));
+      return true;
+    }
     if (!watch && !table && (selector == null || resource.group(3) != null)) {
       return false;
     }
     String upstreamPath = exchange.getRequestURI().getRawPath()
         + (query.containsKey("labelSelector") ? "?labelSelector=" + encode(query.get("labelSelector")) : "");
-    UnaryOperator<JsonNode> wrap = table
-        ? o -> printerTable.table(List.of(o), null, query.get("includeObject")) : o -> o;
+    UnaryOperator<JsonNode> wrap = !table ? o -> o : events
+        ? o -> printerTable.eventTable(List.of(o), null, query.get("includeObject"))
+        : o -> printerTable.table(List.of(o), null, query.get("includeObject"));
     if (watch) {
       if (resource.group(3) != null) {
         return false;
@@ -234,8 +246,9 @@ final class KubectlGateway implements AutoCloseable {
         : items(got.body()).stream().filter(i -> selector == null || selector.matches(i)).toList();
     JsonNode answer;
     if (table) {
-      answer = printerTable.table(items, got.body().path("metadata").path("resourceVersion").asText(null),
-          query.get("includeObject"));
+      String version = got.body().path("metadata").path("resourceVersion").asText(null);
+      answer = events ? printerTable.eventTable(items, version, query.get("includeObject"))
+          : printerTable.table(items, version, query.get("includeObject"));
     } else {
       answer = ((ObjectNode) got.body().deepCopy()).set("items", JSON.valueToTree(items));
     }

@@ -70,6 +70,64 @@ final class PrinterTable {
     return table;
   }
 
+  /**
+   * The Table of Events as a real API server prints them (its event table convertor): Last Seen,
+   * Type, Reason, Object ({@code kind/name}, the kind in lower case), Message, then the name and
+   * the rest at priority 1 ({@code -o wide}). A Last Seen of an Event without lastTimestamp is its
+   * eventTime or creation time, as there.
+   */
+  ObjectNode eventTable(List<JsonNode> events, String resourceVersion, String includeObject) {
+    ObjectNode table = JSON.createObjectNode().put("kind", "Table").put("apiVersion", "meta.k8s.io/v1");
+    ObjectNode metadata = table.putObject("metadata");
+    if (resourceVersion != null) {
+      metadata.put("resourceVersion", resourceVersion);
+    }
+    ArrayNode definitions = table.putArray("columnDefinitions");
+    for (String[] c : new String[][] {{"Last Seen", "0"}, {"Type", "0"}, {"Reason", "0"}, {"Object", "0"},
+        {"Subobject", "1"}, {"Source", "1"}, {"Message", "0"}, {"First Seen", "1"}, {"Count", "1"}, {"Name", "1"}}) {
+      definitions.addObject().put("name", c[0]).put("type", c[0].equals("Count") ? "integer" : "string")
+          .put("format", c[0].equals("Name") ? "name" : "").put("description", "").put("priority",
+              Integer.parseInt(c[1]));
+    }
+    ArrayNode rows = table.putArray("rows");
+    for (JsonNode e : events) {
+      ObjectNode row = rows.addObject();
+      ArrayNode cells = row.putArray("cells");
+      String last = firstText(e, "lastTimestamp", "eventTime", "metadata/creationTimestamp");
+      String first = firstText(e, "firstTimestamp", "eventTime", "metadata/creationTimestamp");
+      JsonNode involved = e.path("involvedObject");
+      cells.add(last == null ? "<unknown>" : cell("date", JSON.getNodeFactory().textNode(last)).asText());
+      cells.add(e.path("type").asText(""));
+      cells.add(e.path("reason").asText(""));
+      cells.add(involved.path("kind").asText("").toLowerCase(java.util.Locale.ROOT) + "/"
+          + involved.path("name").asText(""));
+      cells.add(involved.path("fieldPath").asText(""));
+      cells.add(firstText(e, "source/component", "reportingComponent") == null ? ""
+          : firstText(e, "source/component", "reportingComponent"));
+      cells.add(e.path("message").asText(""));
+      cells.add(first == null ? "<unknown>" : cell("date", JSON.getNodeFactory().textNode(first)).asText());
+      cells.add(e.path("count").asInt(1));
+      cells.add(e.path("metadata").path("name").asText());
+      if ("Object".equals(includeObject)) {
+        row.set("object", e);
+      } else if (!"None".equals(includeObject)) {
+        row.putObject("object").put("kind", "PartialObjectMetadata").put("apiVersion", "meta.k8s.io/v1")
+            .set("metadata", e.path("metadata"));
+      }
+    }
+    return table;
+  }
+
+  private static String firstText(JsonNode object, String... paths) {
+    for (String path : paths) {
+      JsonNode node = object.at("/" + path);
+      if (node.isTextual() && !node.asText().isEmpty()) {
+        return node.asText();
+      }
+    }
+    return null;
+  }
+
   private JsonNode cell(String type, JsonNode value) {
     if ("date".equals(type)) {
       try {

@@ -164,6 +164,91 @@ class KubectlGatewayTest {
     assertThat(KubectlGateway.served("/apis/coordination.k8s.io/v1/namespaces/shop/leases/l")).isTrue();
   }
 
+  static final String EVENTS = "/api/v1/namespaces/shop/events";
+
+  /**
+   * Issue 31 item 14: {@code kubectl get events --field-selector involvedObject.name=orders} (the
+   * README's "Watch it") and {@code kubectl failover history} select Events by their involved
+   * object; the gateway applies the selector as a real API server does (the mock ignored it and
+   * kubectl printed "No resources found"): {@code =}, {@code ==} and {@code !=}, comma-joined, and
+   * a field Events do not support is a 400.
+   */
+  @Test
+  void eventsAreSelectedByTheirInvolvedObjectAsARealApiServerSelectsThem() throws Exception {
+    event("orders.1", "MysqlFailoverGroup", "orders", "FailoverStarted");
+    event("orders.2", "MysqlFailoverGroup", "orders", "FailoverExecuted");
+    event("billing.1", "MysqlFailoverGroup", "billing", "FailoverStarted");
+    event("pod.1", "Pod", "orders", "Killing");
+
+    assertThat(eventNames("involvedObject.name=orders")).containsExactlyInAnyOrder("orders.1", "orders.2", "pod.1");
+    assertThat(eventNames("involvedObject.kind=MysqlFailoverGroup,involvedObject.name=orders"))
+        .containsExactlyInAnyOrder("orders.1", "orders.2");
+    assertThat(eventNames("involvedObject.name==orders,involvedObject.kind!=MysqlFailoverGroup"))
+        .containsExactly("pod.1");
+    assertThat(eventNames("involvedObject.namespace=shop,involvedObject.name!=orders")).containsExactly("billing.1");
+    assertThat(eventNames("involvedObject.namespace=elsewhere")).isEmpty();
+    assertThat(eventNames("reason=FailoverStarted,metadata.name!=billing.1")).containsExactly("orders.1");
+    // Across namespaces too (kubectl get events -A).
+    assertThat(get("/api/v1/events?fieldSelector=" + encode("involvedObject.name=billing"), "application/json")
+        .path("items")).extracting(i -> i.at("/metadata/name").asText()).containsExactly("billing.1");
+
+    // kubectl asks for a Table: the columns a real API server prints Events with.
+    JsonNode table = get(EVENTS + "?fieldSelector=" + encode("involvedObject.kind=MysqlFailoverGroup,"
+        + "involvedObject.name=orders"), TABLE);
+    assertThat(table.path("columnDefinitions")).filteredOn(c -> c.path("priority").asInt() == 0)
+        .extracting(c -> c.path("name").asText()).containsExactly("Last Seen", "Type", "Reason", "Object", "Message");
+    assertThat(table.path("rows")).hasSize(2).allSatisfy(r -> assertThat(r.at("/cells/3").asText())
+        .isEqualTo("mysqlfailovergroup/orders"));
+    assertThat(table.path("rows")).extracting(r -> r.at("/cells/2").asText())
+        .containsExactlyInAnyOrder("FailoverStarted", "FailoverExecuted");
+
+    for (String refused : List.of(EVENTS + "?fieldSelector=" + encode("involvedObject.colour=red"),
+        GROUPS + "?fieldSelector=" + encode("involvedObject.name=orders"))) {
+      HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(gateway.url() + refused))
+          .header("Accept", "application/json").timeout(Duration.ofSeconds(10)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertThat(response.statusCode()).as(refused).isEqualTo(400);
+      JsonNode status = JSON.readTree(response.body());
+      assertThat(status.path("reason").asText()).isEqualTo("BadRequest");
+      assertThat(status.path("message").asText()).startsWith("field label not supported: involvedObject.");
+    }
+  }
+
+  /** A watch of Events by involved object sees only that object's new Events. */
+  @Test
+  void aWatchOfEventsByInvolvedObjectSeesThatObjectsOnly() throws Exception {
+    JsonNode list = get(EVENTS + "?fieldSelector=" + encode("involvedObject.name=orders"), "application/json");
+    BlockingQueue<String> events = watch(EVENTS + "?fieldSelector=" + encode("involvedObject.name=orders")
+        + "&resourceVersion=" + list.at("/metadata/resourceVersion").asText() + "&watch=true&timeoutSeconds=10",
+        "application/json");
+    event("billing.1", "MysqlFailoverGroup", "billing", "FailoverStarted");
+    event("orders.1", "MysqlFailoverGroup", "orders", "FailoverStarted");
+
+    JsonNode added = JSON.readTree(events.poll(10, TimeUnit.SECONDS));
+    assertThat(added.path("type").asText()).isEqualTo("ADDED");
+    assertThat(added.at("/object/metadata/name").asText()).isEqualTo("orders.1");
+    assertThat(events.poll(1, TimeUnit.SECONDS)).as("nothing about billing").isNull();
+  }
+
+  private void event(String name, String kind, String involved, String reason) {
+    kube.client().v1().events().inNamespace(MockCluster.NAMESPACE).resource(new io.fabric8.kubernetes.api.model
+        .EventBuilder().withNewMetadata().withName(name).withNamespace(MockCluster.NAMESPACE).endMetadata()
+        .withNewInvolvedObject().withKind(kind).withName(involved).withNamespace(MockCluster.NAMESPACE)
+        .endInvolvedObject().withReason(reason).withType("Normal").withMessage(reason + " of " + involved)
+        .withLastTimestamp("2026-04-20T14:32:47Z").build()).create();
+  }
+
+  private List<String> eventNames(String selector) throws Exception {
+    List<String> names = new java.util.ArrayList<>();
+    get(EVENTS + "?fieldSelector=" + encode(selector), "application/json").path("items")
+        .forEach(i -> names.add(i.at("/metadata/name").asText()));
+    return names;
+  }
+
+  private static String encode(String value) {
+    return java.net.URLEncoder.encode(value, java.nio.charset.StandardCharsets.UTF_8);
+  }
+
   private static MysqlFailoverGroupStatus ready(String status) {
     return MysqlFailoverGroupStatus.empty().withConditions(List.of(new ConditionBuilder().withType("Ready")
         .withStatus(status).withReason("PrimaryWritable").withMessage("m")

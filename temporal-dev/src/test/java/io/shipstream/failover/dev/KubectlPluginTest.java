@@ -85,8 +85,10 @@ class KubectlPluginTest {
         .containsExactly("annotate " + g + PauseAnnotation.ANNOTATION + "-");
     assertThat(recorded("promote-anyway", "orders", "pdx").kubectlCalls())
         .containsExactly("annotate " + g + "bloodraven.shipstream.io/promote-anyway=pdx --overwrite");
-    assertThat(recorded("history", "orders").kubectlCalls()).singleElement().asString()
-        .startsWith("get events --field-selector involvedObject.kind=MysqlFailoverGroup,involvedObject.name=orders");
+    assertThat(recorded("history", "orders").kubectlCalls()).hasSize(2).satisfiesExactly(
+        events -> assertThat(events).startsWith(
+            "get events --field-selector involvedObject.kind=MysqlFailoverGroup,involvedObject.name=orders"),
+        runs -> assertThat(runs).startsWith("get " + g + "-o jsonpath={range .status.failoverHistory[*]}"));
     assertThat(recorded("status", "orders").kubectlCalls()).hasSize(3).allSatisfy(c -> assertThat(c)
         .startsWith("get " + g.strip()));
     // kubectl's own flags are passed on, before the subcommand's arguments.
@@ -179,6 +181,65 @@ class KubectlPluginTest {
       // Gone on a real API server; the mock's merge patch keeps the key with a null value.
       assertThat(annotations(kube, orders).get(PauseAnnotation.ANNOTATION)).isNull();
     }
+  }
+
+  /**
+   * Issue 31 item 14, on the playground's gateway with the real kubectl: the README's "Watch it"
+   * command lists the group's Events (it said "No resources found"), and {@code history} prints
+   * them and the group's last failovers (it printed only its header), nothing of another group.
+   */
+  @Test
+  void withTheRealKubectlHistoryPrintsTheGroupsEventsAndItsLastFailovers() throws Exception {
+    Optional<Path> kubectl = Stream.of(System.getenv("PATH").split(":")).map(d -> Path.of(d, "kubectl"))
+        .filter(Files::isExecutable).findFirst();
+    Assumptions.assumeTrue(kubectl.isPresent(), "kubectl is not installed here; KubectlGatewayTest sends its requests");
+    try (MockCluster kube = MockCluster.start();
+        KubectlGateway gateway = KubectlGateway.start(kube.client().getMasterUrl().toString())) {
+      GroupRef orders = new GroupRef(MockCluster.NAMESPACE, "orders");
+      for (String name : List.of("orders", "billing")) {
+        kube.createGroup(name, List.of(MockCluster.site(name, "iad", "10.0.1.10"),
+            MockCluster.site(name, "pdx", "10.0.2.10")));
+        kube.client().v1().events().inNamespace(MockCluster.NAMESPACE).resource(new io.fabric8.kubernetes.api.model
+            .EventBuilder().withNewMetadata().withName(name + ".1").withNamespace(MockCluster.NAMESPACE).endMetadata()
+            .withNewInvolvedObject().withKind("MysqlFailoverGroup").withName(name)
+            .withNamespace(MockCluster.NAMESPACE).endInvolvedObject().withReason("FailoverExecuted").withType("Normal")
+            .withMessage("promoted pdx of " + name).withLastTimestamp("2026-04-20T14:32:47Z").build()).create();
+      }
+      kube.setStatus(orders, io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.empty().withActiveSite("pdx")
+          .withFailoverHistory(List.of(
+              new io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.FailoverHistoryEntry(
+                  orders.workflowId(), "run-2", "planned", "pdx", "Succeeded", null, "2026-04-20T14:32:46Z", 0.25),
+              new io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.FailoverHistoryEntry(
+                  orders.workflowId(), "run-1", "emergency", "iad", "Failed", "ExecuteFailed", "2026-04-20T13:00:00Z",
+                  4.5))));
+      Path config = Kubeconfig.write(gateway.url(), MockCluster.NAMESPACE, dir.resolve("kubeconfig"));
+      Map<String, String> env = Map.of("KUBECONFIG", config.toString(), "HOME", dir.toString());
+
+      Run watchIt = kubectlRun(kubectl.get(), env, "get", "events", "--field-selector", "involvedObject.name=orders");
+      assertThat(watchIt.exit()).as(watchIt.output()).isZero();
+      assertThat(watchIt.output()).contains("FailoverExecuted").contains("promoted pdx of orders")
+          .doesNotContain("of billing").doesNotContain("No resources found");
+
+      Run history = run(env, new String[] {"history", "orders"}, null);
+      assertThat(history.exit()).as(history.output()).isZero();
+      assertThat(history.output()).contains("FailoverExecuted").contains("promoted pdx of orders")
+          .doesNotContain("of billing").contains("FAILOVERS (newest first)");
+      String runs = history.output().substring(history.output().indexOf("FAILOVERS"));
+      assertThat(runs).contains("2026-04-20T14:32:46Z  planned to pdx  Succeeded   0.25s  run run-2")
+          .contains("2026-04-20T13:00:00Z  emergency to iad  Failed ExecuteFailed  4.5s  run run-1");
+      assertThat(runs.indexOf("run-2")).as("newest first").isLessThan(runs.indexOf("run-1"));
+    }
+  }
+
+  /** Runs kubectl itself with {@code env}. */
+  private static Run kubectlRun(Path kubectl, Map<String, String> env, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(kubectl.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    return new Run(p.waitFor(), output, List.of());
   }
 
   private static Map<String, String> annotations(MockCluster kube, GroupRef ref) {

@@ -59,7 +59,7 @@ final class GroupStore {
    * whole, so no stale member of, say, the previous plannedFailover survives.
    */
   void patchStatusFields(GroupRef group, Map<String, Object> fields, String what) {
-    patchStatusFields(group, fields, what, null, null);
+    patchStatusFields(group, fields, what, null, null, null);
   }
 
   /**
@@ -68,7 +68,8 @@ final class GroupStore {
    * {@code at}: a write that arrives late (a retry of a
    * failover long finished, still running in a worker after an API outage) never overwrites the
    * record of a newer failover. The check and the write are one step on the server: the patch
-   * tests the resourceVersion it read, and a conflicting write makes it read and decide again.
+   * tests the time it read at {@code timeField} (the resourceVersion while none is recorded), and a
+   * write that changed it makes it read and decide again; writes of other fields do not.
    *
    * <p>{@code atText} is the text this write stores at {@code timeField}, when it stores one. The
    * later writes of the same failover find their own time there, so they are first sent as one
@@ -79,14 +80,24 @@ final class GroupStore {
    */
   void patchStatusFieldsUnlessNewer(GroupRef group, Map<String, Object> fields, String what, String timeField,
       Instant at, String atText) {
+    patchStatusFieldsUnlessNewer(group, fields, what, timeField, at, atText, null);
+  }
+
+  /**
+   * As above, and the fields {@code derived} computes from the status as read written in the same
+   * patch (a list the write extends, such as {@code failoverHistory}); null: none. A derived write
+   * always reads first, and its patch tests the resourceVersion read, so no concurrent write is lost.
+   */
+  void patchStatusFieldsUnlessNewer(GroupRef group, Map<String, Object> fields, String what, String timeField,
+      Instant at, String atText, java.util.function.Function<MysqlFailoverGroupStatus, Map<String, Object>> derived) {
     // Only a hint of which way is likely to take one request: both ways are guarded.
     String key = group + " " + timeField;
-    if (atText != null && atText.equals(lastTimeWritten.get(key))
+    if (derived == null && atText != null && atText.equals(lastTimeWritten.get(key))
         && fields.values().stream().allMatch(java.util.Objects::nonNull)
         && patchIfTimeIs(group, fields, what, timeField, atText)) {
       return;
     }
-    patchStatusFields(group, fields, what, timeField, at);
+    patchStatusFields(group, fields, what, timeField, at, derived);
     if (atText != null) {
       lastTimeWritten.put(key, atText);
     }
@@ -109,19 +120,35 @@ final class GroupStore {
     return true;
   }
 
-  private void patchStatusFields(GroupRef group, Map<String, Object> fields, String what, String timeField,
-      Instant at) {
+  private void patchStatusFields(GroupRef group, Map<String, Object> written, String what, String timeField,
+      Instant at, java.util.function.Function<MysqlFailoverGroupStatus, Map<String, Object>> derived) {
     Conflicts.retryRun(what + " on " + group, () -> {
       MysqlFailoverGroup cr = require(group);
+      Map<String, Object> fields = written;
+      if (derived != null) {
+        fields = new LinkedHashMap<>(written);
+        fields.putAll(derived.apply(cr.getStatus()));
+      }
       JsonPatch patch = new JsonPatch();
       if (timeField != null && cr.getStatus() != null) {
-        Instant recorded = instantOrNull(at(asMap(cr.getStatus()), timeField));
+        Object recordedText = at(asMap(cr.getStatus()), timeField);
+        Instant recorded = instantOrNull(recordedText);
         if (recorded != null && at != null && recorded.isAfter(at)) {
           log.warn("Not writing {} of MysqlFailoverGroup {}: status.{} {} is newer than this write's {}", what,
               group, timeField, recorded, at);
           return;
         }
-        patch.test("/metadata/resourceVersion", cr.getMetadata().getResourceVersion());
+        if (recordedText instanceof String text && derived == null) {
+          // The guard is the time field as read: only a write of another failover changes it. A
+          // test of the resourceVersion also failed on every unrelated write in between (the same
+          // run's phase writes beside its failover record, the watcher's status.sites), and each
+          // retry waited and read again: the failover record took three tries in a busy run.
+          patch.test(JsonPatch.pointer(("status." + timeField).split("\\.")), text);
+        } else {
+          // No time recorded yet (a test cannot say "absent"), or a list derived from the status
+          // as read: nothing may have changed since.
+          patch.test("/metadata/resourceVersion", cr.getMetadata().getResourceVersion());
+        }
       }
       if (cr.getStatus() == null) {
         // A fresh resource has no status object, and a JSON patch cannot add a member to a

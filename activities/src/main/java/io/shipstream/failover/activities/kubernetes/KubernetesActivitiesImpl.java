@@ -64,25 +64,45 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
   @Override
   public void writePlannedFailoverStatus(GroupRef group, PlannedFailoverStatus planned,
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
-    writeFailoverStatus(group, "plannedFailover", planned, planned.startTime(), workflow);
+    writeFailoverStatus(group, "plannedFailover", planned, planned.startTime(), workflow,
+        historyEntry("planned", planned.phase(), planned.target(), planned.reason(), planned.startTime(),
+            planned.durationSeconds(), workflow));
   }
 
   @Override
   public void writeEmergencyFailoverStatus(GroupRef group, EmergencyFailoverStatus emergency,
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
-    writeFailoverStatus(group, "emergencyFailover", emergency, emergency.startTime(), workflow);
+    writeFailoverStatus(group, "emergencyFailover", emergency, emergency.startTime(), workflow,
+        historyEntry("emergency", emergency.phase(), emergency.target(), emergency.reason(), emergency.startTime(),
+            emergency.durationSeconds(), workflow));
+  }
+
+  /** The run's line in {@code status.failoverHistory} when {@code phase} ends it; null while it runs. */
+  private static MysqlFailoverGroupStatus.FailoverHistoryEntry historyEntry(String kind, String phase, String target,
+      String reason, String startTime, Double durationSeconds, MysqlFailoverGroupStatus.WorkflowRef workflow) {
+    if (!io.shipstream.failover.model.Phase.isTerminal(phase)) {
+      return null;
+    }
+    return new MysqlFailoverGroupStatus.FailoverHistoryEntry(workflow == null ? null : workflow.workflowId(),
+        workflow == null ? null : workflow.runId(), kind, target, phase,
+        "Succeeded".equals(phase) ? null : reason, startTime, durationSeconds);
   }
 
   /**
    * Writes a failover's status field and the workflow that runs it. A late retry of an older
-   * failover's status must not replace a newer failover's.
+   * failover's status must not replace a newer failover's. The write of its terminal phase also
+   * puts the run first in {@code status.failoverHistory} ({@code finished}; null before), in the
+   * same patch, so the history and the record never disagree.
    */
   private void writeFailoverStatus(GroupRef group, String field, Object status, String startTime,
-      MysqlFailoverGroupStatus.WorkflowRef workflow) {
+      MysqlFailoverGroupStatus.WorkflowRef workflow, MysqlFailoverGroupStatus.FailoverHistoryEntry finished) {
     Map<String, Object> fields = new LinkedHashMap<>();
     fields.put(field, status);
     fields.put("workflow", workflow);
-    groups.patchStatusFieldsUnlessNewer(group, fields, field, field + ".startTime", startTime(startTime), startTime);
+    groups.patchStatusFieldsUnlessNewer(group, fields, field, field + ".startTime", startTime(startTime), startTime,
+        finished == null ? null : current -> Map.of("failoverHistory",
+            MysqlFailoverGroupStatus.FailoverHistoryEntry.prepended(current == null ? null : current.failoverHistory(),
+                finished)));
   }
 
   @Override

@@ -71,6 +71,33 @@ class EmergencyFailoverStatusTest {
     assertThat(status.activeSite()).isEqualTo("pdx");
   }
 
+  /**
+   * Issue 31 item 14: the write of a run's terminal phase puts the run first in
+   * status.failoverHistory; the writes before it leave the history alone, a retried terminal
+   * write does not add it twice, and a planned run's end is recorded the same way.
+   */
+  @Test
+  void theTerminalWritePutsTheRunFirstInTheFailoverHistory() {
+    activities.writeEmergencyFailoverStatus(ORDERS, emergency("Fencing", null, null), workflowRef("run-1"));
+    assertThat(cluster.group(ORDERS).getStatus().failoverHistory()).isNull();
+
+    EmergencyFailoverStatus succeeded = new EmergencyFailoverStatus("Succeeded", "iad", "pdx", "iad unreachable", null,
+        "2025-03-01T12:00:00Z", "2025-03-01T12:00:04Z", 4.25, true, "0-1-100", "0-1-100", 0L, "", "promoted pdx");
+    activities.writeEmergencyFailoverStatus(ORDERS, succeeded, workflowRef("run-1"));
+    activities.writeEmergencyFailoverStatus(ORDERS, succeeded, workflowRef("run-1"));
+    activities.writePlannedFailoverStatus(ORDERS, new PlannedFailoverStatus("Failed", "iad", "pdx", null, null,
+        "2025-03-01T13:00:00Z", "2025-03-01T13:05:00Z", 300.0, null, "LagTimeout", null, "pdx lagged", null),
+        new WorkflowRef("PlannedFailover", "mysqlfailovergroup/shop/orders", "run-2"));
+
+    assertThat(cluster.group(ORDERS).getStatus().failoverHistory()).containsExactly(
+        new MysqlFailoverGroupStatus.FailoverHistoryEntry("mysqlfailovergroup/shop/orders", "run-2", "planned", "iad",
+            "Failed", "LagTimeout", "2025-03-01T13:00:00Z", 300.0),
+        new MysqlFailoverGroupStatus.FailoverHistoryEntry("mysqlfailovergroup/shop/orders", "run-1", "emergency",
+            "pdx", "Succeeded", null, "2025-03-01T12:00:00Z", 4.25));
+    assertThat(cluster.group(ORDERS).getStatus().plannedFailover().phase()).isEqualTo("Failed");
+    assertThat(cluster.group(ORDERS).getStatus().emergencyFailover().phase()).isEqualTo("Succeeded");
+  }
+
   private static EmergencyFailoverStatus emergency(String phase, Long lost, String lostGtid) {
     return new EmergencyFailoverStatus(phase, "iad", "pdx", "iad unreachable for 3 polls", null,
         "2025-03-01T12:00:00Z", null, null, false, "0-1-100", lost == null ? null : "0-1-97", lost, lostGtid, null);

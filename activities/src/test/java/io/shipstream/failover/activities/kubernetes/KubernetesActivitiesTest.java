@@ -164,6 +164,47 @@ class KubernetesActivitiesTest {
     assertThat(status.cooldownSince()).isEqualTo("2025-03-01T12:00:00Z");
   }
 
+  /**
+   * Issue 31 item 14a: the failover record is guarded by the time it read, not by the resource's
+   * version, so an unrelated status write that lands between its read and its patch (the run's own
+   * phase write beside it, the watcher's status.sites) neither makes it read again nor is lost.
+   */
+  @Test
+  void aFailoverRecordRacedByAnUnrelatedStatusWriteLandsAtOnceAndKeepsThatWrite() {
+    activities.recordFailover(ORDERS, "iad", "2025-03-01T12:00:05Z", "0-1-10");
+    MysqlFailoverGroupStatus.SiteStatus seen = new MysqlFailoverGroupStatus.SiteStatus("pdx", "READ_ONLY",
+        "2025-03-01T12:09:00Z", true, "0-1-12", 0L, null);
+    var raced = new KubernetesActivitiesImpl(cluster.clientRacedBy("PATCH", "/mysqlfailovergroups/orders/status",
+        c -> cluster.setStatus(ORDERS, new MysqlFailoverGroupStatus("iad", "2025-03-01T12:00:05Z", "iad", "0-1-10",
+            List.of(seen), null, null, null, null, null))), Clock.fixed(NOW, ZoneOffset.UTC));
+    int before = cluster.requestCount();
+
+    raced.recordFailover(ORDERS, "pdx", "2025-03-01T12:10:00Z", "0-1-12");
+
+    // The racing write (a read and a replace) and the record's read and patch: no second try.
+    assertThat(cluster.requestCount() - before).isEqualTo(4);
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.activeSite()).isEqualTo("pdx");
+    assertThat(status.lastFailover()).isEqualTo("2025-03-01T12:10:00Z");
+    assertThat(status.sites()).containsExactly(seen);
+  }
+
+  /** The time guard still holds: a newer failover recorded between the read and the patch wins. */
+  @Test
+  void aFailoverRecordRacedByANewerRecordIsNotWritten() {
+    activities.recordFailover(ORDERS, "iad", "2025-03-01T12:00:05Z", "0-1-10");
+    var raced = new KubernetesActivitiesImpl(cluster.clientRacedBy("PATCH", "/mysqlfailovergroups/orders/status",
+        c -> activities.recordFailover(ORDERS, "iad", "2025-03-01T12:20:00Z", "0-1-30")),
+        Clock.fixed(NOW, ZoneOffset.UTC));
+
+    raced.recordFailover(ORDERS, "pdx", "2025-03-01T12:10:00Z", "0-1-12");
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.activeSite()).isEqualTo("iad");
+    assertThat(status.lastFailover()).isEqualTo("2025-03-01T12:20:00Z");
+    assertThat(status.promotionGtidExecuted()).isEqualTo("0-1-30");
+  }
+
   @Test
   void aLateStatusWriteOfAnOlderPlannedFailoverLeavesTheNewerOnesStatus() {
     PlannedFailoverStatus newer = new PlannedFailoverStatus("WaitingForLag", "iad", "pdx", null, null,

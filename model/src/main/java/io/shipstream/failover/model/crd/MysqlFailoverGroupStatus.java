@@ -33,7 +33,24 @@ public record MysqlFailoverGroupStatus(
         + "runs from here. Unlike lastFailover, a failover rolled back before its promotion took effect leaves it "
         + "alone. Absent in a status written before it existed: the cooldown then runs from lastFailover when that "
         + "record carries promotionGtidExecuted (a promotion's).")
-    String lastPromotion) {
+    String lastPromotion,
+    @JsonPropertyDescription("The group's last ten finished failovers, newest first, each written by its workflow "
+        + "when it ended: kubectl failover history prints them beside the Events.")
+    List<FailoverHistoryEntry> failoverHistory) {
+
+  /** How many entries {@code failoverHistory} keeps: the oldest go first. */
+  public static final int FAILOVER_HISTORY_KEPT = 10;
+
+  /** A status without the failover history. */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover,
+      SemiSyncStatus semiSync, List<String> fencedSites, List<LostTransactions> lostTransactions,
+      String lastPromotion) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, semiSync, fencedSites, lostTransactions, lastPromotion,
+        null);
+  }
 
   /** How many entries {@code lostTransactions} keeps: the oldest go first. */
   public static final int LOST_TRANSACTIONS_KEPT = 10;
@@ -142,6 +159,39 @@ public record MysqlFailoverGroupStatus(
   public record LostTransactions(String site, String failover, String activeSite, String gtid, Long count,
       String detectedAt) {}
 
+  /**
+   * {@code status.failoverHistory[]}: one finished failover, written by its workflow with its
+   * terminal phase.
+   *
+   * @param workflowId the group's failover workflow id (one per group)
+   * @param runId the run, which tells the failovers of one group apart
+   * @param kind planned or emergency
+   * @param target the site it promoted, or was to promote
+   * @param result Succeeded or Failed
+   * @param reason why it failed, as in plannedFailover.reason; absent when it succeeded
+   * @param startTime when it started (RFC 3339)
+   * @param durationSeconds how long it ran
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record FailoverHistoryEntry(String workflowId, String runId, String kind, String target, String result,
+      String reason, String startTime, Double durationSeconds) {
+
+    /**
+     * {@code history} with {@code entry} first: an entry of the same run is replaced (a retried
+     * write), and only the newest {@link #FAILOVER_HISTORY_KEPT} are kept.
+     */
+    public static List<FailoverHistoryEntry> prepended(List<FailoverHistoryEntry> history, FailoverHistoryEntry entry) {
+      List<FailoverHistoryEntry> out = new java.util.ArrayList<>();
+      out.add(entry);
+      if (history != null) {
+        history.stream().filter(e -> e != null && !java.util.Objects.equals(e.runId(), entry.runId()))
+            .forEach(out::add);
+      }
+      return List.copyOf(out.subList(0, Math.min(out.size(), FAILOVER_HISTORY_KEPT)));
+    }
+  }
+
   /** The Temporal workflow of the current or last failover, so a user can find its history. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
@@ -150,13 +200,13 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion);
+        lostTransactions, lastPromotion, failoverHistory);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion);
+        lostTransactions, lastPromotion, failoverHistory);
   }
 
   /**
@@ -166,45 +216,52 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, promotionGtid != null ? at : lastPromotion);
+        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory);
   }
 
   /** The time the last promotion took effect ({@code lastPromotion}), where the cooldown starts. */
   public MysqlFailoverGroupStatus withLastPromotion(String at) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, at);
+        lostTransactions, at, failoverHistory);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion);
+        lostTransactions, lastPromotion, failoverHistory);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion);
+        lostTransactions, lastPromotion, failoverHistory);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites,
-        lostTransactions, lastPromotion);
+        lostTransactions, lastPromotion, failoverHistory);
   }
 
   /** The transactions the group is known to have lost ({@link LostTransactions}). */
   public MysqlFailoverGroupStatus withLostTransactions(List<LostTransactions> lost) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lost, lastPromotion);
+        lost, lastPromotion, failoverHistory);
   }
 
   /** The sites a DBA fenced, as the watcher accepted them. */
   public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced,
-        lostTransactions, lastPromotion);
+        lostTransactions, lastPromotion, failoverHistory);
+  }
+
+  /** The group's last finished failovers, newest first ({@link FailoverHistoryEntry}). */
+  public MysqlFailoverGroupStatus withFailoverHistory(List<FailoverHistoryEntry> history) {
+    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions, lastPromotion, history);
   }
 }

@@ -302,4 +302,26 @@ public final class GroupConditions {
     }
     return true;
   }
+
+  /**
+   * Whether {@code a} and {@code b} say the same about a failover run: the status and reason of
+   * Ready and Progressing. While a run owns the group's status, the watcher writes its conditions
+   * only when these change (the run began), and the rest once the run has ended.
+   */
+  public static boolean sameRunConditions(List<Condition> a, List<Condition> b) {
+    for (String type : List.of(READY, PROGRESSING)) {
+      Condition x = find(a, type);
+      Condition y = find(b, type);
+      if (x == null || y == null || !Objects.equals(x.getStatus(), y.getStatus())
+          || !Objects.equals(x.getReason(), y.getReason())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static Condition find(List<Condition> conditions, String type) {
+    return conditions == null ? null
+        : conditions.stream().filter(c -> type.equals(c.getType())).findFirst().orElse(null);
+  }
 }

@@ -42,6 +42,8 @@ final class StatusSamples {
         false, "every commit waits for 1 replica acknowledgement(s) (1 connected)"), List.of("dr"),
         List.of(new MysqlFailoverGroupStatus.LostTransactions("iad", "2026-04-20T15:00:00Z", "pdx",
             "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182733-9182740", 8L, "2026-04-20T15:02:10Z")),
-        "2026-04-20T14:32:47Z");
+        "2026-04-20T14:32:47Z",
+        List.of(new MysqlFailoverGroupStatus.FailoverHistoryEntry("mysqlfailovergroup/shop/orders", "7a2d3e4f-5b6c",
+            "emergency", "pdx", "Failed", "ExecuteFailed", "2026-04-20T15:00:00Z", 4.2)));
   }
 }

@@ -143,6 +143,23 @@ class GroupConditionsTest {
     assertThat(degraded.getMessage()).doesNotContain("every site answers").contains("Ready");
   }
 
+  /**
+   * While a run owns the status only a change of what the conditions say about the run is news
+   * (issue 31 item 14a): a Degraded that changes meanwhile is not; the run's start and end are.
+   */
+  @Test
+  void onlyReadyAndProgressingTellARunsNews() {
+    List<Condition> idle = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of()), null);
+    List<Condition> running = compute(new Facts(null, "iad", null, true, new Verdict.Healthy("iad"), List.of()), idle);
+    List<Condition> runningDegraded = compute(new Facts(null, "iad", null, true,
+        new Verdict.Degraded("iad", "site 'dr' is unreachable"), List.of()), running);
+
+    assertThat(GroupConditions.sameRunConditions(idle, running)).isFalse();
+    assertThat(GroupConditions.sameRunConditions(running, runningDegraded)).isTrue();
+    assertThat(GroupConditions.sameExceptTimes(running, runningDegraded)).isFalse();
+    assertThat(GroupConditions.sameRunConditions(List.of(), running)).as("nothing written yet").isFalse();
+  }
+
   @Test
   void theTransitionTimeHoldsWhileTheStatusDoesAndMovesWhenItChanges() {
     List<Condition> first = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"), List.of()), null);

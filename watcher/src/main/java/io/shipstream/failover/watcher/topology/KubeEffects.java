@@ -35,6 +35,7 @@ import java.util.function.Function;
  */
 public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Effects {
   static final String COMPONENT = "bloodraven-failover";
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(KubeEffects.class);
 
   private final KubernetesClient client;
   private final FailoverStarter starter;
@@ -68,7 +69,74 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
       starter.preemptPlanned(group, "pre-empted by an emergency failover: the active site '" + p.failedSite()
           + "' failed (" + p.reason() + ")");
     }
+    if (outcome instanceof FailoverStarter.Started started) {
+      replacePreviousRecord(group, p, started.runId());
+    }
     return outcome instanceof FailoverStarter.Started;
+  }
+
+  /** How often {@link #replacePreviousRecord} reads again after another write came between. */
+  private static final int RECORD_ATTEMPTS = 3;
+
+  /**
+   * The first thing after an emergency start: {@code status.emergencyFailover} still holds the
+   * previous run's record (Succeeded, say) until the new run's first step writes its own, which
+   * waits for a worker to take the run, and a script polling for Succeeded would take the old run
+   * for the new one. So the record is replaced here by the new run's: Pending, with its failed
+   * site, target and trigger, and {@code status.workflow} naming its run id.
+   *
+   * <p>Written only while it replaces exactly what was read: the patch tests the resourceVersion
+   * read just before, and a write that came between (the run's own first write, which carries the
+   * same run id) makes it read and decide again. Nothing is written when the status names another
+   * site active than the failed one: the run will find its request superseded and end without
+   * writing (it must not overwrite the real outcome), so a Pending written here would stay for ever.
+   * No {@code startTime} is set: the run's own writes are refused when the recorded start is later
+   * than theirs, and this process's clock is not the workflow's.
+   */
+  void replacePreviousRecord(GroupRef group, Verdict.Promote p, String runId) {
+    for (int attempt = 1; attempt <= RECORD_ATTEMPTS; attempt++) {
+      MysqlFailoverGroup current;
+      try {
+        current = client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name())
+            .get();
+      } catch (KubernetesClientException e) {
+        log.warn("{}: cannot read the group to replace the previous "
+            + "emergency failover's record: {}", group, e.toString());
+        return;
+      }
+      MysqlFailoverGroupStatus status = current == null ? null : current.getStatus();
+      if (status == null || status.emergencyFailover() == null || !p.failedSite().equals(status.activeSite())
+          || status.workflow() != null && runId.equals(status.workflow().runId())) {
+        // No previous record to mistake for this run's, a superseded request, or the run wrote first.
+        return;
+      }
+      EmergencyFailoverStatus pending = new EmergencyFailoverStatus(Phase.Pending.name(), p.failedSite(),
+          p.candidate(), p.reason(), null, null, null, null, null, p.failedSiteLastGtid(), null, null, null,
+          "started by the watcher at " + Instant.now(clock) + "; waiting for a worker to take its first step");
+      MysqlFailoverGroupStatus.WorkflowRef workflow = new MysqlFailoverGroupStatus.WorkflowRef(
+          io.shipstream.failover.workflows.common.FailoverKind.EMERGENCY.workflowType(), group.workflowId(), runId);
+      List<Map<String, Object>> ops = List.of(
+          Map.of("op", "test", "path", "/metadata/resourceVersion", "value",
+              current.getMetadata().getResourceVersion()),
+          Map.of("op", "add", "path", "/status/emergencyFailover", "value", pending),
+          Map.of("op", "add", "path", "/status/workflow", "value", workflow));
+      MysqlFailoverGroup target = new MysqlFailoverGroup();
+      target.getMetadata().setName(group.name());
+      target.getMetadata().setNamespace(group.namespace());
+      try {
+        client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).resource(target)
+            .subresource("status")
+            .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(ops));
+        return;
+      } catch (KubernetesClientException e) {
+        if (!io.shipstream.failover.kube.Conflicts.isConflict(e)) {
+          // Best effort: the run's own first write follows.
+          log.warn("{}: cannot replace the previous emergency "
+              + "failover's record: {}", group, e.toString());
+          return;
+        }
+      }
+    }
   }
 
   /** Whether the group's planned failover, as its status last said, only waits ({@link Phase#isWaiting}). */

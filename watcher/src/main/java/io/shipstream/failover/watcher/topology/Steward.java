@@ -196,6 +196,14 @@ public final class Steward {
 
   /** Writes the conditions when they say something new. */
   void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts) {
+    conditions(ref, group, facts, facts.failoverRunning());
+  }
+
+  /**
+   * As above; with {@code runOwnsStatus} (a failover's workflow owns the status, {@link
+   * TopologyMonitor#runOwnsStatus}) only a change of what the conditions say about the run is written.
+   */
+  void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts, boolean runOwnsStatus) {
     MysqlFailoverGroupStatus status = group.getStatus();
     // What the resource holds, not what was last written: a status another writer replaced is written again.
     List<Condition> previous = status == null || status.conditions() == null ? List.of() : status.conditions();
@@ -211,6 +219,12 @@ public final class Steward {
       metrics.state().conditions(ref, next);
     }
     if (GroupConditions.sameExceptTimes(previous, next)) {
+      return;
+    }
+    if (runOwnsStatus && GroupConditions.sameRunConditions(previous, next)) {
+      // A failover's workflow owns the status while it runs (see TopologyMonitor#writeSites): only
+      // the news that it runs (Ready=False, Progressing=True) is written then; whatever else changed
+      // is written on the first evaluation after its terminal phase, which computes it again.
       return;
     }
     try {
@@ -299,6 +313,19 @@ public final class Steward {
   static boolean plannedFailoverHolds(MysqlFailoverGroupStatus status) {
     String planned = status == null || status.plannedFailover() == null ? null : status.plannedFailover().phase();
     return planned != null && !Phase.isTerminal(planned) && !Phase.isWaiting(planned);
+  }
+
+  /**
+   * Whether a failover's workflow runs for the group (asked of Temporal; a planned one that only
+   * waits does not count). A Temporal outage answers true: the caller holds back, and asks again.
+   */
+  boolean runConfirmed(GroupRef ref) {
+    try {
+      return effects.failoverRunning(ref);
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot ask Temporal whether a failover runs: {}", ref, e.toString());
+      return true;
+    }
   }
 
   void forget(GroupRef ref) {

@@ -76,6 +76,12 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   static final Duration POLL_THREAD_IDLE = Duration.ofSeconds(30);
   /** How often unchanged-state details (GTID sets, lag) are written to status.sites at most. */
   static final Duration DETAIL_REFRESH = Duration.ofSeconds(5);
+  /**
+   * How long a run shown in the status owns it on the status's word alone; after that Temporal is
+   * asked (every {@link #DETAIL_REFRESH}), so a run that ended without writing its terminal phase
+   * (terminated by hand) does not hold the watcher's status writes back for ever.
+   */
+  static final Duration RUN_CONFIRM_AFTER = Duration.ofSeconds(30);
 
   private final SiteConnector sites;
   private final Reactions reactions;
@@ -114,6 +120,12 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     final AtomicBoolean stopped = new AtomicBoolean();
     List<SiteStatus> written;
     Instant writtenAt = Instant.EPOCH;
+    /** A write of status.sites was held back while a failover's workflow owned the status: due at once after it. */
+    boolean held;
+    /** Since when the status has shown a failover run, and when (and what) Temporal last said of it. */
+    Instant runShownSince;
+    Instant runAskedAt;
+    boolean runAsked;
     /** Holistic detection: the replicas' latest answer about the primary, while its polls fail. */
     volatile Confirmation confirmation;
     /** When the first failing poll of the current run of failures of the primary began; null while it answers. */
@@ -582,7 +594,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       if (!flavorProblems.isEmpty()) {
         // Servers of both flavors (or not the declared one): nothing is adopted, fenced or failed
         // over, and the group is reported as its spec would be had it declared them.
-        writeSites(w, now);
+        writeSites(w, now, runOwnsStatus(w, status, now));
         if (steward != null && resource.isPresent()) {
           steward.invalidSpec(g.group(), resource.get(), flavorProblems);
         } else {
@@ -644,7 +656,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           }
         }
       }
-      writeSites(w, now);
+      boolean runOwns = runOwnsStatus(w, status, now);
+      writeSites(w, now, runOwns);
       metrics.state().verdict(g.group(), verdict);
       metrics.state().recovery(g.group(), status);
       if (steward != null && resource.isPresent()) {
@@ -687,7 +700,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         }
         steward.conditions(g.group(), resource.get(), new GroupConditions.Facts(w.rejectedSpec, effective.activeSite(),
             adoption instanceof Adoption.Adopt ? null : adoption, Steward.failoverRunning(status), verdict,
-            problems).withPaused(paused).withFenced(fenced));
+            problems).withPaused(paused).withFenced(fenced), runOwns);
       }
     } catch (RuntimeException e) {
       // The next poll evaluates again; the monitor must outlive a Temporal or API outage.
@@ -706,23 +719,67 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   }
 
   /**
+   * Whether a failover's workflow owns the group's status now, so the monitor leaves it alone (see
+   * {@link #writeSites}): the status shows a run past waiting ({@link Steward#failoverRunning}), the
+   * run's own word, on the resource before its first step. A run shown for longer than {@link
+   * #RUN_CONFIRM_AFTER} is confirmed with Temporal, so a status left behind by a run that ended
+   * without its last write is written again.
+   */
+  boolean runOwnsStatus(Watched w, MysqlFailoverGroupStatus status, Instant now) {
+    if (!Steward.failoverRunning(status)) {
+      w.runShownSince = null;
+      w.runAskedAt = null;
+      return false;
+    }
+    if (w.runShownSince == null) {
+      w.runShownSince = now;
+    }
+    if (steward == null || now.isBefore(w.runShownSince.plus(RUN_CONFIRM_AFTER))) {
+      return true;
+    }
+    if (w.runAskedAt == null || !now.isBefore(w.runAskedAt.plus(DETAIL_REFRESH))) {
+      w.runAskedAt = now;
+      w.runAsked = steward.runConfirmed(w.polls.group());
+      if (!w.runAsked) {
+        log.warn("{}: the status shows a failover running since {} or before, but no workflow runs: the watcher "
+            + "writes the group's status again", w.polls.group(), w.runShownSince);
+      }
+    }
+    return w.runAsked;
+  }
+
+  /**
    * Writes status.sites when a site's state or replication changed, and otherwise at most every
    * {@link #DETAIL_REFRESH}: GTID sets and lastSeen move on every poll of a busy group, and a
    * status write per poll would load the API server for nothing.
+   *
+   * <p>While a failover's workflow owns the group ({@code runOwns}: its status shows a run past
+   * waiting, {@link Steward#failoverRunning}), nothing is written: the run writes the status at
+   * every phase change, its first writes and its failover record are guarded by the resourceVersion
+   * they read, and each write of ours in between made them read and write again (a planned failover
+   * took 460 ms instead of 250 ms when the monitor began writing beside it). Nothing reads
+   * status.sites during the run: the emergency workflow reads the divergent sites from the status it
+   * starts from, and the old-primary recovery keeps its outcomes in memory. The held write is made
+   * on the first evaluation after the run's terminal phase, whatever {@link #DETAIL_REFRESH} says.
    */
-  private void writeSites(Watched w, Instant now) {
+  private void writeSites(Watched w, Instant now, boolean runOwns) {
     List<SiteStatus> current = recovery == null ? w.polls.siteStatuses()
         : recovery.withDivergence(w.polls.group(), w.polls.siteStatuses());
     if (current.equals(w.written)) {
       return;
     }
-    boolean significant = w.written == null || !essentials(current).equals(essentials(w.written));
+    if (runOwns) {
+      w.held = true;
+      return;
+    }
+    boolean significant = w.held || w.written == null || !essentials(current).equals(essentials(w.written));
     if (!significant && now.isBefore(w.writtenAt.plus(DETAIL_REFRESH))) {
       return;
     }
     statusWriter.accept(w.polls.group(), current);
     w.written = current;
     w.writtenAt = now;
+    w.held = false;
   }
 
   private static List<List<Object>> essentials(List<SiteStatus> sites) {

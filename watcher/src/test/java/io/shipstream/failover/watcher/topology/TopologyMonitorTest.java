@@ -275,7 +275,8 @@ class TopologyMonitorTest {
       effects.running = true;
     }
     start(g, null);
-    await(() -> !written.isEmpty(), "the first status.sites");
+    // The run owns the status (nothing is written meanwhile): wait for every site's polls instead.
+    await(() -> polls.getOrDefault("dr", 0) >= 2, "two polls of every site");
 
     deadSites.add("iad");
     await(() -> !eventsWith("FailoverBlocked").isEmpty(), "a FailoverBlocked Event");
@@ -284,6 +285,62 @@ class TopologyMonitorTest {
         .startsWith("Warning FailoverBlocked: ConcurrentOperation: the active site 'iad' is unreachable but a "
             + "failover workflow is already running");
     assertThat(effects.starts()).isEmpty();
+  }
+
+  /**
+   * Item 14a of issue 31: while a failover's workflow owns the group (its status shows a run past
+   * waiting) the monitor writes neither status.sites nor conditions beyond the news that the run
+   * started; what changed meanwhile is written on the first evaluation after the run's terminal phase.
+   */
+  @Test
+  void whileAFailoverRunsTheMonitorLeavesTheStatusToItAndWritesWhatChangedRightAfterItEnds() {
+    MysqlFailoverGroup g = group();
+    io.shipstream.failover.model.crd.PlannedFailoverStatus promoting =
+        new io.shipstream.failover.model.crd.PlannedFailoverStatus("Promoting", "pdx", "iad", "0-1-10", null,
+            "2025-03-01T12:00:00Z", null, null, null, null, null, "promoting pdx", null);
+    g.setStatus(g.getStatus().withPlannedFailover(promoting));
+    synchronized (effects) {
+      effects.running = true;
+    }
+    List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
+    // The writer stores what it wrote in the resource, as the API server would: the next pass compares with it.
+    Steward steward = new Steward(effects, (ref, c, generation) -> {
+      conditions.add(c);
+      g.setStatus(g.getStatus().withConditions(c, generation));
+    }, Clock.systemUTC(), null, null);
+    start(g, null, steward);
+
+    await(() -> polls.getOrDefault("dr", 0) >= 3, "three polls of every site");
+    // The news that a run began is written once: the run's own writes are guarded, and nothing else comes between.
+    assertThat(conditions).singleElement().satisfies(c -> {
+      assertThat(condition(c, "Progressing").getStatus()).isEqualTo("True");
+      assertThat(condition(c, "Ready").getReason()).isEqualTo("FailoverInProgress");
+    });
+    assertThat(written).isEmpty();
+
+    // A site dies during the run: its state changes, and is still not written while the run owns the status.
+    deadSites.add("dr");
+    int seen = polls.get("dr");
+    await(() -> polls.get("dr") >= seen + 2, "two polls of the dead site");
+    await(() -> polls.get("iad") >= 6, "more polls of the primary");
+    assertThat(written).isEmpty();
+    assertThat(conditions).hasSize(1);
+
+    // The run's terminal phase: status.sites and the conditions are written on the next evaluation.
+    g.setStatus(g.getStatus().withPlannedFailover(new io.shipstream.failover.model.crd.PlannedFailoverStatus(
+        "Succeeded", "pdx", "iad", "0-1-10", "0-1-10", "2025-03-01T12:00:00Z", "2025-03-01T12:00:01Z", 1.0, 0L, null,
+        null, "pdx is the primary", null)));
+    await(() -> !written.isEmpty(), "status.sites after the run");
+    // dr is UNREACHABLE once its failed polls reach the failureThreshold; then that change is written too.
+    await(() -> written.get(written.size() - 1).stream().anyMatch(x -> x.name().equals("dr")
+        && x.state().equals("UNREACHABLE")), "dr UNREACHABLE in status.sites");
+    await(() -> conditions.size() >= 2, "the conditions after the run");
+    assertThat(condition(conditions.get(conditions.size() - 1), "Progressing").getStatus()).isEqualTo("False");
+  }
+
+  private static io.fabric8.kubernetes.api.model.Condition condition(
+      List<io.fabric8.kubernetes.api.model.Condition> conditions, String type) {
+    return conditions.stream().filter(c -> c.getType().equals(type)).findFirst().orElseThrow();
   }
 
   @Test
