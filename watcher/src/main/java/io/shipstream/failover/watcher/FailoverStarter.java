@@ -261,6 +261,16 @@ public final class FailoverStarter {
    *     itself removed the annotation on its way out)
    */
   public boolean cancelPlanned(GroupRef group, String runId, String reason) {
+    return cancel(group, runId, reason);
+  }
+
+  /**
+   * Sends the {@code cancel} signal to one run of the group's failover, planned or emergency (both
+   * have it, and both ignore it from Promoting on); as {@link #cancelPlanned}, it names the run.
+   *
+   * @return whether the run got the signal
+   */
+  public boolean cancel(GroupRef group, String runId, String reason) {
     var request = SignalWorkflowExecutionRequest.newBuilder()
         .setNamespace(client.getOptions().getNamespace())
         .setWorkflowExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).setRunId(runId))
@@ -271,13 +281,13 @@ public final class FailoverStarter {
         .build();
     try {
       client.getWorkflowServiceStubs().blockingStub().signalWorkflowExecution(request);
-      log.info("asked the planned failover {} of {} to cancel: {}", runId, group, reason);
+      log.info("asked the failover {} of {} to cancel: {}", runId, group, reason);
       return true;
     } catch (io.grpc.StatusRuntimeException e) {
       if (e.getStatus().getCode() != io.grpc.Status.Code.NOT_FOUND) {
         throw e;
       }
-      log.debug("the planned failover {} of {} already ended: no cancel", runId, group);
+      log.debug("the failover {} of {} already ended: no cancel", runId, group);
       return false;
     }
   }
