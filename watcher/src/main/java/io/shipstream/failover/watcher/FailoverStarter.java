@@ -170,6 +170,44 @@ public final class FailoverStarter {
     return currentRun(group).filter(FailoverStarter::isRunning).isPresent();
   }
 
+  /** A failover workflow running right now: its run and its type ({@code PlannedFailover}, {@code EmergencyFailover}). */
+  public record Running(String runId, String workflowType) {}
+
+  /** The group's failover workflow running right now; empty when none runs. */
+  public Optional<Running> currentFailover(GroupRef group) {
+    return currentRun(group).filter(FailoverStarter::isRunning)
+        .map(info -> new Running(info.getExecution().getRunId(), info.getType().getName()));
+  }
+
+  /**
+   * The phase the run reports itself, through its {@code status} query: what the status on the
+   * resource may not show yet (a failover holds its status writes while the application's writes
+   * are stopped). Empty when it cannot answer within {@code timeout} (no worker polls, say).
+   */
+  public Optional<String> queryPhase(GroupRef group, Running run, java.time.Duration timeout) {
+    Class<?> type = "EmergencyFailover".equals(run.workflowType()) ? EmergencyFailoverStatus.class
+        : io.shipstream.failover.model.crd.PlannedFailoverStatus.class;
+    try {
+      var response = client.getWorkflowServiceStubs().blockingStub()
+          .withDeadlineAfter(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .queryWorkflow(io.temporal.api.workflowservice.v1.QueryWorkflowRequest.newBuilder()
+              .setNamespace(client.getOptions().getNamespace())
+              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).setRunId(run.runId()))
+              .setQuery(io.temporal.api.query.v1.WorkflowQuery.newBuilder().setQueryType("status"))
+              .build());
+      if (!response.hasQueryResult()) {
+        return Optional.empty();
+      }
+      Object status = client.getOptions().getDataConverter().fromPayloads(0, Optional.of(response.getQueryResult()),
+          type, type);
+      return Optional.ofNullable(status instanceof EmergencyFailoverStatus e ? e.phase()
+          : status instanceof io.shipstream.failover.model.crd.PlannedFailoverStatus p ? p.phase() : null);
+    } catch (RuntimeException e) {
+      log.debug("the failover {} of {} did not answer its status query: {}", run.runId(), group, e.toString());
+      return Optional.empty();
+    }
+  }
+
   /** The run id of the group's failover workflow running right now; empty when none runs. */
   public Optional<String> runningRunId(GroupRef group) {
     return currentRun(group).filter(FailoverStarter::isRunning).map(info -> info.getExecution().getRunId());

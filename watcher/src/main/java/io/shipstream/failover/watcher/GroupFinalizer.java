@@ -67,7 +67,14 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
       MysqlFailoverGroup.class);
 
   /** The run state as Temporal gives it, and why it could not when it could not. */
-  record RunLookup(Run run, String runId, String problem) {}
+  record RunLookup(Run run, FailoverStarter.Running running, String problem) {
+    String runId() {
+      return running == null ? null : running.runId();
+    }
+  }
+
+  /** How long the run's own answer about its phase is waited for. */
+  static final Duration QUERY_TIMEOUT = Duration.ofSeconds(2);
 
   private final KubernetesClient client;
   private final FailoverStarter starter;
@@ -148,7 +155,10 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
         return;
       }
       RunLookup run = lookUp(ref);
-      Phase phase = GroupDeletion.phaseOf(group.getStatus(), run.runId());
+      // The run's own word on its phase first: the status lags it while the application's writes
+      // are stopped. Either way the workflow itself refuses a cancel from Promoting on.
+      Phase phase = run.running() == null ? null : starter.queryPhase(ref, run.running(), QUERY_TIMEOUT)
+          .flatMap(Phase::named).orElseGet(() -> GroupDeletion.phaseOf(group.getStatus(), run.runId()));
       Step step = GroupDeletion.decide(true, true, run.run(), phase,
           run.runId() != null && run.runId().equals(cancelled.get(ref)));
       String phaseText = phase == null ? "phase not recorded yet" : phase.name();
@@ -184,8 +194,8 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
 
   private RunLookup lookUp(GroupRef ref) {
     try {
-      Optional<String> runId = starter.runningRunId(ref);
-      return new RunLookup(runId.isPresent() ? Run.RUNNING : Run.NONE, runId.orElse(null), null);
+      Optional<FailoverStarter.Running> running = starter.currentFailover(ref);
+      return new RunLookup(running.isPresent() ? Run.RUNNING : Run.NONE, running.orElse(null), null);
     } catch (RuntimeException e) {
       return new RunLookup(Run.UNKNOWN, null, e.toString());
     }

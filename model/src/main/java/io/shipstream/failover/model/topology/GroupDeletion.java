@@ -25,7 +25,8 @@ import java.util.List;
  * </pre>
  *
  * <p>A deleted group without our finalizer was finalized already (or was never managed): nothing is
- * ours to do. A run whose phase the status does not give (its first status write not yet made, or
+ * ours to do. The phase is the run's own answer to its status query, else the one the status gives
+ * it. A run whose phase neither gives (no worker answers, its first status write not yet made, or
  * the status names another run) is asked to cancel: the workflow itself refuses a cancel from
  * Promoting on ({@code CancelRequest}), so a stale phase can only make the ask useless, never
  * harmful. "Unknown" is Temporal not answering: cleaning then could remove the taints under a
