@@ -143,6 +143,9 @@ class GroupDeletionIT extends StackPerTest {
     DatabaseServer pdx = stack.server("pdx");
     pdx.setReadOnly(false);
     awaitThat(pdx::isReadOnly, "pdx, made writable by hand, fenced by rule 1");
+    // The sidecar publishes its status when its tick ends, after the server is read-only.
+    awaitThat(() -> "rule1".equals(mesh.statusJson("pdx").path("lastFence").path("rule").asText()),
+        "pdx's sidecar showing its fence");
     JsonNode status = mesh.statusJson("pdx");
     assertThat(status.path("groupDeleted").asBoolean(false)).as("a 404 is no deletion").isFalse();
     assertThat(status.path("lastFence").path("rule").asText()).isEqualTo("rule1");

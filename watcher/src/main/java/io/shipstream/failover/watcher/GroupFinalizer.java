@@ -208,6 +208,12 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
    */
   private void clean(GroupRef ref, MysqlFailoverGroup group) {
     String uid = group.getMetadata().getUid();
+    // The cache may still show a group this finalizer let go a moment ago: only the API server says.
+    GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
+    if (now == null || !java.util.Objects.equals(uid, now.getMetadata().getUid()) || now.getMetadata().getFinalizers() == null
+        || !now.getMetadata().getFinalizers().contains(GroupDeletion.FINALIZER)) {
+      return;
+    }
     boolean sameNameElsewhere = watched.get().stream()
         .anyMatch(other -> other.name().equals(ref.name()) && !other.namespace().equals(ref.namespace()));
     List<SiteSpec> sites = group.getSpec() == null || group.getSpec().sites() == null ? List.of()
