@@ -210,8 +210,9 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
     String uid = group.getMetadata().getUid();
     // The cache may still show a group this finalizer let go a moment ago: only the API server says.
     GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
-    if (now == null || !java.util.Objects.equals(uid, now.getMetadata().getUid()) || now.getMetadata().getFinalizers() == null
-        || !now.getMetadata().getFinalizers().contains(GroupDeletion.FINALIZER)) {
+    List<String> finalizers = now == null ? null : now.getMetadata().getFinalizers();
+    if (finalizers == null || !finalizers.contains(GroupDeletion.FINALIZER)
+        || !java.util.Objects.equals(uid, now.getMetadata().getUid())) {
       return;
     }
     boolean sameNameElsewhere = watched.get().stream()
