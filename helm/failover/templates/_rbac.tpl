@@ -54,7 +54,10 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider
 */}}
 {{- define "failover.rules.watcher" -}}
 # The informer lists and watches; RequestRejections reads the group (editStatus) and removes the
-# refused annotation (JSON patch); DrainWatch sets the planned-failover annotation (JSON patch).
+# refused annotation (JSON patch); DrainWatch sets the planned-failover annotation (JSON patch);
+# GroupFinalizer reads the group and adds and removes its finalizer (JSON patch of
+# metadata.finalizers: patch on the group itself, no finalizers subresource, since nothing sets
+# blockOwnerDeletion).
 - apiGroups: ["shipstream.io"]
   resources: ["mysqlfailovergroups"]
   verbs: ["get", "list", "watch", "patch"]
@@ -63,10 +66,25 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider
 - apiGroups: ["shipstream.io"]
   resources: ["mysqlfailovergroups/status"]
   verbs: ["patch"]
-# RequestRejections: the PlannedFailoverRejected Event; the monitor's Events.
+# RequestRejections: the PlannedFailoverRejected Event; the monitor's Events; GroupFinalizer's.
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create"]
+# GroupFinalizer (Tombstones): the tombstone ConfigMap <group>-failover-tombstone is written when a
+# group is deleted (created, or patched over an earlier one) and removed when a group of that name
+# is created again; /active-site reads it for a group the cache does not have.
+- apiGroups: [""]
+  resources: ["configmaps"]
+  verbs: ["get", "create", "patch", "delete"]
+# GroupFinalizer (RoutingOrphans): the group's Services are listed by label, read and released from
+# the group's ownerReference (JSON patch), so that deleting the group leaves them in place.
+- apiGroups: [""]
+  resources: ["services"]
+  verbs: ["get", "list", "patch"]
+# GroupFinalizer (RoutingOrphans): the group's DNSEndpoint likewise.
+- apiGroups: ["externaldns.k8s.io"]
+  resources: ["dnsendpoints"]
+  verbs: ["get", "list", "patch"]
 {{- if .Values.watcher.topologyMonitor.enabled }}
 # SecretCredentialsProvider: the group's spec.credentialsSecretRef, the MySQL login the monitor polls with.
 - apiGroups: [""]
@@ -77,19 +95,22 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["list", "patch"]
-# RoutingRepair: Services mysql-<group>-primary and mysql-<group>-replicas are created when missing.
+# RoutingRepair: Services mysql-<group>-primary and mysql-<group>-replicas are created when missing
+# (read with the finalizer's grant above).
 - apiGroups: [""]
   resources: ["services"]
-  verbs: ["get", "create"]
-# RoutingRepair (DnsRecords): DNSEndpoint <group>-primary is created, or pointed at the active site.
+  verbs: ["create"]
+# RoutingRepair (DnsRecords): DNSEndpoint <group>-primary is created, or pointed at the active site
+# (read and patched with the finalizer's grant above).
 - apiGroups: ["externaldns.k8s.io"]
   resources: ["dnsendpoints"]
-  verbs: ["get", "create", "patch"]
+  verbs: ["create"]
 {{- end }}
 {{- end }}
 
 {{/*
-Watcher, cluster-wide, with the topology monitor: RoutingRepair keeps the taints right (NodeTaints);
+Watcher, cluster-wide: GroupFinalizer removes a deleted group's taint from the nodes (NodeTaints),
+with or without the topology monitor, whose RoutingRepair keeps the taints right and whose
 DrainWatch reads the nodes of the active site's pods (spec.unschedulable).
 */}}
 {{- define "failover.rules.watcherNodes" -}}

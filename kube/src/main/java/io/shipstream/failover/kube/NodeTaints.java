@@ -149,6 +149,54 @@ public final class NodeTaints {
     return changed;
   }
 
+  /**
+   * Removes the group's taint from every node of the cluster that carries it, whatever selected the
+   * node when it was tainted (a site's taintNodeSelector edited since included): the group is being
+   * deleted, and a taint nobody manages any more would keep its nodes closed to the applications
+   * for good. Removing evicts nothing. The nodes changed.
+   */
+  public List<String> removeEverywhere(GroupRef group) {
+    String key = taintKey(group);
+    List<String> carrying = client.nodes().list().getItems().stream()
+        .filter(n -> n.getSpec() != null && n.getSpec().getTaints() != null && n.getSpec().getTaints().stream()
+            .anyMatch(t -> key.equals(t.getKey()) && EFFECT.equals(t.getEffect())))
+        .map(n -> n.getMetadata().getName()).toList();
+    return removeFrom(carrying, key);
+  }
+
+  /**
+   * Removes the group's taint from the nodes its sites select, and from no other: the taint key
+   * names the group, not its namespace, so a group of the same name in another namespace may hold
+   * the same taint on its own nodes. The nodes changed.
+   */
+  public List<String> removeFromSites(GroupRef group, List<SiteSpec> sites) {
+    List<String> selected = new ArrayList<>();
+    for (SiteSpec site : sites) {
+      Map<String, String> selector = site.taintNodeSelector();
+      if (selector == null || selector.isEmpty()) {
+        continue;
+      }
+      for (Node node : client.nodes().withLabels(selector).list().getItems()) {
+        Map<String, String> labels = node.getMetadata().getLabels();
+        if (labels != null && labels.entrySet().containsAll(selector.entrySet())
+            && !selected.contains(node.getMetadata().getName())) {
+          selected.add(node.getMetadata().getName());
+        }
+      }
+    }
+    return removeFrom(selected, taintKey(group));
+  }
+
+  private List<String> removeFrom(List<String> nodes, String key) {
+    List<String> changed = new ArrayList<>();
+    for (String node : nodes) {
+      if (Conflicts.retry("taints of node " + node, () -> reconcile(node, key, false))) {
+        changed.add(node);
+      }
+    }
+    return changed;
+  }
+
   private boolean reconcile(String nodeName, String key, boolean taint) {
     Node node = client.nodes().withName(nodeName).get();
     if (node == null) {

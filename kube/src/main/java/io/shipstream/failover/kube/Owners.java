@@ -7,9 +7,10 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import java.util.Optional;
 
 /**
- * The owner reference that the objects a group creates (its Services, its DNSEndpoint) carry, so
- * that deleting the group deletes them; empty when the group cannot be read, and the object is
- * then created without one.
+ * The owner reference that the objects a group creates (its Services, its DNSEndpoint) carry, which
+ * says which group they belong to; empty when the group cannot be read, and the object is then
+ * created without one. Deleting the group does not delete them: the watcher's finalizer takes this
+ * reference off first ({@link RoutingOrphans}), so the application keeps its endpoint.
  */
 @FunctionalInterface
 public interface Owners {

@@ -44,6 +44,11 @@ import java.util.Optional;
  *       site is the promotion (the view is adopted), one naming another site refutes it and rule 1
  *       fences at once. Only when no fresh view can be had (the watcher does not answer, or is too
  *       old to read one) does the bounded grace stand: one tick and a second, never the lease.
+ *   <li>Deleted: the watcher said the group was deleted (the tombstone its finalizer wrote): the
+ *       sidecar guards nothing any more and touches its server no more, neither fences nor unfences
+ *       nor stops it, whatever the view or the lease says. The application's writes go on where
+ *       they went (the deletion leaves the routing in place), and a DBA decides from there. A 404
+ *       from the watcher is not this: it is no answer, and every other rule stands.
  * </ul>
  *
  * <p>The server's states: WRITABLE, READ_ONLY (set by a statement), STARTUP_READ_ONLY (see
@@ -171,7 +176,16 @@ public final class FencingDecision {
       MysqlState mysql,
       Boot boot,
       Optional<Promotion> promotion,
-      boolean neverActive) {
+      boolean neverActive,
+      boolean groupDeleted) {
+
+    /** In a group that exists, as far as the watcher said. */
+    public Inputs(Instant now, String ownSite, Optional<ActiveSiteView> view, Instant startedAt,
+        Optional<Instant> lastWatcherContact, Collection<Instant> lastPeerContacts, Duration leaseTimeout,
+        MysqlState mysql, Boot boot, Optional<Promotion> promotion, boolean neverActive) {
+      this(now, ownSite, view, startedAt, lastWatcherContact, lastPeerContacts, leaseTimeout, mysql, boot, promotion,
+          neverActive, false);
+    }
 
     /** Without a promotion in progress, in a group that has had an active site: the usual case. */
     public Inputs(Instant now, String ownSite, Optional<ActiveSiteView> view, Instant startedAt,
@@ -246,6 +260,9 @@ public final class FencingDecision {
   }
 
   public static Action decide(Inputs in) {
+    if (in.groupDeleted()) {
+      return Action.NONE;
+    }
     boolean activeHere = in.view().map(v -> v.names(in.ownSite())).orElse(false);
     boolean activeElsewhere = in.view().map(v -> !v.names(in.ownSite())).orElse(false);
     boolean fencedHere = in.view().map(v -> v.fences(in.ownSite())).orElse(false);

@@ -90,6 +90,12 @@ final class FencingLoop {
   private volatile Timing timing;
   /** The watcher's last word was that the group has never had an active site, and no view has named one since. */
   private volatile boolean neverActive;
+  /**
+   * When the group was deleted, as the watcher last said (its finalizer's tombstone): from then on
+   * this sidecar neither fences nor unfences. Only the watcher's own answer sets it, never a 404 or
+   * a peer; a later answer with a view or "never active" (a group of that name created again) clears it.
+   */
+  private volatile Optional<Instant> groupDeletedAt = Optional.empty();
 
   FencingLoop(SidecarConfig config, Clock clock, TopologyClient topology, LocalMysql mysql, ServerProcess process,
       SidecarMetrics metrics) {
@@ -150,11 +156,15 @@ final class FencingLoop {
       absorb(poll);
       MysqlState state = look();
       Instant now = clock.instant();
-      trackPromotion(lastState, state, now);
-      checkPromotion();
+      if (groupDeletedAt.isEmpty()) {
+        // A deleted group's server is not guarded: a promotion by hand is the DBA's, and needs no fresh view.
+        trackPromotion(lastState, state, now);
+        checkPromotion();
+      }
       now = clock.instant();
       Inputs inputs = new Inputs(now, config.site(), view, startedAt, lastWatcherContact,
-          List.copyOf(lastPeerContacts.values()), timing.leaseTimeout(), state, boot, promotion, neverActive);
+          List.copyOf(lastPeerContacts.values()), timing.leaseTimeout(), state, boot, promotion, neverActive,
+          groupDeletedAt.isPresent());
       Action action = FencingDecision.decide(inputs);
       boolean done = act(action, inputs);
       if (done) {
@@ -209,7 +219,7 @@ final class FencingLoop {
     boolean expired = FencingDecision.leaseExpired(
         FencingDecision.lastContact(startedAt, lastWatcherContact, lastPeerContacts.values()), clock.instant(),
         timing.leaseTimeout());
-    return !lastState.answered() && (elsewhere || expired) || promotion.isPresent();
+    return groupDeletedAt.isEmpty() && (!lastState.answered() && (elsewhere || expired) || promotion.isPresent());
   }
 
   /** When a promotion's grace ends, if one runs: a tick is due then. */
@@ -334,6 +344,16 @@ final class FencingLoop {
       neverActive = true;
       LOG.info("{}/{} has never had an active site (the watcher adopts it): a writable server is not fenced at "
           + "boot", config.namespace(), config.group());
+    }
+    if (watcher.groupDeletedAt().isPresent() && groupDeletedAt.isEmpty()) {
+      groupDeletedAt = watcher.groupDeletedAt();
+      LOG.warn("{}/{} was deleted at {} (the watcher read the tombstone its finalizer wrote): this sidecar no longer "
+          + "fences or unfences its server, which stays as it is", config.namespace(), config.group(),
+          groupDeletedAt.get());
+    } else if (groupDeletedAt.isPresent() && (watcher.view().isPresent() || watcher.neverActive())) {
+      groupDeletedAt = Optional.empty();
+      LOG.info("{}/{} exists again (the watcher answers with {}): the fencing rules apply again", config.namespace(),
+          config.group(), watcher.view().isPresent() ? "a view" : "\"never active\"");
     }
     for (Reply peer : poll.peers()) {
       if (!peer.awaited()) {
@@ -510,6 +530,6 @@ final class FencingLoop {
         current.leaseTimeout(), current.peerCheckInterval(), state, mysql.flavor(), mysql.startsReadOnly(),
         process.known().map(ServerProcess.Pid::pid), boot, action, lastFenceAt, ticks, ownFence,
         !FencingDecision.leaseExpired(lastContact, clock.instant(), current.leaseTimeout()), lastTickCompleted,
-        current.healthBound(), processStartToFirstTick, lastFence);
+        current.healthBound(), processStartToFirstTick, lastFence, groupDeletedAt);
   }
 }

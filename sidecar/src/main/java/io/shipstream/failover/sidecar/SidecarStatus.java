@@ -18,7 +18,9 @@ import java.util.Optional;
  * peerCheckInterval} are the ones the sidecar runs with: an emergency failover waits out the longer
  * of this lease and the spec's before it trusts the lease alone. {@code lastTickCompletedAt} and
  * {@code healthBound} are what {@code /health} compares (see {@link
- * io.shipstream.failover.model.SidecarLiveness#healthBound}).
+ * io.shipstream.failover.model.SidecarLiveness#healthBound}). {@code groupDeletedAt} is set once the
+ * watcher said the group was deleted: the sidecar then holds its server as it is ({@code
+ * "groupDeleted":true}).
  */
 public record SidecarStatus(
     String site,
@@ -45,7 +47,8 @@ public record SidecarStatus(
     Optional<Instant> lastTickCompletedAt,
     Duration healthBound,
     Optional<Duration> processStartToFirstTick,
-    Optional<LastFence> lastFence) {
+    Optional<LastFence> lastFence,
+    Optional<Instant> groupDeletedAt) {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -113,6 +116,9 @@ public record SidecarStatus(
       fence.put("rule", f.rule());
       fence.put("reason", f.reason());
     }, () -> node.putNull("lastFence"));
+    // The watcher said the group was deleted (its tombstone): this sidecar neither fences nor unfences.
+    node.put("groupDeleted", groupDeletedAt.isPresent());
+    putTime(node, "groupDeletedAt", groupDeletedAt);
     return node.toString();
   }
 

@@ -36,13 +36,14 @@ final class TopologyClient {
   /**
    * One answer. {@code contactAt} is set when the other side answered as itself; {@code awaited}
    * is false for a request still running when a decisive answer ended the wait, which says nothing
-   * about that link either way. {@code neverActive} and {@code timing} come from the watcher only:
+   * about that link either way. {@code neverActive}, {@code timing} and {@code groupDeletedAt} (the
+   * group's tombstone) come from the watcher only:
    * peers relay views, never these (see {@link FencingLoop}).
    */
   record Reply(URI endpoint, Optional<Instant> contactAt, Optional<ActiveSiteView> view, String problem,
-      boolean awaited, boolean neverActive, Optional<Timing> timing) {
+      boolean awaited, boolean neverActive, Optional<Timing> timing, Optional<Instant> groupDeletedAt) {
     Reply(URI endpoint, Optional<Instant> contactAt, Optional<ActiveSiteView> view, String problem, boolean awaited) {
-      this(endpoint, contactAt, view, problem, awaited, false, Optional.empty());
+      this(endpoint, contactAt, view, problem, awaited, false, Optional.empty(), Optional.empty());
     }
 
     static Reply contact(URI endpoint, Instant at, ActiveSiteView view) {
@@ -50,7 +51,8 @@ final class TopologyClient {
     }
 
     static Reply watcher(URI endpoint, Instant at, WatcherAnswer answer) {
-      return new Reply(endpoint, Optional.of(at), answer.view(), null, true, answer.neverActive(), answer.timing());
+      return new Reply(endpoint, Optional.of(at), answer.view(), null, true, answer.neverActive(), answer.timing(),
+          answer.groupDeletedAt());
     }
 
     static Reply failed(URI endpoint, String problem) {

@@ -198,6 +198,32 @@ class FencingDecisionTest {
     assertThat(FencingDecision.decide(inputs)).isEqualTo(expected);
   }
 
+  /**
+   * Told the group was deleted (its tombstone), the sidecar touches its server no more, whatever
+   * every other input says: in every combination of the table above it does nothing.
+   */
+  @Test
+  void aDeletedGroupsServerIsNeitherFencedNorUnfencedNorStopped() {
+    Instant now = START.plus(Duration.ofMinutes(5));
+    int combinations = 0;
+    for (Boot boot : Boot.values()) {
+      for (MysqlState mysql : MysqlState.values()) {
+        for (ViewKind view : ViewKind.values()) {
+          for (Lease lease : Lease.values()) {
+            Instant lastContact = lease == Lease.HELD ? now.minus(LEASE) : now.minus(LEASE).minusMillis(1);
+            Inputs deleted = new Inputs(now, OWN, view.view(), START, Optional.of(lastContact), List.of(), LEASE,
+                mysql, boot, Optional.of(new FencingDecision.Promotion("pdx", now.minusSeconds(1), true)),
+                view == ViewKind.NEVER_ACTIVE, true);
+            assertThat(FencingDecision.decide(deleted)).as("%s %s %s %s", boot, mysql, view, lease)
+                .isEqualTo(Action.NONE);
+            combinations++;
+          }
+        }
+      }
+    }
+    assertThat(combinations).isGreaterThan(100);
+  }
+
   @Test
   void aViewNamingASiteOverridesAnEarlierNeverActive() {
     Instant now = START.plusSeconds(100);

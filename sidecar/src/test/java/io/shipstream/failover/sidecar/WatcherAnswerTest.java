@@ -45,6 +45,20 @@ class WatcherAnswerTest {
     assertThatThrownBy(() -> parse("[]")).isInstanceOf(IllegalArgumentException.class);
   }
 
+  @Test
+  void readsTheTombstoneOfADeletedGroupAsNoViewButAnAnswer() {
+    WatcherAnswer answer = parse("{\"activeSite\":null,\"groupDeleted\":true,\"deletedAt\":\"2025-03-01T10:00:00Z\","
+        + "\"observedAt\":\"2025-03-01T10:00:01Z\"}");
+
+    assertThat(answer.view()).isEmpty();
+    assertThat(answer.neverActive()).isFalse();
+    assertThat(answer.groupDeletedAt()).contains(Instant.parse("2025-03-01T10:00:00Z"));
+    assertThat(parse("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\"}").groupDeletedAt())
+        .as("a live group's answer").isEmpty();
+    assertThatThrownBy(() -> parse("{\"activeSite\":null,\"groupDeleted\":true}"))
+        .as("a deletion without its time").isInstanceOf(IllegalArgumentException.class);
+  }
+
   private static WatcherAnswer parse(String json) {
     return WatcherAnswer.parse(json.getBytes(StandardCharsets.UTF_8));
   }

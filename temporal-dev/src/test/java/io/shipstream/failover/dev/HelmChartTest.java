@@ -89,26 +89,34 @@ class HelmChartTest {
   static final List<String> WATCHER_IN_GROUP_NAMESPACES = List.of(
       "shipstream.io/mysqlfailovergroups list", // WatcherApp: the informer
       "shipstream.io/mysqlfailovergroups watch", // WatcherApp: the informer
-      "shipstream.io/mysqlfailovergroups get", // RequestRejections.reject: editStatus reads it
-      "shipstream.io/mysqlfailovergroups patch", // RequestRejections.reject; KubeEffects.removeAnnotation: promote-anyway
+      "shipstream.io/mysqlfailovergroups get", // RequestRejections.reject: editStatus reads it; GroupFinalizer
+      // RequestRejections.reject; KubeEffects.removeAnnotation: promote-anyway; GroupFinalizer: metadata.finalizers
+      "shipstream.io/mysqlfailovergroups patch",
       "shipstream.io/mysqlfailovergroups/status patch", // RequestRejections.reject; KubeEffects.writeSites
       "core/events create", // RequestRejections.reject: PlannedFailoverRejected; KubeEffects.event
+      "core/configmaps get", // Tombstones.read: /active-site for a group not in the cache
+      "core/configmaps create", // Tombstones.write: a deleted group's tombstone
+      "core/configmaps patch", // Tombstones.write: over an earlier tombstone
+      "core/configmaps delete", // Tombstones.forget: a group of that name exists again
+      "core/services list", // RoutingOrphans.release: the group's Services, by label
+      "core/services patch", // RoutingOrphans.release: the group's ownerReference removed
+      "externaldns.k8s.io/dnsendpoints list", // RoutingOrphans.release: the group's DNSEndpoint, by label
       "core/secrets get", // SecretCredentialsProvider.read: the topology monitor's MySQL login
       "core/pods list", // RoutingRepair: SiteRoles.setSiteRole, the site's podSelector
       "core/pods patch", // RoutingRepair: SiteRoles.label
-      "core/services get", // RoutingRepair: SiteRoles.ensureService, primary and replicas
+      "core/services get", // RoutingRepair: SiteRoles.ensureService, primary and replicas; RoutingOrphans
       "core/services create", // RoutingRepair: SiteRoles.ensureService
-      "externaldns.k8s.io/dnsendpoints get", // RoutingRepair: DnsRecords.update
+      "externaldns.k8s.io/dnsendpoints get", // RoutingRepair: DnsRecords.update; RoutingOrphans
       "externaldns.k8s.io/dnsendpoints create", // RoutingRepair: DnsRecords.create
-      "externaldns.k8s.io/dnsendpoints patch"); // RoutingRepair: DnsRecords.update
+      "externaldns.k8s.io/dnsendpoints patch"); // RoutingRepair: DnsRecords.update; RoutingOrphans.release
   /** The topology monitor's alone, in the groups' namespaces: off without it. */
   static final List<String> WATCHER_MONITOR_ONLY = List.of("core/secrets get", "core/pods list", "core/pods patch",
-      "core/services get", "core/services create", "externaldns.k8s.io/dnsendpoints get",
-      "externaldns.k8s.io/dnsendpoints create", "externaldns.k8s.io/dnsendpoints patch");
+      "core/services create", "externaldns.k8s.io/dnsendpoints create");
+  /** With or without the monitor: the finalizer removes a deleted group's taint. */
   static final List<String> WATCHER_CLUSTER_WIDE = List.of(
-      "core/nodes list", // RoutingRepair: NodeTaints.apply
-      "core/nodes get", // RoutingRepair: NodeTaints.reconcile
-      "core/nodes patch"); // RoutingRepair: NodeTaints.reconcile
+      "core/nodes list", // RoutingRepair: NodeTaints.apply; GroupFinalizer: NodeTaints.removeEverywhere
+      "core/nodes get", // RoutingRepair, GroupFinalizer: NodeTaints.reconcile
+      "core/nodes patch"); // RoutingRepair, GroupFinalizer: NodeTaints.reconcile
   static final List<String> WATCHER_IN_RELEASE_NAMESPACE = List.of(
       // Leader election, fabric8 LeaseLock: created once, then read and renewed by merge patch.
       "coordination.k8s.io/leases create",
@@ -402,13 +410,17 @@ class HelmChartTest {
         "billing", set(WATCHER_IN_GROUP_NAMESPACES), NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
   }
 
-  /** Without the topology monitor the watcher neither runs it nor may read Secrets. */
+  /**
+   * Without the topology monitor the watcher neither runs it nor may read Secrets; it keeps the
+   * nodes, which its finalizer untaints.
+   */
   @Test
   void turningTheTopologyMonitorOffDropsTheSecretsGrant(@TempDir Path pod) throws IOException {
     List<HasMetadata> off = parse(template().set("watcher.topologyMonitor.enabled", "false").call());
     assertThat(WatcherConfig.from(podEnv(deployment(off, "watcher"), pod), new String[0]).topologyMonitor()).isFalse();
     Set<String> withoutSecrets = set(WATCHER_IN_GROUP_NAMESPACES);
     withoutSecrets.removeAll(WATCHER_MONITOR_ONLY);
+    withoutSecrets.addAll(WATCHER_CLUSTER_WIDE);
     assertThat(permissions(off, "watcher")).isEqualTo(Map.of(
         "*", withoutSecrets, NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
     assertThat(permissions(off, "worker")).isEqualTo(permissions(defaults, "worker"));

@@ -225,5 +225,20 @@ class HelmRbacCoverageTest {
     MysqlFailoverGroup seen = cluster.group(ORDERS);
     seen.getMetadata().setAnnotations(null);
     drains.requestPlanned(ORDERS, seen, "pdx");
+    // The finalizer's clean-up of a deleted group, which this watcher reached only as far as adding
+    // its finalizer (no Temporal to say that no failover runs): the same calls, as its account.
+    // The taint the worker's applyTaints set goes, the routing is released from the group, the
+    // tombstone is written (then over itself, as after a restart half-way), /active-site reads it,
+    // and it goes when a group of that name is created again.
+    assertThat(cluster.group(ORDERS).getMetadata().getFinalizers()).as("the leader's finalizer")
+        .contains(io.shipstream.failover.model.topology.GroupDeletion.FINALIZER);
+    assertThat(new io.shipstream.failover.kube.NodeTaints(client).removeEverywhere(ORDERS)).isNotEmpty();
+    assertThat(new io.shipstream.failover.kube.RoutingOrphans(client).release(ORDERS, group.getMetadata().getUid()))
+        .isNotEmpty();
+    io.shipstream.failover.kube.Tombstones tombstones = new io.shipstream.failover.kube.Tombstones(client);
+    tombstones.write(ORDERS, group.getMetadata().getUid(), java.time.Instant.now());
+    tombstones.write(ORDERS, group.getMetadata().getUid(), java.time.Instant.now());
+    assertThat(tombstones.read(ORDERS)).isPresent();
+    assertThat(tombstones.forget(ORDERS)).isTrue();
   }
 }

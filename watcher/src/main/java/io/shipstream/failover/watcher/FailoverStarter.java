@@ -170,6 +170,44 @@ public final class FailoverStarter {
     return currentRun(group).filter(FailoverStarter::isRunning).isPresent();
   }
 
+  /** A failover workflow running right now: its run and its type ({@code PlannedFailover}, {@code EmergencyFailover}). */
+  public record Running(String runId, String workflowType) {}
+
+  /** The group's failover workflow running right now; empty when none runs. */
+  public Optional<Running> currentFailover(GroupRef group) {
+    return currentRun(group).filter(FailoverStarter::isRunning)
+        .map(info -> new Running(info.getExecution().getRunId(), info.getType().getName()));
+  }
+
+  /**
+   * The phase the run reports itself, through its {@code status} query: what the status on the
+   * resource may not show yet (a failover holds its status writes while the application's writes
+   * are stopped). Empty when it cannot answer within {@code timeout} (no worker polls, say).
+   */
+  public Optional<String> queryPhase(GroupRef group, Running run, java.time.Duration timeout) {
+    Class<?> type = "EmergencyFailover".equals(run.workflowType()) ? EmergencyFailoverStatus.class
+        : io.shipstream.failover.model.crd.PlannedFailoverStatus.class;
+    try {
+      var response = client.getWorkflowServiceStubs().blockingStub()
+          .withDeadlineAfter(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+          .queryWorkflow(io.temporal.api.workflowservice.v1.QueryWorkflowRequest.newBuilder()
+              .setNamespace(client.getOptions().getNamespace())
+              .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).setRunId(run.runId()))
+              .setQuery(io.temporal.api.query.v1.WorkflowQuery.newBuilder().setQueryType("status"))
+              .build());
+      if (!response.hasQueryResult()) {
+        return Optional.empty();
+      }
+      Object status = client.getOptions().getDataConverter().fromPayloads(0, Optional.of(response.getQueryResult()),
+          type, type);
+      return Optional.ofNullable(status instanceof EmergencyFailoverStatus e ? e.phase()
+          : status instanceof io.shipstream.failover.model.crd.PlannedFailoverStatus p ? p.phase() : null);
+    } catch (RuntimeException e) {
+      log.debug("the failover {} of {} did not answer its status query: {}", run.runId(), group, e.toString());
+      return Optional.empty();
+    }
+  }
+
   /** The run id of the group's failover workflow running right now; empty when none runs. */
   public Optional<String> runningRunId(GroupRef group) {
     return currentRun(group).filter(FailoverStarter::isRunning).map(info -> info.getExecution().getRunId());
@@ -261,9 +299,19 @@ public final class FailoverStarter {
    *     itself removed the annotation on its way out)
    */
   public boolean cancelPlanned(GroupRef group, String runId, String reason) {
+    return cancel(group, runId, reason);
+  }
+
+  /**
+   * Sends the {@code cancel} signal to one run of the group's failover, planned or emergency (both
+   * have it, and both ignore it from Promoting on); as {@link #cancelPlanned}, it names the run.
+   *
+   * @return whether the run got the signal (false when it already ended)
+   */
+  public boolean cancel(GroupRef group, String runId, String reason) {
     boolean got = signalRun(group, runId, "cancel", reason);
     if (got) {
-      log.info("asked the planned failover {} of {} to cancel: {}", runId, group, reason);
+      log.info("asked the failover {} of {} to cancel: {}", runId, group, reason);
     }
     return got;
   }
@@ -295,7 +343,7 @@ public final class FailoverStarter {
       if (e.getStatus().getCode() != io.grpc.Status.Code.NOT_FOUND) {
         throw e;
       }
-      log.debug("the planned failover {} of {} already ended: no {} signal", runId, group, signal);
+      log.debug("the failover {} of {} already ended: no {} signal", runId, group, signal);
       return false;
     }
   }

@@ -139,6 +139,15 @@ final class GroupCache implements AutoCloseable {
     return Optional.empty();
   }
 
+  /** Every cached group, by name. */
+  List<GroupRef> refs() {
+    List<GroupRef> refs = new ArrayList<>();
+    for (Scope scope : scopes) {
+      scope.serving.getStore().listKeys().forEach(key -> refs.add(ref(key)));
+    }
+    return refs;
+  }
+
   /** The object as a group, converted once per resourceVersion (every sidecar asks every few seconds). */
   private MysqlFailoverGroup read(String key, GenericKubernetesResource raw) {
     String version = raw.getMetadata().getResourceVersion();

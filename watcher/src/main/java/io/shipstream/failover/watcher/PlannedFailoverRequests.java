@@ -6,6 +6,7 @@ import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
 import java.time.Clock;
@@ -184,6 +185,14 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
             badTime.get() + "; request refused");
         metrics.request(RequestOutcome.REJECTED);
         metrics.plannedRejected(target(annotation).orElse(null));
+        return;
+      }
+      if (current.map(GroupDeletion::deleting).orElse(false)) {
+        // A group being deleted starts no failover: its finalizer waits for none to run.
+        log.info("{}: planned failover '{}' not started: the group is being deleted", ref, annotation);
+        waiting.remove(ref);
+        retryDelays.remove(ref);
+        refused.put(ref, annotation);
         return;
       }
       var outcome = starter.startPlanned(ref, annotation, target(annotation));

@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.shipstream.failover.kube.SecretCredentialsProvider;
+import io.shipstream.failover.kube.Tombstones;
 import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
@@ -59,6 +60,8 @@ public final class WatcherApp implements AutoCloseable {
   private PlannedFailoverRequests requests;
   // The current term's topology monitor: set while this replica leads with the monitor on.
   private TopologyMonitor monitor;
+  // The current term's finalizer of deleted groups: set while this replica leads, null otherwise.
+  private GroupFinalizer finalizer;
   /** The leader's sidecar checks, for the fence Events a fresh /active-site request asks for; null when not leading. */
   private volatile StartupChecks startupChecks;
   private KubernetesClient kube;
@@ -151,7 +154,11 @@ public final class WatcherApp implements AutoCloseable {
                 if (checks != null) {
                   checks.checkSoon(ref, site);
                 }
-              }));
+              })
+          // A group gone from the cache is reported deleted only on its finalizer's tombstone, read
+          // where this watcher watches (elsewhere a 404 is all it can say).
+          .withTombstones(ref -> config.watchNamespaces().isEmpty() || config.watchNamespaces().contains(ref.namespace())
+              ? new Tombstones(kube).read(ref) : Optional.empty()));
     }
     return server.start();
   }
@@ -170,6 +177,9 @@ public final class WatcherApp implements AutoCloseable {
     }
     requests = new PlannedFailoverRequests(starter, rejections, this::group, metrics);
     cache.addHandler(requests);
+    // With or without the monitor: a deleted group's taints and routing are this watcher's to settle.
+    finalizer = new GroupFinalizer(kube, starter, this::group, cache::refs, Clock.systemUTC());
+    cache.addHandler(finalizer);
     if (config.topologyMonitor()) {
       Clock clock = Clock.systemUTC();
       SecretCredentialsProvider logins = new SecretCredentialsProvider(kube, clock);
@@ -203,6 +213,11 @@ public final class WatcherApp implements AutoCloseable {
       requests = null;
     }
     startupChecks = null;
+    if (finalizer != null) {
+      cache.removeHandler(finalizer);
+      finalizer.close();
+      finalizer = null;
+    }
     if (monitor != null) {
       cache.removeHandler(monitor);
       monitor.close();

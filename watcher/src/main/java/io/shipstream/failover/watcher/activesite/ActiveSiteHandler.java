@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.shipstream.failover.kube.Tombstones;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
@@ -49,8 +50,13 @@ import org.slf4j.LoggerFactory;
  *       so when it finds its server writable while its view names another site, and fences unless
  *       the fresh view names its own site. The watcher then looks at that sidecar's fence soon, to
  *       write its Event. Without a way to read the API server, the cache answers without the mark.
+ *   <li>200 {@code {"activeSite":null,"groupDeleted":true,"deletedAt":"<RFC 3339>","observedAt":..}}
+ *       for a group the watcher's finalizer deleted: its tombstone ({@link Tombstones}) says so, and
+ *       the API server, asked for this answer, has no group of that name (a group created again
+ *       since is answered as any other). Only this tells a sidecar that its group is gone.
  *   <li>400 without both parameters; 401 without the shared token (before anything else, so an
- *       unauthenticated caller learns nothing); 404 for an unknown group; 405 for anything but GET.
+ *       unauthenticated caller learns nothing); 404 for an unknown group without a tombstone (which
+ *       a broken informer or an unwatched namespace gives too: no answer); 405 for anything but GET.
  *   <li>503 while the cache is not current (not yet listed, or its watch is being re-established
  *       or its informer replaced: a stale view after a failover would name the old primary, and
  *       the new primary's sidecar would fence it), the lookup fails, the status cannot be read, or
@@ -74,6 +80,16 @@ public final class ActiveSiteHandler implements HttpHandler {
   private volatile Function<GroupRef, Optional<MysqlFailoverGroup>> fromApiServer;
   /** Told which site's sidecar asked for a fresh view (it may be fencing); never null. */
   private volatile BiConsumer<GroupRef, String> onFresh = (group, site) -> { };
+  /** The tombstone of a deleted group; null: none is looked for, and an unknown group is a 404. */
+  private volatile Function<GroupRef, Optional<Tombstones.Tombstone>> tombstones;
+  /**
+   * Tombstones found and confirmed, kept {@link #DELETED_KEPT}: every sidecar of a deleted group
+   * asks every tick, and each answer would otherwise read the ConfigMap and the group again.
+   */
+  private final Map<GroupRef, Confirmed> deleted = new java.util.concurrent.ConcurrentHashMap<>();
+  static final java.time.Duration DELETED_KEPT = java.time.Duration.ofSeconds(10);
+
+  private record Confirmed(Tombstones.Tombstone tombstone, java.time.Instant at) {}
 
   /**
    * @param lookup the cached resource (the informer's store in the watcher)
@@ -96,6 +112,15 @@ public final class ActiveSiteHandler implements HttpHandler {
       BiConsumer<GroupRef, String> onFresh) {
     this.fromApiServer = Objects.requireNonNull(fromApiServer, "fromApiServer");
     this.onFresh = Objects.requireNonNull(onFresh, "onFresh");
+    return this;
+  }
+
+  /**
+   * Answers a group absent from the cache with its tombstone, when {@code tombstones} finds one
+   * (it must not block for long: it runs on the request's thread).
+   */
+  public ActiveSiteHandler withTombstones(Function<GroupRef, Optional<Tombstones.Tombstone>> tombstones) {
+    this.tombstones = Objects.requireNonNull(tombstones, "tombstones");
     return this;
   }
 
@@ -158,7 +183,24 @@ public final class ActiveSiteHandler implements HttpHandler {
       return error(503, "the group cannot be read right now");
     }
     if (group.isEmpty()) {
-      return error(404, "no MysqlFailoverGroup " + ref);
+      Optional<Tombstones.Tombstone> tombstone;
+      try {
+        tombstone = confirmedTombstone(ref, fresh);
+      } catch (RuntimeException e) {
+        LOG.warn("cannot tell whether {} was deleted, for /active-site: {}", ref, e.toString());
+        return error(503, "whether the group was deleted cannot be read right now");
+      }
+      if (tombstone.isEmpty()) {
+        return error(404, "no MysqlFailoverGroup " + ref);
+      }
+      ObjectNode gone = JSON.createObjectNode();
+      gone.putNull("activeSite");
+      gone.put("groupDeleted", true);
+      gone.put("deletedAt", tombstone.get().deletedAt().toString());
+      gone.put("observedAt", clock.instant().toString());
+      return new Reply(200, gone.toString());
+    } else {
+      deleted.remove(ref);
     }
     if (group.get().statusUnreadable()) {
       return error(503, ref + " has a status this watcher cannot read: " + String.join("; ", group.get().unreadable()));
@@ -209,6 +251,34 @@ public final class ActiveSiteHandler implements HttpHandler {
     }
     body.put("leaseTimeoutMillis", config.leaseTimeout().toMillis());
     body.put("peerCheckIntervalMillis", config.peerCheckInterval().toMillis());
+  }
+
+  /**
+   * The group's tombstone, when it has one and the API server has no group of that name: a group
+   * created again that the cache does not show yet is no deletion (its 404 is no answer, as
+   * before, until the informer catches up). {@code groupReadFresh}: the caller already read the
+   * group from the API server. Throws when either cannot be read.
+   */
+  private Optional<Tombstones.Tombstone> confirmedTombstone(GroupRef ref, boolean groupReadFresh) {
+    Confirmed known = deleted.get(ref);
+    if (known != null && !clock.instant().isAfter(known.at().plus(DELETED_KEPT))) {
+      return Optional.of(known.tombstone());
+    }
+    Function<GroupRef, Optional<Tombstones.Tombstone>> graves = tombstones;
+    if (graves == null) {
+      return Optional.empty();
+    }
+    Optional<Tombstones.Tombstone> tombstone = graves.apply(ref);
+    if (tombstone.isEmpty()) {
+      deleted.remove(ref);
+      return tombstone;
+    }
+    Function<GroupRef, Optional<MysqlFailoverGroup>> direct = fromApiServer;
+    if (!groupReadFresh && direct != null && direct.apply(ref).isPresent()) {
+      return Optional.empty();
+    }
+    deleted.put(ref, new Confirmed(tombstone.get(), clock.instant()));
+    return tombstone;
   }
 
   /** The query's parameters, or null when one of the two is given twice (ambiguous, so refused). */

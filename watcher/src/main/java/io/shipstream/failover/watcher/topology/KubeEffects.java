@@ -260,6 +260,12 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
       warnings.warning(group, reason);
     }
     String uid = latest.apply(group).map(g -> g.getMetadata().getUid()).orElse(null);
+    emit(client, clock, group, uid, type, reason, message);
+  }
+
+  /** Writes one Event on the group (the object {@code uid}, null when unknown); the watcher's one way to. */
+  public static void emit(KubernetesClient client, Clock clock, GroupRef group, String uid, String type, String reason,
+      String message) {
     String now = Instant.now(clock).toString();
     client.v1().events().inNamespace(group.namespace()).resource(new EventBuilder()
         .withNewMetadata().withName(group.name() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16))

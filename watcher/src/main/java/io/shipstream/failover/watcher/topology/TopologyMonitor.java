@@ -10,6 +10,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.model.topology.GroupFlavors;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.Recovery;
@@ -260,6 +261,15 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   synchronized void sync(GroupRef ref) {
     Optional<MysqlFailoverGroup> current = latest.apply(ref);
     if (current.isEmpty() || polls.isShutdown()) {
+      stop(ref);
+      return;
+    }
+    if (GroupDeletion.deleting(current.get())) {
+      // Being deleted: no failover starts, and no routing repair puts back the taints the
+      // finalizer (GroupFinalizer) removes once any running failover has ended.
+      if (groups.containsKey(ref)) {
+        log.info("{}: being deleted, no longer monitored", ref);
+      }
       stop(ref);
       return;
     }

@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
+import io.shipstream.failover.kube.Tombstones;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -161,6 +162,45 @@ class ActiveSiteHandlerTest {
     assertThat(otherName.statusCode()).isEqualTo(404);
     assertThat(otherName.body()).isEqualTo("{\"error\":\"no MysqlFailoverGroup shop/payments\"}");
     assertThat(otherNamespace.statusCode()).isEqualTo(404);
+  }
+
+  /**
+   * A group absent from the cache is reported deleted only on its finalizer's tombstone, and only
+   * while the API server has no group of that name; without a tombstone it is the 404 it always
+   * was, and a tombstone that cannot be read is no answer (503).
+   */
+  @Test
+  void aDeletedGroupIsSaidDeletedOnlyOnItsTombstone() throws Exception {
+    GroupRef orders = new GroupRef("shop", "orders");
+    Map<GroupRef, Tombstones.Tombstone> graves = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.atomic.AtomicBoolean unreadable = new java.util.concurrent.atomic.AtomicBoolean();
+    Map<GroupRef, MysqlFailoverGroup> onApiServer = new java.util.concurrent.ConcurrentHashMap<>();
+    ActiveSiteHandler handler = new ActiveSiteHandler(ref -> Optional.empty(), synced::get, SharedToken.of(TOKEN),
+        Clock.fixed(NOW, ZoneOffset.UTC))
+        .withFreshReads(ref -> Optional.ofNullable(onApiServer.get(ref)), (ref, site) -> { })
+        .withTombstones(ref -> {
+          if (unreadable.get()) {
+            throw new IllegalStateException("configmaps is forbidden");
+          }
+          return Optional.ofNullable(graves.get(ref));
+        });
+
+    assertThat(handler.answer("GET", "/active-site", "namespace=shop&group=orders", BEARER).status())
+        .as("no tombstone: a plain 404, which a broken informer gives too").isEqualTo(404);
+    unreadable.set(true);
+    assertThat(handler.answer("GET", "/active-site", "namespace=shop&group=orders", BEARER).status()).isEqualTo(503);
+    unreadable.set(false);
+    graves.put(orders, new Tombstones.Tombstone(orders, "uid-1", Instant.parse("2025-03-01T09:59:00Z")));
+    onApiServer.put(orders, group("shop", "orders"));
+    assertThat(handler.answer("GET", "/active-site", "namespace=shop&group=orders", BEARER).status())
+        .as("a group of that name exists again, which the cache does not show yet").isEqualTo(404);
+    onApiServer.clear();
+    ActiveSiteHandler.Reply deleted = handler.answer("GET", "/active-site", "namespace=shop&group=orders", BEARER);
+    assertThat(deleted.status()).isEqualTo(200);
+    assertThat(deleted.body()).isEqualTo("{\"activeSite\":null,\"groupDeleted\":true,"
+        + "\"deletedAt\":\"2025-03-01T09:59:00Z\",\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
+    assertThat(handler.answer("GET", "/active-site", "namespace=shop&group=payments", BEARER).status())
+        .as("another group's tombstone says nothing of this one").isEqualTo(404);
   }
 
   @Test

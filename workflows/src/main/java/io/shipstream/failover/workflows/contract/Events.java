@@ -186,7 +186,18 @@ public enum Events {
   SITE_UNFENCED(Normal, "SiteUnfenced", "site <site> is unfenced: <a candidate again | the active site takes writes again>"),
   /** A fenced-sites annotation naming an unknown site or malformed: nothing changed. */
   FENCE_REJECTED(Warning, "FenceRejected", "the bloodraven.shipstream.io/fenced-sites annotation is '<value>': <why>; "
-      + "nothing was changed ...");
+      + "nothing was changed ..."),
+
+  // --- Deleting a group (the watcher's finalizer) -------------------------------------------------------
+  /** The group is being deleted while a failover runs: cancelled (before Promoting) or waited for. */
+  GROUP_DELETION_WAITING(Normal, "GroupDeletionWaiting", "the group is being deleted: <asked the failover <run> "
+      + "(<phase>) to cancel and roll back | waiting for the failover <run> (<phase>) to end>; ..."),
+  /** The finalizer cannot finish: the finalizer stays, and it tries again. Once per distinct cause. */
+  GROUP_DELETION_BLOCKED(Warning, "GroupDeletionBlocked", "the group's finalizer cannot finish: <why>; the group "
+      + "stays until it can (tried again every <s> s at most)"),
+  /** Just before the finalizer lets the group go. */
+  GROUP_FINALIZED(Normal, "GroupFinalized", "taint <key> removed from [<node>...]; routing left in place, no longer "
+      + "owned by the group: [<kind> <name>...]; tombstone <configmap> written for the sidecars");
 
   /**
    * The words a failed failover's message ends with when its rollback failed and a person must act;
