@@ -10,7 +10,7 @@ final class Await {
   /**
    * Asks {@code condition} every 50 ms until it holds; a question that throws (a server still
    * starting, or not answering) is asked again. Fails after {@code timeout} with the group's
-   * status and Events, which usually say why.
+   * status (or that it is gone) and Events, which usually say why.
    */
   static void until(FailoverStack stack, BooleanSupplier condition, Duration timeout, String what) {
     long until = System.nanoTime() + timeout.toNanos();
@@ -24,7 +24,9 @@ final class Await {
       }
       Playground.sleep(50);
     }
-    throw new AssertionError("no " + what + " within " + timeout + "; status: " + stack.api().resource().getStatus()
-        + "; events: " + stack.api().eventReasons());
+    // The group may be gone (a test that deletes it): say so rather than fail on its status.
+    var group = stack.api().resource();
+    throw new AssertionError("no " + what + " within " + timeout + "; " + (group == null ? "group: gone"
+        : "status: " + group.getStatus()) + "; events: " + stack.api().eventReasons());
   }
 }

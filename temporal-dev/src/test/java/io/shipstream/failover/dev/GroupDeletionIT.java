@@ -288,21 +288,7 @@ class GroupDeletionIT extends StackPerTest {
     return owners != null && owners.stream().anyMatch(o -> uid.equals(o.getUid()));
   }
 
-  /** As {@link Await#until}, for a group that may be gone (its diagnostics would read its status). */
   private void awaitThat(BooleanSupplier condition, String what) {
-    long until = System.nanoTime() + WAIT.toNanos();
-    while (System.nanoTime() < until) {
-      try {
-        if (condition.getAsBoolean()) {
-          return;
-        }
-      } catch (RuntimeException e) {
-        // Not answering yet: ask again.
-      }
-      Playground.sleep(50);
-    }
-    MysqlFailoverGroup group = stack.api().resource();
-    throw new AssertionError("no " + what + " within " + WAIT + "; group: " + (group == null ? "gone"
-        : group.getMetadata() + " " + group.getStatus()) + "; events: " + stack.api().eventReasons());
+    Await.until(stack, condition, WAIT, what);
   }
 }
