@@ -271,11 +271,18 @@ class EmergencyFailoverIT extends StackPerTest {
         WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 1)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(30));
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
-      // pdx applies every transaction 6 s after iad wrote it: the promotion, which first applies
-      // all pdx received, lasts seconds instead of milliseconds, and the kill lands inside it.
+      // The promotion first applies all pdx received, and since the relay drain lifts a replication
+      // delay it applies it at once: a backlog pdx received but has not applied (held by a 6 s
+      // delay) holding one bulk transaction of 400,000 rows makes it last seconds instead of
+      // milliseconds, so the kill lands inside it.
       pdx.delayReplication(6);
+      iad.execute("CREATE TABLE appdb.bulk (id INT PRIMARY KEY, pad CHAR(60) NOT NULL)",
+          "INSERT INTO appdb.bulk SELECT a.n + 10 * b.n + 100 * c.n + 1000 * d.n + 10000 * e.n + 100000 * f.n, "
+              + "REPEAT('x', 60) FROM " + digits("a") + ", " + digits("b") + ", " + digits("c") + ", " + digits("d")
+              + ", " + digits("e") + ", (SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) f");
       int acked = load.acknowledgedCount();
       load.awaitAcknowledged(acked + 100, Duration.ofSeconds(30));
+      sleep(1_000);
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
       Await.until(stack, () -> "Promoting".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
@@ -366,5 +373,11 @@ class EmergencyFailoverIT extends StackPerTest {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+  }
+
+  /** The digits 0 to 9 as a derived table {@code alias(n)}, for a bulk insert both flavors run. */
+  private static String digits(String alias) {
+    return "(SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4 UNION ALL "
+        + "SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7 UNION ALL SELECT 8 UNION ALL SELECT 9) " + alias;
   }
 }
