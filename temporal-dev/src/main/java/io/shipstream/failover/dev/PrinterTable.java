@@ -37,11 +37,7 @@ final class PrinterTable {
    * {@code Object}, or (the default) {@code Metadata}, which kubectl uses for namespaces and labels.
    */
   ObjectNode table(List<JsonNode> objects, String resourceVersion, String includeObject) {
-    ObjectNode table = JSON.createObjectNode().put("kind", "Table").put("apiVersion", "meta.k8s.io/v1");
-    ObjectNode metadata = table.putObject("metadata");
-    if (resourceVersion != null) {
-      metadata.put("resourceVersion", resourceVersion);
-    }
+    ObjectNode table = emptyTable(resourceVersion);
     ArrayNode definitions = table.putArray("columnDefinitions");
     definitions.addObject().put("name", "Name").put("type", "string").put("format", "name")
         .put("description", "Name must be unique within a namespace.").put("priority", 0);
@@ -60,12 +56,7 @@ final class PrinterTable {
       for (Column c : columns) {
         cells.add(c.path().first(object).map(v -> cell(c.definition().getType(), v)).orElse(null));
       }
-      if ("Object".equals(includeObject)) {
-        row.set("object", object);
-      } else if (!"None".equals(includeObject)) {
-        row.putObject("object").put("kind", "PartialObjectMetadata").put("apiVersion", "meta.k8s.io/v1")
-            .set("metadata", object.path("metadata"));
-      }
+      attachObject(row, object, includeObject);
     }
     return table;
   }
@@ -77,11 +68,7 @@ final class PrinterTable {
    * eventTime or creation time, as there.
    */
   ObjectNode eventTable(List<JsonNode> events, String resourceVersion, String includeObject) {
-    ObjectNode table = JSON.createObjectNode().put("kind", "Table").put("apiVersion", "meta.k8s.io/v1");
-    ObjectNode metadata = table.putObject("metadata");
-    if (resourceVersion != null) {
-      metadata.put("resourceVersion", resourceVersion);
-    }
+    ObjectNode table = emptyTable(resourceVersion);
     ArrayNode definitions = table.putArray("columnDefinitions");
     for (String[] c : new String[][] {{"Last Seen", "0"}, {"Type", "0"}, {"Reason", "0"}, {"Object", "0"},
         {"Subobject", "1"}, {"Source", "1"}, {"Message", "0"}, {"First Seen", "1"}, {"Count", "1"}, {"Name", "1"}}) {
@@ -102,20 +89,38 @@ final class PrinterTable {
       cells.add(involved.path("kind").asText("").toLowerCase(java.util.Locale.ROOT) + "/"
           + involved.path("name").asText(""));
       cells.add(involved.path("fieldPath").asText(""));
-      cells.add(firstText(e, "source/component", "reportingComponent") == null ? ""
-          : firstText(e, "source/component", "reportingComponent"));
+      String source = firstText(e, "source/component", "reportingComponent");
+      cells.add(source == null ? "" : source);
       cells.add(e.path("message").asText(""));
       cells.add(first == null ? "<unknown>" : cell("date", JSON.getNodeFactory().textNode(first)).asText());
       cells.add(e.path("count").asInt(1));
       cells.add(e.path("metadata").path("name").asText());
-      if ("Object".equals(includeObject)) {
-        row.set("object", e);
-      } else if (!"None".equals(includeObject)) {
-        row.putObject("object").put("kind", "PartialObjectMetadata").put("apiVersion", "meta.k8s.io/v1")
-            .set("metadata", e.path("metadata"));
-      }
+      attachObject(row, e, includeObject);
     }
     return table;
+  }
+
+  /** A Table with no columns or rows yet, at {@code resourceVersion} (null: none). */
+  private static ObjectNode emptyTable(String resourceVersion) {
+    ObjectNode table = JSON.createObjectNode().put("kind", "Table").put("apiVersion", "meta.k8s.io/v1");
+    ObjectNode metadata = table.putObject("metadata");
+    if (resourceVersion != null) {
+      metadata.put("resourceVersion", resourceVersion);
+    }
+    return table;
+  }
+
+  /**
+   * A row's object as the request's {@code includeObject} asks: the whole object, none, or (the
+   * default) its metadata as a PartialObjectMetadata.
+   */
+  private static void attachObject(ObjectNode row, JsonNode object, String includeObject) {
+    if ("Object".equals(includeObject)) {
+      row.set("object", object);
+    } else if (!"None".equals(includeObject)) {
+      row.putObject("object").put("kind", "PartialObjectMetadata").put("apiVersion", "meta.k8s.io/v1")
+          .set("metadata", object.path("metadata"));
+    }
   }
 
   private static String firstText(JsonNode object, String... paths) {
