@@ -128,11 +128,8 @@ public final class NodeTaints {
         continue;
       }
       boolean taint = !site.name().equals(activeSite);
-      for (Node node : client.nodes().withLabels(selector).list().getItems()) {
-        Map<String, String> labels = node.getMetadata().getLabels();
-        if (labels != null && labels.entrySet().containsAll(selector.entrySet())) {
-          wanted.merge(node.getMetadata().getName(), taint, Boolean::logicalAnd);
-        }
+      for (String node : selectedNodes(selector)) {
+        wanted.merge(node, taint, Boolean::logicalAnd);
       }
     }
     String key = taintKey(group);
@@ -176,15 +173,24 @@ public final class NodeTaints {
       if (selector == null || selector.isEmpty()) {
         continue;
       }
-      for (Node node : client.nodes().withLabels(selector).list().getItems()) {
-        Map<String, String> labels = node.getMetadata().getLabels();
-        if (labels != null && labels.entrySet().containsAll(selector.entrySet())
-            && !selected.contains(node.getMetadata().getName())) {
-          selected.add(node.getMetadata().getName());
+      for (String node : selectedNodes(selector)) {
+        if (!selected.contains(node)) {
+          selected.add(node);
         }
       }
     }
     return removeFrom(selected, taintKey(group));
+  }
+
+  /**
+   * The names of the nodes a site's (non-empty) taintNodeSelector selects, the labels checked
+   * again on what the API server listed, as both the tainting and the removal always did.
+   */
+  private List<String> selectedNodes(Map<String, String> selector) {
+    return client.nodes().withLabels(selector).list().getItems().stream()
+        .filter(n -> n.getMetadata().getLabels() != null
+            && n.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
+        .map(n -> n.getMetadata().getName()).toList();
   }
 
   private List<String> removeFrom(List<String> nodes, String key) {
