@@ -120,6 +120,7 @@ public final class NodeTaints {
     // Node name -> whether it must carry the taint. A node selected by the active site and by
     // another one stays untainted: evicting applications from the writable site is the worse error.
     Map<String, Boolean> wanted = new TreeMap<>();
+    Map<String, Node> listed = new java.util.HashMap<>();
     for (SiteSpec site : sites) {
       Map<String, String> selector = site.taintNodeSelector();
       // An empty selector would select every node of the cluster, so it is treated as absent.
@@ -128,8 +129,9 @@ public final class NodeTaints {
         continue;
       }
       boolean taint = !site.name().equals(activeSite);
-      for (String node : selectedNodes(selector)) {
-        wanted.merge(node, taint, Boolean::logicalAnd);
+      for (Node node : selectedNodes(selector)) {
+        wanted.merge(node.getMetadata().getName(), taint, Boolean::logicalAnd);
+        listed.put(node.getMetadata().getName(), node);
       }
     }
     String key = taintKey(group);
@@ -139,7 +141,7 @@ public final class NodeTaints {
         // Left as it is: an existing taint evicted nothing so far, a new one would.
         return;
       }
-      if (Conflicts.retry("taints of node " + node, () -> reconcile(node, key, taint))) {
+      if (reconcileFrom(listed.get(node), key, taint)) {
         changed.add(node);
       }
     });
@@ -154,10 +156,10 @@ public final class NodeTaints {
    */
   public List<String> removeEverywhere(GroupRef group) {
     String key = taintKey(group);
-    List<String> carrying = client.nodes().list().getItems().stream()
+    List<Node> carrying = client.nodes().list().getItems().stream()
         .filter(n -> n.getSpec() != null && n.getSpec().getTaints() != null && n.getSpec().getTaints().stream()
             .anyMatch(t -> key.equals(t.getKey()) && EFFECT.equals(t.getEffect())))
-        .map(n -> n.getMetadata().getName()).toList();
+        .toList();
     return removeFrom(carrying, key);
   }
 
@@ -167,44 +169,57 @@ public final class NodeTaints {
    * the same taint on its own nodes. The nodes changed.
    */
   public List<String> removeFromSites(GroupRef group, List<SiteSpec> sites) {
-    List<String> selected = new ArrayList<>();
+    Map<String, Node> selected = new java.util.LinkedHashMap<>();
     for (SiteSpec site : sites) {
       Map<String, String> selector = site.taintNodeSelector();
       if (selector == null || selector.isEmpty()) {
         continue;
       }
-      for (String node : selectedNodes(selector)) {
-        if (!selected.contains(node)) {
-          selected.add(node);
-        }
+      for (Node node : selectedNodes(selector)) {
+        selected.putIfAbsent(node.getMetadata().getName(), node);
       }
     }
-    return removeFrom(selected, taintKey(group));
+    return removeFrom(List.copyOf(selected.values()), taintKey(group));
   }
 
   /**
-   * The names of the nodes a site's (non-empty) taintNodeSelector selects, the labels checked
-   * again on what the API server listed, as both the tainting and the removal always did.
+   * The nodes a site's (non-empty) taintNodeSelector selects, the labels checked again on what the
+   * API server listed, as both the tainting and the removal always did.
    */
-  private List<String> selectedNodes(Map<String, String> selector) {
+  private List<Node> selectedNodes(Map<String, String> selector) {
     return client.nodes().withLabels(selector).list().getItems().stream()
         .filter(n -> n.getMetadata().getLabels() != null
             && n.getMetadata().getLabels().entrySet().containsAll(selector.entrySet()))
-        .map(n -> n.getMetadata().getName()).toList();
+        .toList();
   }
 
-  private List<String> removeFrom(List<String> nodes, String key) {
+  private List<String> removeFrom(List<Node> nodes, String key) {
     List<String> changed = new ArrayList<>();
-    for (String node : nodes) {
-      if (Conflicts.retry("taints of node " + node, () -> reconcile(node, key, false))) {
-        changed.add(node);
+    for (Node node : nodes) {
+      if (reconcileFrom(node, key, false)) {
+        changed.add(node.getMetadata().getName());
       }
     }
     return changed;
   }
 
-  private boolean reconcile(String nodeName, String key, boolean taint) {
-    Node node = client.nodes().withName(nodeName).get();
+  /**
+   * Brings one node's taint to what is wanted. The first attempt works on the node as it was just
+   * listed, without reading it again: its patch tests the resourceVersion or the taint list it
+   * read, so a node changed since makes the API server refuse it, and every later attempt reads
+   * the node anew.
+   */
+  boolean reconcileFrom(Node listed, String key, boolean taint) {
+    String nodeName = listed.getMetadata().getName();
+    boolean[] first = {true};
+    return Conflicts.retry("taints of node " + nodeName, () -> {
+      Node node = first[0] ? listed : client.nodes().withName(nodeName).get();
+      first[0] = false;
+      return reconcile(nodeName, node, key, taint);
+    });
+  }
+
+  private boolean reconcile(String nodeName, Node node, String key, boolean taint) {
     if (node == null) {
       log.info("Node {} is gone; no taint to reconcile", nodeName);
       return false;

@@ -297,36 +297,47 @@ public final class FailoverRun {
   }
 
   /**
-   * Routes writes to the new primary first (its role label, so the primary Service), then starts
-   * DNS and taints side by side; the returned flip settles them. None of these can undo the
-   * promotion, so each failure is a warning, and each is counted.
+   * Starts routing writes to the new primary: its role label (so the primary Service), DNS and the
+   * taints side by side, since none waits for another and the label is one call among three, not
+   * behind two. {@link RoutingFlip#labelled} waits for the label (the writers' way back),
+   * {@link RoutingFlip#settle} for the rest. None of these can undo the promotion, so each failure
+   * is a warning, and each is counted.
    */
   public RoutingFlip flipRouting(GroupConfig config, SiteSpec target) {
-    try {
-      k8s.setSiteRole(group, target, RoleLabel.PRIMARY);
-    } catch (ActivityFailure e) {
-      warn(Events.ROUTING_UPDATE_FAILED, "could not label " + target.name() + " primary: " + Failures.rootMessage(e));
-    }
+    Promise<Void> label = Async.procedure(k8s::setSiteRole, group, target, RoleLabel.PRIMARY);
     boolean hasDns = config.dnsHostname() != null && target.lbIP() != null;
     Promise<Void> dns = hasDns ? Async.procedure(k8s::updateDns, group, config.dnsHostname(), target.lbIP(),
         config.dnsTtl()) : null;
     Promise<Void> taints = Async.procedure(k8s::applyTaints, group, config.sites(), target.name());
-    return new RoutingFlip(target, dns, taints);
+    return new RoutingFlip(target, label, dns, taints);
   }
 
-  /** DNS and taints being brought to the new primary; {@link #settle} waits for both. */
+  /** The label, DNS and taints being brought to the new primary. */
   public final class RoutingFlip {
     private final SiteSpec target;
+    private final Promise<Void> label;
     private final Promise<Void> dns;
     private final Promise<Void> taints;
+    private boolean labelSettled;
 
-    private RoutingFlip(SiteSpec target, Promise<Void> dns, Promise<Void> taints) {
+    private RoutingFlip(SiteSpec target, Promise<Void> label, Promise<Void> dns, Promise<Void> taints) {
       this.target = target;
+      this.label = label;
       this.dns = dns;
       this.taints = taints;
     }
 
+    /** Waits for the target's primary label; a failure is a warning. */
+    public void labelled() {
+      if (!labelSettled) {
+        labelSettled = true;
+        FailoverRun.this.settle(label, Events.ROUTING_UPDATE_FAILED, "could not label " + target.name() + " primary");
+      }
+    }
+
+    /** Waits for the label, DNS and the taints. */
     public void settle() {
+      labelled();
       if (dns != null) {
         metrics.dnsFlip(FailoverRun.this.settle(dns, Events.DNS_FLIP_FAILED, "DNS flip to " + target.lbIP()
             + " failed"));
@@ -342,12 +353,17 @@ public final class FailoverRun {
    * ({@code what} and the error), no reason to fail a failover that happened.
    */
   public void recordPromotionPoint(SiteSpec target, Events onFailure, String what) {
+    settle(startRecordingPromotionPoint(target), onFailure, what);
+  }
+
+  /**
+   * {@link #recordPromotionPoint} started now, beside the routing and the rejoin, none of which it
+   * waits for or holds up; the caller settles the returned write with {@link #settle}.
+   */
+  public Promise<Void> startRecordingPromotionPoint(SiteSpec target) {
     enter(Phase.Resuming, "recording the failover to " + target.name());
-    try {
-      k8s.recordFailover(group, target.name(), failoverRecordedAt, progress.targetGtidAtPromotion);
-    } catch (ActivityFailure e) {
-      warn(onFailure, what + ": " + Failures.rootMessage(e));
-    }
+    return Async.procedure(k8s::recordFailover, group, target.name(), failoverRecordedAt,
+        progress.targetGtidAtPromotion);
   }
 
   // --- The end ---------------------------------------------------------------------------------------

@@ -116,16 +116,19 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     }
 
     drain.settleUnlabel(plan);
-    // The writers' way to the new primary (its role label) first: the status and Events the window
-    // held go out once it is open, beside DNS, the taints and the rejoin.
+    // The writers' way to the new primary (its role label), DNS, the taints and the old primary's
+    // rejoin all start at once; the status and Events the window held go out once the label is on,
+    // with the promotion point's record beside the rest (none of them waits for another).
     FailoverRun.RoutingFlip routing = run.flipRouting(plan.config(), plan.target());
-    run.closeWriteWindow();
     Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom, server(plan, plan.source()),
         server(plan, plan.target()));
+    routing.labelled();
+    run.closeWriteWindow();
+    Promise<Void> recorded = run.startRecordingPromotionPoint(plan.target());
     routing.settle();
     run.settle(rejoin, Events.REJOIN_FAILED, "old primary " + plan.source().name() + " not re-pointed at "
         + plan.target().name() + "; it stays read-only");
-    run.recordPromotionPoint(plan.target(), Events.STATUS_UPDATE_FAILED,
+    run.settle(recorded, Events.STATUS_UPDATE_FAILED,
         "could not record the promotion point " + progress.targetGtidAtPromotion);
     new OtherReplicasRepointing(run).repoint(plan);
     progress.transactionsLost = lost(progress.sourceGtidAtFence, progress.targetGtidAtPromotion);
