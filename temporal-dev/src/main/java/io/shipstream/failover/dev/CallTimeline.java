@@ -22,7 +22,15 @@ import java.util.function.Function;
 final class CallTimeline extends ActivityObserver {
   private record Call(String workflowId, String name, boolean local, long startMs, long endMs, Object result) {}
 
+  private record Mark(String workflowId, String what, long atMs) {}
+
   private final ConcurrentLinkedQueue<Call> calls = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<Mark> marks = new ConcurrentLinkedQueue<>();
+
+  /** A moment seen outside the worker (the annotation patched, Succeeded read back), for {@link #describe}. */
+  void mark(String workflowId, String what, long atMs) {
+    marks.add(new Mark(workflowId, what, atMs));
+  }
 
   @Override
   protected ActivityOutput observe(ActivityExecutionContext context, ActivityInput input,
@@ -64,6 +72,7 @@ final class CallTimeline extends ActivityObserver {
   /** Forgets what was recorded so far (the warm-up runs). */
   void clear() {
     calls.clear();
+    marks.clear();
   }
 
   /**
@@ -98,6 +107,12 @@ final class CallTimeline extends ActivityObserver {
       if (c.workflowId().equals(workflowId) && start >= -1000 && start <= end + 1000) {
         lines.add(new Line(start, String.format("worker   %s %s: %d ms (until %d)", c.local() ? "local" : "activity",
             c.name(), c.endMs() - c.startMs(), c.endMs() - origin)));
+      }
+    }
+    for (Mark m : marks) {
+      long at = m.atMs() - origin;
+      if (m.workflowId().equals(workflowId) && at >= -5000 && at <= end + 5000) {
+        lines.add(new Line(at, "client   " + m.what()));
       }
     }
     lines.sort(Comparator.comparingLong(Line::at));

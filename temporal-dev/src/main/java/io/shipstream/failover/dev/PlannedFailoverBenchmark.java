@@ -217,10 +217,12 @@ public final class PlannedFailoverBenchmark {
     long sinceMs = System.currentTimeMillis();
     String before = Instant.now().toString();
     long startNanos = System.nanoTime();
+    timeline.mark(workflowId, "annotation patch sent", System.currentTimeMillis());
     stack.api().annotate(target);
     PlannedFailoverStatus s = stack.waits().planned(p -> "Succeeded".equals(p.phase()) || "Failed".equals(p.phase())
         ? p.startTime() != null && p.startTime().compareTo(before) >= 0 : false, Duration.ofSeconds(120));
     long endNanos = System.nanoTime();
+    timeline.mark(workflowId, "Succeeded read back", System.currentTimeMillis());
     if (!"Succeeded".equals(s.phase())) {
       throw new IllegalStateException("failover to " + target + " ended " + s.phase() + ": " + s.message());
     }

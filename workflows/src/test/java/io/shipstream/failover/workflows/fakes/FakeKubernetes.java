@@ -65,8 +65,14 @@ public class FakeKubernetes implements KubernetesActivities {
     notes.forEach(n -> events.add(new Event(n.type(), n.reason(), n.message())));
   }
 
+  /** The site whose pods the API server refuses to label primary (RBAC, say); null: none. */
+  public volatile String primaryLabelRefusedFor;
+
   @Override
   public void setSiteRole(GroupRef group, SiteSpec site, String role) {
+    if (site.name().equals(primaryLabelRefusedFor) && "primary".equals(role)) {
+      throw io.temporal.failure.ApplicationFailure.newNonRetryableFailure("pods is forbidden", "Forbidden");
+    }
     roles.put(site.name(), role);
   }
 

@@ -92,6 +92,20 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
         "PlannedFailoverDraining", "PlannedFailoverLagOK", "PlannedFailoverCompleted");
   }
 
+  @Test
+  void aTargetThatCannotBeLabelledPrimaryIsAWarningOfAFailoverThatHappened() {
+    // The label starts beside DNS and the taints: its failure must still be said, and the rest done.
+    k8s.primaryLabelRefusedFor = "pdx";
+
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.message()).contains("could not label pdx primary: pods is forbidden");
+    assertThat(k8s.eventReasons()).contains("RoutingUpdateFailed");
+    assertThat(mysql.server("iad").replicatesFrom).as("the rejoin still ran").isEqualTo("pdx");
+    assertThat(k8s.status.lastPromotion()).as("the promotion point still recorded").isNotNull();
+  }
+
   private static List<String> withoutRepeats(List<String> reasons) {
     List<String> out = new java.util.ArrayList<>();
     for (String r : reasons) {
