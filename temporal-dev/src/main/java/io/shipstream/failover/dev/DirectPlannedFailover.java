@@ -129,14 +129,16 @@ public final class DirectPlannedFailover implements AutoCloseable {
         (promoteEnded - promoteStarted) / 1e6);
     lastServerWindow = fence.fencedAt() == null || promoted.writableAt() == null ? null
         : Duration.between(fence.fencedAt(), promoted.writableAt());
-    k8s.setSiteRole(group, plan.target(), "primary");
-    CompletableFuture.allOf(
+    // As the workflow's tail: the label, DNS, taints and the rejoin at once, the record beside them.
+    CompletableFuture<Void> label = async(() -> k8s.setSiteRole(group, plan.target(), "primary"));
+    CompletableFuture<Void> rest = CompletableFuture.allOf(
         async(() -> k8s.updateDns(group, plan.config().dnsHostname(), plan.target().lbIP(), plan.config().dnsTtl())),
         async(() -> k8s.applyTaints(group, plan.config().sites(), p.target)),
-        async(() -> mysql.replicateFrom(source, target))).join();
-
+        async(() -> mysql.replicateFrom(source, target)));
+    label.join();
     status(group, p.with("Resuming"), ref);
     k8s.recordFailover(group, p.target, recordedAt, promoted.gtidExecuted());
+    rest.join();
     p.completed = clock.instant();
     PlannedFailoverStatus done = p.with("Succeeded");
     status(group, done, ref);
