@@ -673,7 +673,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       String activeNow = adoption instanceof Adoption.Adopt adopted ? adopted.site() : status.activeSite();
       List<SiteReadiness.Readiness> readiness = SiteReadiness.evaluate(new TopologyMatrix.Input(g.config(),
           observations, activeNow, instant(status.cooldownSince()), status.lastFailoverTarget(), false, now)
-          .withFenced(fenced));
+          .withFenced(fenced), steward == null ? Map.of() : steward.semiSyncAcking(g.group()));
       writeSites(w, now, runOwns, readiness);
       metrics.state().readiness(g.group(), readiness);
       metrics.state().verdict(g.group(), verdict);
