@@ -29,10 +29,20 @@ public final class PlannedFailoverBenchmark {
   /**
    * {@code serverWindowMs}: the fence applied on the source to the target writable, from the
    * activities' own estimates (the middle of the exchange that carried each statement; NaN when
-   * they did not say); {@code windowMs} is the client-seen window, the writer's longest gap.
+   * they did not say); {@code windowMs} is the client-seen window, the writer's longest gap;
+   * {@code statusWindowMs} the window the run recorded in {@code status.plannedFailover.writeWindow}
+   * (NaN when it recorded none), which must equal the server-side one (the same two instants, at the
+   * status's millisecond precision) and never exceed the client-seen one.
    */
   record Run(String target, double annotationToSucceededMs, double workflowMs, double windowMs, long lost,
-      double serverWindowMs) {}
+      double serverWindowMs, double statusWindowMs) {
+
+    /** Whether the status window is the server-side one, to the status's millisecond, and within the client's. */
+    boolean statusWindowConsistent() {
+      return !Double.isNaN(statusWindowMs) && !Double.isNaN(serverWindowMs)
+          && Math.abs(statusWindowMs - Math.floor(serverWindowMs)) < 1.0 && statusWindowMs <= windowMs;
+    }
+  }
 
   /** The Temporal runs and the same runbook called directly, on one stack under one writer. */
   record Result(Flavor flavor, List<Run> temporal, List<Run> direct, String profile, long remoteRttMs) {}
@@ -45,6 +55,8 @@ public final class PlannedFailoverBenchmark {
       for (int i = 0; i < args.length; i++) {
         if (args[i].equals("--flavor") && i + 1 < args.length) {
           flavors = args[++i];
+        } else if (args[i].equals("--n") && i + 1 < args.length && args[i + 1].matches("\\d+")) {
+          n = Integer.parseInt(args[++i]);
         } else if (args[i].matches("\\d+")) {
           n = Integer.parseInt(args[i]);
         } else {
@@ -106,8 +118,9 @@ public final class PlannedFailoverBenchmark {
         Run run = failover(stack, load, target, timeline, workflowId);
         runs.add(run);
         System.out.printf("%s run %2d -> %s: annotation->Succeeded %6.0f ms, workflow %6.0f ms, window %5.0f ms,"
-            + " server-side window %5.0f ms, lost %d%n", flavor, i + 1, target, run.annotationToSucceededMs(),
-            run.workflowMs(), run.windowMs(), run.serverWindowMs(), run.lost());
+            + " server-side window %7.1f ms, status-recorded window %5.0f ms (%s), lost %d%n", flavor, i + 1, target,
+            run.annotationToSucceededMs(), run.workflowMs(), run.windowMs(), run.serverWindowMs(), run.statusWindowMs(),
+            run.statusWindowConsistent() ? "= server-side, <= client-seen" : "INCONSISTENT", run.lost());
       }
       // The last Temporal run's history, before the direct runs (they start no workflow).
       profile = HistoryProfile.of(stack.controlPlane().client(), List.of(workflowId)).table() + "\n"
@@ -244,7 +257,8 @@ public final class PlannedFailoverBenchmark {
       Playground.sleep(5);
     }
     return new Run(target, (endNanos - startNanos) / 1e6, s.durationSeconds() * 1000, window, lost,
-        serverWindow == null ? Double.NaN : serverWindow.toNanos() / 1e6);
+        serverWindow == null ? Double.NaN : serverWindow.toNanos() / 1e6,
+        s.writeWindow() == null || s.writeWindow().seconds() == null ? Double.NaN : s.writeWindow().seconds() * 1000);
   }
 
   /** The longest pause between consecutive acknowledgements from {@code fromNanos} on. */

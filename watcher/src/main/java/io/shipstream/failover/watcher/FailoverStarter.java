@@ -137,14 +137,27 @@ public final class FailoverStarter {
   public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
       String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced,
       MysqlFailoverGroupSpec spec) {
+    return startEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forced, spec, null,
+        null);
+  }
+
+  /**
+   * As above; {@code detectedAt} is when the monitor decided the primary is lost and {@code
+   * lastPolledAt} when it last answered a poll (RFC 3339, null when unknown): the run's write window.
+   */
+  public Outcome startEmergency(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+      String reason, Map<String, String> siteGtids, EmergencyFailoverStatus.ForcedPromotion forced,
+      MysqlFailoverGroupSpec spec, String detectedAt, String lastPolledAt) {
     synchronized (lock(group)) {
-      return doStartEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forced, spec);
+      return doStartEmergency(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forced, spec,
+          detectedAt, lastPolledAt);
     }
   }
 
   private Outcome doStartEmergency(GroupRef group, String failedSite, String candidate,
       String oldPrimaryLastKnownGtid, String reason, Map<String, String> siteGtids,
-      EmergencyFailoverStatus.ForcedPromotion forced, MysqlFailoverGroupSpec spec) {
+      EmergencyFailoverStatus.ForcedPromotion forced, MysqlFailoverGroupSpec spec, String detectedAt,
+      String lastPolledAt) {
     WorkflowOptions.Builder options = WorkflowOptions.newBuilder()
         .setWorkflowId(group.workflowId())
         .setTaskQueue(taskQueue)
@@ -155,7 +168,7 @@ public final class FailoverStarter {
     try {
       var execution = WorkflowClient.start(stub::run,
           new EmergencyFailoverWorkflow.Request(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason,
-              siteGtids == null ? null : new TreeMap<>(siteGtids), forced, spec));
+              siteGtids == null ? null : new TreeMap<>(siteGtids), forced, spec, detectedAt, lastPolledAt));
       log.info("started emergency failover {} for {} from {} to {}", execution.getRunId(), group, failedSite,
           candidate);
       return new Started(execution.getRunId());

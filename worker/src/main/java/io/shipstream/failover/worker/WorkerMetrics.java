@@ -28,6 +28,12 @@ final class WorkerMetrics implements AutoCloseable {
    */
   static final double[] FAILOVER_BUCKETS_SECONDS = {0.25, 0.5, 1, 2, 5, 10, 30, 60, 300};
 
+  /**
+   * Buckets for {@code bloodraven_write_window}, in seconds: a planned switchover stops writes for
+   * a fraction of a second when all is well, so the SLO's buckets start at 50 ms.
+   */
+  static final double[] WRITE_WINDOW_BUCKETS_SECONDS = {0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300};
+
   private static final Logger log = LoggerFactory.getLogger(WorkerMetrics.class);
 
   private final ProcessMetrics process;
@@ -59,6 +65,9 @@ final class WorkerMetrics implements AutoCloseable {
       "bloodraven_failovers", "Emergency (automatic) failovers that ended, by target site and result (success,"
           + " rejected, cancelled, failed_other)",
       "bloodraven_failover_duration", "Time from the start to Succeeded of the successful emergency failovers",
+      "bloodraven_write_window", "How long writes stopped in each failover whose target became writable, by kind:"
+          + " planned, the source's fence to the target writable; emergency, the loss's detection to the candidate"
+          + " writable",
       "bloodraven_dns_flips", "DNS flips of a group's hostname to a new primary, planned and emergency, by result",
       "bloodraven_taint_operations", "Node taint updates of emergency failovers, by result",
       "bloodraven_dragonfly_promotions", "Session-store promotions of planned failovers, by result (success, failed,"
@@ -85,6 +94,7 @@ final class WorkerMetrics implements AutoCloseable {
    */
   static MeterFilter failoverTimersAsHistograms() {
     double[] bucketsNanos = Arrays.stream(FAILOVER_BUCKETS_SECONDS).map(s -> s * 1e9).toArray();
+    double[] windowNanos = Arrays.stream(WRITE_WINDOW_BUCKETS_SECONDS).map(s -> s * 1e9).toArray();
     return new MeterFilter() {
       @Override
       public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
@@ -94,7 +104,7 @@ final class WorkerMetrics implements AutoCloseable {
         }
         return DistributionStatisticConfig.builder()
             .percentilesHistogram(false)
-            .serviceLevelObjectives(bucketsNanos)
+            .serviceLevelObjectives(id.getName().startsWith("bloodraven_write_window") ? windowNanos : bucketsNanos)
             .build()
             .merge(config);
       }

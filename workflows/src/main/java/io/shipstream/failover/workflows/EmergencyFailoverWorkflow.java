@@ -31,7 +31,18 @@ public interface EmergencyFailoverWorkflow {
    * workflow then acts on the resource's spec.
    */
   record Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
-      String reason, Map<String, String> siteGtids, ForcedPromotion forcedPromotion, MysqlFailoverGroupSpec spec) {
+      String reason, Map<String, String> siteGtids, ForcedPromotion forcedPromotion, MysqlFailoverGroupSpec spec,
+      String detectedAt, String primaryLastPolledAt) {
+
+    /**
+     * A request without when the loss was detected ({@code detectedAt}, the watcher's clock, RFC 3339)
+     * and when the failed primary last answered a poll ({@code primaryLastPolledAt}), as older
+     * watchers sent it: the run then records no write window.
+     */
+    public Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,
+        String reason, Map<String, String> siteGtids, ForcedPromotion forcedPromotion, MysqlFailoverGroupSpec spec) {
+      this(group, failedSite, candidate, oldPrimaryLastKnownGtid, reason, siteGtids, forcedPromotion, spec, null, null);
+    }
 
     /** A request acting on the resource's spec. */
     public Request(GroupRef group, String failedSite, String candidate, String oldPrimaryLastKnownGtid,

@@ -66,7 +66,7 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
     writeFailoverStatus(group, "plannedFailover", planned, planned.startTime(), workflow,
         historyEntry("planned", planned.phase(), planned.target(), planned.reason(), planned.startTime(),
-            planned.durationSeconds(), workflow));
+            planned.durationSeconds(), planned.writeWindow(), workflow));
   }
 
   @Override
@@ -74,18 +74,19 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
       MysqlFailoverGroupStatus.WorkflowRef workflow) {
     writeFailoverStatus(group, "emergencyFailover", emergency, emergency.startTime(), workflow,
         historyEntry("emergency", emergency.phase(), emergency.target(), emergency.reason(), emergency.startTime(),
-            emergency.durationSeconds(), workflow));
+            emergency.durationSeconds(), emergency.writeWindow(), workflow));
   }
 
   /** The run's line in {@code status.failoverHistory} when {@code phase} ends it; null while it runs. */
   private static MysqlFailoverGroupStatus.FailoverHistoryEntry historyEntry(String kind, String phase, String target,
-      String reason, String startTime, Double durationSeconds, MysqlFailoverGroupStatus.WorkflowRef workflow) {
+      String reason, String startTime, Double durationSeconds, io.shipstream.failover.model.crd.WriteWindow window,
+      MysqlFailoverGroupStatus.WorkflowRef workflow) {
     if (!io.shipstream.failover.model.Phase.isTerminal(phase)) {
       return null;
     }
     return new MysqlFailoverGroupStatus.FailoverHistoryEntry(workflow == null ? null : workflow.workflowId(),
         workflow == null ? null : workflow.runId(), kind, target, phase,
-        "Succeeded".equals(phase) ? null : reason, startTime, durationSeconds);
+        "Succeeded".equals(phase) ? null : reason, startTime, durationSeconds, window == null ? null : window.seconds());
   }
 
   /**

@@ -98,6 +98,24 @@ class EmergencyFailoverStatusTest {
     assertThat(cluster.group(ORDERS).getStatus().emergencyFailover().phase()).isEqualTo("Succeeded");
   }
 
+  /** Issue 34 item 3: a run's write window goes into its history entry beside its duration. */
+  @Test
+  void theHistoryEntryCarriesTheRunsWriteWindow() {
+    io.shipstream.failover.model.crd.WriteWindow window = io.shipstream.failover.model.crd.WriteWindow.between(
+        java.time.Instant.parse("2025-03-01T13:00:01.100Z"), java.time.Instant.parse("2025-03-01T13:00:01.237Z"),
+        0.01, null);
+    activities.writePlannedFailoverStatus(ORDERS, new PlannedFailoverStatus("Succeeded", "pdx", "iad", "0-1-100",
+        "0-1-100", "2025-03-01T13:00:00Z", "2025-03-01T13:00:02Z", 2.0, 0L, null, null, "promoted pdx", null, null,
+        window), new WorkflowRef("PlannedFailover", "mysqlfailovergroup/shop/orders", "run-3"));
+
+    MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
+    assertThat(status.failoverHistory()).containsExactly(new MysqlFailoverGroupStatus.FailoverHistoryEntry(
+        "mysqlfailovergroup/shop/orders", "run-3", "planned", "pdx", "Succeeded", null, "2025-03-01T13:00:00Z", 2.0,
+        0.137));
+    assertThat(status.plannedFailover().writeWindow()).isEqualTo(window);
+    assertThat(window.from()).isEqualTo("2025-03-01T13:00:01.100Z");
+  }
+
   private static EmergencyFailoverStatus emergency(String phase, Long lost, String lostGtid) {
     return new EmergencyFailoverStatus(phase, "iad", "pdx", "iad unreachable for 3 polls", null,
         "2025-03-01T12:00:00Z", null, null, false, "0-1-100", lost == null ? null : "0-1-97", lost, lostGtid, null);

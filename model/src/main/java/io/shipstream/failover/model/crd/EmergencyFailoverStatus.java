@@ -41,7 +41,20 @@ public record EmergencyFailoverStatus(
     String lossComputedFrom,
     @JsonPropertyDescription("Set when the old primary's sidecar did not confirm it fenced: how long the candidate "
         + "waited before it was made writable, and what that bound rests on.")
-    OldPrimaryWait oldPrimaryWait) {
+    OldPrimaryWait oldPrimaryWait,
+    @JsonPropertyDescription("How long writes stopped: the watcher's detection of the lost primary to the candidate "
+        + "writable, and how long before the detection the dead primary last answered a poll.")
+    WriteWindow writeWindow) {
+
+  /** A status without its write window. */
+  public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,
+      String startTime, String completionTime, Double durationSeconds, Boolean oldPrimaryFenced,
+      String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
+      String message, ForcedPromotion forcedPromotion, String lossComputedFrom, OldPrimaryWait oldPrimaryWait) {
+    this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, forcedPromotion,
+        lossComputedFrom, oldPrimaryWait, null);
+  }
 
   /** A status without a forced promotion. */
   public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,

@@ -36,6 +36,7 @@ import java.util.List;
 @AdditionalPrinterColumn(name = "Ready", jsonPath = MysqlFailoverGroup.READY_STATUS_PATH, type = Type.STRING)
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.plannedFailover.phase", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Emergency", jsonPath = ".status.emergencyFailover.phase", type = Type.STRING)
+@AdditionalPrinterColumn(name = "ReadySites", jsonPath = ".status.readySites", type = Type.STRING)
 @AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = Type.DATE)
 public class MysqlFailoverGroup extends CustomResource<MysqlFailoverGroupSpec, MysqlFailoverGroupStatus>
     implements Namespaced {

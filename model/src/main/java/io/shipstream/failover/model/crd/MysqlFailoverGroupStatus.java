@@ -36,7 +36,29 @@ public record MysqlFailoverGroupStatus(
     String lastPromotion,
     @JsonPropertyDescription("The group's last ten finished failovers, newest first, each written by its workflow "
         + "when it ended: kubectl failover history prints them beside the Events.")
-    List<FailoverHistoryEntry> failoverHistory) {
+    List<FailoverHistoryEntry> failoverHistory,
+    @JsonPropertyDescription("The sites that could take over now, as a planned target or the emergency candidate "
+        + "(sites[].readiness), comma-separated in spec order; \"none\" when no site could: the group has lost its "
+        + "disaster recovery. Written by the watcher with sites.")
+    String readySites) {
+
+  /** A status without the sites ready now. */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover,
+      SemiSyncStatus semiSync, List<String> fencedSites, List<LostTransactions> lostTransactions,
+      String lastPromotion, List<FailoverHistoryEntry> failoverHistory) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, semiSync, fencedSites, lostTransactions, lastPromotion,
+        failoverHistory, null);
+  }
+
+  /** {@code readySites} as written for {@code sites}: the names of those ready now, or "none". */
+  public static String readySites(List<SiteStatus> sites) {
+    List<String> ready = sites == null ? List.of()
+        : sites.stream().filter(s -> s != null && s.readyNow()).map(SiteStatus::name).toList();
+    return ready.isEmpty() ? "none" : String.join(",", ready);
+  }
 
   /** How many entries {@code failoverHistory} keeps: the oldest go first. */
   public static final int FAILOVER_HISTORY_KEPT = 10;
@@ -123,7 +145,44 @@ public record MysqlFailoverGroupStatus(
       Boolean replicating,
       String gtidExecuted,
       Long secondsBehindSource,
-      String divergentGtid) {}
+      String divergentGtid,
+      @JsonPropertyDescription("Whether the site could take over now, as the watcher computes it on every poll "
+          + "(model SiteReadiness): as a planned switchover's target and as the site an emergency failover would "
+          + "promote, and why not.")
+      Readiness readiness) {
+
+    /** A site's status without its readiness. */
+    public SiteStatus(String name, String state, String lastSeen, Boolean replicating, String gtidExecuted,
+        Long secondsBehindSource, String divergentGtid) {
+      this(name, state, lastSeen, replicating, gtidExecuted, secondsBehindSource, divergentGtid, null);
+    }
+
+    /** The same site with its readiness. */
+    public SiteStatus withReadiness(Readiness r) {
+      return new SiteStatus(name, state, lastSeen, replicating, gtidExecuted, secondsBehindSource, divergentGtid, r);
+    }
+
+    /** Whether the site could take over now by either path. */
+    public boolean readyNow() {
+      return readiness != null && (Boolean.TRUE.equals(readiness.planned()) || Boolean.TRUE.equals(readiness.emergency()));
+    }
+  }
+
+  /**
+   * {@code status.sites[].readiness}: whether the site could take over now.
+   *
+   * @param planned whether a planned switchover to it would be accepted and not wait out maxLagWait
+   * @param plannedReason why not, as a code (ReplicationStopped, Lagging, Fenced, ...); absent when ready
+   * @param emergency whether an emergency failover would promote it were the active site lost now
+   *     (rank 1), or were those ranked ahead of it lost too
+   * @param emergencyReason why not, as a code; absent when ready
+   * @param emergencyRank 1 for the site the emergency path would promote now; absent when not ready
+   * @param message the same in sentences
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record Readiness(Boolean planned, String plannedReason, Boolean emergency, String emergencyReason,
+      Integer emergencyRank, String message) {}
 
   /**
    * The group's durability now, as the primary reports it (written by the watcher while
@@ -171,11 +230,18 @@ public record MysqlFailoverGroupStatus(
    * @param reason why it failed, as in plannedFailover.reason; absent when it succeeded
    * @param startTime when it started (RFC 3339)
    * @param durationSeconds how long it ran
+   * @param writeWindowSeconds how long writes stopped ({@link WriteWindow}); absent when no target became writable
    */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record FailoverHistoryEntry(String workflowId, String runId, String kind, String target, String result,
-      String reason, String startTime, Double durationSeconds) {
+      String reason, String startTime, Double durationSeconds, Double writeWindowSeconds) {
+
+    /** An entry without the write window. */
+    public FailoverHistoryEntry(String workflowId, String runId, String kind, String target, String result,
+        String reason, String startTime, Double durationSeconds) {
+      this(workflowId, runId, kind, target, result, reason, startTime, durationSeconds, null);
+    }
 
     /**
      * {@code history} with {@code entry} first: an entry of the same run is replaced (a retried
@@ -200,13 +266,13 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, readySites);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, readySites);
   }
 
   /**
@@ -216,52 +282,52 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory);
+        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory, readySites);
   }
 
   /** The time the last promotion took effect ({@code lastPromotion}), where the cooldown starts. */
   public MysqlFailoverGroupStatus withLastPromotion(String at) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, at, failoverHistory);
+        lostTransactions, at, failoverHistory, readySites);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, readySites);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, readySites);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, readySites);
   }
 
   /** The transactions the group is known to have lost ({@link LostTransactions}). */
   public MysqlFailoverGroupStatus withLostTransactions(List<LostTransactions> lost) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lost, lastPromotion, failoverHistory);
+        lost, lastPromotion, failoverHistory, readySites);
   }
 
   /** The sites a DBA fenced, as the watcher accepted them. */
   public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, readySites);
   }
 
   /** The group's last finished failovers, newest first ({@link FailoverHistoryEntry}). */
   public MysqlFailoverGroupStatus withFailoverHistory(List<FailoverHistoryEntry> history) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, history);
+        lostTransactions, lastPromotion, history, readySites);
   }
 }

@@ -25,7 +25,19 @@ public record PlannedFailoverStatus(
     String retryAfter,
     String message,
     DragonflyStatus dragonfly,
-    String scheduledAt) {
+    String scheduledAt,
+    @com.fasterxml.jackson.annotation.JsonPropertyDescription("How long writes stopped: the source's fence to the "
+        + "target writable, measured on the servers' side; set once the target is writable.")
+    WriteWindow writeWindow) {
+
+  /** Without {@code writeWindow}: a run whose target was not made writable (yet). */
+  public PlannedFailoverStatus(String phase, String target, String sourcePrimary, String sourceGtidAtFence,
+      String targetGtidAtPromotion, String startTime, String completionTime, Double durationSeconds,
+      Long transactionsLost, String reason, String retryAfter, String message, DragonflyStatus dragonfly,
+      String scheduledAt) {
+    this(phase, target, sourcePrimary, sourceGtidAtFence, targetGtidAtPromotion, startTime, completionTime,
+        durationSeconds, transactionsLost, reason, retryAfter, message, dragonfly, scheduledAt, null);
+  }
 
   /** Without {@code scheduledAt}: a request that carries no time. */
   public PlannedFailoverStatus(String phase, String target, String sourcePrimary, String sourceGtidAtFence,

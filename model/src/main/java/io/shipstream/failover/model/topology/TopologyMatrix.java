@@ -278,21 +278,16 @@ public final class TopologyMatrix {
       return new Blocked(Cause.CooldownActive, failed, lost + " but the failover cooldown is active since the last "
           + "promotion at " + in.lastPromotion() + "; no automatic failover before " + cooldownEnd.get());
     }
-    List<SiteSpec> readOnlySites = in.config().sites().stream()
-        .filter(s -> s.isPrimaryCandidate() && !s.name().equals(failed) && !in.isFenced(s.name())
-            && promotable(in.observation(s.name())))
-        .toList();
     // A candidate whose SQL thread stopped on an error cannot apply its relay log: another one is
     // chosen, and the ones passed over are named in the verdict.
     List<String> sqlProblems = new ArrayList<>();
     List<SiteSpec> candidateSites = new ArrayList<>();
-    for (SiteSpec s : readOnlySites) {
-      Probe p = in.observation(s.name()).latest();
-      String problem = CandidateSelection.sqlThreadProblem(s.name(), p.sourceSqlRunning(), p.sourceSqlError());
-      if (problem == null) {
+    for (SiteSpec s : in.config().sites()) {
+      SiteReadiness.NotReady excluded = candidateExclusion(in, s, failed);
+      if (excluded == null) {
         candidateSites.add(s);
-      } else {
-        sqlProblems.add(problem);
+      } else if (excluded.reason() == SiteReadiness.Reason.SqlThreadError) {
+        sqlProblems.add(excluded.message());
       }
     }
     String passedOver = sqlProblems.isEmpty() ? "" : "; passed over: " + String.join("; ", sqlProblems);
@@ -338,6 +333,42 @@ public final class TopologyMatrix {
           + (reading == null ? "the GTID sets cannot be compared" : "the GTID set of site '" + reading + "' cannot be read")
           + ": " + e.getMessage());
     }
+  }
+
+  /**
+   * Row 16's filter: why site {@code s} is no candidate when {@code failed} is lost, or null when it
+   * is one (a primary-candidate other than f, not fenced, READ_ONLY, whose latest poll answered
+   * read-only, with no SQL thread error). {@link SiteReadiness} asks the same question through this
+   * method, so the readiness a site shows and the failover that would choose it cannot disagree.
+   */
+  static SiteReadiness.NotReady candidateExclusion(Input in, SiteSpec s, String failed) {
+    String name = s.name();
+    if (name.equals(failed)) {
+      return new SiteReadiness.NotReady(SiteReadiness.Reason.ActivePrimary, "site '" + name + "' is the active site");
+    }
+    if (!s.isPrimaryCandidate()) {
+      return new SiteReadiness.NotReady(SiteReadiness.Reason.NotCandidate, "site '" + name + "' has role " + s.role()
+          + " and can never be primary");
+    }
+    if (in.isFenced(name)) {
+      return new SiteReadiness.NotReady(SiteReadiness.Reason.Fenced, "site '" + name + "' is fenced ("
+          + FencedSites.ANNOTATION + ")");
+    }
+    SiteObservation o = in.observation(name);
+    if (!promotable(o)) {
+      if (o.state() == SiteState.UNKNOWN) {
+        return new SiteReadiness.NotReady(SiteReadiness.Reason.NotPolled, "site '" + name + "' has no verdict yet");
+      }
+      if (!o.answeringNow() || o.state() == SiteState.UNREACHABLE) {
+        String error = o.latest() == null || o.latest().error() == null ? "" : ": " + o.latest().error();
+        return new SiteReadiness.NotReady(SiteReadiness.Reason.Unreachable, "site '" + name + "' is unreachable"
+            + error);
+      }
+      return new SiteReadiness.NotReady(SiteReadiness.Reason.Writable, "site '" + name + "' is not read-only");
+    }
+    Probe p = o.latest();
+    String problem = CandidateSelection.sqlThreadProblem(name, p.sourceSqlRunning(), p.sourceSqlError());
+    return problem == null ? null : new SiteReadiness.NotReady(SiteReadiness.Reason.SqlThreadError, problem);
   }
 
   /** Rows 19a, 19b and 19: the chosen candidate against {@code maxLagOnPromotion}. */

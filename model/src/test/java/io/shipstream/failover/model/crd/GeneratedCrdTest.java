@@ -64,6 +64,7 @@ class GeneratedCrdTest {
             "Active=.status.activeSite (string)",
             "Ready=.status.conditions[?(@.type==\"Ready\")].status (string)",
             "Phase=.status.plannedFailover.phase (string)",
+            "ReadySites=.status.readySites (string)",
             "Emergency=.status.emergencyFailover.phase (string)",
             "Age=.metadata.creationTimestamp (date)");
   }

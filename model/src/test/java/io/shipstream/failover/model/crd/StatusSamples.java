@@ -18,12 +18,14 @@ final class StatusSamples {
   static MysqlFailoverGroupStatus everyField() {
     String gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9182731";
     SiteStatus iad = new SiteStatus("iad", "Healthy", "2026-04-20T14:33:01Z", true, gtid, 0L,
-        "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732");
+        "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", new MysqlFailoverGroupStatus.Readiness(false,
+        "ReplicationStopped", true, "Lagging", 2, "planned target: not ready, site 'iad' is not replicating"));
     SiteStatus pdx = new SiteStatus("pdx", "Unreachable", "2026-04-20T14:32:00Z", false, gtid, null, null);
     PlannedFailoverStatus planned = new PlannedFailoverStatus("Succeeded", "pdx", "iad", gtid, gtid,
         "2026-04-20T14:32:00Z", "2026-04-20T14:32:47Z", 47.125, 0L, "CooldownActive", "2026-04-20T14:37:00Z",
         "promoted pdx, 0 transactions lost",
-        new PlannedFailoverStatus.DragonflyStatus(true, true, "REPLTAKEOVER", 3.5), "2026-04-20T14:32:00Z");
+        new PlannedFailoverStatus.DragonflyStatus(true, true, "REPLTAKEOVER", 3.5), "2026-04-20T14:32:00Z",
+        new WriteWindow(0.137, "2026-04-20T14:32:46.500Z", "2026-04-20T14:32:46.637Z", 0.01, 2.5));
     EmergencyFailoverStatus emergency = new EmergencyFailoverStatus("Succeeded", "iad", "pdx", "PrimaryUnreachable",
         "ExecuteFailed", "2026-04-20T15:00:00Z", "2026-04-20T15:00:04Z", 4.2, true, gtid, gtid, 1L,
         "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", "promoted pdx, 1 transaction lost",
@@ -32,7 +34,8 @@ final class StatusSamples {
         "iad's GTID set read at its fence, with 2 set(s) of the other servers as last seen, against pdx's set read "
             + "right after its promotion",
         new EmergencyFailoverStatus.OldPrimaryWait(36.5, "2026-04-20T15:00:40Z", "PROBED",
-            "the longer of the lease (20 s + 5 s interval + 1 s = 26 s) and a hung sidecar's restart (...)"));
+            "the longer of the lease (20 s + 5 s interval + 1 s = 26 s) and a hung sidecar's restart (...)"),
+        new WriteWindow(3.1, "2026-04-20T15:00:00Z", "2026-04-20T15:00:03.100Z", 0.5, 6.5));
     Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("PrimaryWritable")
         .withMessage("pdx is the active site and accepts writes").withLastTransitionTime("2026-04-20T14:32:47Z")
         .withObservedGeneration(3L).build();
@@ -44,6 +47,6 @@ final class StatusSamples {
             "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182733-9182740", 8L, "2026-04-20T15:02:10Z")),
         "2026-04-20T14:32:47Z",
         List.of(new MysqlFailoverGroupStatus.FailoverHistoryEntry("mysqlfailovergroup/shop/orders", "7a2d3e4f-5b6c",
-            "emergency", "pdx", "Failed", "ExecuteFailed", "2026-04-20T15:00:00Z", 4.2)));
+            "emergency", "pdx", "Failed", "ExecuteFailed", "2026-04-20T15:00:00Z", 4.2, 3.1)), "pdx");
   }
 }

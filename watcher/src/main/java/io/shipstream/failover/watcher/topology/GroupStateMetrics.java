@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.SiteReadiness;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.workflows.contract.Events;
 import java.util.List;
@@ -48,6 +49,12 @@ import java.util.stream.Stream;
  * |                                                    |   lost that the site came back holding         |
  * |                                                    |   (status.lostTransactions, summed); 0 for     |
  * |                                                    |   every site of status.sites until then        |
+ * | bloodraven_site_ready{group,site,path}             | the site could take over now, path planned (a  |
+ * |                                                    |   switchover's target) or emergency (the       |
+ * |                                                    |   matrix would promote it): {@link             |
+ * |                                                    |   io.shipstream.failover.model.topology.       |
+ * |                                                    |   SiteReadiness}; from the group's first       |
+ * |                                                    |   evaluation, for every site                   |
  * </pre>
  *
  * <p>A group's meters go when it stops being watched, also when this replica stops leading: only
@@ -80,6 +87,7 @@ final class GroupStateMetrics {
     final AtomicReference<Double> semiSyncFallenBack = new AtomicReference<>(Double.NaN);
     final AtomicReference<Double> semiSyncWaitCount = new AtomicReference<>(Double.NaN);
     final Map<String, AtomicReference<Double>> lost = new ConcurrentHashMap<>();
+    final Map<String, AtomicReference<Double>> ready = new ConcurrentHashMap<>();
   }
 
   private final Map<GroupRef, Group> groups = new ConcurrentHashMap<>();
@@ -223,6 +231,27 @@ final class GroupStateMetrics {
           .register(registry));
       return value;
     }).set(count));
+  }
+
+  /** Each site's readiness by path, 1 or 0 ({@code bloodraven_site_ready}); a series per site and path. */
+  void readiness(GroupRef ref, List<SiteReadiness.Readiness> readiness) {
+    Group g = group(ref);
+    for (SiteReadiness.Readiness r : readiness) {
+      ready(ref, g, r.site(), "planned").set(r.plannedReady() ? 1.0 : 0.0);
+      ready(ref, g, r.site(), "emergency").set(r.emergencyReady() ? 1.0 : 0.0);
+    }
+  }
+
+  private AtomicReference<Double> ready(GroupRef ref, Group g, String site, String path) {
+    return g.ready.computeIfAbsent(site + "/" + path, k -> {
+      AtomicReference<Double> value = new AtomicReference<>(0.0);
+      g.meters.add(Gauge.builder("bloodraven_site_ready", value, AtomicReference::get)
+          .description("1 while the site could take over now (status.sites[].readiness): as a planned switchover's "
+              + "target (path planned), or as the site an emergency failover would promote (path emergency), else 0")
+          .tags("group", ref.toString(), "site", site, "path", path)
+          .register(registry));
+      return value;
+    });
   }
 
   /** Whether the most recent finished failover, planned or emergency, stopped for manual recovery. */

@@ -57,11 +57,19 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
 
   @Override
   public boolean startEmergency(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
+    return startEmergency(group, p, siteGtids, null);
+  }
+
+  @Override
+  public boolean startEmergency(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids,
+      Reactions.Detection detection) {
     EmergencyFailoverStatus.ForcedPromotion forced = p.lagOverride() == null ? null
         : new EmergencyFailoverStatus.ForcedPromotion(PromoteAnywayAnnotation.ANNOTATION + "=" + p.candidate(),
             p.lagOverride().limit(), p.lagOverride().notReceived(), p.lagOverride().notReceivedGtid());
     var outcome = starter.startEmergency(group, p.failedSite(), p.candidate(), p.failedSiteLastGtid(), p.reason(),
-        siteGtids, forced, acceptedSpecs.apply(group).orElse(null));
+        siteGtids, forced, acceptedSpecs.apply(group).orElse(null),
+        detection == null || detection.detectedAt() == null ? null : detection.detectedAt().toString(),
+        detection == null || detection.lastPolledAt() == null ? null : detection.lastPolledAt().toString());
     if (outcome instanceof FailoverStarter.AlreadyRunning running && "PlannedFailover".equals(running.workflowType())
         && plannedWaiting(group)) {
       // A planned request that only waits must not keep a dead primary from being replaced: it is
@@ -291,9 +299,15 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
     patchStatus(group, "lostTransactions", all);
   }
 
-  /** Replaces {@code status.sites}, leaving every other status field as the server has it. */
+  /**
+   * Replaces {@code status.sites} and {@code status.readySites} (the printer column's scalar) in one
+   * write, leaving every other status field as the server has it.
+   */
   public void writeSites(GroupRef group, List<SiteStatus> statuses) {
-    patchStatus(group, "sites", statuses);
+    Map<String, Object> fields = new java.util.LinkedHashMap<>();
+    fields.put("sites", statuses);
+    fields.put("readySites", io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.readySites(statuses));
+    patchStatus(group, fields);
   }
 
   /** Replaces {@code status.semiSync}: the group's durability as its primary reports it. */

@@ -52,6 +52,12 @@ public final class Reactions {
      */
     boolean startEmergency(GroupRef group, Verdict.Promote promote, Map<String, String> siteGtids);
 
+    /** As above, with when the loss was detected, for the run's write window. */
+    default boolean startEmergency(GroupRef group, Verdict.Promote promote, Map<String, String> siteGtids,
+        Detection detection) {
+      return startEmergency(group, promote, siteGtids);
+    }
+
     boolean failoverRunning(GroupRef group);
 
     /**
@@ -358,7 +364,7 @@ public final class Reactions {
     if (verdict instanceof Verdict.Healthy || verdict instanceof Verdict.Degraded) {
       lastAlert.remove(group);
     } else if (verdict instanceof Verdict.Promote p) {
-      return promote(group, p, siteGtids(in, p));
+      return promote(group, p, siteGtids(in, p), detection(in, p));
     } else if (verdict instanceof Verdict.FenceNonPromotable f) {
       for (String site : f.sites()) {
         fence(group, site);
@@ -413,12 +419,25 @@ public final class Reactions {
         .allMatch(o -> o.latest().at().isAfter(since));
   }
 
-  private boolean promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids) {
+  /**
+   * When the loss was detected (this evaluation) and when the failed primary last answered a poll,
+   * for the emergency run's write window ({@code status.emergencyFailover.writeWindow}).
+   */
+  static Detection detection(TopologyMatrix.Input in, Verdict.Promote p) {
+    SiteObservation failed = in.sites().get(p.failedSite());
+    Instant lastPolled = failed == null || failed.lastReachable() == null ? null : failed.lastReachable().at();
+    return new Detection(in.now(), lastPolled);
+  }
+
+  /** When the watcher decided the primary is lost, and when it last answered a poll (null: never). */
+  public record Detection(Instant detectedAt, Instant lastPolledAt) {}
+
+  private boolean promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids, Detection detection) {
     String key = "Promote:" + p.failedSite() + "->" + p.candidate();
     if (!effects.failoverRunning(group) && primaryAnswers(group, p)) {
       return false;
     }
-    if (effects.startEmergency(group, p, siteGtids)) {
+    if (effects.startEmergency(group, p, siteGtids, detection)) {
       log.warn("{}: emergency failover from '{}' to '{}' started: {}", group, p.failedSite(), p.candidate(),
           p.reason());
       lastAlert.put(group, key);

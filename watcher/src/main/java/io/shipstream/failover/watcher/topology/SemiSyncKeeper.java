@@ -54,6 +54,8 @@ final class SemiSyncKeeper {
   private final Map<GroupRef, String> lastFailure = new ConcurrentHashMap<>();
   /** Per group, when a pass last turned a source or replica side on, until a reading shows semi-sync on. */
   private final Map<GroupRef, Instant> switchOnAt = new ConcurrentHashMap<>();
+  /** Per group, whether each replica read in the last pass acknowledged commits (its replica side active). */
+  private final Map<GroupRef, Map<String, Boolean>> acking = new ConcurrentHashMap<>();
 
   SemiSyncKeeper(SiteConnector sites, Reactions.Effects effects, BiConsumer<GroupRef, SemiSyncStatus> statusWriter,
       TopologyMetrics metrics, Clock clock) {
@@ -78,6 +80,7 @@ final class SemiSyncKeeper {
       Map<String, SiteObservation> observations, java.util.function.BooleanSupplier failoverRunning) {
     String active = status.activeSite();
     if (!config.semiSync().enabled() || active == null) {
+      acking.remove(ref);
       if (metrics != null) {
         metrics.state().semiSync(ref, null);
       }
@@ -110,6 +113,7 @@ final class SemiSyncKeeper {
     order.remove(active);
     order.add(0, active);
     boolean switchedOn = false;
+    Map<String, Boolean> acks = new java.util.HashMap<>();
     for (String name : order) {
       SiteObservation o = observations.get(name);
       SiteSpec site = config.site(name).orElse(null);
@@ -120,6 +124,8 @@ final class SemiSyncKeeper {
         SiteConnector.SemiSyncReading reading = sites.semiSync(ref, config, site, desired.get(name));
         if (name.equals(active)) {
           primary = reading.state();
+        } else {
+          acks.put(name, reading.state().replicaActive());
         }
         switchedOn |= SemiSyncFallback.switchesOn(reading.before(), reading.state());
         if (!reading.changes().isEmpty()) {
@@ -135,6 +141,7 @@ final class SemiSyncKeeper {
         }
       }
     }
+    acking.put(ref, Map.copyOf(acks));
     if (switchedOn) {
       switchOnAt.put(ref, now);
     }
@@ -190,5 +197,14 @@ final class SemiSyncKeeper {
     lastFallenBack.remove(ref);
     lastFailure.remove(ref);
     switchOnAt.remove(ref);
+    acking.remove(ref);
+  }
+
+  /**
+   * Whether each replica acknowledged commits at the last pass (at most a poll interval old), for
+   * the sites' readiness; empty when semi-sync is off or no pass read them.
+   */
+  Map<String, Boolean> acking(GroupRef ref) {
+    return acking.getOrDefault(ref, Map.of());
   }
 }

@@ -328,6 +328,12 @@ public final class Steward {
     }
   }
 
+  /** Whether each replica acknowledged semi-sync commits at the last pass ({@link SemiSyncKeeper#acking}). */
+  Map<String, Boolean> semiSyncAcking(GroupRef ref) {
+    SemiSyncKeeper keeper = semiSync;
+    return keeper == null ? Map.of() : keeper.acking(ref);
+  }
+
   void forget(GroupRef ref) {
     lastNote.remove(ref);
     lastRouting.remove(ref);

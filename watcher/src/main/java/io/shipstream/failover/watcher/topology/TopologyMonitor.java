@@ -19,6 +19,7 @@ import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.model.topology.SiteReadiness;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.model.topology.SiteDebouncer;
 import io.shipstream.failover.model.topology.TopologyMatrix;
@@ -604,7 +605,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       if (!flavorProblems.isEmpty()) {
         // Servers of both flavors (or not the declared one): nothing is adopted, fenced or failed
         // over, and the group is reported as its spec would be had it declared them.
-        writeSites(w, now, runOwnsStatus(w, status, now));
+        writeSites(w, now, runOwnsStatus(w, status, now), null);
         if (steward != null && resource.isPresent()) {
           steward.invalidSpec(g.group(), resource.get(), flavorProblems);
         } else {
@@ -667,7 +668,14 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         }
       }
       boolean runOwns = runOwnsStatus(w, status, now);
-      writeSites(w, now, runOwns);
+      // Whether each site could take over now, from this very evaluation's observations: the
+      // matrix's own rule, with the active site supposed lost (SiteReadiness).
+      String activeNow = adoption instanceof Adoption.Adopt adopted ? adopted.site() : status.activeSite();
+      List<SiteReadiness.Readiness> readiness = SiteReadiness.evaluate(new TopologyMatrix.Input(g.config(),
+          observations, activeNow, instant(status.cooldownSince()), status.lastFailoverTarget(), false, now)
+          .withFenced(fenced), steward == null ? Map.of() : steward.semiSyncAcking(g.group()));
+      writeSites(w, now, runOwns, readiness);
+      metrics.state().readiness(g.group(), readiness);
       metrics.state().verdict(g.group(), verdict);
       metrics.state().recovery(g.group(), status);
       if (steward != null && resource.isPresent()) {
@@ -772,9 +780,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
    * starts from, and the old-primary recovery keeps its outcomes in memory. The held write is made
    * on the first evaluation after the run's terminal phase, whatever {@link #DETAIL_REFRESH} says.
    */
-  private void writeSites(Watched w, Instant now, boolean runOwns) {
-    List<SiteStatus> current = recovery == null ? w.polls.siteStatuses()
-        : recovery.withDivergence(w.polls.group(), w.polls.siteStatuses());
+  private void writeSites(Watched w, Instant now, boolean runOwns, List<SiteReadiness.Readiness> readiness) {
+    List<SiteStatus> current = withReadiness(recovery == null ? w.polls.siteStatuses()
+        : recovery.withDivergence(w.polls.group(), w.polls.siteStatuses()), readiness);
     if (current.equals(w.written)) {
       return;
     }
@@ -792,9 +800,27 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     w.held = false;
   }
 
+  /** A change of readiness (either path, or its reason) is written at once, as a change of state is. */
   private static List<List<Object>> essentials(List<SiteStatus> sites) {
     return sites.stream().map(s -> List.<Object>of(Objects.toString(s.name()), Objects.toString(s.state()),
-        Objects.toString(s.replicating()), Objects.toString(s.divergentGtid()))).toList();
+        Objects.toString(s.replicating()), Objects.toString(s.divergentGtid()),
+        s.readiness() == null ? "" : Objects.toString(s.readiness().plannedReason()) + "/"
+            + s.readiness().emergencyReason() + "/" + s.readiness().emergencyRank())).toList();
+  }
+
+  /** {@code sites} with each one's readiness, as {@code status.sites[].readiness} shows it; unchanged when null. */
+  static List<SiteStatus> withReadiness(List<SiteStatus> sites, List<SiteReadiness.Readiness> readiness) {
+    if (readiness == null) {
+      return sites;
+    }
+    Map<String, SiteReadiness.Readiness> bySite = new java.util.HashMap<>();
+    readiness.forEach(r -> bySite.put(r.site(), r));
+    return sites.stream().map(s -> {
+      SiteReadiness.Readiness r = bySite.get(s.name());
+      return r == null ? s : s.withReadiness(new MysqlFailoverGroupStatus.Readiness(r.plannedReady(),
+          r.plannedReady() ? null : r.planned().reason().name(), r.emergencyReady(),
+          r.emergencyReady() ? null : r.emergency().reason().name(), r.emergencyRank(), r.message()));
+    }).toList();
   }
 
   private static Instant instant(String text) {

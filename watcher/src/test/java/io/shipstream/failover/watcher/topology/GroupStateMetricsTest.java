@@ -38,6 +38,30 @@ class GroupStateMetricsTest {
         .contains("bloodraven_routing_repairs_total{group=\"shop/orders\"} 0.0");
   }
 
+  /** bloodraven_site_ready: a series per site and path, 1 while the site could take over by that path. */
+  @Test
+  void eachSitesReadinessIsASeriesPerPath() {
+    var notPlanned = new io.shipstream.failover.model.topology.SiteReadiness.NotReady(
+        io.shipstream.failover.model.topology.SiteReadiness.Reason.ReplicationStopped, "site 'pdx' is not replicating");
+    var active = new io.shipstream.failover.model.topology.SiteReadiness.NotReady(
+        io.shipstream.failover.model.topology.SiteReadiness.Reason.ActivePrimary, "site 'iad' is the active site");
+    metrics.readiness(ORDERS, List.of(
+        new io.shipstream.failover.model.topology.SiteReadiness.Readiness("iad", active, active, null, null),
+        new io.shipstream.failover.model.topology.SiteReadiness.Readiness("pdx", notPlanned, null, 1, null)));
+
+    assertThat(registry.scrape())
+        .contains("bloodraven_site_ready{group=\"shop/orders\",path=\"planned\",site=\"pdx\"} 0.0")
+        .contains("bloodraven_site_ready{group=\"shop/orders\",path=\"emergency\",site=\"pdx\"} 1.0")
+        .contains("bloodraven_site_ready{group=\"shop/orders\",path=\"emergency\",site=\"iad\"} 0.0");
+
+    metrics.readiness(ORDERS, List.of(
+        new io.shipstream.failover.model.topology.SiteReadiness.Readiness("pdx", null, null, 1, null)));
+    assertThat(registry.scrape())
+        .contains("bloodraven_site_ready{group=\"shop/orders\",path=\"planned\",site=\"pdx\"} 1.0");
+    metrics.forget(ORDERS);
+    assertThat(registry.scrape()).doesNotContain("bloodraven_site_ready");
+  }
+
   @Test
   void conditionsVerdictAndBlockedCauseFollowTheLatestEvaluation() {
     metrics.conditions(ORDERS, List.of(condition("Ready", "False"), condition("Progressing", "False"),

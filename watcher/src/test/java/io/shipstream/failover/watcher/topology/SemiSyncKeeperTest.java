@@ -135,6 +135,8 @@ class SemiSyncKeeperTest {
     assertThat(written).hasSize(1);
     assertThat(written.get(0).enabled()).isTrue();
     assertThat(written.get(0).primary()).isEqualTo("iad");
+    // What each replica's reading said, for the sites' readiness: the primary is no acknowledger.
+    assertThat(keeper.acking(G)).containsEntry("pdx", true).doesNotContainKey("iad");
 
     servers.writes.clear();
     pass("iad");

@@ -18,6 +18,9 @@ import java.util.Map;
  *       {@code bloodraven_failover_duration_seconds{target_site}} for emergency ones ({@link FailoverKind});
  *   <li>{@code bloodraven_planned_failover_lag_wait_seconds{target_site}}, the planned lag wait, whether
  *       the target caught up or not (a LagTimeout records the whole maxLagWait);
+ *   <li>{@code bloodraven_write_window_seconds{kind}}, how long writes stopped in each failover whose target
+ *       became writable ({@link io.shipstream.failover.model.crd.WriteWindow}): planned, the source's fence
+ *       to the target writable; emergency, the watcher's detection to the candidate writable;
  *   <li>{@code bloodraven_dns_flips_total{result}} and {@code bloodraven_taint_operations_total{result}},
  *       the routing after a promotion of either kind;
  *   <li>{@code bloodraven_dragonfly_promotions_total{group, target_site, result}}, one per failover
@@ -49,6 +52,16 @@ public final class FailoverMetrics {
     Workflow.getMetricsScope().tagged(Map.of("target_site", targetSite))
         .timer("bloodraven_planned_failover_lag_wait")
         .record(Duration.ofNanos(took.toNanos()));
+  }
+
+  /** The run's write window, once its target is writable; nothing when it was not measured. */
+  void writeWindow(io.shipstream.failover.model.crd.WriteWindow window) {
+    if (window == null || window.seconds() == null) {
+      return;
+    }
+    Workflow.getMetricsScope().tagged(Map.of("kind", kind.name().toLowerCase(java.util.Locale.ROOT)))
+        .timer("bloodraven_write_window")
+        .record(Duration.ofNanos(Math.max(0, Math.round(window.seconds() * 1_000_000_000L))));
   }
 
   /** One per failover that has the session store enabled: success, failed or skipped. */

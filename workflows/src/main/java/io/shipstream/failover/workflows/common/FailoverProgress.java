@@ -4,6 +4,7 @@ import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.model.crd.WriteWindow;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -28,6 +29,11 @@ public final class FailoverProgress {
   public String targetGtidAtValidation;
   public Long transactionsLost;
   public String message;
+  /**
+   * When the target began to take writes, as the activity that made it writable measured it (the
+   * middle of that exchange); null until then, or from a worker that does not measure it.
+   */
+  public Instant targetWritableAt;
 
   // Planned only.
   public String sourceGtidAtFence;
@@ -39,9 +45,17 @@ public final class FailoverProgress {
   public Boolean sessionsPreserved;
   public String promotionMethod;
   public Double syncWaitSeconds;
+  /** When the source applied the fence, as the fence activity measured it; null until then. */
+  public Instant sourceFencedAt;
+  /** How long the lag gate took, by the workflow's clock; null until it ended. */
+  public Double lagWaitSeconds;
 
   // Emergency only.
   public String trigger;
+  /** When the watcher detected the primary lost (its request's word); null from an older watcher. */
+  public Instant detectedAt;
+  /** When the dead primary last answered the watcher's poll, where known. */
+  public Instant lastPolledAt;
   public Boolean oldPrimaryFenced;
   public String oldPrimaryLastKnownGtid;
   public String lostGtid;
@@ -73,7 +87,19 @@ public final class FailoverProgress {
         message,
         new PlannedFailoverStatus.DragonflyStatus(dragonflyEnabled, sessionsPreserved, promotionMethod,
             syncWaitSeconds),
-        text(scheduledAt));
+        text(scheduledAt),
+        plannedWindow());
+  }
+
+  /** The planned write window: the source's fence to the target writable, both measured by the activities. */
+  public WriteWindow plannedWindow() {
+    return WriteWindow.between(sourceFencedAt, targetWritableAt, lagWaitSeconds, null);
+  }
+
+  /** The emergency write window: the watcher's detection to the candidate writable. */
+  public WriteWindow emergencyWindow() {
+    return WriteWindow.between(detectedAt, targetWritableAt, null, detectedAt == null || lastPolledAt == null ? null
+        : WriteWindow.seconds(Duration.between(lastPolledAt, detectedAt)));
   }
 
   public EmergencyFailoverStatus toEmergencyStatus() {
@@ -94,7 +120,8 @@ public final class FailoverProgress {
         message,
         forcedPromotion,
         lossComputedFrom,
-        oldPrimaryWait);
+        oldPrimaryWait,
+        emergencyWindow());
   }
 
   private Double durationSeconds() {

@@ -6,6 +6,7 @@ import io.shipstream.failover.model.HooksConfig;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.RoleLabel;
+import io.shipstream.failover.model.crd.WriteWindow;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.SearchAttributes;
@@ -371,9 +372,12 @@ public final class FailoverRun {
   /** Ends as Succeeded: {@code summary} leads the message, the notes of the run follow it. */
   public void succeed(String summary, Events event) {
     settlePreHook();
+    WriteWindow window = kind == FailoverKind.PLANNED ? progress.plannedWindow() : progress.emergencyWindow();
+    summary += windowText(window);
     progress.message = progress.message == null ? summary : summary + "; " + progress.message;
     progress.phase = Phase.Succeeded;
     progress.completionTime = now();
+    metrics.writeWindow(window);
     publishStatus();
     SearchAttributes.phase(progress.phase, progress.target);
     showDetails(null);
@@ -381,6 +385,20 @@ public final class FailoverRun {
     metrics.finished(progress.target, FailoverMetrics.SUCCESS, Duration.between(progress.startTime,
         progress.completionTime));
     finish();
+  }
+
+  /** The write window in words, for the message and the Event; empty when it was not measured. */
+  private String windowText(WriteWindow w) {
+    if (w == null) {
+      return "";
+    }
+    if (kind == FailoverKind.PLANNED) {
+      return "; write window " + w.seconds() + " s (fence applied on the source to the target writable"
+          + (w.lagWaitSeconds() == null ? "" : ", the lag gate " + w.lagWaitSeconds() + " s of it") + ")";
+    }
+    return "; write window " + w.seconds() + " s (the watcher's detection to the candidate writable"
+        + (w.sinceLastPollSeconds() == null ? "" : "; the primary last answered a poll " + w.sinceLastPollSeconds()
+            + " s before the detection") + ")";
   }
 
   /** Ends as Failed with the reason; the Event says the reason and {@code message}. */

@@ -60,6 +60,7 @@ final class CandidatePromotion {
           .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain),
               SemiSyncPlan.atPromotion(plan.config(), plan.target().name()), false);
       run.progress.targetGtidAtPromotion = promoted.gtidExecuted();
+      run.progress.targetWritableAt = promoted.writableAt();
       survivors.startRepointing();
       return new Promoted(promoted.gtidExecuted());
     } catch (ActivityFailure e) {

@@ -119,6 +119,8 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     progress.trigger = request.reason();
     progress.oldPrimaryLastKnownGtid = request.oldPrimaryLastKnownGtid();
     progress.forcedPromotion = request.forcedPromotion();
+    progress.detectedAt = instant(request.detectedAt());
+    progress.lastPolledAt = instant(request.primaryLastPolledAt());
     progress.startTime = FailoverRun.now();
     run = new FailoverRun(FailoverKind.EMERGENCY, group, null, progress, ActivityStubs.kubernetes(),
         ActivityStubs.mysql(), new FailoverMetrics(FailoverKind.EMERGENCY), cancel);
@@ -239,5 +241,14 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
   @Override
   public EmergencyFailoverStatus status() {
     return progress.toEmergencyStatus();
+  }
+
+  /** An instant of the request, null when absent or unreadable: the write window is then not recorded. */
+  private static java.time.Instant instant(String text) {
+    try {
+      return text == null ? null : java.time.Instant.parse(text);
+    } catch (java.time.format.DateTimeParseException e) {
+      return null;
+    }
   }
 }

@@ -110,6 +110,7 @@ final class SourceDrain {
     // follow wait until then (3 s at most) instead of going ahead of the lag gate.
     run.openWriteWindow();
     run.progress.sourceGtidAtFence = fence.gtidExecuted();
+    run.progress.sourceFencedAt = fence.fencedAt();
     run.publishStatus();
     run.publisher.event(Events.PLANNED_FAILOVER_DRAINING, "source " + plan.source().name()
         + " fenced at " + fence.gtidExecuted() + "; draining " + fence.appConnections() + " sessions");
@@ -200,7 +201,9 @@ final class SourceDrain {
           + plan.target().name() + (timeout ? " did not catch up within maxLagWait "
           + Durations.format(plan.maxLagWait()) : " failed while catching up") + ": " + Failures.rootMessage(e));
     }
-    run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
+    Duration waited = Duration.between(started, FailoverRun.now());
+    run.metrics.lagWait(plan.target().name(), waited);
+    progress.lagWaitSeconds = waited.toMillis() / 1000.0;
     run.publisher.event(Events.PLANNED_FAILOVER_LAG_OK, plan.target().name() + " holds every transaction of "
         + plan.source().name() + " (" + progress.sourceGtidAtFence + ")");
   }

@@ -62,6 +62,7 @@ final class TargetPromotion {
           + " (writable)", queue).promote(server(plan), relayDrainDeadline, SemiSyncPlan.atPromotion(plan.config(), name),
           plan.targetReplicatesFromSource()));
       run.progress.targetGtidAtPromotion = result.gtidExecuted();
+      run.progress.targetWritableAt = result.writableAt();
       return new Promoted(result.gtidExecuted());
     } catch (ActivityFailure e) {
       String failed = "promotion of " + name + " failed: " + Failures.rootMessage(e);

@@ -82,6 +82,30 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     PromotionChecks.assertMoved(mysql, k8s, "iad", "pdx", "0-1-100");
   }
 
+  /**
+   * Issue 34 item 3: the window runs from the watcher's detection (its request's word) to the
+   * instant the promotion reported, and says how long before the detection the primary last answered.
+   */
+  @Test
+  void recordsDetectionToWritableAndTheTimeSinceTheLastPoll() {
+    mysql.becameWritableAt = java.time.Instant.parse("2025-03-01T12:00:07.250Z");
+    EmergencyFailoverWorkflow.Request plain = EmergencyRig.request("pdx", "0-1-100");
+    EmergencyFailoverWorkflow wf = rig.stub();
+    WorkflowClient.start(wf::run, new EmergencyFailoverWorkflow.Request(plain.group(), plain.failedSite(),
+        plain.candidate(), plain.oldPrimaryLastKnownGtid(), plain.reason(), plain.siteGtids(), null, null,
+        "2025-03-01T12:00:06Z", "2025-03-01T12:00:00.500Z"));
+
+    EmergencyFailoverStatus result = rig.result(wf);
+
+    assertThat(result.phase()).as(result.message()).isEqualTo("Succeeded");
+    assertThat(result.writeWindow().seconds()).isEqualTo(1.25);
+    assertThat(result.writeWindow().from()).isEqualTo("2025-03-01T12:00:06Z");
+    assertThat(result.writeWindow().until()).isEqualTo("2025-03-01T12:00:07.250Z");
+    assertThat(result.writeWindow().sinceLastPollSeconds()).isEqualTo(5.5);
+    assertThat(result.message()).contains("write window 1.25 s (the watcher's detection to the candidate writable; "
+        + "the primary last answered a poll 5.5 s before the detection)");
+  }
+
   @Test
   void countsTheFailoverAndItsRoutingInTheMetrics() throws Exception {
     rig.run("pdx", "0-1-100");

@@ -76,6 +76,9 @@ public final class FakeMysql implements MysqlActivities {
   public final Map<String, Server> servers = new ConcurrentHashMap<>();
   /** Runs at the start of every promote, to observe the world at that moment. */
   public volatile Runnable beforePromote = () -> {};
+  /** What fence and promote report as the instants their statement took effect (null: not measured). */
+  public volatile java.time.Instant fenceAppliedAt;
+  public volatile java.time.Instant becameWritableAt;
   public final List<String> calls = new CopyOnWriteArrayList<>();
   /** The queue a worker of its own polls with this fake ({@link RealTimeTestServer}); what {@link #connectionsQueue} says. */
   public static final String OWN_QUEUE = "fake-worker-connections";
@@ -159,7 +162,7 @@ public final class FakeMysql implements MysqlActivities {
       throw ApplicationFailure.newFailure(t + " closed the connection", "Unreachable");
     }
     s.readOnly = true;
-    return new FenceResult(s.gtid(), s.appConnections, null);
+    return new FenceResult(s.gtid(), s.appConnections, fenceAppliedAt);
   }
 
   @Override
@@ -226,7 +229,7 @@ public final class FakeMysql implements MysqlActivities {
     s.replicating = false;
     s.replicatesFrom = null;
     s.readOnly = false;
-    return new PromoteResult(s.gtid(), s.gtid(), null);
+    return new PromoteResult(s.gtid(), s.gtid(), becameWritableAt);
   }
 
   @Override

@@ -62,6 +62,9 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
 
   @Test
   void succeedsThroughEveryPhaseAndMovesEverything() {
+    // The instants the fence and the promotion report: the window is theirs, not the workflow's clock.
+    mysql.fenceAppliedAt = java.time.Instant.parse("2025-03-01T12:00:00.500Z");
+    mysql.becameWritableAt = java.time.Instant.parse("2025-03-01T12:00:00.637Z");
     PlannedFailoverStatus result = request("pdx");
 
     assertThat(result.phase()).isEqualTo("Succeeded");
@@ -76,6 +79,14 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(result.completionTime()).isNotNull();
     assertThat(result.durationSeconds()).isNotNull().isGreaterThanOrEqualTo(0.0);
     assertThat(result.message()).startsWith("promoted pdx, 0 transactions lost");
+    assertThat(result.message()).contains("write window 0.137 s (fence applied on the source to the target writable, "
+        + "the lag gate ");
+    assertThat(result.writeWindow().seconds()).isEqualTo(0.137);
+    assertThat(result.writeWindow().from()).isEqualTo("2025-03-01T12:00:00.500Z");
+    assertThat(result.writeWindow().until()).isEqualTo("2025-03-01T12:00:00.637Z");
+    assertThat(result.writeWindow().lagWaitSeconds()).isNotNull().isGreaterThanOrEqualTo(0.0);
+    assertThat(k8s.events).filteredOn(e -> e.reason().equals("PlannedFailoverCompleted"))
+        .allMatch(e -> e.message().contains("write window 0.137 s"));
     assertThat(result.dragonfly().enabled()).isFalse();
 
     assertThat(mysql.server("iad").readOnly).as("old primary fenced").isTrue();
