@@ -36,7 +36,21 @@ public record MysqlFailoverGroupStatus(
     String lastPromotion,
     @JsonPropertyDescription("The group's last ten finished failovers, newest first, each written by its workflow "
         + "when it ended: kubectl failover history prints them beside the Events.")
-    List<FailoverHistoryEntry> failoverHistory) {
+    List<FailoverHistoryEntry> failoverHistory,
+    @JsonPropertyDescription("The verdict of the last dry run (bloodraven.shipstream.io/dry-run): what a switchover "
+        + "to a site, or an emergency failover now, would do, found by reading only. Nothing acts on it.")
+    DryRunStatus dryRun) {
+
+  /** A status without a dry run's verdict. */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover,
+      SemiSyncStatus semiSync, List<String> fencedSites, List<LostTransactions> lostTransactions,
+      String lastPromotion, List<FailoverHistoryEntry> failoverHistory) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, semiSync, fencedSites, lostTransactions, lastPromotion,
+        failoverHistory, null);
+  }
 
   /** How many entries {@code failoverHistory} keeps: the oldest go first. */
   public static final int FAILOVER_HISTORY_KEPT = 10;
@@ -200,13 +214,13 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, dryRun);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, dryRun);
   }
 
   /**
@@ -216,52 +230,59 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory);
+        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory, dryRun);
   }
 
   /** The time the last promotion took effect ({@code lastPromotion}), where the cooldown starts. */
   public MysqlFailoverGroupStatus withLastPromotion(String at) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, at, failoverHistory);
+        lostTransactions, at, failoverHistory, dryRun);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, dryRun);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, dryRun);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, dryRun);
   }
 
   /** The transactions the group is known to have lost ({@link LostTransactions}). */
   public MysqlFailoverGroupStatus withLostTransactions(List<LostTransactions> lost) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lost, lastPromotion, failoverHistory);
+        lost, lastPromotion, failoverHistory, dryRun);
   }
 
   /** The sites a DBA fenced, as the watcher accepted them. */
   public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced,
-        lostTransactions, lastPromotion, failoverHistory);
+        lostTransactions, lastPromotion, failoverHistory, dryRun);
   }
 
   /** The group's last finished failovers, newest first ({@link FailoverHistoryEntry}). */
   public MysqlFailoverGroupStatus withFailoverHistory(List<FailoverHistoryEntry> history) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, history);
+        lostTransactions, lastPromotion, history, dryRun);
+  }
+
+  /** The verdict of the last dry run ({@link DryRunStatus}). */
+  public MysqlFailoverGroupStatus withDryRun(DryRunStatus run) {
+    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions, lastPromotion, failoverHistory, run);
   }
 }
