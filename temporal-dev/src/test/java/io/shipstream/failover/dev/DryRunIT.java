@@ -71,6 +71,7 @@ class DryRunIT extends StackPerClass {
       assertThat(verdict.verdict()).as(String.valueOf(verdict)).isEqualTo("Ready");
       assertThat(verdict.kind()).isEqualTo(DryRunStatus.SWITCHOVER);
       assertThat(verdict.reason()).isNull();
+      assertThat(verdict.message()).isEqualTo("a switchover from iad to pdx would start now");
       assertThat(verdict.source()).isEqualTo("iad");
       assertThat(verdict.target()).isEqualTo("pdx");
       assertThat(verdict.lagTransactions()).isZero();
@@ -152,8 +153,8 @@ class DryRunIT extends StackPerClass {
     DatabaseServer pdx = stack.server("pdx");
     pdx.delayReplication(30);
     try {
-      iad.execute("CREATE TABLE IF NOT EXISTS dryrun_lag (id INT PRIMARY KEY)", "INSERT INTO dryrun_lag VALUES (1)",
-          "INSERT INTO dryrun_lag VALUES (2)");
+      iad.execute("CREATE DATABASE IF NOT EXISTS dryrun", "CREATE TABLE dryrun.lag (id INT PRIMARY KEY)",
+          "INSERT INTO dryrun.lag VALUES (1)", "INSERT INTO dryrun.lag VALUES (2)");
       Await.until(stack, () -> secondsBehind(pdx) >= 2, WAIT, "pdx 2 s behind");
 
       DryRunStatus verdict = dryRun("pdx");

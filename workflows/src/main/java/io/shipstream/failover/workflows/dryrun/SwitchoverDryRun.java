@@ -87,6 +87,10 @@ final class SwitchoverDryRun {
     if (!report.refused() && source != null) {
       window(report, readings.get(source), readings.get(target));
     }
+    if (DryRunReport.READY.equals(report.verdict)) {
+      report.message = "a switchover from " + source + " to " + target + " would start now"
+          + (report.warnings.isEmpty() ? "" : ", with " + report.warnings.size() + " warning(s)");
+    }
     return report;
   }
 
