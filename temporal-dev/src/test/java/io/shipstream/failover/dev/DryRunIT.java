@@ -166,6 +166,9 @@ class DryRunIT extends StackPerClass {
       assertThat(verdict.warnings()).anyMatch(w -> w.contains("against maxLagWait 300 s: the lag gate would hold "
           + "writes for about"));
       assertThat(verdict.estimatedWriteWindowSeconds()).isGreaterThanOrEqualTo(verdict.lagSeconds());
+      System.out.printf("%s: dry run to a lagging pdx: %s %s; lag %d trx, %d s; estimate %.4f s; warnings %s%n",
+          stack.flavor(), verdict.verdict(), verdict.message(), verdict.lagTransactions(), verdict.lagSeconds(),
+          verdict.estimatedWriteWindowSeconds(), verdict.warnings());
     } finally {
       pdx.delayReplication(0);
     }

@@ -46,6 +46,7 @@ public final class DryRunActivitiesImpl implements DryRunActivities {
   private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(5));
   /** Round trips measured per server; the shortest is reported (the others carry scheduling noise). */
   static final int ROUND_TRIPS = 5;
+  private static final int STATUS_ATTEMPTS = 5;
 
   private final CredentialsProvider credentials;
   private final KubernetesClient client;
@@ -110,11 +111,22 @@ public final class DryRunActivitiesImpl implements DryRunActivities {
   @Override
   public void record(GroupRef group, DryRunStatus verdict, String annotation) {
     var resource = client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name());
-    resource.editStatus(g -> {
-      MysqlFailoverGroupStatus status = g.getStatus() == null ? MysqlFailoverGroupStatus.empty() : g.getStatus();
-      g.setStatus(status.withDryRun(verdict));
-      return g;
-    });
+    // The watcher writes the status all the time: an edit bound to the version it read meets a
+    // 409 now and then, and is read and made again rather than failing the attempt.
+    for (int attempt = 1; ; attempt++) {
+      try {
+        resource.editStatus(g -> {
+          MysqlFailoverGroupStatus status = g.getStatus() == null ? MysqlFailoverGroupStatus.empty() : g.getStatus();
+          g.setStatus(status.withDryRun(verdict));
+          return g;
+        });
+        break;
+      } catch (KubernetesClientException e) {
+        if (e.getCode() != 409 || attempt == STATUS_ATTEMPTS) {
+          throw e;
+        }
+      }
+    }
     String path = "/metadata/annotations/" + DryRunAnnotation.ANNOTATION.replace("~", "~0").replace("/", "~1");
     try {
       resource.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(List.of(
