@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.dryrun;
 
+import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.DryRunStatus;
 import io.shipstream.failover.model.topology.DryRunAnnotation;
 import io.shipstream.failover.workflows.DryRunWorkflow;
@@ -42,7 +43,7 @@ public class DryRunWorkflowImpl implements DryRunWorkflow {
     DryRunSites sites = new DryRunSites(request.group(), ActivityStubs.mysqlLocal(), reads);
     if (!asked.valid()) {
       DryRunReport report = new DryRunReport(DryRunStatus.SWITCHOVER, DryRunReport.READY);
-      report.refuse("InvalidAnnotation", asked.problem());
+      report.refuse(Reason.InvalidAnnotation, asked.problem());
       return report;
     }
     if (asked.emergency()) {

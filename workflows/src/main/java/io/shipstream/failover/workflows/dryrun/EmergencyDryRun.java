@@ -1,6 +1,7 @@
 package io.shipstream.failover.workflows.dryrun;
 
 import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.DryRunStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
@@ -39,7 +40,7 @@ final class EmergencyDryRun {
     try {
       config = GroupConfig.resolve(snapshot.spec());
     } catch (GroupConfig.InvalidSpecException e) {
-      block(report, "InvalidSpec", e.getMessage());
+      block(report, Reason.InvalidSpec.name(), e.getMessage());
       return report;
     }
     Instant now = FailoverRun.now();
@@ -82,7 +83,7 @@ final class EmergencyDryRun {
       // The watcher reports a held verdict (ActionHeld) and acts on none while the group is paused.
       String would = report.message;
       report.verdict = DryRunReport.BLOCKED;
-      report.reason = "Paused";
+      report.reason = Reason.Paused.name();
       report.message = "the group is paused: the watcher would only report it (ActionHeld); unpaused: " + would;
     }
     return report;
