@@ -117,6 +117,36 @@ class DryRunWorkflowTest {
     assertThat(paused.message()).contains("would promote pdx");
   }
 
+  /**
+   * An unreachable pre-hook refuses the dry run as the real call would veto the switchover; with
+   * semi-sync required, two acknowledgers wanted from all sites and dr's replication stopped, only
+   * iad (rejoining) could acknowledge pdx: a warning.
+   */
+  @Test
+  void anUnreachablePreHookRefusesAndTooFewAcknowledgersAreAWarning() {
+    rig = new Rig(new FakeDryRun(), null);
+    MysqlFailoverGroupSpec s = rig.k8s.spec;
+    rig.k8s.spec = new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(),
+        s.failureThreshold(), s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(),
+        s.plannedFailover(), s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), s.emergencyFailover(),
+        s.minSourceSilence(), new MysqlFailoverGroupSpec.SemiSyncSpec(true, "required", null, 2, "all"),
+        new MysqlFailoverGroupSpec.HooksSpec(new MysqlFailoverGroupSpec.HookSpec("http://hooks.example/pre", null,
+            null), null));
+    rig.dryRun.hookReachable = false;
+    rig.mysql.servers.get("dr").replicating = false;
+
+    DryRunStatus verdict = rig.run("pdx", false, null);
+
+    assertThat(verdict.verdict()).as(String.valueOf(verdict)).isEqualTo("Refused");
+    assertThat(verdict.reason()).as(verdict.message()).isEqualTo("PreFailoverHookVetoed");
+    assertThat(verdict.message()).isEqualTo("pre-failover hook http://hooks.example/pre is unreachable (connection "
+        + "refused): a request would be vetoed before the fence");
+    assertThat(verdict.findings()).contains("semi-sync: acknowledgers after the switchover [iad] (minSyncReplicas 2)");
+    assertThat(verdict.warnings()).anyMatch(w -> w.startsWith("only 1 replica(s) [iad] could acknowledge pdx's "
+        + "commits, fewer than minSyncReplicas 2: required durability would stop commits"));
+    assertThat(verdict.estimatedWriteWindowSeconds()).as("no estimate for a refused request").isNull();
+  }
+
   @Test
   void anInvalidValueIsRefusedSayingWhy() {
     rig = new Rig(new FakeDryRun(), null);
