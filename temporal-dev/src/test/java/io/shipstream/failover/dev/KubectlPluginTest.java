@@ -107,6 +107,45 @@ class KubectlPluginTest {
     return run(Map.of("KUBECTL", fake.toString()), args, calls);
   }
 
+  /**
+   * A dry run sets its own annotation (never planned-failover), waits for the run to remove it,
+   * prints status.dryRun, and exits 1 when the request would be refused or the emergency path is
+   * blocked; --dry-run takes neither maxLagWait nor --at.
+   */
+  @Test
+  void aDryRunIsItsOwnAnnotationAndItsVerdictIsTheExitCode() throws Exception {
+    String g = "mysqlfailovergroup orders ";
+    Run ready = recorded("switchover", "orders", "pdx", "--dry-run");
+    assertThat(ready.exit()).as(ready.output()).isZero();
+    assertThat(ready.kubectlCalls().get(0)).isEqualTo("annotate " + g + "bloodraven.shipstream.io/dry-run=pdx --overwrite");
+    assertThat(ready.kubectlCalls()).noneMatch(c -> c.contains("planned-failover"))
+        .anyMatch(c -> c.startsWith("get " + g + "-o jsonpath=DRY RUN {.status.dryRun.kind}"));
+    assertThat(recorded("precheck", "orders").kubectlCalls().get(0))
+        .isEqualTo("annotate " + g + "bloodraven.shipstream.io/dry-run=emergency --overwrite");
+
+    Run refused = verdict("Refused", "switchover", "orders", "pdx", "--dry-run");
+    assertThat(refused.exit()).isEqualTo(1);
+    assertThat(refused.output()).contains("Refused");
+    assertThat(verdict("Blocked", "precheck", "orders").exit()).isEqualTo(1);
+    assertThat(verdict("WouldPromote", "precheck", "orders").exit()).isZero();
+
+    Run withLag = recorded("switchover", "orders", "pdx", "30s", "--dry-run");
+    assertThat(withLag.exit()).isEqualTo(2);
+    assertThat(withLag.output()).contains("--dry-run takes no maxLagWait or --at");
+    assertThat(withLag.kubectlCalls()).isEmpty();
+  }
+
+  /** A kubectl whose annotation read finds the dry run done and whose other reads answer {@code verdict}. */
+  private Run verdict(String verdict, String... args) throws Exception {
+    Path calls = dir.resolve("calls");
+    Files.deleteIfExists(calls);
+    Path fake = dir.resolve("kubectl");
+    Files.writeString(fake, "#!/usr/bin/env bash\necho \"$*\" >> '" + calls + "'\n"
+        + "if [[ \" $* \" == *\" get \"* && \" $* \" != *dry-run}* ]]; then printf '%s' '" + verdict + "'; fi\n");
+    fake.toFile().setExecutable(true);
+    return run(Map.of("KUBECTL", fake.toString()), args, calls);
+  }
+
   /** fence and unfence edit the list as read, guarded by the resourceVersion read with it. */
   @Test
   void fenceAndUnfenceEditTheListAnnotation() throws Exception {

@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.workflows.DryRunWorkflow;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.FailoverSummaries;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
@@ -176,6 +177,22 @@ public final class FailoverStarter {
       // As for a planned start, the exception names this start's type: ask which one holds the id.
       return new AlreadyRunning(runningType(group));
     }
+  }
+
+  /**
+   * Starts a dry run under its own id ({@link DryRunWorkflow#workflowId}), never the group's: it
+   * holds no failover back. Returns its run id.
+   */
+  public String startDryRun(DryRunWorkflow.Request request, long sequence) {
+    WorkflowOptions options = WorkflowOptions.newBuilder()
+        .setWorkflowId(DryRunWorkflow.workflowId(request.group(), sequence))
+        .setTaskQueue(taskQueue)
+        .setWorkflowExecutionTimeout(java.time.Duration.ofMinutes(5))
+        .build();
+    DryRunWorkflow stub = client.newWorkflowStub(DryRunWorkflow.class, options);
+    var execution = WorkflowClient.start(stub::run, request);
+    log.info("started dry run {} for {} ({})", execution.getWorkflowId(), request.group(), request.annotation());
+    return execution.getRunId();
   }
 
   /** Whether a failover workflow, planned or emergency, runs for the group right now. */

@@ -58,6 +58,7 @@ public final class WatcherApp implements AutoCloseable {
   private LeaderElection election;
   // The current term's request handling: set while this replica leads, null otherwise.
   private PlannedFailoverRequests requests;
+  private DryRunRequests dryRuns;
   // The current term's topology monitor: set while this replica leads with the monitor on.
   private TopologyMonitor monitor;
   // The current term's finalizer of deleted groups: set while this replica leads, null otherwise.
@@ -177,6 +178,8 @@ public final class WatcherApp implements AutoCloseable {
     }
     requests = new PlannedFailoverRequests(starter, rejections, this::group, metrics);
     cache.addHandler(requests);
+    dryRuns = new DryRunRequests(starter, this::group, Clock.systemUTC());
+    cache.addHandler(dryRuns);
     // With or without the monitor: a deleted group's taints and routing are this watcher's to settle.
     finalizer = new GroupFinalizer(kube, starter, this::group, cache::refs, Clock.systemUTC());
     cache.addHandler(finalizer);
@@ -211,6 +214,11 @@ public final class WatcherApp implements AutoCloseable {
       cache.removeHandler(requests);
       requests.close();
       requests = null;
+    }
+    if (dryRuns != null) {
+      cache.removeHandler(dryRuns);
+      dryRuns.close();
+      dryRuns = null;
     }
     startupChecks = null;
     if (finalizer != null) {

@@ -2,6 +2,7 @@ package io.shipstream.failover.worker;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.activities.dragonfly.DragonflyActivitiesImpl;
+import io.shipstream.failover.activities.dryrun.DryRunActivitiesImpl;
 import io.shipstream.failover.activities.dragonfly.StoreConnections;
 import io.shipstream.failover.activities.hooks.HookActivitiesImpl;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
@@ -9,6 +10,7 @@ import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
 import io.shipstream.failover.activities.sidecar.SidecarActivitiesImpl;
 import io.shipstream.failover.kube.SecretCredentialsProvider;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.workflows.dryrun.DryRunWorkflowImpl;
 import io.shipstream.failover.workflows.emergency.EmergencyFailoverWorkflowImpl;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
 import io.temporal.worker.Worker;
@@ -25,7 +27,8 @@ import java.util.UUID;
 public final class Registrations {
   public static final List<Class<?>> WORKFLOWS = List.of(
       PlannedFailoverWorkflowImpl.class,
-      EmergencyFailoverWorkflowImpl.class);
+      EmergencyFailoverWorkflowImpl.class,
+      DryRunWorkflowImpl.class);
 
   private Registrations() {}
 
@@ -44,7 +47,8 @@ public final class Registrations {
         new KubernetesActivitiesImpl(kubernetes, clock),
         new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock),
         new SidecarActivitiesImpl(clock, sidecarToken),
-        new HookActivitiesImpl(kubernetes));
+        new HookActivitiesImpl(kubernetes),
+        new DryRunActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), kubernetes));
   }
 
   /**

@@ -40,7 +40,21 @@ public record MysqlFailoverGroupStatus(
     @JsonPropertyDescription("The sites that could take over now, as a planned target or the emergency candidate "
         + "(sites[].readiness), comma-separated in spec order; \"none\" when no site could: the group has lost its "
         + "disaster recovery. Written by the watcher with sites.")
-    String readySites) {
+    String readySites,
+    @JsonPropertyDescription("The verdict of the last dry run (bloodraven.shipstream.io/dry-run): what a switchover "
+        + "to a site, or an emergency failover now, would do, found by reading only. Nothing acts on it.")
+    DryRunStatus dryRun) {
+
+  /** A status without a dry run's verdict. */
+  public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
+      String promotionGtidExecuted, List<SiteStatus> sites, PlannedFailoverStatus plannedFailover, WorkflowRef workflow,
+      List<Condition> conditions, Long observedGeneration, EmergencyFailoverStatus emergencyFailover,
+      SemiSyncStatus semiSync, List<String> fencedSites, List<LostTransactions> lostTransactions,
+      String lastPromotion, List<FailoverHistoryEntry> failoverHistory, String readySites) {
+    this(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites, plannedFailover, workflow,
+        conditions, observedGeneration, emergencyFailover, semiSync, fencedSites, lostTransactions, lastPromotion,
+        failoverHistory, readySites, null);
+  }
 
   /** A status without the sites ready now. */
   public MysqlFailoverGroupStatus(String activeSite, String lastFailover, String lastFailoverTarget,
@@ -266,13 +280,13 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites);
+        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites);
+        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   /**
@@ -282,52 +296,59 @@ public record MysqlFailoverGroupStatus(
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
     return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory, readySites);
+        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   /** The time the last promotion took effect ({@code lastPromotion}), where the cooldown starts. */
   public MysqlFailoverGroupStatus withLastPromotion(String at) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, at, failoverHistory, readySites);
+        lostTransactions, at, failoverHistory, readySites, dryRun);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
     return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites);
+        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites);
+        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites);
+        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   /** The transactions the group is known to have lost ({@link LostTransactions}). */
   public MysqlFailoverGroupStatus withLostTransactions(List<LostTransactions> lost) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lost, lastPromotion, failoverHistory, readySites);
+        lost, lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   /** The sites a DBA fenced, as the watcher accepted them. */
   public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced,
-        lostTransactions, lastPromotion, failoverHistory, readySites);
+        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
   }
 
   /** The group's last finished failovers, newest first ({@link FailoverHistoryEntry}). */
   public MysqlFailoverGroupStatus withFailoverHistory(List<FailoverHistoryEntry> history) {
     return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
         sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, history, readySites);
+        lostTransactions, lastPromotion, history, readySites, dryRun);
+  }
+
+  /** The verdict of the last dry run ({@link DryRunStatus}). */
+  public MysqlFailoverGroupStatus withDryRun(DryRunStatus run) {
+    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
+        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+        lostTransactions, lastPromotion, failoverHistory, readySites, run);
   }
 }

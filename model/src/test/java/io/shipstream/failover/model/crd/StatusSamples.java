@@ -47,6 +47,11 @@ final class StatusSamples {
             "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182733-9182740", 8L, "2026-04-20T15:02:10Z")),
         "2026-04-20T14:32:47Z",
         List.of(new MysqlFailoverGroupStatus.FailoverHistoryEntry("mysqlfailovergroup/shop/orders", "7a2d3e4f-5b6c",
-            "emergency", "pdx", "Failed", "ExecuteFailed", "2026-04-20T15:00:00Z", 4.2, 3.1)), "pdx");
+            "emergency", "pdx", "Failed", "ExecuteFailed", "2026-04-20T15:00:00Z", 4.2, 3.1)), "pdx",
+        new DryRunStatus("iad", DryRunStatus.SWITCHOVER, "WouldWait", "CooldownActive",
+            "failover cooldown active: deferred until 2026-04-20T16:05:00Z",
+            "iad", "pdx", "2026-04-20T16:00:00Z", "2026-04-20T16:00:01Z", 2L, 1L, 1.004, 0L,
+            List.of("lag: iad is 2 transaction(s) and 1 s behind pdx (maxLagWait 300 s)"),
+            List.of("the lag gate would hold writes for about 1 s"), "mysqlfailovergroup/shop/orders-dry-run-1"));
   }
 }

@@ -2,6 +2,7 @@ package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.workflows.activities.DragonflyActivities;
 import io.shipstream.failover.workflows.activities.HookActivities;
+import io.shipstream.failover.workflows.activities.DryRunActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
@@ -101,6 +102,17 @@ public final class ActivityStubs {
         .setStartToCloseTimeout(Duration.ofSeconds(15))
         .setRetryOptions(quickMysqlRetries())
         .build(), queue), summary);
+  }
+
+  /**
+   * A dry run's reads and its own verdict, as local activities: each is a read, or a write of the
+   * same verdict, so running one again after a worker died leaves everything as one run would.
+   */
+  public static DryRunActivities dryRun() {
+    return Workflow.newLocalActivityStub(DryRunActivities.class, LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(Duration.ofSeconds(15))
+        .setRetryOptions(quickMysqlRetries())
+        .build());
   }
 
   /**

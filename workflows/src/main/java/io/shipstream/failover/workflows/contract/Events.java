@@ -188,6 +188,11 @@ public enum Events {
   FENCE_REJECTED(Warning, "FenceRejected", "the bloodraven.shipstream.io/fenced-sites annotation is '<value>': <why>; "
       + "nothing was changed ..."),
 
+  // --- Dry run (bloodraven.shipstream.io/dry-run, its own workflow) ------------------------------------
+  /** A dry run's verdict: what a switchover, or an emergency failover now, would do; nothing was changed. */
+  DRY_RUN_COMPLETED(Normal, "DryRunCompleted", "dry run <site | emergency>: <Ready | WouldWait | Refused | "
+      + "WouldPromote | Blocked>[ <Reason>]: <why>; nothing was changed"),
+
   // --- Deleting a group (the watcher's finalizer) -------------------------------------------------------
   /** The group is being deleted while a failover runs: cancelled (before Promoting) or waited for. */
   GROUP_DELETION_WAITING(Normal, "GroupDeletionWaiting", "the group is being deleted: <asked the failover <run> "

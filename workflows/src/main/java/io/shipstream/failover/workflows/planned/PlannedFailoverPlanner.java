@@ -160,6 +160,25 @@ public final class PlannedFailoverPlanner {
     }
   }
 
+  /**
+   * For a dry run: what the re-pointing after the promotion would do with each site the failover
+   * neither fences nor promotes, by {@link OtherReplicas}' own rule applied to the sites as read
+   * now (the new primary will hold the source's set): site to null when it would be re-pointed or
+   * left as it is, to the report otherwise. Only sites that would be re-pointed or reported are listed.
+   */
+  public static Map<String, String> repointingForecast(Plan plan, Map<String, ServerState> states) {
+    ServerState source = states.get(plan.source().name());
+    List<String> newPrimary = java.util.Collections.singletonList(source == null ? null : source.gtidExecuted());
+    Map<String, String> forecast = new java.util.LinkedHashMap<>();
+    for (SiteSpec site : OtherReplicas.others(plan)) {
+      OtherReplicas.Step step = OtherReplicas.step(plan, site.name(), states.get(site.name()), newPrimary);
+      if (step.repoint() || step.report() != null) {
+        forecast.put(site.name(), step.report());
+      }
+    }
+    return forecast;
+  }
+
   private static Decision findSource(GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, ServerState> states, String targetName) {
     String active = status == null ? null : status.activeSite();

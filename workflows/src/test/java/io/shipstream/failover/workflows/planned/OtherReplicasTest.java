@@ -10,6 +10,7 @@ import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -138,6 +139,27 @@ class OtherReplicasTest {
   }
 
   /** A MariaDB replica of {@code host:port}, with both threads running or both stopped. */
+  /**
+   * A dry run's forecast is the same rule on the sites as read now, the new primary holding the
+   * source's set: dr (a replica of iad) would be re-pointed, sfo (divergent) would be reported,
+   * and neither the source nor the target is listed.
+   */
+  @Test
+  void aDryRunForecastsTheSameStepsFromTheSitesAsReadNow() {
+    ServerState iad = new ServerState("iad", true, null, "MariaDB", "10.11.6-MariaDB", false, false, false, false, null,
+        null, "0-1-100", null, null, 0);
+    ServerState sfo = new ServerState("sfo", true, null, "MariaDB", "10.11.6-MariaDB", true, true, true, true, "iad.db",
+        3306, "0-1-105", "0-1-105", 0L, 0);
+    Map<String, ServerState> states = Map.of("iad", iad, "pdx", replica("iad.db", 3306, true, "0-1-100", "0-1-100"),
+        "dr", replica("iad.db", 3306, true, "0-1-95", "0-1-95"), "sfo", sfo);
+
+    Map<String, String> forecast = PlannedFailoverPlanner.repointingForecast(IAD_TO_PDX, states);
+
+    assertThat(forecast).containsOnlyKeys("dr", "sfo");
+    assertThat(forecast.get("dr")).as("re-pointed").isNull();
+    assertThat(forecast.get("sfo")).startsWith("sfo was not re-pointed at the new primary pdx: it holds 5 transaction(s)");
+  }
+
   private static ServerState replica(String host, int port, boolean running, String executed, String received) {
     return new ServerState("dr", true, null, "MariaDB", "10.11.6-MariaDB", true, true, running, running, host, port,
         executed, received, running ? 0L : null, 0);
