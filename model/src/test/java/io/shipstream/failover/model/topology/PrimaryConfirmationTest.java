@@ -115,11 +115,11 @@ class PrimaryConfirmationTest {
    */
   @Test
   void r3tATlsErrorIsNoLossOfThePrimary() {
-    ReplicaView mysql = view("s1", "Connecting", 2026, "Error connecting to source 'repl@127.0.0.1:3306'. This was"
-        + " attempt 3/86400, with a delay of 2 seconds between attempts. Message: SSL connection error:"
+    ReplicaView mysql = view("s1", "Connecting", 2026, "Error connecting to source 'repl@127.0.0.1:13043'. This was"
+        + " attempt 1/10, with a delay of 2 seconds between attempts. Message: SSL connection error:"
         + " error:0A000086:SSL routines::certificate verify failed", PRIMARY_ID, null, null, NOW);
-    ReplicaView mariadb = view("s2", "Connecting", 2026, "error connecting to master 'repl@127.0.0.1:3306' -"
-        + " retry-time: 2  maximum-retries: 100000  message: SSL connection error: certificate verify failed",
+    ReplicaView mariadb = view("s2", "Connecting", 2026, "error connecting to master 'repl@127.0.0.1:23102' -"
+        + " retry-time: 2  maximum-retries: 100000  message: SSL connection error: error:00000000:lib(0)::reason(0)",
         PRIMARY_ID, null, null, NOW);
     ReplicaView expired = view("s3", "Connecting", null, "error reconnecting to master 'r@h:1': certificate has"
         + " expired", PRIMARY_ID, null, null, NOW);
