@@ -48,6 +48,17 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
     return option("ssl-cert") != null;
   }
 
+  @Override
+  public java.util.Optional<Path> caFile() {
+    String ca = option("ssl-ca");
+    return ca == null ? java.util.Optional.empty() : java.util.Optional.of(hostPath(ca));
+  }
+
+  /** A path as the server names it, on this host. */
+  Path hostPath(String serverPath) {
+    return Path.of(serverPath);
+  }
+
   /** The server's command line with the usual options, for its port. */
   abstract List<String> commandLine();
 

@@ -95,6 +95,12 @@ public final class MySqlServer extends LocalDatabaseServer {
     return process.launch(command, directory, errorLog);
   }
 
+  /** The chrooted server names its files from inside the root. */
+  @Override
+  Path hostPath(String serverPath) {
+    return MySqlRoot.directory().resolve(serverPath.substring(1));
+  }
+
   @Override
   public Flavor flavor() {
     return Flavor.MYSQL;
