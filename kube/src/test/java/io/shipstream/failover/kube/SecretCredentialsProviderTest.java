@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -100,6 +101,37 @@ class SecretCredentialsProviderTest {
     Credentials credentials = new Credentials("failover", "s3cret", "repl", "r3pl");
 
     assertThat(credentials.toString()).contains("failover", "repl").doesNotContain("s3cret", "r3pl");
+  }
+
+  @Test
+  void theGroupsTlsComesWithTheLoginsAndAMissingTlsSecretGivesNoLoginsAtAll() {
+    createSecret("mysql-credentials", Map.of("username", "failover", "password", "s3cret"));
+    var spec = new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec(List.of(
+        io.shipstream.failover.testsupport.MockCluster.site("orders", "iad", "10.0.1.10"),
+        io.shipstream.failover.testsupport.MockCluster.site("orders", "pdx", "10.0.2.10")),
+        new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretRef("mysql-credentials"), null, null, null,
+        null, null, null, null, null, null, null).withTls(new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.TlsSpec(
+        new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SessionTlsSpec("verify-ca",
+            new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretRef("mysql-tls")),
+        new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.ReplicationTlsSpec("required", null, null, null,
+            null)));
+    var group = new io.shipstream.failover.model.crd.MysqlFailoverGroup();
+    group.getMetadata().setName("orders");
+    group.getMetadata().setNamespace("shop");
+    group.setSpec(spec);
+    client.resources(io.shipstream.failover.model.crd.MysqlFailoverGroup.class).inNamespace("shop").resource(group)
+        .create();
+
+    assertThatThrownBy(() -> new SecretCredentialsProvider(client, clock).credentials(GROUP, "mysql-credentials"))
+        .isInstanceOf(io.shipstream.failover.mysql.TlsUnavailableException.class)
+        .hasMessageContaining("Secret shop/mysql-tls not found");
+
+    createSecret("mysql-tls", Map.of("ca.crt", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"));
+    Credentials credentials = new SecretCredentialsProvider(client, clock).credentials(GROUP, "mysql-credentials");
+    assertThat(credentials.sessionTls().mode()).isEqualTo(io.shipstream.failover.model.tls.TlsMode.VERIFY_CA);
+    assertThat(credentials.sessionTls().caPem()).startsWith("-----BEGIN CERTIFICATE-----");
+    assertThat(credentials.tls().channelFor("pdx").mode()).isEqualTo(io.shipstream.failover.model.tls.TlsMode.REQUIRED);
+    assertThat(credentials.toString()).doesNotContain("BEGIN");
   }
 
   private void createSecret(String name, Map<String, String> values) {

@@ -179,6 +179,8 @@ public record GroupConfig(
     }
     SemiSyncConfig semiSync = SemiSyncConfig.resolve(spec.semiSync(), sites, problems);
     HooksConfig hooks = HooksConfig.resolve(spec.hooks(), problems);
+    // Read where it is used (kube's Secret reader); resolved here so a bad block is InvalidSpec.
+    io.shipstream.failover.model.tls.TlsConfig.resolve(spec.tls(), sites, problems);
     if (!problems.isEmpty()) {
       throw new InvalidSpecException(problems);
     }

@@ -1,5 +1,6 @@
 package io.shipstream.failover.mysql;
 
+import io.shipstream.failover.model.tls.ChannelTls;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.gtid.MariaDbGtidSet;
 import java.time.Duration;
@@ -181,13 +182,27 @@ final class MariaDbDialect implements SqlDialect {
    * gtid_binlog_pos lists one per domain and server id, which gtid_slave_pos refuses.
    */
   @Override
-  public void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException {
+  public void changeSource(MysqlSession session, String host, int port, String user, String password, ChannelTls tls)
+      throws MysqlException {
     session.execute("SET GLOBAL gtid_slave_pos = ?", positions(session).perDomainMax().toString());
+    if (!tls.mode().encrypted()) {
+      session.execute(
+          "CHANGE MASTER TO MASTER_HOST = ?, MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?,"
+              + " MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 2, MASTER_HEARTBEAT_PERIOD = "
+              + SOURCE_HEARTBEAT_PERIOD_SECONDS,
+          host, port, user, password);
+      return;
+    }
     session.execute(
         "CHANGE MASTER TO MASTER_HOST = ?, MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?,"
             + " MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 2, MASTER_HEARTBEAT_PERIOD = "
-            + SOURCE_HEARTBEAT_PERIOD_SECONDS,
-        host, port, user, password);
+            + SOURCE_HEARTBEAT_PERIOD_SECONDS + ", MASTER_SSL = 1, MASTER_SSL_CA = ?, MASTER_SSL_CERT = ?,"
+            + " MASTER_SSL_KEY = ?, MASTER_SSL_VERIFY_SERVER_CERT = " + (tls.mode().verifiesIdentity() ? 1 : 0),
+        host, port, user, password, orEmpty(tls.caFileForMode()), orEmpty(tls.certFile()), orEmpty(tls.keyFile()));
+  }
+
+  static String orEmpty(String value) {
+    return value == null ? "" : value;
   }
 
   @Override

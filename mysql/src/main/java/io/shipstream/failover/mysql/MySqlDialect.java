@@ -1,5 +1,6 @@
 package io.shipstream.failover.mysql;
 
+import io.shipstream.failover.model.tls.ChannelTls;
 import io.shipstream.failover.model.gtid.GtidSet;
 import java.time.Duration;
 import java.util.List;
@@ -205,15 +206,28 @@ final class MySqlDialect implements SqlDialect {
 
   /**
    * GET_SOURCE_PUBLIC_KEY lets the replica log in with caching_sha2_password (the default) when the
-   * channel is not TLS; with TLS it is not used.
+   * channel is not TLS; with TLS it is off, the password travelling inside TLS (a key asked for
+   * over plaintext could be a man in the middle's).
    */
   @Override
-  public void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException {
+  public void changeSource(MysqlSession session, String host, int port, String user, String password, ChannelTls tls)
+      throws MysqlException {
+    if (!tls.mode().encrypted()) {
+      session.execute(
+          "CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, SOURCE_PASSWORD = ?,"
+              + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1,"
+              + " SOURCE_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS,
+          host, port, user, password);
+      return;
+    }
     session.execute(
         "CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, SOURCE_PASSWORD = ?,"
-            + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1,"
-            + " SOURCE_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS,
-        host, port, user, password);
+            + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 0,"
+            + " SOURCE_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS + ", SOURCE_SSL = 1, SOURCE_SSL_CA = ?,"
+            + " SOURCE_SSL_CERT = ?, SOURCE_SSL_KEY = ?, SOURCE_SSL_VERIFY_SERVER_CERT = "
+            + (tls.mode().verifiesIdentity() ? 1 : 0),
+        host, port, user, password, MariaDbDialect.orEmpty(tls.caFileForMode()), MariaDbDialect.orEmpty(tls.certFile()),
+        MariaDbDialect.orEmpty(tls.keyFile()));
   }
 
   /**

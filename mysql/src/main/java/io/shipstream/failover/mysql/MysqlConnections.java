@@ -39,7 +39,8 @@ import java.util.concurrent.Executor;
  * call runs; the watcher's polls and the sidecar's looks have their own. Extra driver properties
  * (TLS: {@code sslMode}, {@code serverSslCert}; or {@code allowPublicKeyRetrieval} for MySQL 8's
  * caching_sha2_password without TLS) come from the worker's configuration, in MariaDB Connector/J's
- * names; {@code sslMode} is translated for Connector/J ({@code disable}, the default of both here,
+ * names, and the group's TLS from its {@link Credentials#sessionTls()} (both drivers, see {@link
+ * SessionTls}), which wins over them; {@code sslMode} is translated for Connector/J ({@code disable}, the default of both here,
  * is {@code DISABLED}; {@code trust} {@code REQUIRED}; {@code verify-ca} {@code VERIFY_CA}; {@code
  * verify-full} {@code VERIFY_IDENTITY}). Both flavors get one policy: the same timeouts, the same
  * keeping, ping and replacement.
@@ -67,7 +68,7 @@ public final class MysqlConnections {
   private static final java.sql.Driver MYSQL_DRIVER = mysqlDriver();
   private static final java.sql.Driver MARIADB_DRIVER = new org.mariadb.jdbc.Driver();
 
-  private record Key(String host, int port, ServerFlavor flavor, String username, String password) {}
+  private record Key(String host, int port, ServerFlavor flavor, String username, String password, SessionTls tls) {}
 
   private record Idle(Connection connection, long since) {}
 
@@ -199,6 +200,12 @@ public final class MysqlConnections {
     // for, as replicas do (GET_SOURCE_PUBLIC_KEY); configured driver properties override this.
     properties.setProperty("allowPublicKeyRetrieval", "true");
     properties.putAll(driverProperties);
+    // The group's TLS (its Secret, or the sidecar's mounts) is the group's word, stronger than the
+    // process's configuration: with it on, allowPublicKeyRetrieval is off (see SessionTls).
+    SessionTls tls = credentials.sessionTls();
+    if (tls.mode().encrypted()) {
+      properties.putAll(tls.driverProperties(flavor));
+    }
     properties.setProperty("user", credentials.username());
     properties.setProperty("password", credentials.password());
     // Milliseconds for both drivers.
@@ -217,7 +224,9 @@ public final class MysqlConnections {
     }
     // Connector/J prefers TLS by default; MariaDB Connector/J does not use it unless told, and one
     // policy holds for both: no TLS unless configured, in the configured mode.
-    properties.setProperty("sslMode", connectorJSslMode(driverProperties.get("sslMode")));
+    if (!tls.mode().encrypted()) {
+      properties.setProperty("sslMode", connectorJSslMode(driverProperties.get("sslMode")));
+    }
     // MariaDB Connector/J bounds the greeting and the login by connectTimeout, Connector/J by
     // socketTimeout: the handshake gets the connect timeout here too (a frozen server accepts the
     // TCP connection and never greets), and the statements the socket timeout once connected.
@@ -242,7 +251,9 @@ public final class MysqlConnections {
       case "trust", "required" -> "REQUIRED";
       case "verify-ca", "verify_ca" -> "VERIFY_CA";
       case "verify-full", "verify_identity" -> "VERIFY_IDENTITY";
-      case "preferred" -> "PREFERRED";
+      // Refused: it falls back to plaintext when the server offers no TLS (see TlsMode).
+      case "preferred" -> throw new IllegalArgumentException(
+          "sslMode 'preferred' is refused: it falls back to plaintext when the server offers no TLS");
       default -> throw new IllegalArgumentException("sslMode '" + mariadb + "' has no Connector/J equivalent");
     };
   }
@@ -263,7 +274,8 @@ public final class MysqlConnections {
   }
 
   private static Key key(MysqlAddress address, ServerFlavor flavor, Credentials credentials) {
-    return new Key(address.host(), address.port(), flavor, credentials.username(), credentials.password());
+    return new Key(address.host(), address.port(), flavor, credentials.username(), credentials.password(),
+        credentials.sessionTls());
   }
 
   /** A declared flavor the server contradicts; {@link MysqlSession#open} reports it as {@link FlavorMismatchException}. */

@@ -17,12 +17,15 @@ public class MysqlException extends Exception {
 
   private final int errorCode;
   private final boolean connectionProblem;
+  private final boolean tlsProblem;
 
   /** What the driver reported. */
   public MysqlException(SQLException cause) {
     super(cause.getMessage(), cause);
     this.errorCode = cause.getErrorCode();
-    this.connectionProblem = isConnectionProblem(cause);
+    this.tlsProblem = isTlsProblem(cause);
+    // A failed TLS handshake reached the server: it is no lost connection (see tlsProblem()).
+    this.connectionProblem = !tlsProblem && isConnectionProblem(cause);
   }
 
   /** A problem this module found itself (no server error code, not a connection problem). */
@@ -30,6 +33,46 @@ public class MysqlException extends Exception {
     super(message);
     this.errorCode = 0;
     this.connectionProblem = false;
+    this.tlsProblem = false;
+  }
+
+  /**
+   * Whether the TLS handshake failed: a certificate the CA did not sign, expired or not yet valid,
+   * a name that does not match, a server that offers no TLS where it is required, or a refused
+   * client certificate. The server was reached and is up, so this never counts as a server lost
+   * (the watcher reports it as TlsError naming the site, and fences and fails over nothing for it).
+   */
+  public boolean tlsProblem() {
+    return tlsProblem;
+  }
+
+  /** CR_SSL_CONNECTION_ERROR, both clients. */
+  static final int SSL_CONNECTION_ERROR = 2026;
+
+  /**
+   * The driver's words for a failed TLS handshake: an {@code SSLException} or a certificate
+   * exception anywhere in the causes (both drivers), or error 2026, or a message of the drivers'
+   * own TLS checks (Connector/J's "SSL connection required", MariaDB's "Trying to connect with ssl,
+   * but ssl not enabled in the server" and "SSL hostname verification failed").
+   */
+  public static boolean isTlsProblem(SQLException e) {
+    if (e.getErrorCode() == SSL_CONNECTION_ERROR) {
+      return true;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof javax.net.ssl.SSLException || t instanceof java.security.cert.CertificateException) {
+        return true;
+      }
+      String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(java.util.Locale.ROOT);
+      if (m.contains("ssl connection") || m.contains("ssl not enabled") || m.contains("ssl is required")
+          || m.contains("tls handshake") || m.contains("ssl handshake") || m.contains("ssl hostname verification")) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 
   /** The server's error number (1205 for a lock wait timeout, ...), or 0 when there is none. */

@@ -38,6 +38,12 @@ public final class ReplicaCatchUp {
    * @throws ReplicationFailedException when a replication thread stopped with an error
    */
   public String run(MysqlAddress donor, Credentials donorLogin, GtidSet wanted, Instant deadline) throws MysqlException {
+    return run(donor, donorLogin, io.shipstream.failover.model.tls.ChannelTls.NONE, wanted, deadline);
+  }
+
+  /** As above, over a channel with {@code tls} (the replica's site's files; see {@link SourceChange}). */
+  public String run(MysqlAddress donor, Credentials donorLogin, io.shipstream.failover.model.tls.ChannelTls tls,
+      GtidSet wanted, Instant deadline) throws MysqlException {
     SqlDialect dialect = session.dialect();
     forgetSource();
     try {
@@ -46,8 +52,7 @@ public final class ReplicaCatchUp {
         return dialect.executedGtidSet(session);
       }
       LOG.info("{}: catching up {} transaction(s) from {}", session.address(), wanted.subtract(applied).count(), donor);
-      dialect.changeSource(session, donor.host(), donor.port(), donorLogin.replicationUsername(),
-          donorLogin.replicationPassword());
+      SourceChange.pointAt(session, donor, donorLogin, tls);
       dialect.startReplica(session);
       GtidWait.Ended ended = GtidWait.slices(session, wanted, deadline, clock, beat, now -> {
         failOnReplicationError(donor);

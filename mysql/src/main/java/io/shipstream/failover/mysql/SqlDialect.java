@@ -171,9 +171,17 @@ public interface SqlDialect {
   /**
    * Points the stopped replica at a new source with GTID auto-positioning. The replica asks the
    * source for everything after what it has already executed, whether it got that by replication
-   * or wrote it itself as a former primary.
+   * or wrote it itself as a former primary. {@code tls} disabled leaves the channel's TLS options
+   * as they were (a DBA's own stay); otherwise they are all set to what the mode needs (see {@link
+   * io.shipstream.failover.model.tls.ChannelTls}).
    */
-  void changeSource(MysqlSession session, String host, int port, String user, String password) throws MysqlException;
+  void changeSource(MysqlSession session, String host, int port, String user, String password,
+      io.shipstream.failover.model.tls.ChannelTls tls) throws MysqlException;
+
+  /** The TLS settings and the IO thread of the default channel, as the server reports them. */
+  default ChannelReport channelReport(MysqlSession session) throws MysqlException {
+    return ChannelReport.of(session.queryRows(replicaStatusQuery()), this instanceof MariaDbDialect);
+  }
 
   void startReplica(MysqlSession session) throws MysqlException;
 

@@ -86,5 +86,7 @@ class GreetingTest {
     assertThat(MysqlConnections.connectorJSslMode("trust")).isEqualTo("REQUIRED");
     assertThat(MysqlConnections.connectorJSslMode("verify-ca")).isEqualTo("VERIFY_CA");
     assertThat(MysqlConnections.connectorJSslMode("verify-full")).isEqualTo("VERIFY_IDENTITY");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> MysqlConnections.connectorJSslMode("preferred"))
+        .hasMessageContaining("falls back to plaintext");
   }
 }

@@ -5,6 +5,7 @@ import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.Fence;
 import io.shipstream.failover.mysql.MysqlAddress;
 import io.shipstream.failover.mysql.MysqlConnections;
+import io.shipstream.failover.mysql.SessionTls;
 import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
 import io.shipstream.failover.mysql.ReadOnlyOrigin;
@@ -57,8 +58,13 @@ final class JdbcLocalMysql implements LocalMysql {
   private volatile Optional<Boolean> startsReadOnly = Optional.empty();
 
   JdbcLocalMysql(String host, int port, String user, String password, Set<String> spareUsers) {
+    this(host, port, user, password, spareUsers, SessionTls.NONE);
+  }
+
+  /** {@code tls}: the sidecar's own mounts' (it has no API access, and fences at boot before the watcher answers). */
+  JdbcLocalMysql(String host, int port, String user, String password, Set<String> spareUsers, SessionTls tls) {
     this.address = new MysqlAddress(host, port, "local MySQL (" + host + ":" + port + ")");
-    this.login = Credentials.of(user, password);
+    this.login = Credentials.of(user, password).withTls(tls, null);
     Set<String> spared = new HashSet<>(spareUsers);
     spared.add(user);
     this.spareUsers = Set.copyOf(spared);

@@ -56,7 +56,7 @@ public final class Sidecar implements AutoCloseable {
 
   static Sidecar start(SidecarConfig config, Clock clock) {
     return start(config, clock, new JdbcLocalMysql(config.mysqlHost(), config.mysqlPort(), config.mysqlUser(),
-        config.mysqlPassword(), config.spareUsers()));
+        config.mysqlPassword(), config.spareUsers(), config.mysqlTls()));
   }
 
   static Sidecar start(SidecarConfig config, Clock clock, LocalMysql mysql) {

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
+import io.shipstream.failover.mysql.SessionTls;
 
 /**
  * The sidecar's settings, read like every process's ({@link ConfigReader}): from the environment
@@ -24,7 +25,10 @@ import java.util.stream.Stream;
  * PEER_CHECK_INTERVAL (5s) (both only until the watcher first answers with the group's
  * spec.sidecar, see {@link Timing}), HTTP_HOST (0.0.0.0), HTTP_PORT (9180, 0 = any free port),
  * AUTH_TOKEN or AUTH_TOKEN_FILE, SPARE_USERS (accounts whose sessions a fence leaves alone besides
- * MYSQL_USER, e.g. the replication account), LOG_FORMAT (text or json, as for the other processes).
+ * MYSQL_USER, e.g. the replication account), LOG_FORMAT (text or json, as for the other processes),
+ * MYSQL_TLS_MODE (disabled | required | verify-ca | verify-identity; preferred is refused) with
+ * MYSQL_TLS_CA_FILE, MYSQL_TLS_CERT_FILE, MYSQL_TLS_KEY_FILE: the TLS of its sessions to the local
+ * server, from its own mounts, because it must fence at boot before the watcher answers.
  *
  * <p>Secrets are refused as flags, because a command line is visible to every process on the node;
  * {@link #toString} never shows them.
@@ -44,7 +48,16 @@ public record SidecarConfig(
     String httpHost,
     int httpPort,
     SharedToken token,
-    Set<String> spareUsers) {
+    Set<String> spareUsers,
+    SessionTls mysqlTls) {
+
+  /** Without TLS to the local server. */
+  public SidecarConfig(String site, String group, String namespace, String mysqlHost, int mysqlPort, String mysqlUser,
+      String mysqlPassword, URI watcherUrl, List<URI> peerUrls, Duration leaseTimeout, Duration peerCheckInterval,
+      String httpHost, int httpPort, SharedToken token, Set<String> spareUsers) {
+    this(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl, peerUrls, leaseTimeout,
+        peerCheckInterval, httpHost, httpPort, token, spareUsers, SessionTls.NONE);
+  }
 
   private static final String FROM_A_SECRET = "from a Secret (a flag is visible in ps and in the pod spec)";
   /** Every setting, in the order {@code --help} and the errors list them. */
@@ -65,7 +78,9 @@ public record SidecarConfig(
           Setting.of("HTTP_HOST", "0.0.0.0"),
           Setting.of("HTTP_PORT", "9180")),
       SharedToken.SETTINGS,
-      List.of(Setting.of("SPARE_USERS", null), Logging.LOG_FORMAT_SETTING))
+      List.of(Setting.of("SPARE_USERS", null), Logging.LOG_FORMAT_SETTING),
+      List.of(Setting.of("MYSQL_TLS_MODE", "disabled"), Setting.of("MYSQL_TLS_CA_FILE", null),
+          Setting.of("MYSQL_TLS_CERT_FILE", null), Setting.of("MYSQL_TLS_KEY_FILE", null)))
       .flatMap(List::stream).toList();
 
   /** Thrown with every problem found, so a bad Deployment is fixed in one edit. */
@@ -93,6 +108,7 @@ public record SidecarConfig(
     Objects.requireNonNull(token, "token");
     peerUrls = List.copyOf(peerUrls);
     spareUsers = Set.copyOf(spareUsers);
+    mysqlTls = mysqlTls == null ? SessionTls.NONE : mysqlTls;
     List<String> problems = new ArrayList<>();
     checkKnobs(leaseTimeout, peerCheckInterval, problems);
     if (!problems.isEmpty()) {
@@ -133,11 +149,18 @@ public record SidecarConfig(
     checkKnobs(lease, interval, knobs);
     knobs.forEach(r::error);
     Logging.format(r);
+    SessionTls mysqlTls = SessionTls.NONE;
+    try {
+      mysqlTls = SessionTls.fromFiles(r.get("MYSQL_TLS_MODE"), r.get("MYSQL_TLS_CA_FILE"), r.get("MYSQL_TLS_CERT_FILE"),
+          r.get("MYSQL_TLS_KEY_FILE"));
+    } catch (IllegalArgumentException e) {
+      r.error("MYSQL_TLS_*: " + e.getMessage());
+    }
     if (!r.errors().isEmpty()) {
       throw new InvalidConfigException(r.errors());
     }
     return new SidecarConfig(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl,
-        peers, lease, interval, httpHost, httpPort, token, Set.copyOf(r.list("SPARE_USERS")));
+        peers, lease, interval, httpHost, httpPort, token, Set.copyOf(r.list("SPARE_USERS")), mysqlTls);
   }
 
   /**

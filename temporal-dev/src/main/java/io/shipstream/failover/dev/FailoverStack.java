@@ -7,6 +7,7 @@ import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
+import io.shipstream.failover.testsupport.TestCertificates;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,6 +40,8 @@ public final class FailoverStack implements AutoCloseable {
    * worker to the sidecars' POST /tick and GET /status.
    */
   public static final String SIDECAR_TOKEN = "playground-sidecar-token";
+  /** The Secret of spec.tls.sessions with {@link Options#withTls}: ca.crt, tls.crt, tls.key. */
+  public static final String TLS_SECRET = "mysql-tls";
 
   private final MockCluster kube;
   private final DatabaseCluster mysql;
@@ -52,6 +55,7 @@ public final class FailoverStack implements AutoCloseable {
   /** spec.sidecar before {@link #startSidecars} set the mesh's timing: {@link #stopSidecars} puts it back. */
   private MysqlFailoverGroupSpec.SidecarSpec sidecarSpecBefore;
   private final Path workDir;
+  private TestCertificates certificates;
 
   /**
    * How the group's spec is set up; tests shorten or lengthen the knobs. {@code pollInterval} and
@@ -64,9 +68,27 @@ public final class FailoverStack implements AutoCloseable {
    */
   public record Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
       String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted, Flavor flavor,
-      boolean serversStartReadOnly) {
+      boolean serversStartReadOnly, boolean tls) {
     public Options {
       flavor = flavor == null ? Flavor.MARIADB : flavor;
+    }
+
+    public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
+        String pollInterval, Integer failureThreshold, boolean topologyMonitor, boolean adopted, Flavor flavor,
+        boolean serversStartReadOnly) {
+      this(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold, topologyMonitor, adopted,
+          flavor, serversStartReadOnly, false);
+    }
+
+    /**
+     * These options with TLS everywhere ({@link #TLS_SECRET}): every server has certificates made
+     * for the run and requires secure transport, the group's spec.tls asks verify-identity of the
+     * sessions (CA and client certificate in a Secret) and of every channel (the CA file as each
+     * server sees it), and the stack's own channels are set up so.
+     */
+    public Options withTls() {
+      return new Options(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold,
+          topologyMonitor, adopted, flavor, serversStartReadOnly, true);
     }
 
     public Options(List<String> sites, List<String> drOnlySites, String failoverCooldown, String maxLagWait,
@@ -103,7 +125,7 @@ public final class FailoverStack implements AutoCloseable {
     /** These options with the servers of {@code flavor} (MariaDB unless said otherwise). */
     public Options withFlavor(Flavor flavor) {
       return new Options(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold,
-          topologyMonitor, adopted, flavor, serversStartReadOnly);
+          topologyMonitor, adopted, flavor, serversStartReadOnly, tls);
     }
 
     /**
@@ -114,7 +136,7 @@ public final class FailoverStack implements AutoCloseable {
      */
     public Options withServersStartingReadOnly() {
       return new Options(sites, drOnlySites, failoverCooldown, maxLagWait, pollInterval, failureThreshold,
-          topologyMonitor, adopted, flavor, true);
+          topologyMonitor, adopted, flavor, true, tls);
     }
 
     public static Options twoSites() {
@@ -157,9 +179,11 @@ public final class FailoverStack implements AutoCloseable {
     DevTemporalServer temporal = null;
     try {
       kube = MockCluster.start();
-      mysql = options.serversStartReadOnly()
-          ? DatabaseCluster.startReadOnly(options.flavor(), workDir.resolve("mysql"), options.sites().size())
-          : DatabaseCluster.start(options.flavor(), workDir.resolve("mysql"), options.sites().size());
+      TestCertificates certificates = options.tls()
+          ? TestCertificates.forFlavor(options.flavor(), workDir.resolve("tls")) : null;
+      mysql = DatabaseCluster.start(options.flavor(), workDir.resolve("mysql"), options.sites().size(),
+          options.serversStartReadOnly(), certificates == null ? List.of()
+              : certificates.serverOptions(options.flavor(), true));
       temporal = DevTemporalServer.start(0);
       Map<String, DatabaseServer> servers = new LinkedHashMap<>();
       for (int i = 0; i < options.sites().size(); i++) {
@@ -167,8 +191,9 @@ public final class FailoverStack implements AutoCloseable {
       }
       ControlPlane controlPlane = new ControlPlane(temporal, kube, options.topologyMonitor(),
           !options.adopted() && !options.topologyMonitor());
-      FailoverStack stack = new FailoverStack(workDir, kube, mysql, servers, GroupApi.create(kube, options, servers),
-          controlPlane);
+      FailoverStack stack = new FailoverStack(workDir, kube, mysql, servers,
+          GroupApi.create(kube, options, servers, certificates), controlPlane);
+      stack.certificates = certificates;
       controlPlane.startWorker();
       controlPlane.startWatcher();
       if (options.adopted()) {
@@ -181,6 +206,11 @@ public final class FailoverStack implements AutoCloseable {
       closeQuietly(kube);
       throw e;
     }
+  }
+
+  /** The certificates of {@link Options#withTls}; empty without. */
+  public Optional<TestCertificates> certificates() {
+    return Optional.ofNullable(certificates);
   }
 
   /** The flavor of every server of the stack. */

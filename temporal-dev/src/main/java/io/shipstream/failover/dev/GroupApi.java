@@ -17,6 +17,7 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.testsupport.TestCertificates;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -41,9 +42,20 @@ public final class GroupApi {
    * Applies the group as a user does: the credentials Secret, a pod and a node per site, and the
    * {@code MysqlFailoverGroup} with no status, its sites' MySQL endpoints the given servers'.
    */
-  static GroupApi create(MockCluster kube, FailoverStack.Options options, Map<String, DatabaseServer> servers) {
+  static GroupApi create(MockCluster kube, FailoverStack.Options options, Map<String, DatabaseServer> servers,
+      TestCertificates certificates) {
     GroupApi api = new GroupApi(kube, new GroupRef(MockCluster.NAMESPACE, FailoverStack.GROUP_NAME));
     createCredentialsSecret(kube.client(), MockCluster.NAMESPACE);
+    MysqlFailoverGroupSpec.TlsSpec tls = null;
+    if (certificates != null) {
+      api.tlsCertificates = certificates;
+      api.putTlsSecret(TestCertificates.read(certificates.caCert()));
+      tls = new MysqlFailoverGroupSpec.TlsSpec(
+          new MysqlFailoverGroupSpec.SessionTlsSpec("verify-identity",
+              new MysqlFailoverGroupSpec.SecretRef(FailoverStack.TLS_SECRET)),
+          new MysqlFailoverGroupSpec.ReplicationTlsSpec("verify-identity",
+              TestCertificates.serverPath(options.flavor(), certificates.caCert()), null, null, null));
+    }
     List<SiteSpec> sites = new ArrayList<>();
     int i = 0;
     for (Map.Entry<String, DatabaseServer> e : servers.entrySet()) {
@@ -63,9 +75,28 @@ public final class GroupApi {
     cr.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef(FailoverStack.SECRET),
         options.pollInterval(), options.failureThreshold(), null, options.failoverCooldown(), null,
         new MysqlFailoverGroupSpec.PlannedFailoverSpec(options.maxLagWait(), null, null), null,
-        new MysqlFailoverGroupSpec.DnsSpec(FailoverStack.GROUP_NAME + ".db.example.com", 30), null, null));
+        new MysqlFailoverGroupSpec.DnsSpec(FailoverStack.GROUP_NAME + ".db.example.com", 30), null, null)
+        .withTls(tls));
     kube.client().resources(MysqlFailoverGroup.class).inNamespace(MockCluster.NAMESPACE).resource(cr).create();
     return api;
+  }
+
+  private TestCertificates tlsCertificates;
+
+  /**
+   * Writes the Secret of spec.tls.sessions with {@code caPem} as its CA and the run's client
+   * certificate, as a user rotating the CA does ({@code kubectl apply}); the worker and the
+   * watcher read it again within their credentials' cache time.
+   */
+  public void putTlsSecret(String caPem) {
+    var secret = new SecretBuilder().withNewMetadata().withName(FailoverStack.TLS_SECRET)
+        .withNamespace(ref.namespace()).endMetadata().addToStringData("ca.crt", caPem);
+    if (tlsCertificates != null) {
+      secret.addToStringData("tls.crt", TestCertificates.read(tlsCertificates.clientCert()))
+          .addToStringData("tls.key", TestCertificates.read(tlsCertificates.clientKey()));
+    }
+    kube.client().secrets().inNamespace(ref.namespace()).resource(secret.build()).createOr(
+        io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);
   }
 
   /** The node the MySQL pod of {@code site} runs on ({@code spec.nodeName}). */

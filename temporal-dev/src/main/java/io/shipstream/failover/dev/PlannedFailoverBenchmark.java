@@ -78,8 +78,10 @@ public final class PlannedFailoverBenchmark {
     }
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     List<Result> results = new ArrayList<>();
+    // -Dbenchmark.remoteRttMs=70: pdx behind a link with that round trip, as the "all" benchmark's --remote-rtt.
+    Duration rtt = Duration.ofMillis(Long.getLong("benchmark.remoteRttMs", 0L));
     for (Flavor flavor : parsed.flavors()) {
-      results.add(measure(work, parsed.n(), Duration.ZERO, flavor));
+      results.add(measure(work, parsed.n(), rtt, flavor));
     }
     System.out.println();
     results.forEach(r -> System.out.println(table(r)));
@@ -95,7 +97,12 @@ public final class PlannedFailoverBenchmark {
     List<Run> runs = new ArrayList<>();
     List<Run> direct = new ArrayList<>();
     String profile;
-    try (FailoverStack stack = FailoverStack.start(work, FailoverStack.Options.twoSites().withFlavor(flavor));
+    // -Dbenchmark.tls=true: the stack with TLS everywhere (Options.withTls), to measure what it costs.
+    FailoverStack.Options options = FailoverStack.Options.twoSites().withFlavor(flavor);
+    if (Boolean.getBoolean("benchmark.tls")) {
+      options = options.withTls();
+    }
+    try (FailoverStack stack = FailoverStack.start(work, options);
         WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(2), 1);
         DirectPlannedFailover runner = new DirectPlannedFailover(stack.api().client(), java.time.Clock.systemUTC())) {
       // The worker as the worker process runs it (sticky execution, a workflow cache): the

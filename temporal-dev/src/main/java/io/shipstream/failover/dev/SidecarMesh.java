@@ -169,6 +169,11 @@ public final class SidecarMesh implements AutoCloseable {
     env.put("HTTP_PORT", Integer.toString(ports.get(site)));
     env.put("AUTH_TOKEN", token);
     env.put("SPARE_USERS", MariaDbServer.REPLICATION.user());
+    // A server with certificates requires secure transport: the sidecar checks it as the group does.
+    server.caFile().ifPresent(ca -> {
+      env.put("MYSQL_TLS_MODE", "verify-identity");
+      env.put("MYSQL_TLS_CA_FILE", ca.toString());
+    });
     return env;
   }
 

@@ -54,6 +54,15 @@ public final class DatabaseCluster implements AutoCloseable {
   }
 
   private static DatabaseCluster start(Flavor flavor, Path baseDir, int size, boolean startReadOnly) {
+    return start(flavor, baseDir, size, startReadOnly, List.of());
+  }
+
+  /**
+   * As {@link #start} or {@link #startReadOnly}, with {@code options} kept for every start of every
+   * server (certificates: {@link TestCertificates#serverOptions}).
+   */
+  public static DatabaseCluster start(Flavor flavor, Path baseDir, int size, boolean startReadOnly,
+      List<String> options) {
     if (size < 1) {
       throw new IllegalArgumentException("a cluster needs at least one server");
     }
@@ -63,7 +72,7 @@ public final class DatabaseCluster implements AutoCloseable {
     // writable, is set up, and only then restarts configured read-only (below).
     boolean primaryLater = startReadOnly && !flavor.operatorWritesWhileStartedReadOnly();
     DatabaseCluster cluster = new DatabaseCluster(flavor, startAll(flavor, baseDir, size,
-        i -> !startReadOnly || i == 0 && primaryLater ? List.of() : readOnly));
+        i -> concat(options, !startReadOnly || i == 0 && primaryLater ? List.of() : readOnly)));
     try {
       DatabaseServer primary = cluster.primary();
       primary.execute(
@@ -182,5 +191,11 @@ public final class DatabaseCluster implements AutoCloseable {
         LOG.warn("closing {} failed: {}", server.name(), e.getMessage());
       }
     }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
   }
 }

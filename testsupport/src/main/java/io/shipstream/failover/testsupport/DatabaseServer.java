@@ -35,6 +35,14 @@ public interface DatabaseServer extends AutoCloseable {
 
   boolean isRunning();
 
+  /**
+   * The CA file the server was given ({@link TestCertificates#serverOptions}), as a path on this
+   * host (a client's, e.g. a sidecar's mount); empty for a server without certificates.
+   */
+  default java.util.Optional<Path> caFile() {
+    return java.util.Optional.empty();
+  }
+
   /** The URL without a database, for the flavor's own driver, as an application would get it. */
   String jdbcUrl();
 

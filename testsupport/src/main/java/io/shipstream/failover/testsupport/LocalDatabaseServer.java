@@ -32,6 +32,33 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
     this.errorLog = directory.resolve("error.log");
   }
 
+  /** The value of the kept option {@code --name=}, or null when it is not given. */
+  String option(String name) {
+    String prefix = "--" + name + "=";
+    return extraOptions.stream().filter(o -> o.startsWith(prefix)).map(o -> o.substring(prefix.length()))
+        .reduce((a, b) -> b).orElse(null);
+  }
+
+  /**
+   * Whether the server was given certificates ({@link TestCertificates#serverOptions}): the tests'
+   * own connections then use TLS (which a server requiring secure transport needs), and the
+   * channels they set up check the source with the same CA.
+   */
+  boolean hasTls() {
+    return option("ssl-cert") != null;
+  }
+
+  @Override
+  public java.util.Optional<Path> caFile() {
+    String ca = option("ssl-ca");
+    return ca == null ? java.util.Optional.empty() : java.util.Optional.of(hostPath(ca));
+  }
+
+  /** A path as the server names it, on this host. */
+  Path hostPath(String serverPath) {
+    return Path.of(serverPath);
+  }
+
   /** The server's command line with the usual options, for its port. */
   abstract List<String> commandLine();
 

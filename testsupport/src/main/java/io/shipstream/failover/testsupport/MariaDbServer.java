@@ -115,7 +115,7 @@ public final class MariaDbServer extends LocalDatabaseServer {
   /** The URL without a database, as an application would get it from a Service. */
   @Override
   public String jdbcUrl() {
-    return "jdbc:mariadb://" + HOST + ":" + port + "/";
+    return "jdbc:mariadb://" + HOST + ":" + port + "/" + (hasTls() ? "?sslMode=trust" : "");
   }
 
   /** Ends the process for good (SIGKILL: the data is thrown away) and deletes the datadir. */
@@ -148,7 +148,7 @@ public final class MariaDbServer extends LocalDatabaseServer {
   public void startReplicationFrom(String host, int port) {
     execute("STOP SLAVE", "CHANGE MASTER TO MASTER_HOST='" + host + "', MASTER_PORT=" + port
         + ", MASTER_USER='" + REPLICATION.user() + "', MASTER_PASSWORD='" + REPLICATION.password()
-        + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1", "START SLAVE");
+        + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1" + sslOptions(), "START SLAVE");
   }
 
   /**
@@ -211,10 +211,15 @@ public final class MariaDbServer extends LocalDatabaseServer {
         "SET GLOBAL gtid_slave_pos = '" + startAt + "'",
         "CHANGE MASTER TO MASTER_HOST='" + source.host() + "', MASTER_PORT=" + source.port()
             + ", MASTER_USER='" + REPLICATION.user() + "', MASTER_PASSWORD='" + REPLICATION.password()
-            + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1",
+            + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1" + sslOptions(),
         "START SLAVE");
     ReplicaStatus.awaitRunning(this, Duration.ofSeconds(15));
     LOG.info("{} replicates from {}", name, source.name());
+  }
+
+  /** A channel of a server with certificates checks its source with the same CA, and its name. */
+  private String sslOptions() {
+    return hasTls() ? ", MASTER_SSL=1, MASTER_SSL_VERIFY_SERVER_CERT=1, MASTER_SSL_CA='" + option("ssl-ca") + "'" : "";
   }
 
   /** Waits until this replica has applied {@code gtidPos} (MASTER_GTID_WAIT, one GTID per domain). */

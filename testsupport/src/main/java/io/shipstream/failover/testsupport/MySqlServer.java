@@ -95,6 +95,12 @@ public final class MySqlServer extends LocalDatabaseServer {
     return process.launch(command, directory, errorLog);
   }
 
+  /** The chrooted server names its files from inside the root. */
+  @Override
+  Path hostPath(String serverPath) {
+    return MySqlRoot.directory().resolve(serverPath.substring(1));
+  }
+
   @Override
   public Flavor flavor() {
     return Flavor.MYSQL;
@@ -106,6 +112,9 @@ public final class MySqlServer extends LocalDatabaseServer {
    */
   @Override
   public String jdbcUrl() {
+    if (hasTls()) {
+      return "jdbc:mysql://" + MariaDbServer.HOST + ":" + port + "/?sslMode=REQUIRED";
+    }
     return "jdbc:mysql://" + MariaDbServer.HOST + ":" + port + "/?sslMode=DISABLED&allowPublicKeyRetrieval=true";
   }
 
@@ -147,7 +156,9 @@ public final class MySqlServer extends LocalDatabaseServer {
         "CHANGE REPLICATION SOURCE TO SOURCE_HOST = '" + host + "', SOURCE_PORT = " + port
             + ", SOURCE_USER = '" + MariaDbServer.REPLICATION.user() + "', SOURCE_PASSWORD = '"
             + MariaDbServer.REPLICATION.password() + "', SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 1,"
-            + " GET_SOURCE_PUBLIC_KEY = 1, SOURCE_HEARTBEAT_PERIOD = 1",
+            + " GET_SOURCE_PUBLIC_KEY = 1, SOURCE_HEARTBEAT_PERIOD = 1"
+            + (hasTls() ? ", SOURCE_SSL = 1, SOURCE_SSL_VERIFY_SERVER_CERT = 1, SOURCE_SSL_CA = '" + option("ssl-ca") + "'"
+                : ""),
         "START REPLICA");
   }
 

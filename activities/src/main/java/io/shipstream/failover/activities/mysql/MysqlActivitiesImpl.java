@@ -1,6 +1,7 @@
 package io.shipstream.failover.activities.mysql;
 
 import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.model.tls.ChannelTls;
 import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.shipstream.failover.mysql.AppSessions;
 import io.shipstream.failover.mysql.Credentials;
@@ -377,7 +378,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     GtidSet wanted = parse(donorGtid, "the donor's GTID set");
     Credentials donorLogin = credentialsFor(donor);
     return withSession("catchUpFrom", replica, GtidWait.SLICE.plus(STEP_TIMEOUT), false,
-        session -> new ReplicaCatchUp(session, clock, heartbeat::beat).run(address(donor), donorLogin, wanted, deadline));
+        session -> new ReplicaCatchUp(session, clock, heartbeat::beat).run(address(donor), donorLogin,
+            donorLogin.tls().channelFor(replica.site()), wanted, deadline));
   }
 
   @Override
@@ -388,11 +390,15 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       // Read-only first: a server that takes application writes while replicating diverges.
       dialect.fence(session);
       Optional<ReplicaStatus> status = dialect.replicaStatus(session);
-      if (status.isPresent() && pointsAt(status.get(), source) && status.get().ioRunning() && status.get().sqlRunning()) {
+      // The replica's own site's files: the channel's options name files on its server.
+      ChannelTls tls = sourceLogin.tls().channelFor(replica.site());
+      if (status.isPresent() && pointsAt(status.get(), source) && status.get().ioRunning() && status.get().sqlRunning()
+          && (!tls.mode().encrypted() || dialect.channelReport(session).satisfies(tls))) {
         LOG.info("{} already replicates from {}", replica, source);
         return null;
       }
-      SourceChange.replicateFrom(session, address(source), sourceLogin);
+      // A running channel weaker than the group's replication TLS is pointed again, with it.
+      SourceChange.replicateFrom(session, address(source), sourceLogin, tls);
       new ReplicationStart(session, heartbeat::beat).awaitRunning(address(replica), address(source));
       LOG.info("{} replicates from {}", replica, source);
       return null;

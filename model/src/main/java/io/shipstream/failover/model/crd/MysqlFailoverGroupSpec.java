@@ -53,7 +53,28 @@ public record MysqlFailoverGroupSpec(
     @JsonPropertyDescription("Semi-synchronous replication: the primary's commits wait for replicas to acknowledge them.")
     SemiSyncSpec semiSync,
     @JsonPropertyDescription("HTTP webhooks called before and after each failover (see the README's \"Hooks\").")
-    HooksSpec hooks) {
+    HooksSpec hooks,
+    @JsonPropertyDescription("TLS of the product's own MySQL sessions and of every replication channel it sets up "
+        + "(docs/security.md).")
+    TlsSpec tls) {
+
+  /** A spec without {@code tls}: nothing the product opens or points is encrypted. */
+  public MysqlFailoverGroupSpec(List<SiteSpec> sites, SecretRef credentialsSecretRef, String pollInterval,
+      Integer failureThreshold, Integer recoveryThreshold, String failoverCooldown, String connectionDrainTimeout,
+      PlannedFailoverSpec plannedFailover, SplitBrainPolicy splitBrainPolicy, DnsSpec dns, SidecarSpec sidecar,
+      DragonflySpec dragonfly, EmergencyFailoverSpec emergencyFailover, String minSourceSilence, SemiSyncSpec semiSync,
+      HooksSpec hooks) {
+    this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
+        connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, emergencyFailover,
+        minSourceSilence, semiSync, hooks, null);
+  }
+
+  /** The same spec with {@code tls} (null: none). */
+  public MysqlFailoverGroupSpec withTls(TlsSpec tls) {
+    return new MysqlFailoverGroupSpec(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold,
+        failoverCooldown, connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly,
+        emergencyFailover, minSourceSilence, semiSync, hooks, tls);
+  }
 
   /**
    * A spec without {@code emergencyFailover} (no promotion lag limit), with the default {@code
@@ -203,4 +224,40 @@ public record MysqlFailoverGroupSpec(
 
   /** What the schema admits as a hook URL; GroupConfig checks the rest (a host, no blanks). */
   public static final String HOOK_URL = "^https?://.+$";
+
+  /**
+   * {@code spec.tls} (see {@link io.shipstream.failover.model.tls.TlsConfig}). Either part may be
+   * left out; absent means disabled.
+   */
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record TlsSpec(
+      @JsonPropertyDescription("The worker's and the watcher's sessions to the group's servers.") SessionTlsSpec sessions,
+      @JsonPropertyDescription("Every replication channel the product points (failovers, rejoins, catch-up).")
+      ReplicationTlsSpec replication) {}
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record SessionTlsSpec(
+      @Default("disabled") @SchemaFrom(type = SchemaEnums.TlsMode.class)
+      @JsonPropertyDescription("disabled | required | verify-ca | verify-identity ('preferred' is refused: it can fall"
+          + " back to plaintext)") String mode,
+      @JsonPropertyDescription("Secret in the group's namespace with ca.crt, and optionally tls.crt and tls.key (PEM,"
+          + " PKCS#8 key) for a client certificate.") SecretRef secretRef) {}
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record ReplicationTlsSpec(
+      @Default("disabled") @SchemaFrom(type = SchemaEnums.TlsMode.class)
+      @JsonPropertyDescription("disabled | required | verify-ca | verify-identity: the least every channel the product"
+          + " sets up gets; it refuses to set up a weaker one") String mode,
+      @JsonPropertyDescription("The CA file as every replica's mysqld sees it (its own file system).") String caFile,
+      @JsonPropertyDescription("The replica's client certificate file, as its mysqld sees it.") String certFile,
+      @JsonPropertyDescription("The key of certFile, as its mysqld sees it.") String keyFile,
+      @JsonPropertyDescription("Per site, files that differ from the defaults above.") List<ChannelFilesSpec> sites) {}
+
+  @JsonInclude(JsonInclude.Include.NON_NULL)
+  @JsonIgnoreProperties(ignoreUnknown = true)
+  public record ChannelFilesSpec(
+      @Required @Pattern(SiteSpec.DNS_LABEL) String site, String caFile, String certFile, String keyFile) {}
 }

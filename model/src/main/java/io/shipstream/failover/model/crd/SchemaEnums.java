@@ -27,4 +27,11 @@ final class SchemaEnums {
     @JsonProperty("dragonfly") DRAGONFLY,
     @JsonProperty("redis") REDIS
   }
+
+  enum TlsMode {
+    @JsonProperty("disabled") DISABLED,
+    @JsonProperty("required") REQUIRED,
+    @JsonProperty("verify-ca") VERIFY_CA,
+    @JsonProperty("verify-identity") VERIFY_IDENTITY
+  }
 }

@@ -25,6 +25,9 @@ import java.util.Set;
  * | r2 | no replication channel, or its IO thread is stopped with no error   | NOT_ELIGIBLE       |
  * |    |   (a DBA stopped it, or it was never started)                       |                    |
  * | r3 | its channel names another source than the primary's server id       | NOT_ELIGIBLE       |
+ * | r3t| IO thread not running with a TLS error (2026, or a message naming  | UNSURE             |
+ * |    |   SSL, TLS or a certificate, as both flavors' "error connecting to  |                    |
+ * |    |   master ... SSL connection error" do)                              |                    |
  * | r4 | IO thread not running (Connecting or No) with a connection error    | LOST, but STALE    |
  * |    |   (2002, 2003, 2005, 2006, 2013, or a message about connecting)     |   when the replica |
  * |    |                                                                     |   dates the error  |
@@ -62,6 +65,13 @@ import java.util.Set;
  * | c4 | otherwise (none eligible could be asked, or one UNSURE  | UNCONFIRMED    | the matrix as it is: the       |
  * |    |   or STALE)                                             |                |   debounce decides             |
  * </pre>
+ *
+ * <p>Why a TLS error is no loss (row r3t): the replica reached the primary's server and its TLS
+ * handshake failed (an expired or not-yet-valid certificate, a wrong CA, a name that does not
+ * match), so the primary is up; both servers word it as an error connecting to the source, which
+ * row r4 would take for a death, and a live primary with an expired certificate would be failed
+ * over. The certificate is the operator's to fix (the watcher's own session fails the same way and
+ * reports it); a dead primary is still confirmed by a replica that lost it otherwise.
  *
  * <p>Why the poll after the replicas (rows c3-c3b): a replica's connection error can be older than
  * the primary's restart. Its IO thread retries every few seconds and keeps the error of its last
@@ -127,6 +137,8 @@ public final class PrimaryConfirmation {
 
   /** MySQL client errors of a connection that could not be made or was lost. */
   static final Set<Integer> CONNECTION_ERRORS = Set.of(2002, 2003, 2005, 2006, 2013);
+  /** CR_SSL_CONNECTION_ERROR, both clients: the TLS handshake with a reachable server failed. */
+  static final int TLS_ERROR = 2026;
 
   /**
    * One replica's answer.
@@ -184,7 +196,19 @@ public final class PrimaryConfirmation {
       return (lastIoErrno != null && lastIoErrno != 0) || (lastIoError != null && !lastIoError.isBlank());
     }
 
+    /** Row r3t: the IO thread reached the source and failed in the TLS handshake. */
+    boolean tlsError() {
+      if (lastIoErrno != null && lastIoErrno == TLS_ERROR) {
+        return true;
+      }
+      String m = lastIoError == null ? "" : lastIoError.toLowerCase(java.util.Locale.ROOT);
+      return m.contains("ssl") || m.contains("tls") || m.contains("certificate");
+    }
+
     boolean connectionError() {
+      if (tlsError()) {
+        return false;
+      }
       if (lastIoErrno != null && CONNECTION_ERRORS.contains(lastIoErrno)) {
         return true;
       }

@@ -97,6 +97,17 @@ public record Probe(
   }
 
   /** A poll that got no answer. */
+  /**
+   * How the watcher's poll names a failed TLS handshake in {@code error}: the server was reached and
+   * is up ({@link TlsProblems}).
+   */
+  public static final String TLS_ERROR = "TLS: ";
+
+  /** Whether {@code error} is a failed TLS handshake ({@link #TLS_ERROR}). */
+  public static boolean isTlsError(String error) {
+    return error != null && error.startsWith(TLS_ERROR);
+  }
+
   public static Probe unreachable(String site, String error, Instant at) {
     return new Probe(site, false, false, null, null, false, null, error, at);
   }

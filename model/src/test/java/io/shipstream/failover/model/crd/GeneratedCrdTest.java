@@ -153,7 +153,11 @@ class GeneratedCrdTest {
         Map.entry("spec.hooks.preFailover.timeout", Durations.format(HooksConfig.DEFAULT_TIMEOUT)),
         Map.entry("spec.hooks.postFailover.timeout", Durations.format(HooksConfig.DEFAULT_TIMEOUT)),
         Map.entry("spec.hooks.preFailover.bearerTokenSecret.key", HooksConfig.DEFAULT_TOKEN_KEY),
-        Map.entry("spec.hooks.postFailover.bearerTokenSecret.key", HooksConfig.DEFAULT_TOKEN_KEY)));
+        Map.entry("spec.hooks.postFailover.bearerTokenSecret.key", HooksConfig.DEFAULT_TOKEN_KEY),
+        // A minimal spec has no tls: TlsConfig.NONE is disabled everywhere.
+        Map.entry("spec.tls.sessions.mode", io.shipstream.failover.model.tls.TlsConfig.NONE.sessionMode().display()),
+        Map.entry("spec.tls.replication.mode",
+            io.shipstream.failover.model.tls.TlsConfig.NONE.replicationMode().display())));
   }
 
   private static void collectDefaults(JSONSchemaProps schema, String path, Map<String, String> out) {

@@ -109,6 +109,28 @@ class PrimaryConfirmationTest {
     assertThat(r.reason()).contains("'s1' shows a connection error older than the primary's last answer");
   }
 
+  /**
+   * Both flavors word a failed TLS handshake as an error connecting to the source (messages as
+   * TlsIT sees them from mysqld 9.7 and mariadbd 10.11): the source is up, so it is no loss.
+   */
+  @Test
+  void r3tATlsErrorIsNoLossOfThePrimary() {
+    ReplicaView mysql = view("s1", "Connecting", 2026, "Error connecting to source 'repl@127.0.0.1:13043'. This was"
+        + " attempt 1/10, with a delay of 2 seconds between attempts. Message: SSL connection error:"
+        + " error:0A000086:SSL routines::certificate verify failed", PRIMARY_ID, null, null, NOW);
+    ReplicaView mariadb = view("s2", "Connecting", 2026, "error connecting to master 'repl@127.0.0.1:23102' -"
+        + " retry-time: 2  maximum-retries: 100000  message: SSL connection error: error:00000000:lib(0)::reason(0)",
+        PRIMARY_ID, null, null, NOW);
+    ReplicaView expired = view("s3", "Connecting", null, "error reconnecting to master 'r@h:1': certificate has"
+        + " expired", PRIMARY_ID, null, null, NOW);
+    assertThat(judge(mysql)).isEqualTo(Judged.UNSURE);
+    assertThat(judge(mariadb)).isEqualTo(Judged.UNSURE);
+    assertThat(judge(expired)).as("by the message when there is no number").isEqualTo(Judged.UNSURE);
+    Result r = PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN, List.of(once(mysql), once(mariadb)));
+    assertThat(r.outcome()).as("a live primary with a bad certificate is not confirmed dead")
+        .isEqualTo(Outcome.UNCONFIRMED);
+  }
+
   @Test
   void r5AnIoThreadNotRunningForAnotherReasonIsUnsure() {
     assertThat(judge(view("s1", "Connecting", 0, "", PRIMARY_ID, null, null, NOW))).as("no error yet")

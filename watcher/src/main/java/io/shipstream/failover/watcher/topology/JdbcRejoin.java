@@ -40,7 +40,7 @@ public final class JdbcRejoin implements OldPrimaryRecovery.Rejoiner {
       throws MysqlException {
     Credentials login = logins.credentials(group, config.credentialsSecret());
     try (MysqlSession session = MysqlSession.open(connections, SiteProber.address(site), login, TIMEOUTS)) {
-      SourceChange.replicateFrom(session, SiteProber.address(source), login);
+      SourceChange.replicateFrom(session, SiteProber.address(source), login, login.tls().channelFor(site.name()));
     }
   }
 }

@@ -10,6 +10,7 @@ import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.Fence;
 import io.shipstream.failover.mysql.FlavorMismatchException;
+import io.shipstream.failover.mysql.TlsUnavailableException;
 import io.shipstream.failover.mysql.KeptSessions;
 import io.shipstream.failover.mysql.MysqlAddress;
 import io.shipstream.failover.mysql.MysqlConnections;
@@ -85,8 +86,12 @@ public final class SiteProber implements SiteConnector {
       // Not polled (a server is never driven as the other flavor), but its flavor is known: the
       // monitor reports the wrong declaration instead of acting on a site that seems down.
       return Probe.unreachable(site.name(), describe(e), clock.instant()).withFlavor(e.actual().display());
-    } catch (MysqlException | RuntimeException e) {
-      return Probe.unreachable(site.name(), describe(e), clock.instant());
+    } catch (MysqlException e) {
+      // A failed TLS handshake reached a live server: marked, so it is never counted as lost (TlsProblems).
+      return Probe.unreachable(site.name(), (e.tlsProblem() ? Probe.TLS_ERROR : "") + describe(e), clock.instant());
+    } catch (RuntimeException e) {
+      return Probe.unreachable(site.name(), (e instanceof TlsUnavailableException ? Probe.TLS_ERROR : "") + describe(e),
+          clock.instant());
     }
   }
 

@@ -194,6 +194,21 @@ public final class Steward {
         failoverRunning(status), null, List.of()));
   }
 
+  /**
+   * A site's server refused the watcher's TLS handshake ({@link TlsProblems}): a Warning Event and
+   * {@code Degraded} with reason {@code TlsError} naming each site; nothing else is changed.
+   */
+  void tlsErrors(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
+    note(ref, Events.TLS_ERROR, String.join("; ", problems));
+    if (group.statusUnreadable()) {
+      return;
+    }
+    MysqlFailoverGroupStatus status = group.getStatus();
+    conditions(ref, group, new GroupConditions.Facts(null, status == null ? null : status.activeSite(), null,
+        failoverRunning(status), null, problems.stream()
+            .map(p -> new GroupConditions.Problem(Events.TLS_ERROR.reason(), p, true)).toList()));
+  }
+
   /** Writes the conditions when they say something new. */
   void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts) {
     conditions(ref, group, facts, facts.failoverRunning());

@@ -11,6 +11,7 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.GroupDeletion;
+import io.shipstream.failover.model.topology.TlsProblems;
 import io.shipstream.failover.model.topology.GroupFlavors;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.Recovery;
@@ -610,6 +611,19 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           steward.invalidSpec(g.group(), resource.get(), flavorProblems);
         } else {
           log.warn("{}: not acted on: {}", g.group(), String.join("; ", flavorProblems));
+        }
+        return;
+      }
+      List<String> tlsProblems = TlsProblems.problems(g.config(), observations);
+      if (!tlsProblems.isEmpty()) {
+        // A site reached but refused in the TLS handshake is up, not lost: nothing is adopted,
+        // fenced or failed over on readings that cannot be taken as configured (TlsProblems).
+        writeSites(w, now, runOwnsStatus(w, status, now));
+        metrics.passFailed(g.group(), "tls");
+        if (steward != null && resource.isPresent()) {
+          steward.tlsErrors(g.group(), resource.get(), tlsProblems);
+        } else {
+          log.warn("{}: not acted on: {}", g.group(), String.join("; ", tlsProblems));
         }
         return;
       }

@@ -76,6 +76,7 @@ public enum Events {
   GROUP_ADOPTED(Normal, "GroupAdopted", "<site> is the active site: <why>"),
   ADOPTION_BLOCKED(Warning, "AdoptionBlocked", "<cause>: <why>; nothing is fenced, promoted or relabelled ..."),
   INVALID_SPEC(Warning, "InvalidSpec", "<problem>[; <problem>...]"),
+  TLS_ERROR(Warning, "TlsError", "site '<site>': TLS: <why>; ... nothing is fenced or failed over ..."),
   ROUTING_REPAIRED(Normal, "RoutingRepaired", "<repair>[; <repair>...]"),
   ROUTING_INCOMPLETE(Warning, "RoutingIncomplete", "<problem>[; <problem>...]"),
   RECOVERY_COMPLETE(Normal, "RecoveryComplete", "site '<site>' replicates from the active site '<active>': <why>"),
