@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.Setting;
 import io.shipstream.failover.runtime.SharedToken;
@@ -23,7 +24,10 @@ import java.util.stream.Stream;
  * or MYSQL_PASSWORD_FILE, WATCHER_URL, PEER_URLS (comma-separated), LEASE_TIMEOUT (20s),
  * PEER_CHECK_INTERVAL (5s) (both only until the watcher first answers with the group's
  * spec.sidecar, see {@link Timing}), HTTP_HOST (0.0.0.0), HTTP_PORT (9180, 0 = any free port),
- * AUTH_TOKEN or AUTH_TOKEN_FILE, SPARE_USERS (accounts whose sessions a fence leaves alone besides
+ * AUTH_TOKEN or AUTH_TOKEN_FILE (the group's own credential, re-read when the file changes),
+ * TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE and HTTPS_PORT (9443) ({@link ControlPlaneTls}: with a
+ * certificate mounted, the authenticated endpoints move to HTTPS_PORT and the URLs must be https),
+ * SPARE_USERS (accounts whose sessions a fence leaves alone besides
  * MYSQL_USER, e.g. the replication account), LOG_FORMAT (text or json, as for the other processes).
  *
  * <p>Secrets are refused as flags, because a command line is visible to every process on the node;
@@ -44,8 +48,12 @@ public record SidecarConfig(
     String httpHost,
     int httpPort,
     SharedToken token,
-    Set<String> spareUsers) {
+    Set<String> spareUsers,
+    ControlPlaneTls tls,
+    int httpsPort) {
 
+  /** Where the authenticated endpoints are served when a certificate is mounted. */
+  static final int DEFAULT_HTTPS_PORT = 9443;
   private static final String FROM_A_SECRET = "from a Secret (a flag is visible in ps and in the pod spec)";
   /** Every setting, in the order {@code --help} and the errors list them. */
   static final List<Setting> SETTINGS = Stream.of(
@@ -65,6 +73,7 @@ public record SidecarConfig(
           Setting.of("HTTP_HOST", "0.0.0.0"),
           Setting.of("HTTP_PORT", "9180")),
       SharedToken.SETTINGS,
+      ControlPlaneTls.settings(DEFAULT_HTTPS_PORT),
       List.of(Setting.of("SPARE_USERS", null), Logging.LOG_FORMAT_SETTING))
       .flatMap(List::stream).toList();
 
@@ -93,11 +102,20 @@ public record SidecarConfig(
     Objects.requireNonNull(token, "token");
     peerUrls = List.copyOf(peerUrls);
     spareUsers = Set.copyOf(spareUsers);
+    tls = tls == null ? ControlPlaneTls.none() : tls;
     List<String> problems = new ArrayList<>();
     checkKnobs(leaseTimeout, peerCheckInterval, problems);
     if (!problems.isEmpty()) {
       throw new InvalidConfigException(problems);
     }
+  }
+
+  /** Without HTTPS: what every sidecar was before the control plane's TLS. */
+  public SidecarConfig(String site, String group, String namespace, String mysqlHost, int mysqlPort, String mysqlUser,
+      String mysqlPassword, URI watcherUrl, List<URI> peerUrls, Duration leaseTimeout, Duration peerCheckInterval,
+      String httpHost, int httpPort, SharedToken token, Set<String> spareUsers) {
+    this(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl, peerUrls, leaseTimeout,
+        peerCheckInterval, httpHost, httpPort, token, spareUsers, ControlPlaneTls.none(), DEFAULT_HTTPS_PORT);
   }
 
   /** Reads the environment ({@code System.getenv()} in production) and the command line. */
@@ -129,6 +147,16 @@ public record SidecarConfig(
     if (r.get("MYSQL_PASSWORD") == null && blank(r.get("MYSQL_PASSWORD_FILE"))) {
       r.error("MYSQL_PASSWORD or MYSQL_PASSWORD_FILE is required");
     }
+    ControlPlaneTls tls = ControlPlaneTls.read(r);
+    int httpsPort = r.port(ControlPlaneTls.HTTPS_PORT);
+    if (tls.serving()) {
+      // A sidecar that serves HTTPS sends its token only over HTTPS: a plaintext URL would carry it in clear.
+      if (watcherUrl != null && !"https".equals(watcherUrl.getScheme())) {
+        r.error("WATCHER_URL must be an https URL when TLS_CERT_FILE is set (the token would travel in clear)");
+      }
+      peers.stream().filter(p -> !"https".equals(p.getScheme())).findFirst().ifPresent(p -> r.error(
+          "PEER_URLS must be https URLs when TLS_CERT_FILE is set, not " + Endpoints.describe(p)));
+    }
     List<String> knobs = new ArrayList<>();
     checkKnobs(lease, interval, knobs);
     knobs.forEach(r::error);
@@ -137,7 +165,7 @@ public record SidecarConfig(
       throw new InvalidConfigException(r.errors());
     }
     return new SidecarConfig(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl,
-        peers, lease, interval, httpHost, httpPort, token, Set.copyOf(r.list("SPARE_USERS")));
+        peers, lease, interval, httpHost, httpPort, token, Set.copyOf(r.list("SPARE_USERS")), tls, httpsPort);
   }
 
   /**
@@ -195,6 +223,6 @@ public record SidecarConfig(
         + " as " + mysqlUser + ", watcher=" + Endpoints.describe(watcherUrl) + ", peers="
         + peerUrls.stream().map(Endpoints::describe).toList() + ", leaseTimeout=" + Durations.format(leaseTimeout)
         + ", peerCheckInterval=" + Durations.format(peerCheckInterval) + ", http=" + httpHost + ":" + httpPort
-        + ", spareUsers=" + spareUsers + "]";
+        + (tls.serving() ? ", https=" + httpHost + ":" + httpsPort : "") + ", spareUsers=" + spareUsers + "]";
   }
 }
