@@ -699,7 +699,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           }
           startup.unguarded(g.group()).forEach(p -> problems.add(new GroupConditions.Problem(
               Events.SIDECAR_NOT_GUARDED.reason(), p)));
+          problems.addAll(startup.controlPlaneProblems(g.group()));
         }
+        sharedTokenProblem(resource.get()).ifPresent(problems::add);
         Map<String, String> stoppedByHand = Steward.failoverRunning(status) ? Map.of()
             : Recovery.stoppedByHand(observations, effective.activeSite());
         if (!stoppedByHand.isEmpty()) {
@@ -837,5 +839,21 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     pollThreads.shutdownNow();
     metrics.pollThreads(() -> 0);
     evaluations.shutdownNow();
+  }
+
+  /**
+   * A group that names no credential of its own runs on the install's shared token, which opens
+   * every such group: it keeps working, Degraded, until it names one.
+   */
+  static Optional<GroupConditions.Problem> sharedTokenProblem(MysqlFailoverGroup group) {
+    var sidecar = group.getSpec() == null ? null : group.getSpec().sidecar();
+    if (sidecar != null && sidecar.tokenSecretRef() != null && sidecar.tokenSecretRef().name() != null
+        && !sidecar.tokenSecretRef().name().isBlank()) {
+      return Optional.empty();
+    }
+    return Optional.of(new GroupConditions.Problem(Events.SHARED_SIDECAR_TOKEN.reason(), "the group names no "
+        + "spec.sidecar.tokenSecretRef: its sidecars, the watcher and the worker use the install's shared token, which "
+        + "opens every group that names none; create a Secret with a token of its own, mount it in this group's "
+        + "sidecars as AUTH_TOKEN_FILE and name it in spec.sidecar.tokenSecretRef"));
   }
 }
