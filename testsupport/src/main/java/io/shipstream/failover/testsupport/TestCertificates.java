@@ -79,6 +79,7 @@ public final class TestCertificates {
         builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(false));
         X509Certificate cert = new JcaX509CertificateConverter().getCertificate(
             builder.build(new JcaContentSignerBuilder("SHA256withECDSA").build(keys.getPrivate())));
+        Files.createDirectories(dir);
         Path certFile = dir.resolve(prefix + ".crt");
         Path keyFile = dir.resolve(prefix + ".key");
         write(certFile, pem(cert));
