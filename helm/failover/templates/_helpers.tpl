@@ -216,3 +216,50 @@ readinessProbe:
 {{- end }}
 {{- $total }}
 {{- end }}
+
+{{/* The Secret with the watcher's control-plane certificate (tls.crt, tls.key) and the CA (ca.crt). */}}
+{{- define "failover.controlPlaneTlsSecret" -}}
+{{- default (printf "%s-watcher-tls" (include "failover.fullname" .)) .Values.controlPlaneTls.secretName }}
+{{- end }}
+
+{{/*
+The control plane's TLS settings (runtime's ControlPlaneTls): the watcher serves /active-site over
+HTTPS with its certificate, and both processes verify the sidecars' https URLs with the CA.
+*/}}
+{{- define "failover.controlPlaneTlsEnv" -}}
+{{- if .ctx.Values.controlPlaneTls.enabled }}
+{{- if .serve }}
+- name: TLS_CERT_FILE
+  value: /etc/failover/control-plane-tls/tls.crt
+- name: TLS_KEY_FILE
+  value: /etc/failover/control-plane-tls/tls.key
+- name: HTTPS_PORT
+  value: {{ .ctx.Values.controlPlaneTls.httpsPort | quote }}
+{{- end }}
+- name: TLS_CA_FILE
+  value: /etc/failover/control-plane-tls/ca.crt
+{{- end }}
+{{- end }}
+
+{{- define "failover.controlPlaneTlsMount" -}}
+{{- if .Values.controlPlaneTls.enabled }}
+- name: control-plane-tls
+  mountPath: /etc/failover/control-plane-tls
+  readOnly: true
+{{- end }}
+{{- end }}
+
+{{/* The worker needs the CA only: it mounts no key. */}}
+{{- define "failover.controlPlaneTlsVolume" -}}
+{{- if .ctx.Values.controlPlaneTls.enabled }}
+- name: control-plane-tls
+  secret:
+    secretName: {{ include "failover.controlPlaneTlsSecret" .ctx }}
+    defaultMode: 0440
+    {{- if not .serve }}
+    items:
+      - key: ca.crt
+        path: ca.crt
+    {{- end }}
+{{- end }}
+{{- end }}

@@ -31,7 +31,8 @@ itself plus patch on its status subresource.
 - apiGroups: [""]
   resources: ["services"]
   verbs: ["get", "create"]
-# SecretCredentialsProvider: the group's spec.credentialsSecretRef.
+# SecretCredentialsProvider: the group's spec.credentialsSecretRef; SidecarCredentials: its
+# spec.sidecar.tokenSecretRef, the credential the sidecar activities present.
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
@@ -85,11 +86,13 @@ watcher.topologyMonitor.enabled, the topology monitor (SecretCredentialsProvider
 - apiGroups: ["externaldns.k8s.io"]
   resources: ["dnsendpoints"]
   verbs: ["get", "list", "patch"]
-{{- if .Values.watcher.topologyMonitor.enabled }}
-# SecretCredentialsProvider: the group's spec.credentialsSecretRef, the MySQL login the monitor polls with.
+# SidecarCredentials: the group's spec.sidecar.tokenSecretRef, which /active-site checks the
+# sidecars against; SecretCredentialsProvider: spec.credentialsSecretRef, the MySQL login the
+# monitor polls with.
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get"]
+{{- if .Values.watcher.topologyMonitor.enabled }}
 # RoutingRepair (the kube module's SiteRoles): the pods of each site's podSelector are listed and
 # their role label kept right (JSON patch); DrainWatch lists the active site's pods too.
 - apiGroups: [""]

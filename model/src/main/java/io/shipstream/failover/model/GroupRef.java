@@ -16,6 +16,16 @@ public record GroupRef(String namespace, String name) {
     return "mysqlfailovergroup/" + namespace + "/" + name;
   }
 
+  /** The group a failover workflow id names; null for an id of another form. */
+  public static GroupRef fromWorkflowId(String workflowId) {
+    String prefix = "mysqlfailovergroup/";
+    if (workflowId == null || !workflowId.startsWith(prefix)) {
+      return null;
+    }
+    String[] parts = workflowId.substring(prefix.length()).split("/", -1);
+    return parts.length == 2 && !parts[0].isBlank() && !parts[1].isBlank() ? new GroupRef(parts[0], parts[1]) : null;
+  }
+
   @Override
   public String toString() {
     return namespace + "/" + name;

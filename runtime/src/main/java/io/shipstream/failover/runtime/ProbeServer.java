@@ -28,10 +28,13 @@ public final class ProbeServer implements AutoCloseable {
   public static final String ANY = "0.0.0.0";
 
   private final HttpServer server;
+  /** The HTTPS listener of the authenticated endpoints; null without a certificate. */
+  private final HttpServer https;
   private final ExecutorService executor;
 
-  private ProbeServer(HttpServer server, ExecutorService executor) {
+  private ProbeServer(HttpServer server, HttpServer https, ExecutorService executor) {
     this.server = server;
+    this.https = https;
     this.executor = executor;
   }
 
@@ -56,6 +59,9 @@ public final class ProbeServer implements AutoCloseable {
     private String notReady = "not ready\n";
     private Supplier<String> metrics = () -> "";
     private final Map<String, HttpHandler> handlers = new LinkedHashMap<>();
+    private final Map<String, HttpHandler> secured = new LinkedHashMap<>();
+    private ControlPlaneTls tls = ControlPlaneTls.none();
+    private int httpsPort;
     private int threads = 2;
 
     private Builder(String host, int port) {
@@ -78,6 +84,24 @@ public final class ProbeServer implements AutoCloseable {
     /** Mounts a handler of the process's own; it answers for its path and every path below it. */
     public Builder handler(String path, HttpHandler handler) {
       handlers.put(path, handler);
+      return this;
+    }
+
+    /**
+     * Mounts an endpoint that carries credentials or what they protect: with a certificate ({@link
+     * #tls}) it is served on the HTTPS port only, and the plain port answers 426 there without
+     * reading the request, so the probes and the scrape stay on plain HTTP while no token crosses
+     * the network in clear.
+     */
+    public Builder securedHandler(String path, HttpHandler handler) {
+      secured.put(path, handler);
+      return this;
+    }
+
+    /** Serves the secured handlers over HTTPS on {@code httpsPort} (0: a free one) when {@code tls} has a certificate. */
+    public Builder tls(ControlPlaneTls tls, int httpsPort) {
+      this.tls = tls;
+      this.httpsPort = httpsPort;
       return this;
     }
 
@@ -109,14 +133,36 @@ public final class ProbeServer implements AutoCloseable {
           ? Response.text(200, "ready\n") : Response.text(503, notReadyBody)));
       server.createContext("/metrics", ex -> serve(ex, () -> new Response(200, PROMETHEUS_TEXT, scrape.get())));
       handlers.forEach(server::createContext);
+      HttpServer https = null;
+      if (tls.serving()) {
+        try {
+          https = tls.listen(new InetSocketAddress(host, httpsPort), 0);
+        } catch (IOException e) {
+          server.stop(0);
+          executor.shutdownNow();
+          throw new UncheckedIOException("cannot listen on HTTPS " + host + ":" + httpsPort, e);
+        }
+        https.setExecutor(executor);
+        secured.forEach(https::createContext);
+        String moved = "served over HTTPS only, on port " + https.getAddress().getPort() + "\n";
+        secured.keySet().forEach(path -> server.createContext(path, ex -> serve(ex, () -> Response.text(426, moved))));
+        https.start();
+      } else {
+        secured.forEach(server::createContext);
+      }
       server.start();
-      return new ProbeServer(server, executor);
+      return new ProbeServer(server, https, executor);
     }
   }
 
   /** The port listened on; the real one when configured as 0. */
   public int port() {
     return server.getAddress().getPort();
+  }
+
+  /** The HTTPS port of the secured endpoints; -1 without a certificate. */
+  public int httpsPort() {
+    return https == null ? -1 : https.getAddress().getPort();
   }
 
   /** The address listened on: the wildcard address, or the one interface it was given. */
@@ -159,6 +205,9 @@ public final class ProbeServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    if (https != null) {
+      https.stop(0);
+    }
     executor.shutdownNow();
   }
 }

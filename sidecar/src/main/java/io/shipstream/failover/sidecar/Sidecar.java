@@ -87,14 +87,15 @@ public final class Sidecar implements AutoCloseable {
     try {
       SidecarMetrics metrics = new SidecarMetrics(config.namespace() + "/" + config.group(), config.site(),
           config.watcherUrl(), config.peerUrls());
-      FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, process,
+      FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io, metrics::tlsError), mysql, process,
           metrics);
       extraTicks.attach(loop);
       SidecarHttpServer http = new SidecarHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
           httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape, extraTicks::run,
-          loop::stalled);
+          loop::stalled, config.tls(), new InetSocketAddress(config.httpHost(), config.httpsPort()));
       Sidecar sidecar = new Sidecar(config, clock, loop, http, scheduler, io, httpThreads);
-      LOG.info("sidecar started on port {}: {}", http.port(), config);
+      LOG.info("sidecar started on port {}{}: {}", http.port(),
+          http.httpsPort() < 0 ? "" : " (HTTPS on " + http.httpsPort() + ")", config);
       scheduler.execute(sidecar::tickAndReschedule);
       return sidecar;
     } catch (IOException e) {
@@ -146,6 +147,11 @@ public final class Sidecar implements AutoCloseable {
   /** The port the HTTP server listens on (useful with HTTP_PORT=0). */
   public int port() {
     return http.port();
+  }
+
+  /** The HTTPS port (useful with HTTPS_PORT=0); -1 without a certificate. */
+  public int httpsPort() {
+    return http.httpsPort();
   }
 
   public SidecarStatus status() {

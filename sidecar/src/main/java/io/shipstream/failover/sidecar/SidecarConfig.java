@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.Setting;
 import io.shipstream.failover.runtime.SharedToken;
@@ -24,7 +25,10 @@ import io.shipstream.failover.mysql.SessionTls;
  * or MYSQL_PASSWORD_FILE, WATCHER_URL, PEER_URLS (comma-separated), LEASE_TIMEOUT (20s),
  * PEER_CHECK_INTERVAL (5s) (both only until the watcher first answers with the group's
  * spec.sidecar, see {@link Timing}), HTTP_HOST (0.0.0.0), HTTP_PORT (9180, 0 = any free port),
- * AUTH_TOKEN or AUTH_TOKEN_FILE, SPARE_USERS (accounts whose sessions a fence leaves alone besides
+ * AUTH_TOKEN or AUTH_TOKEN_FILE (the group's own credential, re-read when the file changes),
+ * TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE and HTTPS_PORT (9443) ({@link ControlPlaneTls}: with a
+ * certificate mounted, the authenticated endpoints move to HTTPS_PORT and the URLs must be https),
+ * SPARE_USERS (accounts whose sessions a fence leaves alone besides
  * MYSQL_USER, e.g. the replication account), LOG_FORMAT (text or json, as for the other processes),
  * MYSQL_TLS_MODE (disabled | required | verify-ca | verify-identity; preferred is refused) with
  * MYSQL_TLS_CA_FILE, MYSQL_TLS_CERT_FILE, MYSQL_TLS_KEY_FILE: the TLS of its sessions to the local
@@ -49,9 +53,11 @@ public record SidecarConfig(
     int httpPort,
     SharedToken token,
     Set<String> spareUsers,
-    SessionTls mysqlTls) {
+    SessionTls mysqlTls,
+    ControlPlaneTls tls,
+    int httpsPort) {
 
-  /** Without TLS to the local server. */
+  /** Without TLS to the local server nor for the control plane. */
   public SidecarConfig(String site, String group, String namespace, String mysqlHost, int mysqlPort, String mysqlUser,
       String mysqlPassword, URI watcherUrl, List<URI> peerUrls, Duration leaseTimeout, Duration peerCheckInterval,
       String httpHost, int httpPort, SharedToken token, Set<String> spareUsers) {
@@ -59,6 +65,24 @@ public record SidecarConfig(
         peerCheckInterval, httpHost, httpPort, token, spareUsers, SessionTls.NONE);
   }
 
+  /** Without TLS for the control plane. */
+  public SidecarConfig(String site, String group, String namespace, String mysqlHost, int mysqlPort, String mysqlUser,
+      String mysqlPassword, URI watcherUrl, List<URI> peerUrls, Duration leaseTimeout, Duration peerCheckInterval,
+      String httpHost, int httpPort, SharedToken token, Set<String> spareUsers, SessionTls mysqlTls) {
+    this(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl, peerUrls, leaseTimeout,
+        peerCheckInterval, httpHost, httpPort, token, spareUsers, mysqlTls, ControlPlaneTls.none(), DEFAULT_HTTPS_PORT);
+  }
+
+  /** Without TLS to the local server. */
+  public SidecarConfig(String site, String group, String namespace, String mysqlHost, int mysqlPort, String mysqlUser,
+      String mysqlPassword, URI watcherUrl, List<URI> peerUrls, Duration leaseTimeout, Duration peerCheckInterval,
+      String httpHost, int httpPort, SharedToken token, Set<String> spareUsers, ControlPlaneTls tls, int httpsPort) {
+    this(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl, peerUrls, leaseTimeout,
+        peerCheckInterval, httpHost, httpPort, token, spareUsers, SessionTls.NONE, tls, httpsPort);
+  }
+
+  /** Where the authenticated endpoints are served when a certificate is mounted. */
+  static final int DEFAULT_HTTPS_PORT = 9443;
   private static final String FROM_A_SECRET = "from a Secret (a flag is visible in ps and in the pod spec)";
   /** Every setting, in the order {@code --help} and the errors list them. */
   static final List<Setting> SETTINGS = Stream.of(
@@ -78,6 +102,7 @@ public record SidecarConfig(
           Setting.of("HTTP_HOST", "0.0.0.0"),
           Setting.of("HTTP_PORT", "9180")),
       SharedToken.SETTINGS,
+      ControlPlaneTls.settings(DEFAULT_HTTPS_PORT),
       List.of(Setting.of("SPARE_USERS", null), Logging.LOG_FORMAT_SETTING),
       List.of(Setting.of("MYSQL_TLS_MODE", "disabled"), Setting.of("MYSQL_TLS_CA_FILE", null),
           Setting.of("MYSQL_TLS_CERT_FILE", null), Setting.of("MYSQL_TLS_KEY_FILE", null)))
@@ -109,6 +134,7 @@ public record SidecarConfig(
     peerUrls = List.copyOf(peerUrls);
     spareUsers = Set.copyOf(spareUsers);
     mysqlTls = mysqlTls == null ? SessionTls.NONE : mysqlTls;
+    tls = tls == null ? ControlPlaneTls.none() : tls;
     List<String> problems = new ArrayList<>();
     checkKnobs(leaseTimeout, peerCheckInterval, problems);
     if (!problems.isEmpty()) {
@@ -145,6 +171,16 @@ public record SidecarConfig(
     if (r.get("MYSQL_PASSWORD") == null && blank(r.get("MYSQL_PASSWORD_FILE"))) {
       r.error("MYSQL_PASSWORD or MYSQL_PASSWORD_FILE is required");
     }
+    ControlPlaneTls tls = ControlPlaneTls.read(r);
+    int httpsPort = r.port(ControlPlaneTls.HTTPS_PORT);
+    if (tls.serving()) {
+      // A sidecar that serves HTTPS sends its token only over HTTPS: a plaintext URL would carry it in clear.
+      if (watcherUrl != null && !"https".equals(watcherUrl.getScheme())) {
+        r.error("WATCHER_URL must be an https URL when TLS_CERT_FILE is set (the token would travel in clear)");
+      }
+      peers.stream().filter(p -> !"https".equals(p.getScheme())).findFirst().ifPresent(p -> r.error(
+          "PEER_URLS must be https URLs when TLS_CERT_FILE is set, not " + Endpoints.describe(p)));
+    }
     List<String> knobs = new ArrayList<>();
     checkKnobs(lease, interval, knobs);
     knobs.forEach(r::error);
@@ -160,7 +196,8 @@ public record SidecarConfig(
       throw new InvalidConfigException(r.errors());
     }
     return new SidecarConfig(site, group, namespace, mysqlHost, mysqlPort, mysqlUser, mysqlPassword, watcherUrl,
-        peers, lease, interval, httpHost, httpPort, token, Set.copyOf(r.list("SPARE_USERS")), mysqlTls);
+        peers, lease, interval, httpHost, httpPort, token, Set.copyOf(r.list("SPARE_USERS")), mysqlTls, tls,
+        httpsPort);
   }
 
   /**
@@ -218,6 +255,6 @@ public record SidecarConfig(
         + " as " + mysqlUser + ", watcher=" + Endpoints.describe(watcherUrl) + ", peers="
         + peerUrls.stream().map(Endpoints::describe).toList() + ", leaseTimeout=" + Durations.format(leaseTimeout)
         + ", peerCheckInterval=" + Durations.format(peerCheckInterval) + ", http=" + httpHost + ":" + httpPort
-        + ", spareUsers=" + spareUsers + "]";
+        + (tls.serving() ? ", https=" + httpHost + ":" + httpsPort : "") + ", spareUsers=" + spareUsers + "]";
   }
 }

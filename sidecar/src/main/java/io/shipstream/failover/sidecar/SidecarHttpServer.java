@@ -3,6 +3,7 @@ package io.shipstream.failover.sidecar;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -28,18 +29,37 @@ import org.slf4j.LoggerFactory;
  * answers the fresh status: the failover workflow's worker asks for one so that the old primary's
  * sidecar learns the new active site without waiting for its next scheduled tick. A tick only
  * applies the sidecar's own rules, so an extra one can fence but never unfence anything the rules
- * would not; the sidecar rate-limits them.
+ * would not; the sidecar rate-limits them. A request without a bearer token gets 401; one with a
+ * token that is not this group's credential gets 403 (another group's sidecar or worker).
+ *
+ * <p>With a certificate mounted ({@link ControlPlaneTls#serving}), every endpoint is served over
+ * HTTPS on its own port, and the plain port keeps {@code /health} and {@code /metrics} only, so
+ * that the kubelet's probes and Prometheus go on as before; an authenticated endpoint asked there
+ * answers 426 without looking at the request, so no token or view crosses the network in clear.
  */
 final class SidecarHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SidecarHttpServer.class);
   private static final String JSON = "application/json";
   static final String TICK_PATH = "/tick";
 
+  /** The endpoints the kubelet and Prometheus read, which stay on the plain port. */
+  private static final java.util.Set<String> OPEN = java.util.Set.of("/health", "/metrics");
+
   private final HttpServer server;
+  /** The HTTPS server when a certificate is mounted; null otherwise. */
+  private final HttpServer https;
 
   SidecarHttpServer(InetSocketAddress address, ExecutorService executor, SharedToken token, String site,
       Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics,
       Supplier<SidecarStatus> tickNow, Supplier<Optional<String>> stalled) throws IOException {
+    this(address, executor, token, site, view, status, metrics, tickNow, stalled, ControlPlaneTls.none(), null);
+  }
+
+  /** {@code httpsAddress}: where HTTPS is served when {@code tls} has a certificate. */
+  SidecarHttpServer(InetSocketAddress address, ExecutorService executor, SharedToken token, String site,
+      Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics,
+      Supplier<SidecarStatus> tickNow, Supplier<Optional<String>> stalled, ControlPlaneTls tls,
+      InetSocketAddress httpsAddress) throws IOException {
     String pingBody = new ObjectMapper().createObjectNode().put("site", site).toString();
     server = HttpServer.create(address, 16);
     server.setExecutor(executor);
@@ -67,35 +87,65 @@ final class SidecarHttpServer implements AutoCloseable {
     // The one route that is not a GET; every other path keeps answering 405 to anything but GET.
     Map<String, Handler> posts = Map.of(
         TICK_PATH, authenticated(token, exchange -> send(exchange, 200, JSON, tickNow.get().toJson())));
-    server.createContext("/", exchange -> {
-      try (exchange) {
-        String path = exchange.getRequestURI().getPath();
-        Handler handler = routes.get(path);
-        Handler post = posts.get(path);
-        if (post != null) {
-          if ("POST".equals(exchange.getRequestMethod())) {
-            post.handle(exchange);
-          } else {
-            exchange.getResponseHeaders().set("Allow", "POST");
-            send(exchange, 405, "text/plain", "only POST\n");
-          }
-        } else if (handler == null) {
-          send(exchange, 404, "text/plain", "not found\n");
-        } else if (!"GET".equals(exchange.getRequestMethod())) {
-          exchange.getResponseHeaders().set("Allow", "GET");
-          send(exchange, 405, "text/plain", "only GET\n");
-        } else {
-          handler.handle(exchange);
-        }
+    HttpServer secure = null;
+    if (tls.serving()) {
+      try {
+        secure = tls.listen(httpsAddress, 16);
       } catch (IOException | RuntimeException e) {
-        LOG.debug("request {} failed: {}", exchange.getRequestURI().getPath(), e.toString());
+        server.stop(0);
+        throw e;
       }
-    });
+      secure.setExecutor(executor);
+      secure.createContext("/", exchange -> route(exchange, routes, posts, -1));
+    }
+    https = secure;
+    int httpsPort = secure == null ? -1 : secure.getAddress().getPort();
+    server.createContext("/", exchange -> route(exchange, routes, posts, httpsPort));
     server.start();
+    if (secure != null) {
+      secure.start();
+    }
+  }
+
+  /** {@code httpsPort}: this is the plain port of a sidecar that serves HTTPS there; -1 otherwise. */
+  private static void route(HttpExchange exchange, Map<String, Handler> routes, Map<String, Handler> posts,
+      int httpsPort) {
+    try (exchange) {
+      String path = exchange.getRequestURI().getPath();
+      if (httpsPort >= 0 && !OPEN.contains(path)) {
+        send(exchange, 426, "text/plain", "this sidecar serves " + path + " over HTTPS only, on port " + httpsPort
+            + "\n");
+        return;
+      }
+      Handler handler = routes.get(path);
+      Handler post = posts.get(path);
+      if (post != null) {
+        if ("POST".equals(exchange.getRequestMethod())) {
+          post.handle(exchange);
+        } else {
+          exchange.getResponseHeaders().set("Allow", "POST");
+          send(exchange, 405, "text/plain", "only POST\n");
+        }
+      } else if (handler == null) {
+        send(exchange, 404, "text/plain", "not found\n");
+      } else if (!"GET".equals(exchange.getRequestMethod())) {
+        exchange.getResponseHeaders().set("Allow", "GET");
+        send(exchange, 405, "text/plain", "only GET\n");
+      } else {
+        handler.handle(exchange);
+      }
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("request {} failed: {}", exchange.getRequestURI().getPath(), e.toString());
+    }
   }
 
   int port() {
     return server.getAddress().getPort();
+  }
+
+  /** The HTTPS port; -1 without a certificate. */
+  int httpsPort() {
+    return https == null ? -1 : https.getAddress().getPort();
   }
 
   private interface Handler {
@@ -104,8 +154,14 @@ final class SidecarHttpServer implements AutoCloseable {
 
   private static Handler authenticated(SharedToken token, Handler handler) {
     return exchange -> {
-      if (token.matches(exchange.getRequestHeaders().getFirst("Authorization"))) {
+      String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+      if (token.matches(authorization)) {
         handler.handle(exchange);
+      } else if (SharedToken.bearer(authorization)) {
+        // A credential, but not this group's: another group's sidecar, worker or watcher.
+        LOG.debug("refused another credential on {} from {}", exchange.getRequestURI().getPath(),
+            exchange.getRemoteAddress().getAddress().getHostAddress());
+        send(exchange, 403, "text/plain", "this credential is not this group's\n");
       } else {
         // Neither the presented header nor the token is logged.
         LOG.debug("refused an unauthenticated {} from {}", exchange.getRequestURI().getPath(),
@@ -132,5 +188,8 @@ final class SidecarHttpServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
+    if (https != null) {
+      https.stop(0);
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.shipstream.failover.sidecar;
 
 import io.micrometer.core.instrument.Counter;
+import io.shipstream.failover.runtime.TlsProblem;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -69,6 +70,26 @@ final class SidecarMetrics {
     if (last != null) {
       last.set(at);
     }
+  }
+
+  /**
+   * A request to the watcher or a peer that failed in TLS ({@code bloodraven_sidecar_tls_errors_total}
+   * by endpoint and {@link TlsProblem}): it counts as no contact, like any failed request, and this
+   * says why, so that an expired certificate is told apart from a cut link.
+   */
+  void tlsError(URI endpoint, TlsProblem problem) {
+    Counter.builder("bloodraven.sidecar.tls.errors")
+        .description("Requests to the watcher or a peer that failed in TLS, by endpoint and reason")
+        .tag("endpoint", Endpoints.describe(endpoint))
+        .tag("reason", problem.name())
+        .register(registry)
+        .increment();
+  }
+
+  double tlsErrors(URI endpoint, TlsProblem problem) {
+    Counter counter = registry.find("bloodraven.sidecar.tls.errors").tag("endpoint", Endpoints.describe(endpoint))
+        .tag("reason", problem.name()).counter();
+    return counter == null ? 0 : counter.count();
   }
 
   /** The Prometheus text exposition. */

@@ -1,6 +1,7 @@
 package io.shipstream.failover.sidecar;
 
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.runtime.TlsProblem;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -19,6 +20,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 
 /**
@@ -80,7 +82,15 @@ final class TopologyClient {
   private final String query;
   private final SharedToken token;
 
+  /** Told of each request that failed in TLS; never null. */
+  private final BiConsumer<URI, TlsProblem> onTlsError;
+
   TopologyClient(SidecarConfig config, Clock clock, Executor executor) {
+    this(config, clock, executor, (endpoint, problem) -> { });
+  }
+
+  TopologyClient(SidecarConfig config, Clock clock, Executor executor, BiConsumer<URI, TlsProblem> onTlsError) {
+    this.onTlsError = onTlsError;
     this.clock = clock;
     this.watcherUrl = config.watcherUrl();
     this.peerUrls = config.peerUrls();
@@ -94,6 +104,8 @@ final class TopologyClient {
         .version(HttpClient.Version.HTTP_1_1)
         .connectTimeout(Timing.MAX_REQUEST_TIMEOUT)
         .followRedirects(HttpClient.Redirect.NEVER)
+        // https URLs are verified against TLS_CA_FILE (re-read when it changes) and the URL's host.
+        .sslContext(config.tls().clientContext())
         .executor(executor)
         .build();
   }
@@ -187,7 +199,7 @@ final class TopologyClient {
         return new Fresh(Reply.failed(watcherUrl, "watcher sent an unreadable view: " + e.getMessage()),
             Optional.empty());
       }
-    }).exceptionally(e -> new Fresh(Reply.failed(watcherUrl, describe(e)), Optional.empty()));
+    }).exceptionally(e -> new Fresh(Reply.failed(watcherUrl, failure(watcherUrl, e)), Optional.empty()));
   }
 
   private CompletableFuture<Reply> askPeer(URI peer, Duration timeout) {
@@ -211,7 +223,7 @@ final class TopologyClient {
         default:
           return done(Reply.failed(peer, "peer answered " + response.statusCode()));
       }
-    }).exceptionally(e -> Reply.failed(peer, describe(e)));
+    }).exceptionally(e -> Reply.failed(peer, failure(peer, e)));
   }
 
   private CompletableFuture<HttpResponse<byte[]>> get(URI uri, Duration timeout) {
@@ -226,6 +238,26 @@ final class TopologyClient {
 
   private static CompletableFuture<Reply> done(Reply reply) {
     return CompletableFuture.completedFuture(reply);
+  }
+
+  /**
+   * Why a request failed, for the reply's problem. A TLS failure (an expired certificate, an
+   * unknown CA, a name that does not match) is counted and said as such; it is still no contact:
+   * an answer this sidecar cannot verify must not keep a writable primary's lease alive, so a
+   * sidecar that reaches neither the watcher nor a peer over verified TLS is cut off and fences
+   * after its lease, exactly as when the links are down.
+   */
+  private String failure(URI endpoint, Throwable e) {
+    Optional<TlsProblem> tls = TlsProblem.of(e);
+    if (tls.isPresent()) {
+      try {
+        onTlsError.accept(endpoint, tls.get());
+      } catch (RuntimeException ignored) {
+        // A metric that cannot be counted changes nothing about the reply.
+      }
+      return "TLS " + tls.get().name() + ": " + tls.get().sentence() + " (" + describe(e) + ")";
+    }
+    return describe(e);
   }
 
   private static String describe(Throwable e) {

@@ -36,7 +36,7 @@ class SidecarHttpTest {
       HttpResponse<String> anonymous = get(path, null);
       assertThat(anonymous.statusCode()).isEqualTo(401);
       assertThat(anonymous.headers().firstValue("WWW-Authenticate")).contains("Bearer");
-      assertThat(get(path, "Bearer wrong-token").statusCode()).isEqualTo(401);
+      assertThat(get(path, "Bearer wrong-token").statusCode()).as("another group's credential").isEqualTo(403);
       assertThat(get(path, "Basic " + Configs.TOKEN).statusCode()).isEqualTo(401);
     }
     HttpResponse<String> ping = get("/peer/ping", "Bearer " + Configs.TOKEN);
@@ -68,7 +68,8 @@ class SidecarHttpTest {
     assertThat(get("/health", null).body()).isEqualTo("ok\n");
     for (String refused : new String[] {null, "Bearer wrong-token", "Basic " + Configs.TOKEN}) {
       HttpResponse<String> anonymous = get("/status", refused);
-      assertThat(anonymous.statusCode()).as("/status with %s", refused).isEqualTo(401);
+      assertThat(anonymous.statusCode()).as("/status with %s", refused).isEqualTo(refused != null
+          && refused.startsWith("Bearer") ? 403 : 401);
       assertThat(anonymous.body()).doesNotContain("iad", "WRITABLE");
     }
     HttpResponse<String> status = get("/status", "Bearer " + Configs.TOKEN);

@@ -43,6 +43,16 @@ public final class FailoverStack implements AutoCloseable {
   /** The Secret of spec.tls.sessions with {@link Options#withTls}: ca.crt, tls.crt, tls.key. */
   public static final String TLS_SECRET = "mysql-tls";
 
+  /** The Secret holding the group's own sidecar credential ({@link #SIDECAR_TOKEN}), which its spec names. */
+  public static final String SIDECAR_TOKEN_SECRET = "orders-sidecar-token";
+
+  /** {@code sidecar} (null: the defaults) naming the group's own credential, {@link #SIDECAR_TOKEN_SECRET}. */
+  public static MysqlFailoverGroupSpec.SidecarSpec ownCredential(MysqlFailoverGroupSpec.SidecarSpec sidecar) {
+    return new MysqlFailoverGroupSpec.SidecarSpec(sidecar == null ? null : sidecar.leaseTimeout(),
+        sidecar == null ? null : sidecar.peerCheckInterval(),
+        new MysqlFailoverGroupSpec.SecretKeyRef(SIDECAR_TOKEN_SECRET, null));
+  }
+
   private final MockCluster kube;
   private final DatabaseCluster mysql;
   private final Map<String, DatabaseServer> servers;
@@ -313,8 +323,8 @@ public final class FailoverStack implements AutoCloseable {
       sidecarSpecBefore = api.resource().getSpec().sidecar();
       // The spec's timing first: the sidecars learn it from the watcher's first answer, and would
       // otherwise run with the spec's defaults until their next tick after the edit.
-      api.editSpec(spec -> GroupSpecs.withSidecar(spec, new MysqlFailoverGroupSpec.SidecarSpec(
-          knobs.leaseTimeout().toMillis() + "ms", knobs.peerCheckInterval().toMillis() + "ms")));
+      api.editSpec(spec -> GroupSpecs.withSidecar(spec, ownCredential(new MysqlFailoverGroupSpec.SidecarSpec(
+          knobs.leaseTimeout().toMillis() + "ms", knobs.peerCheckInterval().toMillis() + "ms"))));
       sidecars = SidecarMesh.start(servers, api.ref(), controlPlane.watcherPort(), SIDECAR_TOKEN, knobs, ownJvm,
           workDir.resolve("sidecars"), kube.client());
       // The emergency failover asks the old primary's sidecar, and waits out its lease, by the spec.

@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.kube.SidecarCredentials;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -75,7 +76,8 @@ public final class GroupApi {
     cr.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef(FailoverStack.SECRET),
         options.pollInterval(), options.failureThreshold(), null, options.failoverCooldown(), null,
         new MysqlFailoverGroupSpec.PlannedFailoverSpec(options.maxLagWait(), null, null), null,
-        new MysqlFailoverGroupSpec.DnsSpec(FailoverStack.GROUP_NAME + ".db.example.com", 30), null, null)
+        new MysqlFailoverGroupSpec.DnsSpec(FailoverStack.GROUP_NAME + ".db.example.com", 30),
+        FailoverStack.ownCredential(null), null)
         .withTls(tls));
     kube.client().resources(MysqlFailoverGroup.class).inNamespace(MockCluster.NAMESPACE).resource(cr).create();
     return api;
@@ -117,6 +119,12 @@ public final class GroupApi {
         .addToStringData("password", MariaDbServer.ADMIN.password())
         .addToStringData("replicationUsername", MariaDbServer.REPLICATION.user())
         .addToStringData("replicationPassword", MariaDbServer.REPLICATION.password())
+        .build()).create();
+    // The group's own sidecar credential, which its spec names: the sidecars, the watcher and the
+    // worker all use it, as on a cluster where each group has its own.
+    client.secrets().inNamespace(namespace).resource(new SecretBuilder()
+        .withNewMetadata().withName(FailoverStack.SIDECAR_TOKEN_SECRET).withNamespace(namespace).endMetadata()
+        .addToStringData(SidecarCredentials.DEFAULT_KEY, FailoverStack.SIDECAR_TOKEN)
         .build()).create();
   }
 

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.EnvVar;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
@@ -78,7 +79,8 @@ class HelmChartTest {
       "core/pods patch", // SiteRoles.label: role and group labels
       "core/services get", // SiteRoles.ensurePrimaryService: does it exist?
       "core/services create", // SiteRoles.ensurePrimaryService: create, never change
-      "core/secrets get", // SecretCredentialsProvider.read: spec.credentialsSecretRef
+      // SecretCredentialsProvider.read: spec.credentialsSecretRef; SidecarCredentials: spec.sidecar.tokenSecretRef
+      "core/secrets get",
       "externaldns.k8s.io/dnsendpoints get", // DnsRecords.update
       "externaldns.k8s.io/dnsendpoints create", // DnsRecords.create
       "externaldns.k8s.io/dnsendpoints patch"); // DnsRecords.update: the endpoints list
@@ -101,7 +103,8 @@ class HelmChartTest {
       "core/services list", // RoutingOrphans.release: the group's Services, by label
       "core/services patch", // RoutingOrphans.release: the group's ownerReference removed
       "externaldns.k8s.io/dnsendpoints list", // RoutingOrphans.release: the group's DNSEndpoint, by label
-      "core/secrets get", // SecretCredentialsProvider.read: the topology monitor's MySQL login
+      // SidecarCredentials: /active-site's check; SecretCredentialsProvider.read: the monitor's MySQL login
+      "core/secrets get",
       "core/pods list", // RoutingRepair: SiteRoles.setSiteRole, the site's podSelector
       "core/pods patch", // RoutingRepair: SiteRoles.label
       "core/services get", // RoutingRepair: SiteRoles.ensureService, primary and replicas; RoutingOrphans
@@ -110,7 +113,7 @@ class HelmChartTest {
       "externaldns.k8s.io/dnsendpoints create", // RoutingRepair: DnsRecords.create
       "externaldns.k8s.io/dnsendpoints patch"); // RoutingRepair: DnsRecords.update; RoutingOrphans.release
   /** The topology monitor's alone, in the groups' namespaces: off without it. */
-  static final List<String> WATCHER_MONITOR_ONLY = List.of("core/secrets get", "core/pods list", "core/pods patch",
+  static final List<String> WATCHER_MONITOR_ONLY = List.of("core/pods list", "core/pods patch",
       "core/services create", "externaldns.k8s.io/dnsendpoints create");
   /** With or without the monitor: the finalizer removes a deleted group's taint. */
   static final List<String> WATCHER_CLUSTER_WIDE = List.of(
@@ -387,6 +390,59 @@ class HelmChartTest {
         .extracting(i -> i.getKey() + "->" + i.getPath()).containsExactly("value->token");
   }
 
+  /**
+   * Control-plane TLS, off by default: on, the watcher serves /active-site on an HTTPS port of its
+   * own (the probes, the Service's http port and the ServiceMonitor keep plain HTTP), both processes
+   * verify the sidecars with the CA of the Secret, and cert-manager issues it when asked, with the
+   * CA chain users expect, or from an issuer they name.
+   */
+  @Test
+  void controlPlaneTlsAddsAnHttpsPortAndCertManagerIssuesItsCertificate() throws IOException {
+    List<HasMetadata> own = parse(template().set("controlPlaneTls.enabled", "true")
+        .set("controlPlaneTls.secretName", "my-watcher-tls").set("serviceMonitor.enabled", "true").call());
+    assertThat(kinds(own)).doesNotContainKeys("Certificate", "Issuer");
+    Deployment watcher = deployment(own, "watcher");
+    assertThat(env(watcher)).containsEntry("TLS_CERT_FILE", "/etc/failover/control-plane-tls/tls.crt")
+        .containsEntry("TLS_KEY_FILE", "/etc/failover/control-plane-tls/tls.key")
+        .containsEntry("TLS_CA_FILE", "/etc/failover/control-plane-tls/ca.crt").containsEntry("HTTPS_PORT", "8443");
+    assertThat(container(watcher).getPorts()).extracting(p -> p.getName() + ":" + p.getContainerPort())
+        .containsExactly("http:8080", "https:8443");
+    assertThat(container(watcher).getLivenessProbe().getHttpGet().getPort().getStrVal()).as("probes stay on http")
+        .isEqualTo("http");
+    Deployment worker = deployment(own, "worker");
+    assertThat(env(worker)).containsEntry("TLS_CA_FILE", "/etc/failover/control-plane-tls/ca.crt")
+        .doesNotContainKeys("TLS_CERT_FILE", "TLS_KEY_FILE");
+    Volume workerTls = worker.getSpec().getTemplate().getSpec().getVolumes().stream()
+        .filter(v -> v.getName().equals("control-plane-tls")).findFirst().orElseThrow();
+    assertThat(workerTls.getSecret().getSecretName()).isEqualTo("my-watcher-tls");
+    assertThat(workerTls.getSecret().getItems()).as("the worker mounts the CA, not the watcher's key")
+        .extracting(i -> i.getKey()).containsExactly("ca.crt");
+    Service service = of(own, Service.class).stream().filter(x -> x.getMetadata().getName().endsWith("-watcher"))
+        .findFirst().orElseThrow();
+    assertThat(service.getSpec().getPorts()).extracting(p -> p.getName()).containsExactly("http", "https");
+    var monitor = (GenericKubernetesResource) only(own, "ServiceMonitor");
+    assertThat(monitor.<String>get("spec", "endpoints", 0, "port")).as("Prometheus scrapes plain http").isEqualTo("http");
+
+    List<HasMetadata> issued = parse(template().set("controlPlaneTls.enabled", "true")
+        .set("controlPlaneTls.certManager.enabled", "true").call());
+    assertThat(kinds(issued)).containsEntry("Certificate", 2L).containsEntry("Issuer", 2L);
+    var certificate = (GenericKubernetesResource) issued.stream().filter(o -> o.getKind().equals("Certificate")
+        && o.getMetadata().getName().equals(RELEASE + "-watcher-tls")).findFirst().orElseThrow();
+    assertThat(certificate.<String>get("spec", "secretName")).isEqualTo(RELEASE + "-watcher-tls");
+    assertThat(certificate.<String>get("spec", "privateKey", "encoding")).as("the form the processes read")
+        .isEqualTo("PKCS8");
+    assertThat(certificate.<List<String>>get("spec", "dnsNames")).contains(RELEASE + "-watcher",
+        RELEASE + "-watcher." + NAMESPACE + ".svc");
+    assertThat(certificate.<String>get("spec", "issuerRef", "name")).isEqualTo(RELEASE + "-control-plane-ca");
+
+    List<HasMetadata> external = parse(template().set("controlPlaneTls.enabled", "true")
+        .set("controlPlaneTls.certManager.enabled", "true").set("controlPlaneTls.certManager.issuerRef.name", "corp-ca")
+        .set("controlPlaneTls.certManager.issuerRef.kind", "ClusterIssuer").call());
+    assertThat(kinds(external)).containsEntry("Certificate", 1L).doesNotContainKey("Issuer");
+    assertThat(((GenericKubernetesResource) only(external, "Certificate")).<String>get("spec", "issuerRef", "kind"))
+        .isEqualTo("ClusterIssuer");
+  }
+
   private static Volume tokenVolume(Deployment deployment) {
     return deployment.getSpec().getTemplate().getSpec().getVolumes().stream()
         .filter(v -> v.getName().equals("sidecar-token")).findFirst().orElseThrow();
@@ -415,7 +471,7 @@ class HelmChartTest {
    * nodes, which its finalizer untaints.
    */
   @Test
-  void turningTheTopologyMonitorOffDropsTheSecretsGrant(@TempDir Path pod) throws IOException {
+  void turningTheTopologyMonitorOffDropsItsGrantsButKeepsTheSecretsThatCredentialsAreIn(@TempDir Path pod) throws IOException {
     List<HasMetadata> off = parse(template().set("watcher.topologyMonitor.enabled", "false").call());
     assertThat(WatcherConfig.from(podEnv(deployment(off, "watcher"), pod), new String[0]).topologyMonitor()).isFalse();
     Set<String> withoutSecrets = set(WATCHER_IN_GROUP_NAMESPACES);

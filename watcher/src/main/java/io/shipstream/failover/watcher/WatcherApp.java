@@ -10,6 +10,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.runtime.Closeables;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
+import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.temporal.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
@@ -66,6 +67,8 @@ public final class WatcherApp implements AutoCloseable {
   /** The leader's sidecar checks, for the fence Events a fresh /active-site request asks for; null when not leading. */
   private volatile StartupChecks startupChecks;
   private KubernetesClient kube;
+  /** Each group's sidecar credential, read from the Secret its spec names. */
+  private SidecarCredentials credentials;
   private TopologyMetrics topologyMetrics;
   private RegisteredSearchAttributes searchAttributes;
   private boolean closed;
@@ -98,14 +101,16 @@ public final class WatcherApp implements AutoCloseable {
           new FailoverStarter(temporal, config.taskQueue(), searchAttributes),
           new RequestRejections(kube, Clock.systemUTC()));
       app.kube = kube;
+      app.credentials = new SidecarCredentials(kube, Clock.systemUTC());
       app.searchAttributes = searchAttributes;
       app.topologyMetrics = new TopologyMetrics(metrics.registry());
       // From here the app owns the metrics and the cache, and its close releases them.
       started.clear();
       started.add(app);
       app.http = app.probes();
-      log.info("watching MysqlFailoverGroups in {}; HTTP on {}:{}{}", config.watchNamespaces().isEmpty()
+      log.info("watching MysqlFailoverGroups in {}; HTTP on {}:{}{}{}", config.watchNamespaces().isEmpty()
           ? "all namespaces" : config.watchNamespaces(), config.httpHost(), app.http.port(),
+          app.http.httpsPort() < 0 ? "" : ", HTTPS (/active-site) on " + app.http.httpsPort(),
           config.activeSiteToken() == null ? " (no token: /active-site is not served)" : "");
       LeaderElectionSettings election = config.leaderElection();
       if (election.enabled()) {
@@ -139,15 +144,17 @@ public final class WatcherApp implements AutoCloseable {
             + "re-established): the view of the groups may be stale")
         .metrics(metrics::scrape)
         // Every sidecar of every group asks /active-site every few seconds.
-        .threads(4);
+        .threads(4)
+        // With a certificate, /active-site moves to HTTPS; the probes and /metrics stay on plain HTTP.
+        .tls(config.tls(), config.httpsPort());
     if (config.activeSiteToken() != null) {
       // Only a view the informer keeps current is served: a stale one after a failover would name the
       // old primary, and the new primary's sidecar would fence it. A 503 is no answer to a sidecar.
       // A sidecar that finds its server writable under a view naming another site asks for a view
       // read from the API server (the cache can lag the failover record a promotion follows), and
       // the leader looks at that sidecar's fence soon, for its Event.
-      server.handler(ActiveSiteHandler.PATH, new ActiveSiteHandler(this::group, cache::watching,
-          config.activeSiteToken(), Clock.systemUTC()).withFreshReads(
+      server.securedHandler(ActiveSiteHandler.PATH, new ActiveSiteHandler(this::group, cache::watching,
+          config.activeSiteToken(), Clock.systemUTC()).withCredentials(credentials).withFreshReads(
               ref -> Optional.ofNullable(kube.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace())
                   .withName(ref.name()).get()),
               (ref, site) -> {
@@ -191,8 +198,8 @@ public final class WatcherApp implements AutoCloseable {
           .countingWarnings(topologyMetrics);
       OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event,
           effects::recordLostTransactions, clock);
-      // The sidecars' /status takes the same shared token the watcher checks on /active-site.
-      StartupChecks startup = StartupChecks.every30s(config.activeSiteToken(), new SidecarProbes(kube),
+      // Each group's sidecars are asked with the credential the watcher checks on their /active-site.
+      StartupChecks startup = StartupChecks.every30s(this::sidecarToken, config.tls(), new SidecarProbes(kube),
           effects::event, topologyMetrics);
       startupChecks = startup;
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
@@ -200,7 +207,7 @@ public final class WatcherApp implements AutoCloseable {
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
           .acting(config.automaticFailover())
           .drainWatch(new DrainWatch(new KubeDrainView(kube), effects))
-          .leaseFenceLifts(LeaseFenceLifts.of(effects, config.activeSiteToken(), clock));
+          .leaseFenceLifts(LeaseFenceLifts.of(effects, this::sidecarToken, config.tls(), clock));
       effects.acceptedSpecs(monitor::acceptedSpec);
       cache.addHandler(monitor);
     }
@@ -238,6 +245,11 @@ public final class WatcherApp implements AutoCloseable {
     return http.port();
   }
 
+  /** The HTTPS port of {@code /active-site} with a certificate mounted; -1 otherwise. */
+  public int httpsPort() {
+    return http.httpsPort();
+  }
+
   /** The address that port listens on: every interface, or the one of {@link WatcherConfig#httpHost}. */
   public java.net.InetSocketAddress httpAddress() {
     return http.address();
@@ -263,6 +275,23 @@ public final class WatcherApp implements AutoCloseable {
   }
 
   /** The cached resource, for the HTTP endpoints. */
+  /**
+   * The credential this watcher presents to {@code ref}'s sidecars: the group's own, or the shared
+   * token for a group that names none; a credential named but unreadable is an error the start-up
+   * checks report on the group.
+   */
+  private SharedToken sidecarToken(GroupRef ref) {
+    SidecarCredentials.Credential credential = credentials.of(ref,
+        ref == null ? null : group(ref).map(MysqlFailoverGroup::getSpec).orElse(null));
+    if (credential instanceof SidecarCredentials.Own own) {
+      return SharedToken.of(own.value());
+    }
+    if (credential instanceof SidecarCredentials.Unavailable missing) {
+      throw new SidecarCredentials.UnavailableException(missing.reason());
+    }
+    return config.activeSiteToken();
+  }
+
   public Optional<MysqlFailoverGroup> group(GroupRef ref) {
     return cache.get(ref);
   }

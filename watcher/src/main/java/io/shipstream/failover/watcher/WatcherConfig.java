@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.Setting;
@@ -26,7 +27,10 @@ import java.util.function.Consumer;
  * it, as in the dev stack), HTTP_PORT, the Lease settings (LEADER_ELECTION, LEASE_NAME, LEASE_NAMESPACE or POD_NAMESPACE,
  * POD_NAME as the holder identity, LEASE_DURATION, LEASE_RENEW_DEADLINE, LEASE_RETRY_PERIOD), and
  * the sidecars' shared token for {@code /active-site} (AUTH_TOKEN_FILE, or AUTH_TOKEN from the
- * environment only), and TOPOLOGY_MONITOR: whether the leader polls every site and starts
+ * environment only: the fallback for groups that name no {@code spec.sidecar.tokenSecretRef}),
+ * TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE and HTTPS_PORT (8443) ({@link ControlPlaneTls}: with a
+ * certificate, {@code /active-site} is served on HTTPS_PORT only, and the sidecars' {@code /status}
+ * is read over https verified with TLS_CA_FILE), and TOPOLOGY_MONITOR: whether the leader polls every site and starts
  * emergency failovers, on by default (the chart grants the watcher {@code get} on Secrets in the
  * groups' namespaces, since the monitor logs in with each group's credentials Secret). Embedders
  * that only want annotations handled, such as tests, turn it off with
@@ -47,7 +51,13 @@ public record WatcherConfig(
     SharedToken activeSiteToken,
     String logFormat,
     boolean topologyMonitor,
-    boolean automaticFailover) {
+    boolean automaticFailover,
+    ControlPlaneTls tls,
+    int httpsPort) {
+
+  public WatcherConfig {
+    tls = tls == null ? ControlPlaneTls.none() : tls;
+  }
 
   static final String TASK_QUEUE = "TASK_QUEUE";
   static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
@@ -82,6 +92,7 @@ public record WatcherConfig(
     s.add(Setting.of(LEASE_RENEW_DEADLINE, "10s"));
     s.add(Setting.of(LEASE_RETRY_PERIOD, "2s"));
     s.addAll(SharedToken.SETTINGS);
+    s.addAll(ControlPlaneTls.settings(8443));
     s.add(Setting.of(TOPOLOGY_MONITOR, "true"));
     s.add(Setting.of(AUTOMATIC_FAILOVER, "true"));
     s.add(Logging.LOG_FORMAT_SETTING);
@@ -114,9 +125,11 @@ public record WatcherConfig(
     String logFormat = Logging.format(r);
     Boolean monitor = r.bool(TOPOLOGY_MONITOR);
     Boolean automatic = r.bool(AUTOMATIC_FAILOVER);
+    ControlPlaneTls tls = ControlPlaneTls.read(r);
+    int httpsPort = r.port(ControlPlaneTls.HTTPS_PORT);
     r.check();
     return new WatcherConfig(temporal, taskQueue, namespaces, host, port, election, token, logFormat,
-        !Boolean.FALSE.equals(monitor), !Boolean.FALSE.equals(automatic));
+        !Boolean.FALSE.equals(monitor), !Boolean.FALSE.equals(automatic), tls, httpsPort);
   }
 
   /**
@@ -192,6 +205,14 @@ public record WatcherConfig(
     return with(c -> c.activeSiteToken = token);
   }
 
+  /** HTTPS for /active-site on {@code httpsPort} (0: a free one) when {@code tls} has a certificate. */
+  public WatcherConfig withTls(ControlPlaneTls tls, int httpsPort) {
+    return with(c -> {
+      c.tls = tls;
+      c.httpsPort = httpsPort;
+    });
+  }
+
   public WatcherConfig withWatchNamespaces(List<String> namespaces) {
     return with(c -> c.watchNamespaces = List.copyOf(namespaces));
   }
@@ -224,8 +245,12 @@ public record WatcherConfig(
     String logFormat;
     boolean topologyMonitor;
     boolean automaticFailover;
+    ControlPlaneTls tls;
+    int httpsPort;
 
     Copy(WatcherConfig c) {
+      tls = c.tls;
+      httpsPort = c.httpsPort;
       temporal = c.temporal;
       taskQueue = c.taskQueue;
       watchNamespaces = c.watchNamespaces;
@@ -240,7 +265,7 @@ public record WatcherConfig(
 
     WatcherConfig build() {
       return new WatcherConfig(temporal, taskQueue, watchNamespaces, httpHost, httpPort, leaderElection,
-          activeSiteToken, logFormat, topologyMonitor, automaticFailover);
+          activeSiteToken, logFormat, topologyMonitor, automaticFailover, tls, httpsPort);
     }
   }
 }

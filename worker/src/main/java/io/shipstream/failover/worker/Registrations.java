@@ -9,6 +9,8 @@ import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
 import io.shipstream.failover.activities.sidecar.SidecarActivitiesImpl;
 import io.shipstream.failover.kube.SecretCredentialsProvider;
+import io.shipstream.failover.kube.SidecarCredentials;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.dryrun.DryRunWorkflowImpl;
 import io.shipstream.failover.workflows.emergency.EmergencyFailoverWorkflowImpl;
@@ -37,16 +39,17 @@ public final class Registrations {
    * sidecarToken} (null: none) is what the sidecar activity presents to the sidecars.
    */
   public static List<Object> activities(KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
-    return activities(kubernetes, clock, sidecarToken, null);
+    return activities(kubernetes, clock, sidecarToken, ControlPlaneTls.none(), null);
   }
 
   private static List<Object> activities(KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken,
-      String connectionsQueue) {
+      ControlPlaneTls sidecarTls, String connectionsQueue) {
     return List.of(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock, connectionsQueue),
         new KubernetesActivitiesImpl(kubernetes, clock),
         new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock),
-        new SidecarActivitiesImpl(clock, sidecarToken),
+        // Each group's sidecars are asked with that group's credential; the shared token for a group naming none.
+        new SidecarActivitiesImpl(clock, sidecarToken, new SidecarCredentials(kubernetes, clock), sidecarTls),
         new HookActivitiesImpl(kubernetes),
         new DryRunActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), kubernetes));
   }
@@ -59,8 +62,14 @@ public final class Registrations {
    */
   public static Worker register(WorkerFactory factory, String taskQueue, WorkerOptions options,
       KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
+    return register(factory, taskQueue, options, kubernetes, clock, sidecarToken, ControlPlaneTls.none());
+  }
+
+  /** {@link #register} whose sidecar calls verify https URLs with {@code sidecarTls}'s CA. */
+  public static Worker register(WorkerFactory factory, String taskQueue, WorkerOptions options,
+      KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken, ControlPlaneTls sidecarTls) {
     String own = ownQueue(taskQueue);
-    List<Object> activities = activities(kubernetes, clock, sidecarToken, own);
+    List<Object> activities = activities(kubernetes, clock, sidecarToken, sidecarTls, own);
     Worker worker = factory.newWorker(taskQueue, options);
     worker.registerWorkflowImplementationTypes(WORKFLOWS.toArray(Class<?>[]::new));
     worker.registerActivitiesImplementations(activities.toArray());

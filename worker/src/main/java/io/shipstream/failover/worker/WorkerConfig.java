@@ -4,6 +4,7 @@ import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.runtime.ConfigReader;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.Setting;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.temporal.TemporalSettings;
 import io.shipstream.failover.workflows.TaskQueues;
@@ -50,7 +51,15 @@ public record WorkerConfig(
     Duration metricsReportInterval,
     Duration shutdownTimeout,
     String logFormat,
-    SharedToken sidecarToken) {
+    SharedToken sidecarToken,
+    ControlPlaneTls sidecarTls) {
+
+  public WorkerConfig {
+    sidecarTls = sidecarTls == null ? ControlPlaneTls.none() : sidecarTls;
+  }
+
+  /** TLS_CA_FILE: the CA the sidecars' https URLs are verified with; the worker serves no HTTPS. */
+  static final String SIDECAR_CA = ControlPlaneTls.TLS_CA_FILE;
 
   static final String TASK_QUEUE = "TASK_QUEUE";
   static final String HTTP_PORT = "HTTP_PORT";
@@ -67,6 +76,7 @@ public record WorkerConfig(
     s.add(Setting.of(METRICS_REPORT_INTERVAL, "10s"));
     s.add(Setting.of(SHUTDOWN_TIMEOUT, "30s"));
     s.addAll(SharedToken.SETTINGS);
+    s.add(Setting.of(SIDECAR_CA, null));
     s.add(Logging.LOG_FORMAT_SETTING);
     return List.copyOf(s);
   }
@@ -89,9 +99,19 @@ public record WorkerConfig(
     Duration shutdown = r.parse(SHUTDOWN_TIMEOUT, WorkerConfig::positive);
     String logFormat = Logging.format(r);
     SharedToken token = SharedToken.read(r);
+    java.nio.file.Path sidecarCa = r.file(SIDECAR_CA);
+    ControlPlaneTls sidecarTls = ControlPlaneTls.none();
+    if (sidecarCa != null && r.errors().isEmpty()) {
+      try {
+        sidecarTls = ControlPlaneTls.of(null, null, sidecarCa);
+      } catch (RuntimeException e) {
+        r.error(SIDECAR_CA + ": " + e.getMessage());
+      }
+    }
     r.check();
     return new WorkerConfig(temporal.address(), temporal.namespace(), taskQueue, temporal.tls(), temporal.tlsCert(),
-        temporal.tlsKey(), temporal.tlsCa(), temporal.apiKey(), httpPort, interval, shutdown, logFormat, token);
+        temporal.tlsKey(), temporal.tlsCa(), temporal.apiKey(), httpPort, interval, shutdown, logFormat, token,
+        sidecarTls);
   }
 
   private static Duration positive(String value) {

@@ -1,6 +1,9 @@
 package io.shipstream.failover.activities.sidecar;
 
 import io.shipstream.failover.activities.mysql.Heartbeat;
+import io.shipstream.failover.kube.SidecarCredentials;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
 import java.io.IOException;
@@ -35,10 +38,43 @@ public final class SidecarActivitiesImpl implements SidecarActivities {
     this(clock, token, Heartbeat.temporal());
   }
 
+  /**
+   * Asks each group's sidecars with that group's credential ({@code credentials}, for the group
+   * whose workflow runs the activity; {@code shared} for a group that names none), over https
+   * verified with {@code tls}'s CA.
+   */
+  public SidecarActivitiesImpl(Clock clock, SharedToken shared, SidecarCredentials credentials, ControlPlaneTls tls) {
+    this(clock, new SidecarClient(() -> groupToken(credentials, shared), tls), Heartbeat.temporal());
+  }
+
   SidecarActivitiesImpl(Clock clock, SharedToken token, Heartbeat heartbeat) {
+    this(clock, new SidecarClient(token), heartbeat);
+  }
+
+  private SidecarActivitiesImpl(Clock clock, SidecarClient client, Heartbeat heartbeat) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
-    this.client = new SidecarClient(token);
+    this.client = client;
+  }
+
+  /**
+   * The credential of the group whose workflow runs this activity: its id is the group's
+   * ({@link GroupRef#workflowId}), and the group's spec names the Secret.
+   */
+  private static SharedToken groupToken(SidecarCredentials credentials, SharedToken shared) {
+    String id = io.temporal.activity.Activity.getExecutionContext().getInfo().getWorkflowId();
+    GroupRef group = GroupRef.fromWorkflowId(id);
+    if (group == null) {
+      return shared;
+    }
+    SidecarCredentials.Credential credential = credentials.ofGroup(group);
+    if (credential instanceof SidecarCredentials.Own own) {
+      return SharedToken.of(own.value());
+    }
+    if (credential instanceof SidecarCredentials.Unavailable missing) {
+      throw new SidecarCredentials.UnavailableException(missing.reason());
+    }
+    return shared;
   }
 
   @Override
@@ -62,6 +98,8 @@ public final class SidecarActivitiesImpl implements SidecarActivities {
         problem = "no answer within " + SidecarClient.REQUEST_TIMEOUT.toMillis() + " ms";
       } catch (SidecarClient.Refused e) {
         problem = e.getMessage();
+      } catch (SidecarCredentials.UnavailableException e) {
+        problem = "the group's sidecar credential cannot be read: " + e.getMessage();
       } catch (IOException | IllegalArgumentException e) {
         problem = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
       } catch (InterruptedException e) {

@@ -2,6 +2,7 @@ package io.shipstream.failover.activities.sidecar;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.function.Supplier;
 
 /**
  * The sidecar's two endpoints the workflows use, {@code POST /tick} (a fencing tick now, answering
@@ -21,12 +23,19 @@ final class SidecarClient {
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(REQUEST_TIMEOUT).build();
-  private final SharedToken token;
+  private final HttpClient http;
+  /** The credential of the group asked about, per request; null sends none. */
+  private final Supplier<SharedToken> tokens;
 
   /** @param token the sidecars' shared token; null sends none, which a sidecar refuses */
   SidecarClient(SharedToken token) {
-    this.token = token;
+    this(() -> token, ControlPlaneTls.none());
+  }
+
+  /** {@code tokens}: the credential of the group asked about; https URLs verified with {@code tls}'s CA. */
+  SidecarClient(Supplier<SharedToken> tokens, ControlPlaneTls tls) {
+    this.tokens = tokens;
+    this.http = HttpClient.newBuilder().connectTimeout(REQUEST_TIMEOUT).sslContext(tls.clientContext()).build();
   }
 
   /**
@@ -41,7 +50,8 @@ final class SidecarClient {
 
   /** The status after a tick run now; an older sidecar without the endpoint answers its current status. */
   Snapshot tick(URI base) throws IOException, InterruptedException {
-    HttpResponse<String> response = http.send(request(base, "/tick").POST(HttpRequest.BodyPublishers.noBody())
+    SharedToken token = tokens.get();
+    HttpResponse<String> response = http.send(request(base, "/tick", token).POST(HttpRequest.BodyPublishers.noBody())
         .build(), HttpResponse.BodyHandlers.ofString());
     if (response.statusCode() == 404 || response.statusCode() == 405) {
       return status(base);
@@ -50,11 +60,12 @@ final class SidecarClient {
   }
 
   Snapshot status(URI base) throws IOException, InterruptedException {
-    return parse(http.send(request(base, "/status").GET().build(), HttpResponse.BodyHandlers.ofString()),
+    SharedToken token = tokens.get();
+    return parse(http.send(request(base, "/status", token).GET().build(), HttpResponse.BodyHandlers.ofString()),
         token != null);
   }
 
-  private HttpRequest.Builder request(URI base, String path) {
+  private HttpRequest.Builder request(URI base, String path, SharedToken token) {
     String root = base.toString().endsWith("/") ? base.toString().substring(0, base.toString().length() - 1)
         : base.toString();
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + path)).timeout(REQUEST_TIMEOUT);
@@ -67,8 +78,9 @@ final class SidecarClient {
   static Snapshot parse(HttpResponse<String> response, boolean tokenSent) throws IOException {
     if (response.statusCode() == 401 || response.statusCode() == 403) {
       throw new Refused(tokenSent
-          ? "the sidecar refused the token (" + response.statusCode() + "): the worker's AUTH_TOKEN_FILE or "
-              + "AUTH_TOKEN must hold the sidecars' shared token"
+          ? "the sidecar refused the token (" + response.statusCode() + "): the group's spec.sidecar.tokenSecretRef "
+              + "Secret must hold the token its sidecars have (or, naming none, the worker's AUTH_TOKEN_FILE or "
+              + "AUTH_TOKEN the sidecars' shared token)"
           : "the sidecar refused the request (" + response.statusCode() + "): the worker has no sidecar token; "
               + "set AUTH_TOKEN_FILE or AUTH_TOKEN to the sidecars' shared token");
     }

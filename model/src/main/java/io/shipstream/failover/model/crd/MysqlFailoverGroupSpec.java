@@ -143,7 +143,16 @@ public record MysqlFailoverGroupSpec(
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record SidecarSpec(
       @Default("20s") @Pattern(Durations.SCHEMA_PATTERN) String leaseTimeout,
-      @Default("5s") @Pattern(Durations.SCHEMA_PATTERN) String peerCheckInterval) {}
+      @Default("5s") @Pattern(Durations.SCHEMA_PATTERN) String peerCheckInterval,
+      @JsonPropertyDescription("This group's own sidecar credential: a Secret key in the group's namespace "
+          + "holding the token (several, one a line, while it rotates: the first is presented, any is accepted). "
+          + "The group's sidecars mount the same Secret as AUTH_TOKEN_FILE; the watcher answers /active-site "
+          + "about this group and the worker ticks its sidecars only with it. Unset: the install's shared token, "
+          + "and the group is Degraded (SharedSidecarToken) until it names one.") SecretKeyRef tokenSecretRef) {
+    public SidecarSpec(String leaseTimeout, String peerCheckInterval) {
+      this(leaseTimeout, peerCheckInterval, null);
+    }
+  }
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)

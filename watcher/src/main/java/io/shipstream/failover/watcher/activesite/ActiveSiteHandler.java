@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.kube.Tombstones;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
@@ -21,6 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -53,9 +55,16 @@ import org.slf4j.LoggerFactory;
  *   <li>200 {@code {"activeSite":null,"groupDeleted":true,"deletedAt":"<RFC 3339>","observedAt":..}}
  *       for a group the watcher's finalizer deleted: its tombstone ({@link Tombstones}) says so, and
  *       the API server, asked for this answer, has no group of that name (a group created again
- *       since is answered as any other). Only this tells a sidecar that its group is gone.
- *   <li>400 without both parameters; 401 without the shared token (before anything else, so an
- *       unauthenticated caller learns nothing); 404 for an unknown group without a tombstone (which
+ *       since is answered as any other). Only this tells a sidecar that its group is gone. It is
+ *       given to any caller with a bearer token: the group, and with it the Secret its credential
+ *       was in, may be gone, and that a group was deleted is nothing to protect.
+ *   <li>400 without both parameters; 401 without a bearer token (before anything else, so an
+ *       unauthenticated caller learns nothing); 403 when the token is not the group's credential
+ *       ({@link SidecarCredentials}: the Secret its {@code spec.sidecar.tokenSecretRef} names, or the
+ *       install's shared token for a group that names none), so a sidecar is answered only about its
+ *       own group; 503 when the group's credential cannot be read (the sidecar's peers keep its
+ *       lease meanwhile); 404 for an unknown group without a tombstone (to the install's token; any
+ *       other gets the 403 an existing group would give, so a token cannot probe for names) (which
  *       a broken informer or an unwatched namespace gives too: no answer); 405 for anything but GET.
  *   <li>503 while the cache is not current (not yet listed, or its watch is being re-established
  *       or its informer replaced: a stale view after a failover would name the old primary, and
@@ -74,8 +83,12 @@ public final class ActiveSiteHandler implements HttpHandler {
 
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> lookup;
   private final BooleanSupplier ready;
+  /** The install's shared token, for groups that name no credential of their own; null: none is. */
   private final SharedToken token;
   private final Clock clock;
+  /** Each group's credential; without {@link #withCredentials}, every group uses the shared token. */
+  private volatile BiFunction<GroupRef, MysqlFailoverGroup, SidecarCredentials.Credential> credentials =
+      (ref, group) -> new SidecarCredentials.Shared();
   /** Reads the group from the API server, for {@code fresh=true}; null: answered from the cache. */
   private volatile Function<GroupRef, Optional<MysqlFailoverGroup>> fromApiServer;
   /** Told which site's sidecar asked for a fresh view (it may be fencing); never null. */
@@ -100,8 +113,15 @@ public final class ActiveSiteHandler implements HttpHandler {
       SharedToken token, Clock clock) {
     this.lookup = Objects.requireNonNull(lookup, "lookup");
     this.ready = Objects.requireNonNull(ready, "ready");
-    this.token = Objects.requireNonNull(token, "token");
+    this.token = token;
     this.clock = Objects.requireNonNull(clock, "clock");
+  }
+
+  /** Checks each group's requests against its own credential, read by {@code credentials} (quickly: a request's thread). */
+  public ActiveSiteHandler withCredentials(SidecarCredentials credentials) {
+    Objects.requireNonNull(credentials, "credentials");
+    this.credentials = (ref, group) -> credentials.of(ref, group.getSpec());
+    return this;
   }
 
   /**
@@ -151,7 +171,7 @@ public final class ActiveSiteHandler implements HttpHandler {
     if (!"GET".equals(method)) {
       return error(405, "only GET");
     }
-    if (!token.matches(authorization)) {
+    if (!SharedToken.bearer(authorization)) {
       return error(401, "a bearer token is required");
     }
     Map<String, String> query;
@@ -191,7 +211,10 @@ public final class ActiveSiteHandler implements HttpHandler {
         return error(503, "whether the group was deleted cannot be read right now");
       }
       if (tombstone.isEmpty()) {
-        return error(404, "no MysqlFailoverGroup " + ref);
+        // Only a holder of the install's token learns that a group does not exist; anyone else gets
+        // the refusal a group of that name would give, so a token cannot probe for group names.
+        return token != null && token.matches(authorization) ? error(404, "no MysqlFailoverGroup " + ref)
+            : error(403, "this credential is not " + ref + "'s");
       }
       ObjectNode gone = JSON.createObjectNode();
       gone.putNull("activeSite");
@@ -201,6 +224,10 @@ public final class ActiveSiteHandler implements HttpHandler {
       return new Reply(200, gone.toString());
     } else {
       deleted.remove(ref);
+    }
+    Reply refused = authorize(ref, group.get(), authorization);
+    if (refused != null) {
+      return refused;
     }
     if (group.get().statusUnreadable()) {
       return error(503, ref + " has a status this watcher cannot read: " + String.join("; ", group.get().unreadable()));
@@ -234,6 +261,24 @@ public final class ActiveSiteHandler implements HttpHandler {
       }
     }
     return new Reply(200, body.toString());
+  }
+
+  /** Null when {@code authorization} carries the group's credential; otherwise the refusal. */
+  private Reply authorize(GroupRef ref, MysqlFailoverGroup group, String authorization) {
+    SidecarCredentials.Credential credential;
+    try {
+      credential = credentials.apply(ref, group);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot read the credential of {} for /active-site: {}", ref, e.toString());
+      return error(503, "the group's credential cannot be read right now");
+    }
+    if (credential instanceof SidecarCredentials.Unavailable missing) {
+      return error(503, "the credential of " + ref + " cannot be read: " + missing.reason());
+    }
+    boolean accepted = credential instanceof SidecarCredentials.Own own
+        ? SharedToken.of(own.value()).matches(authorization)
+        : token != null && token.matches(authorization);
+    return accepted ? null : error(403, "this credential is not " + ref + "'s");
   }
 
   /**

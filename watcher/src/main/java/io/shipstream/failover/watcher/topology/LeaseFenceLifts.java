@@ -10,6 +10,7 @@ import io.shipstream.failover.model.topology.LeaseFenceRelease.Keep;
 import io.shipstream.failover.model.topology.LeaseFenceRelease.Lift;
 import io.shipstream.failover.model.topology.LeaseFenceRelease.SidecarFence;
 import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
@@ -51,7 +52,7 @@ public final class LeaseFenceLifts implements AutoCloseable {
 
   /** Asks a sidecar for its own standing fence; empty from a sidecar too old to say. */
   interface Asker {
-    Optional<SidecarFence> ownFence(String sidecarUrl) throws Exception;
+    Optional<SidecarFence> ownFence(GroupRef group, String sidecarUrl) throws Exception;
   }
 
   private record Answer(String site, SidecarFence fence, Instant at) {}
@@ -71,9 +72,10 @@ public final class LeaseFenceLifts implements AutoCloseable {
     this.clock = clock;
   }
 
-  /** The watcher's: the sidecars are asked with {@code token} (when not null). */
-  public static LeaseFenceLifts of(Effects effects, SharedToken token, Clock clock) {
-    SidecarStatusReader reader = new SidecarStatusReader(token);
+  /** The watcher's: each group's sidecars are asked with its credential ({@code tokens}), over {@code tls}. */
+  public static LeaseFenceLifts of(Effects effects, java.util.function.Function<GroupRef, SharedToken> tokens,
+      ControlPlaneTls tls, Clock clock) {
+    SidecarStatusReader reader = new SidecarStatusReader(tokens, tls);
     return new LeaseFenceLifts(effects, reader::ownFence, clock);
   }
 
@@ -125,7 +127,7 @@ public final class LeaseFenceLifts implements AutoCloseable {
     try {
       requests.execute(() -> {
         try {
-          asker.ownFence(site.sidecar().url())
+          asker.ownFence(group, site.sidecar().url())
               .ifPresent(f -> answers.put(group, new Answer(site.name(), f, clock.instant())));
         } catch (Exception e) {
           log.debug("{}: the sidecar of '{}' did not say what fenced it: {}", group, site.name(), e.toString());

@@ -3,6 +3,9 @@ package io.shipstream.failover.watcher.topology;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shipstream.failover.model.topology.LeaseFenceRelease;
+import io.shipstream.failover.kube.SidecarCredentials;
+import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import java.io.IOException;
 import java.net.URI;
@@ -13,10 +16,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * Reads {@code startsReadOnly}, the sidecar's last fence and its own standing fence from a sidecar's {@code GET
- * /status}, presenting the shared token that sidecars accept from the watcher. Requests are short:
+ * /status}, presenting the group's credential (or the install's shared token for a group that names
+ * none), over https verified with TLS_CA_FILE where the sidecar's URL says so. Requests are short:
  * a sidecar that does not answer is asked again at the next check.
  */
 final class SidecarStatusReader {
@@ -24,12 +29,39 @@ final class SidecarStatusReader {
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final HttpClient http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).build();
-  private final SharedToken token;
+  private final HttpClient http;
+  /** The credential a group's sidecars are asked with; null sends none. */
+  private final Function<GroupRef, SharedToken> tokens;
 
   /** With a null {@code token}, requests carry no Authorization header. */
   SidecarStatusReader(SharedToken token) {
-    this.token = token;
+    this(group -> token, ControlPlaneTls.none());
+  }
+
+  /**
+   * Each group's sidecars asked with that group's credential ({@code tokens} may throw {@link
+   * CredentialUnavailable}); https URLs verified with {@code tls}'s CA.
+   */
+  SidecarStatusReader(Function<GroupRef, SharedToken> tokens, ControlPlaneTls tls) {
+    this.tokens = tokens;
+    this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).sslContext(tls.clientContext()).build();
+  }
+
+  /** The sidecar turned this group's credential away (401 or 403). */
+  static final class Refused extends IOException {
+    final int status;
+
+    Refused(int status, String message) {
+      super(message);
+      this.status = status;
+    }
+  }
+
+  /** The group's credential cannot be read (its Secret or key is missing, or not readable). */
+  static final class CredentialUnavailable extends IOException {
+    CredentialUnavailable(String message) {
+      super(message);
+    }
   }
 
   /**
@@ -39,7 +71,7 @@ final class SidecarStatusReader {
    * @throws IOException when the sidecar does not answer, or answers anything but a 200 with JSON
    */
   Optional<Boolean> startsReadOnly(String sidecarUrl) throws IOException, InterruptedException {
-    JsonNode value = status(sidecarUrl).path("startsReadOnly");
+    JsonNode value = status(null, sidecarUrl).path("startsReadOnly");
     return value.isBoolean() ? Optional.of(value.booleanValue()) : Optional.empty();
   }
 
@@ -49,8 +81,9 @@ final class SidecarStatusReader {
    *
    * @throws IOException when the sidecar does not answer, or answers anything but a 200 with JSON
    */
-  Optional<LeaseFenceRelease.SidecarFence> ownFence(String sidecarUrl) throws IOException, InterruptedException {
-    JsonNode status = status(sidecarUrl);
+  Optional<LeaseFenceRelease.SidecarFence> ownFence(GroupRef group, String sidecarUrl)
+      throws IOException, InterruptedException {
+    JsonNode status = status(group, sidecarUrl);
     JsonNode live = status.path("leaseLive");
     if (!live.isBoolean() || !status.has("ownFence")) {
       return Optional.empty();
@@ -73,7 +106,12 @@ final class SidecarStatusReader {
    * @throws IOException when the sidecar does not answer, or answers anything but a 200 with JSON
    */
   Reading read(String sidecarUrl) throws IOException, InterruptedException {
-    JsonNode status = status(sidecarUrl);
+    return read(null, sidecarUrl);
+  }
+
+  /** {@link #read(String)} with {@code group}'s credential. */
+  Reading read(GroupRef group, String sidecarUrl) throws IOException, InterruptedException {
+    JsonNode status = status(group, sidecarUrl);
     JsonNode starts = status.path("startsReadOnly");
     JsonNode fence = status.path("lastFence");
     Optional<Fence> lastFence = Optional.empty();
@@ -88,13 +126,23 @@ final class SidecarStatusReader {
     return new Reading(starts.isBoolean() ? Optional.of(starts.booleanValue()) : Optional.empty(), lastFence);
   }
 
-  private JsonNode status(String sidecarUrl) throws IOException, InterruptedException {
+  private JsonNode status(GroupRef group, String sidecarUrl) throws IOException, InterruptedException {
     String root = sidecarUrl.endsWith("/") ? sidecarUrl.substring(0, sidecarUrl.length() - 1) : sidecarUrl;
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + "/status")).timeout(REQUEST_TIMEOUT).GET();
+    SharedToken token;
+    try {
+      token = tokens.apply(group);
+    } catch (SidecarCredentials.UnavailableException e) {
+      throw new CredentialUnavailable(e.getMessage());
+    }
     if (token != null) {
       request.header("Authorization", token.authorization());
     }
     HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() == 401 || response.statusCode() == 403) {
+      throw new Refused(response.statusCode(), "the sidecar at " + response.uri().getHost() + " refused the group's "
+          + "credential (HTTP " + response.statusCode() + ")");
+    }
     if (response.statusCode() != 200) {
       throw new IOException("HTTP " + response.statusCode() + " from " + response.uri());
     }

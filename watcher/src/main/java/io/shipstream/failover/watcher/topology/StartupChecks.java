@@ -5,7 +5,10 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.topology.GuardRestart;
+import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.runtime.TlsProblem;
 import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.watcher.topology.StartsReadOnlyWatch.Notice;
 import java.io.IOException;
@@ -48,6 +51,11 @@ public final class StartupChecks implements AutoCloseable {
   private final SidecarStatusReader reader;
   /** Reads the liveness probe of a site's sidecar from its pods: the one reader the emergency failover uses too. */
   private final BiFunction<GroupRef, SiteSpec, GuardRestart.Reading> probes;
+  /**
+   * The sites whose sidecar cannot be read for a control-plane reason (a TLS failure, a refused or
+   * unreadable credential), with that reason and why; absent once it answers.
+   */
+  private final Map<Key, GroupConditions.Problem> controlPlane = new ConcurrentHashMap<>();
   /** The sites whose pods declare no liveness probe on /health, with why; absent once one is seen. */
   private final Map<Key, String> unguarded = new ConcurrentHashMap<>();
   private final OldPrimaryRecovery.Events events;
@@ -92,10 +100,24 @@ public final class StartupChecks implements AutoCloseable {
     }
   }
 
-  /** The watcher's: checks every {@link #INTERVAL}, presenting {@code token} (when not null) to the sidecars. */
-  public static StartupChecks every30s(SharedToken token, SidecarProbes probes,
-      OldPrimaryRecovery.Events events, TopologyMetrics metrics) {
-    return new StartupChecks(new SidecarStatusReader(token), probes::read, events, metrics, INTERVAL);
+  /**
+   * The watcher's: checks every {@link #INTERVAL}, presenting each group's credential ({@code
+   * tokens}) to its sidecars, over https verified with {@code tls}.
+   */
+  public static StartupChecks every30s(java.util.function.Function<GroupRef, SharedToken> tokens,
+      ControlPlaneTls tls, SidecarProbes probes, OldPrimaryRecovery.Events events, TopologyMetrics metrics) {
+    return new StartupChecks(new SidecarStatusReader(tokens, tls), probes::read, events, metrics, INTERVAL);
+  }
+
+  /**
+   * The sites of {@code group} whose sidecar cannot be read over the control plane (TLS, credential),
+   * for the group's Degraded condition. Nothing is fenced or failed over because of it: the sidecar's
+   * own rules and the MySQL polls decide those, not this check.
+   */
+  List<GroupConditions.Problem> controlPlaneProblems(GroupRef group) {
+    return controlPlane.entrySet().stream().filter(e -> e.getKey().group().equals(group))
+        .sorted(Map.Entry.comparingByKey(java.util.Comparator.comparing(Key::site))).map(Map.Entry::getValue)
+        .toList();
   }
 
   /**
@@ -128,6 +150,7 @@ public final class StartupChecks implements AutoCloseable {
     Set<String> named = config.sites().stream().map(SiteSpec::name).collect(Collectors.toSet());
     watches.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
     unguarded.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
+    controlPlane.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
     urls.keySet().removeIf(k -> k.group().equals(group));
     Duration every = config.pollInterval().compareTo(interval) > 0 ? config.pollInterval() : interval;
     List<ScheduledFuture<?>> futures = new ArrayList<>();
@@ -155,6 +178,7 @@ public final class StartupChecks implements AutoCloseable {
     cancel(group);
     watches.keySet().removeIf(k -> k.group().equals(group));
     unguarded.keySet().removeIf(k -> k.group().equals(group));
+    controlPlane.keySet().removeIf(k -> k.group().equals(group));
     urls.keySet().removeIf(k -> k.group().equals(group));
     fences.forget(group);
   }
@@ -222,9 +246,11 @@ public final class StartupChecks implements AutoCloseable {
     Boolean reported;
     SidecarStatusReader.Reading reading;
     try {
-      reading = reader.read(url);
+      reading = reader.read(key.group(), url);
       reported = reading.startsReadOnly().orElse(null);
+      controlPlane(key, null);
     } catch (IOException | RuntimeException e) {
+      controlPlane(key, controlPlaneProblem(key.site(), e));
       log.debug("{}: sidecar of site '{}' did not say how its server starts: {}", key.group(), key.site(),
           e.toString());
       return;
@@ -245,6 +271,53 @@ public final class StartupChecks implements AutoCloseable {
     fences.seen(key.group(), key.site(), reading.lastFence());
     if (notice != Notice.NONE) {
       emit(key, notice);
+    }
+  }
+
+  /**
+   * Why a failed read is the control plane's doing, as a Degraded problem naming the site; null for
+   * a failure that is not (a sidecar down or cut off is the topology's to judge, not this check's).
+   */
+  static GroupConditions.Problem controlPlaneProblem(String site, Throwable e) {
+    Optional<TlsProblem> tls = TlsProblem.of(e);
+    if (tls.isPresent()) {
+      return new GroupConditions.Problem(Events.SIDECAR_TLS_ERROR.reason(), "the sidecar of site " + site
+          + " cannot be read over HTTPS (" + tls.get().name() + "): " + tls.get().sentence() + "; nothing is fenced "
+          + "or failed over because of it; renew the certificate or mount the CA that signs it (TLS_CA_FILE)");
+    }
+    if (e instanceof SidecarStatusReader.Refused refused) {
+      return new GroupConditions.Problem(Events.SIDECAR_CREDENTIAL_PROBLEM.reason(), "the sidecar of site " + site
+          + " refused this group's credential (HTTP " + refused.status + "): its AUTH_TOKEN_FILE must hold the "
+          + "token of the Secret spec.sidecar.tokenSecretRef names (or, naming none, the install's shared token)");
+    }
+    if (e instanceof SidecarStatusReader.CredentialUnavailable) {
+      return new GroupConditions.Problem(Events.SIDECAR_CREDENTIAL_PROBLEM.reason(), "the sidecar of site " + site
+          + " cannot be asked: " + e.getMessage() + "; /active-site answers this group's sidecars 503 meanwhile, "
+          + "and they keep their lease through each other");
+    }
+    return null;
+  }
+
+  /** Keeps the site's control-plane problem, with one Warning and a count when it starts or changes reason. */
+  private void controlPlane(Key key, GroupConditions.Problem problem) {
+    GroupConditions.Problem before;
+    synchronized (this) {
+      if (!scheduled.containsKey(key.group())) {
+        return;
+      }
+      before = problem == null ? controlPlane.remove(key) : controlPlane.put(key, problem);
+    }
+    if (problem == null) {
+      return;
+    }
+    metrics.controlPlaneError(key.group(), key.site(), problem.reason());
+    if (before == null || !before.reason().equals(problem.reason())) {
+      log.warn("{}: {}", key.group(), problem.message());
+      try {
+        events.event(key.group(), "Warning", problem.reason(), problem.message());
+      } catch (RuntimeException e) {
+        log.warn("{}: Event {} for site '{}' not written: {}", key.group(), problem.reason(), key.site(), e.toString());
+      }
     }
   }
 

@@ -101,6 +101,17 @@ public final class TopologyMetrics {
     meters(group, site).startsReadOnly.set(startsReadOnly == null ? Double.NaN : startsReadOnly ? 1.0 : 0.0);
   }
 
+  /**
+   * Counts one read of a site's sidecar that failed for a control-plane reason
+   * ({@code bloodraven_sidecar_control_plane_errors_total{group,site,reason}}: SidecarTlsError,
+   * SidecarCredentialProblem), so that an expired certificate shows before anything depends on it.
+   */
+  void controlPlaneError(GroupRef group, String site, String reason) {
+    io.micrometer.core.instrument.Counter.builder("bloodraven_sidecar_control_plane_errors")
+        .description("Reads of a sidecar that failed in TLS or on the group's credential, by site and reason")
+        .tags("group", group.toString(), "site", site, "reason", reason).register(registry).increment();
+  }
+
   /** Counts the repairs of a group's routing: one per object set right between failovers. */
   void repaired(GroupRef group, int repairs) {
     state.repaired(group, repairs);

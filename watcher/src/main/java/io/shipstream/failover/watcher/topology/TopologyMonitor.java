@@ -618,7 +618,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       if (!tlsProblems.isEmpty()) {
         // A site reached but refused in the TLS handshake is up, not lost: nothing is adopted,
         // fenced or failed over on readings that cannot be taken as configured (TlsProblems).
-        writeSites(w, now, runOwnsStatus(w, status, now));
+        writeSites(w, now, runOwnsStatus(w, status, now), null);
         metrics.passFailed(g.group(), "tls");
         if (steward != null && resource.isPresent()) {
           steward.tlsErrors(g.group(), resource.get(), tlsProblems);
@@ -721,7 +721,9 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
           }
           startup.unguarded(g.group()).forEach(p -> problems.add(new GroupConditions.Problem(
               Events.SIDECAR_NOT_GUARDED.reason(), p)));
+          problems.addAll(startup.controlPlaneProblems(g.group()));
         }
+        sharedTokenProblem(resource.get()).ifPresent(problems::add);
         Map<String, String> stoppedByHand = Steward.failoverRunning(status) ? Map.of()
             : Recovery.stoppedByHand(observations, effective.activeSite());
         if (!stoppedByHand.isEmpty()) {
@@ -877,5 +879,21 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     pollThreads.shutdownNow();
     metrics.pollThreads(() -> 0);
     evaluations.shutdownNow();
+  }
+
+  /**
+   * A group that names no credential of its own runs on the install's shared token, which opens
+   * every such group: it keeps working, Degraded, until it names one.
+   */
+  static Optional<GroupConditions.Problem> sharedTokenProblem(MysqlFailoverGroup group) {
+    var sidecar = group.getSpec() == null ? null : group.getSpec().sidecar();
+    if (sidecar != null && sidecar.tokenSecretRef() != null && sidecar.tokenSecretRef().name() != null
+        && !sidecar.tokenSecretRef().name().isBlank()) {
+      return Optional.empty();
+    }
+    return Optional.of(new GroupConditions.Problem(Events.SHARED_SIDECAR_TOKEN.reason(), "the group names no "
+        + "spec.sidecar.tokenSecretRef: its sidecars, the watcher and the worker use the install's shared token, which "
+        + "opens every group that names none; create a Secret with a token of its own, mount it in this group's "
+        + "sidecars as AUTH_TOKEN_FILE and name it in spec.sidecar.tokenSecretRef"));
   }
 }

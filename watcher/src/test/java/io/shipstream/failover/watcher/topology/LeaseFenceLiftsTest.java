@@ -52,7 +52,7 @@ class LeaseFenceLiftsTest {
     }
   };
 
-  private final LeaseFenceLifts lifts = new LeaseFenceLifts(effects, url -> {
+  private final LeaseFenceLifts lifts = new LeaseFenceLifts(effects, (group, url) -> {
     asked.incrementAndGet();
     assertThat(url).isEqualTo("http://iad-sidecar:8080");
     return Optional.of(sidecarSays);
