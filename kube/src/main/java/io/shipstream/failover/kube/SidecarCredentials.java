@@ -27,7 +27,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class SidecarCredentials {
   public static final Duration TTL = Duration.ofSeconds(5);
-  public static final String DEFAULT_KEY = "token";
+  public static final String DEFAULT_KEY = MysqlFailoverGroupSpec.SecretKeyRef.DEFAULT_KEY;
 
   /** What a group's requests are checked against and sent with. */
   public sealed interface Credential permits Own, Shared, Unavailable {}

@@ -229,7 +229,10 @@ public record MysqlFailoverGroupSpec(
   /** A key of a Secret in the group's namespace; {@code key} defaults to {@code token}. */
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record SecretKeyRef(@Required String name, @Default("token") String key) {}
+  public record SecretKeyRef(@Required String name, @Default(SecretKeyRef.DEFAULT_KEY) String key) {
+    /** The key a reference that names none reads. */
+    public static final String DEFAULT_KEY = "token";
+  }
 
   /** What the schema admits as a hook URL; GroupConfig checks the rest (a host, no blanks). */
   public static final String HOOK_URL = "^https?://.+$";

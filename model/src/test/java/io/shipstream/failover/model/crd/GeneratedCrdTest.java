@@ -154,6 +154,8 @@ class GeneratedCrdTest {
         Map.entry("spec.hooks.postFailover.timeout", Durations.format(HooksConfig.DEFAULT_TIMEOUT)),
         Map.entry("spec.hooks.preFailover.bearerTokenSecret.key", HooksConfig.DEFAULT_TOKEN_KEY),
         Map.entry("spec.hooks.postFailover.bearerTokenSecret.key", HooksConfig.DEFAULT_TOKEN_KEY),
+        // A group naming its own sidecar credential reads this key of the Secret (SidecarCredentials).
+        Map.entry("spec.sidecar.tokenSecretRef.key", MysqlFailoverGroupSpec.SecretKeyRef.DEFAULT_KEY),
         // A minimal spec has no tls: TlsConfig.NONE is disabled everywhere.
         Map.entry("spec.tls.sessions.mode", io.shipstream.failover.model.tls.TlsConfig.NONE.sessionMode().display()),
         Map.entry("spec.tls.replication.mode",
