@@ -14,6 +14,15 @@ import org.slf4j.LoggerFactory;
  * <p>SET GLOBAL (super_)read_only waits for open transactions to end. An application sitting in
  * one must not hold the fence up, so the statement may wait only {@code lockWaitSeconds}; then the
  * application's sessions are killed and the fence tried once more, which no longer has to wait.
+ *
+ * <p>A commit waiting for a semi-synchronous acknowledgement holds the commit lock the fence needs,
+ * and a primary cut off from its replicas gets no acknowledgement: {@link #apply} kills those
+ * sessions before it fences instead of waiting behind them. Waiting would not only delay the
+ * fence: when the wait outlasts the semi-sync timeout the server falls back to asynchronous and
+ * acknowledges those commits (and the next ones, until the fence lands) though no replica has
+ * them, which a cut-off primary's sidecar must prevent (its fence is meant to land at lease +
+ * peer check, before a semi-sync timeout set longer than that). Killed, their clients get an
+ * error: the commits are in doubt, never acknowledged.
  */
 public final class Fence {
   private static final Logger LOG = LoggerFactory.getLogger(Fence.class);
@@ -74,10 +83,15 @@ public final class Fence {
   public static int apply(MysqlSession session, int lockWaitSeconds, Set<String> spared) throws MysqlException {
     SqlDialect dialect = session.dialect();
     session.changedSessionState();
+    int waiting = AppSessions.kill(session, AppSessions.of(session, session.queryRows(WAITING_FOR_ACK), spared));
+    if (waiting > 0) {
+      LOG.warn("fence on {}: killed {} application sessions whose commit waited for a semi-sync acknowledgement",
+          session.address(), waiting);
+    }
     try {
       // One exchange: the lock wait and the fence.
       session.queryAll("SET SESSION lock_wait_timeout = " + lockWaitSeconds + "; " + dialect.fenceStatement());
-      return 0;
+      return waiting;
     } catch (MysqlException e) {
       if (e.errorCode() != LOCK_WAIT_TIMEOUT) {
         throw e;
@@ -87,6 +101,13 @@ public final class Fence {
     LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried",
         session.address(), killed);
     dialect.fence(session);
-    return killed;
+    return waiting + killed;
   }
+
+  /**
+   * The sessions whose commit waits for a semi-synchronous acknowledgement, in {@link
+   * AppSessions#QUERY}'s columns: MariaDB's state says "Waiting for semi-sync ACK from slave",
+   * MySQL's "... from replica".
+   */
+  static final String WAITING_FOR_ACK = AppSessions.QUERY + " WHERE STATE LIKE '%semi-sync ACK%'";
 }

@@ -386,6 +386,11 @@ public final class EmergencyFailoverBenchmark {
    * was seen), then the ms between consecutive steps.
    */
   static String breakdown(List<Run> runs) {
+    return breakdown(runs.stream().map(Run::breakdown).toList(), "kill -9");
+  }
+
+  /** As above for any list of breakdowns, each row named from {@code cause} (the kill, the dark). */
+  static String breakdown(List<Breakdown> runs, String cause) {
     record Step(String name, java.util.function.ToDoubleFunction<Breakdown> at) {}
     List<Step> steps = List.of(
         new Step("the monitor's first failed poll of the primary began", Breakdown::firstFailedPoll),
@@ -397,15 +402,15 @@ public final class EmergencyFailoverBenchmark {
     StringBuilder out = new StringBuilder(String.format("%nwhere the time went (ms)%n")).append(BenchmarkTable.header());
     Step previous = null;
     for (Step step : steps) {
-      List<Double> at = runs.stream().map(r -> step.at().applyAsDouble(r.breakdown())).filter(v -> v >= 0).toList();
+      List<Double> at = runs.stream().map(r -> step.at().applyAsDouble(r)).filter(v -> v >= 0).toList();
       if (at.isEmpty()) {
         continue;
       }
-      out.append(BenchmarkTable.row("kill -9 -> " + step.name() + (at.size() < runs.size()
+      out.append(BenchmarkTable.row(cause + " -> " + step.name() + (at.size() < runs.size()
           ? " (" + at.size() + " of " + runs.size() + " runs)" : ""), at));
       if (previous != null) {
         Step from = previous;
-        List<Double> gap = runs.stream().map(Run::breakdown)
+        List<Double> gap = runs.stream()
             .filter(b -> from.at().applyAsDouble(b) >= 0 && step.at().applyAsDouble(b) >= 0)
             .map(b -> step.at().applyAsDouble(b) - from.at().applyAsDouble(b)).toList();
         if (!gap.isEmpty()) {

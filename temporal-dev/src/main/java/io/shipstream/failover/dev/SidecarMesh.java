@@ -257,6 +257,24 @@ public final class SidecarMesh implements AutoCloseable {
     linksOf(site).forEach(TcpProxy::heal);
   }
 
+  /** The name {@link #links} gives the control plane's end: the watcher's /active-site, the worker's calls. */
+  public static final String CONTROL_PLANE = "control-plane";
+
+  /** One directed link: the end that opens its connections, the end that answers them, its proxy. */
+  public record Link(String from, String to, TcpProxy proxy) {}
+
+  /**
+   * Every link of the mesh, each end a site or {@value #CONTROL_PLANE}: what {@link RegionNetwork}
+   * cuts when a region goes dark (those with one end inside it).
+   */
+  public List<Link> links() {
+    List<Link> all = new ArrayList<>();
+    links.forEach((from, out) -> out.forEach((to, proxy) -> all.add(new Link(from, WATCHER.equals(to) ? CONTROL_PLANE
+        : to, proxy))));
+    controlLinks.forEach((site, proxy) -> all.add(new Link(CONTROL_PLANE, site, proxy)));
+    return all;
+  }
+
   /** Booted, and the last tick heard from the watcher and every peer. */
   public boolean steady(String site) {
     return steady(statusJson(site));

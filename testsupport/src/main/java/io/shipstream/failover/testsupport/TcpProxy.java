@@ -28,7 +28,7 @@ import java.util.concurrent.Executors;
  */
 public final class TcpProxy implements AutoCloseable {
   /** What the proxy does with traffic now. */
-  public enum Mode { FORWARD, REFUSE, BLACKHOLE }
+  public enum Mode { FORWARD, REFUSE, BLACKHOLE, DROP }
 
   private final String targetHost;
   private final int targetPort;
@@ -104,6 +104,17 @@ public final class TcpProxy implements AutoCloseable {
     closeAll();
   }
 
+  /**
+   * Drops every byte from now on, on the open connections too, without closing any: neither end
+   * hears anything, not even a reset, and new connections are accepted and never answered. What a
+   * network partition does (packets dropped on the floor), where {@link #blackhole} still resets
+   * what was open: each end finds out only through its own timeouts (TCP keepalives, a socket
+   * timeout, a replica's heartbeat) or when {@link #heal} closes them.
+   */
+  public void drop() {
+    mode = Mode.DROP;
+  }
+
   /** Forwards again. Connections held in the black hole are closed so clients reconnect. */
   public void heal() {
     mode = Mode.FORWARD;
@@ -127,7 +138,7 @@ public final class TcpProxy implements AutoCloseable {
         continue;
       }
       open.add(client);
-      if (now == Mode.BLACKHOLE) {
+      if (now == Mode.BLACKHOLE || now == Mode.DROP) {
         continue;
       }
       threads.submit(() -> connect(client));
@@ -163,7 +174,12 @@ public final class TcpProxy implements AutoCloseable {
       later = delay > 0 ? new Delayed(out, delay) : null;
       int n;
       while ((n = in.read(buffer)) >= 0) {
-        if (mode != Mode.FORWARD) {
+        Mode now = mode;
+        if (now == Mode.DROP) {
+          // Read and thrown away: the sender's writes go on succeeding, as into a lossy network.
+          continue;
+        }
+        if (now != Mode.FORWARD) {
           break;
         }
         if (later == null) {

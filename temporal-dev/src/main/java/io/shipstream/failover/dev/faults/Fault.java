@@ -105,6 +105,17 @@ public sealed interface Fault {
     }
   }
 
+  /**
+   * A region drill ({@link RegionDrill}): not a fault in a planned failover but a whole region cut
+   * off the network, on a stack of its own (regions, sidecars, the topology monitor; {@link
+   * RegionHarness}).
+   */
+  record RegionOutage(RegionDrill drill) implements Fault {
+    public String describe() {
+      return drill.describe();
+    }
+  }
+
   /** No fault: the baseline every invariant must already hold for. */
   record None() implements Fault {
     public String describe() {

@@ -58,6 +58,8 @@ public final class FaultHarness implements AutoCloseable {
   private final List<MockCluster.Refusal> refusals = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<Thread> helpers = new java.util.concurrent.CopyOnWriteArrayList<>();
   private FailoverStack stack;
+  /** The region drills' stack, made by the first of them; one of the two stacks runs at a time. */
+  private RegionHarness regions;
   private int stacks;
   private long nextId = 1;
 
@@ -73,6 +75,15 @@ public final class FaultHarness implements AutoCloseable {
    * a case left one unusable) is counted apart, so that one case's times compare across a run.
    */
   public CaseResult run(FaultPlan plan) {
+    if (plan.fault() instanceof Fault.RegionOutage) {
+      closeStack();
+      if (regions == null) {
+        regions = new RegionHarness(work.resolve("regions"), flavor, io.shipstream.failover.dev.RegionStack.Knobs
+            .shortLeases());
+      }
+      return regions.run(plan);
+    }
+    closeRegions();
     long started = System.nanoTime();
     double readySeconds = 0;
     try {
@@ -609,14 +620,23 @@ public final class FaultHarness implements AutoCloseable {
     }
   }
 
+  private void closeRegions() {
+    if (regions != null) {
+      stacks += regions.stacksStarted();
+      regions.close();
+      regions = null;
+    }
+  }
+
   /** How many stacks were started: more than one means a case left one unusable. */
   public int stacksStarted() {
-    return stacks;
+    return stacks + (regions == null ? 0 : regions.stacksStarted());
   }
 
   @Override
   public void close() {
     closeStack();
+    closeRegions();
   }
 
   /** The suite's own frame an exception came through, to tell a harness bug from a stack one. */

@@ -67,6 +67,11 @@ public record FaultPlan(String name, Fault fault, Long seed) {
     // start-up), so every other case keeps its time. Named cases only, as above.
     add(all, "frozen-target-sidecar", new Fault.FrozenSidecar(Fault.Side.TARGET, null));
     add(all, "frozen-source-sidecar", new Fault.FrozenSidecar(Fault.Side.SOURCE, Boundary.FENCE));
+    // A whole region cut off the network, on a stack of regions of its own (RegionHarness). Named
+    // cases only, as above.
+    for (RegionDrill drill : RegionDrill.values()) {
+      add(all, drill.caseName(), new Fault.RegionOutage(drill));
+    }
     return all;
   }
 

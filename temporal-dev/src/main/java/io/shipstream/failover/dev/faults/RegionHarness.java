@@ -1,0 +1,162 @@
+package io.shipstream.failover.dev.faults;
+
+import io.shipstream.failover.dev.RegionStack;
+import io.shipstream.failover.dev.RegionStack.DarkRun;
+import io.shipstream.failover.dev.faults.CaseResult.Check;
+import io.shipstream.failover.testsupport.Flavor;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Runs the region drills on one {@link RegionStack} (started on the first drill, shared by the
+ * rest, replaced when a drill left it unusable) and judges each with the suite's invariants: never
+ * two writable in the 50 ms samples taken inside each region, every acknowledged write accounted
+ * for, the outcome the drill expects, a status that matches the servers.
+ */
+public final class RegionHarness implements AutoCloseable {
+  private final Path work;
+  private final Flavor flavor;
+  private final RegionStack.Knobs knobs;
+  private RegionStack stack;
+  private int stacks;
+  /** The last drill left spec.semiSync on: the next one starts by turning it off. */
+  private boolean semiSyncOn;
+
+  public RegionHarness(Path work, Flavor flavor, RegionStack.Knobs knobs) {
+    this.work = work;
+    this.flavor = flavor;
+    this.knobs = knobs;
+  }
+
+  /** Runs one drill and judges it; never throws for a failed drill. */
+  public CaseResult run(FaultPlan plan) {
+    RegionDrill drill = ((Fault.RegionOutage) plan.fault()).drill();
+    long started = System.nanoTime();
+    double ready = 0;
+    try {
+      ready();
+      ready = (System.nanoTime() - started) / 1e9;
+      long from = System.nanoTime();
+      List<Check> checks = new ArrayList<>();
+      String outcome = switch (drill) {
+        case PRIMARY_DARK -> judge(dark(false, false), false, false, checks);
+        case PRIMARY_DARK_SEMI_SYNC -> judge(dark(true, false), true, false, checks);
+        case COMES_BACK -> judge(dark(false, true), false, true, checks);
+        case FLAPS -> flaps(checks);
+      };
+      checks.add(statusMatches());
+      return new CaseResult(plan, "yes", outcome, (System.nanoTime() - from) / 1e9, ready, checks);
+    } catch (RuntimeException e) {
+      closeStack();
+      return new CaseResult(plan, "yes", "error: " + e.getMessage(), (System.nanoTime() - started) / 1e9 - ready,
+          ready, List.of(new Check("ran", false, e.toString())));
+    }
+  }
+
+  private DarkRun dark(boolean semiSync, boolean comeBack) {
+    if (semiSync) {
+      stack.semiSyncRequired(true);
+      semiSyncOn = true;
+    }
+    return stack.primaryRegionDark(comeBack);
+  }
+
+  /** The invariants of an outage of the primary's region, added to {@code checks}; returns the outcome. */
+  private String judge(DarkRun r, boolean semiSync, boolean comeBack, List<Check> checks) {
+    Duration lease = knobs.sidecar().leaseTimeout();
+    Duration bound = lease.plus(knobs.sidecar().peerCheckInterval());
+    checks.add(new Check("one-writable", r.most() <= 1, r.watchDetail()));
+    checks.add(new Check("outcome", r.outcome().startsWith("Succeeded " + r.from() + " -> " + r.to()),
+        r.outcome() + "; first write on " + r.to() + " " + ms(r.firstNewWriteMs()) + " after dark"));
+    checks.add(new Check("self-fenced", r.fenceMs() >= 0, r.from() + " read-only " + ms(r.fenceMs())
+        + " after dark (lease + peer check " + bound.toMillis() + " ms)"));
+    checks.add(new Check("inside-writes-end", r.insideAckedAfterFence() == 0, r.insideAckedAfterFence()
+        + " writes the in-region writer sent after the fence was acknowledged"));
+    if (semiSync) {
+      // The fence must not wait behind commits waiting for an acknowledgement that cannot come:
+      // past the semi-sync timeout the server falls back and acknowledges them (no-ack-lost counts
+      // it). The fence kills them first. On MariaDB that ends their wait and the fence lands at
+      // once; on MySQL a killed commit keeps waiting (and holding the commit lock) until the
+      // semi-sync timeout, but its client is gone and new writes queue behind the fence's global
+      // read lock, so nothing is acknowledged: there the fence may land at the timeout.
+      long timeout = io.shipstream.failover.model.Durations.parse(knobs.semiSyncTimeout()).toMillis();
+      boolean mysql = flavor == Flavor.MYSQL;
+      checks.add(new Check("fence-not-held", r.waitingForAck() > 0 && r.fenceMs() >= 0
+          && (mysql || r.fenceMs() < timeout), r.waitingForAck() + " commits seen waiting for an acknowledgement;"
+          + " read-only " + ms(r.fenceMs()) + " after dark, semi-sync timeout " + timeout + " ms"
+          + (mysql ? " (MySQL: a killed commit waits out the timeout; its client got no acknowledgement)" : "")));
+    }
+    boolean kept = semiSync ? r.lost() == 0 : r.unaccounted() == 0;
+    checks.add(new Check("no-ack-lost", kept, r.acknowledged() + " acked, " + r.lost() + " not on " + r.to()
+        + (semiSync ? " (semi-sync required: must be 0)" : ", " + r.unaccounted() + " on no server") + "; "
+        + r.inDoubt() + " in doubt (only on " + r.from() + ", never acknowledged)"));
+    if (comeBack) {
+      boolean held = r.returned().startsWith("rejoined") || (r.returned().startsWith("held with divergentGtid")
+          && r.returned().contains("RecoveryBlocked Event names"));
+      checks.add(new Check("returned", held, r.returned()));
+    }
+    return r.outcome();
+  }
+
+  private String flaps(List<Check> checks) {
+    List<String> problems = new ArrayList<>();
+    String seen = stack.flap(Duration.ofSeconds(2), problems);
+    checks.add(new Check("one-writable", problems.stream().noneMatch(p -> p.startsWith("two writable")), seen));
+    checks.add(new Check("outcome", problems.stream().noneMatch(p -> p.contains("failover")),
+        problems.isEmpty() ? "at most one failover, none for the blip" : String.join("; ", problems)));
+    checks.add(new Check("no-ack-lost", problems.stream().noneMatch(p -> p.contains("on no server")), seen));
+    return seen;
+  }
+
+  /** The activeSite is the one writable server and the one the primary Service routes to. */
+  private Check statusMatches() {
+    stack.normalise();
+    var s = stack.stack();
+    String active = s.api().resource().getStatus().activeSite();
+    List<String> writable = s.writableSites();
+    String routed = s.api().routedSite().orElse("none");
+    return new Check("status-matches", writable.equals(List.of(active)) && routed.equals(active),
+        "activeSite " + active + ", writable " + writable + ", routed " + routed);
+  }
+
+  private static String ms(double ms) {
+    return ms < 0 ? "never" : String.format("%.0f ms", ms);
+  }
+
+  private void ready() {
+    if (stack != null) {
+      try {
+        stack.normalise();
+        if (semiSyncOn) {
+          stack.semiSyncRequired(false);
+          semiSyncOn = false;
+        }
+        return;
+      } catch (RuntimeException e) {
+        closeStack();
+      }
+    }
+    stacks++;
+    stack = RegionStack.start(work.resolve("region-" + stacks), flavor, knobs);
+    stack.normalise();
+  }
+
+  private void closeStack() {
+    semiSyncOn = false;
+    if (stack != null) {
+      stack.close();
+      stack = null;
+    }
+  }
+
+  public int stacksStarted() {
+    return stacks;
+  }
+
+  @Override
+  public void close() {
+    closeStack();
+  }
+}
