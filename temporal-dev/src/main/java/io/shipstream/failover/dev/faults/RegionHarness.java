@@ -76,17 +76,11 @@ public final class RegionHarness implements AutoCloseable {
         + " writes the in-region writer sent after the fence was acknowledged"));
     if (semiSync) {
       // The fence must not wait behind commits waiting for an acknowledgement that cannot come:
-      // past the semi-sync timeout the server falls back and acknowledges them (no-ack-lost counts
-      // it). The fence kills them first. On MariaDB that ends their wait and the fence lands at
-      // once; on MySQL a killed commit keeps waiting (and holding the commit lock) until the
-      // semi-sync timeout, but its client is gone and new writes queue behind the fence's global
-      // read lock, so nothing is acknowledged: there the fence may land at the timeout.
+      // past the semi-sync timeout the server falls back and acknowledges them (no-ack-lost counts it).
       long timeout = io.shipstream.failover.model.Durations.parse(knobs.semiSyncTimeout()).toMillis();
-      boolean mysql = flavor == Flavor.MYSQL;
-      checks.add(new Check("fence-not-held", r.waitingForAck() > 0 && r.fenceMs() >= 0
-          && (mysql || r.fenceMs() < timeout), r.waitingForAck() + " commits seen waiting for an acknowledgement;"
-          + " read-only " + ms(r.fenceMs()) + " after dark, semi-sync timeout " + timeout + " ms"
-          + (mysql ? " (MySQL: a killed commit waits out the timeout; its client got no acknowledgement)" : "")));
+      checks.add(new Check("fence-not-held", r.waitingForAck() > 0 && r.fenceMs() >= 0 && r.fenceMs() < timeout,
+          r.waitingForAck() + " commits seen waiting for an acknowledgement; read-only " + ms(r.fenceMs())
+          + " after dark, before the semi-sync timeout (" + timeout + " ms) let the server acknowledge them"));
     }
     boolean kept = semiSync ? r.lost() == 0 : r.unaccounted() == 0;
     checks.add(new Check("no-ack-lost", kept, r.acknowledged() + " acked, " + r.lost() + " not on " + r.to()
