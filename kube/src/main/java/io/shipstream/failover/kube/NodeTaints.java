@@ -121,7 +121,13 @@ public final class NodeTaints {
     // another one stays untainted: evicting applications from the writable site is the worse error.
     Map<String, Boolean> wanted = new TreeMap<>();
     Map<String, Node> listed = new java.util.HashMap<>();
-    for (SiteSpec site : sites) {
+    // Each site's nodes listed side by side (a request per site), then merged in the sites' order.
+    List<List<Node>> perSite = sites.parallelStream().map(site -> {
+      Map<String, String> selector = site.taintNodeSelector();
+      return selector == null || selector.isEmpty() ? List.<Node>of() : selectedNodes(selector);
+    }).toList();
+    for (int i = 0; i < sites.size(); i++) {
+      SiteSpec site = sites.get(i);
       Map<String, String> selector = site.taintNodeSelector();
       // An empty selector would select every node of the cluster, so it is treated as absent.
       if (selector == null || selector.isEmpty()) {
@@ -129,22 +135,18 @@ public final class NodeTaints {
         continue;
       }
       boolean taint = !site.name().equals(activeSite);
-      for (Node node : selectedNodes(selector)) {
+      for (Node node : perSite.get(i)) {
         wanted.merge(node.getMetadata().getName(), taint, Boolean::logicalAnd);
         listed.put(node.getMetadata().getName(), node);
       }
     }
     String key = taintKey(group);
-    List<String> changed = new ArrayList<>();
-    wanted.forEach((node, taint) -> {
-      if (taint && !mayTaint) {
-        // Left as it is: an existing taint evicted nothing so far, a new one would.
-        return;
-      }
-      if (reconcileFrom(listed.get(node), key, taint)) {
-        changed.add(node);
-      }
-    });
+    // An existing taint left alone when none may be added evicted nothing so far, a new one would.
+    // Each node is patched on its own, so side by side (in the nodes' order in the result).
+    List<String> changed = wanted.entrySet().parallelStream()
+        .filter(e -> mayTaint || !e.getValue())
+        .filter(e -> reconcileFrom(listed.get(e.getKey()), key, e.getValue()))
+        .map(Map.Entry::getKey).toList();
     return changed;
   }
 

@@ -151,8 +151,10 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     try {
       // The group's own MySQL pods, every site's: the rule taints no node that one of them would be
       // evicted from (a demoted old primary's, say), the one the watcher's routing repair follows.
-      List<io.fabric8.kubernetes.api.model.Pod> pods = sites.stream().flatMap(s -> roles.pods(group, s).stream())
-          .toList();
+      // Listed side by side (one request per site): this runs after the promotion, beside the
+      // label and the rejoin, and the failover's Succeeded waits for it.
+      List<io.fabric8.kubernetes.api.model.Pod> pods = sites.parallelStream()
+          .flatMap(s -> roles.pods(group, s).stream()).toList();
       placement = taints.apply(group, sites, activeSite, pods);
     } catch (NodeTaints.UnknownSiteException e) {
       throw ApplicationFailure.newNonRetryableFailure(e.getMessage(), FailureTypes.UNKNOWN_SITE);

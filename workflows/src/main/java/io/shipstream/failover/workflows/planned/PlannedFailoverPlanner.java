@@ -147,6 +147,12 @@ public final class PlannedFailoverPlanner {
    * connecting to its source (a replica re-pointed moments ago) or that lagged behind a slow link
    * would otherwise have its whole lag inside the window. Null when the target held all of it, or
    * when a set is missing or unreadable (the lag gate, after the fence, reports that).
+   *
+   * <p>Also null for a target that is streaming and current: both its threads running, its
+   * replication delay 0 s, and at most {@link #CURRENT_LAG_TRANSACTIONS} transactions short. Under
+   * a steady write load every replica is a few transactions short at any instant, and the wait
+   * before the fence (an activity and a workflow task more, tens of milliseconds) would buy nothing:
+   * the lag gate after the fence waits for those few and for what comes after them alike.
    */
   static String catchUpBeforeFence(ServerState source, ServerState target) {
     if (source == null || target == null || source.gtidExecuted() == null || target.gtidExecuted() == null) {
@@ -154,10 +160,22 @@ public final class PlannedFailoverPlanner {
     }
     try {
       GtidSet wanted = GtidSet.parse(source.gtidExecuted());
-      return GtidSet.parse(target.gtidExecuted()).contains(wanted) ? null : source.gtidExecuted();
+      GtidSet lacking = wanted.subtract(GtidSet.parse(target.gtidExecuted()));
+      if (lacking.isEmpty() || streamingAndCurrent(target, lacking)) {
+        return null;
+      }
+      return source.gtidExecuted();
     } catch (IllegalArgumentException e) {
       return null;
     }
+  }
+
+  /** At most this many transactions short, a streaming replica with no delay needs no wait before the fence. */
+  static final long CURRENT_LAG_TRANSACTIONS = 10;
+
+  private static boolean streamingAndCurrent(ServerState target, GtidSet lacking) {
+    return target.replicating() && Long.valueOf(0).equals(target.secondsBehindSource())
+        && lacking.count() <= CURRENT_LAG_TRANSACTIONS;
   }
 
   /**

@@ -116,15 +116,15 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     }
 
     drain.settleUnlabel(plan);
-    // The writers' way to the new primary (its role label), DNS, the taints and the old primary's
-    // rejoin all start at once; the status and Events the window held go out once the label is on,
-    // with the promotion point's record beside the rest (none of them waits for another).
+    // The writers' way to the new primary (its role label), DNS, the taints, the old primary's
+    // rejoin and the promotion point's record all start at once (none of them waits for another);
+    // the status and Events the window held go out once the label is on.
     FailoverRun.RoutingFlip routing = run.flipRouting(plan.config(), plan.target());
     Promise<Void> rejoin = Async.procedure(run.quickMysql::replicateFrom, server(plan, plan.source()),
         server(plan, plan.target()));
+    Promise<Void> recorded = run.startRecordingPromotionPoint(plan.target());
     routing.labelled();
     run.closeWriteWindow();
-    Promise<Void> recorded = run.startRecordingPromotionPoint(plan.target());
     routing.settle();
     run.settle(rejoin, Events.REJOIN_FAILED, "old primary " + plan.source().name() + " not re-pointed at "
         + plan.target().name() + "; it stays read-only");

@@ -95,6 +95,10 @@ final class SourceDrain {
 
   /** Fences the source; the compensation is registered first, so a half-done fence is undone too. */
   private FenceResult fenceSource(Plan plan, Rollback rollback) {
+    // From the fence until the promotion the application cannot write: the status and Events wait
+    // until then (3 s at most) instead of going ahead of the lag gate. Held from just before the
+    // fence, so that no write of Draining holds up the workflow task that schedules it.
+    run.openWriteWindow();
     run.enter(Phase.Draining, "fencing " + plan.source().name());
     MysqlTarget source = server(plan, plan.source());
     rollback.register(this::restoreSource, plan);
@@ -106,9 +110,6 @@ final class SourceDrain {
       throw new FailoverAbort(Reason.SourceCrashed, "could not fence source " + plan.source().name() + ": "
           + Failures.rootMessage(e));
     }
-    // From here until the promotion the application cannot write: the status and Events that
-    // follow wait until then (3 s at most) instead of going ahead of the lag gate.
-    run.openWriteWindow();
     run.progress.sourceGtidAtFence = fence.gtidExecuted();
     run.progress.sourceFencedAt = fence.fencedAt();
     run.publishStatus();

@@ -37,6 +37,8 @@ class DryRunWorkflowTest {
       k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
       mysql.add("iad", true, 100);
       mysql.add("pdx", false, 97).replicatesFrom = "iad";
+      // Streaming with no delay: the lag is the 3 transactions alone.
+      mysql.server("pdx").secondsBehind = 0;
       mysql.add("dr", false, 95).replicatesFrom = "iad";
     }
 

@@ -28,6 +28,8 @@ public final class FakeMysql implements MysqlActivities {
     public volatile boolean reachable = true;
     public volatile boolean readOnly = true;
     public volatile boolean replicating = true;
+    /** Seconds_Behind_Source while replicating: 1 by default, a replica behind (0 and a few short is current). */
+    public volatile long secondsBehind = 1;
     public volatile long seqno;
     public volatile String replicatesFrom;
     public volatile int appConnections = 2;
@@ -144,7 +146,7 @@ public final class FakeMysql implements MysqlActivities {
             t.credentialsSecret()));
     return new ServerState(t.site(), true, null, "mariadb", "10.11.6-MariaDB", s.readOnly,
         s.replicating || source != null, s.replicating, s.replicating, source == null ? null : source.host(),
-        source == null ? null : source.port(), s.gtid(), s.receivedGtid(), s.replicating ? 0L : null,
+        source == null ? null : source.port(), s.gtid(), s.receivedGtid(), s.replicating ? (Long) s.secondsBehind : null,
         s.appConnections);
   }
 

@@ -472,6 +472,15 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(mysql.calls).containsSubsequence("fence iad", "wait pdx 0-1-100", "promote pdx");
   }
 
+  @Test
+  void aStreamingTargetAFewTransactionsShortIsLeftToTheLagGate() {
+    mysql.server("pdx").seqno = 95;
+    mysql.server("pdx").secondsBehind = 0;
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.callsTo("catch-up")).isEmpty();
+    assertThat(mysql.calls).containsSubsequence("fence iad", "wait pdx 0-1-100", "promote pdx");
+  }
+
   /** The catch-up before the fence ran out of time: the lag gate after the fence decides, and here it succeeds. */
   @Test
   void aTargetStillBehindAfterItsCatchUpIsLeftToTheLagGate() {
