@@ -452,9 +452,15 @@ public final class FailoverRun {
    * that fails counts as an unreachable server. By site name, in the order given.
    */
   public Map<String, ServerState> inspectAll(GroupConfig config, List<SiteSpec> sites) {
+    return inspectAll(quickMysql, group, config, sites);
+  }
+
+  /** As {@link #inspectAll(GroupConfig, List)}, through {@code mysql} (a dry run's own stub). */
+  public static Map<String, ServerState> inspectAll(MysqlActivities mysql, GroupRef group, GroupConfig config,
+      List<SiteSpec> sites) {
     Map<String, Promise<ServerState>> pending = new LinkedHashMap<>();
     for (SiteSpec site : sites) {
-      pending.put(site.name(), Async.function(quickMysql::inspect, MysqlTarget.of(group, config, site)));
+      pending.put(site.name(), Async.function(mysql::inspect, MysqlTarget.of(group, config, site)));
     }
     Map<String, ServerState> states = new LinkedHashMap<>();
     pending.forEach((name, promise) -> {

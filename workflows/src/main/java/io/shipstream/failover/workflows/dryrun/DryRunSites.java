@@ -9,6 +9,7 @@ import io.shipstream.failover.workflows.activities.DryRunActivities.ServerReadin
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Async;
@@ -35,19 +36,7 @@ final class DryRunSites {
 
   /** Every site as Validating inspects it; a failed inspection is an unreachable state, as there. */
   Map<String, ServerState> inspectAll(GroupConfig config) {
-    Map<String, Promise<ServerState>> pending = new LinkedHashMap<>();
-    for (SiteSpec site : config.sites()) {
-      pending.put(site.name(), Async.function(mysql::inspect, MysqlTarget.of(group, config, site)));
-    }
-    Map<String, ServerState> states = new LinkedHashMap<>();
-    pending.forEach((name, promise) -> {
-      try {
-        states.put(name, promise.get());
-      } catch (ActivityFailure e) {
-        states.put(name, ServerState.unreachable(name, Failures.rootMessage(e)));
-      }
-    });
-    return states;
+    return FailoverRun.inspectAll(mysql, group, config, config.sites());
   }
 
   /** Every site as the watcher polls it, with the dry run's own measurements. */
