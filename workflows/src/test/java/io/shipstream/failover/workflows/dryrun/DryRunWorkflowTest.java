@@ -8,6 +8,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.workflows.DryRunWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
+import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.fakes.FailoverRig;
 import io.shipstream.failover.workflows.fakes.FakeDryRun;
 import io.temporal.client.WorkflowOptions;
@@ -36,6 +37,9 @@ class DryRunWorkflowTest {
           new MysqlFailoverGroupSpec.PlannedFailoverSpec(null, null, onCooldown), null, null, null, null);
       k8s.status = MysqlFailoverGroupStatus.empty().withActiveSite("iad");
       mysql.add("iad", true, 100);
+      // The dry run reads every site at once: dr may be read before iad, and its source must still
+      // be iad's address, not an unknown server.
+      mysql.addressed(new MysqlTarget(GROUP, "iad", "iad.db", 3306, "orders-mysql"));
       mysql.add("pdx", false, 97).replicatesFrom = "iad";
       // Streaming with no delay: the lag is the 3 transactions alone.
       mysql.server("pdx").secondsBehind = 0;

@@ -107,6 +107,14 @@ public final class FakeMysql implements MysqlActivities {
    */
   private final Map<String, MysqlTarget> endpoints = new ConcurrentHashMap<>();
 
+  /**
+   * Reports a replica's source at the address the group gives it even before the workflow
+   * addressed that source: a run that inspects every site at once may read a replica first.
+   */
+  public void addressed(MysqlTarget source) {
+    endpoints.put(source.site(), source);
+  }
+
   public Server add(String site, boolean primary, long seqno) {
     Server s = new Server();
     s.readOnly = !primary;
