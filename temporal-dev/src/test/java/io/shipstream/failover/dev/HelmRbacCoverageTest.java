@@ -162,7 +162,11 @@ class HelmRbacCoverageTest {
     // Created, then repointed.
     activities.updateDns(ORDERS, "orders.db.example.com", "10.0.1.10", 30);
     activities.updateDns(ORDERS, "orders.db.example.com", "10.0.2.10", 30);
-    activities.applyTaints(ORDERS, sites, "pdx");
+    // A node is patched first as it was listed; a conflict (another writer changed it) reads it again.
+    try (var conflict = cluster.refuseNextWrites(java.util.regex.Pattern.compile("/api/v1/nodes/node-iad-1(\\?.*)?"),
+        409, 1)) {
+      activities.applyTaints(ORDERS, sites, "pdx");
+    }
     activities.clearAnnotation(ORDERS, "pdx");
     new SecretCredentialsProvider(client, Clock.systemUTC()).credentials(ORDERS, "mysql-credentials");
   }

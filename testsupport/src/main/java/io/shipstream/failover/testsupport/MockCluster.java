@@ -128,7 +128,18 @@ public final class MockCluster implements AutoCloseable {
    * ends it early.
    */
   public Refusal refuseWrites(Pattern path, int code, Duration duration) {
-    Refusal refusal = new Refusal(path, code, System.nanoTime() + duration.toNanos(), dispatcher.refusals);
+    Refusal refusal = new Refusal(path, code, System.nanoTime() + duration.toNanos(), dispatcher.refusals, null);
+    dispatcher.refusals.add(refusal);
+    return refusal;
+  }
+
+  /**
+   * As {@link #refuseWrites}, for the next {@code times} matching writes only: a 409 once, say, as
+   * when another writer changed the object between a read and its guarded write.
+   */
+  public Refusal refuseNextWrites(Pattern path, int code, int times) {
+    Refusal refusal = new Refusal(path, code, Long.MAX_VALUE, dispatcher.refusals,
+        new java.util.concurrent.atomic.AtomicInteger(times));
     dispatcher.refusals.add(refusal);
     return refusal;
   }
@@ -140,21 +151,26 @@ public final class MockCluster implements AutoCloseable {
     private final long untilNanos;
     private final List<Refusal> registry;
     private final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+    // How many more matching writes are refused; null: all of them until untilNanos.
+    private final java.util.concurrent.atomic.AtomicInteger remaining;
 
-    private Refusal(Pattern path, int code, long untilNanos, List<Refusal> registry) {
+    private Refusal(Pattern path, int code, long untilNanos, List<Refusal> registry,
+        java.util.concurrent.atomic.AtomicInteger remaining) {
       this.path = path;
       this.code = code;
       this.untilNanos = untilNanos;
       this.registry = registry;
+      this.remaining = remaining;
     }
 
     boolean refuses(RecordedRequest request) {
-      if (System.nanoTime() > untilNanos) {
+      if (System.nanoTime() > untilNanos || (remaining != null && remaining.get() <= 0)) {
         registry.remove(this);
         return false;
       }
-      return !"GET".equals(request.getMethod()) && request.getPath() != null
+      boolean matches = !"GET".equals(request.getMethod()) && request.getPath() != null
           && path.matcher(request.getPath()).matches();
+      return matches && (remaining == null || remaining.getAndDecrement() > 0);
     }
 
     /** How many requests were refused so far. */
