@@ -158,9 +158,9 @@ public final class FailoverStack implements AutoCloseable {
       return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s", null);
     }
 
-    /** iad (primary), pdx, and a dr-only site, with the default 5 minute cooldown. */
+    /** iad (primary), pdx, and a dr-only site, with the default 5 minute cooldown, TLS on as in the playground. */
     public static Options playground() {
-      return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), null, null);
+      return new Options(List.of("iad", "pdx", "dr"), List.of("dr"), null, null).withTls();
     }
 
     /**

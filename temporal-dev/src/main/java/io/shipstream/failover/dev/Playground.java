@@ -296,7 +296,8 @@ public final class Playground {
     PrintStream out = System.out;
     out.println("== " + name + " (" + flavor.name().toLowerCase(java.util.Locale.ROOT) + "): " + scenario.summary());
     long t0 = System.nanoTime();
-    try (FailoverStack stack = startWithSidecars(work, scenario.options().get().withFlavor(flavor));
+    // TLS on in every scenario (issue #32): each one exercises the encrypted sessions and channels.
+    try (FailoverStack stack = startWithSidecars(work, scenario.options().get().withFlavor(flavor).withTls());
         KubectlGateway gateway = printEndpoints(stack, out, work, t0)) {
       // From here Ctrl-C closes the stack under the scenario, which then fails fast.
       CURRENT.set(stack);

@@ -53,11 +53,12 @@ final class ServedStack implements AutoCloseable {
      * hand should not mean waiting, yet a too-early second request still shows CooldownActive. The
      * monitor polls as in the primary-kill scenario, so a kill -9 fails over in about two seconds.
      * The servers start read-only, as the README asks: a new user's first look is what a
-     * well-configured group shows, not Degraded=True/ServerStartsWritable.
+     * well-configured group shows, not Degraded=True/ServerStartsWritable. TLS is on, as a
+     * cross-region group should be: every session and channel is encrypted and verified.
      */
     FailoverStack.Options stack() {
       return new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "1m", null,
-          monitor ? "500ms" : null, monitor ? 3 : null, monitor).withServersStartingReadOnly();
+          monitor ? "500ms" : null, monitor ? 3 : null, monitor).withServersStartingReadOnly().withTls();
     }
   }
 

@@ -63,6 +63,13 @@ class PlaygroundServeIT {
       WriteLoad writer = served.writer().orElseThrow();
       writer.awaitAcknowledged(50, Duration.ofSeconds(30));
       assertThat(served.stack().api().routedSite()).contains("iad");
+      // TLS on by default: every server refuses plaintext, the group asks verify-identity of all,
+      // and the writer's and the monitor's sessions went through it.
+      for (var server : served.stack().servers().values()) {
+        assertThat(server.queryString("SELECT @@global.require_secure_transport")).as(server.name()).isIn("1", "ON");
+      }
+      assertThat(served.stack().api().resource().getSpec().tls().sessions().mode()).isEqualTo("verify-identity");
+      assertThat(api.eventReasons()).doesNotContain("TlsError");
 
       long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
       MysqlFailoverGroupStatus status = served.stack().api().resource().getStatus();

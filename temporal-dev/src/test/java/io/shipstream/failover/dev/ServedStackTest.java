@@ -23,6 +23,7 @@ class ServedStackTest {
     assertThat(defaults.stack().pollInterval()).isEqualTo("500ms");
     assertThat(defaults.stack().failureThreshold()).isEqualTo(3);
     assertThat(defaults.stack().failoverCooldown()).isEqualTo("1m");
+    assertThat(defaults.stack().tls()).as("TLS on by default").isTrue();
 
     Options quiet = Options.parse(List.of("--no-monitor", "--no-writer"));
     assertThat(quiet).isEqualTo(new Options(false, false, false));

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Condition;
+import io.shipstream.failover.model.crd.ChannelCheck;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.tls.TlsMode;
 import io.shipstream.failover.mysql.ChannelReport;
@@ -33,7 +34,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * spec.tls asks verify-identity of the worker's and the watcher's sessions (CA and client
  * certificate in a Secret) and of every channel. A planned failover, then an emergency failover
  * with the old primary's rejoin, leave every channel they pointed encrypted and connected, as each
- * server reports it; a Secret rotated to the wrong CA is reported and changes nothing.
+ * server reports it and as each workflow recorded it (status.*Failover.channels and a
+ * ReplicationChannelsVerified Event); a Secret rotated to the wrong CA is reported and changes nothing.
  */
 @ExtendWith(StoredGroupsFitTheCrd.class)
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
@@ -107,6 +109,35 @@ class TlsFailoverIT extends StackPerClass {
       DatabaseServer server = stack.server(site);
       assertThat(server.replicaStatus().sourcePort()).as(site).isEqualTo(stack.server("pdx").port());
     }
+    // The workflow's own read-back of both channels, in the status and one Normal Event.
+    Await.until(stack, () -> stack.api().resource().getStatus().plannedFailover().channels() != null,
+        Duration.ofSeconds(30), "status.plannedFailover.channels");
+    assertRecorded(stack.api().resource().getStatus().plannedFailover().channels(), "pdx", "iad", "dr");
+    assertVerifiedEvent(1, "iad from pdx", "dr from pdx");
+  }
+
+  /** Each channel of {@code sites} recorded as verify-identity TLS with the group's CA, connected to {@code source}. */
+  private static void assertRecorded(List<ChannelCheck> channels, String source, String... sites) {
+    assertThat(channels).extracting(ChannelCheck::site).containsExactlyInAnyOrder(sites);
+    for (ChannelCheck c : channels) {
+      assertThat(c.source()).as(c.site()).isEqualTo(source);
+      assertThat(c.mode()).as(c.site()).isEqualTo("verify-identity");
+      assertThat(c.ssl()).as(c.site()).isTrue();
+      assertThat(c.caFile()).as(c.site()).isEqualTo(caFileAsServersSeeIt());
+      assertThat(c.verifyServerCert()).as(c.site()).isTrue();
+      assertThat(c.ioConnected()).as(c.site()).isTrue();
+      assertThat(c.asGroupAsks()).as(c.site() + ": " + c.problem()).isTrue();
+      assertThat(c.problem()).as(c.site()).isNull();
+    }
+  }
+
+  /** The {@code n}th ReplicationChannelsVerified Event names every channel, and none came as a Warning. */
+  private static void assertVerifiedEvent(int n, String... channels) {
+    Await.until(stack, () -> stack.api().eventMessages("ReplicationChannelsVerified").size() >= n,
+        Duration.ofSeconds(30), "ReplicationChannelsVerified Event number " + n);
+    assertThat(stack.api().eventReasons()).doesNotContain("ReplicationChannelsUnverified");
+    assertThat(stack.api().eventMessages("ReplicationChannelsVerified").get(n - 1))
+        .contains("verify-identity").contains(channels).contains("CA " + caFileAsServersSeeIt() + ", name checked");
   }
 
   @FlavorTest
@@ -120,6 +151,11 @@ class TlsFailoverIT extends StackPerClass {
         "iad to replace the killed pdx");
     Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), END, "the emergency failover");
     awaitEncryptedAndConnected("dr");
+    // The survivor the failover re-pointed, read back by the workflow: the status and the Event.
+    Await.until(stack, () -> stack.api().resource().getStatus().emergencyFailover().channels() != null,
+        Duration.ofSeconds(30), "status.emergencyFailover.channels");
+    assertRecorded(stack.api().resource().getStatus().emergencyFailover().channels(), "iad", "dr");
+    assertVerifiedEvent(2, "dr from iad");
     pdx.restart();
     Await.until(stack, () -> pdx.replicaStatus().running() && pdx.replicaStatus().sourcePort() == stack.server("iad")
         .port(), Duration.ofSeconds(60), "pdx rejoined as a replica of iad");

@@ -1,9 +1,11 @@
 package io.shipstream.failover.activities.mysql;
 
+import io.shipstream.failover.model.crd.ChannelCheck;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.tls.ChannelTls;
 import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.shipstream.failover.mysql.AppSessions;
+import io.shipstream.failover.mysql.ChannelReport;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.CredentialsUnavailableException;
@@ -59,6 +61,11 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   private static final Duration STEP_TIMEOUT = Duration.ofSeconds(10);
   private static final Duration PROMOTE_TIMEOUT = Duration.ofSeconds(30);
   private static final Duration KILL_INTERVAL = Duration.ofMillis(75);
+  /**
+   * How long {@link #readChannel} waits for an IO thread still connecting: the re-pointing already
+   * waited for it to run, so this only covers a reconnect, and must not hold up the failover's end.
+   */
+  private static final Duration CHANNEL_CONNECT_WAIT = Duration.ofSeconds(3);
 
   private final CredentialsProvider credentials;
   private final Clock clock;
@@ -403,6 +410,28 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       LOG.info("{} replicates from {}", replica, source);
       return null;
     });
+  }
+
+  @Override
+  public ChannelCheck readChannel(MysqlTarget replica, MysqlTarget source) {
+    Credentials login;
+    try {
+      login = credentials.credentials(replica.group(), replica.credentialsSecret());
+    } catch (CredentialsUnavailableException e) {
+      return ChannelCheck.unreadable(replica.site(), source.site(), null, "no credentials: " + e.getMessage());
+    }
+    // The replica's own site's files, as the re-pointing used them.
+    ChannelTls tls = login.tls().channelFor(replica.site());
+    try {
+      return MysqlSession.run(connections, address(replica), login, timeouts(INSPECT_TIMEOUT), session -> {
+        ChannelReport report = ChannelReport.read(session, CHANNEL_CONNECT_WAIT);
+        Optional<ReplicaStatus> status = session.dialect().replicaStatus(session);
+        return report.check(replica.site(), source.site(), tls, status.isPresent() && pointsAt(status.get(), source));
+      });
+    } catch (MysqlException e) {
+      LOG.debug("readChannel {}: {}", replica, e.getMessage());
+      return ChannelCheck.unreadable(replica.site(), source.site(), tls.mode().display(), e.describe());
+    }
   }
 
   private static boolean pointsAt(ReplicaStatus status, MysqlTarget source) {

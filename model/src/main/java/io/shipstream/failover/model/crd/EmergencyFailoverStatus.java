@@ -44,7 +44,21 @@ public record EmergencyFailoverStatus(
     OldPrimaryWait oldPrimaryWait,
     @JsonPropertyDescription("How long writes stopped: the watcher's detection of the lost primary to the candidate "
         + "writable, and how long before the detection the dead primary last answered a poll.")
-    WriteWindow writeWindow) {
+    WriteWindow writeWindow,
+    @JsonPropertyDescription("The replication channels the failover re-pointed, read back once it ran: their TLS "
+        + "and whether their IO thread connected.")
+    java.util.List<ChannelCheck> channels) {
+
+  /** A status without the channels read back. */
+  public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,
+      String startTime, String completionTime, Double durationSeconds, Boolean oldPrimaryFenced,
+      String oldPrimaryLastKnownGtid, String targetGtidAtPromotion, Long transactionsLost, String lostGtid,
+      String message, ForcedPromotion forcedPromotion, String lossComputedFrom, OldPrimaryWait oldPrimaryWait,
+      WriteWindow writeWindow) {
+    this(phase, failedSite, target, trigger, reason, startTime, completionTime, durationSeconds, oldPrimaryFenced,
+        oldPrimaryLastKnownGtid, targetGtidAtPromotion, transactionsLost, lostGtid, message, forcedPromotion,
+        lossComputedFrom, oldPrimaryWait, writeWindow, null);
+  }
 
   /** A status without its write window. */
   public EmergencyFailoverStatus(String phase, String failedSite, String target, String trigger, String reason,

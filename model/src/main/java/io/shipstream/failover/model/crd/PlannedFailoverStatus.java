@@ -28,7 +28,19 @@ public record PlannedFailoverStatus(
     String scheduledAt,
     @com.fasterxml.jackson.annotation.JsonPropertyDescription("How long writes stopped: the source's fence to the "
         + "target writable, measured on the servers' side; set once the target is writable.")
-    WriteWindow writeWindow) {
+    WriteWindow writeWindow,
+    @com.fasterxml.jackson.annotation.JsonPropertyDescription("The replication channels the switchover re-pointed, "
+        + "read back once it ran: their TLS and whether their IO thread connected.")
+    java.util.List<ChannelCheck> channels) {
+
+  /** Without {@code channels}: a run that re-pointed nothing (yet). */
+  public PlannedFailoverStatus(String phase, String target, String sourcePrimary, String sourceGtidAtFence,
+      String targetGtidAtPromotion, String startTime, String completionTime, Double durationSeconds,
+      Long transactionsLost, String reason, String retryAfter, String message, DragonflyStatus dragonfly,
+      String scheduledAt, WriteWindow writeWindow) {
+    this(phase, target, sourcePrimary, sourceGtidAtFence, targetGtidAtPromotion, startTime, completionTime,
+        durationSeconds, transactionsLost, reason, retryAfter, message, dragonfly, scheduledAt, writeWindow, null);
+  }
 
   /** Without {@code writeWindow}: a run whose target was not made writable (yet). */
   public PlannedFailoverStatus(String phase, String target, String sourcePrimary, String sourceGtidAtFence,

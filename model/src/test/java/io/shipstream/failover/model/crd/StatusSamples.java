@@ -25,7 +25,11 @@ final class StatusSamples {
         "2026-04-20T14:32:00Z", "2026-04-20T14:32:47Z", 47.125, 0L, "CooldownActive", "2026-04-20T14:37:00Z",
         "promoted pdx, 0 transactions lost",
         new PlannedFailoverStatus.DragonflyStatus(true, true, "REPLTAKEOVER", 3.5), "2026-04-20T14:32:00Z",
-        new WriteWindow(0.137, "2026-04-20T14:32:46.500Z", "2026-04-20T14:32:46.637Z", 0.01, 2.5));
+        new WriteWindow(0.137, "2026-04-20T14:32:46.500Z", "2026-04-20T14:32:46.637Z", 0.01, 2.5),
+        List.of(new ChannelCheck("iad", "pdx", "verify-identity", true, "/etc/mysql/ca.pem", "/etc/mysql/client.pem",
+            true, true, true, null), new ChannelCheck("dr", "pdx", "verify-identity", true, "/etc/mysql/ca.pem", null,
+            false, true, false, "weaker than the group's replication TLS verify-identity: TLS (CA /etc/mysql/ca.pem), "
+                + "IO connected")));
     EmergencyFailoverStatus emergency = new EmergencyFailoverStatus("Succeeded", "iad", "pdx", "PrimaryUnreachable",
         "ExecuteFailed", "2026-04-20T15:00:00Z", "2026-04-20T15:00:04Z", 4.2, true, gtid, gtid, 1L,
         "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", "promoted pdx, 1 transaction lost",
@@ -35,7 +39,10 @@ final class StatusSamples {
             + "right after its promotion",
         new EmergencyFailoverStatus.OldPrimaryWait(36.5, "2026-04-20T15:00:40Z", "PROBED",
             "the longer of the lease (20 s + 5 s interval + 1 s = 26 s) and a hung sidecar's restart (...)"),
-        new WriteWindow(3.1, "2026-04-20T15:00:00Z", "2026-04-20T15:00:03.100Z", 0.5, 6.5));
+        new WriteWindow(3.1, "2026-04-20T15:00:00Z", "2026-04-20T15:00:03.100Z", 0.5, 6.5),
+        List.of(new ChannelCheck("dr", "pdx", "required", true, "/etc/mysql/ca.pem", "/etc/mysql/client.pem", false,
+            false, false, "IO thread not connected: TLS (CA /etc/mysql/ca.pem), IO Connecting"),
+            ChannelCheck.unreadable("iad", "pdx", "required", "Communications link failure")));
     Condition ready = new ConditionBuilder().withType("Ready").withStatus("True").withReason("PrimaryWritable")
         .withMessage("pdx is the active site and accepts writes").withLastTransitionTime("2026-04-20T14:32:47Z")
         .withObservedGeneration(3L).build();

@@ -464,7 +464,9 @@ public final class FaultHarness implements AutoCloseable {
 
   private void startStack() {
     stacks++;
-    stack = FailoverStack.start(work.resolve("stack-" + stacks), FailoverStack.Options.twoSites().withFlavor(flavor));
+    // TLS on (issue #32): every fault case runs over encrypted, verified sessions and channels.
+    stack = FailoverStack.start(work.resolve("stack-" + stacks),
+        FailoverStack.Options.twoSites().withFlavor(flavor).withTls());
     stack.controlPlane().addWorkerInterceptor(injector);
     stack.controlPlane().killWorker();
     stack.controlPlane().startWorker();

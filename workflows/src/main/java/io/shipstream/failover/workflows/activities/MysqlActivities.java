@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.activities;
 
+import io.shipstream.failover.model.crd.ChannelCheck;
 import io.shipstream.failover.model.topology.SemiSyncSettings;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
@@ -74,6 +75,16 @@ public interface MysqlActivities {
   /** Points a server at a new source with GTID auto-positioning and starts replication. */
   @ActivityMethod
   void replicateFrom(MysqlTarget replica, MysqlTarget source);
+
+  /**
+   * Reads back the channel of {@code replica} a failover just pointed at {@code source}: its TLS
+   * settings and whether its IO thread connected, waiting a few seconds at most for one still
+   * connecting, judged against the group's replication TLS for the replica's site. Read-only. A
+   * server or Secret that cannot be read is reported as such ({@link ChannelCheck#unreadable}),
+   * never thrown: the runbooks record it as a warning.
+   */
+  @ActivityMethod
+  ChannelCheck readChannel(MysqlTarget replica, MysqlTarget source);
 
   /**
    * Makes a replica's GTID set final: stops the IO thread, applies everything already received

@@ -66,6 +66,9 @@ public final class FailoverProgress {
   /** Set when the candidate waited for an old primary that nothing confirmed fenced. */
   public EmergencyFailoverStatus.OldPrimaryWait oldPrimaryWait;
 
+  /** The channels the run re-pointed, read back after it ({@link ChannelReadBack}); null until then. */
+  public java.util.List<io.shipstream.failover.model.crd.ChannelCheck> channels;
+
   /** Adds to the message rather than replacing it: every warning of the run stays visible. */
   public void note(String text) {
     message = message == null || message.isBlank() ? text : message + "; " + text;
@@ -88,7 +91,8 @@ public final class FailoverProgress {
         new PlannedFailoverStatus.DragonflyStatus(dragonflyEnabled, sessionsPreserved, promotionMethod,
             syncWaitSeconds),
         text(scheduledAt),
-        plannedWindow());
+        plannedWindow(),
+        channels);
   }
 
   /** The planned write window: the source's fence to the target writable, both measured by the activities. */
@@ -121,7 +125,8 @@ public final class FailoverProgress {
         forcedPromotion,
         lossComputedFrom,
         oldPrimaryWait,
-        emergencyWindow());
+        emergencyWindow(),
+        channels);
   }
 
   private Double durationSeconds() {

@@ -371,6 +371,15 @@ public final class FailoverRun {
 
   /** Ends as Succeeded: {@code summary} leads the message, the notes of the run follow it. */
   public void succeed(String summary, Events event) {
+    succeed(summary, event, () -> {});
+  }
+
+  /**
+   * As {@link #succeed(String, Events)}, with {@code afterwards} run once Succeeded is on its way
+   * (its status write and Event issued, not waited for) and before the run {@link #finish}es: what
+   * belongs in the record of this failover but must not delay its outcome.
+   */
+  public void succeed(String summary, Events event, Functions.Proc afterwards) {
     settlePreHook();
     WriteWindow window = kind == FailoverKind.PLANNED ? progress.plannedWindow() : progress.emergencyWindow();
     summary += windowText(window);
@@ -384,6 +393,7 @@ public final class FailoverRun {
     publisher.event(event, progress.message);
     metrics.finished(progress.target, FailoverMetrics.SUCCESS, Duration.between(progress.startTime,
         progress.completionTime));
+    afterwards.apply();
     finish();
   }
 

@@ -20,6 +20,7 @@ public final class ReplicaRepointing {
   private final MysqlActivities mysql;
   private final MysqlTarget newPrimary;
   private final Map<String, Promise<Void>> started = new LinkedHashMap<>();
+  private final Map<String, MysqlTarget> replicas = new LinkedHashMap<>();
 
   /** @param mysql the stub the runbook uses for this call, so its history keeps one kind of call */
   public ReplicaRepointing(MysqlActivities mysql, MysqlTarget newPrimary) {
@@ -30,6 +31,12 @@ public final class ReplicaRepointing {
   /** Starts pointing {@code replica} at the new primary; the outcome is read with {@link #failure}. */
   public void start(MysqlTarget replica) {
     started.put(replica.site(), Async.procedure(mysql::replicateFrom, replica, newPrimary));
+    replicas.put(replica.site(), replica);
+  }
+
+  /** The server of {@code site}, which must have been started. */
+  public MysqlTarget replica(String site) {
+    return replicas.get(site);
   }
 
   public boolean started(String site) {

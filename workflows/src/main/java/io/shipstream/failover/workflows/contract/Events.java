@@ -60,6 +60,13 @@ public enum Events {
   REJOIN_FAILED(Warning, "RejoinFailed", "<site> not re-pointed at <primary>; it stays read-only: <error>"),
   STATUS_UPDATE_FAILED(Warning, "StatusUpdateFailed", "could not record the promotion point <gtid>: <error>"),
   REPLICA_NOT_REPOINTED(Warning, "ReplicaNotRepointed", "<site> was not re-pointed at the new primary <target>: ..."),
+  /** Every channel the run re-pointed, read back once it succeeded (status.<kind>Failover.channels). */
+  CHANNELS_VERIFIED(Normal, "ReplicationChannelsVerified",
+      "every re-pointed channel is as the group asks (<mode>) and connected: <site> from <primary>: TLS (CA <file>, "
+          + "name checked), IO connected[; ...]"),
+  CHANNELS_UNVERIFIED(Warning, "ReplicationChannelsUnverified",
+      "site '<site>' replicating from '<primary>': weaker than the group's replication TLS <mode> ... | IO thread not "
+          + "connected ... | not read: <error>[; ...]"),
 
   // --- The session store -------------------------------------------------------------------------
   DRAGONFLY_SYNC_TIMEOUT(Warning, "DragonflySyncTimeout", "the session store of <target> did not catch up ..."),

@@ -13,6 +13,7 @@ import io.shipstream.failover.workflows.common.FailoverAbort;
 import io.shipstream.failover.workflows.common.FailoverKind;
 import io.shipstream.failover.workflows.common.FailoverMetrics;
 import io.shipstream.failover.workflows.common.FailoverProgress;
+import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
 import io.shipstream.failover.workflows.common.PromotionOutcome;
@@ -98,15 +99,17 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     run.flipRouting(plan.config(), plan.target()).settle();
     new SessionStoreFollows(run).promote(plan);
     run.recordPromotionPoint(plan.target(), Events.FAILOVER_RECORD_INCOMPLETE, "promotionGtidExecuted not recorded");
-    promotion.survivors().settleRepointing();
+    ChannelReadBack channels = new ChannelReadBack(run, plan.targetServer());
+    promotion.survivors().settleRepointing(channels);
     failedSite.settleSessionKill();
     String lost = loss.claim(progress.source, Boolean.TRUE.equals(progress.oldPrimaryFenced));
     if (progress.forcedPromotion != null) {
       lost += ", promoted over maxLagOnPromotion " + progress.forcedPromotion.maxLagOnPromotion() + " as "
           + progress.forcedPromotion.requestedBy() + " requested";
     }
+    // The survivors' channels were read back beside the rest; recorded once Succeeded is on its way.
     run.succeed("promoted " + progress.target + " after " + progress.source + " failed, " + lost,
-        Events.FAILOVER_EXECUTED);
+        Events.FAILOVER_EXECUTED, channels::record);
     return progress.toEmergencyStatus();
   }
 

@@ -9,6 +9,7 @@ import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
+import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.ReplicaRepointing;
 import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.contract.FailureTypes;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -188,8 +190,11 @@ final class Survivors {
     });
   }
 
-  /** Waits for the re-pointing; a site that could not be re-pointed is a warning. */
-  void settleRepointing() {
+  /**
+   * Waits for the re-pointing; a site that could not be re-pointed is a warning, one that was is
+   * read back ({@code channels}).
+   */
+  void settleRepointing(ChannelReadBack channels) {
     String target = plan.target().name();
     plan.survivors().stream().map(SiteSpec::name).filter(divergent::contains).forEach(site ->
         warn.report(Events.REPLICA_NOT_REPOINTED, site + " holds divergent transactions (status.sites[].divergentGtid):"
@@ -201,8 +206,13 @@ final class Survivors {
             + " from " + plan.failed().name() + ": point it at " + target + " when it is back");
         return;
       }
-      repointing.failure(site).ifPresent(why -> warn.report(Events.REPLICA_NOT_REPOINTED, "could not point " + site
-          + " at the new primary " + target + ": " + why));
+      Optional<String> failure = repointing.failure(site);
+      if (failure.isPresent()) {
+        warn.report(Events.REPLICA_NOT_REPOINTED, "could not point " + site + " at the new primary " + target + ": "
+            + failure.get());
+      } else {
+        channels.start(repointing.replica(site));
+      }
     });
   }
 

@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows.planned;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.ReplicaRepointing;
 import io.shipstream.failover.workflows.contract.Events;
@@ -12,6 +13,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The last step of a successful planned failover: every other replica is pointed at the new
@@ -29,10 +31,11 @@ final class OtherReplicasRepointing {
   /**
    * Reads every site the failover did not touch, side by side, then the new primary, and
    * re-points in parallel each site {@link OtherReplicas} says to; a site it leaves alone for a
-   * reason, and one whose re-pointing fails, is a warning. Runs once the old primary was re-pointed
-   * and the failover recorded, so a site that is slow to answer delays nothing that matters.
+   * reason, and one whose re-pointing fails, is a warning; one re-pointed is read back ({@code
+   * channels}). Runs once the old primary was re-pointed and the failover recorded, so a site that
+   * is slow to answer delays nothing that matters.
    */
-  void repoint(Plan plan) {
+  void repoint(Plan plan, ChannelReadBack channels) {
     List<SiteSpec> others = OtherReplicas.others(plan);
     if (others.isEmpty()) {
       return;
@@ -52,8 +55,12 @@ final class OtherReplicasRepointing {
       if (step.report() != null) {
         run.warn(Events.REPLICA_NOT_REPOINTED, step.report());
       } else if (step.repoint()) {
-        repointing.failure(site).ifPresent(why ->
-            run.warn(Events.REPLICA_NOT_REPOINTED, OtherReplicas.notRepointed(plan, site, states.get(site), why)));
+        Optional<String> failure = repointing.failure(site);
+        if (failure.isPresent()) {
+          run.warn(Events.REPLICA_NOT_REPOINTED, OtherReplicas.notRepointed(plan, site, states.get(site), failure.get()));
+        } else {
+          channels.start(repointing.replica(site));
+        }
       }
     });
   }

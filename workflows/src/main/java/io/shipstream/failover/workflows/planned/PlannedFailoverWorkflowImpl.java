@@ -10,6 +10,7 @@ import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSna
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.CancelRequest;
+import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.FailoverAbort;
 import io.shipstream.failover.workflows.common.FailoverKind;
 import io.shipstream.failover.workflows.common.FailoverMetrics;
@@ -126,16 +127,21 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     routing.labelled();
     run.closeWriteWindow();
     routing.settle();
-    run.settle(rejoin, Events.REJOIN_FAILED, "old primary " + plan.source().name() + " not re-pointed at "
-        + plan.target().name() + "; it stays read-only");
+    // Each re-pointed channel is read back as soon as it was re-pointed, beside the rest, and
+    // recorded once Succeeded is on its way (ChannelReadBack): the proof never delays the outcome.
+    ChannelReadBack channels = new ChannelReadBack(run, server(plan, plan.target()));
+    if (run.settle(rejoin, Events.REJOIN_FAILED, "old primary " + plan.source().name() + " not re-pointed at "
+        + plan.target().name() + "; it stays read-only")) {
+      channels.start(server(plan, plan.source()));
+    }
     run.settle(recorded, Events.STATUS_UPDATE_FAILED,
         "could not record the promotion point " + progress.targetGtidAtPromotion);
-    new OtherReplicasRepointing(run).repoint(plan);
+    new OtherReplicasRepointing(run).repoint(plan, channels);
     progress.transactionsLost = lost(progress.sourceGtidAtFence, progress.targetGtidAtPromotion);
     // Exact, not an estimate: the source was fenced (read-only) when its set was read.
     run.succeed("promoted " + plan.target().name() + ", " + progress.transactionsLost + " transactions lost ("
         + plan.source().name() + "'s GTID set at its fence against " + plan.target().name() + "'s at promotion)",
-        Events.PLANNED_FAILOVER_COMPLETED);
+        Events.PLANNED_FAILOVER_COMPLETED, channels::record);
     return progress.toPlannedStatus();
   }
 

@@ -56,8 +56,13 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
     assertThat(k8s.status.workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
     // iad has no sidecar in this spec: nothing could fence it were it alive, which the failover says.
     assertThat(k8s.eventReasons()).containsExactly("FailoverStarted", "OldPrimaryNotFenced", "OldPrimaryNotGuarded",
-        "FailoverExecuted");
+        "FailoverExecuted", "ReplicationChannelsVerified");
     assertThat(k8s.events.get(3).type()).isEqualTo("Normal");
+    // The survivor re-pointed at pdx, read back after Succeeded was written.
+    assertThat(result.channels()).extracting(c -> c.site() + "<-" + c.source() + " " + c.asGroupAsks())
+        .containsExactly("dr<-pdx true");
+    assertThat(k8s.events.get(4).type()).isEqualTo("Normal");
+    assertThat(k8s.events.get(4).message()).contains("dr from pdx: plaintext, IO connected");
   }
 
   /**

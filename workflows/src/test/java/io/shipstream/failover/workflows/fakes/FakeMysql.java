@@ -1,5 +1,6 @@
 package io.shipstream.failover.workflows.fakes;
 
+import io.shipstream.failover.model.crd.ChannelCheck;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
@@ -56,6 +57,8 @@ public final class FakeMysql implements MysqlActivities {
     public volatile boolean logsReplicaUpdates = true;
     /** When set, catching this server up from another one ends in LagTimeout, having applied nothing. */
     public volatile boolean catchUpFails;
+    /** When set, its channel reads back not as the group asks, for this reason ({@link #readChannel}). */
+    public volatile String channelProblem;
     /** When set, pointing this server at a source fails for good, as a replication error would. */
     public volatile boolean replicateFails;
     /**
@@ -281,6 +284,22 @@ public final class FakeMysql implements MysqlActivities {
     s.readOnly = true;
     s.replicating = true;
     s.replicatesFrom = source.site();
+  }
+
+  /**
+   * A plaintext channel (the fake's groups ask for no TLS), connected while the server replicates
+   * from {@code source}. Not among {@link #calls}: it only reads, after the run's steps.
+   */
+  @Override
+  public ChannelCheck readChannel(MysqlTarget replica, MysqlTarget source) {
+    Server s = servers.get(replica.site());
+    if (s == null || !s.reachable) {
+      return ChannelCheck.unreadable(replica.site(), source.site(), "disabled", "connection refused");
+    }
+    boolean connected = s.replicating && source.site().equals(s.replicatesFrom);
+    String problem = s.channelProblem != null ? s.channelProblem : connected ? null : "IO thread not connected";
+    return new ChannelCheck(replica.site(), source.site(), "disabled", false, null, null, false, connected,
+        problem == null, problem);
   }
 
   /** Blocks on the gate, if any, heartbeating so a heartbeat timeout does not fire meanwhile. */

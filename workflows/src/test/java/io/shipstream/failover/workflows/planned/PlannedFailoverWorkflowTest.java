@@ -100,7 +100,28 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     // A workflow task refused at completion (the drain's session kill finished meanwhile) runs its
     // local activities again: its Events may be written again as a block, never out of order or missing.
     assertThat(withoutRepeats(k8s.eventReasons())).containsExactly("PlannedFailoverStarted",
-        "PlannedFailoverDraining", "PlannedFailoverLagOK", "PlannedFailoverCompleted");
+        "PlannedFailoverDraining", "PlannedFailoverLagOK", "PlannedFailoverCompleted", "ReplicationChannelsVerified");
+    // Both channels the run pointed, the old primary's rejoin first, read back and recorded.
+    assertThat(result.channels()).extracting(c -> c.site() + "<-" + c.source() + " " + c.asGroupAsks())
+        .containsExactly("iad<-pdx true", "dr<-pdx true");
+  }
+
+  @Test
+  void aChannelThatReadsBackWrongIsAWarningOfAFailoverThatHappened() {
+    mysql.server("dr").channelProblem = "weaker than the group's replication TLS verify-ca: plaintext, IO connected";
+    PlannedFailoverStatus result = request("pdx");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(result.channels()).extracting(c -> c.site() + " " + c.asGroupAsks())
+        .containsExactly("iad true", "dr false");
+    assertThat(k8s.eventReasons()).doesNotContain("ReplicationChannelsVerified");
+    assertThat(k8s.events).filteredOn(e -> e.reason().equals("ReplicationChannelsUnverified")).singleElement()
+        .satisfies(e -> {
+          assertThat(e.type()).isEqualTo("Warning");
+          assertThat(e.message()).isEqualTo("site 'dr' replicating from 'pdx': weaker than the group's replication TLS"
+              + " verify-ca: plaintext, IO connected");
+        });
+    assertThat(k8s.status.plannedFailover()).isEqualTo(result);
   }
 
   @Test
