@@ -165,10 +165,10 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         }
         waiting.remove(ref);
         retryDelays.remove(ref);
-        refused.put(ref, annotation);
         rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.Paused.name(),
             "the group is paused (" + PauseAnnotation.ANNOTATION + "=true): no failover starts until the annotation is "
                 + "removed; request refused");
+        refused.put(ref, annotation);
         metrics.request(RequestOutcome.REJECTED);
         metrics.plannedRejected(target(annotation).orElse(null));
         return;
@@ -180,9 +180,9 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         // meets its running scheduled request again, whose time may have passed meanwhile.
         waiting.remove(ref);
         retryDelays.remove(ref);
-        refused.put(ref, annotation);
         rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.InvalidSchedule.name(),
             badTime.get() + "; request refused");
+        refused.put(ref, annotation);
         metrics.request(RequestOutcome.REJECTED);
         metrics.plannedRejected(target(annotation).orElse(null));
         return;
@@ -215,9 +215,11 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
           retryLater(ref);
         } else {
           waiting.remove(ref);
-          refused.put(ref, annotation);
           rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.ConcurrentOperation.name(),
               "a " + running.workflowType() + " workflow is running for this group; request refused");
+          // Remembered as refused only once the refusal is written: a write that failed (the API
+          // server down) is made again on the retry, never skipped as already refused.
+          refused.put(ref, annotation);
           metrics.request(RequestOutcome.REJECTED);
           metrics.plannedRejected(target(annotation).orElse(null));
         }

@@ -42,11 +42,14 @@ public class RequestRejections {
     String now = Instant.now(clock).toString();
     PlannedFailoverStatus failed = new PlannedFailoverStatus("Failed", target, null, null, null, now, now, 0.0, null,
         reason, null, message, null);
-    MysqlFailoverGroup group = resource.editStatus(g -> {
-      MysqlFailoverGroupStatus status = g.getStatus() == null ? MysqlFailoverGroupStatus.empty() : g.getStatus();
-      g.setStatus(status.withPlannedFailover(failed));
-      return g;
-    });
+    // The watcher's other parts write the status too (sites, readiness, conditions): a write in
+    // between is a conflict, read again and retried, never a refusal that is not written.
+    MysqlFailoverGroup group = io.shipstream.failover.kube.Conflicts.retry("refusal of " + ref,
+        () -> resource.editStatus(g -> {
+          MysqlFailoverGroupStatus status = g.getStatus() == null ? MysqlFailoverGroupStatus.empty() : g.getStatus();
+          g.setStatus(status.withPlannedFailover(failed));
+          return g;
+        }));
     client.v1().events().inNamespace(ref.namespace()).resource(new EventBuilder()
         .withNewMetadata().withName(ref.name() + "." + UUID.randomUUID().toString().replace("-", "").substring(0, 16))
         .withNamespace(ref.namespace()).endMetadata()

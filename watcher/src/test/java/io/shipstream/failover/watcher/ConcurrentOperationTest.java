@@ -95,4 +95,40 @@ class ConcurrentOperationTest {
     assertThat(running.getStatus()).isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
     emergency.release();
   }
+  @Test
+  void aRefusalWhoseStatusWriteConflictsIsWrittenAgain() throws InterruptedException {
+    Http.await("the watcher leads", Duration.ofSeconds(10), app::isLeader);
+    StandInEmergency emergency = temporal.getWorkflowClient().newWorkflowStub(StandInEmergency.class,
+        WorkflowOptions.newBuilder().setWorkflowId(ORDERS.workflowId()).setTaskQueue(TaskQueues.FAILOVER).build());
+    WorkflowClient.start(emergency::run);
+
+    // Another writer changed the status between the refusal's read and its write.
+    cluster.refuseNextWrites(MockCluster.statusPath(ORDERS), 409, 1);
+    rig.createGroupRequesting(ORDERS, "pdx");
+
+    Http.await("the request is refused", Duration.ofSeconds(10), () -> {
+      MysqlFailoverGroup g = cluster.group(ORDERS);
+      return g.getStatus() != null && g.getStatus().plannedFailover() != null;
+    });
+    PlannedFailoverStatus s = cluster.group(ORDERS).getStatus().plannedFailover();
+    assertThat(s.phase()).isEqualTo("Failed");
+    assertThat(s.reason()).isEqualTo("ConcurrentOperation");
+    assertThat(s.target()).isEqualTo("pdx");
+    assertThat(s.message()).contains("EmergencyFailover");
+    Http.await("the annotation is cleared", Duration.ofSeconds(10),
+        () -> PlannedFailoverRequests.annotation(cluster.group(ORDERS)) == null);
+    List<Event> events = cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems();
+    assertThat(events).anySatisfy(e -> {
+      assertThat(e.getType()).isEqualTo("Warning");
+      assertThat(e.getReason()).isEqualTo("PlannedFailoverRejected");
+      assertThat(e.getMessage()).startsWith("ConcurrentOperation");
+    });
+    var running = temporal.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
+        DescribeWorkflowExecutionRequest.newBuilder().setNamespace(temporal.getNamespace())
+            .setExecution(WorkflowExecution.newBuilder().setWorkflowId(ORDERS.workflowId())).build())
+        .getWorkflowExecutionInfo();
+    assertThat(running.getType().getName()).as("the emergency failover goes on").isEqualTo("EmergencyFailover");
+    assertThat(running.getStatus()).isEqualTo(WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_RUNNING);
+    emergency.release();
+  }
 }
