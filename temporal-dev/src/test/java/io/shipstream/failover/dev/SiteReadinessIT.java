@@ -43,7 +43,7 @@ class SiteReadinessIT extends StackPerTest {
         seenAt, Duration.between(stopped, seenAt).toMillis());
     assertThat(seenAt).as("the poll that saw the stopped SQL thread").isBefore(stopped.plus(POLL).plus(POLL));
     assertThat(after.readiness().plannedReason()).isEqualTo("ReplicationStopped");
-    assertThat(after.readiness().message()).contains("SQL thread stopped");
+    assertThat(after.readiness().message()).contains("sql thread stopped");
     assertThat(after.readiness().emergency()).as("the relay log is applied before an emergency promotion").isTrue();
     assertThat(status().readySites()).isEqualTo("pdx");
 

@@ -28,12 +28,17 @@ import java.util.Objects;
  * cooldown and a running workflow are left out because they are the group's, not the site's, and
  * pass by themselves; a paused group is likewise reported by its condition, not here.
  *
- * <p><b>Planned.</b> The rules the planned runbook's Validating applies to a target ({@code
- * PlannedFailoverPlanner}: a primary-candidate, not the active site, not fenced, reachable,
- * read-only, both replication threads running, a live writable source), plus what would make the
- * switchover slow or wrong although it would be accepted: the SQL thread in error, seconds behind
- * its source beyond {@code plannedFailover.maxLagWait} (the lag gate would time out), and errant
- * transactions (the promotion would publish them; {@link CandidateSelection#errantTransactions}).
+ * <p><b>Planned.</b> The shared rule {@link PlannedTarget}, the very one the planned runbook's
+ * Validating applies ({@code PlannedFailoverPlanner}: a primary-candidate, not the active site, not
+ * fenced, a live writable source, the target reachable, read-only and running both replication
+ * threads), asked on the latest polls, a site with no verdict yet counting as not read ({@link
+ * Reason#NotPolled}). Its refusals map onto the reasons below ({@link
+ * #reason(PlannedTarget.Refusal)}). After it comes what would make the switchover slow or wrong
+ * although it would be accepted: the SQL thread in error (which also refines the rule's
+ * "not replicating"), seconds behind its source beyond {@code plannedFailover.maxLagWait} (the lag
+ * gate would time out), and errant transactions (the promotion would publish them; {@link
+ * CandidateSelection#errantTransactions}). So readiness is never laxer than the planner: a site
+ * ready here is one the planner accepts.
  *
  * <p><b>Semi-sync.</b> A site of a group with {@code spec.semiSync.enabled} that should acknowledge
  * commits and does not is named in its message ({@link Reason#SemiSyncNotAcking}) but stays ready:
@@ -68,7 +73,10 @@ public final class SiteReadiness {
     DivergentCandidates,
     /** A GTID set could not be read. */
     UnreadableGtid,
-    /** No active site is recorded. */
+    /**
+     * No active site is recorded (planned: and not exactly one writable site to hand over from), or
+     * the one recorded is not a site of the spec.
+     */
     NoActiveSite,
     /** Planned: the active site is not a reachable writable primary to hand over from. */
     NoLiveSource,
@@ -140,6 +148,7 @@ public final class SiteReadiness {
   public static List<Readiness> evaluate(TopologyMatrix.Input in, Map<String, Boolean> semiSyncAcking) {
     Map<String, Integer> ranks = new LinkedHashMap<>();
     Map<String, NotReady> emergency = emergency(in, ranks);
+    Map<String, PlannedTarget.Reading> readings = readings(in);
     List<Readiness> out = new ArrayList<>();
     for (SiteSpec s : in.config().sites()) {
       List<String> notes = new ArrayList<>();
@@ -148,7 +157,7 @@ public final class SiteReadiness {
         notes.add(Reason.SemiSyncNotAcking + ": its replica side does not acknowledge commits, so commits the primary "
             + "reported durable may be missing from it");
       }
-      out.add(new Readiness(s.name(), planned(in, s), emergency.get(s.name()), ranks.get(s.name()), notes));
+      out.add(new Readiness(s.name(), planned(in, s, readings), emergency.get(s.name()), ranks.get(s.name()), notes));
     }
     return out;
   }
@@ -212,45 +221,24 @@ public final class SiteReadiness {
     return new NotReady(Reason.GroupState, why);
   }
 
-  /** The planned path: see the class comment. */
-  private static NotReady planned(TopologyMatrix.Input in, SiteSpec s) {
+  /**
+   * The planned path: {@link PlannedTarget}'s rule on the latest polls (a site with no verdict yet
+   * counts as not read), then the readiness-only checks of the class comment.
+   */
+  private static NotReady planned(TopologyMatrix.Input in, SiteSpec s, Map<String, PlannedTarget.Reading> readings) {
     String name = s.name();
-    String active = in.activeSite();
-    if (active == null || in.config().site(active).isEmpty()) {
-      return new NotReady(Reason.NoActiveSite, "no active site is recorded to hand over from");
+    PlannedTarget.Outcome rule = PlannedTarget.evaluate(in.config(), s, in.activeSite(), in.isFenced(name), readings);
+    Probe p = in.observation(name).latest();
+    if (!rule.accepted() && rule.refused().refusal() != PlannedTarget.Refusal.ReplicationStopped) {
+      return new NotReady(reason(rule.refused().refusal()), rule.refused().message());
     }
-    if (name.equals(active)) {
-      return new NotReady(Reason.ActivePrimary, "site '" + name + "' is the active site");
-    }
-    if (!s.isPrimaryCandidate()) {
-      return new NotReady(Reason.NotCandidate, "site '" + name + "' has role " + s.role() + " and can never be primary");
-    }
-    if (in.isFenced(name)) {
-      return new NotReady(Reason.Fenced, "site '" + name + "' is fenced (" + FencedSites.ANNOTATION + ")");
-    }
-    SiteObservation source = in.observation(active);
-    if (!source.answeringNow() || source.latest().readOnly()) {
-      return new NotReady(Reason.NoLiveSource, "the active site '" + active + "' is "
-          + (source.answeringNow() ? "read-only" : "not answering") + ": a planned switchover needs a live source");
-    }
-    SiteObservation o = in.observation(name);
-    if (o.state() == SiteState.UNKNOWN || o.latest() == null) {
-      return new NotReady(Reason.NotPolled, "site '" + name + "' has no verdict yet");
-    }
-    Probe p = o.latest();
-    if (!p.reachable()) {
-      return new NotReady(Reason.Unreachable, "site '" + name + "' is unreachable"
-          + (p.error() == null ? "" : ": " + p.error()));
-    }
-    if (!p.readOnly()) {
-      return new NotReady(Reason.Writable, "site '" + name + "' is writable: a second primary");
-    }
+    // The rule's last row, or none: an SQL thread error says more than "not replicating".
     String sqlProblem = CandidateSelection.sqlThreadProblem(name, p.sourceSqlRunning(), p.sourceSqlError());
     if (sqlProblem != null) {
       return new NotReady(Reason.SqlThreadError, sqlProblem);
     }
-    if (!p.replicating()) {
-      return new NotReady(Reason.ReplicationStopped, "site '" + name + "' is not replicating" + threads(p));
+    if (!rule.accepted()) {
+      return new NotReady(Reason.ReplicationStopped, rule.refused().message());
     }
     Duration limit = in.config().maxLagWait();
     if (p.secondsBehindSource() != null && limit != null && p.secondsBehindSource() > limit.toSeconds()) {
@@ -265,16 +253,31 @@ public final class SiteReadiness {
     return null;
   }
 
-  /** The SQL and IO thread states a poll read, as " (SQL thread stopped, IO thread Yes)"; empty when unknown. */
-  private static String threads(Probe p) {
-    List<String> parts = new ArrayList<>();
-    if (p.sourceSqlRunning() != null) {
-      parts.add("SQL thread " + (p.sourceSqlRunning() ? "running" : "stopped"));
+  /** Every site's latest poll, as the shared rule reads it; a site with no verdict yet is left out (not read). */
+  private static Map<String, PlannedTarget.Reading> readings(TopologyMatrix.Input in) {
+    Map<String, PlannedTarget.Reading> readings = new LinkedHashMap<>();
+    for (SiteSpec site : in.config().sites()) {
+      SiteObservation o = in.observation(site.name());
+      if (o.state() != SiteState.UNKNOWN && o.latest() != null) {
+        readings.put(site.name(), PlannedTarget.Reading.of(o.latest()));
+      }
     }
-    if (p.sourceIoState() != null) {
-      parts.add("IO thread " + p.sourceIoState());
-    }
-    return parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")";
+    return readings;
+  }
+
+  /** A refusal of the shared rule as readiness's reason code. */
+  static Reason reason(PlannedTarget.Refusal refusal) {
+    return switch (refusal) {
+      case NotCandidate -> Reason.NotCandidate;
+      case ActiveSite -> Reason.ActivePrimary;
+      case Fenced -> Reason.Fenced;
+      case NoSource -> Reason.NoActiveSite;
+      case SourceUnreachable, SourceReadOnly -> Reason.NoLiveSource;
+      case TargetNotRead -> Reason.NotPolled;
+      case TargetUnreachable -> Reason.Unreachable;
+      case TargetWritable -> Reason.Writable;
+      case ReplicationStopped -> Reason.ReplicationStopped;
+    };
   }
 
   /**

@@ -19,7 +19,7 @@ final class StatusSamples {
     String gtid = "3e11fa47-71ca-11e1-9e33-c80aa9429562:1-9182731";
     SiteStatus iad = new SiteStatus("iad", "Healthy", "2026-04-20T14:33:01Z", true, gtid, 0L,
         "3e11fa47-71ca-11e1-9e33-c80aa9429562:9182732", new MysqlFailoverGroupStatus.Readiness(false,
-        "ReplicationStopped", true, "Lagging", 2, "planned target: not ready, site 'iad' is not replicating"));
+        "ReplicationStopped", true, "Lagging", 2, "planned target: not ready, target iad is not replicating"));
     SiteStatus pdx = new SiteStatus("pdx", "Unreachable", "2026-04-20T14:32:00Z", false, gtid, null, null);
     PlannedFailoverStatus planned = new PlannedFailoverStatus("Succeeded", "pdx", "iad", gtid, gtid,
         "2026-04-20T14:32:00Z", "2026-04-20T14:32:47Z", 47.125, 0L, "CooldownActive", "2026-04-20T14:37:00Z",

@@ -175,20 +175,34 @@ class SiteReadinessTest {
     assertThat(of(all, "b").message()).isEqualTo("planned target: ready; emergency candidate: ready (rank 1)");
   }
 
+  /**
+   * No active site recorded: the emergency path has nothing to fail over from, while a planned
+   * switchover, as the planner takes it, hands over from the one writable site (a); with two
+   * writable sites there is no source to choose.
+   */
   @Test
-  void noActiveSiteMeansNoSiteIsReady() {
-    TopologyMatrix.Input in = new TopologyMatrix.Input(config(null), healthy(), null, null, null, false, T0);
-    List<Readiness> all = SiteReadiness.evaluate(in);
-    assertThat(SiteReadiness.readySites(all)).isEmpty();
-    assertThat(all).allMatch(r -> r.planned().reason() == Reason.NoActiveSite
-        && r.emergency().reason() == Reason.NoActiveSite);
+  void noActiveSiteRecordedLeavesOnlyThePlannedPathFromTheOneWritableSite() {
+    List<Readiness> all = SiteReadiness.evaluate(new TopologyMatrix.Input(config(null), healthy(), null, null, null,
+        false, T0));
+    assertThat(all).allMatch(r -> r.emergency().reason() == Reason.NoActiveSite);
+    assertThat(of(all, "a").planned().reason()).isEqualTo(Reason.ActivePrimary);
+    assertThat(of(all, "a").planned().message()).isEqualTo("site 'a' is already the writable primary");
+    assertThat(of(all, "d").planned().reason()).isEqualTo(Reason.NotCandidate);
+    assertThat(SiteReadiness.readySites(all)).containsExactly("b", "c");
+
+    List<Readiness> twoWritable = SiteReadiness.evaluate(new TopologyMatrix.Input(config(null),
+        put(healthy(), "c", writable("c", P)), null, null, null, false, T0));
+    assertThat(SiteReadiness.readySites(twoWritable)).isEmpty();
+    assertThat(of(twoWritable, "b").planned().reason()).isEqualTo(Reason.NoActiveSite);
+    assertThat(of(twoWritable, "b").planned().message())
+        .isEqualTo("more than one writable server [a, c]: refusing to choose a source");
   }
 
   @Test
   void stoppedReplicationNamesTheThread() {
     TopologyMatrix.Input in = input(m -> put(m, "b", observed(bProbe(false, null).withSourceSql(false, null))), null, List.of());
     assertThat(of(SiteReadiness.evaluate(in), "b").planned().message())
-        .isEqualTo("site 'b' is not replicating (SQL thread stopped, IO thread Yes)");
+        .isEqualTo("target b is not replicating (io thread running, sql thread stopped)");
   }
 
   @Test

@@ -7,11 +7,13 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.topology.FencedSites;
+import io.shipstream.failover.model.topology.PlannedTarget;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.ServerState;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +22,9 @@ import java.util.Optional;
  * The Validating phase as a pure function: given the resource, the request and what the servers
  * say, decide whether to go on, refuse or wait out the cooldown. No I/O, no clock: the workflow
  * passes {@code now} from {@code Workflow.currentTimeMillis()}, so this is replay-safe and
- * unit-testable.
+ * unit-testable. Whether the target could take over, and from which source, is {@link
+ * PlannedTarget}'s rule, the one each site's standing readiness applies too; the planner adds the
+ * request's own checks (annotation, spec, site) and the cooldown.
  */
 public final class PlannedFailoverPlanner {
   private PlannedFailoverPlanner() {}
@@ -80,17 +84,11 @@ public final class PlannedFailoverPlanner {
       return new Reject(Reason.UnknownSite, "unknown site '" + target + "': the group's sites are "
           + config.sites().stream().map(SiteSpec::name).toList(), target);
     }
-    if (!targetSite.get().isPrimaryCandidate()) {
-      return new Reject(Reason.TargetNotCandidate, "site '" + target + "' has role " + targetSite.get().role()
-          + " and can never be primary", target);
-    }
     MysqlFailoverGroupStatus status = snapshot.status();
-    if (status != null && target.equals(status.activeSite())) {
-      return new Reject(Reason.AlreadyActive, "site '" + target + "' is already the active site: nothing to do", target);
-    }
-    if (status != null && FencedSites.contains(status.fencedSites(), target)) {
-      return new Reject(Reason.TargetFenced, "site '" + target + "' is fenced (" + FencedSites.ANNOTATION
-          + "): a fenced site is never promoted; unfence it first", target);
+    PlannedTarget.Refused refused = PlannedTarget.request(targetSite.get(), status == null ? null : status.activeSite(),
+        status != null && FencedSites.contains(status.fencedSites(), target));
+    if (refused != null) {
+      return reject(refused, target);
     }
     return new CheckedRequest(config, annotation);
   }
@@ -115,26 +113,15 @@ public final class PlannedFailoverPlanner {
           + status.cooldownSince() + "; retry after " + when, targetName);
     }
 
-    Decision sourceDecision = findSource(config, status, states, targetName);
-    if (!(sourceDecision instanceof Proceed found)) {
-      return sourceDecision;
+    Map<String, PlannedTarget.Reading> readings = new LinkedHashMap<>();
+    states.forEach((site, state) -> readings.put(site, reading(state)));
+    PlannedTarget.Outcome outcome = PlannedTarget.servers(config, targetName, status == null ? null : status.activeSite(),
+        readings);
+    if (!outcome.accepted()) {
+      return reject(outcome.refused(), targetName);
     }
-    SiteSpec source = found.plan().source();
-
+    SiteSpec source = config.site(outcome.source()).orElseThrow();
     ServerState t = states.get(targetName);
-    if (t == null || !t.reachable()) {
-      return new Reject(Reason.TargetUnhealthy, "target " + targetName + " is unreachable"
-          + (t == null || t.error() == null ? "" : ": " + t.error()), targetName);
-    }
-    if (!t.readOnly()) {
-      return new Reject(Reason.TargetUnhealthy, "target " + targetName + " is writable: refusing to create a "
-          + "second primary; fence it or check for split brain first", targetName);
-    }
-    if (!t.replicating()) {
-      return new Reject(Reason.TargetUnhealthy, "target " + targetName + " is not replicating (io thread "
-          + (t.ioThreadRunning() ? "running" : "stopped") + ", sql thread "
-          + (t.sqlThreadRunning() ? "running" : "stopped") + ")", targetName);
-    }
     Duration maxLagWait = request.annotation().maxLagWait().orElse(config.maxLagWait());
     return new Proceed(new Plan(config, source, target, maxLagWait, OtherReplicas.isSite(source, t),
         catchUpBeforeFence(states.get(source.name()), t)));
@@ -197,45 +184,26 @@ public final class PlannedFailoverPlanner {
     return forecast;
   }
 
-  private static Decision findSource(GroupConfig config, MysqlFailoverGroupStatus status,
-      Map<String, ServerState> states, String targetName) {
-    String active = status == null ? null : status.activeSite();
-    SiteSpec source;
-    if (active != null) {
-      Optional<SiteSpec> site = config.site(active);
-      if (site.isEmpty()) {
-        return new Reject(Reason.NoActivePrimary, "status.activeSite '" + active + "' is not a site of the spec",
-            targetName);
-      }
-      source = site.get();
-    } else {
-      List<String> writable = states.values().stream()
-          .filter(s -> s.reachable() && !s.readOnly())
-          .map(ServerState::site)
-          .sorted()
-          .toList();
-      if (writable.size() != 1) {
-        return new Reject(Reason.NoActivePrimary, writable.isEmpty()
-            ? "no writable primary found and status.activeSite is not set"
-            : "more than one writable server " + writable + ": refusing to choose a source", targetName);
-      }
-      source = config.site(writable.get(0)).orElseThrow();
-      if (source.name().equals(targetName)) {
-        return new Reject(Reason.AlreadyActive, "site '" + targetName + "' is already the writable primary",
-            targetName);
-      }
-    }
-    ServerState s = states.get(source.name());
-    if (s == null || !s.reachable()) {
-      return new Reject(Reason.SourceCrashed, "source " + source.name() + " is unreachable"
-          + (s == null || s.error() == null ? "" : " (" + s.error() + ")")
-          + ": a planned failover needs a live source; this is a case for emergency failover", targetName);
-    }
-    if (s.readOnly()) {
-      return new Reject(Reason.NoActivePrimary, "active site " + source.name() + " is read-only (fenced?): "
-          + "nothing to hand over", targetName);
-    }
-    return new Proceed(new Plan(config, source, null, null, false, null));
+  /**
+   * A refusal of the shared target rule ({@link PlannedTarget}) as this runbook's reason code: the
+   * codes the status, Events and histories have always carried.
+   */
+  private static Reject reject(PlannedTarget.Refused refused, String target) {
+    Reason reason = switch (refused.refusal()) {
+      case NotCandidate -> Reason.TargetNotCandidate;
+      case ActiveSite -> Reason.AlreadyActive;
+      case Fenced -> Reason.TargetFenced;
+      case NoSource, SourceReadOnly -> Reason.NoActivePrimary;
+      case SourceUnreachable -> Reason.SourceCrashed;
+      case TargetNotRead, TargetUnreachable, TargetWritable, ReplicationStopped -> Reason.TargetUnhealthy;
+    };
+    return new Reject(reason, refused.message(), target);
+  }
+
+  /** What the target rule needs of an inspection. */
+  private static PlannedTarget.Reading reading(ServerState s) {
+    return new PlannedTarget.Reading(s.reachable(), s.error(), s.readOnly(), s.replicating(), s.ioThreadRunning(),
+        s.sqlThreadRunning());
   }
 
   /**
