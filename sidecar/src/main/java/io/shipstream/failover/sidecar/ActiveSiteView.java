@@ -1,14 +1,10 @@
 package io.shipstream.failover.sidecar;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.IOException;
+import io.shipstream.failover.wire.PeerView;
+import io.shipstream.failover.wire.Wire;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 
@@ -19,8 +15,6 @@ import java.util.Objects;
  * which is how a sidecar cut off from the watcher still learns of a failover or a fence.
  */
 public record ActiveSiteView(String activeSite, Instant observedAt, List<String> fencedSites) {
-  private static final ObjectMapper JSON = new ObjectMapper();
-
   public ActiveSiteView {
     if (activeSite == null || activeSite.isBlank()) {
       throw new IllegalArgumentException("activeSite is required");
@@ -49,68 +43,41 @@ public record ActiveSiteView(String activeSite, Instant observedAt, List<String>
   }
 
   /**
-   * The JSON the watcher serves and the sidecar re-serves: {@code
+   * The JSON the sidecar serves its peers ({@link PeerView}): {@code
    * {"activeSite":..,"observedAt":..,"fencedSites":[..]}} ({@code fencedSites} only when some are).
    */
   public String toJson() {
-    ObjectNode node = JSON.createObjectNode();
-    node.put("activeSite", activeSite);
-    node.put("observedAt", observedAt.toString());
-    if (!fencedSites.isEmpty()) {
-      ArrayNode fenced = node.putArray("fencedSites");
-      fencedSites.forEach(fenced::add);
-    }
-    return node.toString();
+    return Wire.write(new PeerView(activeSite, observedAt.toString(), fencedSites));
   }
 
   /**
-   * Reads the JSON; {@code observedAt} is RFC 3339 with any offset. Unknown fields are ignored, so
-   * a newer watcher can add some.
+   * Reads a peer's view; {@code observedAt} is RFC 3339 with any offset. Unknown fields are
+   * ignored, so a newer sidecar can add some.
    *
    * @throws IllegalArgumentException when the body is not such a view
    */
   public static ActiveSiteView parse(byte[] body) {
-    return from(object(body));
+    PeerView view = Wire.read(body, PeerView.class);
+    return of(view.activeSite(), view.observedAt(), view.fencedSites());
   }
 
-  /** The view in a JSON object's {@code activeSite} and {@code observedAt}. */
-  static ActiveSiteView from(JsonNode node) {
-    JsonNode site = node.get("activeSite");
-    JsonNode at = node.get("observedAt");
-    if (site == null || !site.isTextual() || at == null || !at.isTextual()) {
+  /**
+   * The view in the fields of a peer's or the watcher's answer.
+   *
+   * @throws IllegalArgumentException when either text field is missing, a fenced site is null, or
+   *     {@code observedAt} is not RFC 3339
+   */
+  static ActiveSiteView of(String activeSite, String observedAt, List<String> fencedSites) {
+    if (activeSite == null || observedAt == null) {
       throw new IllegalArgumentException("expected the text fields activeSite and observedAt");
     }
-    JsonNode fenced = node.get("fencedSites");
-    List<String> fencedSites = new ArrayList<>();
-    if (fenced != null && !fenced.isNull()) {
-      if (!fenced.isArray()) {
-        throw new IllegalArgumentException("fencedSites must be an array of site names");
-      }
-      for (JsonNode s : fenced) {
-        if (!s.isTextual()) {
-          throw new IllegalArgumentException("fencedSites must be an array of site names");
-        }
-        fencedSites.add(s.asText());
-      }
+    if (fencedSites != null && fencedSites.contains(null)) {
+      throw new IllegalArgumentException("fencedSites must be an array of site names");
     }
     try {
-      return new ActiveSiteView(site.asText(), OffsetDateTime.parse(at.asText()).toInstant(), fencedSites);
+      return new ActiveSiteView(activeSite, OffsetDateTime.parse(observedAt).toInstant(), fencedSites);
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("observedAt '" + at.asText() + "' is not an RFC 3339 time", e);
+      throw new IllegalArgumentException("observedAt '" + observedAt + "' is not an RFC 3339 time", e);
     }
-  }
-
-  /** The body as a JSON object. */
-  static JsonNode object(byte[] body) {
-    JsonNode node;
-    try {
-      node = JSON.readTree(body);
-    } catch (IOException e) {
-      throw new IllegalArgumentException("not JSON", e);
-    }
-    if (node == null || !node.isObject()) {
-      throw new IllegalArgumentException("expected a JSON object");
-    }
-    return node;
   }
 }

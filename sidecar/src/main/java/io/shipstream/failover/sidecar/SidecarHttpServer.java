@@ -1,10 +1,11 @@
 package io.shipstream.failover.sidecar;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.wire.PeerPing;
+import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -60,7 +61,7 @@ final class SidecarHttpServer implements AutoCloseable {
       Supplier<Optional<ActiveSiteView>> view, Supplier<SidecarStatus> status, Supplier<String> metrics,
       Supplier<SidecarStatus> tickNow, Supplier<Optional<String>> stalled, ControlPlaneTls tls,
       InetSocketAddress httpsAddress) throws IOException {
-    String pingBody = new ObjectMapper().createObjectNode().put("site", site).toString();
+    String pingBody = Wire.write(new PeerPing(site));
     server = HttpServer.create(address, 16);
     server.setExecutor(executor);
     Map<String, Handler> routes = Map.of(

@@ -1,6 +1,7 @@
 package io.shipstream.failover.sidecar;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import io.shipstream.failover.wire.ActiveSiteAnswer;
+import io.shipstream.failover.wire.Wire;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -25,44 +26,37 @@ record WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optiona
   }
 
   /**
-   * Reads the JSON; unknown fields are ignored, so a newer watcher can add some.
+   * Reads the JSON ({@link ActiveSiteAnswer}); unknown fields are ignored, so a newer watcher can add some.
    *
    * @throws IllegalArgumentException when the body is neither a view nor a never-active answer
    */
   static WatcherAnswer parse(byte[] body) {
-    JsonNode node = ActiveSiteView.object(body);
-    Optional<Timing> timing = timing(node);
-    JsonNode site = node.get("activeSite");
-    boolean fresh = node.path("fresh").asBoolean(false);
-    if (node.path("groupDeleted").asBoolean(false) && (site == null || site.isNull())) {
-      return new WatcherAnswer(Optional.empty(), false, timing, fresh, Optional.of(deletedAt(node)));
+    ActiveSiteAnswer answer = Wire.read(body, ActiveSiteAnswer.class);
+    // Both values as positive whole milliseconds (anything else reads as null), or nothing: half a
+    // timing is none.
+    Optional<Timing> timing = answer.leaseTimeoutMillis() == null || answer.peerCheckIntervalMillis() == null
+        ? Optional.empty()
+        : Optional.of(new Timing(Duration.ofMillis(answer.leaseTimeoutMillis()),
+            Duration.ofMillis(answer.peerCheckIntervalMillis())));
+    boolean fresh = answer.saysFresh();
+    if (answer.saysDeleted() && answer.activeSite() == null) {
+      return new WatcherAnswer(Optional.empty(), false, timing, fresh, Optional.of(deletedAt(answer.deletedAt())));
     }
-    if (node.path("neverActive").asBoolean(false) && (site == null || site.isNull())) {
+    if (answer.saysNeverActive() && answer.activeSite() == null) {
       return new WatcherAnswer(Optional.empty(), true, timing, fresh);
     }
-    return new WatcherAnswer(Optional.of(ActiveSiteView.from(node)), false, timing, fresh);
+    return new WatcherAnswer(Optional.of(ActiveSiteView.of(answer.activeSite(), answer.observedAt(),
+        answer.fencedSites())), false, timing, fresh);
   }
 
-  private static Instant deletedAt(JsonNode node) {
-    JsonNode at = node.get("deletedAt");
-    if (at == null || !at.isTextual()) {
+  private static Instant deletedAt(String at) {
+    if (at == null) {
       throw new IllegalArgumentException("a deleted group's answer needs the text field deletedAt");
     }
     try {
-      return OffsetDateTime.parse(at.asText()).toInstant();
+      return OffsetDateTime.parse(at).toInstant();
     } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException("deletedAt '" + at.asText() + "' is not an RFC 3339 time", e);
+      throw new IllegalArgumentException("deletedAt '" + at + "' is not an RFC 3339 time", e);
     }
-  }
-
-  /** Both values as positive whole milliseconds, or nothing: half a timing is none. */
-  private static Optional<Timing> timing(JsonNode node) {
-    JsonNode lease = node.get("leaseTimeoutMillis");
-    JsonNode interval = node.get("peerCheckIntervalMillis");
-    if (lease == null || !lease.canConvertToLong() || !lease.isIntegralNumber() || lease.asLong() <= 0
-        || interval == null || !interval.isIntegralNumber() || !interval.canConvertToLong() || interval.asLong() <= 0) {
-      return Optional.empty();
-    }
-    return Optional.of(new Timing(Duration.ofMillis(lease.asLong()), Duration.ofMillis(interval.asLong())));
   }
 }

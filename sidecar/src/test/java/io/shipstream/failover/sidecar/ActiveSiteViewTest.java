@@ -46,7 +46,9 @@ class ActiveSiteViewTest {
     assertThat(view.fences("iad")).isFalse();
     assertThat(parse("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\"}").fencedSites()).isEmpty();
     assertThatThrownBy(() -> parse("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\","
-        + "\"fencedSites\":\"dr\"}")).hasMessage("fencedSites must be an array of site names");
+        + "\"fencedSites\":\"dr\"}")).hasMessage("fencedSites is not an array");
+    assertThatThrownBy(() -> parse("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\","
+        + "\"fencedSites\":[null]}")).hasMessage("fencedSites must be an array of site names");
   }
 
   @Test

@@ -26,7 +26,7 @@ class ArchitectureTest {
         .importPackages(BASE);
     // A rule over no classes passes; make sure every module was found on the classpath.
     for (String module : new String[] {"model", "workflows", "kube", "activities", "watcher", "worker", "sidecar",
-        "runtime", "temporal", "mysql"}) {
+        "runtime", "temporal", "mysql", "wire"}) {
       if (!classes.containPackage(BASE + "." + module)) {
         throw new AssertionError("no classes of " + module + " on the test classpath");
       }
@@ -79,6 +79,17 @@ class ArchitectureTest {
           .should().dependOnClassesThat().resideInAPackage(BASE + "." + process + "..")
           .check(classes);
     }
+  }
+
+  /**
+   * The JSON the processes exchange is plain records on Jackson, so both ends (the sidecar with
+   * its small dependency set among them) can use it, and it knows none of the processes.
+   */
+  @Test
+  void wireIsPlainRecords() {
+    classes().that().resideInAPackage(BASE + ".wire..")
+        .should().onlyDependOnClassesThat().resideInAnyPackage("java..", BASE + ".wire..", "com.fasterxml.jackson..")
+        .check(classes);
   }
 
   /** Process plumbing every process shares, the sidecar included: so no Temporal here either. */

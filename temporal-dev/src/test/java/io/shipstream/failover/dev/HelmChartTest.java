@@ -206,12 +206,32 @@ class HelmChartTest {
   }
 
   @Test
-  void defaultValuesRenderTheTwoProcessesAndNothingOptional() {
+  void defaultValuesRenderTheTwoProcessesTheirBudgetsAndNothingOptional() {
     assertThat(kinds(defaults)).containsExactlyInAnyOrderEntriesOf(Map.of(
         "ServiceAccount", 2L, "ClusterRole", 2L, "ClusterRoleBinding", 2L, "Role", 1L, "RoleBinding", 1L,
-        "Service", 2L, "Deployment", 2L));
+        "Service", 2L, "Deployment", 2L, "PodDisruptionBudget", 2L));
     assertThat(deployment(defaults, "worker").getSpec().getReplicas()).isEqualTo(2);
     assertThat(deployment(defaults, "watcher").getSpec().getReplicas()).isEqualTo(2);
+  }
+
+  /**
+   * An upgrade rolls each Deployment one new pod at a time and stops an old one only once the new
+   * one is ready: a worker polls the task queue, and a watcher answers the sidecars, throughout.
+   * A drain, too, leaves one of each (the PodDisruptionBudgets, on by default).
+   */
+  @Test
+  void anUpgradeNeverLeavesAProcessWithoutAReadyPod() {
+    for (String component : List.of("worker", "watcher")) {
+      var strategy = deployment(defaults, component).getSpec().getStrategy();
+      assertThat(strategy.getType()).as(component).isEqualTo("RollingUpdate");
+      assertThat(strategy.getRollingUpdate().getMaxUnavailable().getIntVal()).as(component).isZero();
+      assertThat(strategy.getRollingUpdate().getMaxSurge().getIntVal()).as(component).isEqualTo(1);
+      PodDisruptionBudget budget = of(defaults, PodDisruptionBudget.class).stream()
+          .filter(pdb -> pdb.getMetadata().getName().equals(RELEASE + "-" + component)).findFirst().orElseThrow();
+      assertThat(budget.getSpec().getMaxUnavailable().getIntVal()).as(component).isEqualTo(1);
+      assertThat(budget.getSpec().getSelector().getMatchLabels()).as(component)
+          .isEqualTo(deployment(defaults, component).getSpec().getSelector().getMatchLabels());
+    }
   }
 
   @Test

@@ -1,9 +1,9 @@
 package io.shipstream.failover.activities.sidecar;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.wire.SidecarStatusAnswer;
+import io.shipstream.failover.wire.Wire;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import java.io.IOException;
 import java.net.URI;
@@ -21,7 +21,6 @@ import java.util.function.Supplier;
  */
 final class SidecarClient {
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http;
   /** The credential of the group asked about, per request; null sends none. */
@@ -90,17 +89,19 @@ final class SidecarClient {
     return parse(response.body());
   }
 
+  /**
+   * The fields of the sidecar's status the proof rests on. The timing is null from an older
+   * sidecar that does not report it (or reports anything but positive whole milliseconds).
+   */
   static Snapshot parse(String body) throws IOException {
-    JsonNode node = JSON.readTree(body);
-    JsonNode view = node.path("view");
-    String activeSite = view.isObject() ? view.path("activeSite").asText(null) : null;
-    return new Snapshot(node.path("site").asText(null), activeSite, node.path("mysql").asText(null),
-        node.path("ticks").asLong(-1), millis(node, "leaseTimeoutMillis"), millis(node, "peerCheckIntervalMillis"));
-  }
-
-  /** A positive whole number of milliseconds, or null: an older sidecar does not report its timing. */
-  private static Long millis(JsonNode node, String field) {
-    JsonNode value = node.path(field);
-    return value.isIntegralNumber() && value.canConvertToLong() && value.asLong() > 0 ? value.asLong() : null;
+    SidecarStatusAnswer status;
+    try {
+      status = Wire.read(body, SidecarStatusAnswer.class);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("unreadable sidecar status: " + e.getMessage(), e);
+    }
+    String activeSite = status.view() == null ? null : status.view().activeSite();
+    return new Snapshot(status.site(), activeSite, status.mysql(), status.ticks() == null ? -1 : status.ticks(),
+        status.leaseTimeoutMillis(), status.peerCheckIntervalMillis());
   }
 }

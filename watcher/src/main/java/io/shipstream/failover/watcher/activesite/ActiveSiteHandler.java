@@ -1,7 +1,5 @@
 package io.shipstream.failover.watcher.activesite;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import io.shipstream.failover.kube.SidecarCredentials;
@@ -12,12 +10,16 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.wire.ActiveSiteAnswer;
+import io.shipstream.failover.wire.ErrorAnswer;
+import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -76,7 +78,6 @@ import org.slf4j.LoggerFactory;
 public final class ActiveSiteHandler implements HttpHandler {
   public static final String PATH = "/active-site";
   private static final Logger LOG = LoggerFactory.getLogger(ActiveSiteHandler.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** One response: status code and JSON body. */
   record Reply(int status, String body) {}
@@ -216,12 +217,7 @@ public final class ActiveSiteHandler implements HttpHandler {
         return token != null && token.matches(authorization) ? error(404, "no MysqlFailoverGroup " + ref)
             : error(403, "this credential is not " + ref + "'s");
       }
-      ObjectNode gone = JSON.createObjectNode();
-      gone.putNull("activeSite");
-      gone.put("groupDeleted", true);
-      gone.put("deletedAt", tombstone.get().deletedAt().toString());
-      gone.put("observedAt", clock.instant().toString());
-      return new Reply(200, gone.toString());
+      return new Reply(200, Wire.write(ActiveSiteAnswer.deleted(tombstone.get().deletedAt(), clock.instant())));
     } else {
       deleted.remove(ref);
     }
@@ -233,24 +229,19 @@ public final class ActiveSiteHandler implements HttpHandler {
       return error(503, ref + " has a status this watcher cannot read: " + String.join("; ", group.get().unreadable()));
     }
     MysqlFailoverGroupStatus status = group.get().getStatus();
-    ObjectNode body = JSON.createObjectNode();
+    // The sidecars keep the fenced sites read-only (their operator rule), even the active site.
+    List<String> fenced = status == null || status.fencedSites() == null ? List.of() : status.fencedSites();
+    ActiveSiteAnswer body;
     if (Adoption.neverActive(status)) {
-      body.putNull("activeSite");
-      body.put("neverActive", true);
+      body = ActiveSiteAnswer.neverActive(fenced, clock.instant());
     } else if (status.activeSite() == null || status.activeSite().isBlank()) {
       return error(503, ref + " has no active site in its status yet");
     } else {
-      body.put("activeSite", status.activeSite());
+      body = ActiveSiteAnswer.active(status.activeSite(), fenced, clock.instant());
     }
-    if (status != null && status.fencedSites() != null && !status.fencedSites().isEmpty()) {
-      // The sidecars keep these read-only (their operator rule), even the active site.
-      com.fasterxml.jackson.databind.node.ArrayNode fenced = body.putArray("fencedSites");
-      status.fencedSites().forEach(fenced::add);
-    }
-    body.put("observedAt", clock.instant().toString());
-    putTiming(body, ref, group.get());
+    body = withTiming(body, ref, group.get());
     if (fresh) {
-      body.put("fresh", true);
+      body = body.markedFresh();
       String site = query.get("site");
       if (site != null && !site.isBlank()) {
         try {
@@ -260,7 +251,7 @@ public final class ActiveSiteHandler implements HttpHandler {
         }
       }
     }
-    return new Reply(200, body.toString());
+    return new Reply(200, Wire.write(body));
   }
 
   /** Null when {@code authorization} carries the group's credential; otherwise the refusal. */
@@ -286,16 +277,15 @@ public final class ActiveSiteHandler implements HttpHandler {
    * these, so a sidecar running with other values (its environment's) could fence an isolated old
    * primary after the candidate became writable.
    */
-  private static void putTiming(ObjectNode body, GroupRef ref, MysqlFailoverGroup group) {
+  private static ActiveSiteAnswer withTiming(ActiveSiteAnswer body, GroupRef ref, MysqlFailoverGroup group) {
     GroupConfig config;
     try {
       config = GroupConfig.resolve(group.getSpec());
     } catch (GroupConfig.InvalidSpecException e) {
       LOG.debug("{}: no sidecar timing in /active-site, the spec does not resolve: {}", ref, e.getMessage());
-      return;
+      return body;
     }
-    body.put("leaseTimeoutMillis", config.leaseTimeout().toMillis());
-    body.put("peerCheckIntervalMillis", config.peerCheckInterval().toMillis());
+    return body.withTiming(config.leaseTimeout().toMillis(), config.peerCheckInterval().toMillis());
   }
 
   /**
@@ -347,6 +337,6 @@ public final class ActiveSiteHandler implements HttpHandler {
   }
 
   private static Reply error(int status, String message) {
-    return new Reply(status, JSON.createObjectNode().put("error", message).toString());
+    return new Reply(status, Wire.write(new ErrorAnswer(message)));
   }
 }

@@ -1,12 +1,12 @@
 package io.shipstream.failover.watcher.topology;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.shipstream.failover.model.topology.LeaseFenceRelease;
 import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.wire.SidecarStatusAnswer;
+import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -27,7 +27,6 @@ import java.util.function.Function;
 final class SidecarStatusReader {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   private final HttpClient http;
   /** The credential a group's sidecars are asked with; null sends none. */
@@ -71,8 +70,7 @@ final class SidecarStatusReader {
    * @throws IOException when the sidecar does not answer, or answers anything but a 200 with JSON
    */
   Optional<Boolean> startsReadOnly(String sidecarUrl) throws IOException, InterruptedException {
-    JsonNode value = status(null, sidecarUrl).path("startsReadOnly");
-    return value.isBoolean() ? Optional.of(value.booleanValue()) : Optional.empty();
+    return Optional.ofNullable(status(null, sidecarUrl).startsReadOnly());
   }
 
   /**
@@ -83,14 +81,13 @@ final class SidecarStatusReader {
    */
   Optional<LeaseFenceRelease.SidecarFence> ownFence(GroupRef group, String sidecarUrl)
       throws IOException, InterruptedException {
-    JsonNode status = status(group, sidecarUrl);
-    JsonNode live = status.path("leaseLive");
-    if (!live.isBoolean() || !status.has("ownFence")) {
+    SidecarStatusAnswer status = status(group, sidecarUrl);
+    // A sidecar writes ownFence (null while none stands) wherever it writes leaseLive: both came in
+    // one release, so a leaseLive is the sign that ownFence's null means "none" and not "too old".
+    if (status.leaseLive() == null) {
       return Optional.empty();
     }
-    JsonNode fence = status.path("ownFence");
-    return Optional.of(new LeaseFenceRelease.SidecarFence(fence.isTextual() ? fence.textValue() : null,
-        live.booleanValue()));
+    return Optional.of(new LeaseFenceRelease.SidecarFence(status.ownFence(), status.leaseLive()));
   }
 
   /** A sidecar's last fence, as its {@code /status} says ({@code lastFence}). */
@@ -111,22 +108,21 @@ final class SidecarStatusReader {
 
   /** {@link #read(String)} with {@code group}'s credential. */
   Reading read(GroupRef group, String sidecarUrl) throws IOException, InterruptedException {
-    JsonNode status = status(group, sidecarUrl);
-    JsonNode starts = status.path("startsReadOnly");
-    JsonNode fence = status.path("lastFence");
+    SidecarStatusAnswer status = status(group, sidecarUrl);
+    SidecarStatusAnswer.Fence fence = status.lastFence();
     Optional<Fence> lastFence = Optional.empty();
-    if (fence.isObject() && fence.path("at").isTextual() && fence.path("rule").isTextual()) {
+    if (fence != null && fence.at() != null && fence.rule() != null) {
       try {
-        lastFence = Optional.of(new Fence(Instant.parse(fence.path("at").textValue()), fence.path("rule").textValue(),
-            fence.path("reason").asText("")));
+        lastFence = Optional.of(new Fence(Instant.parse(fence.at()), fence.rule(),
+            fence.reason() == null ? "" : fence.reason()));
       } catch (DateTimeParseException e) {
         throw new IOException("unreadable lastFence.at from " + sidecarUrl + ": " + e.getMessage(), e);
       }
     }
-    return new Reading(starts.isBoolean() ? Optional.of(starts.booleanValue()) : Optional.empty(), lastFence);
+    return new Reading(Optional.ofNullable(status.startsReadOnly()), lastFence);
   }
 
-  private JsonNode status(GroupRef group, String sidecarUrl) throws IOException, InterruptedException {
+  private SidecarStatusAnswer status(GroupRef group, String sidecarUrl) throws IOException, InterruptedException {
     String root = sidecarUrl.endsWith("/") ? sidecarUrl.substring(0, sidecarUrl.length() - 1) : sidecarUrl;
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + "/status")).timeout(REQUEST_TIMEOUT).GET();
     SharedToken token;
@@ -146,6 +142,10 @@ final class SidecarStatusReader {
     if (response.statusCode() != 200) {
       throw new IOException("HTTP " + response.statusCode() + " from " + response.uri());
     }
-    return JSON.readTree(response.body());
+    try {
+      return Wire.read(response.body(), SidecarStatusAnswer.class);
+    } catch (IllegalArgumentException e) {
+      throw new IOException("unreadable status from " + response.uri().getHost() + ": " + e.getMessage(), e);
+    }
   }
 }
