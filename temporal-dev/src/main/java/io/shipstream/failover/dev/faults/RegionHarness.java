@@ -126,15 +126,18 @@ public final class RegionHarness implements AutoCloseable {
 
   /**
    * The other watcher led after the cut (its time against the bound the Lease sets: duration plus
-   * a jittered retry period after the last renewal, never asserted), and the cut-off worker began
-   * no activity after it while the other did the failover's.
+   * a jittered retry period after the last renewal, never asserted), the cut-off leader had
+   * stopped acting by then (never two leaders), and the cut-off worker began no activity after
+   * the cut while the other did the failover's.
    */
   private void takeover(LeaderOutage.Takeover t, List<Check> checks) {
     Duration bound = knobs.watcherLease().plus(knobs.watcherRetryPeriod().multipliedBy(12).dividedBy(10));
     checks.add(new Check("takeover", t.takeoverMs() >= 0, "the watcher in " + RegionStack.CONTROL_PLANE_REGION
         + " led " + ms(t.takeoverMs()) + " after " + t.region() + " went dark (Lease + 1.2 retry periods: "
-        + bound.toMillis() + " ms); the cut-off leader stopped acting after " + ms(t.stepDownMs())
-        + " (renew deadline " + knobs.watcherRenewDeadline().toMillis() + " ms)"));
+        + bound.toMillis() + " ms)"));
+    checks.add(new Check("one-leader", t.stepDownMs() >= 0 && t.stepDownMs() < t.takeoverMs(),
+        "the cut-off leader stopped acting " + ms(t.stepDownMs()) + " after the cut (renew deadline "
+        + knobs.watcherRenewDeadline().toMillis() + " ms), the other led after " + ms(t.takeoverMs())));
     checks.add(new Check("dark-worker-idle", t.darkWorkerAttempts() == 0 && t.otherWorkerAttempts() > 0,
         "activity attempts begun after the cut: " + t.darkWorkerAttempts() + " by the cut-off worker, "
         + t.otherWorkerAttempts() + " by the other; " + t.stuck().detail()));

@@ -35,8 +35,11 @@ class RegionOutageIT {
   static Stream<Arguments> drills() {
     return Stream.of(
         Arguments.of(Flavor.MARIADB, RegionDrill.LEADER_AND_PRIMARY_DARK),
-        Arguments.of(Flavor.MARIADB, RegionDrill.PRIMARY_DARK_SEMI_SYNC),
         Arguments.of(Flavor.MARIADB, RegionDrill.LEADER_DARK),
+        // Last on its stack: when spec.semiSync was removed after it (2026-12-02), the new primary
+        // kept semi-sync on (the monitor turned it off on the old primary only), so the next
+        // drill's wait for it to be off ran out and started a stack of its own (128 s).
+        Arguments.of(Flavor.MARIADB, RegionDrill.PRIMARY_DARK_SEMI_SYNC),
         Arguments.of(Flavor.MYSQL, RegionDrill.COMES_BACK));
   }
 
@@ -53,7 +56,7 @@ class RegionOutageIT {
     assertThat(r.passed()).as(detail.toString()).isTrue();
     assertThat(r.checks()).extracting(CaseResult.Check::invariant).containsAll(FaultSuite.INVARIANTS);
     if (drill == RegionDrill.LEADER_DARK || drill == RegionDrill.LEADER_AND_PRIMARY_DARK) {
-      assertThat(r.checks()).extracting(CaseResult.Check::invariant).contains("takeover", "dark-worker-idle");
+      assertThat(r.checks()).extracting(CaseResult.Check::invariant).contains("takeover", "one-leader", "dark-worker-idle");
     }
     if (drill == RegionDrill.COMES_BACK || drill == RegionDrill.LEADER_AND_PRIMARY_DARK) {
       assertThat(r.checks()).extracting(CaseResult.Check::invariant).contains("returned");
