@@ -176,13 +176,18 @@ public final class ControlPlane implements AutoCloseable {
       // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
       io.fabric8.kubernetes.client.KubernetesClient api = kube.client();
       if (watcherApiPath != null) {
-        watcherKube = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
-            new io.fabric8.kubernetes.client.ConfigBuilder(kube.client().getConfiguration())
-                .withMasterUrl(watcherApiPath.httpUrl().toString()).build()).build();
+        watcherKube = apiClientAt(watcherApiPath.httpUrl());
         api = watcherKube;
       }
       watcher = WatcherApp.start(watcherConfig(watcherPort, "watcher-0"), api, client);
     }
+  }
+
+  /** A client of the mock API server as the stack's own, but reaching it at {@code url} (a proxy of it). */
+  private io.fabric8.kubernetes.client.KubernetesClient apiClientAt(java.net.URI url) {
+    return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+        new io.fabric8.kubernetes.client.ConfigBuilder(kube.client().getConfiguration())
+            .withMasterUrl(url.toString()).build()).build();
   }
 
   /** The watchers' configuration: every replica the same but for its port and its name on the Lease. */
@@ -239,9 +244,7 @@ public final class ControlPlane implements AutoCloseable {
       this.name = name;
       this.stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
           .setTarget(temporalTarget).build());
-      this.api = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
-          new io.fabric8.kubernetes.client.ConfigBuilder(kube.client().getConfiguration())
-              .withMasterUrl(apiUrl.toString()).build()).build();
+      this.api = apiClientAt(apiUrl);
       WorkerFactory startedWorker = null;
       try {
         startedWorker = newWorker(stubs, api, interceptors, "worker-" + name);
