@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * Lease the standby waits out, which starts from the time written in it), and ends that term.
  *
  * <p>The listener is called at most once per change, never twice in a row for the same state
- * (fabric8 may report a stop twice), on a thread of the Kubernetes client.
+ * (fabric8 may report a stop twice), on a thread of the Kubernetes client or of the watchdog.
  */
 final class LeaderElection implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
