@@ -53,6 +53,9 @@ public final class ControlPlane implements AutoCloseable {
    * {@link #restartWatcherWithTopologyMonitor}.
    */
   private boolean monitorHeld;
+  /** The watchers' Lease timings; null: the chart's defaults. */
+  private io.shipstream.failover.watcher.LeaderElectionSettings leaseTimings;
+  private final List<Replica> replicas = new CopyOnWriteArrayList<>();
 
   ControlPlane(DevTemporalServer temporal, MockCluster kube, boolean topologyMonitor, boolean monitorHeld) {
     this.temporal = temporal;
@@ -88,20 +91,35 @@ public final class ControlPlane implements AutoCloseable {
     // Each worker has its own connection, as a worker process does; a kill closes it.
     workerStubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(temporal.target()).build());
+    worker = newWorker(workerStubs, kube.client(), workerInterceptors, null);
+  }
+
+  /**
+   * A started worker on {@code stubs} whose activities reach the API server with {@code api}: the
+   * same workflows and activities the worker process hosts, holding the sidecars' token as the
+   * worker's pods do, with a queue of its own for the write window's MySQL steps. {@code identity}
+   * is what its polls tell Temporal (a workflow history names it); null: the SDK's pid@host.
+   */
+  private WorkerFactory newWorker(WorkflowServiceStubs stubs, io.fabric8.kubernetes.client.KubernetesClient api,
+      List<WorkerInterceptor> interceptors, String identity) {
     WorkerFactoryOptions.Builder factoryOptions = WorkerFactoryOptions.newBuilder()
-        .setWorkerInterceptors(workerInterceptors.toArray(WorkerInterceptor[]::new));
+        .setWorkerInterceptors(interceptors.toArray(WorkerInterceptor[]::new));
     WorkerOptions.Builder workerOptions = WorkerOptions.newBuilder();
     if (!stickyExecution) {
       factoryOptions.setWorkflowCacheSize(0);
       workerOptions.setStickyQueueScheduleToStartTimeout(Duration.ZERO);
     }
-    WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(workerStubs), factoryOptions.build());
-    // The same workflows and activities the worker process hosts, holding the sidecars' token as
-    // the worker's pods do, with a queue of its own for the write window's MySQL steps.
-    Registrations.register(factory, TaskQueues.FAILOVER, workerOptions.build(), kube.client(), Clock.systemUTC(),
+    io.temporal.client.WorkflowClientOptions.Builder clientOptions = io.temporal.client.WorkflowClientOptions
+        .newBuilder();
+    if (identity != null) {
+      clientOptions.setIdentity(identity);
+    }
+    WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(stubs, clientOptions.build()),
+        factoryOptions.build());
+    Registrations.register(factory, TaskQueues.FAILOVER, workerOptions.build(), api, Clock.systemUTC(),
         SharedToken.of(FailoverStack.SIDECAR_TOKEN));
     factory.start();
-    worker = factory;
+    return factory;
   }
 
   /**
@@ -158,15 +176,113 @@ public final class ControlPlane implements AutoCloseable {
       // Loopback only, like everything else of the dev stack: the sidecars are in this JVM.
       io.fabric8.kubernetes.client.KubernetesClient api = kube.client();
       if (watcherApiPath != null) {
-        watcherKube = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
-            new io.fabric8.kubernetes.client.ConfigBuilder(kube.client().getConfiguration())
-                .withMasterUrl(watcherApiPath.httpUrl().toString()).build()).build();
+        watcherKube = apiClientAt(watcherApiPath.httpUrl());
         api = watcherKube;
       }
-      watcher = WatcherApp.start(WatcherConfig.defaults()
-          .withTopologyMonitor(!monitorHeld).withAutomaticFailover(topologyMonitor)
-          .withHttpHost(FailoverStack.LOOPBACK).withHttpPort(watcherPort)
-          .withActiveSiteToken(SharedToken.of(FailoverStack.SIDECAR_TOKEN)), api, client);
+      watcher = WatcherApp.start(watcherConfig(watcherPort, "watcher-0"), api, client);
+    }
+  }
+
+  /** A client of the mock API server as the stack's own, but reaching it at {@code url} (a proxy of it). */
+  private io.fabric8.kubernetes.client.KubernetesClient apiClientAt(java.net.URI url) {
+    return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+        new io.fabric8.kubernetes.client.ConfigBuilder(kube.client().getConfiguration())
+            .withMasterUrl(url.toString()).build()).build();
+  }
+
+  /** The watchers' configuration: every replica the same but for its port and its name on the Lease. */
+  private WatcherConfig watcherConfig(int port, String identity) {
+    WatcherConfig config = WatcherConfig.defaults()
+        .withTopologyMonitor(!monitorHeld).withAutomaticFailover(topologyMonitor)
+        .withHttpHost(FailoverStack.LOOPBACK).withHttpPort(port)
+        .withActiveSiteToken(SharedToken.of(FailoverStack.SIDECAR_TOKEN));
+    return leaseTimings == null ? config : config.withLeaderElection(leaseTimings.withIdentity(identity));
+  }
+
+  /**
+   * The Lease timings of every watcher started from now on (the chart's defaults, 15 s / 10 s /
+   * 2 s, until this is called): restart the watcher for it to take effect.
+   */
+  public synchronized void useLeaseTimings(Duration lease, Duration renewDeadline, Duration retryPeriod) {
+    leaseTimings = WatcherConfig.defaults().leaderElection().withTimings(lease, renewDeadline, retryPeriod);
+  }
+
+  /** The Lease timings the watchers run with: the chart's defaults unless {@link #useLeaseTimings}. */
+  public synchronized io.shipstream.failover.watcher.LeaderElectionSettings leaseTimings() {
+    return leaseTimings == null ? WatcherConfig.defaults().leaderElection() : leaseTimings;
+  }
+
+  /** Whether the stack's own watcher runs and holds the Lease now. */
+  public synchronized boolean watcherLeads() {
+    return watcher != null && watcher.isLeader();
+  }
+
+  /**
+   * A second watcher and a second worker, a replica of the control plane as a second pod of each
+   * would be, whose links to Temporal and to the API server are {@code temporalTarget} and {@code
+   * apiUrl} (a region's proxies: cutting them cuts this replica off). The watcher campaigns for the
+   * same Lease as {@code watcher-<name>} and serves its own port (the sidecars ask the stack's
+   * watcher); the worker polls the same queue as {@code worker-<name>}, with {@code interceptors}
+   * of its own. Stopped with the stack if not before.
+   */
+  public synchronized Replica startReplica(String name, String temporalTarget, java.net.URI apiUrl,
+      List<WorkerInterceptor> interceptors) {
+    Replica replica = new Replica(name, temporalTarget, apiUrl, interceptors);
+    replicas.add(replica);
+    return replica;
+  }
+
+  /** A watcher and a worker beside the stack's own ({@link #startReplica}). */
+  public final class Replica implements AutoCloseable {
+    private final String name;
+    private final WorkflowServiceStubs stubs;
+    private final io.fabric8.kubernetes.client.KubernetesClient api;
+    private final WorkerFactory replicaWorker;
+    private final WatcherApp replicaWatcher;
+
+    private Replica(String name, String temporalTarget, java.net.URI apiUrl, List<WorkerInterceptor> interceptors) {
+      this.name = name;
+      this.stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
+          .setTarget(temporalTarget).build());
+      this.api = apiClientAt(apiUrl);
+      WorkerFactory startedWorker = null;
+      try {
+        startedWorker = newWorker(stubs, api, interceptors, "worker-" + name);
+        this.replicaWorker = startedWorker;
+        this.replicaWatcher = WatcherApp.start(watcherConfig(FreePorts.next(), "watcher-" + name), api,
+            WorkflowClient.newInstance(stubs));
+      } catch (RuntimeException e) {
+        if (startedWorker != null) {
+          startedWorker.shutdownNow();
+        }
+        stubs.shutdownNow();
+        api.close();
+        throw e;
+      }
+    }
+
+    public String name() {
+      return name;
+    }
+
+    public boolean watcherLeads() {
+      return replicaWatcher.isLeader();
+    }
+
+    /**
+     * Stops the watcher (releasing the Lease when it can still reach the API server), then the
+     * worker, then their connections.
+     */
+    @Override
+    public void close() {
+      synchronized (ControlPlane.this) {
+        replicas.remove(this);
+      }
+      replicaWatcher.close();
+      replicaWorker.shutdownNow();
+      replicaWorker.awaitTermination(10, TimeUnit.SECONDS);
+      stubs.shutdownNow();
+      api.close();
     }
   }
 
@@ -220,6 +336,7 @@ public final class ControlPlane implements AutoCloseable {
   /** The watcher, then the worker, then the Temporal server. */
   @Override
   public void close() {
+    List.copyOf(replicas).forEach(Replica::close);
     killWatcher();
     if (watcherApiPath != null) {
       watcherApiPath.close();

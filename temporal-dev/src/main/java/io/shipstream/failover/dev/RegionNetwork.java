@@ -34,7 +34,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * through the spec's endpoint, the control plane's link to its source; {@link #rehomeReplication}
  * moves it to its own region's link, as the harness does between drills. The control plane's own
  * links (to Temporal and the API server) are in-process and not proxied, so its region cannot be
- * darkened ({@link #darken} refuses).
+ * darkened ({@link #darken} refuses). A replica of the watcher and the worker placed in another
+ * region reaches Temporal and the API server through that region's links ({@link
+ * #linkToControlPlane}), so darkening its region cuts it off; its links to the servers and the
+ * sidecars are the spec's, the control plane region's (the spec holds one endpoint per site), so
+ * while it still leads it sees the servers as the control plane region does.
  */
 public final class RegionNetwork implements AutoCloseable {
   /** One proxied link between two regions: who opens its connections, what it reaches, its proxy. */
@@ -47,6 +51,8 @@ public final class RegionNetwork implements AutoCloseable {
   /** Writer and replication links by (from region, site), made on first use. */
   private final Map<String, TcpProxy> toServer = new ConcurrentHashMap<>();
   private final Set<String> dark = ConcurrentHashMap.newKeySet();
+  /** When each dark region went dark (System.nanoTime). */
+  private final Map<String, Long> darkSince = new ConcurrentHashMap<>();
 
   private RegionNetwork(FailoverStack stack, Map<String, String> regionOfSite, String controlPlaneRegion) {
     this.stack = stack;
@@ -103,7 +109,33 @@ public final class RegionNetwork implements AutoCloseable {
           + " not proxied: darkening it would leave it talking to itself");
     }
     dark.add(region);
+    darkSince.put(region, System.nanoTime());
     crossing(region).forEach(TcpProxy::drop);
+  }
+
+  /** The System.nanoTime at which {@code region} last went dark; -1 if it never did. */
+  public long darkSince(String region) {
+    return darkSince.getOrDefault(region, -1L);
+  }
+
+  /**
+   * A link from {@code region} to an endpoint of the control plane's region ({@code host:port}:
+   * Temporal's frontend, the API server), for a watcher or worker placed in {@code region}; dark
+   * while either end is. {@link #unlink} removes it again.
+   */
+  public TcpProxy linkToControlPlane(String region, String what, String host, int port) {
+    TcpProxy proxy = TcpProxy.start(host, port);
+    if (dark.contains(region) || dark.contains(controlPlaneRegion)) {
+      proxy.drop();
+    }
+    links.add(new Link(region, controlPlaneRegion, what, proxy));
+    return proxy;
+  }
+
+  /** Closes a link {@link #linkToControlPlane} made and forgets it. */
+  public void unlink(TcpProxy proxy) {
+    links.removeIf(l -> l.proxy() == proxy);
+    proxy.close();
   }
 
   /** Forwards again on every link of {@code region} whose other end is not dark. */

@@ -32,21 +32,40 @@ public final class RegionStack implements AutoCloseable {
   public static final String CONTROL_PLANE_REGION = "ctl";
   private static final Duration TIMEOUT = Duration.ofSeconds(120);
 
-  /** The monitor's and the sidecars' knobs, and the semi-sync timeout of the {@code required} runs. */
-  public record Knobs(String pollInterval, int failureThreshold, SidecarMesh.Knobs sidecar, String semiSyncTimeout) {
+  /**
+   * The monitor's and the sidecars' knobs, the semi-sync timeout of the {@code required} runs, and
+   * the watchers' Lease ({@code watcherLease}; its renew deadline and retry period in the chart's
+   * ratios, 15 s / 10 s / 2 s).
+   */
+  public record Knobs(String pollInterval, int failureThreshold, SidecarMesh.Knobs sidecar, String semiSyncTimeout,
+      Duration watcherLease) {
     /**
-     * CI's: 2 s leases; polls every second, so detection (3 s) outlasts a 2 s blip; a semi-sync
-     * timeout (4 s) past lease + peer check (2.5 s) but short of it plus the fence's 2 s lock wait:
-     * a fence that waited behind the commits waiting for an acknowledgement would let the server
-     * fall back and acknowledge them.
+     * CI's: 2 s leases, the sidecars' and the watchers'; polls every second, so detection (3 s)
+     * outlasts a 2 s blip; a semi-sync timeout (4 s) past lease + peer check (2.5 s) but short of
+     * it plus the fence's 2 s lock wait: a fence that waited behind the commits waiting for an
+     * acknowledgement would let the server fall back and acknowledge them.
      */
     public static Knobs shortLeases() {
-      return new Knobs("1s", 3, new SidecarMesh.Knobs(Duration.ofSeconds(2), Duration.ofMillis(500)), "4s");
+      return new Knobs("1s", 3, new SidecarMesh.Knobs(Duration.ofSeconds(2), Duration.ofMillis(500)), "4s",
+          Duration.ofSeconds(2));
     }
 
-    /** The spec's defaults (polls 2 s x 3, lease 20 s, peer check 5 s); semi-sync 40 s, past 25 s. */
+    /**
+     * The spec's defaults (polls 2 s x 3, lease 20 s, peer check 5 s); semi-sync 40 s, past 25 s;
+     * the chart's watcher Lease (15 s).
+     */
     public static Knobs defaults() {
-      return new Knobs("2s", 3, EmergencyFailoverBenchmark.SIDECAR_KNOBS, "40s");
+      return new Knobs("2s", 3, EmergencyFailoverBenchmark.SIDECAR_KNOBS, "40s", Duration.ofSeconds(15));
+    }
+
+    /** How long the watcher leader keeps trying to renew before it stops acting: 2/3 of the Lease. */
+    public Duration watcherRenewDeadline() {
+      return watcherLease.multipliedBy(2).dividedBy(3);
+    }
+
+    /** How often the watchers try the Lease: 2/15 of it. */
+    public Duration watcherRetryPeriod() {
+      return watcherLease.multipliedBy(2).dividedBy(15);
     }
 
     Duration lease() {
@@ -74,27 +93,37 @@ public final class RegionStack implements AutoCloseable {
   private final RegionNetwork network;
   private final Knobs knobs;
   private final KillTimeline timeline;
+  /** The activity attempts of the stack's own worker. */
+  private final ActivityAttempts attempts;
   private long nextId = 1;
 
-  private RegionStack(FailoverStack stack, RegionNetwork network, Knobs knobs, KillTimeline timeline) {
+  private RegionStack(FailoverStack stack, RegionNetwork network, Knobs knobs, KillTimeline timeline,
+      ActivityAttempts attempts) {
     this.stack = stack;
     this.network = network;
     this.knobs = knobs;
     this.timeline = timeline;
+    this.attempts = attempts;
   }
 
   public static RegionStack start(Path work, Flavor flavor, Knobs knobs) {
     KillTimeline timeline = KillTimeline.listening();
+    ActivityAttempts attempts = new ActivityAttempts();
     FailoverStack stack = null;
     try {
       stack = FailoverStack.start(work, new FailoverStack.Options(List.of("iad", "pdx", "dr"), List.of("dr"), "0s",
           null, knobs.pollInterval(), knobs.failureThreshold(), true).withFlavor(flavor));
       stack.controlPlane().addWorkerInterceptor(timeline);
+      stack.controlPlane().addWorkerInterceptor(attempts);
       stack.controlPlane().killWorker();
       stack.controlPlane().startWorker();
+      stack.controlPlane().useLeaseTimings(knobs.watcherLease(), knobs.watcherRenewDeadline(),
+          knobs.watcherRetryPeriod());
+      stack.controlPlane().killWatcher();
+      stack.controlPlane().startWatcher();
       stack.startSidecars(knobs.sidecar());
       RegionNetwork network = RegionNetwork.build(stack, Map.of(), CONTROL_PLANE_REGION);
-      return new RegionStack(stack, network, knobs, timeline);
+      return new RegionStack(stack, network, knobs, timeline, attempts);
     } catch (RuntimeException e) {
       if (stack != null) {
         stack.close();
@@ -114,6 +143,21 @@ public final class RegionStack implements AutoCloseable {
 
   public Knobs knobs() {
     return knobs;
+  }
+
+  KillTimeline timeline() {
+    return timeline;
+  }
+
+  ActivityAttempts attempts() {
+    return attempts;
+  }
+
+  /** The first of 20 million ids of one outage's writers, none used before. */
+  long nextIds() {
+    long base = nextId;
+    nextId += 20_000_000;
+    return base;
   }
 
   /**
@@ -154,8 +198,7 @@ public final class RegionStack implements AutoCloseable {
     DatabaseServer old = stack.server(from);
     DatabaseServer candidate = stack.server(to);
     List<long[]> connects = new CopyOnWriteArrayList<>();
-    long base = nextId;
-    nextId += 20_000_000;
+    long base = nextIds();
     String returned = "n/a";
     try (WriteLoad outside = WriteLoad.start(() -> outsideUrl(to, connects), Duration.ofMillis(5), base);
         // Inside, as a pool without a socket timeout: a commit waiting for an acknowledgement is
@@ -217,8 +260,7 @@ public final class RegionStack implements AutoCloseable {
   public String flap(Duration blip, List<String> problems) {
     String from = stack.api().resource().getStatus().activeSite();
     String dark = network.regionOf(from);
-    long base = nextId;
-    nextId += 20_000_000;
+    long base = nextIds();
     Map<String, Integer> eventsBefore = eventCounts();
     try (WriteLoad outside = WriteLoad.start(() -> network.routedJdbcUrl(CONTROL_PLANE_REGION), Duration.ofMillis(5),
         base); WritableWatch watch = WritableWatch.start(stack.servers())) {
@@ -368,12 +410,12 @@ public final class RegionStack implements AutoCloseable {
   }
 
   /** How many emergency failovers were started since {@code before} was counted. */
-  private int started(Map<String, Integer> before) {
+  int started(Map<String, Integer> before) {
     return stack.api().events().stream().filter(e -> "EmergencyFailoverStarted".equals(e.getReason()))
         .mapToInt(e -> count(e) - before.getOrDefault(e.getMetadata().getName(), 0)).sum();
   }
 
-  private Map<String, Integer> eventCounts() {
+  Map<String, Integer> eventCounts() {
     return stack.api().events().stream().collect(java.util.stream.Collectors.toMap(e -> e.getMetadata().getName(),
         RegionStack::count, Math::max));
   }
@@ -397,7 +439,7 @@ public final class RegionStack implements AutoCloseable {
     return nanos < 0 ? -1 : (nanos - from) / 1e6;
   }
 
-  private static void await(BooleanSupplier condition, String what) {
+  static void await(BooleanSupplier condition, String what) {
     long until = System.nanoTime() + TIMEOUT.toNanos();
     RuntimeException last = null;
     while (System.nanoTime() < until) {

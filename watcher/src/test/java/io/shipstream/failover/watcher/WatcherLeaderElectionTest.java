@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.testsupport.TcpProxy;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,9 +40,7 @@ class WatcherLeaderElectionTest {
   }
 
   private WatcherApp replica(String identity) {
-    LeaderElectionSettings election = new LeaderElectionSettings(true, "failover-watcher", LEASE_NAMESPACE, identity,
-        Duration.ofSeconds(2), Duration.ofMillis(1500), Duration.ofMillis(200));
-    return rig.start(WatcherConfig.defaults().withTopologyMonitor(false).withLeaderElection(election));
+    return rig.start(config(identity));
   }
 
   @Test
@@ -139,6 +138,52 @@ class WatcherLeaderElectionTest {
     assertThat(ledThroughout).as("still leading through the refused renewals").isTrue();
     rig.createGroupRequesting(ORDERS, "pdx");
     Http.await("the orders failover ran", TAKEOVER, () -> RecordingPlannedFailover.runsFor("orders") == 1);
+  }
+
+  /**
+   * A leader cut off from the API server (its packets dropped, as in a region outage) stops acting
+   * by its renew deadline, before the standby may take the Lease: fabric8's elector checks the
+   * deadline only between renewal attempts, and an attempt against a silent API server first waits
+   * out the client's request timeouts (about 20 s), so without a watchdog of our own both replicas
+   * acted for most of that.
+   */
+  @Test
+  void aLeaderCutOffFromTheApiServerStopsActingBeforeTheStandbyTakesOver() throws Exception {
+    java.net.URI api = java.net.URI.create(cluster.client().getConfiguration().getMasterUrl());
+    try (TcpProxy path = TcpProxy.start(api.getHost(), api.getPort());
+        KubernetesClient cutOff = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
+            new io.fabric8.kubernetes.client.ConfigBuilder(cluster.client().getConfiguration())
+                .withMasterUrl(path.httpUrl().toString()).build()).build()) {
+      first = rig.start(config("watcher-a"), cutOff);
+      Http.await("watcher-a leads", TAKEOVER, first::isLeader);
+      second = replica("watcher-b");
+      Http.await("watcher-b has synced", TAKEOVER, second::isReady);
+
+      path.drop();
+      long cut = System.nanoTime();
+      long firstStopped = -1;
+      long secondLed = -1;
+      while (secondLed < 0 && System.nanoTime() - cut < TAKEOVER.toNanos()) {
+        long now = System.nanoTime();
+        if (firstStopped < 0 && !first.isLeader()) {
+          firstStopped = now;
+        }
+        if (second.isLeader()) {
+          secondLed = now;
+        }
+        Thread.sleep(5);
+      }
+      assertThat(secondLed).as("watcher-b took the Lease").isPositive();
+      assertThat(firstStopped).as("watcher-a stopped acting before watcher-b led (%d ms after the cut)",
+          (secondLed - cut) / 1_000_000).isPositive().isLessThan(secondLed);
+      path.heal();
+    }
+  }
+
+  private static WatcherConfig config(String identity) {
+    return WatcherConfig.defaults().withTopologyMonitor(false).withLeaderElection(new LeaderElectionSettings(true,
+        "failover-watcher", LEASE_NAMESPACE, identity, Duration.ofSeconds(2), Duration.ofMillis(1500),
+        Duration.ofMillis(200)));
   }
 
   private void removeAnnotation(GroupRef ref) {

@@ -27,7 +27,12 @@ final class WatcherRig implements AfterEachCallback {
   }
 
   WatcherApp start(WatcherConfig config) {
-    WatcherApp app = WatcherApp.start(config, cluster.client(), temporal.getWorkflowClient());
+    return start(config, cluster.client());
+  }
+
+  /** A watcher that reaches the API server with {@code kube} (a path a test can cut). */
+  WatcherApp start(WatcherConfig config, io.fabric8.kubernetes.client.KubernetesClient kube) {
+    WatcherApp app = WatcherApp.start(config, kube, temporal.getWorkflowClient());
     apps.add(app);
     return app;
   }

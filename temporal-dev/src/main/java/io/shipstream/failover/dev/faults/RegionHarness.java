@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev.faults;
 
+import io.shipstream.failover.dev.LeaderOutage;
 import io.shipstream.failover.dev.RegionStack;
 import io.shipstream.failover.dev.RegionStack.DarkRun;
 import io.shipstream.failover.dev.faults.CaseResult.Check;
@@ -44,6 +45,8 @@ public final class RegionHarness implements AutoCloseable {
         case PRIMARY_DARK -> judge(dark(false, false), false, false, checks);
         case PRIMARY_DARK_SEMI_SYNC -> judge(dark(true, false), true, false, checks);
         case COMES_BACK -> judge(dark(false, true), false, true, checks);
+        case LEADER_DARK -> leaderDark(checks);
+        case LEADER_AND_PRIMARY_DARK -> leaderAndPrimaryDark(checks);
         case FLAPS -> flaps(checks);
       };
       checks.add(statusMatches());
@@ -92,6 +95,52 @@ public final class RegionHarness implements AutoCloseable {
       checks.add(new Check("returned", held, r.returned()));
     }
     return r.outcome();
+  }
+
+  /**
+   * The region holding the watcher leader and a worker goes dark, the primary elsewhere: nothing
+   * fails over, the switchover requested then succeeds, on the other worker.
+   */
+  private String leaderDark(List<Check> checks) {
+    LeaderOutage.SwitchoverRun r = new LeaderOutage(stack).leaderRegionDark();
+    checks.add(new Check("one-writable", r.most() <= 1, r.watchDetail()));
+    checks.add(new Check("outcome", r.failoversWhileDark() == 0 && r.outcome().startsWith("Succeeded " + r.from()
+        + " -> " + r.to()), r.failoversWhileDark() + " failovers started while dark (active " + r.activeWhileDark()
+        + "); switchover " + r.outcome() + " " + ms(r.switchoverMs()) + " after the request"));
+    checks.add(new Check("no-ack-lost", r.lost() == 0, r.acknowledged() + " acked, " + r.lost() + " not on " + r.to()
+        + ", " + r.unaccounted() + " on no server"));
+    takeover(r.takeover(), checks);
+    return r.outcome();
+  }
+
+  /**
+   * The primary's region goes dark holding the watcher leader and a worker: the failover
+   * completes; then the region comes back, judged as in {@code region-comes-back}.
+   */
+  private String leaderAndPrimaryDark(List<Check> checks) {
+    LeaderOutage.Takeover[] takeover = new LeaderOutage.Takeover[1];
+    String outcome = judge(new LeaderOutage(stack).leaderAndPrimaryRegionDark(takeover), false, true, checks);
+    takeover(takeover[0], checks);
+    return outcome;
+  }
+
+  /**
+   * The other watcher led after the cut (its time against the bound the Lease sets: duration plus
+   * a jittered retry period after the last renewal, never asserted), the cut-off leader had
+   * stopped acting by then (never two leaders), and the cut-off worker began no activity after
+   * the cut while the other did the failover's.
+   */
+  private void takeover(LeaderOutage.Takeover t, List<Check> checks) {
+    Duration bound = knobs.watcherLease().plus(knobs.watcherRetryPeriod().multipliedBy(12).dividedBy(10));
+    checks.add(new Check("takeover", t.takeoverMs() >= 0, "the watcher in " + RegionStack.CONTROL_PLANE_REGION
+        + " led " + ms(t.takeoverMs()) + " after " + t.region() + " went dark (Lease + 1.2 retry periods: "
+        + bound.toMillis() + " ms)"));
+    checks.add(new Check("one-leader", t.stepDownMs() >= 0 && t.stepDownMs() < t.takeoverMs(),
+        "the cut-off leader stopped acting " + ms(t.stepDownMs()) + " after the cut (renew deadline "
+        + knobs.watcherRenewDeadline().toMillis() + " ms), the other led after " + ms(t.takeoverMs())));
+    checks.add(new Check("dark-worker-idle", t.darkWorkerAttempts() == 0 && t.otherWorkerAttempts() > 0,
+        "activity attempts begun after the cut: " + t.darkWorkerAttempts() + " by the cut-off worker, "
+        + t.otherWorkerAttempts() + " by the other; " + t.stuck().detail()));
   }
 
   private String flaps(List<Check> checks) {
