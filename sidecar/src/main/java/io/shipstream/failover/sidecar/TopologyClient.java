@@ -1,7 +1,7 @@
 package io.shipstream.failover.sidecar;
 
+import io.shipstream.failover.model.tls.TlsProblem;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.TlsProblem;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
