@@ -255,7 +255,7 @@ final class TopologyClient {
       } catch (RuntimeException ignored) {
         // A metric that cannot be counted changes nothing about the reply.
       }
-      return "TLS " + tls.get().name() + ": " + tls.get().sentence() + " (" + describe(e) + ")";
+      return "TLS " + tls.get().describe(describe(e));
     }
     return describe(e);
   }

@@ -41,6 +41,11 @@ public enum TlsProblem {
     return sentence;
   }
 
+  /** "CertificateExpired: its certificate has expired ({@code detail})": the reason, why, and the client's words. */
+  public String describe(String detail) {
+    return name() + ": " + sentence + " (" + detail + ")";
+  }
+
   /** The TLS problem among {@code failure} and its causes; empty for a failure that is not about TLS. */
   public static Optional<TlsProblem> of(Throwable failure) {
     TlsProblem found = null;

@@ -115,7 +115,7 @@ public record Probe(
    * reads "TLS: CertificateExpired: its certificate has expired (the driver's words)".
    */
   public static Probe tlsError(String site, TlsProblem problem, String detail, Instant at) {
-    return unreachable(site, TLS_ERROR + problem.name() + ": " + problem.sentence() + " (" + detail + ")", at);
+    return unreachable(site, TLS_ERROR + problem.describe(detail), at);
   }
 
   /**
