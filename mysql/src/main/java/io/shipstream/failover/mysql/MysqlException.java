@@ -1,9 +1,11 @@
 package io.shipstream.failover.mysql;
 
+import io.shipstream.failover.model.tls.TlsProblem;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -17,15 +19,15 @@ public class MysqlException extends Exception {
 
   private final int errorCode;
   private final boolean connectionProblem;
-  private final boolean tlsProblem;
+  private final TlsProblem tlsReason;
 
   /** What the driver reported. */
   public MysqlException(SQLException cause) {
     super(cause.getMessage(), cause);
     this.errorCode = cause.getErrorCode();
-    this.tlsProblem = isTlsProblem(cause);
+    this.tlsReason = tlsReason(cause).orElse(null);
     // A failed TLS handshake reached the server: it is no lost connection (see tlsProblem()).
-    this.connectionProblem = !tlsProblem && isConnectionProblem(cause);
+    this.connectionProblem = tlsReason == null && isConnectionProblem(cause);
   }
 
   /** A problem this module found itself (no server error code, not a connection problem). */
@@ -33,7 +35,7 @@ public class MysqlException extends Exception {
     super(message);
     this.errorCode = 0;
     this.connectionProblem = false;
-    this.tlsProblem = false;
+    this.tlsReason = null;
   }
 
   /**
@@ -43,7 +45,35 @@ public class MysqlException extends Exception {
    * (the watcher reports it as TlsError naming the site, and fences and fails over nothing for it).
    */
   public boolean tlsProblem() {
-    return tlsProblem;
+    return tlsReason != null;
+  }
+
+  /** Why the TLS handshake failed ({@link #tlsProblem}); empty when it did not. */
+  public Optional<TlsProblem> tlsReason() {
+    return Optional.ofNullable(tlsReason);
+  }
+
+  /**
+   * Why {@code e} is a failed TLS handshake, empty when it is not: the certificate exceptions
+   * among its causes name it (both drivers verify the server with the JDK's checks, see {@link
+   * TlsProblem#of}); a failure the drivers word themselves ({@link #isTlsProblem}) is named from
+   * its words ({@link TlsProblem#ofServerMessage}), or else is {@link TlsProblem#HandshakeFailed}.
+   */
+  public static Optional<TlsProblem> tlsReason(SQLException e) {
+    Optional<TlsProblem> byType = TlsProblem.of(e);
+    if (byType.isPresent() && byType.get() != TlsProblem.HandshakeFailed) {
+      return byType;
+    }
+    if (byType.isEmpty() && !isTlsProblem(e)) {
+      return Optional.empty();
+    }
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      Optional<TlsProblem> named = TlsProblem.ofServerMessage(t.getMessage());
+      if (named.isPresent() && named.get() != TlsProblem.HandshakeFailed) {
+        return named;
+      }
+    }
+    return Optional.of(TlsProblem.HandshakeFailed);
   }
 
   /** CR_SSL_CONNECTION_ERROR, both clients. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.sun.net.httpserver.HttpServer;
+import io.shipstream.failover.model.tls.TlsProblem;
 import io.shipstream.failover.testsupport.TestAuthority;
 import java.io.IOException;
 import java.net.InetSocketAddress;

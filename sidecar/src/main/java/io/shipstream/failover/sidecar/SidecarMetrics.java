@@ -1,10 +1,10 @@
 package io.shipstream.failover.sidecar;
 
 import io.micrometer.core.instrument.Counter;
-import io.shipstream.failover.runtime.TlsProblem;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.shipstream.failover.model.tls.TlsProblem;
 import java.net.URI;
 import java.time.Instant;
 import java.util.List;

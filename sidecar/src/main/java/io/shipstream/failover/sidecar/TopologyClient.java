@@ -1,7 +1,7 @@
 package io.shipstream.failover.sidecar;
 
+import io.shipstream.failover.model.tls.TlsProblem;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.TlsProblem;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -255,7 +255,7 @@ final class TopologyClient {
       } catch (RuntimeException ignored) {
         // A metric that cannot be counted changes nothing about the reply.
       }
-      return "TLS " + tls.get().name() + ": " + tls.get().sentence() + " (" + describe(e) + ")";
+      return "TLS " + tls.get().describe(describe(e));
     }
     return describe(e);
   }

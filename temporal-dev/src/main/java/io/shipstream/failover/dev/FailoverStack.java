@@ -7,7 +7,7 @@ import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
-import io.shipstream.failover.testsupport.TestCertificates;
+import io.shipstream.failover.testsupport.TestAuthority;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -65,7 +65,7 @@ public final class FailoverStack implements AutoCloseable {
   /** spec.sidecar before {@link #startSidecars} set the mesh's timing: {@link #stopSidecars} puts it back. */
   private MysqlFailoverGroupSpec.SidecarSpec sidecarSpecBefore;
   private final Path workDir;
-  private TestCertificates certificates;
+  private TestAuthority.DatabaseCertificates certificates;
 
   /**
    * How the group's spec is set up; tests shorten or lengthen the knobs. {@code pollInterval} and
@@ -189,8 +189,8 @@ public final class FailoverStack implements AutoCloseable {
     DevTemporalServer temporal = null;
     try {
       kube = MockCluster.start();
-      TestCertificates certificates = options.tls()
-          ? TestCertificates.forFlavor(options.flavor(), workDir.resolve("tls")) : null;
+      TestAuthority.DatabaseCertificates certificates = options.tls()
+          ? TestAuthority.forDatabases(options.flavor(), workDir.resolve("tls")) : null;
       mysql = DatabaseCluster.start(options.flavor(), workDir.resolve("mysql"), options.sites().size(),
           options.serversStartReadOnly(), certificates == null ? List.of()
               : certificates.serverOptions(options.flavor(), true));
@@ -219,7 +219,7 @@ public final class FailoverStack implements AutoCloseable {
   }
 
   /** The certificates of {@link Options#withTls}; empty without. */
-  public Optional<TestCertificates> certificates() {
+  public Optional<TestAuthority.DatabaseCertificates> certificates() {
     return Optional.ofNullable(certificates);
   }
 

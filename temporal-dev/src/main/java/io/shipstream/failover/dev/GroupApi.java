@@ -18,7 +18,7 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
-import io.shipstream.failover.testsupport.TestCertificates;
+import io.shipstream.failover.testsupport.TestAuthority;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -44,18 +44,18 @@ public final class GroupApi {
    * {@code MysqlFailoverGroup} with no status, its sites' MySQL endpoints the given servers'.
    */
   static GroupApi create(MockCluster kube, FailoverStack.Options options, Map<String, DatabaseServer> servers,
-      TestCertificates certificates) {
+      TestAuthority.DatabaseCertificates certificates) {
     GroupApi api = new GroupApi(kube, new GroupRef(MockCluster.NAMESPACE, FailoverStack.GROUP_NAME));
     createCredentialsSecret(kube.client(), MockCluster.NAMESPACE);
     MysqlFailoverGroupSpec.TlsSpec tls = null;
     if (certificates != null) {
       api.tlsCertificates = certificates;
-      api.putTlsSecret(TestCertificates.read(certificates.caCert()));
+      api.putTlsSecret(TestAuthority.read(certificates.caCert()));
       tls = new MysqlFailoverGroupSpec.TlsSpec(
           new MysqlFailoverGroupSpec.SessionTlsSpec("verify-identity",
               new MysqlFailoverGroupSpec.SecretRef(FailoverStack.TLS_SECRET)),
           new MysqlFailoverGroupSpec.ReplicationTlsSpec("verify-identity",
-              TestCertificates.serverPath(options.flavor(), certificates.caCert()), null, null, null));
+              TestAuthority.serverPath(options.flavor(), certificates.caCert()), null, null, null));
     }
     List<SiteSpec> sites = new ArrayList<>();
     int i = 0;
@@ -83,7 +83,7 @@ public final class GroupApi {
     return api;
   }
 
-  private TestCertificates tlsCertificates;
+  private TestAuthority.DatabaseCertificates tlsCertificates;
 
   /**
    * Writes the Secret of spec.tls.sessions with {@code caPem} as its CA and the run's client
@@ -94,8 +94,8 @@ public final class GroupApi {
     var secret = new SecretBuilder().withNewMetadata().withName(FailoverStack.TLS_SECRET)
         .withNamespace(ref.namespace()).endMetadata().addToStringData("ca.crt", caPem);
     if (tlsCertificates != null) {
-      secret.addToStringData("tls.crt", TestCertificates.read(tlsCertificates.clientCert()))
-          .addToStringData("tls.key", TestCertificates.read(tlsCertificates.clientKey()));
+      secret.addToStringData("tls.crt", TestAuthority.read(tlsCertificates.clientCert()))
+          .addToStringData("tls.key", TestAuthority.read(tlsCertificates.clientKey()));
     }
     kube.client().secrets().inNamespace(ref.namespace()).resource(secret.build()).createOr(
         io.fabric8.kubernetes.client.dsl.NonDeletingOperation::update);

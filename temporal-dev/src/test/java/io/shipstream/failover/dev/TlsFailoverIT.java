@@ -19,7 +19,7 @@ import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
 import io.shipstream.failover.testsupport.MariaDbServer;
-import io.shipstream.failover.testsupport.TestCertificates;
+import io.shipstream.failover.testsupport.TestAuthority;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -64,7 +64,7 @@ class TlsFailoverIT extends StackPerClass {
   }
 
   private static String caFileAsServersSeeIt() {
-    return TestCertificates.serverPath(stack.flavor(), stack.certificates().orElseThrow().caCert());
+    return TestAuthority.serverPath(stack.flavor(), stack.certificates().orElseThrow().caCert());
   }
 
   /** Waits until {@code site}'s channel reports verify-identity TLS with the group's CA and its IO thread connected. */
@@ -167,8 +167,8 @@ class TlsFailoverIT extends StackPerClass {
   void aSecretRotatedToTheWrongCaIsReportedAndFencesNothing(Flavor flavor) {
     use(flavor);
     String active = stack.api().resource().getStatus().activeSite();
-    TestCertificates certs = stack.certificates().orElseThrow();
-    stack.api().putTlsSecret(TestCertificates.read(certs.otherCaCert()));
+    TestAuthority.DatabaseCertificates certs = stack.certificates().orElseThrow();
+    stack.api().putTlsSecret(TestAuthority.read(certs.otherCaCert()));
     try {
       // The worker's and the watcher's logins are read again within their 30 s cache.
       Await.until(stack, () -> stack.api().eventReasons().contains("TlsError"), Duration.ofSeconds(60),
@@ -182,7 +182,7 @@ class TlsFailoverIT extends StackPerClass {
       assertThat(stack.api().eventReasons()).as("no failover started but the earlier one")
           .filteredOn("EmergencyFailoverStarted"::equals).hasSize(1);
     } finally {
-      stack.api().putTlsSecret(TestCertificates.read(certs.caCert()));
+      stack.api().putTlsSecret(TestAuthority.read(certs.caCert()));
     }
     Await.until(stack, () -> !degradedBy("TlsError"), Duration.ofSeconds(60), "TlsError cleared after the fix");
   }

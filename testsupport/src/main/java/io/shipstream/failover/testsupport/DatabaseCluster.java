@@ -59,7 +59,7 @@ public final class DatabaseCluster implements AutoCloseable {
 
   /**
    * As {@link #start} or {@link #startReadOnly}, with {@code options} kept for every start of every
-   * server (certificates: {@link TestCertificates#serverOptions}).
+   * server (certificates: {@link TestAuthority#serverOptions}).
    */
   public static DatabaseCluster start(Flavor flavor, Path baseDir, int size, boolean startReadOnly,
       List<String> options) {

@@ -36,7 +36,7 @@ public interface DatabaseServer extends AutoCloseable {
   boolean isRunning();
 
   /**
-   * The CA file the server was given ({@link TestCertificates#serverOptions}), as a path on this
+   * The CA file the server was given ({@link TestAuthority#serverOptions}), as a path on this
    * host (a client's, e.g. a sidecar's mount); empty for a server without certificates.
    */
   default java.util.Optional<Path> caFile() {

@@ -40,12 +40,18 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
   }
 
   /**
-   * Whether the server was given certificates ({@link TestCertificates#serverOptions}): the tests'
+   * Whether the server was given certificates ({@link TestAuthority#serverOptions}): the tests'
    * own connections then use TLS (which a server requiring secure transport needs), and the
    * channels they set up check the source with the same CA.
    */
   boolean hasTls() {
     return option("ssl-cert") != null;
+  }
+
+  /** Whether the server refuses every connection but TLS and the Unix socket. */
+  boolean requiresSecureTransport() {
+    String require = option("require-secure-transport");
+    return require != null && (require.equalsIgnoreCase("ON") || require.equals("1"));
   }
 
   @Override

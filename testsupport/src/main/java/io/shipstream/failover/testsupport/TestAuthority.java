@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -35,6 +36,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * server certificates it signs for the names a test connects to (IP addresses become IP SANs),
  * valid now or over any window (an expired one, one not valid yet). Keys are written as PKCS#8
  * PEM, the form the product reads; nothing here is ever committed.
+ *
+ * <p>For database servers, {@link #forDatabases} makes the set the tests' servers and clients use
+ * ({@link DatabaseCertificates}); for MySQL the files must be inside its root, where the chrooted
+ * {@code mysqld} can read them, and {@link #serverPath} names a file as the flavor's server sees it.
  */
 public final class TestAuthority {
   private static final AtomicLong SERIAL = new AtomicLong(System.nanoTime());
@@ -96,7 +101,97 @@ public final class TestAuthority {
   /** A certificate and its key, as files. */
   public record Issued(Path certFile, Path keyFile) {}
 
+  /**
+   * What a test's database servers and the product's clients use, in one directory: a CA, a
+   * server certificate it signs whose only name is the address the test servers listen on ({@code
+   * IP:127.0.0.1}, so {@code localhost} does not match it), a client certificate, and a second,
+   * unrelated CA (a client trusting it refuses the servers). {@link #ca} issues more (a server
+   * certificate that expired, one not valid yet).
+   */
+  public record DatabaseCertificates(Path directory, Authority ca, Authority otherCa, Issued server, Issued client) {
+    public Path caCert() {
+      return ca.certFile();
+    }
+
+    public Path otherCaCert() {
+      return otherCa.certFile();
+    }
+
+    public Path serverCert() {
+      return server.certFile();
+    }
+
+    public Path serverKey() {
+      return server.keyFile();
+    }
+
+    public Path clientCert() {
+      return client.certFile();
+    }
+
+    public Path clientKey() {
+      return client.keyFile();
+    }
+
+    /**
+     * The options that give a server of {@code flavor} this CA and server certificate; with {@code
+     * requireSecureTransport}, it refuses every connection but TLS and the Unix socket.
+     */
+    public List<String> serverOptions(Flavor flavor, boolean requireSecureTransport) {
+      return TestAuthority.serverOptions(flavor, caCert(), server, requireSecureTransport);
+    }
+  }
+
   private TestAuthority() {}
+
+  /**
+   * Makes a new {@link DatabaseCertificates} in a new directory where {@code flavor}'s servers can
+   * read it (under {@code baseDir}, or for MySQL inside its root), valid for the CA's 30 days.
+   */
+  public static DatabaseCertificates forDatabases(Flavor flavor, Path baseDir) {
+    try {
+      Path parent = flavor == Flavor.MYSQL ? MySqlTemplate.runDirectory() : baseDir;
+      Files.createDirectories(parent);
+      Path dir = Files.createTempDirectory(parent.toAbsolutePath(), "tls-");
+      Authority ca = authority(dir, "ca");
+      Authority other = authority(dir, "other-ca");
+      Instant now = Instant.now();
+      Instant from = now.minus(Duration.ofHours(1));
+      Instant to = now.plus(Duration.ofDays(29));
+      return new DatabaseCertificates(dir, ca, other, ca.issue(dir, "server", from, to, "127.0.0.1"),
+          ca.issue(dir, "client", from, to, "failover-client"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** {@code file} as a server of {@code flavor} sees it (MySQL's from inside its root). */
+  public static String serverPath(Flavor flavor, Path file) {
+    return flavor == Flavor.MYSQL ? MySqlTemplate.insideRoot(file) : file.toAbsolutePath().toString();
+  }
+
+  /**
+   * The options that give a server of {@code flavor} the CA {@code caCert} and the certificate
+   * {@code server}; with {@code requireSecureTransport}, it refuses every connection but TLS and the
+   * Unix socket.
+   */
+  public static List<String> serverOptions(Flavor flavor, Path caCert, Issued server, boolean requireSecureTransport) {
+    List<String> options = new ArrayList<>(List.of("--ssl-ca=" + serverPath(flavor, caCert),
+        "--ssl-cert=" + serverPath(flavor, server.certFile()), "--ssl-key=" + serverPath(flavor, server.keyFile())));
+    if (requireSecureTransport) {
+      options.add("--require-secure-transport=ON");
+    }
+    return options;
+  }
+
+  /** The PEM text of {@code file}. */
+  public static String read(Path file) {
+    try {
+      return Files.readString(file, StandardCharsets.US_ASCII);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
 
   /** A new CA named {@code cn}, its certificate written to {@code dir/<cn>.crt}. */
   public static Authority authority(Path dir, String cn) {

@@ -41,8 +41,8 @@ public final class MysqlFailures {
     if (e.tlsProblem() || e instanceof io.shipstream.failover.mysql.ChannelTlsRefusedException) {
       // Not retried: a certificate or a channel weaker than the group asks does not mend itself,
       // and the step is never done over a weaker connection instead.
-      return ApplicationFailure.newNonRetryableFailureWithCause(
-          action + " on " + target + " failed: TLS: " + e.describe(), MYSQL_ERROR, e);
+      return ApplicationFailure.newNonRetryableFailureWithCause(action + " on " + target + " failed: TLS: "
+          + e.tlsReason().map(reason -> reason.describe(e.describe())).orElseGet(e::describe), MYSQL_ERROR, e);
     }
     return ApplicationFailure.newFailureWithCause(
         action + " on " + target + " failed: " + e.describe(), MYSQL_ERROR, e);

@@ -25,6 +25,20 @@ class MysqlFailuresTest {
     assertThat(failure.getOriginalMessage()).isEqualTo("fence: cannot reach iad (10.0.1.10:3306): Socket fail to connect");
   }
 
+  /** A server whose certificate expired is up: not Unreachable, not retried, and the reason is said. */
+  @Test
+  void anExpiredCertificateIsANonRetryableTlsErrorThatSaysSo() {
+    javax.net.ssl.SSLHandshakeException handshake = new javax.net.ssl.SSLHandshakeException("PKIX path validation");
+    handshake.initCause(new java.security.cert.CertificateExpiredException("NotAfter: 2026-12-01"));
+    ApplicationFailure failure = MysqlFailures.of("fence", TARGET, new MysqlException(
+        new SQLNonTransientConnectionException("Communications link failure", "08S01", 0, handshake)));
+
+    assertThat(failure.getType()).isEqualTo("MysqlError");
+    assertThat(failure.isNonRetryable()).isTrue();
+    assertThat(failure.getOriginalMessage()).isEqualTo("fence on iad (10.0.1.10:3306) failed: TLS: CertificateExpired:"
+        + " its certificate has expired (Communications link failure)");
+  }
+
   @Test
   void aServerErrorIsAMysqlErrorWithItsCode() {
     ApplicationFailure failure =

@@ -1,7 +1,9 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.tls.TlsProblem;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One raw poll of a site's server, before any debouncing: what the watcher saw at {@code at}.
@@ -106,6 +108,32 @@ public record Probe(
   /** Whether {@code error} is a failed TLS handshake ({@link #TLS_ERROR}). */
   public static boolean isTlsError(String error) {
     return error != null && error.startsWith(TLS_ERROR);
+  }
+
+  /**
+   * A poll that reached the server and failed in the TLS handshake for {@code problem}: its error
+   * reads "TLS: CertificateExpired: its certificate has expired (the driver's words)".
+   */
+  public static Probe tlsError(String site, TlsProblem problem, String detail, Instant at) {
+    return unreachable(site, TLS_ERROR + problem.describe(detail), at);
+  }
+
+  /**
+   * The reason of a {@link #TLS_ERROR}, as a condition, an Event and a metric label name it: the
+   * {@link TlsProblem} a {@link #tlsError} names, or {@code TlsSettingsUnavailable} for one that
+   * names none (the group's TLS Secret or a key in it could not be read); empty for another error.
+   */
+  public static Optional<String> tlsReason(String error) {
+    if (!isTlsError(error)) {
+      return Optional.empty();
+    }
+    String rest = error.substring(TLS_ERROR.length());
+    for (TlsProblem p : TlsProblem.values()) {
+      if (rest.startsWith(p.name() + ": ")) {
+        return Optional.of(p.name());
+      }
+    }
+    return Optional.of("TlsSettingsUnavailable");
   }
 
   public static Probe unreachable(String site, String error, Instant at) {

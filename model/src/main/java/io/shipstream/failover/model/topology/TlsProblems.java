@@ -4,6 +4,7 @@ import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.SiteSpec;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Whether the watcher's latest poll of a site failed in its TLS handshake (a certificate the CA
@@ -15,24 +16,35 @@ import java.util.List;
  * Warning Event and a metric.
  *
  * <pre>
- * | a site's latest poll                                 | problem                                   |
- * |------------------------------------------------------|-------------------------------------------|
- * | failed with an error marked {@link Probe#TLS_ERROR}  | "site 'X': TLS: ..., nothing is fenced ..." |
- * | answered, failed otherwise, or not polled yet        | none                                      |
+ * | a site's latest poll                                 | problem                                            |
+ * |------------------------------------------------------|----------------------------------------------------|
+ * | failed with an error marked {@link Probe#TLS_ERROR}  | the site, {@link Probe#tlsReason}, "site 'X': TLS: ..., nothing is fenced ..." |
+ * | answered, failed otherwise, or not polled yet        | none                                               |
  * </pre>
  */
 public final class TlsProblems {
   private TlsProblems() {}
 
+  /**
+   * One site's problem.
+   *
+   * @param site the site whose server refused the handshake
+   * @param reason a {@link io.shipstream.failover.model.tls.TlsProblem} name (CertificateExpired, ...), or
+   *     TlsSettingsUnavailable (see {@link Probe#tlsReason}): a metric's label
+   * @param message the sentence for the condition and the Event, naming the site and the reason
+   */
+  public record Problem(String site, String reason, String message) {}
+
   /** Every problem, in the order of the spec's sites; empty when no poll failed in its TLS handshake. */
-  public static List<String> problems(GroupConfig config, java.util.Map<String, SiteObservation> observations) {
-    List<String> problems = new ArrayList<>();
+  public static List<Problem> problems(GroupConfig config, Map<String, SiteObservation> observations) {
+    List<Problem> problems = new ArrayList<>();
     for (SiteSpec site : config.sites()) {
       SiteObservation o = observations.get(site.name());
       Probe latest = o == null ? null : o.latest();
       if (latest != null && !latest.reachable() && Probe.isTlsError(latest.error())) {
-        problems.add("site '" + site.name() + "': " + latest.error() + "; its server is up, so it is not counted as"
-            + " lost, and nothing is fenced or failed over until the certificates are fixed");
+        problems.add(new Problem(site.name(), Probe.tlsReason(latest.error()).orElseThrow(), "site '" + site.name()
+            + "': " + latest.error() + "; its server is up, so it is not counted as lost, and nothing is fenced or"
+            + " failed over until the certificates are fixed"));
       }
     }
     return problems;

@@ -5,6 +5,7 @@ import static io.shipstream.failover.model.Specs.withSites;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.model.tls.TlsProblem;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -21,11 +22,25 @@ class TlsProblemsTest {
 
   @Test
   void aPollFailedInItsTlsHandshakeNamesTheSiteAndTheReason() {
-    Probe tls = Probe.unreachable("pdx", Probe.TLS_ERROR + "PKIX path building failed", AT);
-    List<String> problems = TlsProblems.problems(CONFIG, Map.of("iad", latest(new Probe("iad", true, false, null, null,
-        false, null, null, AT)), "pdx", latest(tls)));
-    assertThat(problems).singleElement().asString().startsWith("site 'pdx': TLS: PKIX path building failed")
-        .contains("not counted as lost");
+    Probe tls = Probe.tlsError("pdx", TlsProblem.CertificateExpired, "Communications link failure", AT);
+    List<TlsProblems.Problem> problems = TlsProblems.problems(CONFIG, Map.of("iad", latest(new Probe("iad", true, false,
+        null, null, false, null, null, AT)), "pdx", latest(tls)));
+    assertThat(problems).singleElement().satisfies(p -> {
+      assertThat(p.site()).isEqualTo("pdx");
+      assertThat(p.reason()).isEqualTo("CertificateExpired");
+      assertThat(p.message()).startsWith("site 'pdx': TLS: CertificateExpired: its certificate has expired"
+          + " (Communications link failure)").contains("not counted as lost");
+    });
+  }
+
+  @Test
+  void theGroupsTlsSettingsThatCannotBeReadAreAProblemOfTheirOwnName() {
+    Probe unreadable = Probe.unreachable("pdx", Probe.TLS_ERROR + "Secret shop/orders-tls has no key ca.crt", AT);
+    assertThat(TlsProblems.problems(CONFIG, Map.of("pdx", latest(unreadable)))).singleElement()
+        .satisfies(p -> assertThat(p.reason()).isEqualTo("TlsSettingsUnavailable"));
+    for (TlsProblem each : TlsProblem.values()) {
+      assertThat(Probe.tlsReason(Probe.tlsError("iad", each, "x", AT).error())).contains(each.name());
+    }
   }
 
   @Test

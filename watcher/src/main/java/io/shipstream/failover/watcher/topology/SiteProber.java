@@ -87,12 +87,21 @@ public final class SiteProber implements SiteConnector {
       // monitor reports the wrong declaration instead of acting on a site that seems down.
       return Probe.unreachable(site.name(), describe(e), clock.instant()).withFlavor(e.actual().display());
     } catch (MysqlException e) {
-      // A failed TLS handshake reached a live server: marked, so it is never counted as lost (TlsProblems).
-      return Probe.unreachable(site.name(), (e.tlsProblem() ? Probe.TLS_ERROR : "") + describe(e), clock.instant());
+      return failed(site.name(), e, clock.instant());
     } catch (RuntimeException e) {
       return Probe.unreachable(site.name(), (e instanceof TlsUnavailableException ? Probe.TLS_ERROR : "") + describe(e),
           clock.instant());
     }
+  }
+
+  /**
+   * A poll that failed with {@code e}. A failed TLS handshake reached a live server: it is marked
+   * with why ({@link Probe#tlsError}), so it is never counted as lost and the condition, the Event
+   * and the metric name the reason (TlsProblems).
+   */
+  static Probe failed(String site, MysqlException e, java.time.Instant at) {
+    return e.tlsReason().map(reason -> Probe.tlsError(site, reason, describe(e), at))
+        .orElseGet(() -> Probe.unreachable(site, describe(e), at));
   }
 
   /** One round trip where the flavor allows it ({@link io.shipstream.failover.mysql.SqlDialect#sourceView}). */

@@ -112,6 +112,17 @@ public final class TopologyMetrics {
         .tags("group", group.toString(), "site", site, "reason", reason).register(registry).increment();
   }
 
+  /**
+   * Counts one poll of a site's server that failed in the TLS handshake
+   * ({@code bloodraven_mysql_tls_errors_total{group,site,reason}}, reason a TlsProblem name such as
+   * CertificateExpired, or TlsSettingsUnavailable): such a site is up, and is not counted as lost.
+   */
+  void tlsError(GroupRef group, String site, String reason) {
+    io.micrometer.core.instrument.Counter.builder("bloodraven_mysql_tls_errors")
+        .description("Polls of a site's MySQL server that failed in the TLS handshake, by site and reason")
+        .tags("group", group.toString(), "site", site, "reason", reason).register(registry).increment();
+  }
+
   /** Counts the repairs of a group's routing: one per object set right between failovers. */
   void repaired(GroupRef group, int repairs) {
     state.repaired(group, repairs);

@@ -614,16 +614,18 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
         }
         return;
       }
-      List<String> tlsProblems = TlsProblems.problems(g.config(), observations);
+      List<TlsProblems.Problem> tlsProblems = TlsProblems.problems(g.config(), observations);
       if (!tlsProblems.isEmpty()) {
         // A site reached but refused in the TLS handshake is up, not lost: nothing is adopted,
         // fenced or failed over on readings that cannot be taken as configured (TlsProblems).
         writeSites(w, now, runOwnsStatus(w, status, now), null);
         metrics.passFailed(g.group(), "tls");
+        tlsProblems.forEach(p -> metrics.tlsError(g.group(), p.site(), p.reason()));
+        List<String> messages = tlsProblems.stream().map(TlsProblems.Problem::message).toList();
         if (steward != null && resource.isPresent()) {
-          steward.tlsErrors(g.group(), resource.get(), tlsProblems);
+          steward.tlsErrors(g.group(), resource.get(), messages);
         } else {
-          log.warn("{}: not acted on: {}", g.group(), String.join("; ", tlsProblems));
+          log.warn("{}: not acted on: {}", g.group(), String.join("; ", messages));
         }
         return;
       }

@@ -11,6 +11,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.tls.TlsProblem;
 import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
@@ -46,6 +47,14 @@ class TopologyMonitorTest {
     @Override
     public Probe probe(GroupRef group, GroupConfig config, SiteSpec site) {
       polls.merge(site.name(), 1, Integer::sum);
+      TlsProblem tls = tlsSites.get(site.name());
+      if (tls != null) {
+        pollLog.add(site.name() + " refused " + tls);
+        return SiteProber.failed(site.name(), new io.shipstream.failover.mysql.MysqlException(
+            new java.sql.SQLNonTransientConnectionException("Communications link failure", "08S01", 0,
+                handshake(tls))),
+            Clock.systemUTC().instant());
+      }
       if (site.name().equals("iad") && iadFailures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         pollLog.add(site.name() + " failed");
         return Probe.unreachable(site.name(), "Connection refused", Clock.systemUTC().instant());
@@ -81,6 +90,24 @@ class TopologyMonitorTest {
       return view == null ? SiteConnector.super.sourceView(group, config, site, at) : view.apply(site.name());
     }
   };
+  /** The sites whose server refuses the watcher's TLS handshake, and why. */
+  private final Map<String, TlsProblem> tlsSites = new ConcurrentHashMap<>();
+
+  /** A refused handshake as the JDK reports {@code problem}. */
+  private static javax.net.ssl.SSLHandshakeException handshake(TlsProblem problem) {
+    javax.net.ssl.SSLHandshakeException e = new javax.net.ssl.SSLHandshakeException("PKIX path validation failed");
+    e.initCause(tlsCause(problem));
+    return e;
+  }
+
+  private static Throwable tlsCause(TlsProblem problem) {
+    return switch (problem) {
+      case CertificateExpired -> new java.security.cert.CertificateExpiredException("NotAfter: 2026-12-01");
+      case CertificateNotYetValid -> new java.security.cert.CertificateNotYetValidException("NotBefore: 2026-12-03");
+      default -> new java.security.cert.CertificateException("PKIX path building failed");
+    };
+  }
+
   /** Every poll in order: the site and what it answered. */
   private final List<String> pollLog = new CopyOnWriteArrayList<>();
   /** Whether the replicas' own polls show their IO thread losing iad once it is dead (else they answer as ever). */
@@ -559,6 +586,51 @@ class TopologyMonitorTest {
     await(() -> !effects.removedAnnotations.isEmpty(), "the request removed");
     assertThat(effects.removedAnnotations).containsExactly("bloodraven.shipstream.io/promote-anyway=pdx");
     assertThat(eventsWith("PromoteAnywayRejected")).singleElement().asString().contains("a site is writable");
+    assertThat(effects.starts()).isEmpty();
+  }
+
+  /**
+   * A live primary whose certificate expired (and a replica's whose is not valid yet), as the
+   * watcher's own poll meets them: a Warning Event and Degraded naming each site and why, a metric
+   * per site and reason, and nothing fenced or failed over however long it lasts, though the
+   * replicas' channels fail too (error 2026). Fixed, the group is no longer Degraded for it.
+   */
+  @Test
+  void aPrimaryWhoseCertificateExpiredIsNamedPerSiteAndReasonAndNeitherFencedNorFailedOver() {
+    tlsSites.put("iad", TlsProblem.CertificateExpired);
+    tlsSites.put("dr", TlsProblem.CertificateNotYetValid);
+    views.put("pdx", site -> new ReplicaView(site, true, true, "Connecting", 2026, "error connecting to master"
+        + " 'repl@iad:3306' - retry-time: 2  maximum-retries: 100000  message: SSL connection error:"
+        + " error:00000000:lib(0)::reason(0)", "iad", null, "bin.1:400", true, Clock.systemUTC().instant()));
+    List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
+    Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
+    start(group(), null, steward);
+
+    await(() -> !eventsWith("TlsError").isEmpty(), "the TlsError Event");
+    assertThat(eventsWith("TlsError").get(0)).startsWith("Warning ")
+        .contains("site 'iad': TLS: CertificateExpired: its certificate has expired (Communications link failure)")
+        .contains("site 'dr': TLS: CertificateNotYetValid: its certificate is not valid yet")
+        .contains("not counted as lost");
+    await(() -> !conditions.isEmpty() && degraded(conditions).getReason().equals("TlsError"), "Degraded: TlsError");
+    assertThat(degraded(conditions).getStatus()).isEqualTo("True");
+    assertThat(degraded(conditions).getMessage()).contains("site 'iad'", "CertificateExpired", "site 'dr'",
+        "CertificateNotYetValid");
+    await(() -> registry.find("bloodraven_mysql_tls_errors").tags("site", "iad", "reason", "CertificateExpired")
+        .counter() != null, "the metric");
+    assertThat(registry.get("bloodraven_mysql_tls_errors").tags("site", "dr", "reason", "CertificateNotYetValid")
+        .counter().count()).isPositive();
+
+    // The refusing sites are polled at the pace of an unreachable one; the passes go on at pdx's.
+    int seen = polls.getOrDefault("pdx", 0);
+    await(() -> polls.getOrDefault("pdx", 0) >= seen + 6, "six more polls of pdx");
+    assertThat(polls.get("iad")).as("iad is still polled").isGreaterThan(1);
+    assertThat(effects.starts()).as("a live primary with an expired certificate is not failed over").isEmpty();
+    synchronized (effects) {
+      assertThat(effects.fenced).isEmpty();
+    }
+
+    tlsSites.clear();
+    await(() -> !degraded(conditions).getReason().equals("TlsError"), "TlsError cleared");
     assertThat(effects.starts()).isEmpty();
   }
 
