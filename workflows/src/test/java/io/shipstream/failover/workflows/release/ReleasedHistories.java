@@ -1,17 +1,12 @@
 package io.shipstream.failover.workflows.release;
 
+import io.shipstream.failover.workflows.RegisteredTypes;
 import io.shipstream.failover.workflows.fakes.FakeDragonfly;
 import io.shipstream.failover.workflows.fakes.FakeDryRun;
 import io.shipstream.failover.workflows.fakes.FakeHooks;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.FakeSidecar;
-import io.temporal.common.metadata.POJOActivityImplMetadata;
-import io.temporal.common.metadata.POJOActivityMethodMetadata;
-import io.temporal.common.metadata.POJOWorkflowImplMetadata;
-import io.temporal.common.metadata.POJOWorkflowInterfaceMetadata;
-import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
-import io.temporal.common.metadata.WorkflowMethodType;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -275,37 +270,9 @@ public final class ReleasedHistories {
 
   // --- the type names ------------------------------------------------------------------------
 
-  /**
-   * Every type name the given implementations register, one a line, sorted: {@code workflow
-   * <type>}, {@code signal <workflow type> <name>}, {@code query ...}, {@code update ...}, {@code
-   * activity <type>}. A history's commands and a watcher's calls name these.
-   */
-  public static List<String> typeNames(List<Class<?>> workflows, List<Class<?>> activities) {
-    TreeSet<String> names = new TreeSet<>();
-    for (Class<?> impl : workflows) {
-      for (POJOWorkflowInterfaceMetadata iface : POJOWorkflowImplMetadata.newInstance(impl).getWorkflowInterfaces()) {
-        String type = iface.getWorkflowType().orElseThrow();
-        names.add("workflow " + type);
-        for (POJOWorkflowMethodMetadata method : iface.getMethodsMetadata()) {
-          WorkflowMethodType kind = method.getType();
-          if (kind != WorkflowMethodType.WORKFLOW && kind != WorkflowMethodType.NONE) {
-            names.add(kind.name().toLowerCase(java.util.Locale.ROOT).replace("_", "-") + " " + type + " "
-                + method.getName());
-          }
-        }
-      }
-    }
-    for (Class<?> impl : activities) {
-      for (POJOActivityMethodMetadata method : POJOActivityImplMetadata.newInstance(impl).getActivityMethods()) {
-        names.add("activity " + method.getActivityTypeName());
-      }
-    }
-    return List.copyOf(names);
-  }
-
   /** The names HEAD registers. */
   public static List<String> registeredTypeNames() {
-    return typeNames(WORKFLOWS, ACTIVITIES);
+    return RegisteredTypes.names(WORKFLOWS, ACTIVITIES);
   }
 
   public static void writeTypes(Path dir) throws IOException {
@@ -318,9 +285,7 @@ public final class ReleasedHistories {
     if (!Files.isRegularFile(file)) {
       return List.of("no " + TYPES + " in " + dir.getFileName());
     }
-    TreeSet<String> now = new TreeSet<>(registered);
-    return Files.readAllLines(file).stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#"))
-        .filter(l -> !now.contains(l)).toList();
+    return RegisteredTypes.missing(file, registered);
   }
 
   // --- the changelog -------------------------------------------------------------------------
