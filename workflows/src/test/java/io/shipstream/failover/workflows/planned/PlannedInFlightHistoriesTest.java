@@ -1,6 +1,7 @@
 package io.shipstream.failover.workflows.planned;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.release.InFlightCut;
@@ -86,6 +87,9 @@ class PlannedInFlightHistoriesTest extends PlannedRigTest {
         history -> InFlightCut.openActivities(history).contains("WaitForGtidSet"), "WaitingForLag");
     assertThat(InFlightCut.completedActivities(h)).as("the source fenced before the gate").contains("Fence");
     assertThat(mysql.server("iad").readOnly).isTrue();
+    // The replay of a prefix checks its commands: code that would call another activity at the gate is refused.
+    WorkflowExecutionHistory otherGate = InFlightCut.renamingActivity(h, "WaitForGtidSet", "WaitForGtidSetV2");
+    assertThatThrownBy(() -> InFlightCut.replay(otherGate)).hasMessageContaining("WaitForGtidSetV2");
   }
 
   @Test

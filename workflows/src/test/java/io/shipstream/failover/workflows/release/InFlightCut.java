@@ -84,6 +84,24 @@ public final class InFlightCut {
         WORKFLOWS.subList(1, WORKFLOWS.size()).toArray(Class<?>[]::new));
   }
 
+  /**
+   * The same history with every scheduled {@code from} activity named {@code to}: a worker whose
+   * code calls another activity at that point, which a replay must refuse.
+   */
+  public static WorkflowExecutionHistory renamingActivity(WorkflowExecutionHistory history, String from, String to) {
+    List<HistoryEvent> events = new ArrayList<>();
+    for (HistoryEvent e : history.getEvents()) {
+      if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
+          && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals(from)) {
+        e = e.toBuilder().setActivityTaskScheduledEventAttributes(e.getActivityTaskScheduledEventAttributes().toBuilder()
+            .setActivityType(io.temporal.api.common.v1.ActivityType.newBuilder().setName(to))).build();
+      }
+      events.add(e);
+    }
+    return new WorkflowExecutionHistory(io.temporal.api.history.v1.History.newBuilder().addAllEvents(events).build(),
+        history.getWorkflowExecution().getWorkflowId());
+  }
+
   /** Whether the run's history ends with its close (completed, failed, cancelled, ...). */
   public static boolean isClosed(WorkflowExecutionHistory history) {
     List<HistoryEvent> events = history.getEvents();
