@@ -51,6 +51,8 @@ public final class FakeMysql implements MysqlActivities {
     public volatile CountDownLatch drainGate;
     /** When set, a fence of this server blocks here until released, so a test can act meanwhile. */
     public volatile CountDownLatch fenceGate;
+    /** When set, an unfence (a rollback's) of this server blocks here until released. */
+    public volatile CountDownLatch unfenceGate;
     /** Received but not yet applied (a relay-log backlog, say with the SQL thread stopped); 0 means none. */
     public volatile long receivedSeqno;
     /** Whether it binlogs what it replicates, so another server can catch up from it. */
@@ -181,7 +183,9 @@ public final class FakeMysql implements MysqlActivities {
   @Override
   public void unfence(MysqlTarget t) {
     calls.add("unfence " + t.site());
-    reach(t).readOnly = false;
+    Server s = reach(t);
+    await(s.unfenceGate);
+    s.readOnly = false;
   }
 
   @Override
