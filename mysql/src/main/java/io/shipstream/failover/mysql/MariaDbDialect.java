@@ -55,6 +55,13 @@ final class MariaDbDialect implements SqlDialect {
     return "SET GLOBAL read_only = 1";
   }
 
+  /** A killed session's commit stops waiting for its acknowledgement here (measured: {@code FenceSemiSyncIT}). */
+  @Override
+  public int fencePastAckWaits(MysqlSession session, int lockWaitSeconds, java.util.Set<String> spared)
+      throws MysqlException {
+    return Fence.killAckWaitsThenFence(session, lockWaitSeconds, spared);
+  }
+
   @Override
   public String clearReadOnlyStatement() {
     return "SET GLOBAL read_only = 0";

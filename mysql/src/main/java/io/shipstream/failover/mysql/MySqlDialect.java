@@ -52,6 +52,12 @@ final class MySqlDialect implements SqlDialect {
     return "SET GLOBAL super_read_only = 1";
   }
 
+  @Override
+  public int fencePastAckWaits(MysqlSession session, int lockWaitSeconds, java.util.Set<String> spared)
+      throws MysqlException {
+    return AckWaitFence.apply(session, lockWaitSeconds, spared);
+  }
+
   /** Both in one statement, in this order (clearing read_only alone would clear super_read_only too). */
   @Override
   public String clearReadOnlyStatement() {

@@ -43,6 +43,19 @@ public interface SqlDialect {
     session.execute(fenceStatement());
   }
 
+  /**
+   * Fences a server on which some commit waits for a semi-synchronous acknowledgement, without
+   * waiting behind it and without any of those commits being acknowledged to a client: each
+   * waiting session is killed (its client gets an error; the commit is in doubt), and the fence
+   * lands while no client that could be told a commit succeeded is connected. MariaDB ends a wait
+   * when its session is killed ({@link Fence#killAckWaitsThenFence}); MySQL does not ({@link
+   * AckWaitFence}).
+   *
+   * @return how many application sessions were killed
+   */
+  int fencePastAckWaits(MysqlSession session, int lockWaitSeconds, java.util.Set<String> spared)
+      throws MysqlException;
+
   /** Lets applications write again. */
   default void clearReadOnly(MysqlSession session) throws MysqlException {
     session.execute(clearReadOnlyStatement());
