@@ -73,15 +73,19 @@ final class AckWaitFence {
         await(fence, lockWaitSeconds);
         return killed;
       }
+      long off = System.nanoTime();
       session.execute("SET GLOBAL " + sourceEnabled + " = OFF");
+      long landed;
       try {
         await(fence, lockWaitSeconds);
       } finally {
+        landed = System.nanoTime();
         session.execute("SET GLOBAL " + sourceEnabled + " = ON");
       }
       LOG.warn("fence on {}: commits waited for a semi-sync acknowledgement; queued the fence, killed {} application"
-          + " sessions, released their commits unacknowledged: read-only {} ms after the first look", session.address(),
-          killed, Duration.ofNanos(System.nanoTime() - start).toMillis());
+          + " sessions, switched the source side off: read-only {} ms after the switch, {} ms after the first look;"
+          + " back on {} ms later", session.address(), killed, Duration.ofNanos(landed - off).toMillis(),
+          Duration.ofNanos(landed - start).toMillis(), Duration.ofNanos(System.nanoTime() - landed).toMillis());
       return killed;
     }
   }
