@@ -36,9 +36,9 @@ public final class SidecarLiveness {
    * and probe timeouts (1 s each), then a fence that connects (1 s), waits out one lock wait for
    * open transactions (2 s), kills them and fences again (1 s), or a stop that waits for the
    * process to exit (2 s, less than the fence). Behind commits waiting for a semi-sync
-   * acknowledgement on MySQL the fence instead opens a second connection (1 s), queues its fence
-   * for one lock wait at most (2 s), and switches the source side back on (0.3 to 0.5 s measured
-   * in {@code FenceSemiSyncIT}): at worst that much over, within {@link #LOADED_MACHINE_SLACK}.
+   * acknowledgement the fence instead opens a second connection (1 s) and queues its fence there
+   * for one lock wait at most (2 s), the same (the restore after it: under a millisecond measured
+   * in {@code FenceSemiSyncIT}).
    * A call that takes longer is hung past its timeout.
    */
   public static final Duration LOCAL_MYSQL_ALLOWANCE = Duration.ofSeconds(6);

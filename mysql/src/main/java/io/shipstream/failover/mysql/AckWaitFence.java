@@ -10,55 +10,79 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * MySQL's fence past commits waiting for a semi-synchronous acknowledgement ({@link
- * SqlDialect#fencePastAckWaits}).
+ * The fence of a server on which commits wait for a semi-synchronous acknowledgement, without
+ * waiting behind them and without any of them, or any commit sent meanwhile, being acknowledged to
+ * a client ({@link Fence#apply}).
  *
- * <p>On MySQL a commit that waits for an acknowledgement goes on waiting when its session is
- * killed: the semi-sync plugin's wait loop ends only on the acknowledgement, at the semi-sync
- * timeout, or when the source side is switched off, and each of those lets the commit complete.
- * Meanwhile it holds the commit lock {@code super_read_only} needs. Before this, the fence of an
- * isolated primary landed only at the semi-sync timeout, and a client that had reconnected and
- * committed meanwhile was told its commit succeeded though no replica had it (issue 33,
- * {@code FenceSemiSyncIT}). So the fence:
+ * <p>A commit waiting for an acknowledgement holds the commit lock the fence needs. Killing its
+ * session first and fencing after leaves a gap in which the application reconnects and commits
+ * again, and that commit waits in turn: measured on MariaDB in the region drill (the fence waited
+ * out its 2 s lock wait behind it, landing past a 4 s semi-sync timeout). On MySQL a killed
+ * session's commit even goes on waiting (see {@link SqlDialect#releaseAckWaits}): the fence of an
+ * isolated primary landed only at the semi-sync timeout, and a commit the writer had sent after
+ * reconnecting was acknowledged though no replica had it (issue 33, {@code FenceSemiSyncIT}). So:
  *
  * <ol>
- *   <li>queues: a second session asks for {@code super_read_only} and waits for the lock. A queued
- *       global read lock blocks every write statement that starts after it (a waiting shared
- *       global lock goes ahead of new intention-exclusive requests), so from here no application
- *       session, reconnected or not, gets a write to its commit;
- *   <li>kills every application session: each client that could be waiting for a commit's answer
- *       gets an error instead (the commit is in doubt, never acknowledged);
- *   <li>switches the source side of semi-sync off ({@code SET GLOBAL}, not the persisted setting):
- *       the waits end, the killed sessions' commits complete with nobody to tell, and the queued
- *       fence lands;
- *   <li>switches it back on: the server is read-only by then, so no commit waits or goes out
- *       unacknowledged, and its settings are its own again.
+ *   <li>the fence is queued first: a second session asks for read-only and waits for the lock. A
+ *       queued global read lock blocks every write statement that starts after it (a waiting
+ *       shared global lock goes ahead of new intention-exclusive requests), so from here no
+ *       application session, reconnected or not, gets a write to its commit;
+ *   <li>every application session is killed: each client that could be waiting for a commit's
+ *       answer gets an error instead (the commit is in doubt, never acknowledged);
+ *   <li>the flavor ends the killed commits' waits ({@link SqlDialect#releaseAckWaits}: MariaDB's
+ *       kill did; MySQL switches the source side off), they complete with nobody to tell, and the
+ *       queued fence lands;
+ *   <li>the flavor puts its settings back (MySQL: the source side on): the server is read-only by
+ *       then, so no commit waits or goes out unacknowledged.
  * </ol>
  *
- * <p>Nothing outlives the fence: no server state to undo later. A process that dies between 3 and
- * 4 leaves the source side off on a server that is read-only (or, if the queued fence failed too,
- * writable and asynchronous, as after a semi-sync timeout); the watcher's semi-sync keeper puts it
- * back at its next pass, and a restart does (the settings are persisted).
+ * <p>Nothing outlives the fence. A process that dies between 3 and 4 leaves MySQL's source side
+ * off on a server that is read-only (or, if the queued fence failed too, writable and asynchronous
+ * as after a semi-sync timeout); the watcher's semi-sync keeper puts it back at its next pass, and
+ * a restart does (the settings are persisted).
  */
 final class AckWaitFence {
   private static final Logger LOG = LoggerFactory.getLogger(AckWaitFence.class);
+  /**
+   * The least the queued fence may wait for its lock: the steps after it must fit, MySQL's release
+   * the longest of them (its switch-off returns, and lets the waits end, once the plugin's
+   * acknowledgement receiver has stopped: 0.5 to 0.95 s measured in {@code FenceSemiSyncIT}).
+   * Should the queued fence give up after the release, commits would go out asynchronous until
+   * the restore: it must not.
+   */
+  static final int MIN_QUEUED_LOCK_WAIT_SECONDS = 2;
   /** How often the queued fence's state is looked at while it is being queued. */
   private static final Duration POLL = Duration.ofMillis(2);
 
+  /** What puts the server's settings back once the fence landed. */
+  @FunctionalInterface
+  interface Restore {
+    Restore NOTHING = () -> {};
+
+    void run() throws MysqlException;
+  }
+
   private AckWaitFence() {}
 
-  /** @return how many application sessions were killed */
-  static int apply(MysqlSession session, int lockWaitSeconds, Set<String> spared) throws MysqlException {
+  /**
+   * @param callerLockWaitSeconds the caller's lock wait; the queued fence waits as long, at least
+   *     {@link #MIN_QUEUED_LOCK_WAIT_SECONDS}, and its session's socket timeout is a second longer
+   *     if the caller's is not. The whole ends within it, plus the second connection and the restore
+   * @return how many application sessions were killed
+   */
+  static int apply(MysqlSession session, int callerLockWaitSeconds, Set<String> spared) throws MysqlException {
     SqlDialect dialect = session.dialect();
-    String sourceEnabled = "rpl_semi_sync_" + dialect.semiSyncNames().source() + "_enabled";
     long start = System.nanoTime();
-    boolean wasEnabled = session.queryFlag("SELECT @@global." + sourceEnabled);
-    try (MysqlSession queued = session.another()) {
+    int lockWaitSeconds = Math.max(callerLockWaitSeconds, MIN_QUEUED_LOCK_WAIT_SECONDS);
+    Timeouts own = session.timeouts();
+    Duration socket = Duration.ofSeconds(lockWaitSeconds + 1L);
+    Timeouts queuedTimeouts = new Timeouts(own.connect(), own.socket().compareTo(socket) > 0 ? own.socket() : socket);
+    try (MysqlSession queued = session.another(queuedTimeouts)) {
       queued.changedSessionState();
       String queuedId = queued.queryString("SELECT CONNECTION_ID()");
-      FutureTask<Void> fence = new FutureTask<>(() -> {
+      FutureTask<Long> fence = new FutureTask<>(() -> {
         queued.queryAll("SET SESSION lock_wait_timeout = " + lockWaitSeconds + "; " + dialect.fenceStatement());
-        return null;
+        return System.nanoTime();
       });
       Thread fencing = new Thread(fence, "fence " + session.address());
       fencing.setDaemon(true);
@@ -69,32 +93,32 @@ final class AckWaitFence {
         return 0;
       }
       int killed = AppSessions.kill(session, AppSessions.list(session, spared));
-      if (!wasEnabled) {
-        await(fence, lockWaitSeconds);
-        return killed;
-      }
-      long off = System.nanoTime();
-      session.execute("SET GLOBAL " + sourceEnabled + " = OFF");
+      long releasing = System.nanoTime();
+      Restore restore = dialect.releaseAckWaits(session);
+      long released = System.nanoTime();
       long landed;
       try {
-        await(fence, lockWaitSeconds);
+        landed = await(fence, lockWaitSeconds);
       } finally {
-        landed = System.nanoTime();
-        session.execute("SET GLOBAL " + sourceEnabled + " = ON");
+        restore.run();
       }
       LOG.warn("fence on {}: commits waited for a semi-sync acknowledgement; queued the fence, killed {} application"
-          + " sessions, switched the source side off: read-only {} ms after the switch, {} ms after the first look;"
-          + " back on {} ms later", session.address(), killed, Duration.ofNanos(landed - off).toMillis(),
-          Duration.ofNanos(landed - start).toMillis(), Duration.ofNanos(System.nanoTime() - landed).toMillis());
+          + " sessions, ended their waits: read-only {} ms after that began ({} ms after the first look), the"
+          + " release statement took {} ms", session.address(), killed, millis(landed - releasing),
+          millis(landed - start), millis(released - releasing));
       return killed;
     }
+  }
+
+  private static long millis(long nanos) {
+    return Duration.ofNanos(nanos).toMillis();
   }
 
   /**
    * Waits until the queued fence waits for its lock (true) or has ended (false); throws when it
    * does neither within half its lock wait, since the steps after it are safe only while it is queued.
    */
-  private static boolean awaitQueued(MysqlSession session, String queuedId, FutureTask<Void> fence, int lockWaitSeconds)
+  private static boolean awaitQueued(MysqlSession session, String queuedId, FutureTask<Long> fence, int lockWaitSeconds)
       throws MysqlException {
     long deadline = System.nanoTime() + Duration.ofSeconds(lockWaitSeconds).toNanos() / 2;
     while (System.nanoTime() < deadline) {
@@ -117,10 +141,10 @@ final class AckWaitFence {
         + " within " + lockWaitSeconds / 2.0 + " s; commits waiting for a semi-sync acknowledgement were left alone");
   }
 
-  /** The queued fence's outcome, its error rethrown; it ends within its lock wait. */
-  private static void await(FutureTask<Void> fence, int lockWaitSeconds) throws MysqlException {
+  /** When the queued fence landed (System.nanoTime), its error rethrown; it ends within its lock wait. */
+  private static long await(FutureTask<Long> fence, int lockWaitSeconds) throws MysqlException {
     try {
-      fence.get(2L * lockWaitSeconds + 1, TimeUnit.SECONDS);
+      return fence.get(2L * lockWaitSeconds + 1, TimeUnit.SECONDS);
     } catch (ExecutionException e) {
       if (e.getCause() instanceof MysqlException cause) {
         throw cause;

@@ -21,10 +21,10 @@ import org.slf4j.LoggerFactory;
  * server falls back to asynchronous and acknowledges those commits (and the next ones, until the
  * fence lands) though no replica has them, which a cut-off primary's sidecar must prevent (its
  * fence is meant to land at lease + peer check, before a semi-sync timeout set longer than that).
- * How the fence gets past those commits without acknowledging any is the flavor's ({@link
- * SqlDialect#fencePastAckWaits}): MariaDB ends a wait when its session is killed; MySQL does not,
- * and the fence queues its lock first ({@link AckWaitFence}). Either way the waiting sessions'
- * clients get an error: their commits are in doubt, never acknowledged.
+ * When a commit waits for one, the fence is queued first and the application's sessions killed
+ * after, then the flavor ends the killed commits' waits ({@link AckWaitFence}): the waiting
+ * sessions' clients get an error (their commits are in doubt, never acknowledged), and nobody
+ * reconnects and commits before the fence lands.
  */
 public final class Fence {
   private static final Logger LOG = LoggerFactory.getLogger(Fence.class);
@@ -86,46 +86,36 @@ public final class Fence {
     SqlDialect dialect = session.dialect();
     session.changedSessionState();
     if (ackWaits(session)) {
-      return dialect.fencePastAckWaits(session, lockWaitSeconds, spared);
+      return AckWaitFence.apply(session, lockWaitSeconds, spared);
     }
-    // A commit that begins waiting for an acknowledgement while this fence waits is not got past
-    // here but by the next attempt, which sees it first: one attempt waits one lock wait at most
-    // (the sidecar's tick has room for one, JdbcLocalMysql.LONGEST_HEALTHY_WORK).
-    return fenceOrKill(session, lockWaitSeconds, spared, false);
-  }
-
-  /**
-   * The fence, waiting at most the lock wait; past it, as {@link #pastTheLockWait}.
-   *
-   * @param pastAckWaits whether, past the lock wait, commits waiting for an acknowledgement are got
-   *     past as the flavor does it ({@link #applyAndRead}, whose callers have room for a second wait);
-   *     false in {@link #apply} and once the flavor's step ran, so an attempt ends, fenced or failed
-   */
-  private static int fenceOrKill(MysqlSession session, int lockWaitSeconds, Set<String> spared, boolean pastAckWaits)
-      throws MysqlException {
     try {
       // One exchange: the lock wait and the fence.
-      session.queryAll("SET SESSION lock_wait_timeout = " + lockWaitSeconds + "; " + session.dialect().fenceStatement());
+      session.queryAll("SET SESSION lock_wait_timeout = " + lockWaitSeconds + "; " + dialect.fenceStatement());
       return 0;
     } catch (MysqlException e) {
       if (e.errorCode() != LOCK_WAIT_TIMEOUT) {
         throw e;
       }
     }
-    return pastTheLockWait(session, lockWaitSeconds, spared, pastAckWaits);
+    // A commit that began waiting for an acknowledgement while this fence waited is not got past
+    // here but by the next attempt, which sees it first: one attempt waits one lock wait at most
+    // (the sidecar's tick has room for one, JdbcLocalMysql.LONGEST_HEALTHY_WORK).
+    return pastTheLockWait(session, lockWaitSeconds, spared, false);
   }
 
   /**
    * The fence waited out its lock wait (the session's lock_wait_timeout is set): an open
    * transaction, or a commit that began waiting for an acknowledgement after the first look. The
    * application's sessions are killed and the fence tried once more; a commit still waiting for an
-   * acknowledgement then (a kill does not end the wait on MySQL) is got past as the flavor does it.
+   * acknowledgement then (a kill does not end the wait on MySQL) is got past by {@link AckWaitFence}
+   * when {@code pastAckWaits} (the activities' {@link #applyAndRead}, whose callers have room for a
+   * second wait); otherwise the attempt fails and the next one, which sees it first, gets past it.
    */
   private static int pastTheLockWait(MysqlSession session, int lockWaitSeconds, Set<String> spared,
       boolean pastAckWaits) throws MysqlException {
     SqlDialect dialect = session.dialect();
     if (pastAckWaits && ackWaits(session)) {
-      return dialect.fencePastAckWaits(session, lockWaitSeconds, spared);
+      return AckWaitFence.apply(session, lockWaitSeconds, spared);
     }
     int killed = AppSessions.kill(session, AppSessions.list(session, spared));
     LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried",
@@ -138,20 +128,7 @@ public final class Fence {
         throw e;
       }
     }
-    return killed + dialect.fencePastAckWaits(session, lockWaitSeconds, spared);
-  }
-
-  /**
-   * MariaDB's way past commits waiting for an acknowledgement (see {@link
-   * SqlDialect#fencePastAckWaits}): their sessions killed, which ends the waits, then the fence as
-   * usual.
-   */
-  static int killAckWaitsThenFence(MysqlSession session, int lockWaitSeconds, Set<String> spared)
-      throws MysqlException {
-    int waiting = AppSessions.kill(session, AppSessions.of(session, session.queryRows(WAITING_FOR_ACK), spared));
-    LOG.warn("fence on {}: killed {} application sessions whose commit waited for a semi-sync acknowledgement",
-        session.address(), waiting);
-    return waiting + fenceOrKill(session, lockWaitSeconds, spared, false);
+    return killed + AckWaitFence.apply(session, lockWaitSeconds, spared);
   }
 
   /** Whether any session, killed or not, has a commit waiting for a semi-synchronous acknowledgement. */
@@ -159,13 +136,7 @@ public final class Fence {
     return !session.queryRows(ACK_WAITS).isEmpty();
   }
 
+  /** MariaDB's state says "Waiting for semi-sync ACK from slave", MySQL's "... from replica". */
   private static final String ACK_WAITS =
       "SELECT ID FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%' LIMIT 1";
-
-  /**
-   * The sessions whose commit waits for a semi-synchronous acknowledgement, in {@link
-   * AppSessions#QUERY}'s columns: MariaDB's state says "Waiting for semi-sync ACK from slave",
-   * MySQL's "... from replica".
-   */
-  static final String WAITING_FOR_ACK = AppSessions.QUERY + " WHERE STATE LIKE '%semi-sync ACK%'";
 }

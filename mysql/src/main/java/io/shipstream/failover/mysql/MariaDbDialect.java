@@ -57,9 +57,8 @@ final class MariaDbDialect implements SqlDialect {
 
   /** A killed session's commit stops waiting for its acknowledgement here (measured: {@code FenceSemiSyncIT}). */
   @Override
-  public int fencePastAckWaits(MysqlSession session, int lockWaitSeconds, java.util.Set<String> spared)
-      throws MysqlException {
-    return Fence.killAckWaitsThenFence(session, lockWaitSeconds, spared);
+  public AckWaitFence.Restore releaseAckWaits(MysqlSession session) {
+    return AckWaitFence.Restore.NOTHING;
   }
 
   @Override

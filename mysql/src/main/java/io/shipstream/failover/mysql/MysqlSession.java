@@ -104,12 +104,17 @@ public final class MysqlSession implements AutoCloseable {
   }
 
   /**
-   * A second session to the same server with the same login and timeouts, for a step that must
-   * wait on one connection while this one acts (the fence behind commits waiting for a
-   * semi-synchronous acknowledgement, {@link AckWaitFence}).
+   * A second session to the same server with the same login, for a step that must wait on one
+   * connection while this one acts (the fence behind commits waiting for a semi-synchronous
+   * acknowledgement, {@link AckWaitFence}).
    */
-  public MysqlSession another() throws MysqlException {
+  public MysqlSession another(Timeouts timeouts) throws MysqlException {
     return open(connections, address, credentials, timeouts);
+  }
+
+  /** The timeouts this session was opened with. */
+  public Timeouts timeouts() {
+    return timeouts;
   }
 
   /** Whether the connection was handed out without a ping, having answered within {@link MysqlConnections#FRESH}. */

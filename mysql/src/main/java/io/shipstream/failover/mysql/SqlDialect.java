@@ -44,17 +44,12 @@ public interface SqlDialect {
   }
 
   /**
-   * Fences a server on which some commit waits for a semi-synchronous acknowledgement, without
-   * waiting behind it and without any of those commits being acknowledged to a client: each
-   * waiting session is killed (its client gets an error; the commit is in doubt), and the fence
-   * lands while no client that could be told a commit succeeded is connected. MariaDB ends a wait
-   * when its session is killed ({@link Fence#killAckWaitsThenFence}); MySQL does not ({@link
-   * AckWaitFence}).
-   *
-   * @return how many application sessions were killed
+   * Ends the waits of commits whose sessions a fence killed while they waited for a
+   * semi-synchronous acknowledgement, so the fence queued behind them lands ({@link AckWaitFence});
+   * returns what puts the server's settings back once it has. MariaDB ends a wait when its session
+   * is killed: nothing to do. MySQL does not: the source side is switched off, then back on.
    */
-  int fencePastAckWaits(MysqlSession session, int lockWaitSeconds, java.util.Set<String> spared)
-      throws MysqlException;
+  AckWaitFence.Restore releaseAckWaits(MysqlSession session) throws MysqlException;
 
   /** Lets applications write again. */
   default void clearReadOnly(MysqlSession session) throws MysqlException {
