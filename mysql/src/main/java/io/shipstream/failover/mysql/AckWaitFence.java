@@ -45,12 +45,11 @@ final class AckWaitFence {
   private static final Logger LOG = LoggerFactory.getLogger(AckWaitFence.class);
   /**
    * The least the queued fence may wait for its lock: the steps after it must fit, MySQL's release
-   * the longest of them (its switch-off returns, and lets the waits end, once the plugin's
-   * acknowledgement receiver has stopped: 0.5 to 0.95 s measured in {@code FenceSemiSyncIT}).
-   * Should the queued fence give up after the release, commits would go out asynchronous until
-   * the restore: it must not.
+   * the longest of them (its switch-off returns, and the waits end, 1 ms to 1.0 s after it is sent,
+   * measured in {@code FenceSemiSyncIT}, the region drill and the region-outage benchmark). Should the queued fence give up after the release, commits would go out
+   * asynchronous until the restore; a fence that waits longer only makes a slow attempt.
    */
-  static final int MIN_QUEUED_LOCK_WAIT_SECONDS = 2;
+  static final int MIN_QUEUED_LOCK_WAIT_SECONDS = 3;
   /** How often the queued fence's state is looked at while it is being queued. */
   private static final Duration POLL = Duration.ofMillis(2);
 

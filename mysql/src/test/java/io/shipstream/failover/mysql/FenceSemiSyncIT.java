@@ -47,9 +47,8 @@ class FenceSemiSyncIT {
   @FlavorTest
   void aCommitWaitingForAnAcknowledgementIsKilledNotAcknowledgedByTheFence(Flavor flavor) throws Exception {
     flavor.assumeAvailable();
-    DatabaseCluster cluster = CLUSTERS.of(flavor);
-    DatabaseServer primary = cluster.primary();
-    DatabaseServer replica = cluster.replicas().get(0);
+    DatabaseServer primary = CLUSTERS.of(flavor).primary();
+    DatabaseServer replica = CLUSTERS.of(flavor).replicas().get(0);
     boolean mysql = flavor == Flavor.MYSQL;
     if (mysql) {
       replica.execute("SET GLOBAL super_read_only = 1");
@@ -97,16 +96,15 @@ class FenceSemiSyncIT {
   @FlavorTest
   void anIsolatedPrimaryStopsAcknowledgingAtTheFenceNotAtTheSemiSyncTimeout(Flavor flavor) throws Exception {
     flavor.assumeAvailable();
+    long semiSyncTimeoutMillis = 30_000;
     DatabaseCluster cluster = CLUSTERS.of(flavor);
     DatabaseServer primary = cluster.primary();
     DatabaseServer replica = cluster.replicas().get(0);
-    boolean mysql = flavor == Flavor.MYSQL;
-    long semiSyncTimeoutMillis = 30_000;
     AckWriter writer = new AckWriter(primary, 1_000_000);
     Thread writing = new Thread(writer, "ack-writer");
     try (MysqlSession p = open(primary); MysqlSession r = open(replica)) {
       p.dialect().clearReadOnly(p);
-      SemiSync.apply(p, new SemiSyncSettings(true, true, mysql ? 1 : null, semiSyncTimeoutMillis, true));
+      SemiSync.apply(p, new SemiSyncSettings(true, true, flavor == Flavor.MYSQL ? 1 : null, semiSyncTimeoutMillis, true));
       SemiSync.apply(r, new SemiSyncSettings(false, true, null, null));
       cluster.awaitReplicasCaughtUp(Duration.ofSeconds(30));
       // The replica stops acknowledging, as when its region goes dark.
