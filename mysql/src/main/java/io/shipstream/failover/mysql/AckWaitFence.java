@@ -36,6 +36,12 @@ import org.slf4j.LoggerFactory;
  *       then, so no commit waits or goes out unacknowledged.
  * </ol>
  *
+ * <p>Not {@code offline_mode}, which would also keep reconnecting clients out: measured on MySQL
+ * 9.7, it ends the replicas' binlog dump sessions and refuses their reconnection (a replication
+ * account has no CONNECTION_ADMIN), so a planned switchover's target could not catch up behind
+ * it; it spares application accounts with CONNECTION_ADMIN or SUPER, which super_read_only binds;
+ * and it is server state a crash between setting and clearing it would leave behind.
+ *
  * <p>Nothing outlives the fence. A process that dies between 3 and 4 leaves MySQL's source side
  * off on a server that is read-only (or, if the queued fence failed too, writable and asynchronous
  * as after a semi-sync timeout); the watcher's semi-sync keeper puts it back at its next pass, and
