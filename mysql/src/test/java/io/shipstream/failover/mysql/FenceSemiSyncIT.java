@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Queue;
@@ -95,13 +96,34 @@ class FenceSemiSyncIT {
    */
   @FlavorTest
   void anIsolatedPrimaryStopsAcknowledgingAtTheFenceNotAtTheSemiSyncTimeout(Flavor flavor) throws Exception {
+    isolatedPrimaryFenced(flavor, 30_000, 1, 2);
+  }
+
+  /**
+   * As above with four writers and a semi-sync timeout (4 s) shorter than the fence's lock wait
+   * (5 s): a writer that reconnects, or was between statements, when the waiting sessions are
+   * killed commits and waits in turn, and a fence sent after the kill waits behind that commit.
+   * Before the fix MariaDB's fence did (the region drill at load 15-18 once landed past its
+   * timeout so), here for its whole lock wait, past the timeout, and the server acknowledged what
+   * no replica had; the fence queued before the kill lets no write start.
+   */
+  @FlavorTest
+  void writersReconnectingBetweenTheKillAndTheFenceAreNotAcknowledged(Flavor flavor) throws Exception {
+    isolatedPrimaryFenced(flavor, 4_000, 4, 5);
+  }
+
+  private static void isolatedPrimaryFenced(Flavor flavor, long semiSyncTimeoutMillis, int writerCount,
+      int lockWaitSeconds) throws Exception {
     flavor.assumeAvailable();
-    long semiSyncTimeoutMillis = 30_000;
     DatabaseCluster cluster = CLUSTERS.of(flavor);
     DatabaseServer primary = cluster.primary();
     DatabaseServer replica = cluster.replicas().get(0);
-    AckWriter writer = new AckWriter(primary, 1_000_000);
-    Thread writing = new Thread(writer, "ack-writer");
+    List<AckWriter> writers = new ArrayList<>();
+    List<Thread> writing = new ArrayList<>();
+    for (int i = 0; i < writerCount; i++) {
+      writers.add(new AckWriter(primary, 1_000_000L * (i + 1) + semiSyncTimeoutMillis * 10));
+      writing.add(new Thread(writers.get(i), "ack-writer-" + i));
+    }
     try (MysqlSession p = open(primary); MysqlSession r = open(replica)) {
       p.dialect().clearReadOnly(p);
       SemiSync.apply(p, new SemiSyncSettings(true, true, flavor == Flavor.MYSQL ? 1 : null, semiSyncTimeoutMillis, true));
@@ -111,7 +133,7 @@ class FenceSemiSyncIT {
       replica.stopReplicaIoThread();
       // Before the first commit can wait: the semi-sync timeout runs from its wait's start.
       long firstWait = System.nanoTime();
-      writing.start();
+      writing.forEach(Thread::start);
       awaitWaitingForAck(primary);
 
       // As the sidecar does: the fence each tick until the server is read-only.
@@ -121,7 +143,7 @@ class FenceSemiSyncIT {
       while (!primary.isReadOnly() && System.nanoTime() < deadline) {
         attempts++;
         try (MysqlSession fence = open(primary)) {
-          Fence.apply(fence, 2, Set.of());
+          Fence.apply(fence, lockWaitSeconds, Set.of());
         } catch (MysqlException e) {
           System.out.printf("%s fence attempt %d failed after %d ms: %s%n", flavor, attempts,
               Duration.ofNanos(System.nanoTime() - fenceStart).toMillis(), e.getMessage());
@@ -130,32 +152,36 @@ class FenceSemiSyncIT {
       }
       long landed = System.nanoTime();
       boolean readOnly = primary.isReadOnly();
-      // The writer goes on trying for a while against the fenced server.
+      // The writers go on trying for a while against the fenced server.
       Thread.sleep(1000);
-      writer.stop();
-      writing.join(60_000);
+      writers.forEach(AckWriter::stop);
+      for (Thread t : writing) {
+        t.join(60_000);
+      }
 
       Set<Long> onReplica = new HashSet<>(DatabaseCluster.writtenIds(replica));
-      List<Long> acknowledgedNotReplicated =
-          writer.acknowledged.stream().filter(id -> !onReplica.contains(id)).sorted().toList();
-      System.out.printf("%s: fence landed %d ms after it started (%d attempts), %d ms after the first commit"
-              + " waited for an acknowledgement (semi-sync timeout %d ms); writer: %d acknowledged, %d failed,"
-              + " %d connections refused or lost; acknowledged but on no replica: %d %s%n",
-          flavor, Duration.ofNanos(landed - fenceStart).toMillis(), attempts,
-          Duration.ofNanos(landed - firstWait).toMillis(), semiSyncTimeoutMillis, writer.acknowledged.size(),
-          writer.failed.get(), writer.reconnects.get(), acknowledgedNotReplicated.size(),
-          acknowledgedNotReplicated.stream().limit(5).toList());
+      List<Long> acknowledged = writers.stream().flatMap(w -> w.acknowledged.stream()).toList();
+      List<Long> acknowledgedNotReplicated = acknowledged.stream().filter(id -> !onReplica.contains(id)).sorted().toList();
+      int failed = writers.stream().mapToInt(w -> w.failed.get()).sum();
+      System.out.printf("%s, %d writers: fence landed %d ms after it started (%d attempts), %d ms after the first"
+              + " commit waited for an acknowledgement (semi-sync timeout %d ms, lock wait %d s); %d acknowledged,"
+              + " %d failed; acknowledged but on no replica: %d %s%n",
+          flavor, writerCount, Duration.ofNanos(landed - fenceStart).toMillis(), attempts,
+          Duration.ofNanos(landed - firstWait).toMillis(), semiSyncTimeoutMillis, lockWaitSeconds, acknowledged.size(),
+          failed, acknowledgedNotReplicated.size(), acknowledgedNotReplicated.stream().limit(5).toList());
 
       assertThat(readOnly).as("the primary read-only").isTrue();
       assertThat(Duration.ofNanos(landed - firstWait).toMillis())
           .as("the fence landed before the semi-sync timeout (after it the server acknowledges without a replica)")
           .isLessThan(semiSyncTimeoutMillis);
-      assertThat(writer.failed.get()).as("the writer's commits after the fence failed").isGreaterThan(0);
-      assertThat(acknowledgedNotReplicated.size()).as("commits acknowledged to the writer that no replica received")
+      assertThat(failed).as("the writers' commits after the fence failed").isGreaterThan(0);
+      assertThat(acknowledgedNotReplicated.size()).as("commits acknowledged to a writer that no replica received")
           .isZero();
     } finally {
-      writer.stop();
-      writing.join(60_000);
+      writers.forEach(AckWriter::stop);
+      for (Thread t : writing) {
+        t.join(60_000);
+      }
       restore(primary, replica);
     }
   }
