@@ -35,7 +35,11 @@ public final class SidecarLiveness {
    * The longest a healthy tick spends on its own server: a look that gives up after the connect
    * and probe timeouts (1 s each), then a fence that connects (1 s), waits out one lock wait for
    * open transactions (2 s), kills them and fences again (1 s), or a stop that waits for the
-   * process to exit (2 s, less than the fence). A call that takes longer is hung past its timeout.
+   * process to exit (2 s, less than the fence). Behind commits waiting for a semi-sync
+   * acknowledgement the fence instead opens a second connection (1 s) and queues its fence there,
+   * which lands about a second after it queued (measured on MySQL) but may wait 3 s: a second
+   * over only when that fence fails, within {@link #LOADED_MACHINE_SLACK}.
+   * A call that takes longer is hung past its timeout.
    */
   public static final Duration LOCAL_MYSQL_ALLOWANCE = Duration.ofSeconds(6);
   /** A loaded two-core machine: a GC pause, a scheduler thread waiting for a CPU. */

@@ -16,13 +16,15 @@ import org.slf4j.LoggerFactory;
  * application's sessions are killed and the fence tried once more, which no longer has to wait.
  *
  * <p>A commit waiting for a semi-synchronous acknowledgement holds the commit lock the fence needs,
- * and a primary cut off from its replicas gets no acknowledgement: {@link #apply} kills those
- * sessions before it fences instead of waiting behind them. Waiting would not only delay the
- * fence: when the wait outlasts the semi-sync timeout the server falls back to asynchronous and
- * acknowledges those commits (and the next ones, until the fence lands) though no replica has
- * them, which a cut-off primary's sidecar must prevent (its fence is meant to land at lease +
- * peer check, before a semi-sync timeout set longer than that). Killed, their clients get an
- * error: the commits are in doubt, never acknowledged.
+ * and a primary cut off from its replicas gets no acknowledgement: the fence must not wait behind
+ * it. Waiting would not only delay the fence: when the wait outlasts the semi-sync timeout the
+ * server falls back to asynchronous and acknowledges those commits (and the next ones, until the
+ * fence lands) though no replica has them, which a cut-off primary's sidecar must prevent (its
+ * fence is meant to land at lease + peer check, before a semi-sync timeout set longer than that).
+ * When a commit waits for one, the fence is queued first and the application's sessions killed
+ * after, then the flavor ends the killed commits' waits ({@link AckWaitFence}): the waiting
+ * sessions' clients get an error (their commits are in doubt, never acknowledged), and nobody
+ * reconnects and commits before the fence lands.
  */
 public final class Fence {
   private static final Logger LOG = LoggerFactory.getLogger(Fence.class);
@@ -32,8 +34,9 @@ public final class Fence {
 
   /**
    * What {@link #applyAndRead} found: the executed GTID set read right after the fence (the same
-   * exchange, so nothing committed between), the application sessions still connected, and how
-   * many were killed to let the fence through.
+   * exchange, or the next one when the fence had to wait: nothing an application sends commits
+   * after the fence), the application sessions still connected, and how many were killed to let the
+   * fence through.
    */
   public record Fenced(String gtidExecuted, List<Long> appSessions, int killed) {}
 
@@ -62,10 +65,9 @@ public final class Fence {
       if (e.errorCode() != LOCK_WAIT_TIMEOUT) {
         throw e;
       }
-      killed = AppSessions.kill(session, AppSessions.list(session, spared));
-      LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried",
-          session.address(), killed);
-      results = session.queryAll(fenceAndRead);
+      killed = pastTheLockWait(session, lockWaitSeconds, spared, true);
+      // Fenced now: nothing an application sends commits between the fence and this read.
+      results = session.queryAll(dialect.positionsQuery() + "; " + AppSessions.QUERY);
     }
     String executed = dialect.positions(results.get(0).get(0)).executed();
     return new Fenced(executed, AppSessions.of(session, results.get(1), spared), killed);
@@ -83,31 +85,58 @@ public final class Fence {
   public static int apply(MysqlSession session, int lockWaitSeconds, Set<String> spared) throws MysqlException {
     SqlDialect dialect = session.dialect();
     session.changedSessionState();
-    int waiting = AppSessions.kill(session, AppSessions.of(session, session.queryRows(WAITING_FOR_ACK), spared));
-    if (waiting > 0) {
-      LOG.warn("fence on {}: killed {} application sessions whose commit waited for a semi-sync acknowledgement",
-          session.address(), waiting);
+    if (ackWaits(session)) {
+      return AckWaitFence.apply(session, lockWaitSeconds, spared);
     }
     try {
       // One exchange: the lock wait and the fence.
       session.queryAll("SET SESSION lock_wait_timeout = " + lockWaitSeconds + "; " + dialect.fenceStatement());
-      return waiting;
+      return 0;
     } catch (MysqlException e) {
       if (e.errorCode() != LOCK_WAIT_TIMEOUT) {
         throw e;
       }
     }
-    int killed = AppSessions.kill(session, AppSessions.list(session, spared));
-    LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried",
-        session.address(), killed);
-    dialect.fence(session);
-    return waiting + killed;
+    // A commit that began waiting for an acknowledgement while this fence waited is not got past
+    // here but by the next attempt, which sees it first: one attempt waits one lock wait at most
+    // (the sidecar's tick has room for one, JdbcLocalMysql.LONGEST_HEALTHY_WORK).
+    return pastTheLockWait(session, lockWaitSeconds, spared, false);
   }
 
   /**
-   * The sessions whose commit waits for a semi-synchronous acknowledgement, in {@link
-   * AppSessions#QUERY}'s columns: MariaDB's state says "Waiting for semi-sync ACK from slave",
-   * MySQL's "... from replica".
+   * The fence waited out its lock wait (the session's lock_wait_timeout is set): an open
+   * transaction, or a commit that began waiting for an acknowledgement after the first look. The
+   * application's sessions are killed and the fence tried once more; a commit still waiting for an
+   * acknowledgement then (a kill does not end the wait on MySQL) is got past by {@link AckWaitFence}
+   * when {@code pastAckWaits} (the activities' {@link #applyAndRead}, whose callers have room for a
+   * second wait); otherwise the attempt fails and the next one, which sees it first, gets past it.
    */
-  static final String WAITING_FOR_ACK = AppSessions.QUERY + " WHERE STATE LIKE '%semi-sync ACK%'";
+  private static int pastTheLockWait(MysqlSession session, int lockWaitSeconds, Set<String> spared,
+      boolean pastAckWaits) throws MysqlException {
+    SqlDialect dialect = session.dialect();
+    if (pastAckWaits && ackWaits(session)) {
+      return AckWaitFence.apply(session, lockWaitSeconds, spared);
+    }
+    int killed = AppSessions.kill(session, AppSessions.list(session, spared));
+    LOG.warn("fence on {} waited on open transactions; killed {} application sessions and retried",
+        session.address(), killed);
+    try {
+      dialect.fence(session);
+      return killed;
+    } catch (MysqlException e) {
+      if (e.errorCode() != LOCK_WAIT_TIMEOUT || !pastAckWaits || !ackWaits(session)) {
+        throw e;
+      }
+    }
+    return killed + AckWaitFence.apply(session, lockWaitSeconds, spared);
+  }
+
+  /** Whether any session, killed or not, has a commit waiting for a semi-synchronous acknowledgement. */
+  static boolean ackWaits(MysqlSession session) throws MysqlException {
+    return !session.queryRows(ACK_WAITS).isEmpty();
+  }
+
+  /** MariaDB's state says "Waiting for semi-sync ACK from slave", MySQL's "... from replica". */
+  private static final String ACK_WAITS =
+      "SELECT ID FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%' LIMIT 1";
 }

@@ -52,6 +52,22 @@ final class MySqlDialect implements SqlDialect {
     return "SET GLOBAL super_read_only = 1";
   }
 
+  /**
+   * A killed session's commit goes on waiting for its acknowledgement here: the semi-sync plugin's
+   * wait ends only on the acknowledgement, at the timeout, or when the source side is switched
+   * off, which this does ({@code SET GLOBAL}: the persisted setting stays). Each lets the commit
+   * complete; its client is gone. Switched back on once the fence landed.
+   */
+  @Override
+  public AckWaitFence.Restore releaseAckWaits(MysqlSession session) throws MysqlException {
+    String enabled = "rpl_semi_sync_" + semiSyncNames().source() + "_enabled";
+    if (!session.queryFlag("SELECT @@global." + enabled)) {
+      return AckWaitFence.Restore.NOTHING;
+    }
+    session.execute("SET GLOBAL " + enabled + " = OFF");
+    return () -> session.execute("SET GLOBAL " + enabled + " = ON");
+  }
+
   /** Both in one statement, in this order (clearing read_only alone would clear super_read_only too). */
   @Override
   public String clearReadOnlyStatement() {

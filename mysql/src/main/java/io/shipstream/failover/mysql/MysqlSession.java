@@ -22,6 +22,7 @@ public final class MysqlSession implements AutoCloseable {
   private final MysqlConnections connections;
   private final MysqlAddress address;
   private final Credentials credentials;
+  private final Timeouts timeouts;
   private final Connection connection;
   private final String version;
   private final SqlDialect dialect;
@@ -37,11 +38,12 @@ public final class MysqlSession implements AutoCloseable {
   private final boolean unchecked;
 
   private MysqlSession(MysqlConnections connections, MysqlAddress address, Credentials credentials,
-      Connection connection, String version, boolean unchecked) {
+      Timeouts timeouts, Connection connection, String version, boolean unchecked) {
     this.unchecked = unchecked;
     this.connections = connections;
     this.address = address;
     this.credentials = credentials;
+    this.timeouts = timeouts;
     this.connection = connection;
     this.version = version;
     this.dialect = SqlDialect.forVersion(version);
@@ -65,7 +67,7 @@ public final class MysqlSession implements AutoCloseable {
       // The server's version string as its handshake sent it, the same text SELECT VERSION()
       // returns, without the round trip: a server across a WAN link costs one per statement.
       String version = connection.getMetaData().getDatabaseProductVersion();
-      return new MysqlSession(connections, address, credentials, connection, version, unchecked);
+      return new MysqlSession(connections, address, credentials, timeouts, connection, version, unchecked);
     } catch (SQLException e) {
       MysqlConnections.closeQuietly(connection);
       throw new MysqlException(e);
@@ -99,6 +101,20 @@ public final class MysqlSession implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * A second session to the same server with the same login, for a step that must wait on one
+   * connection while this one acts (the fence behind commits waiting for a semi-synchronous
+   * acknowledgement, {@link AckWaitFence}).
+   */
+  public MysqlSession another(Timeouts timeouts) throws MysqlException {
+    return open(connections, address, credentials, timeouts);
+  }
+
+  /** The timeouts this session was opened with. */
+  public Timeouts timeouts() {
+    return timeouts;
   }
 
   /** Whether the connection was handed out without a ping, having answered within {@link MysqlConnections#FRESH}. */

@@ -43,6 +43,14 @@ public interface SqlDialect {
     session.execute(fenceStatement());
   }
 
+  /**
+   * Ends the waits of commits whose sessions a fence killed while they waited for a
+   * semi-synchronous acknowledgement, so the fence queued behind them lands ({@link AckWaitFence});
+   * returns what puts the server's settings back once it has. MariaDB ends a wait when its session
+   * is killed: nothing to do. MySQL does not: the source side is switched off, then back on.
+   */
+  AckWaitFence.Restore releaseAckWaits(MysqlSession session) throws MysqlException;
+
   /** Lets applications write again. */
   default void clearReadOnly(MysqlSession session) throws MysqlException {
     session.execute(clearReadOnlyStatement());

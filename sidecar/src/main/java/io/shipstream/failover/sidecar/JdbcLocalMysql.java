@@ -42,7 +42,9 @@ final class JdbcLocalMysql implements LocalMysql {
   static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(2L * LOCK_WAIT_SECONDS);
   /**
    * What one tick spends on a server that answers, at worst: a look (connect, then the probe's
-   * wait), then a fence (connect, one lock wait, a second for the kills and the second attempt).
+   * wait), then a fence (connect, one lock wait, a second for the kills and the second attempt;
+   * behind commits waiting for a semi-sync acknowledgement, a second connection and the fence
+   * queued on it instead, see {@code SidecarLiveness.LOCAL_MYSQL_ALLOWANCE}).
    * {@code SidecarLiveness.LOCAL_MYSQL_ALLOWANCE} must cover it, and the sidecar's tests check so.
    */
   static final Duration LONGEST_HEALTHY_WORK = CONNECT_TIMEOUT.plus(PROBE_TIMEOUT).plus(CONNECT_TIMEOUT)
