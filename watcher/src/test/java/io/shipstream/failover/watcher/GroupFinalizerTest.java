@@ -80,7 +80,7 @@ class GroupFinalizerTest {
     assertThat(cluster.group(ORDERS).getMetadata().getDeletionTimestamp()).isNotNull();
 
     rig.start(config());
-    Http.await("the group deleted", Duration.ofSeconds(15), () -> cluster.group(ORDERS) == null);
+    Http.await("the group deleted", Duration.ofSeconds(30), () -> cluster.group(ORDERS) == null);
     assertDeletedAsPromised(group);
   }
 
