@@ -186,12 +186,13 @@ final class SemiSyncKeeper {
         readings.put(name, reading.state());
       }
       if (name.equals(active) && (reading == null || reading.state().sourceEnabled())) {
-        log.info("{}: the primary '{}' could not be switched off: the replicas keep acknowledging", ref, name);
+        // Not answering or refused (told as SemiSyncNotApplied): tried again at the next pass.
+        log.debug("{}: the primary '{}' is not switched off yet: the replicas keep acknowledging", ref, name);
         break;
       }
     }
     SemiSyncStatus next = SemiSyncPlan.whileSwitchingOff(config, active, readings);
-    if (next == null && shown != null) {
+    if (next == null) {
       log.info("{}: semi-sync is off on every site", ref);
     }
     writeStatus(ref, status, next);
