@@ -168,6 +168,59 @@ class SemiSyncDurabilityIT extends StackPerTest {
   }
 
   /**
+   * Semi-sync on ({@code required}, a 30 s timeout), a planned failover to pdx (whose promotion
+   * turned its source side on), then spec.semiSync removed: every server ends with both sides off
+   * and status.semiSync is removed, and a commit on the new primary does not wait for an
+   * acknowledgement even with no replica connected. Before the fix the keeper left the servers
+   * alone once disabled: pdx kept waiting out the whole timeout on every such commit.
+   */
+  @FlavorTest
+  void removedFromTheSpecItIsOffOnEveryServerAndTheNewPrimaryWritesAtOnce(Flavor flavor) throws Exception {
+    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, true));
+    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "required", "30s", 1, null)));
+    awaitSemiSync(s -> "iad".equals(s.primary()) && Boolean.TRUE.equals(s.enabled()) && s.clients() != null
+        && s.clients() == 1, "semi-sync on iad with pdx acknowledging");
+    stack.api().annotate("pdx");
+    assertThat(stack.waits().plannedEnd(null, WAIT).phase()).isEqualTo("Succeeded");
+    awaitSemiSync(s -> "pdx".equals(s.primary()) && Boolean.TRUE.equals(s.enabled()) && s.clients() != null
+        && s.clients() == 1, "semi-sync moved to pdx, iad acknowledging");
+
+    long removedAt = System.nanoTime();
+    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, null));
+    List<String> sides = List.of(sourceVariable(flavor, "enabled"), replicaVariable(flavor, "enabled"));
+    Await.until(stack, () -> List.of("iad", "pdx").stream().noneMatch(site -> sides.stream()
+        .anyMatch(v -> flag(stack.server(site), v))), WAIT, "both sides off on iad and pdx");
+    long offAt = System.nanoTime();
+    Await.until(stack, () -> semiSync() == null, WAIT, "status.semiSync removed");
+    for (String site : List.of("iad", "pdx")) {
+      for (String v : sides) {
+        assertThat(flag(stack.server(site), v)).as(site + " " + v).isFalse();
+      }
+    }
+
+    // No replica connected: a source side still on (required) would hold the commit for 30 s.
+    DatabaseServer pdx = stack.server("pdx");
+    DatabaseServer iad = stack.server("iad");
+    iad.stopReplicaIoThread();
+    long t0 = System.nanoTime();
+    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
+      try (Connection c = pdx.appConnection(); Statement st = c.createStatement()) {
+        st.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (-11, NOW(6))");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    // Half the semi-sync timeout: a commit that waited for an acknowledgement is not back before 30 s.
+    commit.get(15, TimeUnit.SECONDS);
+    System.out.printf("%s semi-sync removed from the spec: both sides off on every server %d ms after the edit; "
+        + "a commit on the new primary with no replica connected took %d ms (semi-sync timeout 30 s)%n", flavor,
+        Duration.ofNanos(offAt - removedAt).toMillis(), Duration.ofNanos(System.nanoTime() - t0).toMillis());
+    iad.execute(flavor == Flavor.MYSQL ? "START REPLICA IO_THREAD" : "START SLAVE IO_THREAD");
+    iad.awaitCaughtUpWith(pdx, WAIT);
+    assertThat(DatabaseCluster.writtenIds(iad)).contains(-11L);
+  }
+
+  /**
    * A killed primary's binlog may end with a commit no replica acknowledged (written to the binlog,
    * waiting for the acknowledgement when the kill came; its client never got an answer). MariaDB
    * restarted with the replica side in its configuration ({@code rpl_semi_sync_slave_enabled=ON},

@@ -200,10 +200,10 @@ public record MysqlFailoverGroupStatus(
 
   /**
    * The group's durability now, as the primary reports it (written by the watcher while
-   * {@code spec.semiSync.enabled}).
+   * {@code spec.semiSync.enabled}; once disabled, while it switches every site off, then removed).
    *
    * @param primary the site whose server was read
-   * @param dataDurability preferred or required, as the spec says
+   * @param dataDurability preferred or required, as the spec says (absent while switching off)
    * @param enabled whether commits wait for acknowledgements now (source side on and active)
    * @param waitCount how many acknowledgements each commit waits for (MariaDB: 1)
    * @param clients the semi-synchronous replicas connected

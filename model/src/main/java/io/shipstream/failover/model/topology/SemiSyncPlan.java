@@ -20,8 +20,17 @@ import java.util.Set;
  * |                                |             |  demoted)             |   acknowledging replicas), never below 1  |
  * | a replica that acknowledges    | off         | on                    | -                                         |
  * | a replica that does not        | off         | off                   | -                                         |
- * | semiSync disabled              | nothing is read or written: the servers' settings are left alone          |
+ * | semiSync disabled, and the     | off         | off                   | -   (the primary first: its commits stop  |
+ * | watcher had it on (its status) |             |                       |  waiting before any replica stops acking) |
+ * | semiSync disabled, never on    | nothing is read or written: the servers' settings are left alone          |
  * </pre>
+ *
+ * <p>Switched off, every site is, not only those the watcher remembers setting: a failover while
+ * semi-sync was on gave the new primary its source side, and a primary left with it on after the
+ * user turned semi-sync off waits for acknowledgements from replicas that no longer send them
+ * ({@code required}: the whole timeout on every commit). {@code status.semiSync}, written only
+ * while the watcher keeps semi-sync, is what says it had it on; it is removed once every site
+ * read both sides off ({@link #whileSwitchingOff}), and the servers are left alone from then on.
  *
  * <p>A replica acknowledges when {@code ackFrom} is {@code all}, or when it is a primary-candidate
  * (the default). A replica is healthy when its latest poll answered and showed both replication
@@ -47,9 +56,28 @@ public final class SemiSyncPlan {
    */
   public static Map<String, SemiSyncSettings> desired(GroupConfig config, String activeSite, Set<String> healthyReplicas,
       boolean mariaDb) {
+    return desired(config, activeSite, healthyReplicas, mariaDb, null);
+  }
+
+  /**
+   * As above; {@code shown} is {@code status.semiSync} as last written: when semi-sync is disabled
+   * and it is there, the watcher had semi-sync on and every site gets both sides off, the active
+   * site first (in the map's order), whether or not one is active.
+   */
+  public static Map<String, SemiSyncSettings> desired(GroupConfig config, String activeSite, Set<String> healthyReplicas,
+      boolean mariaDb, SemiSyncStatus shown) {
     SemiSyncConfig semi = config.semiSync();
     Map<String, SemiSyncSettings> out = new LinkedHashMap<>();
-    if (!semi.enabled() || activeSite == null || config.site(activeSite).isEmpty()) {
+    if (!semi.enabled()) {
+      if (shown != null) {
+        // The primary's source side before any replica's replica side: turned off the other way
+        // round, the primary's commits would wait for acknowledgements that no longer come.
+        config.site(activeSite == null ? "" : activeSite).ifPresent(s -> out.put(s.name(), SemiSyncSettings.OFF));
+        config.sites().forEach(s -> out.putIfAbsent(s.name(), SemiSyncSettings.OFF));
+      }
+      return out;
+    }
+    if (activeSite == null || config.site(activeSite).isEmpty()) {
       return out;
     }
     long healthyAckers = config.sites().stream()
@@ -94,6 +122,33 @@ public final class SemiSyncPlan {
     // a commit wait out the whole timeout for an acknowledgement nobody can send. Required waits.
     return new SemiSyncSettings(true, acknowledges, waitCount, semi.timeout().toMillis(),
         semi.durability() == SemiSyncConfig.Durability.required);
+  }
+
+  /**
+   * {@code status.semiSync} while semi-sync is switched off, from this pass's readings (a site
+   * missing: not answering, or it refused): null once every site reads both sides off (or has no
+   * semi-sync at all), which removes the status and ends the switch-off; else what is still on.
+   */
+  public static SemiSyncStatus whileSwitchingOff(GroupConfig config, String activeSite,
+      Map<String, SemiSyncState> readings) {
+    java.util.List<String> left = new java.util.ArrayList<>();
+    for (SiteSpec site : config.sites()) {
+      SemiSyncState s = readings.get(site.name());
+      if (s == null) {
+        left.add(site.name() + " (not read)");
+      } else if (!SemiSyncSettings.OFF.satisfiedBy(s)) {
+        left.add(site.name() + " (" + (s.sourceEnabled() ? "source side" : "") + (s.sourceEnabled()
+            && s.replicaEnabled() ? " and " : "") + (s.replicaEnabled() ? "replica side" : "") + " on)");
+      }
+    }
+    if (left.isEmpty()) {
+      return null;
+    }
+    SemiSyncState primary = activeSite == null ? null : readings.get(activeSite);
+    boolean waits = primary != null && primary.sourceEnabled() && primary.sourceActive();
+    return new SemiSyncStatus(activeSite, null, primary == null ? null : waits, null,
+        primary == null ? null : primary.clients(), false,
+        "switching off (spec.semiSync is disabled): not yet off on " + String.join(", ", left));
   }
 
   /**

@@ -21,6 +21,9 @@ package io.shipstream.failover.model.topology;
 public record SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, Integer waitCount, Long timeoutMillis,
     Boolean waitNoReplica) {
 
+  /** Both sides off: a server that neither waits for acknowledgements nor sends them. */
+  public static final SemiSyncSettings OFF = new SemiSyncSettings(false, false, null, null);
+
   /** Settings that leave the wait without replicas as the server has it. */
   public SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, Integer waitCount, Long timeoutMillis) {
     this(sourceEnabled, replicaEnabled, waitCount, timeoutMillis, null);
@@ -28,8 +31,12 @@ public record SemiSyncSettings(boolean sourceEnabled, boolean replicaEnabled, In
 
   /** What the primary's own reading says about these settings, field by field; true when nothing must change. */
   public boolean satisfiedBy(SemiSyncState state) {
-    if (state == null || !state.available()) {
+    if (state == null) {
       return false;
+    }
+    if (!state.available()) {
+      // A server without semi-sync (MySQL without the plugins) has both sides off already.
+      return !sourceEnabled && !replicaEnabled;
     }
     if (state.sourceEnabled() != sourceEnabled || state.replicaEnabled() != replicaEnabled) {
       return false;

@@ -72,6 +72,60 @@ class SemiSyncPlanTest {
     assertThat(SemiSyncPlan.status(config(null), "iad", null)).isNull();
   }
 
+  /**
+   * Disabled after the watcher had it on (status.semiSync shown): every site both sides off, the
+   * active site first, whatever the watcher remembers setting; never had on: nothing.
+   */
+  @ParameterizedTest(name = "enabled={0} shown={1} active={2} -> {3}")
+  @CsvSource(delimiter = '|', value = {
+      "false | true  | pdx  | pdx iad ord dr",
+      "false | true  | iad  | iad pdx ord dr",
+      "false | true  | null | iad pdx ord dr",
+      "false | true  | gone | iad pdx ord dr",
+      "false | false | pdx  | ''",
+      "true  | true  | null | ''",
+  })
+  void switchedOffEverySiteGetsBothSidesOffThePrimaryFirst(boolean enabled, boolean shown, String active,
+      String order) {
+    GroupConfig config = config(enabled ? new SemiSyncSpec(true, null, null, null, null) : null);
+    SemiSyncStatus status = shown ? new SemiSyncStatus("iad", "required", true, 1, 1, false, "on") : null;
+
+    Map<String, SemiSyncSettings> desired = SemiSyncPlan.desired(config, active.equals("null") ? null : active,
+        Set.of("iad", "pdx", "ord"), false, status);
+
+    assertThat(List.copyOf(desired.keySet())).isEqualTo(order.isEmpty() ? List.of() : List.of(order.split(" ")));
+    assertThat(desired.values()).allMatch(SemiSyncSettings.OFF::equals);
+  }
+
+  /** The switch-off's status: what is still on or unread; null (removed) once every site reads off. */
+  @Test
+  void theSwitchOffEndsWhenEverySiteReadsOff() {
+    GroupConfig config = config(null);
+    SemiSyncState off = new SemiSyncState(true, false, false, 0, 1, 30_000L, "AFTER_SYNC", false, false);
+    SemiSyncState source = new SemiSyncState(true, true, true, 1, 1, 30_000L, "AFTER_SYNC", true, false);
+    SemiSyncState replica = new SemiSyncState(true, false, false, 0, 1, 30_000L, "AFTER_SYNC", true, true);
+
+    assertThat(SemiSyncPlan.whileSwitchingOff(config, "pdx",
+        Map.of("iad", off, "pdx", off, "ord", off, "dr", SemiSyncState.unavailable())))
+        .as("a server without semi-sync is off").isNull();
+    SemiSyncStatus halfway = SemiSyncPlan.whileSwitchingOff(config, "pdx",
+        Map.of("iad", replica, "pdx", source, "ord", off));
+    assertThat(halfway.primary()).isEqualTo("pdx");
+    assertThat(halfway.enabled()).as("the primary still waits").isTrue();
+    assertThat(halfway.fallenBack()).isFalse();
+    assertThat(halfway.message()).startsWith("switching off").contains("iad (replica side on)")
+        .contains("pdx (source side and replica side on)").contains("dr (not read)").doesNotContain("ord");
+    assertThat(SemiSyncPlan.whileSwitchingOff(config, "pdx", Map.of("pdx", off, "iad", off, "ord", off)).enabled())
+        .isFalse();
+  }
+
+  @Test
+  void bothSidesOffAreSatisfiedByAServerWithoutSemiSync() {
+    assertThat(SemiSyncSettings.OFF.satisfiedBy(SemiSyncState.unavailable()))
+        .as("nothing to install to turn off what is not there").isTrue();
+    assertThat(new SemiSyncSettings(false, true, null, null).satisfiedBy(SemiSyncState.unavailable())).isFalse();
+  }
+
   @Test
   void noActiveSiteNoSettings() {
     assertThat(SemiSyncPlan.desired(config(new SemiSyncSpec(true, null, null, null, null)), null, Set.of(), false))

@@ -310,10 +310,19 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
     patchStatus(group, fields);
   }
 
-  /** Replaces {@code status.semiSync}: the group's durability as its primary reports it. */
+  /**
+   * Replaces {@code status.semiSync}: the group's durability as its primary reports it; null
+   * removes it (semi-sync switched off on every site), when it is there.
+   */
   public void writeSemiSync(GroupRef group, io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus s) {
     if (s != null) {
       patchStatus(group, "semiSync", s);
+      return;
+    }
+    boolean shown = latest.apply(group).map(g -> g.getStatus() != null && g.getStatus().semiSync() != null)
+        .orElse(false);
+    if (shown) {
+      patchStatus(group, List.of(Map.of("op", "remove", "path", "/status/semiSync")));
     }
   }
 
@@ -342,6 +351,10 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
     } else {
       ops.add(Map.of("op", "add", "path", "/status", "value", fields));
     }
+    patchStatus(group, ops);
+  }
+
+  private void patchStatus(GroupRef group, List<Map<String, Object>> ops) {
     // Sent against an object with only the name, so that fabric8 does not read the group first.
     MysqlFailoverGroup target = new MysqlFailoverGroup();
     target.getMetadata().setName(group.name());

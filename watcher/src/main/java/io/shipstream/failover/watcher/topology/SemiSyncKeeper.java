@@ -39,6 +39,11 @@ import org.slf4j.LoggerFactory;
  * the group's {@code bloodraven_semisync_*} gauges; a primary fallen back is a Degraded problem
  * whose reason prevails. A primary that reads as fallen back while semi-sync is being switched on
  * (its acknowledging replicas reconnecting) is none of these: {@link SemiSyncFallback} decides.
+ *
+ * <p>When {@code spec.semiSync} is disabled while {@code status.semiSync} shows the keeper had it
+ * on, the passes switch every site off, the primary's source side first (see
+ * {@link SemiSyncPlan#desired(GroupConfig, String, Set, boolean, SemiSyncStatus)}), and remove the
+ * status once every site reads off; a group whose semi-sync the keeper never had on is left alone.
  */
 final class SemiSyncKeeper {
   private static final Logger log = LoggerFactory.getLogger(SemiSyncKeeper.class);
@@ -52,6 +57,8 @@ final class SemiSyncKeeper {
   private final Map<GroupRef, SemiSyncStatus> lastStatus = new ConcurrentHashMap<>();
   private final Map<GroupRef, Boolean> lastFallenBack = new ConcurrentHashMap<>();
   private final Map<GroupRef, String> lastFailure = new ConcurrentHashMap<>();
+  /** In {@link #lastStatus}: the keeper removed {@code status.semiSync}. */
+  private static final SemiSyncStatus REMOVED = new SemiSyncStatus(null, null, null, null, null, null, "removed");
   /** Per group, when a pass last turned a source or replica side on, until a reading shows semi-sync on. */
   private final Map<GroupRef, Instant> switchOnAt = new ConcurrentHashMap<>();
   /** Per group, whether each replica read in the last pass acknowledged commits (its replica side active). */
@@ -79,7 +86,9 @@ final class SemiSyncKeeper {
   Optional<GroupConditions.Problem> keep(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations, java.util.function.BooleanSupplier failoverRunning) {
     String active = status.activeSite();
-    if (!config.semiSync().enabled() || active == null) {
+    // Disabled after the watcher had it on (its status shows it): every site is switched off.
+    SemiSyncStatus shown = config.semiSync().enabled() ? null : shown(ref, status);
+    if (shown == null && (!config.semiSync().enabled() || active == null)) {
       acking.remove(ref);
       if (metrics != null) {
         metrics.state().semiSync(ref, null);
@@ -89,11 +98,20 @@ final class SemiSyncKeeper {
     Instant now = clock.instant();
     Instant last = lastPass.get(ref);
     if (last != null && now.isBefore(last.plus(config.pollInterval()))) {
-      return problem(ref);
+      return shown != null ? Optional.empty() : problem(ref);
     }
     lastPass.put(ref, now);
     if (failoverRunning.getAsBoolean()) {
-      return problem(ref);
+      return shown != null ? Optional.empty() : problem(ref);
+    }
+    if (shown != null) {
+      acking.remove(ref);
+      switchOnAt.remove(ref);
+      lastFallenBack.remove(ref);
+      if (metrics != null) {
+        metrics.state().semiSync(ref, null);
+      }
+      return switchOff(ref, config, status, observations, shown);
     }
     Set<String> healthy = new LinkedHashSet<>();
     boolean mariaDb = false;
@@ -115,31 +133,16 @@ final class SemiSyncKeeper {
     boolean switchedOn = false;
     Map<String, Boolean> acks = new java.util.HashMap<>();
     for (String name : order) {
-      SiteObservation o = observations.get(name);
-      SiteSpec site = config.site(name).orElse(null);
-      if (site == null || o == null || !o.answeringNow()) {
+      SiteConnector.SemiSyncReading reading = apply(ref, config, name, desired.get(name), observations);
+      if (reading == null) {
         continue;
       }
-      try {
-        SiteConnector.SemiSyncReading reading = sites.semiSync(ref, config, site, desired.get(name));
-        if (name.equals(active)) {
-          primary = reading.state();
-        } else {
-          acks.put(name, reading.state().replicaActive());
-        }
-        switchedOn |= SemiSyncFallback.switchesOn(reading.before(), reading.state());
-        if (!reading.changes().isEmpty()) {
-          log.info("{}: semi-sync on site '{}': {}", ref, name, reading.changes());
-          effects.eventOrLog(ref, Events.SEMI_SYNC_APPLIED, "site '" + name + "': " + String.join(", ", reading.changes()));
-        }
-        lastFailure.remove(ref);
-      } catch (Exception e) {
-        String message = "site '" + name + "': " + e.getMessage();
-        log.warn("{}: semi-sync not applied on {}", ref, message);
-        if (!message.equals(lastFailure.put(ref, message))) {
-          effects.eventOrLog(ref, Events.SEMI_SYNC_NOT_APPLIED, message);
-        }
+      if (name.equals(active)) {
+        primary = reading.state();
+      } else {
+        acks.put(name, reading.state().replicaActive());
       }
+      switchedOn |= SemiSyncFallback.switchesOn(reading.before(), reading.state());
     }
     acking.put(ref, Map.copyOf(acks));
     if (switchedOn) {
@@ -160,16 +163,88 @@ final class SemiSyncKeeper {
     if (metrics != null) {
       metrics.state().semiSync(ref, primary == null ? null : next);
     }
-    SemiSyncStatus written = lastStatus.containsKey(ref) ? lastStatus.get(ref) : status.semiSync();
-    if (!Objects.equals(next, written)) {
-      try {
-        statusWriter.accept(ref, next);
-        lastStatus.put(ref, next);
-      } catch (RuntimeException e) {
-        log.warn("{}: cannot write status.semiSync: {}", ref, e.toString());
+    writeStatus(ref, status, next);
+    return problem(ref);
+  }
+
+  /**
+   * A pass after {@code spec.semiSync} was disabled while {@code status.semiSync} still shows the
+   * watcher had it on: every site gets both sides off, the active primary first, and the replicas
+   * only once it reads its source side off (turning their replica side off while it still waits
+   * would make its commits wait out the timeout). The status says what is still on, and is removed
+   * once every site reads off: the servers are left alone from then on.
+   */
+  private Optional<GroupConditions.Problem> switchOff(GroupRef ref, GroupConfig config,
+      MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations, SemiSyncStatus shown) {
+    String active = status.activeSite();
+    Map<String, SemiSyncSettings> desired = SemiSyncPlan.desired(config, active, Set.of(), false, shown);
+    Map<String, SemiSyncState> readings = new java.util.HashMap<>();
+    for (Map.Entry<String, SemiSyncSettings> e : desired.entrySet()) {
+      String name = e.getKey();
+      SiteConnector.SemiSyncReading reading = apply(ref, config, name, e.getValue(), observations);
+      if (reading != null) {
+        readings.put(name, reading.state());
+      }
+      if (name.equals(active) && (reading == null || reading.state().sourceEnabled())) {
+        // Not answering or refused (told as SemiSyncNotApplied): tried again at the next pass.
+        log.debug("{}: the primary '{}' is not switched off yet: the replicas keep acknowledging", ref, name);
+        break;
       }
     }
-    return problem(ref);
+    SemiSyncStatus next = SemiSyncPlan.whileSwitchingOff(config, active, readings);
+    if (next == null) {
+      log.info("{}: semi-sync is off on every site", ref);
+    }
+    writeStatus(ref, status, next);
+    return Optional.empty();
+  }
+
+  /**
+   * Gives one site's server {@code want} in one session, telling what changed (Normal Event) or a
+   * refusal (Warning Event, once while it repeats); null when the site is not answering or refused.
+   */
+  private SiteConnector.SemiSyncReading apply(GroupRef ref, GroupConfig config, String name, SemiSyncSettings want,
+      Map<String, SiteObservation> observations) {
+    SiteObservation o = observations.get(name);
+    SiteSpec site = config.site(name).orElse(null);
+    if (site == null || o == null || !o.answeringNow()) {
+      return null;
+    }
+    try {
+      SiteConnector.SemiSyncReading reading = sites.semiSync(ref, config, site, want);
+      if (!reading.changes().isEmpty()) {
+        log.info("{}: semi-sync on site '{}': {}", ref, name, reading.changes());
+        effects.eventOrLog(ref, Events.SEMI_SYNC_APPLIED, "site '" + name + "': " + String.join(", ", reading.changes()));
+      }
+      lastFailure.remove(ref);
+      return reading;
+    } catch (Exception e) {
+      String message = "site '" + name + "': " + e.getMessage();
+      log.warn("{}: semi-sync not applied on {}", ref, message);
+      if (!message.equals(lastFailure.put(ref, message))) {
+        effects.eventOrLog(ref, Events.SEMI_SYNC_NOT_APPLIED, message);
+      }
+      return null;
+    }
+  }
+
+  /** {@code status.semiSync} as last written by this keeper, else as the group shows it; null: none. */
+  private SemiSyncStatus shown(GroupRef ref, MysqlFailoverGroupStatus status) {
+    SemiSyncStatus last = lastStatus.get(ref);
+    return last == null ? status.semiSync() : last == REMOVED ? null : last;
+  }
+
+  /** Writes {@code next} (null: removes the status) when it differs from what is shown. */
+  private void writeStatus(GroupRef ref, MysqlFailoverGroupStatus status, SemiSyncStatus next) {
+    if (Objects.equals(next, shown(ref, status))) {
+      return;
+    }
+    try {
+      statusWriter.accept(ref, next);
+      lastStatus.put(ref, next == null ? REMOVED : next);
+    } catch (RuntimeException e) {
+      log.warn("{}: cannot write status.semiSync: {}", ref, e.toString());
+    }
   }
 
   private void noteFallback(GroupRef ref, String active, SemiSyncStatus now) {

@@ -44,6 +44,8 @@ class SemiSyncKeeperTest {
     final List<String> calls = new ArrayList<>();
     final List<String> writes = new ArrayList<>();
     boolean fallen;
+    /** Sites whose server refuses every setting. */
+    final java.util.Set<String> refusing = new java.util.HashSet<>();
     /**
      * Model how real servers switch on: an acknowledging replica whose replica side was just turned
      * on (its IO thread restarted) is connected to the primary from the next pass on, and a primary
@@ -66,6 +68,9 @@ class SemiSyncKeeperTest {
     @Override
     public SemiSyncReading semiSync(GroupRef group, GroupConfig config, SiteSpec site, SemiSyncSettings want) {
       calls.add(site.name());
+      if (refusing.contains(site.name())) {
+        throw new IllegalStateException("access denied");
+      }
       if (connections && want.sourceEnabled()) {
         connected.addAll(connecting);
         connecting.clear();
@@ -270,6 +275,100 @@ class SemiSyncKeeperTest {
     assertThat(keeper.keep(G, everySite, active("iad"), observations("iad"), false)).isEmpty();
     assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncRestored")).hasSize(1);
     assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncFallenBack")).hasSize(1);
+  }
+
+  private static GroupConfig disabled() {
+    MysqlFailoverGroupSpec base = Fixtures.spec("5m", null);
+    return GroupConfig.resolve(new MysqlFailoverGroupSpec(base.sites(), base.credentialsSecretRef(), "500ms", 3, 2,
+        "5m", null, null, null, null, null, null, null, null, null));
+  }
+
+  /** A pass with spec.semiSync removed, the group's status showing what was last written. */
+  private Optional<GroupConditions.Problem> disabledPass(String primary) {
+    clock.advance(Duration.ofSeconds(1));
+    return keeper.keep(G, disabled(), shown(primary, written.isEmpty() ? null : written.get(written.size() - 1)),
+        observations(primary), false);
+  }
+
+  private static MysqlFailoverGroupStatus shown(String primary, SemiSyncStatus semiSync) {
+    MysqlFailoverGroupStatus s = active(primary);
+    return new MysqlFailoverGroupStatus(s.activeSite(), s.lastFailover(), s.lastFailoverTarget(),
+        s.promotionGtidExecuted(), s.sites(), s.plannedFailover(), s.workflow(), s.conditions(), s.observedGeneration(),
+        s.emergencyFailover(), semiSync, s.fencedSites(), s.lostTransactions(), s.lastPromotion(), s.failoverHistory(),
+        s.readySites(), s.dryRun());
+  }
+
+  /**
+   * A watcher that never saw semi-sync on (restarted, a new leader) goes by status.semiSync: there,
+   * it switches every site off; absent, it leaves the servers alone.
+   */
+  @Test
+  void aNewLeaderGoesByTheStatus() {
+    pass("pdx");
+    SemiSyncStatus on = written.get(written.size() - 1);
+    SemiSyncKeeper fresh = new SemiSyncKeeper(servers, effects, (ref, st) -> written.add(st), null, clock);
+    servers.calls.clear();
+
+    fresh.keep(G, disabled(), shown("pdx", null), observations("pdx"), false);
+    assertThat(servers.calls).as("never on as far as the group shows: left alone").isEmpty();
+
+    SemiSyncKeeper another = new SemiSyncKeeper(servers, effects, (ref, st) -> written.add(st), null, clock);
+    another.keep(G, disabled(), shown("pdx", on), observations("pdx"), false);
+    assertThat(servers.calls).startsWith("pdx").hasSize(3);
+    assertThat(servers.settings.values()).allMatch(SemiSyncSettings.OFF::equals);
+    assertThat(written.get(written.size() - 1)).isNull();
+  }
+
+  /**
+   * Semi-sync on, a failover to pdx (which the keeper then gives the source side), then
+   * spec.semiSync removed: every site ends with both sides off, the new primary's source side
+   * first, and status.semiSync is removed; from then on the servers are left alone.
+   */
+  @Test
+  void removedFromTheSpecEverySiteIsSwitchedOffTheNewPrimaryFirst() {
+    pass("iad");
+    pass("pdx");
+    assertThat(servers.settings.get("pdx").sourceEnabled()).isTrue();
+    servers.calls.clear();
+
+    assertThat(disabledPass("pdx")).isEmpty();
+
+    assertThat(servers.calls).as("the primary's source side first").startsWith("pdx")
+        .containsExactlyInAnyOrder("pdx", "iad", "dr");
+    for (String site : List.of("pdx", "iad", "dr")) {
+      assertThat(servers.settings.get(site)).as(site).isEqualTo(SemiSyncSettings.OFF);
+    }
+    assertThat(written.get(written.size() - 1)).as("status.semiSync removed").isNull();
+    servers.calls.clear();
+    disabledPass("pdx");
+    assertThat(servers.calls).as("left alone once off everywhere").isEmpty();
+  }
+
+  /**
+   * A primary that cannot be switched off keeps its replicas acknowledging (else it would wait out
+   * its timeout on every commit), and the status says what is still on; no fall-back is raised.
+   */
+  @Test
+  void aPrimaryThatRefusesKeepsItsReplicasAcknowledging() {
+    pass("iad");
+    pass("pdx");
+    servers.fallen = true;
+    assertThat(pass("pdx")).as("fallen back while on").isPresent();
+    servers.refusing.add("pdx");
+    servers.calls.clear();
+
+    assertThat(disabledPass("pdx")).as("no fall-back raised once the user turned semi-sync off").isEmpty();
+
+    assertThat(servers.calls).containsExactly("pdx");
+    assertThat(servers.settings.get("iad").replicaEnabled()).isTrue();
+    SemiSyncStatus status = written.get(written.size() - 1);
+    assertThat(status.message()).startsWith("switching off").contains("pdx (not read)");
+    assertThat(effects.events()).anyMatch(e -> e.startsWith("Warning SemiSyncNotApplied"));
+
+    servers.refusing.clear();
+    disabledPass("pdx");
+    assertThat(servers.settings.values()).allMatch(SemiSyncSettings.OFF::equals);
+    assertThat(written.get(written.size() - 1)).isNull();
   }
 
   @Test

@@ -3,6 +3,8 @@ package io.shipstream.failover.watcher.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.testsupport.MockCluster;
 import java.time.Clock;
@@ -13,10 +15,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The promote-anyway request is spent on the resource itself, against the mock API server: removed
- * when it still holds the value acted on, left alone when the user changed it meanwhile.
+ * What the watcher removes from the resource, against the mock API server: the promote-anyway
+ * request once spent (removed when it still holds the value acted on, left alone when the user
+ * changed it meanwhile), and {@code status.semiSync} once semi-sync is off on every site (the rest
+ * of the status kept; no request when it is not there).
  */
-class KubeEffectsAnnotationTest {
+class KubeEffectsRemovalTest {
   private static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
   private static final String KEY = PromoteAnywayAnnotation.ANNOTATION;
   private final MockCluster cluster = MockCluster.start();
@@ -50,5 +54,23 @@ class KubeEffectsAnnotationTest {
     effects.removeAnnotation(ORDERS, KEY, "pdx");
 
     assertThat(cluster.group(ORDERS).getMetadata().getAnnotations()).containsEntry(KEY, "iad");
+  }
+
+  @Test
+  void semiSyncStatusNullRemovesItAndKeepsTheRest() {
+    createWith("pdx");
+    cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty().withActiveSite("pdx"));
+    SemiSyncStatus on = new SemiSyncStatus("pdx", "required", true, 1, 1, false, "every commit waits");
+
+    effects.writeSemiSync(ORDERS, on);
+    assertThat(cluster.group(ORDERS).getStatus().semiSync()).isEqualTo(on);
+
+    effects.writeSemiSync(ORDERS, null);
+    MysqlFailoverGroupStatus after = cluster.group(ORDERS).getStatus();
+    assertThat(after.semiSync()).isNull();
+    assertThat(after.activeSite()).isEqualTo("pdx");
+
+    effects.writeSemiSync(ORDERS, null);
+    assertThat(cluster.group(ORDERS).getStatus().activeSite()).as("nothing to remove: left as it is").isEqualTo("pdx");
   }
 }
