@@ -52,6 +52,25 @@ class HelmUpgradeTest {
     }
   }
 
+  /**
+   * At a release commit, writes HEAD's renderings as that release's baseline ({@code
+   * -Dchart.release=<version>}: {@code defaults.yaml}, and {@code non-defaults.yaml} with {@link
+   * HelmChartTest#NON_DEFAULT_VALUES} kept as its {@code values.yaml}); without the property it
+   * records nothing. See docs/releasing-and-upgrading.md.
+   */
+  @Test
+  void recordsAReleasesRenderingsWhenAsked() throws IOException {
+    String release = System.getProperty("chart.release");
+    org.junit.jupiter.api.Assumptions.assumeTrue(release != null && !release.isBlank(),
+        "records a release's renderings only with -Dchart.release=<version>");
+    Path dir = Files.createDirectories(BASELINES.resolve(release));
+    Path values = Files.writeString(dir.resolve("values.yaml"), HelmChartTest.NON_DEFAULT_VALUES);
+    Files.writeString(dir.resolve("defaults.yaml"), HelmChartTest.template().call());
+    Files.writeString(dir.resolve("non-defaults.yaml"), HelmChartTest.template().withValuesFile(values).call());
+    assertThat(lost(released(dir, "defaults.yaml"), HelmChartTest.parse(HelmChartTest.template().call())))
+        .as("a rendering holds against itself").isEmpty();
+  }
+
   /** The comparison itself: a renamed Service, a changed selector or a Secret no longer read is named. */
   @Test
   void aRenamedServiceAChangedSelectorOrADroppedSecretIsNamed() throws IOException {
