@@ -144,6 +144,26 @@ public final class ActivityStubs {
   }
 
   /**
+   * The lag gate's first look ({@code SourceDrain}): the target's wait for the fenced set as a
+   * local activity, run by the worker inside the workflow task that took the fence's result, so a
+   * target that is current passes the gate without a server round trip. A read that waits {@code
+   * budget} at most (its deadline, which the activity enforces itself); one attempt, no heartbeat:
+   * whatever else it ends in (a lag timeout, a lost connection, its own timeout) is the ordinary
+   * wait's to decide, with the whole maxLagWait and its retries. Running it again after a worker
+   * died changes nothing on the server. {@code summary} shows it in the UI.
+   */
+  public static MysqlActivities mysqlLagGateLocal(Duration budget, String summary) {
+    return Workflow.newLocalActivityStub(MysqlActivities.class, LocalActivityOptions.newBuilder()
+        .setSummary(summary)
+        .setStartToCloseTimeout(budget.plus(LAG_GATE_LOCAL_SLACK))
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .build());
+  }
+
+  /** How far past its budget the lag gate's first look may run (connecting, the last exchange). */
+  static final Duration LAG_GATE_LOCAL_SLACK = Duration.ofSeconds(2);
+
+  /**
    * The promotion, and the fence that undoes a failed one: steps a server briefly refusing
    * connections (a restart, a full connection table) must not fail outright. Backoff from 0.5 s
    * to 4 s over 10 attempts waits about 28 s in all, so a target that refuses connections for

@@ -187,9 +187,11 @@ final class SourceDrain {
         + plan.source().name() + ")";
     run.show(lagStep(plan.target().name(), progress.sourceGtidAtFence, progress.targetGtidAtValidation));
     try {
-      run.cancellable(() -> run.onConnections.async(queue -> Async.function(
-          ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
-          progress.sourceGtidAtFence, deadline)));
+      if (!firstLook(plan, started)) {
+        run.cancellable(() -> run.onConnections.async(queue -> Async.function(
+            ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
+            progress.sourceGtidAtFence, deadline)));
+      }
     } catch (FailoverAbort stopped) {
       // Cancelled, or the source died: a lag wait all the same, ended early.
       run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
@@ -208,6 +210,38 @@ final class SourceDrain {
     run.publisher.event(Events.PLANNED_FAILOVER_LAG_OK, plan.target().name() + " holds every transaction of "
         + plan.source().name() + " (" + progress.sourceGtidAtFence + ")");
   }
+
+  /**
+   * The lag gate's first look: the same wait for the fenced set, for {@link #LAG_GATE_LOCALLY_AT_MOST}
+   * at most (and within maxLagWait), as a local activity in the workflow task that took the fence's
+   * result ({@link ActivityStubs#mysqlLagGateLocal}). A target that is current passes here, and the
+   * failover record and the promotion's command follow in the same task: no server round trip and
+   * no workflow task between the fence and the promotion's command but the one. True when the
+   * target holds the set; false (whatever the look ended in) leaves the decision to the ordinary
+   * wait, which has the whole maxLagWait from {@code started} and its retries, on the worker that
+   * holds the connections. A cancel (or the source's death) that comes while it looks is seen once
+   * it ended, a second at most: by the ordinary wait, or, when the target passed, by the runbook's
+   * check before the promotion.
+   */
+  private boolean firstLook(Plan plan, Instant started) {
+    Duration budget = plan.maxLagWait().compareTo(LAG_GATE_LOCALLY_AT_MOST) < 0 ? plan.maxLagWait()
+        : LAG_GATE_LOCALLY_AT_MOST;
+    try {
+      ActivityStubs.mysqlLagGateLocal(budget, "first look: does " + plan.target().name() + " hold "
+          + run.progress.sourceGtidAtFence + " within " + Durations.format(budget) + "?").waitForGtidSet(server(plan, plan.target()),
+          run.progress.sourceGtidAtFence, started.plus(budget));
+      return true;
+    } catch (ActivityFailure notYet) {
+      return false;
+    }
+  }
+
+  /**
+   * How long the lag gate's first look waits inside the workflow task: a target that is streaming
+   * holds the fenced set within milliseconds; one that takes longer is left to the ordinary wait,
+   * whose progress shows in its heartbeats and which a cancel stops at once.
+   */
+  static final Duration LAG_GATE_LOCALLY_AT_MOST = Duration.ofSeconds(1);
 
   /**
    * The WaitingForLag step for the current details: what the target lacked of the fenced set when

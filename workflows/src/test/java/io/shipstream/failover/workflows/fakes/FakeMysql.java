@@ -91,6 +91,8 @@ public final class FakeMysql implements MysqlActivities {
   public volatile String connectionsQueue = OWN_QUEUE;
   /** The task queue each fence, lag wait and promotion ran from, as "fence iad" -> queue. */
   public final Map<String, String> stepQueues = new ConcurrentHashMap<>();
+  /** In {@link #stepQueues}: the step ran as a local activity, in the worker running the workflow task. */
+  public static final String LOCAL = "local activity";
 
   @Override
   public String connectionsQueue() {
@@ -99,7 +101,8 @@ public final class FakeMysql implements MysqlActivities {
 
   private void ranFrom(String step) {
     try {
-      stepQueues.put(step, Activity.getExecutionContext().getInfo().getActivityTaskQueue());
+      var info = Activity.getExecutionContext().getInfo();
+      stepQueues.put(step, info.isLocal() ? LOCAL : info.getActivityTaskQueue());
     } catch (IllegalStateException notAnActivity) {
       // Called directly by a test, not through Temporal.
     }
