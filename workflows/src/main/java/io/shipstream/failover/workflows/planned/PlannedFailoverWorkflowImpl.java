@@ -145,7 +145,10 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     // Exact, not an estimate: the source was fenced (read-only) when its set was read.
     run.succeed("promoted " + plan.target().name() + ", " + progress.transactionsLost + " transactions lost ("
         + plan.source().name() + "'s GTID set at its fence against " + plan.target().name() + "'s at promotion)",
-        Events.PLANNED_FAILOVER_COMPLETED, channels::record);
+        Events.PLANNED_FAILOVER_COMPLETED, () -> {
+          channels.record();
+          drain.awaitDrainSeen();
+        });
     return progress.toPlannedStatus();
   }
 

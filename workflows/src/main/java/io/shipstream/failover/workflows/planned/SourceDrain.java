@@ -37,6 +37,8 @@ final class SourceDrain {
   private final FailoverRun run;
   // The source's primary role label being removed, beside the lag gate; null before the fence.
   private Promise<Void> unlabel;
+  // The session drain started after the fence; null before it.
+  private Drain drain;
 
   SourceDrain(FailoverRun run) {
     this.run = run;
@@ -88,7 +90,7 @@ final class SourceDrain {
   /** Fences and drains the source; returns once the target holds everything the source did. */
   void fenceAndDrain(Plan plan, Rollback rollback) {
     FenceResult fence = fenceSource(plan, rollback);
-    Drain drain = startDrain(plan, fence);
+    drain = startDrain(plan, fence);
     waitForTargetToCatchUp(plan);
     finishDrain(plan, drain);
   }
@@ -257,6 +259,23 @@ final class SourceDrain {
     return waiting + "; when validated, before the fence, " + target + " lacked "
         + lacking(fenced, targetGtidAtValidation) + " of it; the wait's heartbeats show its progress";
   }
+
+  /**
+   * Before the run completes, once Succeeded is on its way: the session drain, started with the
+   * promotion's command and usually done within milliseconds (it stops by itself once the source
+   * rejoined), has its completion seen, {@link #DRAIN_SEEN_AT_MOST} at most. Its completion
+   * arriving while the last workflow task runs had that task's completion refused and the task run
+   * again, local activities included: the rejoin twice, the success counted twice. Waiting here ends
+   * that task first, so what it did is recorded; Succeeded is already written.
+   */
+  void awaitDrainSeen() {
+    if (drain != null && drain.kills() != null && !drain.kills().isCompleted()) {
+      Workflow.await(DRAIN_SEEN_AT_MOST, drain.kills()::isCompleted);
+    }
+  }
+
+  /** How long the run's end waits to see the session drain complete ({@link #awaitDrainSeen}). */
+  static final Duration DRAIN_SEEN_AT_MOST = Duration.ofSeconds(1);
 
   /** Notes how the drain went, after the notes before it; the promotion waits for none of it. */
   private void finishDrain(Plan plan, Drain drain) {

@@ -81,6 +81,8 @@ public final class FakeMysql implements MysqlActivities {
   public final Map<String, Server> servers = new ConcurrentHashMap<>();
   /** Runs at the start of every promote, to observe the world at that moment. */
   public volatile Runnable beforePromote = () -> {};
+  /** Run as a replica is pointed at a source (the old primary's rejoin, say), so a test can act meanwhile. */
+  public volatile Runnable beforeReplicate = () -> {};
   /** What fence and promote report as the instants their statement took effect (null: not measured). */
   public volatile java.time.Instant fenceAppliedAt;
   public volatile java.time.Instant becameWritableAt;
@@ -278,6 +280,7 @@ public final class FakeMysql implements MysqlActivities {
   @Override
   public void replicateFrom(MysqlTarget replica, MysqlTarget source) {
     calls.add("replicate " + replica.site() + " from " + source.site());
+    beforeReplicate.run();
     endpoints.put(source.site(), source);
     Server s = reach(replica);
     if (s.replicateFails) {

@@ -576,6 +576,34 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   }
 
   /**
+   * The session drain ends while the run's last workflow task runs (released as the old primary
+   * rejoins, in that task): the task is recorded before the run completes, so nothing in it runs
+   * twice. Before, the task's completion was refused for the drain's completion that came meanwhile
+   * and the task ran again: the rejoin twice, the success counted twice.
+   */
+  @Test
+  void aDrainEndingDuringTheLastWorkflowTaskRunsNothingTwice() {
+    CountDownLatch drain = new CountDownLatch(1);
+    mysql.server("iad").drainGate = drain;
+    mysql.beforeReplicate = () -> {
+      drain.countDown();
+      // The drain's completion reaches the server while the rejoin, a local activity, still runs.
+      sleep(300);
+    };
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.callsTo("replicate")).containsExactlyInAnyOrder("replicate iad from pdx", "replicate dr from pdx");
+    assertThat(mysql.callsTo("kill")).hasSize(1);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
    * A target that does not hold the fenced set within the first look's second is left to the
    * ordinary lag gate, an activity on the worker that holds the connections with the whole
    * maxLagWait, which decides: here it succeeds.
