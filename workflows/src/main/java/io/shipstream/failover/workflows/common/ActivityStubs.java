@@ -131,6 +131,25 @@ public final class ActivityStubs {
   }
 
   /**
+   * A Kubernetes call made inside the write window's workflow task beside the steps that task waits
+   * for anyway (the source's unlabel beside the lag gate's first look and the failover record), as a
+   * local activity whose attempts all end within {@link #WINDOW_LOCAL_AT_MOST}: an API server that
+   * refuses or hangs holds the promotion's command back that long at most, and the caller then
+   * makes the same call as an ordinary activity, which the promotion does not wait for. Only
+   * idempotent calls (a label).
+   */
+  public static KubernetesActivities kubernetesLocalInTheWindow() {
+    return Workflow.newLocalActivityStub(KubernetesActivities.class, LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(WINDOW_LOCAL_AT_MOST)
+        .setScheduleToCloseTimeout(WINDOW_LOCAL_AT_MOST)
+        .setRetryOptions(kubernetesRetries())
+        .build());
+  }
+
+  /** How long {@link #kubernetesLocalInTheWindow} may hold the window's workflow task. */
+  public static final Duration WINDOW_LOCAL_AT_MOST = Duration.ofSeconds(1);
+
+  /**
    * Quick MySQL calls as local activities, with the retries of {@link #mysql()}: reads, and calls
    * that check before they change anything, so that running one again after a worker died
    * mid-task leaves the server as one run would. Fencing, promoting, unfencing and every wait stay

@@ -161,8 +161,15 @@ final class SourceDrain {
    * itself once the source is idle, writable again (a rollback) or replicating (it rejoined).
    */
   private Drain startDrain(Plan plan, FenceResult fence) {
-    // Beside the window: neither the lag gate nor the promotion waits for it (settleUnlabel).
-    unlabel = Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(), RoleLabel.REPLICA);
+    // In this workflow task, beside the lag gate's first look and the failover record, so that it
+    // has settled before the target is labelled; an API server that does not answer within
+    // WINDOW_LOCAL_AT_MOST leaves it to an ordinary activity, which the promotion does not wait for.
+    // Ordinary from the start it left with the promotion's command and, slower than the promotion,
+    // held the target's label up by its rest and a workflow task or two.
+    unlabel = Async.procedure(ActivityStubs.kubernetesLocalInTheWindow()::setSiteRole, run.group, plan.source(),
+        RoleLabel.REPLICA).handle((done, failure) -> failure == null ? Workflow.newPromise((Void) null)
+            : Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(), RoleLabel.REPLICA))
+        .thenCompose(next -> next);
     if (fence.appConnections() == 0) {
       return new Drain(null);
     }

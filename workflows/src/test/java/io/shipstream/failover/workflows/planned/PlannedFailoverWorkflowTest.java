@@ -562,17 +562,36 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
    * the failover record follows in the same task; the promotion's command leaves with that task.
    * One workflow task from the fence's completion to the promotion's command, no lag-gate activity
    * scheduled: before, the lag gate was an ordinary activity with a round trip and a task of its
-   * own (two or three tasks in all). No status, Event or label write runs in that task.
+   * own (two or three tasks in all). The source's unlabel runs in that task beside them, so that it
+   * has settled before the target is labelled; no status or Event write does.
    */
   @Test
   void insideTheWriteWindowOnlyTheLagGateAndTheFailoverRecordStandBetweenTheFenceAndThePromotion() {
     mysql.server("pdx").seqno = 100;
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
     List<HistoryEvent> events = client.fetchHistory(GROUP.workflowId()).getEvents();
-    assertThat(localActivitiesBetween(events, "Fence", "Promote")).containsExactly("WaitForGtidSet", "RecordFailover");
+    assertThat(localActivitiesBetween(events, "Fence", "Promote"))
+        .containsExactlyInAnyOrder("SetSiteRole", "WaitForGtidSet", "RecordFailover");
     assertThat(workflowTasksBetween(events, "Fence", "Promote")).isEqualTo(1);
     assertThat(activitiesScheduled(events)).doesNotContain("WaitForGtidSet");
     assertThat(mysql.calls).containsSubsequence("fence iad", "wait pdx 0-1-100", "promote pdx");
+  }
+
+  /**
+   * An API server that does not answer the source's unlabel holds the promotion back a second at
+   * most: the unlabel in the window's task gives up after that and goes on as an ordinary activity,
+   * which the promotion does not wait for (here it is released only as the target is promoted).
+   */
+  @Test
+  void anUnlabelThatHangsHoldsThePromotionBackASecondAtMost() {
+    CountDownLatch apiServer = new CountDownLatch(1);
+    k8s.replicaLabelGate = apiServer;
+    mysql.beforePromote = apiServer::countDown;
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(k8s.replicaLabelAttempts.get()).as("the local attempt, then the ordinary one").isGreaterThanOrEqualTo(2);
+    assertThat(k8s.roles).containsEntry("iad", "replica").containsEntry("pdx", "primary");
+    assertThat(activitiesScheduled(client.fetchHistory(GROUP.workflowId()).getEvents()))
+        .as("the ordinary unlabel").containsSubsequence("Fence", "SetSiteRole");
   }
 
   /**
