@@ -131,6 +131,25 @@ public final class ActivityStubs {
   }
 
   /**
+   * A Kubernetes call made inside the write window's workflow task beside the steps that task waits
+   * for anyway (the source's unlabel beside the lag gate's first look and the failover record), as a
+   * local activity whose attempts all end within {@link #WINDOW_LOCAL_AT_MOST}: an API server that
+   * refuses or hangs holds the promotion's command back that long at most, and the caller then
+   * makes the same call as an ordinary activity, which the promotion does not wait for. Only
+   * idempotent calls (a label).
+   */
+  public static KubernetesActivities kubernetesLocalInTheWindow() {
+    return Workflow.newLocalActivityStub(KubernetesActivities.class, LocalActivityOptions.newBuilder()
+        .setStartToCloseTimeout(WINDOW_LOCAL_AT_MOST)
+        .setScheduleToCloseTimeout(WINDOW_LOCAL_AT_MOST)
+        .setRetryOptions(kubernetesRetries())
+        .build());
+  }
+
+  /** How long {@link #kubernetesLocalInTheWindow} may hold the window's workflow task. */
+  public static final Duration WINDOW_LOCAL_AT_MOST = Duration.ofSeconds(1);
+
+  /**
    * Quick MySQL calls as local activities, with the retries of {@link #mysql()}: reads, and calls
    * that check before they change anything, so that running one again after a worker died
    * mid-task leaves the server as one run would. Fencing, promoting, unfencing and every wait stay
@@ -142,6 +161,26 @@ public final class ActivityStubs {
         .setRetryOptions(quickMysqlRetries())
         .build());
   }
+
+  /**
+   * The lag gate's first look ({@code SourceDrain}): the target's wait for the fenced set as a
+   * local activity, run by the worker inside the workflow task that took the fence's result, so a
+   * target that is current passes the gate without a server round trip. A read that waits {@code
+   * budget} at most (its deadline, which the activity enforces itself); one attempt, no heartbeat:
+   * whatever else it ends in (a lag timeout, a lost connection, its own timeout) is the ordinary
+   * wait's to decide, with the whole maxLagWait and its retries. Running it again after a worker
+   * died changes nothing on the server. {@code summary} shows it in the UI.
+   */
+  public static MysqlActivities mysqlLagGateLocal(Duration budget, String summary) {
+    return Workflow.newLocalActivityStub(MysqlActivities.class, LocalActivityOptions.newBuilder()
+        .setSummary(summary)
+        .setStartToCloseTimeout(budget.plus(LAG_GATE_LOCAL_SLACK))
+        .setRetryOptions(RetryOptions.newBuilder().setMaximumAttempts(1).build())
+        .build());
+  }
+
+  /** How far past its budget the lag gate's first look may run (connecting, the last exchange). */
+  static final Duration LAG_GATE_LOCAL_SLACK = Duration.ofSeconds(2);
 
   /**
    * The promotion, and the fence that undoes a failed one: steps a server briefly refusing

@@ -41,7 +41,11 @@ import java.util.Optional;
  * idempotent calls (every Kubernetes call, the MySQL inspection, the old primary's rejoin and the
  * other replicas' re-pointing) are local activities, so a workflow task carries several of them
  * instead of costing a server round trip each; the fence, the drain, the lag wait, the promotion
- * and the unfence stay ordinary activities, recorded before the workflow goes on. From the fence
+ * and the unfence stay ordinary activities, recorded before the workflow goes on. The one
+ * exception is the lag gate's first look, a read: in the task that takes the fence's result, a
+ * target that is current passes it as a local activity, and the failover record and the
+ * promotion's command follow in that task (one workflow task from the fence to the promotion);
+ * one that is not is left to the ordinary wait. From the fence
  * until the writers are routed to the new primary (the write window) nothing but the failover
  * record stands between the fence, the lag gate and the promotion: the source's unlabel runs
  * beside the lag gate as an ordinary activity, the status and Events wait ({@link
@@ -141,7 +145,10 @@ public class PlannedFailoverWorkflowImpl implements PlannedFailoverWorkflow {
     // Exact, not an estimate: the source was fenced (read-only) when its set was read.
     run.succeed("promoted " + plan.target().name() + ", " + progress.transactionsLost + " transactions lost ("
         + plan.source().name() + "'s GTID set at its fence against " + plan.target().name() + "'s at promotion)",
-        Events.PLANNED_FAILOVER_COMPLETED, channels::record);
+        Events.PLANNED_FAILOVER_COMPLETED, () -> {
+          channels.record();
+          drain.awaitDrainSeen();
+        });
     return progress.toPlannedStatus();
   }
 

@@ -37,6 +37,8 @@ final class SourceDrain {
   private final FailoverRun run;
   // The source's primary role label being removed, beside the lag gate; null before the fence.
   private Promise<Void> unlabel;
+  // The session drain started after the fence; null before it.
+  private Drain drain;
 
   SourceDrain(FailoverRun run) {
     this.run = run;
@@ -88,7 +90,7 @@ final class SourceDrain {
   /** Fences and drains the source; returns once the target holds everything the source did. */
   void fenceAndDrain(Plan plan, Rollback rollback) {
     FenceResult fence = fenceSource(plan, rollback);
-    Drain drain = startDrain(plan, fence);
+    drain = startDrain(plan, fence);
     waitForTargetToCatchUp(plan);
     finishDrain(plan, drain);
   }
@@ -159,8 +161,15 @@ final class SourceDrain {
    * itself once the source is idle, writable again (a rollback) or replicating (it rejoined).
    */
   private Drain startDrain(Plan plan, FenceResult fence) {
-    // Beside the window: neither the lag gate nor the promotion waits for it (settleUnlabel).
-    unlabel = Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(), RoleLabel.REPLICA);
+    // In this workflow task, beside the lag gate's first look and the failover record, so that it
+    // has settled before the target is labelled; an API server that does not answer within
+    // WINDOW_LOCAL_AT_MOST leaves it to an ordinary activity, which the promotion does not wait for.
+    // Ordinary from the start it left with the promotion's command and, slower than the promotion,
+    // held the target's label up by its rest and a workflow task or two.
+    unlabel = Async.procedure(ActivityStubs.kubernetesLocalInTheWindow()::setSiteRole, run.group, plan.source(),
+        RoleLabel.REPLICA).handle((done, failure) -> failure == null ? Workflow.newPromise((Void) null)
+            : Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(), RoleLabel.REPLICA))
+        .thenCompose(next -> next);
     if (fence.appConnections() == 0) {
       return new Drain(null);
     }
@@ -187,9 +196,11 @@ final class SourceDrain {
         + plan.source().name() + ")";
     run.show(lagStep(plan.target().name(), progress.sourceGtidAtFence, progress.targetGtidAtValidation));
     try {
-      run.cancellable(() -> run.onConnections.async(queue -> Async.function(
-          ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
-          progress.sourceGtidAtFence, deadline)));
+      if (!firstLook(plan, started)) {
+        run.cancellable(() -> run.onConnections.async(queue -> Async.function(
+            ActivityStubs.mysqlWait(plan.maxLagWait(), summary, queue)::waitForGtidSet, server(plan, plan.target()),
+            progress.sourceGtidAtFence, deadline)));
+      }
     } catch (FailoverAbort stopped) {
       // Cancelled, or the source died: a lag wait all the same, ended early.
       run.metrics.lagWait(plan.target().name(), Duration.between(started, FailoverRun.now()));
@@ -210,6 +221,38 @@ final class SourceDrain {
   }
 
   /**
+   * The lag gate's first look: the same wait for the fenced set, for {@link #LAG_GATE_LOCALLY_AT_MOST}
+   * at most (and within maxLagWait), as a local activity in the workflow task that took the fence's
+   * result ({@link ActivityStubs#mysqlLagGateLocal}). A target that is current passes here, and the
+   * failover record and the promotion's command follow in the same task: no server round trip and
+   * no workflow task between the fence and the promotion's command but the one. True when the
+   * target holds the set; false (whatever the look ended in) leaves the decision to the ordinary
+   * wait, which has the whole maxLagWait from {@code started} and its retries, on the worker that
+   * holds the connections. A cancel (or the source's death) that comes while it looks is seen once
+   * it ended, a second at most: by the ordinary wait, or, when the target passed, by the runbook's
+   * check before the promotion.
+   */
+  private boolean firstLook(Plan plan, Instant started) {
+    Duration budget = plan.maxLagWait().compareTo(LAG_GATE_LOCALLY_AT_MOST) < 0 ? plan.maxLagWait()
+        : LAG_GATE_LOCALLY_AT_MOST;
+    try {
+      ActivityStubs.mysqlLagGateLocal(budget, "first look: does " + plan.target().name() + " hold "
+          + run.progress.sourceGtidAtFence + " within " + Durations.format(budget) + "?").waitForGtidSet(server(plan, plan.target()),
+          run.progress.sourceGtidAtFence, started.plus(budget));
+      return true;
+    } catch (ActivityFailure notYet) {
+      return false;
+    }
+  }
+
+  /**
+   * How long the lag gate's first look waits inside the workflow task: a target that is streaming
+   * holds the fenced set within milliseconds; one that takes longer is left to the ordinary wait,
+   * whose progress shows in its heartbeats and which a cancel stops at once.
+   */
+  static final Duration LAG_GATE_LOCALLY_AT_MOST = Duration.ofSeconds(1);
+
+  /**
    * The WaitingForLag step for the current details: what the target lacked of the fenced set when
    * the request was validated, just before the fence (the last reading the workflow holds; the wait
    * itself is one activity, whose progress shows in its heartbeat details, not here). Reading the
@@ -223,6 +266,23 @@ final class SourceDrain {
     return waiting + "; when validated, before the fence, " + target + " lacked "
         + lacking(fenced, targetGtidAtValidation) + " of it; the wait's heartbeats show its progress";
   }
+
+  /**
+   * Before the run completes, once Succeeded is on its way: the session drain, started with the
+   * promotion's command and usually done within milliseconds (it stops by itself once the source
+   * rejoined), has its completion seen, {@link #DRAIN_SEEN_AT_MOST} at most. Its completion
+   * arriving while the last workflow task runs had that task's completion refused and the task run
+   * again, local activities included: the rejoin twice, the success counted twice. Waiting here ends
+   * that task first, so what it did is recorded; Succeeded is already written.
+   */
+  void awaitDrainSeen() {
+    if (drain != null && drain.kills() != null && !drain.kills().isCompleted()) {
+      Workflow.await(DRAIN_SEEN_AT_MOST, drain.kills()::isCompleted);
+    }
+  }
+
+  /** How long the run's end waits to see the session drain complete ({@link #awaitDrainSeen}). */
+  static final Duration DRAIN_SEEN_AT_MOST = Duration.ofSeconds(1);
 
   /** Notes how the drain went, after the notes before it; the promotion waits for none of it. */
   private void finishDrain(Plan plan, Drain drain) {

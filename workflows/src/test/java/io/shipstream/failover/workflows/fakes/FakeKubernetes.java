@@ -1,5 +1,7 @@
 package io.shipstream.failover.workflows.fakes;
 
+import java.util.concurrent.CountDownLatch;
+
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -67,9 +69,21 @@ public class FakeKubernetes implements KubernetesActivities {
 
   /** The site whose pods the API server refuses to label primary (RBAC, say); null: none. */
   public volatile String primaryLabelRefusedFor;
+  /** When set, every replica label write hangs here until released (an API server that does not answer). */
+  public volatile CountDownLatch replicaLabelGate;
+  public final java.util.concurrent.atomic.AtomicInteger replicaLabelAttempts = new java.util.concurrent.atomic.AtomicInteger();
 
   @Override
   public void setSiteRole(GroupRef group, SiteSpec site, String role) {
+    CountDownLatch gate = replicaLabelGate;
+    if (gate != null && "replica".equals(role)) {
+      replicaLabelAttempts.incrementAndGet();
+      try {
+        gate.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     if (site.name().equals(primaryLabelRefusedFor) && "primary".equals(role)) {
       throw io.temporal.failure.ApplicationFailure.newNonRetryableFailure("pods is forbidden", "Forbidden");
     }

@@ -83,6 +83,8 @@ public final class FakeMysql implements MysqlActivities {
   public final Map<String, Server> servers = new ConcurrentHashMap<>();
   /** Runs at the start of every promote, to observe the world at that moment. */
   public volatile Runnable beforePromote = () -> {};
+  /** Run as a replica is pointed at a source (the old primary's rejoin, say), so a test can act meanwhile. */
+  public volatile Runnable beforeReplicate = () -> {};
   /** What fence and promote report as the instants their statement took effect (null: not measured). */
   public volatile java.time.Instant fenceAppliedAt;
   public volatile java.time.Instant becameWritableAt;
@@ -93,6 +95,8 @@ public final class FakeMysql implements MysqlActivities {
   public volatile String connectionsQueue = OWN_QUEUE;
   /** The task queue each fence, lag wait and promotion ran from, as "fence iad" -> queue. */
   public final Map<String, String> stepQueues = new ConcurrentHashMap<>();
+  /** In {@link #stepQueues}: the step ran as a local activity, in the worker running the workflow task. */
+  public static final String LOCAL = "local activity";
 
   @Override
   public String connectionsQueue() {
@@ -101,7 +105,8 @@ public final class FakeMysql implements MysqlActivities {
 
   private void ranFrom(String step) {
     try {
-      stepQueues.put(step, Activity.getExecutionContext().getInfo().getActivityTaskQueue());
+      var info = Activity.getExecutionContext().getInfo();
+      stepQueues.put(step, info.isLocal() ? LOCAL : info.getActivityTaskQueue());
     } catch (IllegalStateException notAnActivity) {
       // Called directly by a test, not through Temporal.
     }
@@ -279,6 +284,7 @@ public final class FakeMysql implements MysqlActivities {
   @Override
   public void replicateFrom(MysqlTarget replica, MysqlTarget source) {
     calls.add("replicate " + replica.site() + " from " + source.site());
+    beforeReplicate.run();
     endpoints.put(source.site(), source);
     Server s = reach(replica);
     if (s.replicateFails) {

@@ -497,7 +497,7 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(mysql.stepQueues.get("catch-up pdx")).as("on the worker that opened the connections")
         .isEqualTo(FakeMysql.OWN_QUEUE);
     assertThat(activitiesScheduled(client.fetchHistory(GROUP.workflowId()).getEvents()))
-        .containsSubsequence("CatchUpBeforeFence", "Fence", "WaitForGtidSet", "Promote");
+        .containsSubsequence("CatchUpBeforeFence", "Fence", "Promote");
   }
 
   @Test
@@ -557,30 +557,100 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
   }
 
   /**
-   * The write window in the history: from the fence's completion to the lag gate's command no local
-   * activity runs (the status, Event and label writes go as ordinary activities beside the lag
-   * gate), and from the lag gate's completion to the promotion's command only the failover record
-   * does, which sidecars must see before the target is writable. A local activity would hold the
-   * next step's command back until the API server answered.
+   * The write window in the history (issue 31, item 14a): a target that is current passes the lag
+   * gate in the workflow task that took the fence's result, its first look a local activity, and
+   * the failover record follows in the same task; the promotion's command leaves with that task.
+   * One workflow task from the fence's completion to the promotion's command, no lag-gate activity
+   * scheduled: before, the lag gate was an ordinary activity with a round trip and a task of its
+   * own (two or three tasks in all). The source's unlabel runs in that task beside them, so that it
+   * has settled before the target is labelled; no status or Event write does.
    */
   @Test
-  void insideTheWriteWindowOnlyTheFailoverRecordStandsBetweenTheSteps() {
+  void insideTheWriteWindowOnlyTheLagGateAndTheFailoverRecordStandBetweenTheFenceAndThePromotion() {
+    mysql.server("pdx").seqno = 100;
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
     List<HistoryEvent> events = client.fetchHistory(GROUP.workflowId()).getEvents();
-    assertThat(localActivitiesBetween(events, "Fence", "WaitForGtidSet")).isEmpty();
+    assertThat(localActivitiesBetween(events, "Fence", "Promote"))
+        .containsExactlyInAnyOrder("SetSiteRole", "WaitForGtidSet", "RecordFailover");
+    assertThat(workflowTasksBetween(events, "Fence", "Promote")).isEqualTo(1);
+    assertThat(activitiesScheduled(events)).doesNotContain("WaitForGtidSet");
+    assertThat(mysql.calls).containsSubsequence("fence iad", "wait pdx 0-1-100", "promote pdx");
+  }
+
+  /**
+   * An API server that does not answer the source's unlabel holds the promotion back a second at
+   * most: the unlabel in the window's task gives up after that and goes on as an ordinary activity,
+   * which the promotion does not wait for (here it is released only as the target is promoted).
+   */
+  @Test
+  void anUnlabelThatHangsHoldsThePromotionBackASecondAtMost() {
+    CountDownLatch apiServer = new CountDownLatch(1);
+    k8s.replicaLabelGate = apiServer;
+    mysql.beforePromote = apiServer::countDown;
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(k8s.replicaLabelAttempts.get()).as("the local attempt, then the ordinary one").isGreaterThanOrEqualTo(2);
+    assertThat(k8s.roles).containsEntry("iad", "replica").containsEntry("pdx", "primary");
+    assertThat(activitiesScheduled(client.fetchHistory(GROUP.workflowId()).getEvents()))
+        .as("the ordinary unlabel").containsSubsequence("Fence", "SetSiteRole");
+  }
+
+  /**
+   * The session drain ends while the run's last workflow task runs (released as the old primary
+   * rejoins, in that task): the task is recorded before the run completes, so nothing in it runs
+   * twice. Before, the task's completion was refused for the drain's completion that came meanwhile
+   * and the task ran again: the rejoin twice, the success counted twice.
+   */
+  @Test
+  void aDrainEndingDuringTheLastWorkflowTaskRunsNothingTwice() {
+    CountDownLatch drain = new CountDownLatch(1);
+    mysql.server("iad").drainGate = drain;
+    mysql.beforeReplicate = () -> {
+      drain.countDown();
+      // The drain's completion reaches the server while the rejoin, a local activity, still runs.
+      sleep(300);
+    };
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.callsTo("replicate")).containsExactlyInAnyOrder("replicate iad from pdx", "replicate dr from pdx");
+    assertThat(mysql.callsTo("kill")).hasSize(1);
+  }
+
+  private static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * A target that does not hold the fenced set within the first look's second is left to the
+   * ordinary lag gate, an activity on the worker that holds the connections with the whole
+   * maxLagWait, which decides: here it succeeds.
+   */
+  @Test
+  void aTargetNotCurrentAtTheFirstLookIsLeftToTheOrdinaryLagGate() {
+    mysql.server("pdx").seqno = 100;
+    mysql.server("pdx").lagTimeouts.set(1);
+    assertThat(request("pdx").phase()).isEqualTo("Succeeded");
+    assertThat(mysql.callsTo("wait")).hasSize(2);
+    assertThat(mysql.stepQueues.get("wait pdx")).as("the ordinary wait").isEqualTo(FakeMysql.OWN_QUEUE);
+    List<HistoryEvent> events = client.fetchHistory(GROUP.workflowId()).getEvents();
+    assertThat(activitiesScheduled(events)).containsSubsequence("Fence", "WaitForGtidSet", "Promote");
     assertThat(localActivitiesBetween(events, "WaitForGtidSet", "Promote")).containsExactly("RecordFailover");
   }
 
   /**
-   * The catch-up before the fence, the fence, the lag gate and the promotion run on the worker whose
-   * kept connections the validation's inspection opened (its own queue), not on whichever worker
-   * polls the shared one.
+   * The catch-up before the fence, the fence and the promotion run on the worker whose kept
+   * connections the validation's inspection opened (its own queue), not on whichever worker polls
+   * the shared one; the lag gate's first look is a local activity, in the worker that runs the
+   * workflow task (with sticky execution the one that ran the inspection).
    */
   @Test
   void theWindowsStepsRunWhereTheValidationOpenedTheConnections() {
     assertThat(request("pdx").phase()).isEqualTo("Succeeded");
-    assertThat(mysql.stepQueues).containsOnlyKeys("catch-up pdx", "fence iad", "wait pdx", "promote pdx")
-        .allSatisfy((step, queue) -> assertThat(queue).as(step).isEqualTo(FakeMysql.OWN_QUEUE));
+    assertThat(mysql.stepQueues).containsOnlyKeys("catch-up pdx", "fence iad", "wait pdx", "promote pdx");
+    assertThat(mysql.stepQueues).allSatisfy((step, queue) -> assertThat(queue).as(step)
+        .isEqualTo(step.equals("wait pdx") ? FakeMysql.LOCAL : FakeMysql.OWN_QUEUE));
   }
 
   /**
@@ -596,7 +666,8 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
     assertThat(result.message()).contains("pdx had not caught up with iad before the fence (the wait failed");
     assertThat(mysql.callsTo("catch-up")).isEmpty();
     assertThat(mysql.stepQueues).containsOnlyKeys("fence iad", "wait pdx", "promote pdx")
-        .allSatisfy((step, queue) -> assertThat(queue).as(step).isEqualTo(TaskQueues.FAILOVER));
+        .allSatisfy((step, queue) -> assertThat(queue).as(step)
+            .isEqualTo(step.equals("wait pdx") ? FakeMysql.LOCAL : TaskQueues.FAILOVER));
     assertThat(mysql.callsTo("fence")).as("fenced once").hasSize(1);
     assertThat(mysql.server("pdx").readOnly).isFalse();
   }
@@ -620,25 +691,40 @@ class PlannedFailoverWorkflowTest extends PlannedRigTest {
         .map(e -> e.getActivityTaskScheduledEventAttributes().getActivityType().getName()).toList();
   }
 
+  /** The workflow tasks completed after {@code completed} completed and before {@code scheduled} was scheduled. */
+  private static int workflowTasksBetween(List<HistoryEvent> events, String completed, String scheduled) {
+    return (int) eventsBetween(events, completed, scheduled).stream()
+        .filter(HistoryEvent::hasWorkflowTaskCompletedEventAttributes).count();
+  }
+
   /** The local activities recorded after {@code completed} completed and before {@code scheduled} was scheduled. */
   private static List<String> localActivitiesBetween(List<HistoryEvent> events, String completed, String scheduled) {
+    return eventsBetween(events, completed, scheduled).stream().filter(HistoryEvent::hasMarkerRecordedEventAttributes)
+        .map(e -> DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0,
+            java.util.Optional.ofNullable(e.getMarkerRecordedEventAttributes().getDetailsMap().get("type")),
+            String.class, String.class))
+        .toList();
+  }
+
+  /** The events after the first activity {@code completed} completed and before {@code scheduled} was then scheduled. */
+  private static List<HistoryEvent> eventsBetween(List<HistoryEvent> events, String completed, String scheduled) {
     java.util.Map<Long, String> types = new java.util.HashMap<>();
-    List<String> locals = new java.util.ArrayList<>();
+    List<HistoryEvent> between = new java.util.ArrayList<>();
     boolean inside = false;
     for (HistoryEvent e : events) {
       if (e.hasActivityTaskScheduledEventAttributes()) {
         String type = e.getActivityTaskScheduledEventAttributes().getActivityType().getName();
         types.put(e.getEventId(), type);
         if (inside && type.equals(scheduled)) {
-          return locals;
+          return between;
         }
-      } else if (e.hasActivityTaskCompletedEventAttributes()
+      } else if (!inside && e.hasActivityTaskCompletedEventAttributes()
           && completed.equals(types.get(e.getActivityTaskCompletedEventAttributes().getScheduledEventId()))) {
         inside = true;
-      } else if (inside && e.hasMarkerRecordedEventAttributes()) {
-        var type = e.getMarkerRecordedEventAttributes().getDetailsMap().get("type");
-        locals.add(DefaultDataConverter.STANDARD_INSTANCE.fromPayloads(0, java.util.Optional.ofNullable(type),
-            String.class, String.class));
+        continue;
+      }
+      if (inside) {
+        between.add(e);
       }
     }
     throw new AssertionError(completed + " completed and then " + scheduled + " scheduled: not found in the history");
