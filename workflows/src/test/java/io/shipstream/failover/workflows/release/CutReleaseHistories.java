@@ -20,9 +20,7 @@ import org.junit.jupiter.api.Test;
 class CutReleaseHistories {
   @Test
   void replayThenWriteTypesAndManifest() throws Exception {
-    String property = System.getProperty("release.dir");
-    assertThat(property).as("-Drelease.dir=<histories/<version>>").isNotBlank();
-    Path dir = Path.of(property).toAbsolutePath();
+    Path dir = ReleasedHistories.directoryProperty("release.dir", "histories/<version>");
     assertThat(ReleasedHistories.VERSION.matcher(dir.getFileName().toString()).matches())
         .as("%s is named like a version (0.1.0)", dir.getFileName()).isTrue();
     List<Path> histories = ReleasedHistories.histories(dir);

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
 import io.shipstream.failover.workflows.PayloadConverter;
+import io.shipstream.failover.wire.Golden;
 import io.shipstream.failover.workflows.RegisteredTypes;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DataConverter;
@@ -22,10 +23,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -188,8 +189,7 @@ public final class ReleasePayloads {
     }
     JsonNode before = TREES.readTree(released);
     JsonNode after = TREES.readTree(CONVERTER.toPayload(decoded).orElseThrow().getData().toByteArray());
-    TreeSet<String> lost = new TreeSet<>(fieldPaths(before));
-    lost.removeAll(fieldPaths(after));
+    TreeSet<String> lost = new TreeSet<>(Golden.missing(before, after));
     if (!before.isNull() && after.isNull()) {
       lost.add("(the value)");
     }
@@ -215,34 +215,6 @@ public final class ReleasePayloads {
         .putMetadata(EncodingKeys.METADATA_ENCODING_KEY, ByteString.copyFromUtf8(JSON))
         .setData(ByteString.copyFrom(data)).build();
     return CONVERTER.fromPayload(payload, slot.rawType(), slot.type());
-  }
-
-  /**
-   * The field paths of a JSON value that hold something (not null): {@code a}, {@code a.b}, an
-   * array's elements as {@code a[]}, a map's entries by their key.
-   */
-  static TreeSet<String> fieldPaths(JsonNode node) {
-    TreeSet<String> paths = new TreeSet<>();
-    collect(node, "", paths);
-    return paths;
-  }
-
-  private static void collect(JsonNode node, String prefix, TreeSet<String> paths) {
-    if (node.isObject()) {
-      for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext();) {
-        Map.Entry<String, JsonNode> field = it.next();
-        if (field.getValue().isNull()) {
-          continue;
-        }
-        String path = prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey();
-        paths.add(path);
-        collect(field.getValue(), path, paths);
-      }
-    } else if (node.isArray()) {
-      for (JsonNode element : node) {
-        collect(element, prefix + "[]", paths);
-      }
-    }
   }
 
   // --- the released fields HEAD drops on purpose -----------------------------------------------
@@ -318,8 +290,9 @@ public final class ReleasePayloads {
     return decode(TREES.writeValueAsBytes(withUnknownFields(TREES.readTree(data), slot.type())), slot);
   }
 
-  static TreeSet<String> fieldPaths(byte[] data) throws IOException {
-    return fieldPaths(TREES.readTree(data));
+  /** The field paths of a payload, as the wire's golden answers count them ({@link Golden#fieldPaths}). */
+  static Set<String> fieldPaths(byte[] data) throws IOException {
+    return Golden.fieldPaths(TREES.readTree(data));
   }
 
   static byte[] encodeValue(Object value) {

@@ -58,6 +58,15 @@ public final class ReleasedHistories {
     return Path.of("src", "test", "resources", "histories").toAbsolutePath();
   }
 
+  /** The directory a step run by name was given ({@code -D<property>=<dir>}), absolute. */
+  static Path directoryProperty(String property, String what) {
+    String value = System.getProperty(property);
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("-D" + property + "=<" + what + "> is required");
+    }
+    return Path.of(value).toAbsolutePath();
+  }
+
   /** The release directories under {@code root}, by name. */
   public static List<Path> releaseDirs(Path root) throws IOException {
     if (!Files.isDirectory(root)) {
