@@ -26,8 +26,8 @@ import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.Steward;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.watcher.topology.TopologyMonitor;
+import io.shipstream.failover.workflows.PayloadConverter;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -362,8 +362,8 @@ public final class WatcherApp implements AutoCloseable {
       return;
     }
     try {
-      WorkflowClient temporal = WorkflowClient.newInstance(stubs, WorkflowClientOptions.newBuilder()
-          .setNamespace(config.temporal().namespace()).build());
+      WorkflowClient temporal = WorkflowClient.newInstance(stubs,
+          PayloadConverter.clientOptions(config.temporal().namespace()).build());
       app = start(config, kube, temporal);
     } catch (RuntimeException e) {
       log.error("watcher failed to start", e);

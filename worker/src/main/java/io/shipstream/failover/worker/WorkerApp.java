@@ -8,8 +8,8 @@ import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.temporal.TemporalStubs;
+import io.shipstream.failover.workflows.PayloadConverter;
 import io.temporal.client.WorkflowClient;
-import io.temporal.client.WorkflowClientOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.worker.WorkerFactory;
 import io.temporal.worker.WorkerOptions;
@@ -76,7 +76,7 @@ public final class WorkerApp implements AutoCloseable {
       WorkflowServiceStubs stubs = TemporalStubs.withMetrics(service, metrics.scope());
       started.add(() -> shutdown(stubs));
       WorkflowClient client = WorkflowClient.newInstance(stubs,
-          WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
+          PayloadConverter.clientOptions(config.namespace()).build());
       SearchAttributeRegistration.register(stubs, config.namespace());
       WorkerFactory factory = WorkerFactory.newInstance(client);
       Registrations.register(factory, config.taskQueue(), WorkerOptions.getDefaultInstance(), kubernetes,

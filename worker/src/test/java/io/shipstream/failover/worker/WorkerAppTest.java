@@ -12,6 +12,7 @@ import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowClientOptions;
 import io.temporal.client.WorkflowOptions;
+import io.temporal.client.WorkflowStub;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
 import io.temporal.testserver.TestServer;
@@ -116,6 +117,33 @@ class WorkerAppTest {
         r -> rejected.matcher(r.body()).find() && r.body().contains("temporal_workflow_completed_total{"));
     assertThat(metrics.headers().firstValue("Content-Type")).hasValue(HttpEndpoints.PROMETHEUS_TEXT);
     assertThat(metrics.body()).as("the JVM's metrics are in the same scrape").contains("jvm_memory_used_bytes{");
+  }
+
+  /**
+   * A watcher of a later release may send a request with fields this worker does not know (in a
+   * rolling upgrade the two are different releases): the worker reads it, ignoring them, through
+   * {@code PayloadConverter}. With the SDK's default converter the workflow task fails to decode
+   * the input and the run never starts its work.
+   */
+  @Test
+  void aRequestWithFieldsOfALaterReleaseIsRead() {
+    cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
+        MockCluster.site("orders", "pdx", "10.0.2.10")),
+        Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, "nowhere"));
+    WorkflowClient client = WorkflowClient.newInstance(service,
+        WorkflowClientOptions.newBuilder().setNamespace(config.namespace()).build());
+    WorkflowStub workflow = client.newUntypedWorkflowStub("PlannedFailover", WorkflowOptions.newBuilder()
+        .setWorkflowId(ORDERS.workflowId()).setTaskQueue(config.taskQueue())
+        .setWorkflowExecutionTimeout(Duration.ofSeconds(20)).build());
+    Map<String, Object> later = Map.of("group", Map.of("namespace", ORDERS.namespace(), "name", ORDERS.name(),
+        "cluster", "a later release's"), "annotation", "nowhere", "requestedBy", "a later release's watcher");
+
+    workflow.start(later);
+
+    PlannedFailoverStatus result = workflow.getResult(PlannedFailoverStatus.class);
+    assertThat(result.phase()).isEqualTo("Failed");
+    assertThat(result.reason()).as("the run read the annotation of a request it had fields too many for")
+        .isEqualTo("UnknownSite");
   }
 
   @Test

@@ -7,11 +7,14 @@ import io.temporal.common.metadata.POJOWorkflowInterfaceMetadata;
 import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
 import io.temporal.common.metadata.WorkflowMethodType;
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -29,25 +32,37 @@ public final class RegisteredTypes {
    */
   public static List<String> names(Collection<Class<?>> workflowImplementations,
       Collection<Class<?>> activityImplementations) {
-    TreeSet<String> names = new TreeSet<>();
+    return List.copyOf(methods(workflowImplementations, activityImplementations).keySet());
+  }
+
+  /**
+   * Each name {@link #names} lists with the interface method it names (a workflow type's: its
+   * workflow method): whose parameters and result are the payloads a caller of another release
+   * sends and reads under that name.
+   */
+  public static SortedMap<String, Method> methods(Collection<Class<?>> workflowImplementations,
+      Collection<Class<?>> activityImplementations) {
+    SortedMap<String, Method> names = new TreeMap<>();
     for (Class<?> impl : workflowImplementations) {
       for (POJOWorkflowInterfaceMetadata iface : POJOWorkflowImplMetadata.newInstance(impl).getWorkflowInterfaces()) {
         String type = iface.getWorkflowType().orElseThrow();
-        names.add("workflow " + type);
         for (POJOWorkflowMethodMetadata method : iface.getMethodsMetadata()) {
           WorkflowMethodType kind = method.getType();
-          if (kind != WorkflowMethodType.WORKFLOW && kind != WorkflowMethodType.NONE) {
-            names.add(kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + " " + type + " " + method.getName());
+          if (kind == WorkflowMethodType.WORKFLOW) {
+            names.put("workflow " + type, method.getWorkflowMethod());
+          } else if (kind != WorkflowMethodType.NONE) {
+            names.put(kind.name().toLowerCase(Locale.ROOT).replace('_', '-') + " " + type + " " + method.getName(),
+                method.getWorkflowMethod());
           }
         }
       }
     }
     for (Class<?> impl : activityImplementations) {
       for (POJOActivityMethodMetadata method : POJOActivityImplMetadata.newInstance(impl).getActivityMethods()) {
-        names.add("activity " + method.getActivityTypeName());
+        names.put("activity " + method.getActivityTypeName(), method.getMethod());
       }
     }
-    return List.copyOf(names);
+    return names;
   }
 
   /** The names a list ({@link #names}' format; blank and {@code #} lines skipped) has that {@code registered} lacks. */

@@ -12,15 +12,15 @@ import org.junit.jupiter.api.Test;
  * The last step of {@code scripts/cut-release-histories}, run only by name ({@code
  * -Dtest=CutReleaseHistories -Drelease.dir=...}; its name is not one surefire picks up on its own):
  * once the recording tests have written a release's complete and in-flight histories into the
- * directory, checks that each replays and is what its name says (in flight or ended), then writes
- * {@code types.txt} (HEAD's registered type names) and {@code SHA256SUMS}.
+ * directory and {@link RecordReleasePayloads} its golden payloads into {@code payloads/}, checks that
+ * each history replays and is what its name says (in flight or ended) and that each payload reads
+ * back, then writes {@code types.txt} (HEAD's registered type names) and {@code SHA256SUMS} (of the
+ * payloads too).
  */
 class CutReleaseHistories {
   @Test
   void replayThenWriteTypesAndManifest() throws Exception {
-    String property = System.getProperty("release.dir");
-    assertThat(property).as("-Drelease.dir=<histories/<version>>").isNotBlank();
-    Path dir = Path.of(property).toAbsolutePath();
+    Path dir = ReleasedHistories.directoryProperty("release.dir", "histories/<version>");
     assertThat(ReleasedHistories.VERSION.matcher(dir.getFileName().toString()).matches())
         .as("%s is named like a version (0.1.0)", dir.getFileName()).isTrue();
     List<Path> histories = ReleasedHistories.histories(dir);
@@ -33,10 +33,16 @@ class CutReleaseHistories {
     long partial = histories.stream().filter(ReleasedHistories::isPartial).count();
     assertThat(partial).as("in-flight histories in %s", dir).isGreaterThanOrEqualTo(5);
     assertThat(histories.size() - partial).as("complete histories in %s", dir).isGreaterThanOrEqualTo(7);
+    Path payloads = dir.resolve(ReleasePayloads.DIR);
+    List<Path> files = Files.isDirectory(payloads) ? ReleasePayloads.files(payloads) : List.of();
+    assertThat(files).as("%s: RecordReleasePayloads writes them first (-Dpayload.dir)", payloads).isNotEmpty();
+    for (Path file : files) {
+      assertThat(ReleasePayloads.problems(file, ReleasePayloads.head(), List.of())).as("%s", file).isEmpty();
+    }
     ReleasedHistories.writeTypes(dir);
     ReleasedHistories.writeManifest(dir);
     assertThat(ReleasedHistories.manifestProblems(dir)).isEmpty();
-    System.out.printf("%s: %d histories (%d in flight), %s and %s written%n", dir, histories.size(), partial,
-        ReleasedHistories.TYPES, ReleasedHistories.MANIFEST);
+    System.out.printf("%s: %d histories (%d in flight), %d payloads, %s and %s written%n", dir, histories.size(),
+        partial, files.size(), ReleasedHistories.TYPES, ReleasedHistories.MANIFEST);
   }
 }

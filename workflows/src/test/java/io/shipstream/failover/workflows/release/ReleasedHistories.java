@@ -31,8 +31,9 @@ import java.util.stream.Stream;
 /**
  * A release's frozen histories: {@code histories/<version>/} holds the complete and the in-flight
  * ({@link InFlightCut#PARTIAL_PREFIX}) histories recorded from that release, {@code types.txt} (every
- * workflow, signal, query, update and activity type name it registered), {@code SHA256SUMS} (the
- * {@code sha256sum} of every other file but {@code RELEASE}) and {@code RELEASE} (the commit that
+ * workflow, signal, query, update and activity type name it registered), {@code payloads/} (its
+ * golden payloads: {@link ReleasePayloads}), {@code SHA256SUMS} (the {@code sha256sum} of every other
+ * file but {@code RELEASE}, those in {@code payloads/} too) and {@code RELEASE} (the commit that
  * added the directory, written after it). What {@link ReleasedHistoriesReplayTest} checks and
  * {@code scripts/cut-release-histories} writes: the manifest, the comparison with the release's
  * commit, and the type names.
@@ -55,6 +56,15 @@ public final class ReleasedHistories {
   /** The histories' source directory, from the workflows module (where Maven runs its tests). */
   public static Path root() {
     return Path.of("src", "test", "resources", "histories").toAbsolutePath();
+  }
+
+  /** The directory a step run by name was given ({@code -D<property>=<dir>}), absolute. */
+  static Path directoryProperty(String property, String what) {
+    String value = System.getProperty(property);
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException("-D" + property + "=<" + what + "> is required");
+    }
+    return Path.of(value).toAbsolutePath();
   }
 
   /** The release directories under {@code root}, by name. */
@@ -82,12 +92,19 @@ public final class ReleasedHistories {
 
   // --- the hash manifest ---------------------------------------------------------------------
 
-  /** The files the manifest covers: every regular file but the manifest and {@code RELEASE}, by name. */
+  /**
+   * The files the manifest covers: every regular file but the manifest and {@code RELEASE}, those in
+   * subdirectories too ({@code payloads/}), by their path relative to {@code dir} with {@code /}.
+   */
   static List<String> covered(Path dir) throws IOException {
-    try (Stream<Path> files = Files.list(dir)) {
-      return files.filter(Files::isRegularFile).map(f -> f.getFileName().toString())
+    try (Stream<Path> files = Files.walk(dir)) {
+      return files.filter(Files::isRegularFile).map(f -> relative(dir, f))
           .filter(n -> !n.equals(MANIFEST) && !n.equals(RELEASE)).sorted().toList();
     }
+  }
+
+  private static String relative(Path dir, Path file) {
+    return dir.relativize(file).toString().replace(java.io.File.separatorChar, '/');
   }
 
   /** The manifest of {@code dir} as it is now, in {@code sha256sum}'s format (so {@code sha256sum -c} reads it). */
@@ -195,7 +212,7 @@ public final class ReleasedHistories {
             + ", which this repository does not hold"), null);
       }
       List<String> problems = new ArrayList<>();
-      Git.Result tree = Git.run(dir, "ls-tree", "--name-only", commit, "--", ".");
+      Git.Result tree = Git.run(dir, "ls-tree", "-r", "--name-only", commit, "--", ".");
       TreeSet<String> atCommit = new TreeSet<>();
       if (tree.code() == 0) {
         tree.text().lines().filter(l -> !l.isBlank()).forEach(atCommit::add);

@@ -20,11 +20,16 @@ class ReleasedHistoriesToolingTest {
   @TempDir
   Path tmp;
 
+  /** A golden payload: the manifest and the commit comparison cover {@code payloads/} too. */
+  private static final String PAYLOAD = ReleasePayloads.DIR + "/workflow-PlannedFailover.arg0.json";
+
   private Path releaseDir(Path under) throws IOException {
     Path dir = Files.createDirectories(under.resolve("histories").resolve("0.0.0-test"));
     Files.writeString(dir.resolve("planned-succeeded.json"), "{\"events\":[1]}\n");
     Files.writeString(dir.resolve("partial-planned-scheduled.json"), "{\"events\":[2]}\n");
     Files.writeString(dir.resolve(ReleasedHistories.TYPES), "workflow PlannedFailover\n");
+    Files.createDirectories(dir.resolve(ReleasePayloads.DIR));
+    Files.writeString(dir.resolve(PAYLOAD), "{\"annotation\":\"target=b\"}");
     ReleasedHistories.writeManifest(dir);
     return dir;
   }
@@ -33,7 +38,8 @@ class ReleasedHistoriesToolingTest {
   void theManifestNamesAFileChangedAddedOrMissing() throws IOException {
     Path dir = releaseDir(tmp);
     assertThat(Files.readString(dir.resolve(ReleasedHistories.MANIFEST))).as("sha256sum's format, RELEASE left out")
-        .contains("  planned-succeeded.json\n").contains("  types.txt\n").doesNotContain("RELEASE");
+        .contains("  planned-succeeded.json\n").contains("  types.txt\n").contains("  " + PAYLOAD + "\n")
+        .doesNotContain("RELEASE");
     assertThat(ReleasedHistories.manifestProblems(dir)).isEmpty();
     Files.writeString(dir.resolve(ReleasedHistories.RELEASE), "0123456789abcdef0123456789abcdef01234567\n");
     assertThat(ReleasedHistories.manifestProblems(dir)).as("RELEASE is written after the manifest").isEmpty();
@@ -41,7 +47,11 @@ class ReleasedHistoriesToolingTest {
     Files.writeString(dir.resolve("planned-succeeded.json"), "{\"events\":[1,2]}\n");
     Files.writeString(dir.resolve("partial-new.json"), "{}");
     Files.delete(dir.resolve("partial-planned-scheduled.json"));
+    Files.writeString(dir.resolve(PAYLOAD), "{\"annotation\":\"target=c\"}");
+    Files.writeString(dir.resolve(ReleasePayloads.DIR).resolve("activity-Fence.arg0.json"), "{}");
     assertThat(ReleasedHistories.manifestProblems(dir)).containsExactlyInAnyOrder(
+        PAYLOAD + ": changed since it was released (its SHA-256 is not the one in SHA256SUMS)",
+        "payloads/activity-Fence.arg0.json: added after the release (not in SHA256SUMS)",
         "planned-succeeded.json: changed since it was released (its SHA-256 is not the one in SHA256SUMS)",
         "partial-planned-scheduled.json: listed in SHA256SUMS but missing",
         "partial-new.json: added after the release (not in SHA256SUMS)");
@@ -88,9 +98,12 @@ class ReleasedHistoriesToolingTest {
     assertThat(ReleasedHistories.manifestProblems(dir)).as("a re-recording that rewrote the manifest").isEmpty();
     Files.writeString(dir.resolve("partial-new.json"), "{}");
     Files.delete(dir.resolve("partial-planned-scheduled.json"));
+    Files.writeString(dir.resolve(PAYLOAD), "{\"annotation\":\"target=c\"}");
+    ReleasedHistories.writeManifest(dir);
     ReleasedHistories.GitComparison changed = ReleasedHistories.compareWithCommit(dir, commit);
     assertThat(changed.notPossible()).isNull();
     assertThat(changed.problems()).containsExactlyInAnyOrder(
+        PAYLOAD + ": differs from the release commit " + commit + " (re-recorded or edited)",
         "planned-succeeded.json: differs from the release commit " + commit + " (re-recorded or edited)",
         "SHA256SUMS: differs from the release commit " + commit + " (re-recorded or edited)",
         "partial-new.json: not in the release commit " + commit + " (added after the release)",
@@ -98,7 +111,7 @@ class ReleasedHistoriesToolingTest {
     // Committed, the change is still caught: the comparison is with the release's commit, not HEAD.
     git(repo, "add", "-A");
     git(repo, "commit", "-q", "-m", "re-recorded");
-    assertThat(ReleasedHistories.compareWithCommit(dir, commit).problems()).hasSize(4);
+    assertThat(ReleasedHistories.compareWithCommit(dir, commit).problems()).hasSize(5);
   }
 
   @Test
