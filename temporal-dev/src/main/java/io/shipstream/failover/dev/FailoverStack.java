@@ -184,6 +184,19 @@ public final class FailoverStack implements AutoCloseable {
   }
 
   public static FailoverStack start(Path workDir, Options options) {
+    return start(workDir, options, true);
+  }
+
+  /**
+   * The stack with its Temporal server but neither its worker nor its watcher: a test runs them as
+   * processes of its own (another release's, in the upgrade drill), on {@link
+   * ControlPlane#watcherPort}, and waits for the adoption itself. The group is applied as always.
+   */
+  static FailoverStack startWithoutControlPlane(Path workDir, Options options) {
+    return start(workDir, options, false);
+  }
+
+  private static FailoverStack start(Path workDir, Options options, boolean controlPlaneRuns) {
     MockCluster kube = null;
     DatabaseCluster mysql = null;
     DevTemporalServer temporal = null;
@@ -204,6 +217,9 @@ public final class FailoverStack implements AutoCloseable {
       FailoverStack stack = new FailoverStack(workDir, kube, mysql, servers,
           GroupApi.create(kube, options, servers, certificates), controlPlane);
       stack.certificates = certificates;
+      if (!controlPlaneRuns) {
+        return stack;
+      }
       controlPlane.startWorker();
       controlPlane.startWatcher();
       if (options.adopted()) {
