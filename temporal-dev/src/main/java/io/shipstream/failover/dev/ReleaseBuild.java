@@ -19,7 +19,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A released worker and watcher, built from the release's commit and kept outside the
+ * A released worker, watcher and sidecar, built from the release's commit and kept outside the
  * repository, so that an upgrade drill runs the previous release's own code beside HEAD's.
  *
  * <p>The release is the newest {@code workflows/src/test/resources/histories/<version>/RELEASE}
@@ -29,7 +29,8 @@ import java.util.stream.Stream;
  * process's runtime jars are copied into {@code <cache>/<commit>/<module>/lib}, the sources are
  * removed, and a marker is written last; the directory is renamed into place only then, under a
  * file lock, so two runs never share a half-built one. The cache is {@value #PROPERTY}, else
- * {@value #ENV}, else {@value #DEFAULT_CACHE} (as the MySQL root).
+ * {@value #ENV}, else {@value #DEFAULT_CACHE} (as the MySQL root) where it can be written, else
+ * {@code ~/.cache/bloodraven/releases}.
  */
 public final class ReleaseBuild {
   static final String FROM_COMMIT = "upgrade.fromCommit";
@@ -39,7 +40,7 @@ public final class ReleaseBuild {
   /** Written last: a directory without it is a build that did not finish. */
   static final String MARKER = ".bloodraven-release-build";
   /** The processes a drill runs from the release. */
-  static final List<String> MODULES = List.of("worker", "watcher");
+  static final List<String> MODULES = List.of("worker", "watcher", "sidecar");
   private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)\\.(\\d+)(-[0-9A-Za-z.-]+)?");
   private static final Duration BUILD_TIMEOUT = Duration.ofMinutes(15);
 
@@ -134,7 +135,19 @@ public final class ReleaseBuild {
     if (configured == null || configured.isBlank()) {
       configured = System.getenv(ENV);
     }
-    return Path.of(configured == null || configured.isBlank() ? DEFAULT_CACHE : configured);
+    if (configured != null && !configured.isBlank()) {
+      return Path.of(configured);
+    }
+    Path cache = Path.of(DEFAULT_CACHE);
+    try {
+      Files.createDirectories(cache);
+      if (Files.isWritable(cache)) {
+        return cache;
+      }
+    } catch (IOException e) {
+      // Not root: the user's own cache below.
+    }
+    return Path.of(System.getProperty("user.home"), ".cache", "bloodraven", "releases");
   }
 
   /**
@@ -149,10 +162,12 @@ public final class ReleaseBuild {
       Files.createDirectories(cache);
       try (FileChannel channel = FileChannel.open(cache.resolve(release.commit() + ".lock"),
           StandardOpenOption.CREATE, StandardOpenOption.WRITE); FileLock ignored = channel.lock()) {
-        if (Files.isRegularFile(target.resolve(MARKER))) {
+        if (Files.isRegularFile(target.resolve(MARKER))
+            && MODULES.stream().allMatch(m -> Files.isDirectory(target.resolve(m).resolve("lib")))) {
           return new Built(release, target, Duration.ofNanos(System.nanoTime() - t0), true);
         }
-        // A directory without the marker is what a killed build left: never used, made again.
+        // A directory without the marker is what a killed build left, one without a module's jars
+        // a build of fewer modules: never used, made again.
         io.shipstream.failover.testsupport.FileTrees.delete(target);
         Path work = cache.resolve(release.commit() + ".building");
         io.shipstream.failover.testsupport.FileTrees.delete(work);

@@ -34,8 +34,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Temporal server, mock API server and real {@code mariadbd}; they start a switchover of {@code
  * orders} scheduled 15 s ahead and a request of {@code carts} Deferred by its cooldown. The worker
  * and then the watcher are replaced by HEAD's, as the chart rolls them (the new worker ready before
- * the old one stops; the watcher on the Service's port), while {@code orders}' sidecars keep
- * running and a writer keeps writing. Both runs then finish exactly once, on HEAD's processes: the
+ * the old one stops; the watcher on the Service's port), while {@code orders}' sidecars (the
+ * release's too, processes of their own: sidecars are rolled last) keep running and a writer
+ * keeps writing. Both runs then finish exactly once, on HEAD's processes: the
  * scheduled one Succeeds, the Deferred one is cancelled by removing its annotation; no server is
  * fenced before its time, no acknowledged write is lost.
  *
@@ -94,7 +95,12 @@ class UpgradeDrillIT {
       timeline.print("%s's watcher (pid %d) and worker (pid %d) run; both groups adopted with iad active",
           release.release().version(), oldWatcher.pid(), oldWorker.pid());
 
-      SidecarMesh sidecars = stack.startSidecars(SidecarMesh.Knobs.playground());
+      // The sidecars are the release's as well: they are rolled last, after the worker and the watcher.
+      SidecarMesh sidecars = stack.startSidecars(SidecarMesh.Knobs.playground(), java.util.Set.of("iad", "pdx"),
+          release.classpath("sidecar"));
+      timeline.print("%s's sidecars run (pids %d, %d)", release.release().version(), sidecars.process("iad").pid(),
+          sidecars.process("pdx").pid());
+      Instant sidecarsStarted = Instant.now();
       try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(20));
           WritableSampler writable = WritableSampler.started(stack, timeline)) {
         load.awaitAcknowledged(50, Duration.ofSeconds(30));
@@ -165,7 +171,15 @@ class UpgradeDrillIT {
             .hasValueSatisfying(first -> assertThat(first).isAfterOrEqualTo(at));
         assertThat(writable.most()).as("never two writable servers").isLessThanOrEqualTo(1);
         assertThat(stack.writableSites()).containsExactly("pdx");
-        assertThat(sidecars.status("pdx").lastFence()).as("pdx's sidecar never fenced its server").isEmpty();
+        for (String site : List.of("iad", "pdx")) {
+          assertThat(sidecars.process(site).alive()).as("%s's sidecar kept running", site).isTrue();
+          assertThat(sidecars.process(site).uptime()).as("%s's sidecar, never restarted", site)
+              .isGreaterThan(Duration.between(sidecarsStarted, Instant.now()).minusSeconds(1));
+        }
+        com.fasterxml.jackson.databind.JsonNode pdxStatus = sidecars.statusJson("pdx");
+        assertThat(pdxStatus.has("lastFence")).as("pdx's /status: %s", pdxStatus).isTrue();
+        assertThat(pdxStatus.get("lastFence").isNull()).as("pdx's sidecar never fenced its server: %s", pdxStatus)
+            .isTrue();
         assertThat(carts.servers().get("pdx").isReadOnly()).as("carts' pdx, never fenced by the Deferred request")
             .isFalse();
         assertThat(carts.servers().get("iad").isReadOnly()).isTrue();
