@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,8 +26,6 @@ public final class ControlPlaneProcess implements AutoCloseable {
   public static final String WORKER_MAIN = "io.shipstream.failover.worker.WorkerApp";
   public static final String WATCHER_MAIN = "io.shipstream.failover.watcher.WatcherApp";
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
-  private static final Optional<Path> SETPRIV = List.of("/usr/bin/setpriv", "/bin/setpriv").stream().map(Path::of)
-      .filter(Files::isExecutable).findFirst();
 
   private final String name;
   private final Process process;
@@ -50,7 +47,7 @@ public final class ControlPlaneProcess implements AutoCloseable {
   public static ControlPlaneProcess start(String name, String classpath, String mainClass, Map<String, String> env,
       int httpPort, Path log) {
     List<String> command = new ArrayList<>();
-    SETPRIV.ifPresent(setpriv -> command.addAll(List.of(setpriv.toString(), "--pdeathsig", "KILL", "--")));
+    SidecarProcess.SETPRIV.ifPresent(setpriv -> command.addAll(List.of(setpriv.toString(), "--pdeathsig", "KILL", "--")));
     command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:TieredStopAtLevel=1", "-Xss512k", "-cp", classpath, mainClass));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)

@@ -45,7 +45,8 @@ public final class SidecarProcess implements AutoCloseable {
     thread.setDaemon(true);
     return thread;
   });
-  private static final Optional<Path> SETPRIV = List.of("/usr/bin/setpriv", "/bin/setpriv").stream().map(Path::of)
+  /** {@code setpriv}, when there is one: every process of the stack is started through it to die with this JVM. */
+  static final Optional<Path> SETPRIV = List.of("/usr/bin/setpriv", "/bin/setpriv").stream().map(Path::of)
       .filter(Files::isExecutable).findFirst();
 
   private final String site;
