@@ -173,7 +173,7 @@ public final class ReleaseBuild {
         io.shipstream.failover.testsupport.FileTrees.delete(work);
         Path src = work.resolve("src");
         Files.createDirectories(src);
-        exec(List.of("sh", "-c", "git -C \"$0\" archive --format=tar \"$1\" | tar -x -C \"$2\"",
+        exec(List.of("bash", "-c", "set -o pipefail; git -C \"$0\" archive --format=tar \"$1\" | tar -x -C \"$2\"",
             repository.toString(), release.commit(), src.toString()), repository, log);
         List<String> mvn = new ArrayList<>(List.of(maven(), "-B", "-ntp", "-q"));
         if (offline()) {
