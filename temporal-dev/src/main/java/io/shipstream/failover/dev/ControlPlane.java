@@ -69,6 +69,11 @@ public final class ControlPlane implements AutoCloseable {
     return client;
   }
 
+  /** The Temporal dev server itself. */
+  DevTemporalServer temporalServer() {
+    return temporal;
+  }
+
   public String temporalTarget() {
     return temporal.target();
   }

@@ -27,14 +27,18 @@ import java.util.concurrent.TimeUnit;
 public final class DevTemporalServer implements AutoCloseable {
   /** The shortest keepalive ping interval the server accepts from a client. */
   static final Duration PERMITTED_KEEPALIVE = Duration.ofSeconds(10);
+  /** The service name a Temporal client's health check asks about. */
+  static final String HEALTH_SERVICE = "temporal.api.workflowservice.v1.WorkflowService";
 
   private final TestServicesStarter services;
   private final Server server;
   private final WorkflowServiceStubs stubs;
+  private final StickyQueues sticky;
 
-  private DevTemporalServer(TestServicesStarter services, Server server) {
+  private DevTemporalServer(TestServicesStarter services, Server server, StickyQueues sticky) {
     this.services = services;
     this.server = server;
+    this.sticky = sticky;
     this.stubs = WorkflowServiceStubs.newServiceStubs(WorkflowServiceStubsOptions.newBuilder()
         .setTarget(target()).build());
   }
@@ -51,12 +55,18 @@ public final class DevTemporalServer implements AutoCloseable {
         .permitKeepAliveTime(PERMITTED_KEEPALIVE.toMillis(), TimeUnit.MILLISECONDS)
         .permitKeepAliveWithoutCalls(true);
     // The test server's operator service cannot list search attributes; its stand-in can.
+    StickyQueues sticky = new StickyQueues();
     services.getServices().forEach(service -> builder.addService(
-        service instanceof OperatorServiceGrpc.OperatorServiceImplBase operator ? new DevOperatorService(operator)
-            : service));
+        service instanceof OperatorServiceGrpc.OperatorServiceImplBase operator
+            ? new DevOperatorService(operator).bindService() : io.grpc.ServerInterceptors.intercept(service, sticky)));
+    // A real frontend answers gRPC's health check, which a worker process's /readyz asks
+    // (WorkflowServiceStubs.healthCheck); the test server does not serve it.
+    io.grpc.protobuf.services.HealthStatusManager health = new io.grpc.protobuf.services.HealthStatusManager();
+    health.setStatus(HEALTH_SERVICE, io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+    builder.addService(health.getHealthService());
     try {
       Server server = builder.build().start();
-      DevTemporalServer dev = new DevTemporalServer(services, server);
+      DevTemporalServer dev = new DevTemporalServer(services, server, sticky);
       dev.registerSearchAttributes();
       return dev;
     } catch (IOException e) {
@@ -75,6 +85,45 @@ public final class DevTemporalServer implements AutoCloseable {
             SearchAttributes.TARGET.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
             SearchAttributes.PHASE.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD))
         .build());
+  }
+
+  /**
+   * From now on, no worker's request for sticky execution is passed on: every workflow task goes
+   * to the shared queue with the full history. A real server moves a task back to the shared queue
+   * when a sticky worker went away (after the sticky schedule-to-start timeout); the test server
+   * never does (see ControlPlane.startWorker), so a worker process stopped in a rolling upgrade,
+   * which ran with the SDK's sticky defaults, would keep its workflows' next tasks on its queue
+   * forever. The in-process workers turn sticky execution off themselves; a process of another
+   * release cannot be told to.
+   */
+  public void ignoreStickyExecution() {
+    sticky.ignore = true;
+  }
+
+  /** Strips a completed workflow task's sticky attributes while {@link #ignoreStickyExecution} is on. */
+  private static final class StickyQueues implements io.grpc.ServerInterceptor {
+    private static final String COMPLETED = io.temporal.api.workflowservice.v1.WorkflowServiceGrpc
+        .getRespondWorkflowTaskCompletedMethod().getFullMethodName();
+    private volatile boolean ignore;
+
+    @Override
+    public <Q, A> io.grpc.ServerCall.Listener<Q> interceptCall(io.grpc.ServerCall<Q, A> call,
+        io.grpc.Metadata headers, io.grpc.ServerCallHandler<Q, A> next) {
+      io.grpc.ServerCall.Listener<Q> listener = next.startCall(call, headers);
+      if (!COMPLETED.equals(call.getMethodDescriptor().getFullMethodName())) {
+        return listener;
+      }
+      return new io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener<>(listener) {
+        @Override
+        @SuppressWarnings("unchecked")
+        public void onMessage(Q message) {
+          if (ignore && message instanceof io.temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedRequest r) {
+            message = (Q) r.toBuilder().clearStickyAttributes().build();
+          }
+          super.onMessage(message);
+        }
+      };
+    }
   }
 
   public int port() {

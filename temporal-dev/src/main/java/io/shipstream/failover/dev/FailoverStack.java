@@ -184,6 +184,19 @@ public final class FailoverStack implements AutoCloseable {
   }
 
   public static FailoverStack start(Path workDir, Options options) {
+    return start(workDir, options, true);
+  }
+
+  /**
+   * The stack with its Temporal server but neither its worker nor its watcher: a test runs them as
+   * processes of its own (another release's, in the upgrade drill), on {@link
+   * ControlPlane#watcherPort}, and waits for the adoption itself. The group is applied as always.
+   */
+  static FailoverStack startWithoutControlPlane(Path workDir, Options options) {
+    return start(workDir, options, false);
+  }
+
+  private static FailoverStack start(Path workDir, Options options, boolean controlPlaneRuns) {
     MockCluster kube = null;
     DatabaseCluster mysql = null;
     DevTemporalServer temporal = null;
@@ -204,6 +217,9 @@ public final class FailoverStack implements AutoCloseable {
       FailoverStack stack = new FailoverStack(workDir, kube, mysql, servers,
           GroupApi.create(kube, options, servers, certificates), controlPlane);
       stack.certificates = certificates;
+      if (!controlPlaneRuns) {
+        return stack;
+      }
       controlPlane.startWorker();
       controlPlane.startWatcher();
       if (options.adopted()) {
@@ -319,6 +335,14 @@ public final class FailoverStack implements AutoCloseable {
    * restarted by the mesh's {@link DevKubelet} when the liveness probe of its pod fails.
    */
   public synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs, Set<String> ownJvm) {
+    return startSidecars(knobs, ownJvm, null);
+  }
+
+  /**
+   * As above, the sidecars of {@code ownJvm} on {@code classpath} (null: this JVM's): another
+   * release's sidecars, as the upgrade drill runs them.
+   */
+  synchronized SidecarMesh startSidecars(SidecarMesh.Knobs knobs, Set<String> ownJvm, String classpath) {
     if (sidecars == null) {
       sidecarSpecBefore = api.resource().getSpec().sidecar();
       // The spec's timing first: the sidecars learn it from the watcher's first answer, and would
@@ -326,7 +350,7 @@ public final class FailoverStack implements AutoCloseable {
       api.editSpec(spec -> GroupSpecs.withSidecar(spec, ownCredential(new MysqlFailoverGroupSpec.SidecarSpec(
           knobs.leaseTimeout().toMillis() + "ms", knobs.peerCheckInterval().toMillis() + "ms"))));
       sidecars = SidecarMesh.start(servers, api.ref(), controlPlane.watcherPort(), SIDECAR_TOKEN, knobs, ownJvm,
-          workDir.resolve("sidecars"), kube.client());
+          workDir.resolve("sidecars"), kube.client(), classpath);
       // The emergency failover asks the old primary's sidecar, and waits out its lease, by the spec.
       SidecarMesh mesh = sidecars;
       api.editSpec(spec -> GroupSpecs.withSites(spec, spec.sites().stream().map(s -> GroupSpecs.withEndpoints(s,

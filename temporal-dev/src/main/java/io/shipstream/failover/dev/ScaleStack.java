@@ -67,7 +67,8 @@ final class ScaleStack implements AutoCloseable {
       List<CompletableFuture<Group>> starting = new ArrayList<>();
       for (int i = 1; i <= groupCount; i++) {
         String name = String.format("orders-%02d", i);
-        starting.add(CompletableFuture.supplyAsync(() -> stack.startGroup(workDir.resolve(name), name), starter));
+        starting.add(CompletableFuture.supplyAsync(() -> startGroup(stack.kube, workDir.resolve(name), name),
+            starter));
       }
       try {
         starting.forEach(f -> stack.groups.add(f.join()));
@@ -87,7 +88,13 @@ final class ScaleStack implements AutoCloseable {
     }
   }
 
-  private Group startGroup(Path dir, String name) {
+  /**
+   * A group {@code name} beside any other in the mock's namespace {@code shop}: two real {@code
+   * mariadbd} (iad primary, pdx replicating, read-only), its pods and nodes, and the group applied
+   * with no status and no cooldown, for a watcher to adopt. The Secret {@link FailoverStack#SECRET}
+   * must exist in the namespace.
+   */
+  static Group startGroup(MockCluster kube, Path dir, String name) {
     Map<String, MariaDbServer> servers = new java.util.LinkedHashMap<>();
     try {
       for (String site : SITES) {
@@ -105,19 +112,20 @@ final class ScaleStack implements AutoCloseable {
       throw e;
     }
     GroupRef ref = new GroupRef(MockCluster.NAMESPACE, name);
-    createResources(ref, servers);
+    createResources(kube, ref, servers);
     return new Group(ref, servers);
   }
 
-  private void createResources(GroupRef ref, Map<String, MariaDbServer> servers) {
+  private static void createResources(MockCluster kube, GroupRef ref, Map<String, MariaDbServer> servers) {
     KubernetesClient k = kube.client();
     List<SiteSpec> sites = new ArrayList<>();
     int i = 0;
     for (Map.Entry<String, MariaDbServer> e : servers.entrySet()) {
       String site = e.getKey();
       MariaDbServer server = e.getValue();
-      // Each group's pods are told apart by their own label: the groups share the namespace.
-      Map<String, String> selector = Map.of("app", "mysql", "site", site, "instance", ref.name());
+      // Each group's pods are told apart by their own label: the groups share the namespace (and
+      // FailoverStack's group selects app=mysql).
+      Map<String, String> selector = Map.of("app", "mysql-" + ref.name(), "site", site);
       sites.add(new SiteSpec(site, SiteSpec.ROLE_PRIMARY_CANDIDATE, "zone-" + site,
           new SiteSpec.Endpoint(server.host(), server.port()), selector, MockCluster.nodeLabels(ref.name(), site),
           "10.0." + (++i) + ".10", null, null));

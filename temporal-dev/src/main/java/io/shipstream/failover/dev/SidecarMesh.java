@@ -86,16 +86,17 @@ public final class SidecarMesh implements AutoCloseable {
    */
   static SidecarMesh start(Map<String, DatabaseServer> servers, GroupRef group, int watcherPort, String token,
       Knobs knobs) {
-    return start(servers, group, watcherPort, token, knobs, Set.of(), null, null);
+    return start(servers, group, watcherPort, token, knobs, Set.of(), null, null, null);
   }
 
   /**
    * As above, with the sidecars of {@code ownJvm} as processes of their own (logs under {@code
    * logDir}), each watched by a {@link DevKubelet} that reads its probe from the site's pod
-   * through {@code kube}.
+   * through {@code kube}, on {@code classpath} (null: this JVM's; another release's sidecar in the
+   * upgrade drill).
    */
   static SidecarMesh start(Map<String, DatabaseServer> servers, GroupRef group, int watcherPort, String token,
-      Knobs knobs, Set<String> ownJvm, Path logDir, KubernetesClient kube) {
+      Knobs knobs, Set<String> ownJvm, Path logDir, KubernetesClient kube, String classpath) {
     if (!servers.keySet().containsAll(ownJvm)) {
       throw new IllegalArgumentException("no site " + ownJvm + " among " + servers.keySet());
     }
@@ -115,7 +116,8 @@ public final class SidecarMesh implements AutoCloseable {
       servers.forEach((site, server) -> {
         Map<String, String> env = mesh.environment(site, server, group);
         if (ownJvm.contains(site)) {
-          mesh.processes.put(site, SidecarProcess.start(site, env, logDir.resolve(site + ".log")));
+          mesh.processes.put(site, SidecarProcess.start(site, env, logDir.resolve(site + ".log"),
+              classpath == null ? System.getProperty("java.class.path") : classpath));
         } else {
           mesh.sidecars.put(site, Sidecar.start(SidecarConfig.from(env, new String[0])));
         }

@@ -45,12 +45,15 @@ public final class SidecarProcess implements AutoCloseable {
     thread.setDaemon(true);
     return thread;
   });
-  private static final Optional<Path> SETPRIV = List.of("/usr/bin/setpriv", "/bin/setpriv").stream().map(Path::of)
+  /** {@code setpriv}, when there is one: every process of the stack is started through it to die with this JVM. */
+  static final Optional<Path> SETPRIV = List.of("/usr/bin/setpriv", "/bin/setpriv").stream().map(Path::of)
       .filter(Files::isExecutable).findFirst();
 
   private final String site;
   private final Map<String, String> env;
   private final Path log;
+  /** The class path its JVM runs on: this JVM's, or another release's sidecar. */
+  private final String classpath;
   private volatile Process process;
   private volatile int debugPort;
   private volatile Instant startedAt;
@@ -58,10 +61,11 @@ public final class SidecarProcess implements AutoCloseable {
   private volatile VirtualMachine debugger;
   private volatile boolean closed;
 
-  private SidecarProcess(String site, Map<String, String> env, Path log) {
+  private SidecarProcess(String site, Map<String, String> env, Path log, String classpath) {
     this.site = site;
     this.env = Map.copyOf(env);
     this.log = log;
+    this.classpath = classpath;
   }
 
   /**
@@ -69,7 +73,12 @@ public final class SidecarProcess implements AutoCloseable {
    * WATCHER_URL, AUTH_TOKEN, HTTP_PORT, ...), its output appended to {@code log}.
    */
   static SidecarProcess start(String site, Map<String, String> env, Path log) {
-    SidecarProcess sidecar = new SidecarProcess(site, env, log);
+    return start(site, env, log, System.getProperty("java.class.path"));
+  }
+
+  /** As above, on {@code classpath} (a released build's sidecar: the upgrade drill). */
+  static SidecarProcess start(String site, Map<String, String> env, Path log, String classpath) {
+    SidecarProcess sidecar = new SidecarProcess(site, env, log, classpath);
     sidecar.launch();
     return sidecar;
   }
@@ -179,7 +188,7 @@ public final class SidecarProcess implements AutoCloseable {
     // No tuning flags: the start measured here is the start of the image's JVM.
     command.addAll(List.of(
         "-agentlib:jdwp=transport=dt_socket,server=y,suspend=n,address=" + FailoverStack.LOOPBACK + ":" + debugPort,
-        "-cp", System.getProperty("java.class.path"), SidecarMain.class.getName()));
+        "-cp", classpath, SidecarMain.class.getName()));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));

@@ -104,4 +104,81 @@ class DevTemporalServerIT {
     }
     assertThat(goAways).isEmpty();
   }
+
+  /** A worker process's /readyz asks gRPC's health check (it answered UNIMPLEMENTED, never ready). */
+  @Test
+  void answersTheHealthCheckAWorkersReadinessAsks() {
+    try (DevTemporalServer server = DevTemporalServer.start(0)) {
+      assertThat(server.stubs().healthCheck().getStatus())
+          .isEqualTo(io.grpc.health.v1.HealthCheckResponse.ServingStatus.SERVING);
+    }
+  }
+
+  /** A workflow that waits for one signal. */
+  @io.temporal.workflow.WorkflowInterface
+  public interface Waits {
+    @io.temporal.workflow.WorkflowMethod
+    String run();
+
+    @io.temporal.workflow.SignalMethod
+    void go(String value);
+  }
+
+  public static final class WaitsImpl implements Waits {
+    private String value;
+
+    @Override
+    public String run() {
+      io.temporal.workflow.Workflow.await(() -> value != null);
+      return value;
+    }
+
+    @Override
+    public void go(String v) {
+      value = v;
+    }
+  }
+
+  /**
+   * A worker with the SDK's defaults (sticky execution, a cache), as a released worker process
+   * runs, stopped while its workflow waits: with {@link DevTemporalServer#ignoreStickyExecution}
+   * the next task goes to the shared queue and a new worker finishes the run (without it, the test
+   * server kept the task on the stopped worker's sticky queue and the run never went on).
+   */
+  @Test
+  void withStickyExecutionIgnoredAStoppedWorkersRunGoesOnOnTheNextWorker() {
+    try (DevTemporalServer server = DevTemporalServer.start(0)) {
+      server.ignoreStickyExecution();
+      WorkflowClient client = WorkflowClient.newInstance(server.stubs());
+      io.temporal.worker.WorkerFactory first = stickyWorker(client);
+      Waits stub = client.newWorkflowStub(Waits.class, io.temporal.client.WorkflowOptions.newBuilder()
+          .setTaskQueue("sticky").setWorkflowId("waits").build());
+      WorkflowClient.start(stub::run);
+      // The first task has run on the first worker once the history holds its completion.
+      long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      while (client.fetchHistory("waits").getEvents().stream().noneMatch(e -> e.getEventType()
+          == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) && System.nanoTime() < until) {
+        Playground.sleep(50);
+      }
+      first.shutdown();
+      first.awaitTermination(10, java.util.concurrent.TimeUnit.SECONDS);
+      io.temporal.worker.WorkerFactory second = stickyWorker(client);
+      try {
+        stub.go("done");
+        assertThat(client.newUntypedWorkflowStub("waits").getResult(20, java.util.concurrent.TimeUnit.SECONDS,
+            String.class)).isEqualTo("done");
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new AssertionError("the run did not go on on the second worker within 20 s", e);
+      } finally {
+        second.shutdownNow();
+      }
+    }
+  }
+
+  private static io.temporal.worker.WorkerFactory stickyWorker(WorkflowClient client) {
+    io.temporal.worker.WorkerFactory factory = io.temporal.worker.WorkerFactory.newInstance(client);
+    factory.newWorker("sticky").registerWorkflowImplementationTypes(WaitsImpl.class);
+    factory.start();
+    return factory;
+  }
 }
