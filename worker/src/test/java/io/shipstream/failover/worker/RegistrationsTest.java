@@ -59,7 +59,7 @@ class RegistrationsTest {
           .<Class<?>>map(Object::getClass).toList();
       List<String> registered = RegisteredTypes.names(Registrations.WORKFLOWS, activities);
       for (Path list : lists) {
-        assertThat(RegisteredTypes.missing(list, registered)).as("names %s lists that this worker does not register",
+        assertThat(RegisteredTypes.missing(Files.readAllLines(list), registered)).as("names %s lists that this worker does not register",
             list).isEmpty();
       }
     }

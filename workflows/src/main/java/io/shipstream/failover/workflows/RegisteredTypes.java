@@ -6,10 +6,7 @@ import io.temporal.common.metadata.POJOWorkflowImplMetadata;
 import io.temporal.common.metadata.POJOWorkflowInterfaceMetadata;
 import io.temporal.common.metadata.POJOWorkflowMethodMetadata;
 import io.temporal.common.metadata.WorkflowMethodType;
-import java.io.IOException;
 import java.lang.reflect.Method;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
@@ -65,10 +62,13 @@ public final class RegisteredTypes {
     return names;
   }
 
-  /** The names a list ({@link #names}' format; blank and {@code #} lines skipped) has that {@code registered} lacks. */
-  public static List<String> missing(Path list, Collection<String> registered) throws IOException {
+  /**
+   * The names a list's lines ({@link #names}' format; blank and {@code #} lines skipped) hold that
+   * {@code registered} lacks. The caller reads the list: the workflows module does no file I/O.
+   */
+  public static List<String> missing(List<String> listLines, Collection<String> registered) {
     TreeSet<String> now = new TreeSet<>(registered);
-    return Files.readAllLines(list).stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#"))
+    return listLines.stream().map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#"))
         .filter(l -> !now.contains(l)).toList();
   }
 }

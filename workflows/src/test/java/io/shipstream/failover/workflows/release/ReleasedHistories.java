@@ -302,7 +302,7 @@ public final class ReleasedHistories {
     if (!Files.isRegularFile(file)) {
       return List.of("no " + TYPES + " in " + dir.getFileName());
     }
-    return RegisteredTypes.missing(file, registered);
+    return RegisteredTypes.missing(Files.readAllLines(file), registered);
   }
 
   // --- the changelog -------------------------------------------------------------------------
