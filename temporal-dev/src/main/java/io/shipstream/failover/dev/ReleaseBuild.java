@@ -181,15 +181,18 @@ public final class ReleaseBuild {
         }
         // package, not install: HEAD's artifacts in the local repository stay HEAD's. Reactor modules
         // resolve to the jars this build packages, so copy-dependencies takes the release's own.
+        // -DskipTests, not -Dmaven.test.skip: a module's test-scope dependency on another's test jar
+        // (workflows on wire's, since 0.1.0) must be built to be resolved; the tests are compiled, not run.
         mvn.addAll(List.of("package", "dependency:copy-dependencies", "-DincludeScope=runtime",
-            "-Dmaven.test.skip=true", "-Dmaven.javadoc.skip=true", "-pl", String.join(",", MODULES), "-am"));
+            "-DskipTests", "-Dmaven.javadoc.skip=true", "-pl", String.join(",", MODULES), "-am"));
         exec(mvn, src, log);
         for (String module : MODULES) {
           Path lib = work.resolve(module).resolve("lib");
           Files.createDirectories(lib);
           Path built = src.resolve(module).resolve("target");
           try (Stream<Path> files = Stream.concat(Files.list(built), Files.list(built.resolve("dependency")))) {
-            for (Path jar : files.filter(f -> f.getFileName().toString().endsWith(".jar")).toList()) {
+            for (Path jar : files.filter(f -> f.getFileName().toString().endsWith(".jar"))
+                .filter(f -> !f.getFileName().toString().endsWith("-tests.jar")).toList()) {
               Files.copy(jar, lib.resolve(jar.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
           }
