@@ -37,8 +37,11 @@ class OldPrimaryRecoveryIT extends StackPerTest {
     start(Flavor.MARIADB, withMonitor());
     DatabaseServer iad = stack.server("iad");
     DatabaseServer pdx = stack.server("pdx");
-    // pdx receives every transaction at once and applies each 3 s late: WaitingForLag lasts that long.
-    pdx.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=3", "START SLAVE");
+    // pdx receives every transaction at once and applies each 8 s late, and iad commits one after
+    // that (the stack's own were older than the delay on a slow start): the run waits at most 3 s
+    // before its fence (CATCH_UP_BEFORE_FENCE_AT_MOST), so WaitingForLag lasts about 5 s.
+    pdx.execute("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=8", "START SLAVE");
+    iad.execute("CREATE DATABASE IF NOT EXISTS held_back_by_the_delay");
     String before = Instant.now().toString();
     stack.api().annotate("pdx");
     Await.until(stack, iad::isReadOnly, END, "iad fenced by the planned failover");
