@@ -8,6 +8,7 @@ import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.FailoverSummaries;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.SearchAttributes;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.enums.v1.WorkflowIdReusePolicy;
 import io.temporal.api.common.v1.WorkflowExecution;
@@ -215,7 +216,7 @@ public final class FailoverStarter {
    * are stopped). Empty when it cannot answer within {@code timeout} (no worker polls, say).
    */
   public Optional<String> queryPhase(GroupRef group, Running run, java.time.Duration timeout) {
-    Class<?> type = "EmergencyFailover".equals(run.workflowType()) ? EmergencyFailoverStatus.class
+    Class<?> type = WorkflowTypes.EMERGENCY_FAILOVER.equals(run.workflowType()) ? EmergencyFailoverStatus.class
         : io.shipstream.failover.model.crd.PlannedFailoverStatus.class;
     try {
       var response = client.getWorkflowServiceStubs().blockingStub()
@@ -251,7 +252,7 @@ public final class FailoverStarter {
    */
   public Optional<String> runningPlannedServing(GroupRef group, String annotation) {
     Optional<String> runId = currentRun(group).filter(FailoverStarter::isRunning)
-        .filter(info -> "PlannedFailover".equals(info.getType().getName()))
+        .filter(info -> WorkflowTypes.PLANNED_FAILOVER.equals(info.getType().getName()))
         .map(info -> info.getExecution().getRunId());
     if (runId.isEmpty()) {
       return Optional.empty();
@@ -301,7 +302,7 @@ public final class FailoverStarter {
     } catch (RuntimeException e) {
       // It ended between the start and the look: treat it as a planned one, so the request is
       // retried shortly rather than refused.
-      return "PlannedFailover";
+      return WorkflowTypes.PLANNED_FAILOVER;
     }
   }
 
@@ -314,7 +315,7 @@ public final class FailoverStarter {
    */
   public boolean preemptPlanned(GroupRef group, String reason) {
     return currentRun(group).filter(FailoverStarter::isRunning)
-        .filter(info -> "PlannedFailover".equals(info.getType().getName()))
+        .filter(info -> WorkflowTypes.PLANNED_FAILOVER.equals(info.getType().getName()))
         .map(info -> cancelPlanned(group, info.getExecution().getRunId(), reason)).orElse(false);
   }
 

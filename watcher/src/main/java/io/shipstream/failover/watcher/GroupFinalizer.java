@@ -20,6 +20,7 @@ import io.shipstream.failover.model.topology.GroupDeletion.Run;
 import io.shipstream.failover.model.topology.GroupDeletion.Step;
 import io.shipstream.failover.watcher.topology.KubeEffects;
 import io.shipstream.failover.workflows.contract.Events;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -159,7 +160,8 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
       // are stopped. Either way the workflow itself refuses a cancel from Promoting on.
       Phase phase = run.running() == null ? null : starter.queryPhase(ref, run.running(), QUERY_TIMEOUT)
           .flatMap(Phase::named).orElseGet(() -> GroupDeletion.phaseOf(group.getStatus(), run.runId()));
-      boolean emergency = run.running() != null && "EmergencyFailover".equals(run.running().workflowType());
+      boolean emergency = run.running() != null
+          && WorkflowTypes.EMERGENCY_FAILOVER.equals(run.running().workflowType());
       Step step = GroupDeletion.decide(true, true, run.run(), emergency, phase,
           run.runId() != null && run.runId().equals(cancelled.get(ref)));
       String phaseText = phase == null ? "phase not recorded yet" : phase.name();

@@ -9,6 +9,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -202,11 +203,11 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         started.put(ref, new Start(annotation, start.runId()));
         metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
-        Optional<String> serving = remembered == null && "PlannedFailover".equals(running.workflowType())
+        Optional<String> serving = remembered == null && WorkflowTypes.PLANNED_FAILOVER.equals(running.workflowType())
             ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
         if (serving.isPresent()) {
           adopt(ref, current, annotation, serving.get());
-        } else if ("PlannedFailover".equals(running.workflowType())) {
+        } else if (WorkflowTypes.PLANNED_FAILOVER.equals(running.workflowType())) {
           if (!annotation.equals(waiting.put(ref, annotation))) {
             log.info("{}: planned failover request '{}' waits for the running planned failover to end", ref,
                 annotation);

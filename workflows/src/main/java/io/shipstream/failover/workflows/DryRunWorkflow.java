@@ -2,6 +2,7 @@ package io.shipstream.failover.workflows;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.DryRunStatus;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.temporal.workflow.WorkflowInterface;
 import io.temporal.workflow.WorkflowMethod;
 
@@ -21,7 +22,7 @@ public interface DryRunWorkflow {
    */
   record Request(GroupRef group, String annotation, boolean paused, boolean deleting, String runningWorkflowType) {}
 
-  @WorkflowMethod(name = "DryRun")
+  @WorkflowMethod(name = WorkflowTypes.DRY_RUN)
   DryRunStatus run(Request request);
 
   /** The run's own id: the group's workflow id with a suffix, so the group's id stays free. */

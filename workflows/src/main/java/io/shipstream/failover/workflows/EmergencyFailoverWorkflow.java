@@ -4,6 +4,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus.ForcedPromotion;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
@@ -63,7 +64,7 @@ public interface EmergencyFailoverWorkflow {
     }
   }
 
-  @WorkflowMethod(name = "EmergencyFailover")
+  @WorkflowMethod(name = WorkflowTypes.EMERGENCY_FAILOVER)
   EmergencyFailoverStatus run(Request request);
 
   /** Cancels while Pending or Fencing; ignored from Promoting on, when the candidate may be writable. */

@@ -2,6 +2,7 @@ package io.shipstream.failover.workflows;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.temporal.workflow.QueryMethod;
 import io.temporal.workflow.SignalMethod;
 import io.temporal.workflow.WorkflowInterface;
@@ -17,7 +18,7 @@ public interface PlannedFailoverWorkflow {
   /** What the watcher saw: the group and the raw annotation value, parsed by the workflow itself. */
   record Request(GroupRef group, String annotation) {}
 
-  @WorkflowMethod(name = "PlannedFailover")
+  @WorkflowMethod(name = WorkflowTypes.PLANNED_FAILOVER)
   PlannedFailoverStatus run(Request request);
 
   /** Cancels while Deferred or before Promoting; ignored once the target may be writable. */

@@ -9,6 +9,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -87,7 +88,7 @@ class EmergencyFailoverStatusTest {
     activities.writeEmergencyFailoverStatus(ORDERS, succeeded, workflowRef("run-1"));
     activities.writePlannedFailoverStatus(ORDERS, new PlannedFailoverStatus("Failed", "iad", "pdx", null, null,
         "2025-03-01T13:00:00Z", "2025-03-01T13:05:00Z", 300.0, null, "LagTimeout", null, "pdx lagged", null),
-        new WorkflowRef("PlannedFailover", "mysqlfailovergroup/shop/orders", "run-2"));
+        new WorkflowRef(WorkflowTypes.PLANNED_FAILOVER, "mysqlfailovergroup/shop/orders", "run-2"));
 
     assertThat(cluster.group(ORDERS).getStatus().failoverHistory()).containsExactly(
         new MysqlFailoverGroupStatus.FailoverHistoryEntry("mysqlfailovergroup/shop/orders", "run-2", "planned", "iad",
@@ -106,7 +107,7 @@ class EmergencyFailoverStatusTest {
         0.01, null);
     activities.writePlannedFailoverStatus(ORDERS, new PlannedFailoverStatus("Succeeded", "pdx", "iad", "0-1-100",
         "0-1-100", "2025-03-01T13:00:00Z", "2025-03-01T13:00:02Z", 2.0, 0L, null, null, "promoted pdx", null, null,
-        window), new WorkflowRef("PlannedFailover", "mysqlfailovergroup/shop/orders", "run-3"));
+        window), new WorkflowRef(WorkflowTypes.PLANNED_FAILOVER, "mysqlfailovergroup/shop/orders", "run-3"));
 
     MysqlFailoverGroupStatus status = cluster.group(ORDERS).getStatus();
     assertThat(status.failoverHistory()).containsExactly(new MysqlFailoverGroupStatus.FailoverHistoryEntry(
@@ -122,6 +123,6 @@ class EmergencyFailoverStatusTest {
   }
 
   private static WorkflowRef workflowRef(String runId) {
-    return new WorkflowRef("EmergencyFailover", "mysqlfailovergroup/shop/orders", runId);
+    return new WorkflowRef(WorkflowTypes.EMERGENCY_FAILOVER, "mysqlfailovergroup/shop/orders", runId);
   }
 }

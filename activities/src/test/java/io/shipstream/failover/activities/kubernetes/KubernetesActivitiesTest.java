@@ -19,6 +19,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.time.Instant;
@@ -399,6 +400,6 @@ class KubernetesActivitiesTest {
   }
 
   private static WorkflowRef workflowRef(String runId) {
-    return new WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId);
+    return new WorkflowRef(WorkflowTypes.PLANNED_FAILOVER, ORDERS.workflowId(), runId);
   }
 }

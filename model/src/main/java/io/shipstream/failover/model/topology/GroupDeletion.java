@@ -110,6 +110,8 @@ public final class GroupDeletion {
     }
     String type = status.workflow().type();
     String phase = null;
+    // The workflow types, spelt here because the model cannot see the workflows' WorkflowTypes
+    // (WorkflowTypesTest holds the two together).
     if ("PlannedFailover".equals(type) && status.plannedFailover() != null) {
       phase = status.plannedFailover().phase();
     } else if ("EmergencyFailover".equals(type) && status.emergencyFailover() != null) {

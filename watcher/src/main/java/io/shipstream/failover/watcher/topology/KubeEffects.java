@@ -19,6 +19,7 @@ import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.watcher.FailoverStarter;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
@@ -70,7 +71,8 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
         siteGtids, forced, acceptedSpecs.apply(group).orElse(null),
         detection == null || detection.detectedAt() == null ? null : detection.detectedAt().toString(),
         detection == null || detection.lastPolledAt() == null ? null : detection.lastPolledAt().toString());
-    if (outcome instanceof FailoverStarter.AlreadyRunning running && "PlannedFailover".equals(running.workflowType())
+    if (outcome instanceof FailoverStarter.AlreadyRunning running
+        && WorkflowTypes.PLANNED_FAILOVER.equals(running.workflowType())
         && plannedWaiting(group)) {
       // A planned request that only waits must not keep a dead primary from being replaced: it is
       // cancelled (it has changed nothing yet), and the next poll starts the emergency failover.

@@ -1,6 +1,7 @@
 package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 
 /**
  * What tells the two runbooks apart where they share the {@link FailoverRun} skeleton: the
@@ -9,9 +10,10 @@ import io.shipstream.failover.model.Reason;
  */
 public enum FailoverKind {
   /** An operator's request: fence the source, wait for the target, promote it. */
-  PLANNED("PlannedFailover", "planned", "bloodraven_planned_failovers", "bloodraven_planned_failover_duration"),
+  PLANNED(WorkflowTypes.PLANNED_FAILOVER, "planned", "bloodraven_planned_failovers",
+      "bloodraven_planned_failover_duration"),
   /** The active site's primary died: fence what can be fenced, promote the candidate. */
-  EMERGENCY("EmergencyFailover", "emergency", "bloodraven_failovers", "bloodraven_failover_duration");
+  EMERGENCY(WorkflowTypes.EMERGENCY_FAILOVER, "emergency", "bloodraven_failovers", "bloodraven_failover_duration");
 
   private final String workflowType;
   private final String label;

@@ -16,6 +16,7 @@ import io.shipstream.failover.workflows.activities.DryRunActivities.ServerReadin
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.FailoverRun;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Decision;
@@ -103,7 +104,7 @@ final class SwitchoverDryRun {
     if (request.deleting()) {
       report.refuse((String) null, "the group is being deleted: the watcher starts no failover for it");
     }
-    if ("EmergencyFailover".equals(request.runningWorkflowType())) {
+    if (WorkflowTypes.EMERGENCY_FAILOVER.equals(request.runningWorkflowType())) {
       report.refuse(Reason.ConcurrentOperation, "a EmergencyFailover workflow is running for this group; a request "
           + "would be refused");
     } else if (request.runningWorkflowType() != null) {

@@ -4,8 +4,10 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
+import io.shipstream.failover.model.topology.SemiSyncPlan;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
+import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.CancelRequest;
@@ -22,6 +24,7 @@ import io.shipstream.failover.workflows.common.Rollback;
 import io.shipstream.failover.workflows.contract.Events;
 import io.temporal.failure.ActivityFailure;
 import io.temporal.workflow.Workflow;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,18 +34,21 @@ import org.slf4j.Logger;
 
 /**
  * The emergency-failover runbook. {@link #failover} reads as the procedure an operator would
- * follow by hand when the active site's primary died; the checks and the outcome are small
- * methods below it, the longer steps live beside it: {@link FailedSiteFence} (Fencing), {@link
- * CandidatePromotion} (Promoting), {@link SessionStoreFollows}, all sharing one {@link
- * FailoverRun}. One failure idiom: before the promotion a step throws a {@link FailoverAbort} and
- * {@link #rollBack} undoes the fence; the promotion ends in a {@link PromotionOutcome}, and from
- * there on the candidate may be writable and the workflow only goes forward. Two writable
- * primaries are avoided by order: the failed primary is checked once more right before its fence
- * and a primary that answers ends the run with nothing done ({@link OldPrimaryRecheck}); the
- * candidate is made writable only after the fence attempt on
- * the failed primary has ended, the failed site's role label is gone, the candidate is named
- * active and the failed primary is known to take no writes (fenced, or its sidecar says so, or
- * its lease ran out).
+ * follow by hand when the active site's primary died, one line per stage, in the order the
+ * stages run; each stage is a method below it that says when it completes, and the longer ones
+ * live beside it: {@link FailedSiteFence} (Fencing), {@link OldPrimaryGate} (the proof that the
+ * old primary takes no writes), {@link Survivors} (the catch-up and the re-pointing), {@link
+ * SessionStoreFollows}, all sharing one {@link FailoverRun}. One failure idiom: before the point
+ * of no return a stage throws a {@link FailoverAbort} and {@link #rollBack} undoes the fence; from
+ * the naming of the candidate on, a stage that cannot complete ends the run as {@link Stuck} and
+ * nothing is undone, since the candidate may be writable. Two writable primaries are avoided by
+ * order: the failed primary is checked once more right before its fence and a primary that
+ * answers ends the run with nothing done ({@link OldPrimaryRecheck}); the candidate is made
+ * writable only after the fence attempt on the failed primary has ended, the failed site's role
+ * label is gone, the candidate is named active and the failed primary is known to take no writes
+ * (fenced, or its sidecar says so, or its lease ran out). Two checks are started early and settled
+ * later, so that their waits overlap other work: the failed primary's last inspection overlaps the
+ * candidate's, and the ask for the proof overlaps the catch-up.
  */
 public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow {
   private static final Logger log = Workflow.getLogger(EmergencyFailoverWorkflowImpl.class);
@@ -66,10 +72,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     if (stale != null) {
       return skip(stale);
     }
-    String why = progress.trigger == null ? "no reason given" : progress.trigger;
-    run.enter(Phase.Pending, "primary of " + progress.source + " failed: " + why);
-    run.event(Events.FAILOVER_STARTED, "emergency failover from " + progress.source + " to " + progress.target
-        + ": " + why);
+    String why = announce();
 
     Rollback rollback = new Rollback();
     FailedSiteFence failedSite = new FailedSiteFence(run);
@@ -77,40 +80,38 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     try {
       plan = EmergencyPlan.resolve(group, request.spec() != null ? request.spec() : snapshot.spec(), progress.source,
           progress.target);
+      // The failed primary's last inspection starts before the candidate's and is read after it.
       OldPrimaryRecheck failedPrimary = OldPrimaryRecheck.start(plan, run.quickMysql);
-      checkCandidate(plan);
-      failedPrimary.refuseIfAnswering(snapshot.status() == null ? null : snapshot.status().activeSite(), why);
-      run.checkNotCancelled("in " + progress.phase);
-      run.useHooks(plan.config().hooks()).startBesideEmergencyFence();
-      failedSite.fence(plan, rollback);
-      run.checkNotCancelled("in " + progress.phase);
+      chooseCandidate(plan);
+      recheckFailedPrimary(failedPrimary, snapshot, why);
+      fenceFailedSite(plan, failedSite, rollback);
     } catch (FailoverAbort abort) {
       return rollBack(rollback, failedSite, abort);
     }
-    CandidatePromotion promotion = new CandidatePromotion(run, divergentSites);
-    PromotionOutcome promoted = promotion.promote(plan);
-    if (promoted instanceof Stuck stuck) {
-      failedSite.settleSessionKill();
-      run.fail(Reason.ExecuteFailed, stuck.why(), Events.FAILOVER_FAILED);
-      return progress.toEmergencyStatus();
-    }
 
-    DataLoss loss = reportDataLoss(request.siteGtids(), divergentSites, promotion.survivors());
-    run.flipRouting(plan.config(), plan.target()).settle();
+    // The point of no return: once the candidate is named active nothing is undone, a stage that
+    // cannot complete ends the run Stuck for a person to recover.
+    Optional<Stuck> unnamed = nameActive(plan);
+    if (unnamed.isPresent()) {
+      return endStuck(failedSite, unnamed.get());
+    }
+    // The proof is asked for before the catch-up and awaited after it, so that the two overlap.
+    OldPrimaryGate proof = startProof(plan);
+    Survivors survivors = catchUp(plan, divergentSites);
+    proveOldPrimaryCannotWrite(proof);
+    if (promote(plan) instanceof Stuck stuck) {
+      return endStuck(failedSite, stuck);
+    }
+    // The survivors' re-pointing starts now, beside what follows, and is settled by repoint.
+    survivors.startRepointing();
+
+    DataLoss loss = reportDataLoss(request.siteGtids(), divergentSites, survivors);
+    route(plan);
     new SessionStoreFollows(run).promote(plan);
     run.recordPromotionPoint(plan.target(), Events.FAILOVER_RECORD_INCOMPLETE, "promotionGtidExecuted not recorded");
-    ChannelReadBack channels = new ChannelReadBack(run, plan.targetServer());
-    promotion.survivors().settleRepointing(channels);
+    ChannelReadBack channels = repoint(plan, survivors);
     failedSite.settleSessionKill();
-    String lost = loss.claim(progress.source, Boolean.TRUE.equals(progress.oldPrimaryFenced));
-    if (progress.forcedPromotion != null) {
-      lost += ", promoted over maxLagOnPromotion " + progress.forcedPromotion.maxLagOnPromotion() + " as "
-          + progress.forcedPromotion.requestedBy() + " requested";
-    }
-    // The survivors' channels were read back beside the rest; recorded once Succeeded is on its way.
-    run.succeed("promoted " + progress.target + " after " + progress.source + " failed, " + lost,
-        Events.FAILOVER_EXECUTED, channels::record);
-    return progress.toEmergencyStatus();
+    return succeed(loss, channels);
   }
 
   // --- Pending -------------------------------------------------------------------------------------
@@ -160,8 +161,23 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     return progress.toEmergencyStatus();
   }
 
-  /** Only a reachable, read-only candidate is promoted ({@link EmergencyPlan#checkCandidate}). */
-  private void checkCandidate(EmergencyPlan plan) {
+  /** Completes once the status says Pending and the start's Event is out; returns why the watcher started the run. */
+  private String announce() {
+    String why = progress.trigger == null ? "no reason given" : progress.trigger;
+    run.enter(Phase.Pending, "primary of " + progress.source + " failed: " + why);
+    run.event(Events.FAILOVER_STARTED, "emergency failover from " + progress.source + " to " + progress.target
+        + ": " + why);
+    return why;
+  }
+
+  // --- Before the point of no return: a FailoverAbort rolls back -----------------------------------
+
+  /**
+   * Completes once a fresh look confirms the watcher's candidate may be promoted (reachable,
+   * read-only, applying what it received: {@link EmergencyPlan#checkCandidate}); throws a {@link
+   * FailoverAbort} otherwise.
+   */
+  private void chooseCandidate(EmergencyPlan plan) {
     ServerState state;
     try {
       state = run.quickMysql.inspect(plan.targetServer());
@@ -169,6 +185,138 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
       state = ServerState.unreachable(plan.target().name(), Failures.rootMessage(e));
     }
     plan.checkCandidate(state);
+  }
+
+  /**
+   * Completes once the failed primary's last inspection, started before the candidate's, answered
+   * or ran out of {@link OldPrimaryRecheck#ANSWER_WAIT}; throws a {@link FailoverAbort} when it
+   * answered while the status names it active (it is not dead), or when the run was cancelled.
+   */
+  private void recheckFailedPrimary(OldPrimaryRecheck failedPrimary, GroupSnapshot snapshot, String why) {
+    failedPrimary.refuseIfAnswering(snapshot.status() == null ? null : snapshot.status().activeSite(), why);
+    run.checkNotCancelled("in " + progress.phase);
+  }
+
+  /**
+   * Completes once the fence attempt on the failed primary has ended and its primary role label is
+   * gone, with the undo registered in {@code rollback}; throws a {@link FailoverAbort} when the
+   * label stayed or the run was cancelled.
+   */
+  private void fenceFailedSite(EmergencyPlan plan, FailedSiteFence failedSite, Rollback rollback) {
+    run.useHooks(plan.config().hooks()).startBesideEmergencyFence();
+    failedSite.fence(plan, rollback);
+    run.checkNotCancelled("in " + progress.phase);
+  }
+
+  // --- The point of no return: from here nothing is undone ------------------------------------------
+
+  /**
+   * Completes once the status names the candidate active (Promoting), before it becomes writable,
+   * so that no sidecar fences it; {@link Stuck} when the API server refused the write, and the
+   * candidate is not made writable.
+   */
+  private Optional<Stuck> nameActive(EmergencyPlan plan) {
+    try {
+      run.nameTargetActive(plan.target());
+      return Optional.empty();
+    } catch (ActivityFailure e) {
+      return Optional.of(new Stuck("could not name " + plan.target().name() + " the active site, so it was not made"
+          + " writable: " + Failures.rootMessage(e) + "; " + plan.failed().name() + " stays fenced and unlabelled:"
+          + " manual recovery required"));
+    }
+  }
+
+  /**
+   * Completes once the old primary's sidecar, when there is one, is being asked for proof that it
+   * takes no writes (it may be alive and only cut off from the control plane), beside a read of its
+   * pods' liveness probe: asked right after the naming so that the answer overlaps the catch-up, and
+   * awaited after it ({@link #proveOldPrimaryCannotWrite}).
+   */
+  private OldPrimaryGate startProof(EmergencyPlan plan) {
+    return OldPrimaryGate.start(plan, run.k8s, progress.oldPrimaryFenced, FailoverRun.now(), run::warn, run::inform,
+        wait -> progress.oldPrimaryWait = wait);
+  }
+
+  /**
+   * Completes once the candidate's set is final (relay log applied, replication stopped) and it
+   * caught up from the freshest compatible survivor when one holds more, each step bounded by
+   * connectionDrainTimeout; a catch-up that cannot be done is a warning, and the candidate is
+   * promoted with what it has ({@link Survivors#catchUpCandidate}).
+   */
+  private Survivors catchUp(EmergencyPlan plan, Set<String> divergentSites) {
+    Survivors survivors = new Survivors(plan, run.quickMysql, run::warn, run::inform, divergentSites, run::show);
+    survivors.catchUpCandidate(plan.config().connectionDrainTimeout());
+    return survivors;
+  }
+
+  /**
+   * Completes once the old primary cannot take writes: fenced by this run, confirmed by its
+   * sidecar, or its lease and a hung sidecar's restart waited out; at once when it has no sidecar,
+   * with a Warning ({@link OldPrimaryGate#await}).
+   */
+  private void proveOldPrimaryCannotWrite(OldPrimaryGate proof) {
+    proof.await();
+  }
+
+  /**
+   * Completes once the candidate applied every relay-log event it received (even with its SQL
+   * thread stopped, bounded by connectionDrainTimeout) and is a writable primary ({@link
+   * PromotionOutcome.Promoted}), or {@link Stuck} when that failed, the candidate being recorded
+   * as the active site either way.
+   */
+  private PromotionOutcome promote(EmergencyPlan plan) {
+    Duration relayDrain = plan.config().connectionDrainTimeout();
+    try {
+      PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain, "promote " + plan.target().name()
+              + " once its relay log is applied")
+          .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain),
+              SemiSyncPlan.atPromotion(plan.config(), plan.target().name()), false);
+      progress.targetGtidAtPromotion = promoted.gtidExecuted();
+      progress.targetWritableAt = promoted.writableAt();
+      return new PromotionOutcome.Promoted(promoted.gtidExecuted());
+    } catch (ActivityFailure e) {
+      return new Stuck("promotion of " + plan.target().name() + " failed: " + Failures.rootMessage(e) + "; "
+          + plan.target().name() + " is recorded as the active site: manual recovery required");
+    }
+  }
+
+  /** Completes once the candidate's primary label, DNS and the taints were each brought over or warned about. */
+  private void route(EmergencyPlan plan) {
+    run.flipRouting(plan.config(), plan.target()).settle();
+  }
+
+  /**
+   * Completes once every survivor's re-pointing at the new primary (started right after the
+   * promotion) has ended or was warned about; the returned read-back of their channels is recorded
+   * once Succeeded is on its way.
+   */
+  private ChannelReadBack repoint(EmergencyPlan plan, Survivors survivors) {
+    ChannelReadBack channels = new ChannelReadBack(run, plan.targetServer());
+    survivors.settleRepointing(channels);
+    return channels;
+  }
+
+  /** Completes once the run ended as Succeeded, saying what did not make it across. */
+  private EmergencyFailoverStatus succeed(DataLoss loss, ChannelReadBack channels) {
+    String lost = loss.claim(progress.source, Boolean.TRUE.equals(progress.oldPrimaryFenced));
+    if (progress.forcedPromotion != null) {
+      lost += ", promoted over maxLagOnPromotion " + progress.forcedPromotion.maxLagOnPromotion() + " as "
+          + progress.forcedPromotion.requestedBy() + " requested";
+    }
+    // The survivors' channels were read back beside the rest; recorded once Succeeded is on its way.
+    run.succeed("promoted " + progress.target + " after " + progress.source + " failed, " + lost,
+        Events.FAILOVER_EXECUTED, channels::record);
+    return progress.toEmergencyStatus();
+  }
+
+  /**
+   * Completes once the run ended as Failed past the point of no return: nothing is undone, since the
+   * candidate is named active (or may be) and the old primary cannot be trusted with writes again.
+   */
+  private EmergencyFailoverStatus endStuck(FailedSiteFence failedSite, Stuck stuck) {
+    failedSite.settleSessionKill();
+    run.fail(Reason.ExecuteFailed, stuck.why(), Events.FAILOVER_FAILED);
+    return progress.toEmergencyStatus();
   }
 
   // --- Rollback ----------------------------------------------------------------------------------

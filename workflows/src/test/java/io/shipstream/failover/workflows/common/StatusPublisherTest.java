@@ -8,6 +8,7 @@ import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.contract.Events;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.testing.TestWorkflowEnvironment;
@@ -41,7 +42,7 @@ class StatusPublisherTest {
     @Override
     public void publish() {
       StatusPublisher publisher = new StatusPublisher(ActivityStubs.kubernetesLocal(), ActivityStubs.kubernetes(), GROUP,
-          new WorkflowRef("PlannedFailover", "wf", "run"));
+          new WorkflowRef(WorkflowTypes.PLANNED_FAILOVER, "wf", "run"));
       publisher.status(phase("Pending"));
       publisher.event(Events.PLANNED_FAILOVER_STARTED, "requested");
       publisher.status(phase("Validating"));

@@ -9,6 +9,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.workflows.DryRunWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
+import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import io.shipstream.failover.workflows.fakes.FailoverRig;
 import io.shipstream.failover.workflows.fakes.FakeDryRun;
 import io.temporal.client.WorkflowOptions;
@@ -101,7 +102,7 @@ class DryRunWorkflowTest {
     assertThat(deferred.reason()).isEqualTo("CooldownActive");
     assertThat(deferred.message()).startsWith("failover cooldown active: deferred until ");
 
-    DryRunStatus concurrent = rig.run("pdx", false, "EmergencyFailover");
+    DryRunStatus concurrent = rig.run("pdx", false, WorkflowTypes.EMERGENCY_FAILOVER);
     assertThat(concurrent.verdict()).isEqualTo("Refused");
     assertThat(concurrent.reason()).isEqualTo("ConcurrentOperation");
   }
