@@ -80,7 +80,7 @@ public final class DryRunRequests implements GroupChanges, AutoCloseable {
     MysqlFailoverGroup group = current.get();
     try {
       boolean paused = PauseAnnotation.pauses(PauseAnnotation.read(group.annotation(PauseAnnotation.ANNOTATION)));
-      String running = starter.currentFailover(ref).map(FailoverStarter.Running::workflowType).orElse(null);
+      String running = starter.runs().currentFailover(ref).map(FailoverRuns.Running::workflowType).orElse(null);
       starter.startDryRun(new DryRunWorkflow.Request(ref, value, paused, GroupDeletion.deleting(group), running),
           clock.millis());
       started.put(ref, value);

@@ -67,7 +67,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
       MysqlFailoverGroup.class);
 
   /** The run state as Temporal gives it, and why it could not when it could not. */
-  record RunLookup(Run run, FailoverStarter.Running running, String problem) {
+  record RunLookup(Run run, FailoverRuns.Running running, String problem) {
     String runId() {
       return running == null ? null : running.runId();
     }
@@ -157,7 +157,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
       RunLookup run = lookUp(ref);
       // The run's own word on its phase first: the status lags it while the application's writes
       // are stopped. Either way the workflow itself refuses a cancel from Promoting on.
-      Phase phase = run.running() == null ? null : starter.queryPhase(ref, run.running(), QUERY_TIMEOUT)
+      Phase phase = run.running() == null ? null : starter.runs().queryPhase(ref, run.running(), QUERY_TIMEOUT)
           .flatMap(Phase::named).orElseGet(() -> GroupDeletion.phaseOf(group.getStatus(), run.runId()));
       boolean emergency = run.running() != null && "EmergencyFailover".equals(run.running().workflowType());
       Step step = GroupDeletion.decide(true, true, run.run(), emergency, phase,
@@ -197,7 +197,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
 
   private RunLookup lookUp(GroupRef ref) {
     try {
-      Optional<FailoverStarter.Running> running = starter.currentFailover(ref);
+      Optional<FailoverRuns.Running> running = starter.runs().currentFailover(ref);
       return new RunLookup(running.isPresent() ? Run.RUNNING : Run.NONE, running.orElse(null), null);
     } catch (RuntimeException e) {
       return new RunLookup(Run.UNKNOWN, null, e.toString());

@@ -158,7 +158,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
       refused.remove(ref);
       if (current.map(PlannedFailoverRequests::paused).orElse(false)) {
         Optional<String> serving = remembered == null && plannedInFlight(current)
-            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+            ? starter.runs().runningPlannedServing(ref, annotation) : Optional.empty();
         if (serving.isPresent()) {
           adopt(ref, current, annotation, serving.get());
           return;
@@ -203,7 +203,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
         Optional<String> serving = remembered == null && "PlannedFailover".equals(running.workflowType())
-            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+            ? starter.runs().runningPlannedServing(ref, annotation) : Optional.empty();
         if (serving.isPresent()) {
           adopt(ref, current, annotation, serving.get());
         } else if ("PlannedFailover".equals(running.workflowType())) {
