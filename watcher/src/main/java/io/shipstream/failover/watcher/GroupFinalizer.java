@@ -2,12 +2,6 @@ package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.shipstream.failover.kube.Conflicts;
-import io.shipstream.failover.kube.JsonPatch;
 import io.shipstream.failover.kube.NodeTaints;
 import io.shipstream.failover.kube.RoutingOrphans;
 import io.shipstream.failover.kube.Tombstones;
@@ -22,7 +16,6 @@ import io.shipstream.failover.watcher.topology.KubeEffects;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -63,8 +56,6 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   /** How soon a deletion waiting for a failover looks again; the workflow's status writes wake it sooner. */
   static final Duration RECHECK = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-  private static final ResourceDefinitionContext GROUPS = ResourceDefinitionContext.fromResourceType(
-      MysqlFailoverGroup.class);
 
   /** The run state as Temporal gives it, and why it could not when it could not. */
   record RunLookup(Run run, FailoverRuns.Running running, String problem) {
@@ -85,6 +76,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   private final NodeTaints taints;
   private final RoutingOrphans orphans;
   private final Tombstones tombstones;
+  private final FinalizerPatches patches;
   private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "group-finalizer");
     t.setDaemon(true);
@@ -107,6 +99,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
     this.taints = new NodeTaints(client);
     this.orphans = new RoutingOrphans(client);
     this.tombstones = new Tombstones(client);
+    this.patches = new FinalizerPatches(client);
   }
 
   @Override
@@ -212,7 +205,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   private void clean(GroupRef ref, MysqlFailoverGroup group) {
     String uid = group.getMetadata().getUid();
     // The cache may still show a group this finalizer let go a moment ago: only the API server says.
-    GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
+    GenericKubernetesResource now = patches.read(ref);
     List<String> finalizers = now == null ? null : now.getMetadata().getFinalizers();
     if (finalizers == null || !finalizers.contains(GroupDeletion.FINALIZER)
         || !java.util.Objects.equals(uid, now.getMetadata().getUid())) {
@@ -230,7 +223,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
     emitQuietly(ref, uid, Events.GROUP_FINALIZED, "taint " + NodeTaints.taintKey(ref) + " removed from " + untainted
         + "; routing left in place, no longer owned by the group: " + released + "; tombstone "
         + Tombstones.name(ref) + " written for the sidecars");
-    removeFinalizer(ref);
+    patches.remove(ref);
     log.info("{}: finalized (taint removed from {}, released {}); the API server deletes it now", ref, untainted,
         released);
     cancelled.remove(ref);
@@ -239,68 +232,13 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   }
 
   private void addFinalizer(GroupRef ref) {
-    boolean added = Conflicts.retry("finalizers of " + ref, () -> {
-      GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
-      if (now == null || now.getMetadata().getDeletionTimestamp() != null) {
-        return false;
-      }
-      List<String> finalizers = now.getMetadata().getFinalizers();
-      if (finalizers != null && finalizers.contains(GroupDeletion.FINALIZER)) {
-        return false;
-      }
-      // An absent list is added whole, guarded by the resourceVersion (an add on a list someone
-      // created meanwhile would replace it); an existing one gets ours appended.
-      JsonPatch patch = finalizers == null || finalizers.isEmpty()
-          ? new JsonPatch().test("/metadata/resourceVersion", now.getMetadata().getResourceVersion())
-              .add("/metadata/finalizers", List.of(GroupDeletion.FINALIZER))
-          : new JsonPatch().add("/metadata/finalizers/-", GroupDeletion.FINALIZER);
-      patch(ref, patch);
-      return true;
-    });
+    boolean added = patches.add(ref);
     if (added) {
       log.info("{}: finalizer {} added: deleting the group removes its taints and leaves its routing in place", ref,
           GroupDeletion.FINALIZER);
       // The tombstone of an earlier group of this name must not speak for this one.
       tombstones.forget(ref);
     }
-  }
-
-  private void removeFinalizer(GroupRef ref) {
-    Conflicts.retry("finalizers of " + ref, () -> {
-      GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
-      List<String> finalizers = now == null ? null : now.getMetadata().getFinalizers();
-      if (finalizers == null || !finalizers.contains(GroupDeletion.FINALIZER)) {
-        return false;
-      }
-      List<String> kept = new ArrayList<>(finalizers);
-      kept.remove(GroupDeletion.FINALIZER);
-      JsonPatch patch = new JsonPatch().test("/metadata/finalizers", finalizers);
-      if (kept.isEmpty()) {
-        patch.remove("/metadata/finalizers");
-      } else {
-        patch.add("/metadata/finalizers", kept);
-      }
-      try {
-        patch(ref, patch);
-      } catch (KubernetesClientException e) {
-        // Gone meanwhile: another leader finished it.
-        if (!Conflicts.isNotFound(e)) {
-          throw e;
-        }
-      }
-      return true;
-    });
-  }
-
-  private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<GenericKubernetesResource,
-      io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
-      io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> groups(GroupRef ref) {
-    return client.genericKubernetesResources(GROUPS).inNamespace(ref.namespace());
-  }
-
-  private void patch(GroupRef ref, JsonPatch patch) {
-    groups(ref).resource(JsonPatch.target(new GenericKubernetesResource(), ref.namespace(), ref.name()))
-        .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
   }
 
   /** The finalizer cannot finish now: said once per cause, tried again with a growing pause. */
