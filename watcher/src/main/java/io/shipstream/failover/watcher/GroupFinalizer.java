@@ -20,10 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -77,11 +73,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   private final RoutingOrphans orphans;
   private final Tombstones tombstones;
   private final FinalizerPatches patches;
-  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "group-finalizer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final HandlerQueue queue = new HandlerQueue("group-finalizer");
   /** Per group being deleted: the run this watcher asked to cancel. */
   private final Map<GroupRef, String> cancelled = new ConcurrentHashMap<>();
   /** Per group: the last thing said (Event and log), so that each is said once. */
@@ -118,16 +110,12 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
     if (delayMillis > 0 && due.putIfAbsent(ref, Boolean.TRUE) != null) {
       return;
     }
-    try {
-      thread.schedule(() -> {
-        if (delayMillis > 0) {
-          due.remove(ref);
-        }
-        handle(ref);
-      }, delayMillis, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // Closed on losing leadership: the next leader finalizes.
-    }
+    queue.schedule(() -> {
+      if (delayMillis > 0) {
+        due.remove(ref);
+      }
+      handle(ref);
+    }, delayMillis);
   }
 
   /** One step for one group; never throws. Visible for tests. */
@@ -275,6 +263,6 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
 
   @Override
   public void close() {
-    thread.shutdownNow();
+    queue.close();
   }
 }
