@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Starts and signals failover workflows. Every group has one workflow id, so Temporal itself
- * refuses a second failover while one runs; this class only reports which kind is running.
+ * refuses a second failover while one runs; this class only reports which kind is running, as
+ * {@link FailoverRuns} looks it up.
  */
 public final class FailoverStarter {
   private static final Logger log = LoggerFactory.getLogger(FailoverStarter.class);
