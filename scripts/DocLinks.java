@@ -28,7 +28,9 @@ import java.util.regex.Pattern;
  * Prints each broken link as {@code file:line: target: why} and exits 1 when there is one.
  */
 public final class DocLinks {
-  private static final Pattern INLINE = Pattern.compile("!?\\[(?:[^\\[\\]]|\\[[^\\[\\]]*\\])*\\]\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
+  /** {@code [text](target "title")}, the text holding at most one level of brackets. */
+  private static final Pattern INLINE = Pattern.compile(
+      "!?\\[(?:[^\\[\\]]|\\[[^\\[\\]]*\\])*\\]" + "\\(\\s*<?([^)\\s>]+)>?(?:\\s+\"[^\"]*\")?\\s*\\)");
   private static final Pattern DEFINITION = Pattern.compile("^\\s{0,3}\\[[^\\]]+\\]:\\s*<?(\\S+?)>?(?:\\s+.*)?$");
   private static final Pattern HEADING = Pattern.compile("^\\s{0,3}(#{1,6})\\s+(.*?)\\s*#*\\s*$");
   private static final Pattern HTML_ANCHOR = Pattern.compile("<a\\s+(?:name|id)=\"([^\"]+)\"");
