@@ -25,10 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 class MetricCatalogueTest {
   private static final Path ROOT = ReferenceDocsTest.ROOT;
-  private static final Pattern METER_LITERAL = Pattern.compile("\"(bloodraven[._][a-z0-9_.]+)\"");
+  private static final Pattern METER_NAME = Pattern.compile("bloodraven[._][a-z0-9_.]+");
   private static final Pattern SERIES = Pattern.compile("\\b((?:bloodraven|temporal)_[a-z0-9_]+)\\b");
-  /** {@code bloodraven.} strings that are not meters: system properties of the dev tooling. */
-  private static final Set<String> NOT_METERS = Set.of("bloodraven.mysql.root", "bloodraven.release.cache");
   private static final Path CATALOGUE = Path.of("runtime/src/main/java/io/shipstream/failover/runtime/Metric.java");
 
   @Test
@@ -36,14 +34,15 @@ class MetricCatalogueTest {
     Set<String> unknown = new TreeSet<>();
     List<String> meterNames = Arrays.stream(Metric.values()).map(Metric::meterName).toList();
     int seen = 0;
-    try (Stream<Path> files = Files.walk(ROOT)) {
-      for (Path file : files.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/java/"))
-          .filter(f -> !f.toString().contains("/target/"))
-          .filter(f -> !f.endsWith(CATALOGUE)).toList()) {
-        for (var m : METER_LITERAL.matcher(Files.readString(file)).results().toList()) {
+    for (Path file : ContractLiteralsTest.productionSources()) {
+      if (file.endsWith(CATALOGUE)) {
+        continue;
+      }
+      for (String literal : ContractLiteralsTest.stringLiterals(Files.readString(file))) {
+        if (METER_NAME.matcher(literal).matches()) {
           seen++;
-          if (!meterNames.contains(m.group(1)) && !NOT_METERS.contains(m.group(1))) {
-            unknown.add(m.group(1) + " (" + ROOT.relativize(file) + ")");
+          if (!meterNames.contains(literal)) {
+            unknown.add(literal + " (" + ROOT.relativize(file) + ")");
           }
         }
       }
