@@ -53,7 +53,8 @@ public final class Annotations {
           "An operator. Removed by the dry-run workflow once its verdict is recorded, unless it changed meanwhile."),
       new Entry(PAUSED, "annotation", "MysqlFailoverGroup", "`true` or `false`",
           "`true` pauses the group's automation: it is observed and reported as usual, but the watcher starts no"
-              + " failover, fences nothing on its own (a fenced-sites fence still applies), adopts nothing, repairs no routing and applies no semi-sync setting;"
+              + " failover, fences nothing on its own (a fenced-sites fence still applies), adopts nothing, repairs"
+              + " no routing and applies no semi-sync setting;"
               + " each action it would have taken is reported once (ActionHeld), and planned requests are refused"
               + " (Paused). A failover already running goes on; the sidecars keep fencing. Any other value is"
               + " refused (PauseRejected) and the group is not paused.",
