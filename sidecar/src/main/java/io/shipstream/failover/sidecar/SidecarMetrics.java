@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.shipstream.failover.model.tls.TlsProblem;
+import io.shipstream.failover.runtime.Metric;
 import java.net.URI;
 import java.time.Instant;
 import java.util.List;
@@ -37,8 +38,8 @@ final class SidecarMetrics {
       registry.config().commonTags("group", group, "site", site);
     }
     for (String rule : RULES) {
-      fences.put(rule, Counter.builder("bloodraven.sidecar.fences")
-          .description("MySQL fences by this sidecar, by the rule that fenced")
+      fences.put(rule, Counter.builder(Metric.SIDECAR_FENCES.meterName())
+          .description(Metric.SIDECAR_FENCES.help())
           .tag("rule", rule)
           .register(registry));
     }
@@ -48,10 +49,10 @@ final class SidecarMetrics {
 
   private void contactGauge(String kind, URI endpoint) {
     AtomicReference<Instant> last = contacts.computeIfAbsent(endpoint, e -> new AtomicReference<>());
-    Gauge.builder("bloodraven.sidecar.last.contact.timestamp", last,
+    Gauge.builder(Metric.SIDECAR_LAST_CONTACT.meterName(), last,
             ref -> ref.get() == null ? 0 : ref.get().toEpochMilli() / 1000.0)
-        .description("When the watcher or a peer last answered this sidecar, in seconds since the epoch")
-        .baseUnit("seconds")
+        .description(Metric.SIDECAR_LAST_CONTACT.help())
+        .baseUnit(Metric.SIDECAR_LAST_CONTACT.baseUnit())
         .tag("kind", kind)
         .tag("endpoint", Endpoints.describe(endpoint))
         .register(registry);
@@ -78,8 +79,8 @@ final class SidecarMetrics {
    * says why, so that an expired certificate is told apart from a cut link.
    */
   void tlsError(URI endpoint, TlsProblem problem) {
-    Counter.builder("bloodraven.sidecar.tls.errors")
-        .description("Requests to the watcher or a peer that failed in TLS, by endpoint and reason")
+    Counter.builder(Metric.SIDECAR_TLS_ERRORS.meterName())
+        .description(Metric.SIDECAR_TLS_ERRORS.help())
         .tag("endpoint", Endpoints.describe(endpoint))
         .tag("reason", problem.name())
         .register(registry)
@@ -87,7 +88,7 @@ final class SidecarMetrics {
   }
 
   double tlsErrors(URI endpoint, TlsProblem problem) {
-    Counter counter = registry.find("bloodraven.sidecar.tls.errors").tag("endpoint", Endpoints.describe(endpoint))
+    Counter counter = registry.find(Metric.SIDECAR_TLS_ERRORS.meterName()).tag("endpoint", Endpoints.describe(endpoint))
         .tag("reason", problem.name()).counter();
     return counter == null ? 0 : counter.count();
   }

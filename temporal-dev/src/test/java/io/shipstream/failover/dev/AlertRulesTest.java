@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.runtime.Metric;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.Sidecar;
@@ -30,6 +31,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -173,6 +175,13 @@ class AlertRulesTest {
         .isIn(0, 3);
     assertThat(run.output().lines().filter(l -> l.startsWith("bloodraven_")))
         .as("promtool's findings on the %s's own metrics", process).isEmpty();
+    Metric.Process served = Metric.Process.valueOf(process.toUpperCase(Locale.ROOT));
+    List<String> uncatalogued = scrape.lines().filter(l -> l.startsWith("bloodraven_"))
+        .map(l -> l.replaceFirst("[{ ].*", "")).distinct()
+        .filter(series -> !Metric.bySeriesName(series).map(m -> m.processes().contains(served)).orElse(false))
+        .toList();
+    assertThat(uncatalogued).as("series the %s serves that runtime's Metric catalogue does not list for it",
+        process).isEmpty();
   }
 
   private static String scrape(URI uri, Predicate<String> ready) throws Exception {

@@ -58,7 +58,7 @@ class ContractLiteralsTest {
     assertThat(stringLiterals(code)).containsExactly("One", "Two \\\" quoted", "\n  Block\n  ");
   }
 
-  private static List<Path> productionSources() throws IOException {
+  static List<Path> productionSources() throws IOException {
     List<Path> out = new ArrayList<>();
     try (Stream<Path> modules = Files.list(ROOT)) {
       for (Path module : modules.filter(Files::isDirectory).toList()) {

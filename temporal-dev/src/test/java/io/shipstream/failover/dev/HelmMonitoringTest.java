@@ -26,10 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
  * enabled it renders a PrometheusRule holding exactly the plain rules file (which promtool then
  * checks again, as rendered), a dashboard ConfigMap with the Grafana sidecar's label holding
  * exactly the dashboard file, and Services and a ServiceMonitor that name the jobs the rules match.
- * Every alert has its runbook section in the chart README.
+ * Every alert has its runbook section in docs/operating/alerts.md, where its runbook_url points.
  */
 class HelmMonitoringTest {
-  static final Path README = HelmChartTest.CHART.resolve("README.md");
+  /** The alerts' runbooks: one section per alert, headed by the alert's name. */
+  static final Path RUNBOOKS = Path.of("..", "docs", "operating", "alerts.md").toAbsolutePath().normalize();
+  /** Where every alert's runbook_url points by default: {@link #RUNBOOKS} on GitHub. */
+  static final String RUNBOOKS_URL = "https://github.com/shipstream/mysql-failover/blob/main/docs/operating/alerts.md";
   static final Path DASHBOARD = HelmChartTest.CHART.resolve("monitoring").resolve("bloodraven-dashboard.json");
 
   @TempDir
@@ -61,10 +64,10 @@ class HelmMonitoringTest {
   }
 
   @Test
-  void theRunbookLinksFollowRunbookBaseUrlAndEveryAlertHasItsReadmeSection() throws Exception {
+  void theRunbookLinksFollowRunbookBaseUrlAndEveryAlertHasItsRunbookSection() throws Exception {
     var rule = (GenericKubernetesResource) only(monitoring("prometheusRule.runbookBaseUrl",
         "https://wiki.example.com/runbooks/mysql"), "PrometheusRule");
-    String readme = Files.readString(README);
+    String runbooks = Files.readString(RUNBOOKS);
     List<Map<String, Object>> groups = rule.get("spec", "groups");
     int alerts = 0;
     for (Map<String, Object> group : groups) {
@@ -74,7 +77,29 @@ class HelmMonitoringTest {
         assertThat(annotations.get("runbook_url"))
             .isEqualTo("https://wiki.example.com/runbooks/mysql#" + name.toLowerCase(Locale.ROOT));
         assertThat(annotations.get("summary")).as(name).isNotBlank();
-        assertThat(readme).as("the runbook section of " + name).contains("\n### " + name + "\n");
+        assertThat(runbooks).as("the runbook section of " + name).contains("\n### " + name + "\n");
+        alerts++;
+      }
+    }
+    assertThat(alerts).isEqualTo(AlertRulesTest.alertNames().size());
+  }
+
+  /**
+   * Without runbookBaseUrl every alert links to its section of docs/operating/alerts.md on GitHub:
+   * the URL names that page, and its anchor is the one GitHub gives the section's heading (the
+   * heading in lower case), so moving the runbooks without the links fails here.
+   */
+  @Test
+  void theDefaultRunbookLinksPointAtTheirSectionOfTheRunbooksPage() throws Exception {
+    Map<String, Object> plain = Serialization.unmarshal(Files.readString(AlertRulesTest.RULES), Map.class);
+    String runbooks = Files.readString(RUNBOOKS);
+    int alerts = 0;
+    for (Map<String, Object> group : (List<Map<String, Object>>) plain.get("groups")) {
+      for (Map<String, Object> r : (List<Map<String, Object>>) group.get("rules")) {
+        String name = (String) r.get("alert");
+        String url = ((Map<String, String>) r.get("annotations")).get("runbook_url");
+        assertThat(url).as(name).isEqualTo(RUNBOOKS_URL + "#" + name.toLowerCase(Locale.ROOT));
+        assertThat(runbooks).as("the heading whose anchor is " + url).contains("\n### " + name + "\n");
         alerts++;
       }
     }

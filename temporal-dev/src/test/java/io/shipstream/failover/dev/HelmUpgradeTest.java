@@ -56,7 +56,7 @@ class HelmUpgradeTest {
    * At a release commit, writes HEAD's renderings as that release's baseline ({@code
    * -Dchart.release=<version>}: {@code defaults.yaml}, and {@code non-defaults.yaml} with {@link
    * HelmChartTest#NON_DEFAULT_VALUES} kept as its {@code values.yaml}); without the property it
-   * records nothing. See docs/releasing-and-upgrading.md.
+   * records nothing. See docs/operating/upgrades.md and docs/contributing/releasing.md.
    */
   @Test
   void recordsAReleasesRenderingsWhenAsked() throws IOException {

@@ -168,7 +168,7 @@ class KubectlGatewayTest {
 
   /**
    * Issue 31 item 14: {@code kubectl get events --field-selector involvedObject.name=orders} (the
-   * README's "Watch it") and {@code kubectl failover history} select Events by their involved
+   * docs/operating/day-2.md's "Watch it") and {@code kubectl failover history} select Events by their involved
    * object; the gateway applies the selector as a real API server does (the mock ignored it and
    * kubectl printed "No resources found"): {@code =}, {@code ==} and {@code !=}, comma-joined, and
    * a field Events do not support is a 400.

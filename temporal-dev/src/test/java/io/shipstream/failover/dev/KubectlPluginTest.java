@@ -223,7 +223,7 @@ class KubectlPluginTest {
   }
 
   /**
-   * Issue 31 item 14, on the playground's gateway with the real kubectl: the README's "Watch it"
+   * Issue 31 item 14, on the playground's gateway with the real kubectl: docs/operating/day-2.md's "Watch it"
    * command lists the group's Events (it said "No resources found"), and {@code history} prints
    * them and the group's last failovers (it printed only its header), nothing of another group.
    */

@@ -40,7 +40,7 @@ class PlannedFailoverIT extends StackPerClass {
     stackOf(flavor, FailoverStack.Options.threeSites());
   }
 
-  /** The README promises that the dev stack runs on 127.0.0.1: the watcher's port included. */
+  /** docs/operating/playground.md promises the dev stack runs on 127.0.0.1: the watcher's port included. */
   @FlavorTest
   @Order(0)
   void theWatcherListensOnLoopbackOnly(Flavor flavor) {
@@ -158,7 +158,7 @@ class PlannedFailoverIT extends StackPerClass {
     hooks.received.clear();
   }
 
-  /** The documented body (README "Hooks") of a switchover that succeeded, as a real endpoint received it. */
+  /** The documented body (docs/operating/hooks.md) of a switchover that succeeded, as a real endpoint received it. */
   private static void thePostHookHeardTheOutcome(HookRecorder hooks, PlannedFailoverStatus s) {
     Await.until(stack, () -> !hooks.at("/post").isEmpty(), Duration.ofSeconds(10), "the post-hook");
     var pre = hooks.at("/pre").get(0).body();

@@ -28,7 +28,7 @@ class PlaygroundServeIT {
    * And a new user's first look: within 5 s of the endpoints being printed the group says
    * Ready=True, SearchAttributesRegistered=True (the dev Temporal server lists what it registered;
    * it said Unknown/CannotList) and nothing Degraded about how its servers start (they start
-   * read-only, as the README asks; they started writable and it said ServerStartsWritable).
+   * read-only, as docs/concepts/sidecar-fencing.md asks; they started writable and it said ServerStartsWritable).
    */
   @Test
   void serveRunsAWriterAndTheTopologyMonitorAndReportsTheWriterWhenStopped() throws Exception {

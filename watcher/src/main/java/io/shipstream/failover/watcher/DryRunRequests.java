@@ -10,11 +10,6 @@ import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,11 +31,7 @@ public final class DryRunRequests implements GroupChanges, AutoCloseable {
   private final Clock clock;
   /** The value each group's last dry run was started for, until the annotation is seen gone or changed. */
   private final Map<GroupRef, String> started = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService queue = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "dry-run-requests");
-    t.setDaemon(true);
-    return t;
-  });
+  private final HandlerQueue queue = new HandlerQueue("dry-run-requests");
 
   public DryRunRequests(FailoverStarter starter, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
     this.starter = starter;
@@ -50,20 +41,12 @@ public final class DryRunRequests implements GroupChanges, AutoCloseable {
 
   @Override
   public void changed(GroupRef ref) {
-    submit(() -> handle(ref));
+    queue.submit(() -> handle(ref));
   }
 
   @Override
   public void deleted(GroupRef ref) {
-    submit(() -> started.remove(ref));
-  }
-
-  private void submit(Runnable task) {
-    try {
-      queue.execute(task);
-    } catch (RejectedExecutionException e) {
-      // Closed on losing leadership: the new leader handles it.
-    }
+    queue.submit(() -> started.remove(ref));
   }
 
   /** Visible for tests: processes one group now, on the caller's thread. */
@@ -80,32 +63,24 @@ public final class DryRunRequests implements GroupChanges, AutoCloseable {
     MysqlFailoverGroup group = current.get();
     try {
       boolean paused = PauseAnnotation.pauses(PauseAnnotation.read(group.annotation(PauseAnnotation.ANNOTATION)));
-      String running = starter.currentFailover(ref).map(FailoverStarter.Running::workflowType).orElse(null);
+      String running = starter.runs().currentFailover(ref).map(FailoverRuns.Running::workflowType).orElse(null);
       starter.startDryRun(new DryRunWorkflow.Request(ref, value, paused, GroupDeletion.deleting(group), running),
           clock.millis());
       started.put(ref, value);
     } catch (RuntimeException e) {
       // Temporal unreachable: the request stays on the resource; try again shortly.
       log.warn("{}: could not start the dry run '{}': {}", ref, value, e.toString());
-      try {
-        queue.schedule(() -> handle(ref), RETRY_MILLIS, TimeUnit.MILLISECONDS);
-      } catch (RejectedExecutionException closed) {
-        // Closed meanwhile.
-      }
+      queue.schedule(() -> handle(ref), RETRY_MILLIS);
     }
   }
 
   /** Visible for tests: returns once everything queued before the call has been handled. */
   void awaitQueued() throws InterruptedException {
-    try {
-      queue.submit(() -> { }).get();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e);
-    }
+    queue.awaitQueued();
   }
 
   @Override
   public void close() {
-    queue.shutdownNow();
+    queue.close();
   }
 }

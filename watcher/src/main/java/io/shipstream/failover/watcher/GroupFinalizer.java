@@ -2,12 +2,6 @@ package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
-import io.shipstream.failover.kube.Conflicts;
-import io.shipstream.failover.kube.JsonPatch;
 import io.shipstream.failover.kube.NodeTaints;
 import io.shipstream.failover.kube.RoutingOrphans;
 import io.shipstream.failover.kube.Tombstones;
@@ -23,15 +17,10 @@ import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -64,11 +53,9 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   /** How soon a deletion waiting for a failover looks again; the workflow's status writes wake it sooner. */
   static final Duration RECHECK = Duration.ofSeconds(1);
   static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-  private static final ResourceDefinitionContext GROUPS = ResourceDefinitionContext.fromResourceType(
-      MysqlFailoverGroup.class);
 
   /** The run state as Temporal gives it, and why it could not when it could not. */
-  record RunLookup(Run run, FailoverStarter.Running running, String problem) {
+  record RunLookup(Run run, FailoverRuns.Running running, String problem) {
     String runId() {
       return running == null ? null : running.runId();
     }
@@ -86,11 +73,8 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   private final NodeTaints taints;
   private final RoutingOrphans orphans;
   private final Tombstones tombstones;
-  private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "group-finalizer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final FinalizerPatches patches;
+  private final HandlerQueue queue = new HandlerQueue("group-finalizer");
   /** Per group being deleted: the run this watcher asked to cancel. */
   private final Map<GroupRef, String> cancelled = new ConcurrentHashMap<>();
   /** Per group: the last thing said (Event and log), so that each is said once. */
@@ -108,6 +92,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
     this.taints = new NodeTaints(client);
     this.orphans = new RoutingOrphans(client);
     this.tombstones = new Tombstones(client);
+    this.patches = new FinalizerPatches(client);
   }
 
   @Override
@@ -126,16 +111,12 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
     if (delayMillis > 0 && due.putIfAbsent(ref, Boolean.TRUE) != null) {
       return;
     }
-    try {
-      thread.schedule(() -> {
-        if (delayMillis > 0) {
-          due.remove(ref);
-        }
-        handle(ref);
-      }, delayMillis, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // Closed on losing leadership: the next leader finalizes.
-    }
+    queue.schedule(() -> {
+      if (delayMillis > 0) {
+        due.remove(ref);
+      }
+      handle(ref);
+    }, delayMillis);
   }
 
   /** One step for one group; never throws. Visible for tests. */
@@ -158,7 +139,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
       RunLookup run = lookUp(ref);
       // The run's own word on its phase first: the status lags it while the application's writes
       // are stopped. Either way the workflow itself refuses a cancel from Promoting on.
-      Phase phase = run.running() == null ? null : starter.queryPhase(ref, run.running(), QUERY_TIMEOUT)
+      Phase phase = run.running() == null ? null : starter.runs().queryPhase(ref, run.running(), QUERY_TIMEOUT)
           .flatMap(Phase::named).orElseGet(() -> GroupDeletion.phaseOf(group.getStatus(), run.runId()));
       boolean emergency = run.running() != null
           && WorkflowTypes.EMERGENCY_FAILOVER.equals(run.running().workflowType());
@@ -199,7 +180,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
 
   private RunLookup lookUp(GroupRef ref) {
     try {
-      Optional<FailoverStarter.Running> running = starter.currentFailover(ref);
+      Optional<FailoverRuns.Running> running = starter.runs().currentFailover(ref);
       return new RunLookup(running.isPresent() ? Run.RUNNING : Run.NONE, running.orElse(null), null);
     } catch (RuntimeException e) {
       return new RunLookup(Run.UNKNOWN, null, e.toString());
@@ -214,7 +195,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   private void clean(GroupRef ref, MysqlFailoverGroup group) {
     String uid = group.getMetadata().getUid();
     // The cache may still show a group this finalizer let go a moment ago: only the API server says.
-    GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
+    GenericKubernetesResource now = patches.read(ref);
     List<String> finalizers = now == null ? null : now.getMetadata().getFinalizers();
     if (finalizers == null || !finalizers.contains(GroupDeletion.FINALIZER)
         || !java.util.Objects.equals(uid, now.getMetadata().getUid())) {
@@ -232,7 +213,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
     emitQuietly(ref, uid, Events.GROUP_FINALIZED, "taint " + NodeTaints.taintKey(ref) + " removed from " + untainted
         + "; routing left in place, no longer owned by the group: " + released + "; tombstone "
         + Tombstones.name(ref) + " written for the sidecars");
-    removeFinalizer(ref);
+    patches.remove(ref);
     log.info("{}: finalized (taint removed from {}, released {}); the API server deletes it now", ref, untainted,
         released);
     cancelled.remove(ref);
@@ -241,68 +222,13 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
   }
 
   private void addFinalizer(GroupRef ref) {
-    boolean added = Conflicts.retry("finalizers of " + ref, () -> {
-      GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
-      if (now == null || now.getMetadata().getDeletionTimestamp() != null) {
-        return false;
-      }
-      List<String> finalizers = now.getMetadata().getFinalizers();
-      if (finalizers != null && finalizers.contains(GroupDeletion.FINALIZER)) {
-        return false;
-      }
-      // An absent list is added whole, guarded by the resourceVersion (an add on a list someone
-      // created meanwhile would replace it); an existing one gets ours appended.
-      JsonPatch patch = finalizers == null || finalizers.isEmpty()
-          ? new JsonPatch().test("/metadata/resourceVersion", now.getMetadata().getResourceVersion())
-              .add("/metadata/finalizers", List.of(GroupDeletion.FINALIZER))
-          : new JsonPatch().add("/metadata/finalizers/-", GroupDeletion.FINALIZER);
-      patch(ref, patch);
-      return true;
-    });
+    boolean added = patches.add(ref);
     if (added) {
       log.info("{}: finalizer {} added: deleting the group removes its taints and leaves its routing in place", ref,
           GroupDeletion.FINALIZER);
       // The tombstone of an earlier group of this name must not speak for this one.
       tombstones.forget(ref);
     }
-  }
-
-  private void removeFinalizer(GroupRef ref) {
-    Conflicts.retry("finalizers of " + ref, () -> {
-      GenericKubernetesResource now = groups(ref).withName(ref.name()).get();
-      List<String> finalizers = now == null ? null : now.getMetadata().getFinalizers();
-      if (finalizers == null || !finalizers.contains(GroupDeletion.FINALIZER)) {
-        return false;
-      }
-      List<String> kept = new ArrayList<>(finalizers);
-      kept.remove(GroupDeletion.FINALIZER);
-      JsonPatch patch = new JsonPatch().test("/metadata/finalizers", finalizers);
-      if (kept.isEmpty()) {
-        patch.remove("/metadata/finalizers");
-      } else {
-        patch.add("/metadata/finalizers", kept);
-      }
-      try {
-        patch(ref, patch);
-      } catch (KubernetesClientException e) {
-        // Gone meanwhile: another leader finished it.
-        if (!Conflicts.isNotFound(e)) {
-          throw e;
-        }
-      }
-      return true;
-    });
-  }
-
-  private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<GenericKubernetesResource,
-      io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
-      io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> groups(GroupRef ref) {
-    return client.genericKubernetesResources(GROUPS).inNamespace(ref.namespace());
-  }
-
-  private void patch(GroupRef ref, JsonPatch patch) {
-    groups(ref).resource(JsonPatch.target(new GenericKubernetesResource(), ref.namespace(), ref.name()))
-        .patch(PatchContext.of(PatchType.JSON), client.getKubernetesSerialization().asJson(patch.operations()));
   }
 
   /** The finalizer cannot finish now: said once per cause, tried again with a growing pause. */
@@ -339,6 +265,6 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
 
   @Override
   public void close() {
-    thread.shutdownNow();
+    queue.close();
   }
 }

@@ -15,11 +15,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,11 +66,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   // The value last refused here, until the annotation is seen gone: the refusal's own status write
   // comes back as a change before the annotation's removal does, and must not refuse it twice.
   private final Map<GroupRef, String> refused = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService queue = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "planned-failover-requests");
-    t.setDaemon(true);
-    return t;
-  });
+  private final HandlerQueue queue = new HandlerQueue("planned-failover-requests");
 
   private final Clock clock;
 
@@ -101,7 +92,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
 
   @Override
   public void deleted(GroupRef ref) {
-    submit(() -> {
+    queue.submit(() -> {
       waiting.remove(ref);
       refused.remove(ref);
       Start remembered = started.remove(ref);
@@ -112,26 +103,14 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   }
 
   private void enqueue(GroupRef ref) {
-    submit(() -> handle(ref));
-  }
-
-  private void submit(Runnable task) {
-    try {
-      queue.execute(task);
-    } catch (RejectedExecutionException e) {
-      // Closed on losing leadership while the informer still delivered: the new leader handles it.
-    }
+    queue.submit(() -> handle(ref));
   }
 
   private final Map<GroupRef, Long> retryDelays = new ConcurrentHashMap<>();
 
   private void retryLater(GroupRef ref) {
     long delay = retryDelays.merge(ref, FIRST_RETRY.toMillis(), (previous, first) -> Math.min(previous * 2, RETRY.toMillis()));
-    try {
-      queue.schedule(() -> handle(ref), delay, TimeUnit.MILLISECONDS);
-    } catch (RejectedExecutionException e) {
-      // Closed meanwhile; see submit.
-    }
+    queue.schedule(() -> handle(ref), delay);
   }
 
   /** Visible for tests: processes one group now, on the caller's thread. */
@@ -159,7 +138,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
       refused.remove(ref);
       if (current.map(PlannedFailoverRequests::paused).orElse(false)) {
         Optional<String> serving = remembered == null && plannedInFlight(current)
-            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+            ? starter.runs().runningPlannedServing(ref, annotation) : Optional.empty();
         if (serving.isPresent()) {
           adopt(ref, current, annotation, serving.get());
           return;
@@ -204,7 +183,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         metrics.request(RequestOutcome.STARTED);
       } else if (outcome instanceof FailoverStarter.AlreadyRunning running) {
         Optional<String> serving = remembered == null && WorkflowTypes.PLANNED_FAILOVER.equals(running.workflowType())
-            ? starter.runningPlannedServing(ref, annotation) : Optional.empty();
+            ? starter.runs().runningPlannedServing(ref, annotation) : Optional.empty();
         if (serving.isPresent()) {
           adopt(ref, current, annotation, serving.get());
         } else if (WorkflowTypes.PLANNED_FAILOVER.equals(running.workflowType())) {
@@ -316,11 +295,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
 
   /** Visible for tests: returns once everything queued before the call has been handled. */
   void awaitQueued() throws InterruptedException {
-    try {
-      queue.submit(() -> { }).get();
-    } catch (ExecutionException e) {
-      throw new IllegalStateException(e);
-    }
+    queue.awaitQueued();
   }
 
   static String annotation(MysqlFailoverGroup group) {
@@ -341,6 +316,6 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
 
   @Override
   public void close() {
-    queue.shutdownNow();
+    queue.close();
   }
 }

@@ -2,9 +2,7 @@ package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.shipstream.failover.kube.SecretCredentialsProvider;
 import io.shipstream.failover.kube.Tombstones;
-import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.runtime.Closeables;
@@ -14,18 +12,7 @@ import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.temporal.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
-import io.shipstream.failover.watcher.topology.DrainWatch;
-import io.shipstream.failover.watcher.topology.JdbcRejoin;
-import io.shipstream.failover.watcher.topology.KubeDrainView;
-import io.shipstream.failover.watcher.topology.KubeEffects;
-import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
-import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.Reactions;
-import io.shipstream.failover.watcher.topology.SiteProber;
-import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.Steward;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
-import io.shipstream.failover.watcher.topology.TopologyMonitor;
 import io.shipstream.failover.workflows.PayloadConverter;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
@@ -53,33 +40,20 @@ public final class WatcherApp implements AutoCloseable {
   private final WatcherConfig config;
   private final GroupCache cache;
   private final WatcherMetrics metrics;
-  private final FailoverStarter starter;
-  private final RequestRejections rejections;
+  /** What this replica does while it holds the Lease. */
+  private final LeaderDuties duties;
   private ProbeServer http;
   private LeaderElection election;
-  // The current term's request handling: set while this replica leads, null otherwise.
-  private PlannedFailoverRequests requests;
-  private DryRunRequests dryRuns;
-  // The current term's topology monitor: set while this replica leads with the monitor on.
-  private TopologyMonitor monitor;
-  // The current term's finalizer of deleted groups: set while this replica leads, null otherwise.
-  private GroupFinalizer finalizer;
-  /** The leader's sidecar checks, for the fence Events a fresh /active-site request asks for; null when not leading. */
-  private volatile StartupChecks startupChecks;
   private KubernetesClient kube;
   /** Each group's sidecar credential, read from the Secret its spec names. */
   private SidecarCredentials credentials;
-  private TopologyMetrics topologyMetrics;
-  private RegisteredSearchAttributes searchAttributes;
   private boolean closed;
 
-  private WatcherApp(WatcherConfig config, GroupCache cache, WatcherMetrics metrics, FailoverStarter starter,
-      RequestRejections rejections) {
+  private WatcherApp(WatcherConfig config, GroupCache cache, WatcherMetrics metrics, LeaderDuties duties) {
     this.config = config;
     this.cache = cache;
     this.metrics = metrics;
-    this.starter = starter;
-    this.rejections = rejections;
+    this.duties = duties;
   }
 
   /**
@@ -97,13 +71,13 @@ public final class WatcherApp implements AutoCloseable {
       metrics.watching(cache::watching);
       // One look-up for both: the starts carry the attributes it finds, the conditions say which lack.
       RegisteredSearchAttributes searchAttributes = RegisteredSearchAttributes.of(temporal);
-      WatcherApp app = new WatcherApp(config, cache, metrics,
+      SidecarCredentials credentials = new SidecarCredentials(kube, Clock.systemUTC());
+      WatcherApp app = new WatcherApp(config, cache, metrics, new LeaderDuties(config, cache, metrics, kube,
           new FailoverStarter(temporal, config.taskQueue(), searchAttributes),
-          new RequestRejections(kube, Clock.systemUTC()));
+          new RequestRejections(kube, Clock.systemUTC()), credentials, new TopologyMetrics(metrics.registry()),
+          searchAttributes));
       app.kube = kube;
-      app.credentials = new SidecarCredentials(kube, Clock.systemUTC());
-      app.searchAttributes = searchAttributes;
-      app.topologyMetrics = new TopologyMetrics(metrics.registry());
+      app.credentials = credentials;
       // From here the app owns the metrics and the cache, and its close releases them.
       started.clear();
       started.add(app);
@@ -122,7 +96,7 @@ public final class WatcherApp implements AutoCloseable {
 
           @Override
           public void stopLeading() {
-            app.stopHandling();
+            app.duties.stop();
           }
         };
         app.election = LeaderElection.start(kube, election, leaseNamespace(election, kube), handling);
@@ -157,12 +131,7 @@ public final class WatcherApp implements AutoCloseable {
           config.activeSiteToken(), Clock.systemUTC()).withCredentials(credentials).withFreshReads(
               ref -> Optional.ofNullable(kube.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace())
                   .withName(ref.name()).get()),
-              (ref, site) -> {
-                StartupChecks checks = startupChecks;
-                if (checks != null) {
-                  checks.checkSoon(ref, site);
-                }
-              })
+              duties::checkSoon)
           // A group gone from the cache is reported deleted only on its finalizer's tombstone, read
           // where this watcher watches (elsewhere a 404 is all it can say).
           .withTombstones(ref -> config.watchNamespaces().isEmpty() || config.watchNamespaces().contains(ref.namespace())
@@ -178,65 +147,10 @@ public final class WatcherApp implements AutoCloseable {
     return kube.getNamespace() != null ? kube.getNamespace() : "default";
   }
 
-  /** On becoming leader: a fresh handler, which the informers hand every cached group at once. */
+  /** On becoming leader, unless closed: the term's duties start. */
   private synchronized void startHandling() {
-    if (closed || requests != null) {
-      return;
-    }
-    requests = new PlannedFailoverRequests(starter, rejections, this::group, metrics);
-    cache.addHandler(requests);
-    dryRuns = new DryRunRequests(starter, this::group, Clock.systemUTC());
-    cache.addHandler(dryRuns);
-    // With or without the monitor: a deleted group's taints and routing are this watcher's to settle.
-    finalizer = new GroupFinalizer(kube, starter, this::group, cache::refs, Clock.systemUTC());
-    cache.addHandler(finalizer);
-    if (config.topologyMonitor()) {
-      Clock clock = Clock.systemUTC();
-      SecretCredentialsProvider logins = new SecretCredentialsProvider(kube, clock);
-      SiteProber prober = new SiteProber(logins, clock);
-      KubeEffects effects = new KubeEffects(kube, starter, prober, this::group, clock)
-          .countingWarnings(topologyMetrics);
-      OldPrimaryRecovery recovery = new OldPrimaryRecovery(prober, new JdbcRejoin(logins), effects::event,
-          effects::recordLostTransactions, clock);
-      // Each group's sidecars are asked with the credential the watcher checks on their /active-site.
-      StartupChecks startup = StartupChecks.every30s(this::sidecarToken, config.tls(), new SidecarProbes(kube),
-          effects::event, topologyMetrics);
-      startupChecks = startup;
-      monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
-              .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
-          .acting(config.automaticFailover())
-          .drainWatch(new DrainWatch(new KubeDrainView(kube), effects))
-          .leaseFenceLifts(LeaseFenceLifts.of(effects, this::sidecarToken, config.tls(), clock));
-      effects.acceptedSpecs(monitor::acceptedSpec);
-      cache.addHandler(monitor);
-    }
-    metrics.leader(true);
-  }
-
-  /** On losing leadership: no further starts or polls from this replica, and nothing left to retry. */
-  private synchronized void stopHandling() {
-    metrics.leader(false);
-    if (requests != null) {
-      cache.removeHandler(requests);
-      requests.close();
-      requests = null;
-    }
-    if (dryRuns != null) {
-      cache.removeHandler(dryRuns);
-      dryRuns.close();
-      dryRuns = null;
-    }
-    startupChecks = null;
-    if (finalizer != null) {
-      cache.removeHandler(finalizer);
-      finalizer.close();
-      finalizer = null;
-    }
-    if (monitor != null) {
-      cache.removeHandler(monitor);
-      monitor.close();
-      monitor = null;
+    if (!closed) {
+      duties.start();
     }
   }
 
@@ -270,35 +184,18 @@ public final class WatcherApp implements AutoCloseable {
   }
 
   /** Whether this replica acts on annotations right now. */
-  public synchronized boolean isLeader() {
-    return requests != null;
+  public boolean isLeader() {
+    return duties.leading();
   }
 
   /** The cached resource, for the HTTP endpoints. */
-  /**
-   * The credential this watcher presents to {@code ref}'s sidecars: the group's own, or the shared
-   * token for a group that names none; a credential named but unreadable is an error the start-up
-   * checks report on the group.
-   */
-  private SharedToken sidecarToken(GroupRef ref) {
-    SidecarCredentials.Credential credential = credentials.of(ref,
-        ref == null ? null : group(ref).map(MysqlFailoverGroup::getSpec).orElse(null));
-    if (credential instanceof SidecarCredentials.Own own) {
-      return SharedToken.of(own.value());
-    }
-    if (credential instanceof SidecarCredentials.Unavailable missing) {
-      throw new SidecarCredentials.UnavailableException(missing.reason());
-    }
-    return config.activeSiteToken();
-  }
-
   public Optional<MysqlFailoverGroup> group(GroupRef ref) {
     return cache.get(ref);
   }
 
   /** Visible for tests: the current term's request handling, or null when not leading. */
-  synchronized PlannedFailoverRequests requests() {
-    return requests;
+  PlannedFailoverRequests requests() {
+    return duties.requests();
   }
 
   /**
@@ -317,7 +214,7 @@ public final class WatcherApp implements AutoCloseable {
     if (election != null) {
       resources.add(election);
     }
-    resources.add(this::stopHandling);
+    resources.add(duties::stop);
     resources.add(cache);
     if (http != null) {
       resources.add(http);

@@ -2,6 +2,7 @@ package io.shipstream.failover.watcher;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.shipstream.failover.runtime.Metric;
 import io.shipstream.failover.runtime.ProcessMetrics;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -40,26 +41,25 @@ public final class WatcherMetrics implements AutoCloseable {
 
   private WatcherMetrics(ProcessMetrics process) {
     this.process = process;
-    Gauge.builder("bloodraven_watcher_is_leader", leader, AtomicInteger::get)
-        .description("1 while this watcher replica holds the Lease and acts on annotations, else 0")
+    Gauge.builder(Metric.WATCHER_IS_LEADER.meterName(), leader, AtomicInteger::get)
+        .description(Metric.WATCHER_IS_LEADER.help())
         .register(process.registry());
     for (RequestOutcome outcome : RequestOutcome.values()) {
       // Registered up front so every outcome shows 0 before the first request, which rate() needs.
-      requests.put(outcome, Counter.builder("bloodraven_planned_failover_requests")
-          .description("Planned-failover annotations handled, by what became of them")
+      requests.put(outcome, Counter.builder(Metric.PLANNED_FAILOVER_REQUESTS.meterName())
+          .description(Metric.PLANNED_FAILOVER_REQUESTS.help())
           .tag("outcome", outcome.label())
           .register(process.registry()));
     }
-    informerRestarts = Counter.builder("bloodraven_watcher_informer_restarts")
-        .description("MysqlFailoverGroup informers that stopped and were replaced by a new one")
+    informerRestarts = Counter.builder(Metric.WATCHER_INFORMER_RESTARTS.meterName())
+        .description(Metric.WATCHER_INFORMER_RESTARTS.help())
         .register(process.registry());
   }
 
   /** The gauge {@code bloodraven_watcher_watching}: 1 while every group informer has listed and watches. */
   void watching(java.util.function.BooleanSupplier watching) {
-    Gauge.builder("bloodraven_watcher_watching", () -> watching.getAsBoolean() ? 1 : 0)
-        .description("1 while every MysqlFailoverGroup informer has listed and is watching (the watcher is ready "
-            + "and serves /active-site), else 0")
+    Gauge.builder(Metric.WATCHER_WATCHING.meterName(), () -> watching.getAsBoolean() ? 1 : 0)
+        .description(Metric.WATCHER_WATCHING.help())
         .register(process.registry());
   }
 
@@ -72,8 +72,8 @@ public final class WatcherMetrics implements AutoCloseable {
    * result)} adds the two processes up.
    */
   void plannedRejected(String targetSite) {
-    Counter.builder("bloodraven_planned_failovers")
-        .description("Planned failovers by result; here those the watcher refused before any workflow started")
+    Counter.builder(Metric.PLANNED_FAILOVERS.meterName())
+        .description(Metric.PLANNED_FAILOVERS.help())
         .tag("target_site", targetSite == null ? "" : targetSite)
         .tag("result", "rejected")
         .register(process.registry()).increment();

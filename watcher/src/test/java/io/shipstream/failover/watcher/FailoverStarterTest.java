@@ -96,7 +96,7 @@ class FailoverStarterTest {
     assertThat(RUNS).containsExactly(
         new EmergencyFailoverWorkflow.Request(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable for 3 polls",
             Map.of("iad", "0-1-42", "pdx", "0-1-41", "dr", "0-1-42")));
-    assertThat(starter.running(ORDERS)).isTrue();
+    assertThat(starter.runs().running(ORDERS)).isTrue();
 
     assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "again", Map.of()))
         .isEqualTo(new FailoverStarter.AlreadyRunning("EmergencyFailover"));

@@ -8,10 +8,10 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.config.MeterFilter;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.shipstream.failover.runtime.Metric;
 import io.shipstream.failover.runtime.ProcessMetrics;
 import java.time.Duration;
 import java.util.Arrays;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -53,26 +53,10 @@ final class WorkerMetrics implements AutoCloseable {
   }
 
   /**
-   * The help text of the workflows' meters. Temporal's reporter registers a meter with its name and
-   * tags only, and a Prometheus family without HELP is what {@code promtool check metrics} flags
-   * (AlertRulesTest runs it on this scrape).
+   * Gives the workflows' meters their help text from the {@link Metric} catalogue. Temporal's
+   * reporter registers a meter with its name and tags only, and a Prometheus family without HELP is
+   * what {@code promtool check metrics} flags (AlertRulesTest runs it on this scrape).
    */
-  static final Map<String, String> FAILOVER_METER_HELP = Map.of(
-      "bloodraven_planned_failovers", "Planned failovers that ended, by target site and result (success, rejected,"
-          + " failed_timeout, failed_other)",
-      "bloodraven_planned_failover_duration", "Time from the request to Succeeded of the successful planned failovers",
-      "bloodraven_planned_failover_lag_wait", "Time planned failovers spent in WaitingForLag, the source fenced",
-      "bloodraven_failovers", "Emergency (automatic) failovers that ended, by target site and result (success,"
-          + " rejected, cancelled, failed_other)",
-      "bloodraven_failover_duration", "Time from the start to Succeeded of the successful emergency failovers",
-      "bloodraven_write_window", "How long writes stopped in each failover whose target became writable, by kind:"
-          + " planned, the source's fence to the target writable; emergency, the loss's detection to the candidate"
-          + " writable",
-      "bloodraven_dns_flips", "DNS flips of a group's hostname to a new primary, planned and emergency, by result",
-      "bloodraven_taint_operations", "Node taint updates of emergency failovers, by result",
-      "bloodraven_dragonfly_promotions", "Session-store promotions of planned failovers, by result (success, failed,"
-          + " skipped)");
-
   static MeterFilter describeFailoverMeters() {
     return new MeterFilter() {
       @Override
@@ -80,7 +64,7 @@ final class WorkerMetrics implements AutoCloseable {
         if (!id.getName().startsWith("bloodraven_") || id.getDescription() != null) {
           return id;
         }
-        String help = FAILOVER_METER_HELP.getOrDefault(id.getName(), "Recorded by the failover workflows");
+        String help = Metric.byMeterName(id.getName()).map(Metric::help).orElse("Recorded by the failover workflows");
         return new Meter.Id(id.getName(), Tags.of(id.getTagsAsIterable()), id.getBaseUnit(), help, id.getType());
       }
     };
@@ -104,7 +88,8 @@ final class WorkerMetrics implements AutoCloseable {
         }
         return DistributionStatisticConfig.builder()
             .percentilesHistogram(false)
-            .serviceLevelObjectives(id.getName().startsWith("bloodraven_write_window") ? windowNanos : bucketsNanos)
+            .serviceLevelObjectives(
+                id.getName().startsWith(Metric.WRITE_WINDOW.meterName()) ? windowNanos : bucketsNanos)
             .build()
             .merge(config);
       }

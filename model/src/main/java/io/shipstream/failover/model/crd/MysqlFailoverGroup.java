@@ -12,6 +12,7 @@ import io.fabric8.kubernetes.model.annotation.Plural;
 import io.fabric8.kubernetes.model.annotation.ShortNames;
 import io.fabric8.kubernetes.model.annotation.Singular;
 import io.fabric8.kubernetes.model.annotation.Version;
+import io.shipstream.failover.model.Annotations;
 import java.util.List;
 
 /**
@@ -48,7 +49,7 @@ public class MysqlFailoverGroup extends CustomResource<MysqlFailoverGroupSpec, M
   public static final String READY_STATUS_PATH = ".status.conditions[?(@.type==\"Ready\")].status";
 
   /** The annotation an operator sets to request a planned failover. */
-  public static final String PLANNED_FAILOVER_ANNOTATION = "bloodraven.shipstream.io/planned-failover";
+  public static final String PLANNED_FAILOVER_ANNOTATION = Annotations.PLANNED_FAILOVER;
 
   /** What could not be read of this object (field path and why); empty for an object read whole. */
   @JsonIgnore

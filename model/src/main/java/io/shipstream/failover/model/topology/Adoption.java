@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.Annotations;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
@@ -61,7 +62,7 @@ public final class Adoption {
   }
 
   /** The annotation by which a human names the primary of a group that cannot be adopted on its own. */
-  public static final String ANNOTATION = "bloodraven.shipstream.io/adopt";
+  public static final String ANNOTATION = Annotations.ADOPT;
 
   /**
    * Whether a group has never recorded an active site: no status, or one that names neither an

@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.Annotations;
 import java.util.regex.Pattern;
 
 /**
@@ -14,7 +15,7 @@ import java.util.regex.Pattern;
  * @param problem why the value is invalid, else null
  */
 public record DryRunAnnotation(String value, String site, boolean emergency, String problem) {
-  public static final String ANNOTATION = "bloodraven.shipstream.io/dry-run";
+  public static final String ANNOTATION = Annotations.DRY_RUN;
   public static final String EMERGENCY = "emergency";
   /** A site name as the spec admits it (a DNS label). */
   private static final Pattern SITE = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");

@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.Annotations;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.SiteSpec;
 import java.util.ArrayList;
@@ -39,7 +40,7 @@ import java.util.regex.Pattern;
  * @param problem why the value is refused; null when it is valid
  */
 public record FencedSites(String value, List<String> sites, String problem) {
-  public static final String ANNOTATION = "bloodraven.shipstream.io/fenced-sites";
+  public static final String ANNOTATION = Annotations.FENCED_SITES;
   private static final Pattern NAME = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
 
   public FencedSites {

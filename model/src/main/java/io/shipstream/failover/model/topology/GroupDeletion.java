@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.Annotations;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
@@ -40,7 +41,7 @@ import java.util.List;
  */
 public final class GroupDeletion {
   /** The finalizer the watcher puts on every group it manages. */
-  public static final String FINALIZER = "bloodraven.shipstream.io/finalizer";
+  public static final String FINALIZER = Annotations.FINALIZER;
 
   /** Whether a failover workflow runs for the group: none, one, or Temporal could not say. */
   public enum Run { NONE, RUNNING, UNKNOWN }

@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.Annotations;
 import java.util.Optional;
 
 /**
@@ -32,7 +33,7 @@ import java.util.Optional;
  * @param problem why the value is invalid, else null
  */
 public record PauseAnnotation(String value, boolean paused, String problem) {
-  public static final String ANNOTATION = "bloodraven.shipstream.io/paused";
+  public static final String ANNOTATION = Annotations.PAUSED;
 
   /** Reads the annotation; empty when it is absent. */
   public static Optional<PauseAnnotation> read(String value) {

@@ -1,5 +1,6 @@
 package io.shipstream.failover.model.topology;
 
+import io.shipstream.failover.model.Annotations;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.SiteSpec;
 import java.util.Optional;
@@ -36,7 +37,7 @@ import java.util.Optional;
  * @param problem why it is invalid, else null
  */
 public record PromoteAnywayAnnotation(String value, String site, String problem) {
-  public static final String ANNOTATION = "bloodraven.shipstream.io/promote-anyway";
+  public static final String ANNOTATION = Annotations.PROMOTE_ANYWAY;
   private static final String SITE_NAME = "[a-z0-9]([-a-z0-9]*[a-z0-9])?";
 
   /** What to do with a request given the matrix's verdict; see the class comment. */

@@ -10,6 +10,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.SiteReadiness;
 import io.shipstream.failover.model.topology.Verdict;
+import io.shipstream.failover.runtime.Metric;
 import io.shipstream.failover.workflows.contract.Events;
 import java.util.List;
 import java.util.Map;
@@ -103,22 +104,21 @@ final class GroupStateMetrics {
       for (String condition : CONDITIONS) {
         AtomicReference<String> status = new AtomicReference<>("Unknown");
         g.conditions.put(condition, status);
-        oneHot(registry, g.meters, "bloodraven_group_condition",
-            "1 for the status the watcher computed for the group's condition, else 0", status, STATUSES,
+        oneHot(registry, g.meters, Metric.GROUP_CONDITION.meterName(),
+            Metric.GROUP_CONDITION.help(), status, STATUSES,
             "status", "group", name, "condition", condition);
       }
-      oneHot(registry, g.meters, "bloodraven_topology_verdict",
-          "1 for the cross-site matrix's latest verdict on the group, else 0", g.verdict, VERDICTS,
+      oneHot(registry, g.meters, Metric.TOPOLOGY_VERDICT.meterName(),
+          Metric.TOPOLOGY_VERDICT.help(), g.verdict, VERDICTS,
           "verdict", "group", name);
-      oneHot(registry, g.meters, "bloodraven_failover_blocked",
-          "1 while an automatic failover is wanted but blocked for this cause, else 0", g.blocked,
+      oneHot(registry, g.meters, Metric.FAILOVER_BLOCKED.meterName(),
+          Metric.FAILOVER_BLOCKED.help(), g.blocked,
           Stream.of(Verdict.Cause.values()).map(Verdict.Cause::name).toList(), "cause", "group", name);
       for (String cause : RECOVERY_CAUSES) {
         AtomicReference<Boolean> on = new AtomicReference<>(false);
         g.recovery.put(cause, on);
-        g.meters.add(Gauge.builder("bloodraven_manual_recovery_required", on, x -> x.get() ? 1 : 0)
-            .description("1 while the group waits for a human: a failover stopped for manual recovery, or a site"
-                + " held read-only as divergent")
+        g.meters.add(Gauge.builder(Metric.MANUAL_RECOVERY_REQUIRED.meterName(), on, x -> x.get() ? 1 : 0)
+            .description(Metric.MANUAL_RECOVERY_REQUIRED.help())
             .tags("group", name, "cause", cause)
             .register(registry));
       }
@@ -126,13 +126,12 @@ final class GroupStateMetrics {
         g.meters.add(warnings(name, reason));
       }
       g.meters.add(routingRepairs(name));
-      g.meters.add(Gauge.builder("bloodraven_semisync_fallen_back", g.semiSyncFallenBack, AtomicReference::get)
-          .description("1 while the group's primary has fallen back from semi-synchronous to asynchronous replication,"
-              + " 0 while its commits wait for acknowledgements; NaN when semi-sync is off or not read yet")
+      g.meters.add(Gauge.builder(Metric.SEMISYNC_FALLEN_BACK.meterName(), g.semiSyncFallenBack, AtomicReference::get)
+          .description(Metric.SEMISYNC_FALLEN_BACK.help())
           .tags("group", name)
           .register(registry));
-      g.meters.add(Gauge.builder("bloodraven_semisync_acks_per_commit", g.semiSyncWaitCount, AtomicReference::get)
-          .description("Replica acknowledgements each commit of the group's primary waits for; NaN as above")
+      g.meters.add(Gauge.builder(Metric.SEMISYNC_ACKS_PER_COMMIT.meterName(), g.semiSyncWaitCount, AtomicReference::get)
+          .description(Metric.SEMISYNC_ACKS_PER_COMMIT.help())
           .tags("group", name)
           .register(registry));
       return g;
@@ -156,8 +155,8 @@ final class GroupStateMetrics {
   }
 
   private Counter routingRepairs(String group) {
-    return Counter.builder("bloodraven_routing_repairs")
-        .description("Role labels, Services, DNSEndpoints and taints the watcher set right between failovers")
+    return Counter.builder(Metric.ROUTING_REPAIRS.meterName())
+        .description(Metric.ROUTING_REPAIRS.help())
         .tags("group", group)
         .register(registry);
   }
@@ -169,8 +168,8 @@ final class GroupStateMetrics {
   }
 
   private Counter warnings(String group, String reason) {
-    return Counter.builder("bloodraven_watcher_warnings")
-        .description("Warning Events the watcher wrote about the group, by reason")
+    return Counter.builder(Metric.WATCHER_WARNINGS.meterName())
+        .description(Metric.WATCHER_WARNINGS.help())
         .tags("group", group, "reason", reason)
         .register(registry);
   }
@@ -224,9 +223,8 @@ final class GroupStateMetrics {
     }
     bySite.forEach((site, count) -> g.lost.computeIfAbsent(site, s -> {
       AtomicReference<Double> value = new AtomicReference<>(0.0);
-      g.meters.add(Gauge.builder("bloodraven_transactions_lost_confirmed", value, AtomicReference::get)
-          .description("Transactions the group recorded as lost (status.lostTransactions) that the site, an old "
-              + "primary left behind by an emergency failover, came back holding")
+      g.meters.add(Gauge.builder(Metric.TRANSACTIONS_LOST_CONFIRMED.meterName(), value, AtomicReference::get)
+          .description(Metric.TRANSACTIONS_LOST_CONFIRMED.help())
           .tags("group", ref.toString(), "site", s)
           .register(registry));
       return value;
@@ -245,9 +243,8 @@ final class GroupStateMetrics {
   private AtomicReference<Double> ready(GroupRef ref, Group g, String site, String path) {
     return g.ready.computeIfAbsent(site + "/" + path, k -> {
       AtomicReference<Double> value = new AtomicReference<>(0.0);
-      g.meters.add(Gauge.builder("bloodraven_site_ready", value, AtomicReference::get)
-          .description("1 while the site could take over now (status.sites[].readiness): as a planned switchover's "
-              + "target (path planned), or as the site an emergency failover would promote (path emergency), else 0")
+      g.meters.add(Gauge.builder(Metric.SITE_READY.meterName(), value, AtomicReference::get)
+          .description(Metric.SITE_READY.help())
           .tags("group", ref.toString(), "site", site, "path", path)
           .register(registry));
       return value;

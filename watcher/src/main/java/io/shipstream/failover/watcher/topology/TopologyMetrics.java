@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.topology.SiteState;
+import io.shipstream.failover.runtime.Metric;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -48,11 +49,11 @@ public final class TopologyMetrics {
   public TopologyMetrics(MeterRegistry registry) {
     this.registry = registry;
     this.state = new GroupStateMetrics(registry);
-    this.pollStartDelay = Timer.builder("bloodraven_poll_start_delay_seconds")
-        .description("How late a topology poll started after it fell due (waiting for a poll thread)")
+    this.pollStartDelay = Timer.builder(Metric.POLL_START_DELAY.meterName())
+        .description(Metric.POLL_START_DELAY.help())
         .register(registry);
-    Gauge.builder("bloodraven_poll_threads", pollThreads, r -> r.get().get().doubleValue())
-        .description("Poll threads of the topology monitor alive now").register(registry);
+    Gauge.builder(Metric.POLL_THREADS.meterName(), pollThreads, r -> r.get().get().doubleValue())
+        .description(Metric.POLL_THREADS.help()).register(registry);
   }
 
   /** The group-level gauges (conditions, verdict, blocked causes, manual recovery); see {@link GroupStateMetrics}. */
@@ -68,20 +69,19 @@ public final class TopologyMetrics {
   private SiteMeters meters(GroupRef group, String site) {
     return sites.computeIfAbsent(new SiteKey(group, site), k -> {
       SiteMeters m = new SiteMeters();
-      GroupStateMetrics.oneHot(registry, m.meters, "bloodraven_site_state",
-          "1 for the debounced state the topology monitor sees a site in, else 0", m.state,
+      GroupStateMetrics.oneHot(registry, m.meters, Metric.SITE_STATE.meterName(),
+          Metric.SITE_STATE.help(), m.state,
           List.of(SiteState.values()), "state", "group", group.toString(), "site", site);
-      m.meters.add(Gauge.builder("bloodraven_replication_lag_seconds", m.lag, AtomicReference::get)
-          .description("Seconds_Behind_Source of the site's server as last polled; NaN when not replicating")
+      m.meters.add(Gauge.builder(Metric.REPLICATION_LAG.meterName(), m.lag, AtomicReference::get)
+          .description(Metric.REPLICATION_LAG.help())
           .tags("group", group.toString(), "site", site)
           .register(registry));
-      m.meters.add(Gauge.builder("bloodraven_server_starts_read_only", m.startsReadOnly, AtomicReference::get)
-          .description("1 when the site's sidecar reports its server configured to start read-only, 0 when"
-              + " writable, NaN while unknown")
+      m.meters.add(Gauge.builder(Metric.SERVER_STARTS_READ_ONLY.meterName(), m.startsReadOnly, AtomicReference::get)
+          .description(Metric.SERVER_STARTS_READ_ONLY.help())
           .tags("group", group.toString(), "site", site)
           .register(registry));
-      m.latency = Timer.builder("bloodraven_poll_latency_seconds")
-          .description("How long one topology poll of a site took, answered or not")
+      m.latency = Timer.builder(Metric.POLL_LATENCY.meterName())
+          .description(Metric.POLL_LATENCY.help())
           .tags("group", group.toString(), "site", site)
           .register(registry);
       m.meters.add(m.latency);
@@ -107,8 +107,8 @@ public final class TopologyMetrics {
    * SidecarCredentialProblem), so that an expired certificate shows before anything depends on it.
    */
   void controlPlaneError(GroupRef group, String site, String reason) {
-    io.micrometer.core.instrument.Counter.builder("bloodraven_sidecar_control_plane_errors")
-        .description("Reads of a sidecar that failed in TLS or on the group's credential, by site and reason")
+    io.micrometer.core.instrument.Counter.builder(Metric.SIDECAR_CONTROL_PLANE_ERRORS.meterName())
+        .description(Metric.SIDECAR_CONTROL_PLANE_ERRORS.help())
         .tags("group", group.toString(), "site", site, "reason", reason).register(registry).increment();
   }
 
@@ -118,8 +118,8 @@ public final class TopologyMetrics {
    * CertificateExpired, or TlsSettingsUnavailable): such a site is up, and is not counted as lost.
    */
   void tlsError(GroupRef group, String site, String reason) {
-    io.micrometer.core.instrument.Counter.builder("bloodraven_mysql_tls_errors")
-        .description("Polls of a site's MySQL server that failed in the TLS handshake, by site and reason")
+    io.micrometer.core.instrument.Counter.builder(Metric.MYSQL_TLS_ERRORS.meterName())
+        .description(Metric.MYSQL_TLS_ERRORS.help())
         .tags("group", group.toString(), "site", site, "reason", reason).register(registry).increment();
   }
 
@@ -136,8 +136,8 @@ public final class TopologyMetrics {
    */
   void passFailed(GroupRef group, String stage) {
     passFailures.computeIfAbsent(stage, s -> io.micrometer.core.instrument.Counter
-        .builder("bloodraven_topology_pass_failures")
-        .description("Passes of the topology monitor that failed for one group and were given up (the next runs)")
+        .builder(Metric.TOPOLOGY_PASS_FAILURES.meterName())
+        .description(Metric.TOPOLOGY_PASS_FAILURES.help())
         .tag("stage", s).register(registry)).increment();
   }
 

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.TestFactory;
  * matches its {@code SHA256SUMS}, each file is byte for byte the one at the release's commit (named
  * in its {@code RELEASE}; {@code git show}, skipped with the reason only where git cannot answer,
  * as in a shallow clone), and every workflow, signal, query and activity type name the release
- * registered ({@code types.txt}) is still registered. See docs/releasing-histories.md.
+ * registered ({@code types.txt}) is still registered. See docs/contributing/releasing-histories.md.
  */
 class ReleasedHistoriesReplayTest {
   @TestFactory
