@@ -28,6 +28,12 @@ import java.util.function.Consumer;
  * is a durable timer.
  */
 final class OldPrimaryGate {
+  /**
+   * The change id of the wait that adds the lease and a hung sidecar's restart up ({@link
+   * GuardRestart#bound}); without its marker (a failover started by 0.1.0) the wait is the longer
+   * of the two ({@link GuardRestart#boundAsReleased}).
+   */
+  static final String WAIT_ADDS_LEASE_AND_RESTART = "old-primary-wait-adds-lease-and-restart";
   private final EmergencyPlan plan;
   private final Route route;
   private final Instant namedAt;
@@ -39,6 +45,8 @@ final class OldPrimaryGate {
   private Promise<GuardRestart.Reading> probe;
   /** The wait the probe allows, once read; null before. */
   private GuardRestart.Bound bound;
+  /** Whether the wait is 0.1.0's (a run it started), once the bound is read. */
+  private boolean released;
   private final BiConsumer<Events, String> warn;
   private final BiConsumer<Events, String> inform;
   private final Consumer<OldPrimaryWait> show;
@@ -156,13 +164,26 @@ final class OldPrimaryGate {
     } catch (ActivityFailure e) {
       reading = GuardRestart.Reading.unknown(Failures.rootMessage(e));
     }
-    bound = GuardRestart.bound(reading, plan.config().leaseTimeout(), plan.config().peerCheckInterval());
+    // Release 0.1.0 waited the longer of the lease and the restart bound, too short for a sidecar
+    // that hangs after the naming while its lease still runs; a failover it started keeps that wait.
+    released = Workflow.getVersion(WAIT_ADDS_LEASE_AND_RESTART, Workflow.DEFAULT_VERSION, 1)
+        == Workflow.DEFAULT_VERSION;
+    bound = released
+        ? GuardRestart.boundAsReleased(reading, plan.config().leaseTimeout(), plan.config().peerCheckInterval())
+        : GuardRestart.bound(reading, plan.config().leaseTimeout(), plan.config().peerCheckInterval());
   }
 
-  /** The later of the lease's deadline and, once it is known, the restart bound's. */
+  /**
+   * The lease's deadline and, once it is known, a hung sidecar's restart after it (the longer of
+   * the two for a failover 0.1.0 started). The restart counts from the longest lease the sidecar
+   * may hold, the spec's or the one it reported: it may run unfenced that long and hang at its end.
+   */
   private Instant deadline() {
     if (bound == null) {
       return leaseDeadline;
+    }
+    if (!released) {
+      return leaseDeadline.plus(bound.total().minus(bound.leaseWait()));
     }
     Instant restart = namedAt.plus(bound.total());
     return restart.isAfter(leaseDeadline) ? restart : leaseDeadline;

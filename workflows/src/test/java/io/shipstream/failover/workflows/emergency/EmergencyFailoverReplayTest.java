@@ -2,6 +2,8 @@ package io.shipstream.failover.workflows.emergency;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shipstream.failover.model.SidecarLiveness;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.temporal.client.WorkflowClient;
 import io.temporal.common.WorkflowExecutionHistory;
@@ -22,12 +24,32 @@ import org.junit.jupiter.params.provider.ValueSource;
  * {@link #freshHistoriesReplayDeterministically} with {@code -Dhistory.dir=src/test/resources/histories}.
  */
 class EmergencyFailoverReplayTest {
+  /** A liveness probe every second, two failures, 1 s timeout and 1 s of termination grace. */
+  private static final SidecarLiveness.Probe HUNG_SIDECAR_PROBE = SidecarLiveness.Probe.ofPodSpec(1, 1, 2, 1L, null);
+
   @ParameterizedTest
   @ValueSource(strings = {"emergency-succeeded", "emergency-data-loss", "emergency-rejected",
       "emergency-cancelled", "emergency-catch-up", "emergency-primary-answered", "emergency-sidecar-confirmed",
-      "emergency-lease-expired"})
+      "emergency-lease-expired", "emergency-hung-sidecar-wait"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
+        EmergencyFailoverWorkflowImpl.class);
+  }
+
+  /**
+   * A failover 0.1.0 started that waits for a hung sidecar's restart keeps the wait it began with
+   * on a later worker: 0.1.0 waited the longer of the lease and the restart bound, later releases
+   * wait both ({@link OldPrimaryGate#WAIT_ADDS_LEASE_AND_RESTART}). The history was recorded by the
+   * release's own code (commit 0a93c45, this test's scenario {@code emergency-hung-sidecar-wait}
+   * added to its {@link #freshHistoriesReplayDeterministically}). Temporal does not compare a
+   * timer's duration on replay, so this history (whose commands the longer wait schedules in the
+   * same order) would replay without the marker too; the marker matters where the order differs,
+   * as with a spec lease longer than the restart bound, where 0.1.0 asked the sidecar no second
+   * time: there a 0.1.0 run past its wait would fail on a later worker without it.
+   */
+  @Test
+  void aHungSidecarWaitThatRelease010StartedReplaysWithTheWaitItBeganWith() throws Exception {
+    WorkflowReplayer.replayWorkflowExecutionFromResource("histories/recorded-by-0.1.0/emergency-hung-sidecar-wait.json",
         EmergencyFailoverWorkflowImpl.class);
   }
 
@@ -97,6 +119,14 @@ class EmergencyFailoverReplayTest {
       rig.run("pdx", "0-1-100");
       assertThat(rig.k8s.eventReasons()).contains("OldPrimaryLeaseExpired");
       replayAndMaybeStore(rig.client, "emergency-lease-expired");
+
+      // The same, but iad's pods have a liveness probe on its sidecar: the wait is the lease, then
+      // a hung sidecar's restart and boot fence.
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.mysql.server("pdx").readOnly = true;
+      rig.k8s.sidecarProbe = GuardRestart.Reading.probed("mysql-iad-0", HUNG_SIDECAR_PROBE);
+      rig.run("pdx", "0-1-100");
+      replayAndMaybeStore(rig.client, "emergency-hung-sidecar-wait");
     }
   }
 
