@@ -163,8 +163,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   @Override
   public void unfence(MysqlTarget target) {
     withSession("unfence", target, STEP_TIMEOUT, false, session -> {
-      session.dialect().clearReadOnly(session);
-      if (!session.dialect().writable(session)) {
+      if (!Fence.lift(session, true)) {
         throw ApplicationFailure.newFailure(target + " is still read-only after unfencing", MysqlFailures.MYSQL_ERROR);
       }
       LOG.info("unfenced {}", target);
