@@ -40,8 +40,7 @@ class PromotionIT {
   @FlavorTest
   void aPromotionAsCaughtUpThatFindsTheRelayLogUnappliedNamesWhatWasDiscarded(Flavor flavor, @TempDir Path work)
       throws Exception {
-    flavor.assumeAvailable();
-    try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
+    try (DatabaseCluster cluster = primaryAndReplica(flavor, work)) {
       DatabaseServer replica = cluster.server(1);
       String fenced = fencedWithTheReplicaNotApplying(cluster.primary(), replica, 5);
       Logger logger = (Logger) LoggerFactory.getLogger(Promotion.class);
@@ -70,8 +69,7 @@ class PromotionIT {
    */
   @FlavorTest
   void stepByStepAppliesTheRelayLogFirstAndARetryOnlyReports(Flavor flavor, @TempDir Path work) throws Exception {
-    flavor.assumeAvailable();
-    try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
+    try (DatabaseCluster cluster = primaryAndReplica(flavor, work)) {
       DatabaseServer replica = cluster.server(1);
       String fenced = fencedWithTheReplicaNotApplying(cluster.primary(), replica, 20);
       assertThat(DatabaseCluster.writtenIds(replica)).isEmpty();
@@ -106,8 +104,7 @@ class PromotionIT {
   @FlavorTest
   void drainAndStopAppliesWhatADeadSourceSentAndLeavesANonReplicaAlone(Flavor flavor, @TempDir Path work)
       throws Exception {
-    flavor.assumeAvailable();
-    try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
+    try (DatabaseCluster cluster = primaryAndReplica(flavor, work)) {
       DatabaseServer primary = cluster.primary();
       DatabaseServer replica = cluster.server(1);
       try (MysqlSession session = open(primary)) {
@@ -139,6 +136,12 @@ class PromotionIT {
       }
       assertThat(DatabaseCluster.writtenIds(replica)).hasSize(10);
     }
+  }
+
+  /** The flavor's primary and its replica; the test is skipped where the flavor is not installed. */
+  private static DatabaseCluster primaryAndReplica(Flavor flavor, Path work) {
+    flavor.assumeAvailable();
+    return DatabaseCluster.start(flavor, work, 2);
   }
 
   /** {@code rows} written on the primary, then fenced; the replica received them without applying any. */
