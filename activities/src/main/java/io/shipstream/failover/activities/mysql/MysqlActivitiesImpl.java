@@ -47,8 +47,10 @@ import org.slf4j.LoggerFactory;
  * The MySQL and MariaDB steps of a failover. Each call opens one admin connection, detects the
  * flavor and runs the flavor's statements through {@link SqlDialect}. Deadlines are absolute
  * instants from the workflow, compared with the injected clock, so a retry on another worker
- * continues the same budget instead of starting a new one. The statements live in the mysql
- * module; this class sizes each call's timeouts and turns its failures into Temporal's types.
+ * continues the same budget instead of starting a new one. The statements and procedures live in
+ * the mysql module ({@link Fence}, {@link Promotion}, {@link RelayLogDrain}, {@link ReplicaCatchUp},
+ * {@link AppSessions}, ...); this class opens their sessions, heartbeats, sizes each call's timeouts
+ * and turns its failures into Temporal's types.
  */
 public final class MysqlActivitiesImpl implements MysqlActivities {
   private static final Logger LOG = LoggerFactory.getLogger(MysqlActivitiesImpl.class);
@@ -174,30 +176,10 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   @Override
   public DrainResult killAppConnections(MysqlTarget target, Instant deadline) {
     return withSession("killAppConnections", target, STEP_TIMEOUT, false, session -> {
-      int killed = 0;
-      List<Long> sessions = AppSessions.list(session);
-      // At least one pass even when the deadline has passed already: a retry still drains. The
-      // drain serves a fenced primary only: once the server is writable again (a rollback) or
-      // replicates (it rejoined as a replica), its sessions are legitimate and it stops by
-      // itself, so the workflow never has to cancel it.
-      while (!sessions.isEmpty() && stillFenced(session)) {
-        killed += AppSessions.kill(session, sessions);
-        heartbeat.beat(killed);
-        if (!clock.instant().isBefore(deadline)) {
-          break;
-        }
-        sleep(KILL_INTERVAL);
-        sessions = AppSessions.list(session);
-      }
-      int remaining = sessions.isEmpty() ? 0 : AppSessions.list(session).size();
-      LOG.info("drained {}: killed {} application sessions, {} remaining", target, killed, remaining);
-      return new DrainResult(killed, remaining);
+      AppSessions.Drained drained = AppSessions.drainWhileFenced(session, deadline, clock, KILL_INTERVAL,
+          heartbeat::beat);
+      return new DrainResult(drained.killed(), drained.remaining());
     });
-  }
-
-  private static boolean stillFenced(MysqlSession session) throws MysqlException {
-    SqlDialect dialect = session.dialect();
-    return dialect.readOnly(session) && dialect.replicaStatus(session).isEmpty();
   }
 
   @Override
@@ -357,14 +339,5 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
 
   private static Timeouts timeouts(Duration socketTimeout) {
     return new Timeouts(CONNECT_TIMEOUT, socketTimeout);
-  }
-
-  static void sleep(Duration duration) {
-    try {
-      Thread.sleep(duration.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
   }
 }
