@@ -6,7 +6,6 @@ import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
-import io.shipstream.failover.testsupport.MariaDbServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Clock;
@@ -23,18 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
  * writable server (a rolled-back failover) is left alone.
  */
 class AppSessionsIT {
-  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
-      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
-  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(10));
-
   @FlavorTest
   void aFencedPrimarysApplicationSessionsAreKilledAndAWritableOnesLeftAlone(Flavor flavor, @TempDir Path work)
       throws Exception {
     flavor.assumeAvailable();
     List<Object> beats = new CopyOnWriteArrayList<>();
     try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 1);
-        MysqlSession session = MysqlSession.open(MysqlConnections.unpooled(),
-            MysqlAddress.of(cluster.primary().host(), cluster.primary().port()), LOGIN, TIMEOUTS)) {
+        MysqlSession session = AdminSessions.open(cluster.primary(), Duration.ofSeconds(10))) {
       DatabaseServer server = cluster.primary();
       Connection idle = server.appConnection();
       Connection inTransaction = server.appConnection();

@@ -7,7 +7,6 @@ import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
-import io.shipstream.failover.testsupport.MariaDbServer;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -22,10 +21,6 @@ import org.junit.jupiter.api.io.TempDir;
  * it is taken, with the flags read back or not.
  */
 class FenceLiftIT {
-  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
-      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
-  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(10));
-
   @FlavorTest
   void aLiftedFenceTakesTheApplicationsWritesAgain(Flavor flavor, @TempDir Path work) throws Exception {
     flavor.assumeAvailable();
@@ -62,7 +57,6 @@ class FenceLiftIT {
   }
 
   private static MysqlSession open(DatabaseServer server) throws MysqlException {
-    return MysqlSession.open(MysqlConnections.unpooled(), MysqlAddress.of(server.host(), server.port()), LOGIN,
-        TIMEOUTS);
+    return AdminSessions.open(server, Duration.ofSeconds(10));
   }
 }

@@ -11,7 +11,6 @@ import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
-import io.shipstream.failover.testsupport.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -26,9 +25,6 @@ import org.slf4j.LoggerFactory;
  * ({@code MysqlPromotionActivitiesIT}) run them through the activities; these run them alone.
  */
 class PromotionIT {
-  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
-      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
-  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(2), Duration.ofSeconds(30));
   private static final Duration RECEIVED = Duration.ofSeconds(10);
 
   /**
@@ -160,7 +156,6 @@ class PromotionIT {
   }
 
   private static MysqlSession open(DatabaseServer server) throws MysqlException {
-    return MysqlSession.open(MysqlConnections.unpooled(), MysqlAddress.of(server.host(), server.port()), LOGIN,
-        TIMEOUTS);
+    return AdminSessions.open(server, Duration.ofSeconds(30));
   }
 }
