@@ -1,11 +1,17 @@
 package io.shipstream.failover.mysql;
 
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Application sessions: every connection except our own, the server's threads, replication
@@ -13,6 +19,7 @@ import java.util.Set;
  * and replication accounts, and any account the caller spares. These are the ones a fence must drain.
  */
 public final class AppSessions {
+  private static final Logger LOG = LoggerFactory.getLogger(AppSessions.class);
   /**
    * Server threads, and connections still in their handshake: those cannot be told apart from the
    * operator's own (or a sidecar's) yet, hold no transaction, and an application connecting now
@@ -79,5 +86,39 @@ public final class AppSessions {
       }
     }
     return killed;
+  }
+
+  /** What {@link #drainWhileFenced} did: the kills the server accepted, and the sessions still there. */
+  public record Drained(int killed, int remaining) {}
+
+  /**
+   * Kills the application's sessions of a fenced primary, every {@code interval} until none is left
+   * or {@code deadline} passes; {@code beat} is told the kills so far after each pass, as an activity
+   * heartbeats. At least one pass even when the deadline has passed already: a retry still drains.
+   * The drain serves a fenced primary only: once the server is writable again (a rollback) or
+   * replicates (it rejoined as a replica), its sessions are legitimate and it stops by itself, so
+   * its caller never has to cancel it.
+   */
+  public static Drained drainWhileFenced(MysqlSession session, Instant deadline, Clock clock, Duration interval,
+      Consumer<Object> beat) throws MysqlException {
+    int killed = 0;
+    List<Long> sessions = list(session);
+    while (!sessions.isEmpty() && stillFenced(session)) {
+      killed += kill(session, sessions);
+      beat.accept(killed);
+      if (!clock.instant().isBefore(deadline)) {
+        break;
+      }
+      ReplicationStart.sleep(interval);
+      sessions = list(session);
+    }
+    int remaining = sessions.isEmpty() ? 0 : list(session).size();
+    LOG.info("drained {}: killed {} application sessions, {} remaining", session.address(), killed, remaining);
+    return new Drained(killed, remaining);
+  }
+
+  private static boolean stillFenced(MysqlSession session) throws MysqlException {
+    SqlDialect dialect = session.dialect();
+    return dialect.readOnly(session) && dialect.replicaStatus(session).isEmpty();
   }
 }

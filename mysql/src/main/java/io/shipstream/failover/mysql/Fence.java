@@ -104,6 +104,24 @@ public final class Fence {
   }
 
   /**
+   * Lifts the fence: applications may write again (read_only, and super_read_only on MySQL, cleared
+   * in one statement, {@link SqlDialect#clearReadOnly}). The one unfence of the project: the
+   * activities' unfence of a failover's old primary, the watcher's unfence of a fenced active site
+   * and the sidecar's unfence of its own server (its boot fence, or the server's start-up
+   * read-only) all lift it.
+   *
+   * @param readBack whether to read the flags back afterwards, one more statement (the sidecar does
+   *     not: its next look at the server reads them anyway)
+   * @return whether the server accepts application writes now, as read back; true without reading
+   *     when not {@code readBack} (the statement was accepted)
+   */
+  public static boolean lift(MysqlSession session, boolean readBack) throws MysqlException {
+    SqlDialect dialect = session.dialect();
+    dialect.clearReadOnly(session);
+    return !readBack || dialect.writable(session);
+  }
+
+  /**
    * The fence waited out its lock wait (the session's lock_wait_timeout is set): an open
    * transaction, or a commit that began waiting for an acknowledgement after the first look. The
    * application's sessions are killed and the fence tried once more; a commit still waiting for an

@@ -60,7 +60,8 @@ public final class ReplicationStart {
     }
   }
 
-  private static void sleep(Duration duration) {
+  /** Sleeps; an interrupt ends the step (also {@link AppSessions#drainWhileFenced}'s pause between passes). */
+  static void sleep(Duration duration) {
     try {
       Thread.sleep(duration.toMillis());
     } catch (InterruptedException e) {

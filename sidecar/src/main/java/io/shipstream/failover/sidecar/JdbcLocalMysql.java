@@ -108,7 +108,7 @@ final class JdbcLocalMysql implements LocalMysql {
   @Override
   public void unfence() throws MysqlException {
     try (MysqlSession session = open(CHANGE)) {
-      session.dialect().clearReadOnly(session);
+      Fence.lift(session, false);
     }
   }
 

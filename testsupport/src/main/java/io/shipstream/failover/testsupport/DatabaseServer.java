@@ -1,5 +1,6 @@
 package io.shipstream.failover.testsupport;
 
+import io.shipstream.failover.model.gtid.GtidSet;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -153,6 +154,22 @@ public interface DatabaseServer extends AutoCloseable {
 
   /** Waits until this server has applied {@code gtidSet}. */
   void awaitReplicated(String gtidSet, Duration timeout);
+
+  /** Waits until this replica's IO thread has written {@code gtidSet} to its relay log (applied or not). */
+  default void awaitReceived(String gtidSet, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!GtidSet.parse(replicaStatus().gtidIoPos()).contains(GtidSet.parse(gtidSet))) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("relay log of " + name() + " does not reach " + gtidSet + " within " + timeout);
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
 
   /** Waits until this replica has applied everything {@code source} has in its binlog. */
   default void awaitCaughtUpWith(DatabaseServer source, Duration timeout) {

@@ -136,6 +136,10 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         return;
       }
       refused.remove(ref);
+      // Parsed once for this request: empty when malformed, which the workflow refuses as
+      // InvalidAnnotation, saying why; here it names no target and has no schedule to judge.
+      Optional<PlannedFailoverAnnotation> request = parse(annotation);
+      Optional<String> target = request.map(PlannedFailoverAnnotation::targetSite);
       if (current.map(PlannedFailoverRequests::paused).orElse(false)) {
         Optional<String> serving = remembered == null && plannedInFlight(current)
             ? starter.runs().runningPlannedServing(ref, annotation) : Optional.empty();
@@ -145,26 +149,27 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         }
         waiting.remove(ref);
         retryDelays.remove(ref);
-        rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.Paused.name(),
+        rejections.reject(ref, annotation, target.orElse(null), Reason.Paused.name(),
             "the group is paused (" + PauseAnnotation.ANNOTATION + "=true): no failover starts until the annotation is "
                 + "removed; request refused");
         refused.put(ref, annotation);
         metrics.request(RequestOutcome.REJECTED);
-        metrics.plannedRejected(target(annotation).orElse(null));
+        metrics.plannedRejected(target.orElse(null));
         return;
       }
-      Optional<String> badTime = plannedInFlight(current) ? Optional.empty() : scheduleProblem(annotation);
+      Optional<String> badTime = plannedInFlight(current) ? Optional.empty()
+          : request.flatMap(r -> r.scheduleProblem(clock.instant()));
       if (badTime.isPresent()) {
         // Refused before any workflow starts, as the workflow itself would (it judges again in
         // workflow time). Not while a planned failover is under way: after a restart this handler
         // meets its running scheduled request again, whose time may have passed meanwhile.
         waiting.remove(ref);
         retryDelays.remove(ref);
-        rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.InvalidSchedule.name(),
+        rejections.reject(ref, annotation, target.orElse(null), Reason.InvalidSchedule.name(),
             badTime.get() + "; request refused");
         refused.put(ref, annotation);
         metrics.request(RequestOutcome.REJECTED);
-        metrics.plannedRejected(target(annotation).orElse(null));
+        metrics.plannedRejected(target.orElse(null));
         return;
       }
       if (current.map(GroupDeletion::deleting).orElse(false)) {
@@ -175,7 +180,7 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
         refused.put(ref, annotation);
         return;
       }
-      var outcome = starter.startPlanned(ref, annotation, target(annotation));
+      var outcome = starter.startPlanned(ref, annotation, target);
       if (outcome instanceof FailoverStarter.Started start) {
         waiting.remove(ref);
         retryDelays.remove(ref);
@@ -195,13 +200,13 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
           retryLater(ref);
         } else {
           waiting.remove(ref);
-          rejections.reject(ref, annotation, target(annotation).orElse(null), Reason.ConcurrentOperation.name(),
+          rejections.reject(ref, annotation, target.orElse(null), Reason.ConcurrentOperation.name(),
               "a " + running.workflowType() + " workflow is running for this group; request refused");
           // Remembered as refused only once the refusal is written: a write that failed (the API
           // server down) is made again on the retry, never skipped as already refused.
           refused.put(ref, annotation);
           metrics.request(RequestOutcome.REJECTED);
-          metrics.plannedRejected(target(annotation).orElse(null));
+          metrics.plannedRejected(target.orElse(null));
         }
       }
     } catch (RuntimeException e) {
@@ -284,15 +289,6 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
     return Phase.named(phase).map(p -> !p.isTerminal()).orElse(false);
   }
 
-  private Optional<String> scheduleProblem(String annotation) {
-    try {
-      return PlannedFailoverAnnotation.parse(annotation).scheduleProblem(clock.instant());
-    } catch (IllegalArgumentException malformed) {
-      // The workflow refuses it as InvalidAnnotation, saying why.
-      return Optional.empty();
-    }
-  }
-
   /** Visible for tests: returns once everything queued before the call has been handled. */
   void awaitQueued() throws InterruptedException {
     queue.awaitQueued();
@@ -306,10 +302,11 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
     return PauseAnnotation.pauses(PauseAnnotation.read(group.annotation(PauseAnnotation.ANNOTATION)));
   }
 
-  private static Optional<String> target(String annotation) {
+  /** The request {@code annotation} makes; empty when it is malformed. */
+  private static Optional<PlannedFailoverAnnotation> parse(String annotation) {
     try {
-      return Optional.of(PlannedFailoverAnnotation.parse(annotation).targetSite());
-    } catch (IllegalArgumentException e) {
+      return Optional.of(PlannedFailoverAnnotation.parse(annotation));
+    } catch (IllegalArgumentException malformed) {
       return Optional.empty();
     }
   }

@@ -18,15 +18,16 @@ import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
+import io.shipstream.failover.mysql.Promotion;
 import io.shipstream.failover.mysql.RelayLogDrain;
 import io.shipstream.failover.mysql.ReplicaCatchUp;
 import io.shipstream.failover.mysql.ReplicaStatus;
 import io.shipstream.failover.mysql.ReplicationFailedException;
 import io.shipstream.failover.mysql.ReplicationNotConnectedException;
 import io.shipstream.failover.mysql.ReplicationStart;
-import io.shipstream.failover.mysql.SemiSync;
 import io.shipstream.failover.mysql.SourceChange;
 import io.shipstream.failover.mysql.SqlDialect;
+import io.shipstream.failover.mysql.StillReadOnlyException;
 import io.shipstream.failover.mysql.Timeouts;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
@@ -46,8 +47,10 @@ import org.slf4j.LoggerFactory;
  * The MySQL and MariaDB steps of a failover. Each call opens one admin connection, detects the
  * flavor and runs the flavor's statements through {@link SqlDialect}. Deadlines are absolute
  * instants from the workflow, compared with the injected clock, so a retry on another worker
- * continues the same budget instead of starting a new one. The statements live in the mysql
- * module; this class sizes each call's timeouts and turns its failures into Temporal's types.
+ * continues the same budget instead of starting a new one. The statements and procedures live in
+ * the mysql module ({@link Fence}, {@link Promotion}, {@link RelayLogDrain}, {@link ReplicaCatchUp},
+ * {@link AppSessions}, ...); this class opens their sessions, heartbeats, sizes each call's timeouts
+ * and turns its failures into Temporal's types.
  */
 public final class MysqlActivitiesImpl implements MysqlActivities {
   private static final Logger LOG = LoggerFactory.getLogger(MysqlActivitiesImpl.class);
@@ -162,8 +165,7 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   @Override
   public void unfence(MysqlTarget target) {
     withSession("unfence", target, STEP_TIMEOUT, false, session -> {
-      session.dialect().clearReadOnly(session);
-      if (!session.dialect().writable(session)) {
+      if (!Fence.lift(session, true)) {
         throw ApplicationFailure.newFailure(target + " is still read-only after unfencing", MysqlFailures.MYSQL_ERROR);
       }
       LOG.info("unfenced {}", target);
@@ -174,30 +176,10 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   @Override
   public DrainResult killAppConnections(MysqlTarget target, Instant deadline) {
     return withSession("killAppConnections", target, STEP_TIMEOUT, false, session -> {
-      int killed = 0;
-      List<Long> sessions = AppSessions.list(session);
-      // At least one pass even when the deadline has passed already: a retry still drains. The
-      // drain serves a fenced primary only: once the server is writable again (a rollback) or
-      // replicates (it rejoined as a replica), its sessions are legitimate and it stops by
-      // itself, so the workflow never has to cancel it.
-      while (!sessions.isEmpty() && stillFenced(session)) {
-        killed += AppSessions.kill(session, sessions);
-        heartbeat.beat(killed);
-        if (!clock.instant().isBefore(deadline)) {
-          break;
-        }
-        sleep(KILL_INTERVAL);
-        sessions = AppSessions.list(session);
-      }
-      int remaining = sessions.isEmpty() ? 0 : AppSessions.list(session).size();
-      LOG.info("drained {}: killed {} application sessions, {} remaining", target, killed, remaining);
-      return new DrainResult(killed, remaining);
+      AppSessions.Drained drained = AppSessions.drainWhileFenced(session, deadline, clock, KILL_INTERVAL,
+          heartbeat::beat);
+      return new DrainResult(drained.killed(), drained.remaining());
     });
-  }
-
-  private static boolean stillFenced(MysqlSession session) throws MysqlException {
-    SqlDialect dialect = session.dialect();
-    return dialect.readOnly(session) && dialect.replicaStatus(session).isEmpty();
   }
 
   @Override
@@ -216,167 +198,25 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
   public PromoteResult promote(MysqlTarget target, Instant relayDrainDeadline, SemiSyncSettings semiSync,
       boolean caughtUpFromFencedSource) {
     return withSession("promote", target, PROMOTE_TIMEOUT, true, session -> {
-      if (caughtUpFromFencedSource && semiSync == null) {
-        Optional<PromoteResult> promoted = promoteInOneExchange(target, session);
-        if (promoted.isPresent()) {
-          return promoted.get();
-        }
-      }
-      return promoteStepByStep(target, session, relayDrainDeadline, semiSync);
-    });
-  }
-
-  /**
-   * The promotion of a server the caller proved caught up with its fenced direct source, as one
-   * exchange: the replica's status and positions (read first, as the step-by-step promotion does,
-   * but only checked afterwards), replication stopped and forgotten, read-only cleared and read
-   * back, and the positions. A retry after the promotion already happened sends the same: neither
-   * flavor refuses STOP/RESET on a server that is no replica (MySQL 9.7 warns 3084, MariaDB 10.11
-   * warns 1255). Empty when the server refused a statement anyway (the statements after it are not
-   * run): the step-by-step promotion then does what is left, or reports the refusal as it always did.
-   */
-  private Optional<PromoteResult> promoteInOneExchange(MysqlTarget target, MysqlSession session) throws MysqlException {
-    SqlDialect dialect = session.dialect();
-    List<List<Map<String, String>>> results;
-    try {
-      // Four results: the statements that change something return none.
-      results = session.queryAll(dialect.replicaStatusQuery() + "; " + dialect.positionsQuery() + "; "
-          + dialect.stopAndForgetSourceStatements() + "; " + dialect.clearReadOnlyStatement() + "; "
-          + dialect.writableQuery() + "; " + dialect.positionsQuery());
-    } catch (MysqlException e) {
-      if (e.connectionProblem()) {
-        throw e;
-      }
-      LOG.info("promoting {} in one exchange was refused ({}): promoting it step by step", target, e.describe());
-      return Optional.empty();
-    }
-    Instant writableAt = session.lastExchangeMiddle(clock);
-    Optional<ReplicaStatus> replica = dialect.replicaStatus(results.get(0));
-    SqlDialect.Positions before = dialect.positions(results.get(1).get(0));
-    if (replica.isPresent()) {
-      warnIfRelayWasNotApplied(target, replica.get(), before.applied());
-    }
-    if (!dialect.writable(results.get(2).get(0))) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          target + " still reports read-only after clearing it", MysqlFailures.PROMOTE_FAILED);
-    }
-    PromoteResult result = new PromoteResult(dialect.positions(results.get(3).get(0)).executed(), before.executed(),
-        writableAt);
-    LOG.info("promoted {} in one exchange: writable at gtid {}", target, result.gtidExecuted());
-    return Optional.of(result);
-  }
-
-  /**
-   * After a promotion in one exchange: what the server had received but not applied when
-   * replication was stopped was discarded with the relay log. The caller proved there was none (the
-   * lag gate against the fenced direct source), so this happens only when someone re-pointed the
-   * server at another source during the failover; it is reported, not undone.
-   */
-  private static void warnIfRelayWasNotApplied(MysqlTarget target, ReplicaStatus replica, GtidSet applied) {
-    String receivedText = replica.receivedGtidSet();
-    GtidSet received;
-    try {
-      received = GtidSet.parse(receivedText);
-    } catch (IllegalArgumentException e) {
-      LOG.error("promoted {} in one exchange, but its received set '{}' could not be read: transactions in its relay"
-          + " log may have been discarded unapplied", target, receivedText);
-      return;
-    }
-    if (!GtidWait.contains(applied, received)) {
-      String lacking;
+      Promotion.Promoted promoted;
       try {
-        lacking = received.subtract(applied).toString();
-      } catch (RuntimeException e) {
-        lacking = "those of " + received + " beyond " + applied;
+        promoted = new Promotion(session, clock, heartbeat::beat).run(relayDrainDeadline, semiSync,
+            caughtUpFromFencedSource);
+      } catch (StillReadOnlyException e) {
+        throw ApplicationFailure.newNonRetryableFailure(
+            target + " still reports read-only after clearing it", MysqlFailures.PROMOTE_FAILED);
       }
-      LOG.error("promoted {} in one exchange, but it had received transactions it had not applied: {} (from {}:{})"
-          + " were discarded with its relay log. The caller had found it caught up with its fenced direct source,"
-          + " which only a re-pointing during the failover undoes; compare these with its new writes", target, lacking,
-          replica.sourceHost(), replica.sourcePort());
-    }
-  }
-
-  /**
-   * The promotion when the relay log may hold unapplied transactions, or with semi-sync settings:
-   * the replica's state is read first and the relay drained when needed, then replication ended.
-   */
-  private PromoteResult promoteStepByStep(MysqlTarget target, MysqlSession session, Instant relayDrainDeadline,
-      SemiSyncSettings semiSync) throws MysqlException {
-    SqlDialect dialect = session.dialect();
-    // First exchange: the replica's status and what is applied. After the lag gate the relay log
-    // is applied already (the fenced source sends nothing more), and nothing needs draining.
-    List<List<Map<String, String>>> read = session.queryAll(dialect.replicaStatusQuery() + "; "
-        + dialect.positionsQuery());
-    Optional<ReplicaStatus> replica = dialect.replicaStatus(read.get(0));
-    SqlDialect.Positions positions = dialect.positions(read.get(1).get(0));
-    String relayAppliedUpTo = positions.executed();
-    StringBuilder promotion = new StringBuilder();
-    if (replica.isPresent()) {
-      if (!GtidWait.contains(positions.applied(), GtidSet.parse(replica.get().receivedGtidSet()))) {
-        relayAppliedUpTo = new RelayLogDrain(session, clock, heartbeat::beat).drain(replica.get(), relayDrainDeadline);
-      }
-      promotion.append(dialect.stopAndForgetSourceStatements()).append("; ");
-    }
-    // Not a replica: promoted already (a retry), or a server that never replicated.
-    if (semiSync != null) {
-      // Before the first write: the new primary's first commits already wait for an acknowledgement.
-      if (!promotion.isEmpty()) {
-        session.queryAll(promotion.toString());
-        promotion.setLength(0);
-      }
-      SemiSync.Outcome outcome = SemiSync.apply(session, semiSync);
-      if (outcome.changed()) {
-        LOG.info("semi-sync on {} before it takes writes: {}", target, outcome.changes());
-      }
-    }
-    // Last exchange: replication ended, the read-only flag cleared, and read back.
-    promotion.append(dialect.clearReadOnlyStatement()).append("; ").append(dialect.writableQuery()).append("; ")
-        .append(dialect.positionsQuery());
-    List<List<Map<String, String>>> promoted = session.queryAll(promotion.toString());
-    Instant writableAt = session.lastExchangeMiddle(clock);
-    if (!dialect.writable(promoted.get(0).get(0))) {
-      throw ApplicationFailure.newNonRetryableFailure(
-          target + " still reports read-only after clearing it", MysqlFailures.PROMOTE_FAILED);
-    }
-    PromoteResult result = new PromoteResult(dialect.positions(promoted.get(1).get(0)).executed(), relayAppliedUpTo,
-        writableAt);
-    LOG.info("promoted {}: writable at gtid {}", target, result.gtidExecuted());
-    return result;
+      return new PromoteResult(promoted.gtidExecuted(), promoted.relayAppliedUpTo(), promoted.writableAt());
+    });
   }
 
   @Override
   public StoppedReplica drainAndStopReplica(MysqlTarget target, Instant relayDrainDeadline) {
     return withSession("drainAndStopReplica", target, PROMOTE_TIMEOUT, false, session -> {
-      SqlDialect dialect = session.dialect();
-      boolean logsReplicaUpdates = dialect.logsReplicaUpdates(session);
-      Optional<ReplicaStatus> replica = dialect.replicaStatus(session);
-      if (replica.isEmpty()) {
-        return new StoppedReplica(dialect.appliedGtidSet(session).toString(), null, false, logsReplicaUpdates);
-      }
-      // A delay lifted while the IO thread still runs, where only that keeps the relay log (MySQL).
-      if (replica.get().delayed() && replica.get().ioActive()) {
-        dialect.liftDelayWhileReceiving(session, replica.get());
-        replica = dialect.replicaStatus(session);
-      }
-      // The IO thread first: from then on the relay log holds everything this server will ever
-      // get from the failed primary, so the set returned below is final.
-      if (replica.isPresent() && replica.get().ioActive()) {
-        dialect.stopIoThread(session);
-        replica = dialect.replicaStatus(session);
-      }
-      ReplicaStatus status = replica.orElseThrow(() -> new MysqlException("replication vanished while stopping it"));
-      String applied = new RelayLogDrain(session, clock, heartbeat::beat).drain(status, relayDrainDeadline);
-      if (!status.ioActive() && GtidWait.contains(GtidSet.parse(applied), GtidSet.parse(status.receivedGtidSet()))) {
-        // All that arrived whole is applied: what the applier may still hold is a partial transaction.
-        dialect.stopReplicaDrained(session);
-      } else {
-        dialect.stopReplica(session);
-      }
-      String received = dialect.replicaStatus(session).orElse(status).receivedGtidSet();
-      StoppedReplica result = new StoppedReplica(
-          dialect.appliedGtidSet(session).toString(), received, true, logsReplicaUpdates);
-      LOG.info("stopped replication on {}: executed {}, received {}", target, result.gtidExecuted(), received);
-      return result;
+      RelayLogDrain.Stopped stopped = new RelayLogDrain(session, clock, heartbeat::beat).drainAndStop(
+          relayDrainDeadline);
+      return new StoppedReplica(stopped.gtidExecuted(), stopped.gtidReceived(), stopped.wasReplica(),
+          stopped.logsReplicaUpdates());
     });
   }
 
@@ -499,14 +339,5 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
 
   private static Timeouts timeouts(Duration socketTimeout) {
     return new Timeouts(CONNECT_TIMEOUT, socketTimeout);
-  }
-
-  static void sleep(Duration duration) {
-    try {
-      Thread.sleep(duration.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("interrupted", e);
-    }
   }
 }

@@ -3,12 +3,12 @@ package io.shipstream.failover.activities.sidecar;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.wire.SidecarStatusAnswer;
+import io.shipstream.failover.wire.SidecarStatusClient;
 import io.shipstream.failover.wire.Wire;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -22,7 +22,7 @@ import java.util.function.Supplier;
 final class SidecarClient {
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(1);
 
-  private final HttpClient http;
+  private final SidecarStatusClient client;
   /** The credential of the group asked about, per request; null sends none. */
   private final Supplier<SharedToken> tokens;
 
@@ -34,7 +34,9 @@ final class SidecarClient {
   /** {@code tokens}: the credential of the group asked about; https URLs verified with {@code tls}'s CA. */
   SidecarClient(Supplier<SharedToken> tokens, ControlPlaneTls tls) {
     this.tokens = tokens;
-    this.http = HttpClient.newBuilder().connectTimeout(REQUEST_TIMEOUT).sslContext(tls.clientContext()).build();
+    this.client = new SidecarStatusClient(
+        HttpClient.newBuilder().connectTimeout(REQUEST_TIMEOUT).sslContext(tls.clientContext()).build(),
+        REQUEST_TIMEOUT);
   }
 
   /**
@@ -50,8 +52,7 @@ final class SidecarClient {
   /** The status after a tick run now; an older sidecar without the endpoint answers its current status. */
   Snapshot tick(URI base) throws IOException, InterruptedException {
     SharedToken token = tokens.get();
-    HttpResponse<String> response = http.send(request(base, "/tick", token).POST(HttpRequest.BodyPublishers.noBody())
-        .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> response = client.send(base.toString(), "/tick", true, authorization(token));
     if (response.statusCode() == 404 || response.statusCode() == 405) {
       return status(base);
     }
@@ -60,33 +61,26 @@ final class SidecarClient {
 
   Snapshot status(URI base) throws IOException, InterruptedException {
     SharedToken token = tokens.get();
-    return parse(http.send(request(base, "/status", token).GET().build(), HttpResponse.BodyHandlers.ofString()),
-        token != null);
+    return parse(client.send(base.toString(), "/status", false, authorization(token)), token != null);
   }
 
-  private HttpRequest.Builder request(URI base, String path, SharedToken token) {
-    String root = base.toString().endsWith("/") ? base.toString().substring(0, base.toString().length() - 1)
-        : base.toString();
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + path)).timeout(REQUEST_TIMEOUT);
-    if (token != null) {
-      request.header("Authorization", token.authorization());
-    }
-    return request;
+  private static String authorization(SharedToken token) {
+    return token == null ? null : token.authorization();
   }
 
   static Snapshot parse(HttpResponse<String> response, boolean tokenSent) throws IOException {
-    if (response.statusCode() == 401 || response.statusCode() == 403) {
+    String body;
+    try {
+      body = SidecarStatusClient.body(response);
+    } catch (SidecarStatusClient.Refused e) {
       throw new Refused(tokenSent
-          ? "the sidecar refused the token (" + response.statusCode() + "): the group's spec.sidecar.tokenSecretRef "
+          ? "the sidecar refused the token (" + e.status() + "): the group's spec.sidecar.tokenSecretRef "
               + "Secret must hold the token its sidecars have (or, naming none, the worker's AUTH_TOKEN_FILE or "
               + "AUTH_TOKEN the sidecars' shared token)"
-          : "the sidecar refused the request (" + response.statusCode() + "): the worker has no sidecar token; "
+          : "the sidecar refused the request (" + e.status() + "): the worker has no sidecar token; "
               + "set AUTH_TOKEN_FILE or AUTH_TOKEN to the sidecars' shared token");
     }
-    if (response.statusCode() != 200) {
-      throw new IOException("HTTP " + response.statusCode() + " from " + response.uri());
-    }
-    return parse(response.body());
+    return parse(body);
   }
 
   /**

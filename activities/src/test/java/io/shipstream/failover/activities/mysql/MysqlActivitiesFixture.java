@@ -1,10 +1,8 @@
 package io.shipstream.failover.activities.mysql;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.StaticCredentialsProvider;
@@ -128,15 +126,6 @@ abstract class MysqlActivitiesFixture {
 
   /** Waits until the replica's IO thread has written {@code gtid} to its relay log. */
   static void awaitReceived(DatabaseServer server, String gtid) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!GtidSet.parse(server.replicaStatus().gtidIoPos()).contains(GtidSet.parse(gtid))) {
-      assertThat(System.nanoTime()).as("relay log of %s reaches %s", server, gtid).isLessThan(deadline);
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException(e);
-      }
-    }
+    server.awaitReceived(gtid, Duration.ofSeconds(10));
   }
 }

@@ -40,7 +40,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The MySQL activities that move the primary, against two real servers of each flavor (MySQL 9.7
@@ -137,36 +136,6 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     assertThat(state.replicaConfigured()).isFalse();
     insert(openAppConnection(replica), 3);
     assertThat(DatabaseCluster.writtenIds(replica)).containsExactly(1L, 2L, 3L);
-  }
-
-  /**
-   * A caller that said "caught up" wrongly (possible only if someone re-pointed the target during
-   * the failover): the promotion in one exchange does not look before it stops replication, so what
-   * was received but not applied goes with the relay log. It is not undone, and the promotion
-   * stands, but an ERROR names what may have been discarded.
-   */
-  @FlavorTest
-  void aPromotionAsCaughtUpThatFindsTheRelayLogUnappliedNamesWhatWasDiscarded(Flavor flavor) {
-    start(flavor);
-    FenceResult fenced = fencedWithTheReplicaNotApplying(5);
-    ch.qos.logback.classic.Logger logger =
-        (ch.qos.logback.classic.Logger) LoggerFactory.getLogger(MysqlActivitiesImpl.class);
-    ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> logged =
-        new ch.qos.logback.core.read.ListAppender<>();
-    logged.start();
-    logger.addAppender(logged);
-    PromoteResult promoted;
-    try {
-      promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, true);
-    } finally {
-      logger.detachAppender(logged);
-    }
-
-    assertThat(activities.inspect(target("pdx", replica)).readOnly()).isFalse();
-    assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isFalse();
-    assertThat(logged.list).filteredOn(e -> e.getLevel() == ch.qos.logback.classic.Level.ERROR)
-        .singleElement().satisfies(e -> assertThat(e.getFormattedMessage())
-            .contains("had received transactions it had not applied").contains("discarded"));
   }
 
   @FlavorTest

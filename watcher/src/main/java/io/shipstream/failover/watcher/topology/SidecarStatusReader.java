@@ -6,11 +6,10 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.wire.SidecarStatusAnswer;
+import io.shipstream.failover.wire.SidecarStatusClient;
 import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,7 +27,7 @@ final class SidecarStatusReader {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
 
-  private final HttpClient http;
+  private final SidecarStatusClient client;
   /** The credential a group's sidecars are asked with; null sends none. */
   private final Function<GroupRef, SharedToken> tokens;
 
@@ -43,7 +42,8 @@ final class SidecarStatusReader {
    */
   SidecarStatusReader(Function<GroupRef, SharedToken> tokens, ControlPlaneTls tls) {
     this.tokens = tokens;
-    this.http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).sslContext(tls.clientContext()).build();
+    this.client = new SidecarStatusClient(
+        HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).sslContext(tls.clientContext()).build(), REQUEST_TIMEOUT);
   }
 
   /** The sidecar turned this group's credential away (401 or 403). */
@@ -123,27 +123,23 @@ final class SidecarStatusReader {
   }
 
   private SidecarStatusAnswer status(GroupRef group, String sidecarUrl) throws IOException, InterruptedException {
-    String root = sidecarUrl.endsWith("/") ? sidecarUrl.substring(0, sidecarUrl.length() - 1) : sidecarUrl;
-    HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(root + "/status")).timeout(REQUEST_TIMEOUT).GET();
     SharedToken token;
     try {
       token = tokens.apply(group);
     } catch (SidecarCredentials.UnavailableException e) {
       throw new CredentialUnavailable(e.getMessage());
     }
-    if (token != null) {
-      request.header("Authorization", token.authorization());
-    }
-    HttpResponse<String> response = http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-    if (response.statusCode() == 401 || response.statusCode() == 403) {
-      throw new Refused(response.statusCode(), "the sidecar at " + response.uri().getHost() + " refused the group's "
-          + "credential (HTTP " + response.statusCode() + ")");
-    }
-    if (response.statusCode() != 200) {
-      throw new IOException("HTTP " + response.statusCode() + " from " + response.uri());
+    HttpResponse<String> response = client.send(sidecarUrl, "/status", false,
+        token == null ? null : token.authorization());
+    String body;
+    try {
+      body = SidecarStatusClient.body(response);
+    } catch (SidecarStatusClient.Refused e) {
+      throw new Refused(e.status(), "the sidecar at " + response.uri().getHost() + " refused the group's "
+          + "credential (HTTP " + e.status() + ")");
     }
     try {
-      return Wire.read(response.body(), SidecarStatusAnswer.class);
+      return Wire.read(body, SidecarStatusAnswer.class);
     } catch (IllegalArgumentException e) {
       throw new IOException("unreadable status from " + response.uri().getHost() + ": " + e.getMessage(), e);
     }

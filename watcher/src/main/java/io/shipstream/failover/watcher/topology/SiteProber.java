@@ -131,8 +131,7 @@ public final class SiteProber implements SiteConnector {
   @Override
   public void unfence(GroupRef group, GroupConfig config, SiteSpec site) throws MysqlException {
     try (MysqlSession session = open(group, config, site)) {
-      session.dialect().clearReadOnly(session);
-      if (!session.dialect().writable(session)) {
+      if (!Fence.lift(session, true)) {
         throw new IllegalStateException(site.name() + " is still read-only after read_only was cleared");
       }
     }

@@ -127,4 +127,30 @@ class SiteProberIT {
       assertThat(pollSessions(server)).as("the group's poll connections after forget").isEmpty();
     }
   }
+
+  /**
+   * The watcher's fence and unfence of a site ({@code Fence.apply}, {@code Fence.lift} read back),
+   * as its polls see them.
+   */
+  @FlavorTest
+  void aFencedSiteIsUnfencedAndPollsWritableAgain(Flavor flavor) throws Exception {
+    flavor.assumeAvailable();
+    try (DatabaseServer server = flavor.start(Path.of("target", "it-site-prober-unfence"),
+        flavor.name().toLowerCase(Locale.ROOT))) {
+      GroupConfig config = config(server, flavor);
+      SiteSpec iad = config.sites().get(0);
+      SiteProber prober = new SiteProber(new StaticCredentialsProvider(LOGIN), Clock.systemUTC());
+      try {
+        prober.fence(GROUP, config, iad);
+        assertThat(prober.probe(GROUP, config, iad).readOnly()).isTrue();
+
+        prober.unfence(GROUP, config, iad);
+
+        assertThat(prober.probe(GROUP, config, iad).readOnly()).isFalse();
+        assertThat(server.queryString("SELECT @@global.read_only")).isEqualTo("0");
+      } finally {
+        prober.close();
+      }
+    }
+  }
 }

@@ -63,15 +63,32 @@ public final class PlannedFailoverPlanner {
   /** A request that names a known candidate site of a valid spec. */
   public record CheckedRequest(GroupConfig config, PlannedFailoverAnnotation annotation) implements Precheck {}
 
+  /**
+   * An annotation value read once for a whole request: the request it makes, or (null) the
+   * refusal of a malformed value, {@code malformed}.
+   */
+  public record ParsedRequest(PlannedFailoverAnnotation annotation, Reject malformed) {
+    public static ParsedRequest of(String annotationValue) {
+      try {
+        return new ParsedRequest(PlannedFailoverAnnotation.parse(annotationValue), null);
+      } catch (IllegalArgumentException e) {
+        return new ParsedRequest(null, new Reject(Reason.InvalidAnnotation, "invalid planned-failover annotation '"
+            + (annotationValue == null ? "" : annotationValue) + "': " + e.getMessage(), null));
+      }
+    }
+  }
+
   /** Parses and checks the request against the spec; a {@link Reject} means no server is touched. */
   public static Precheck precheck(GroupSnapshot snapshot, String annotationValue) {
-    PlannedFailoverAnnotation annotation;
-    try {
-      annotation = PlannedFailoverAnnotation.parse(annotationValue);
-    } catch (IllegalArgumentException e) {
-      return new Reject(Reason.InvalidAnnotation, "invalid planned-failover annotation '"
-          + (annotationValue == null ? "" : annotationValue) + "': " + e.getMessage(), null);
+    return precheck(snapshot, ParsedRequest.of(annotationValue));
+  }
+
+  /** Checks the request parsed already against the spec; a {@link Reject} means no server is touched. */
+  public static Precheck precheck(GroupSnapshot snapshot, ParsedRequest request) {
+    if (request.malformed() != null) {
+      return request.malformed();
     }
+    PlannedFailoverAnnotation annotation = request.annotation();
     GroupConfig config;
     try {
       config = GroupConfig.resolve(snapshot.spec());

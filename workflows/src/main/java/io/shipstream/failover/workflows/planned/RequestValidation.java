@@ -11,6 +11,7 @@ import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Decision;
+import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.ParsedRequest;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Defer;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
@@ -42,10 +43,12 @@ final class RequestValidation {
   /** Returns the plan; throws a {@link FailoverAbort} when the request is refused or given up. */
   Plan validate(GroupSnapshot snapshot) {
     FailoverProgress progress = run.progress;
-    snapshot = waitForSchedule(snapshot);
+    // Parsed once for the whole request: the schedule, every validation and re-validation read it.
+    ParsedRequest parsed = ParsedRequest.of(run.annotation);
+    snapshot = waitForSchedule(snapshot, parsed);
     while (true) {
       run.enter(Phase.Validating, "validating request " + run.annotation);
-      var pre = PlannedFailoverPlanner.precheck(snapshot, run.annotation);
+      var pre = PlannedFailoverPlanner.precheck(snapshot, parsed);
       if (pre instanceof Reject reject) {
         throw refused(reject);
       }
@@ -86,21 +89,16 @@ final class RequestValidation {
    * start came late), not when the time comes. A request without a time, or a malformed one (which
    * Validating refuses), returns at once.
    */
-  private GroupSnapshot waitForSchedule(GroupSnapshot snapshot) {
-    PlannedFailoverAnnotation request;
-    try {
-      request = PlannedFailoverAnnotation.parse(run.annotation);
-    } catch (IllegalArgumentException malformed) {
-      return snapshot;
-    }
-    if (request.at().isEmpty()) {
+  private GroupSnapshot waitForSchedule(GroupSnapshot snapshot, ParsedRequest parsed) {
+    PlannedFailoverAnnotation request = parsed.annotation();
+    if (request == null || request.at().isEmpty()) {
       return snapshot;
     }
     FailoverProgress progress = run.progress;
     Instant at = request.at().get();
     progress.scheduledAt = at;
     progress.target = request.targetSite();
-    if (PlannedFailoverPlanner.precheck(snapshot, run.annotation) instanceof Reject reject) {
+    if (PlannedFailoverPlanner.precheck(snapshot, parsed) instanceof Reject reject) {
       throw refused(reject);
     }
     Optional<String> problem = request.scheduleProblem(FailoverRun.now());
