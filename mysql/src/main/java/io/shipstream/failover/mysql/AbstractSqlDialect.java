@@ -14,19 +14,17 @@ import java.util.Optional;
  * id are read, and every procedure of its own.
  */
 abstract class AbstractSqlDialect implements SqlDialect {
-  /** "Slave" or "Replica", as the status columns spell it; upper case in statements. */
-  private final String replica;
+  /**
+   * A flavor's words for replication. {@code replica}: "Slave" or "Replica", and {@code source}:
+   * "Master" or "Source", as the status columns spell them (upper case in statements);
+   * {@code changeSourceTo}: "CHANGE MASTER TO" or "CHANGE REPLICATION SOURCE TO".
+   */
+  record Words(String replica, String source, String changeSourceTo) {}
 
-  /** "Master" or "Source", as the status columns spell it; upper case in statements. */
-  private final String source;
+  private final Words words;
 
-  /** "CHANGE MASTER TO" or "CHANGE REPLICATION SOURCE TO". */
-  private final String changeSourceTo;
-
-  AbstractSqlDialect(String replica, String source, String changeSourceTo) {
-    this.replica = replica;
-    this.source = source;
-    this.changeSourceTo = changeSourceTo;
+  AbstractSqlDialect(Words words) {
+    this.words = words;
   }
 
   /** The CHANGE option that positions the channel by GTID. */
@@ -42,7 +40,7 @@ abstract class AbstractSqlDialect implements SqlDialect {
   abstract String sourceIdColumn();
 
   private String statementWord() {
-    return replica.toUpperCase(Locale.ROOT);
+    return words.replica().toUpperCase(Locale.ROOT);
   }
 
   @Override
@@ -57,6 +55,8 @@ abstract class AbstractSqlDialect implements SqlDialect {
 
   @Override
   public Optional<ReplicaStatus> replicaStatus(List<Map<String, String>> rows) {
+    String replica = words.replica();
+    String source = words.source();
     return rows.stream().findFirst().map(r -> new ReplicaStatus(
         r.get(replica + "_IO_Running"),
         "Yes".equalsIgnoreCase(r.get(replica + "_SQL_Running")),
@@ -120,8 +120,8 @@ abstract class AbstractSqlDialect implements SqlDialect {
 
   /** The statement {@link #changeSource} runs, with a parameter for each value it is given. */
   String changeSourceStatement(ChannelTls tls) {
-    String option = source.toUpperCase(Locale.ROOT);
-    String statement = changeSourceTo + " " + option + "_HOST = ?, " + option + "_PORT = ?, " + option + "_USER = ?, "
+    String option = words.source().toUpperCase(Locale.ROOT);
+    String statement = words.changeSourceTo() + " " + option + "_HOST = ?, " + option + "_PORT = ?, " + option + "_USER = ?, "
         + option + "_PASSWORD = ?, " + gtidPositioning() + ", " + option + "_CONNECT_RETRY = 2" + loginOptions(tls)
         + ", " + option + "_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS;
     if (!tls.mode().encrypted()) {

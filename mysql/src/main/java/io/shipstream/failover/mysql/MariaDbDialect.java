@@ -19,7 +19,7 @@ final class MariaDbDialect extends AbstractSqlDialect {
   static final MariaDbDialect INSTANCE = new MariaDbDialect();
 
   private MariaDbDialect() {
-    super("Slave", "Master", "CHANGE MASTER TO");
+    super(new Words("Slave", "Master", "CHANGE MASTER TO"));
   }
 
   @Override

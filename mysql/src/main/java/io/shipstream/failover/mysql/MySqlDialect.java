@@ -18,7 +18,7 @@ final class MySqlDialect extends AbstractSqlDialect {
   static final MySqlDialect INSTANCE = new MySqlDialect();
 
   private MySqlDialect() {
-    super("Replica", "Source", "CHANGE REPLICATION SOURCE TO");
+    super(new Words("Replica", "Source", "CHANGE REPLICATION SOURCE TO"));
   }
 
   @Override
