@@ -100,10 +100,7 @@ class SemiSyncDurabilityIT extends StackPerTest {
   @FlavorTest
   void preferredFallsBackWhenTheOnlyReplicaDiesAndRequiredHoldsTheCommit(Flavor flavor) throws Exception {
     // The monitor watches but does not act: the dead replica is the point, not a failover.
-    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, false));
-    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "preferred", "2s", 1, null)));
-    awaitSemiSync(s -> Boolean.TRUE.equals(s.enabled()) && s.clients() != null && s.clients() == 1,
-        "semi-sync on iad with pdx acknowledging");
+    startWithSemiSync(flavor, false, "preferred", "2s");
     // Switching semi-sync on is no fall-back: the source side is on a moment before pdx's IO thread
     // reconnects with its replica side, and that moment is not reported.
     assertThat(stack.api().eventReasons()).as("no fall-back reported while semi-sync was switched on")
@@ -170,8 +167,7 @@ class SemiSyncDurabilityIT extends StackPerTest {
    */
   @FlavorTest
   void removedFromTheSpecItIsOffOnEveryServerAndTheNewPrimaryWritesAtOnce(Flavor flavor) throws Exception {
-    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, true));
-    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "required", "30s", 1, null)));
+    startWithSemiSync(flavor, true, "required", "30s");
     awaitSemiSync(s -> "iad".equals(s.primary()) && Boolean.TRUE.equals(s.enabled()) && s.clients() != null
         && s.clients() == 1, "semi-sync on iad with pdx acknowledging");
     stack.api().annotate("pdx");
@@ -218,12 +214,9 @@ class SemiSyncDurabilityIT extends StackPerTest {
    */
   @FlavorTest
   void aKilledPrimarysUnacknowledgedTailIsTruncatedOnMariaDbAndHeldDivergentOnMySql(Flavor flavor) throws Exception {
-    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, true));
     // Required: the commit waits for pdx even while pdx's IO thread is stopped (preferred would
     // turn asynchronous at once, with no semi-synchronous replica connected).
-    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "required", "60s", 1, null)));
-    awaitSemiSync(s -> Boolean.TRUE.equals(s.enabled()) && s.clients() != null && s.clients() == 1,
-        "semi-sync on iad with pdx acknowledging");
+    startWithSemiSync(flavor, true, "required", "60s");
     // Switching semi-sync on is no fall-back: the source side is on a moment before pdx's IO thread
     // reconnects with its replica side, and that moment is not reported.
     assertThat(stack.api().eventReasons()).as("no fall-back reported while semi-sync was switched on")
@@ -256,6 +249,18 @@ class SemiSyncDurabilityIT extends StackPerTest {
       assertThat(iad.isReadOnly()).isTrue();
       System.out.println("MYSQL: " + stack.api().eventMessages("RecoveryBlocked"));
     }
+  }
+
+  /**
+   * Starts iad, the primary, and pdx ({@code monitorActs}: the monitor fails over, fences and
+   * recovers, or only watches), switches semi-sync on in {@code mode} with {@code timeout}, and
+   * waits until iad has it on with pdx acknowledging.
+   */
+  private void startWithSemiSync(Flavor flavor, boolean monitorActs, String mode, String timeout) {
+    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, monitorActs));
+    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, mode, timeout, 1, null)));
+    awaitSemiSync(s -> Boolean.TRUE.equals(s.enabled()) && s.clients() != null && s.clients() == 1,
+        "semi-sync on iad with pdx acknowledging");
   }
 
   /** An application's commit of row {@code id} on {@code server}, in the background: it may wait for an acknowledgement. */
