@@ -2,6 +2,10 @@ package io.shipstream.failover.kube;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.client.dsl.Resource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.utils.Serialization;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -40,6 +44,17 @@ public final class JsonPatch {
       sb.append('/').append(escape(s));
     }
     return sb.toString();
+  }
+
+  /**
+   * Removes annotation {@code key} from {@code resource} only while it still holds {@code value}:
+   * a value changed or removed meanwhile is somebody's new word, and the server refuses the patch
+   * (422 or 409), which is thrown for the caller to leave it alone.
+   */
+  public static void removeAnnotationIfUnchanged(Resource<?> resource, String key, String value) {
+    String path = pointer("metadata", "annotations", key);
+    resource.patch(PatchContext.of(PatchType.JSON),
+        Serialization.asJson(new JsonPatch().test(path, value).remove(path).operations()));
   }
 
   /** Fails the whole patch, atomically on the server, unless the value at path equals value. */

@@ -29,15 +29,15 @@ public record ChannelReport(boolean configured, boolean sslAllowed, String caFil
   static ChannelReport of(List<Map<String, String>> rows, boolean mariadb) {
     String p = mariadb ? "Master_" : "Source_";
     for (Map<String, String> r : rows) {
-      if (mariadb && !MariaDbDialect.nullToEmpty(r.get("Connection_name")).isEmpty()) {
+      if (mariadb && !AbstractSqlDialect.nullToEmpty(r.get("Connection_name")).isEmpty()) {
         continue;
       }
       Integer errno = ReplicaStatus.parseInt(r.get("Last_IO_Errno"));
-      return new ChannelReport(true, "Yes".equalsIgnoreCase(MariaDbDialect.nullToEmpty(r.get(p + "SSL_Allowed"))),
-          MariaDbDialect.nullToEmpty(r.get(p + "SSL_CA_File")), MariaDbDialect.nullToEmpty(r.get(p + "SSL_Cert")),
-          "Yes".equalsIgnoreCase(MariaDbDialect.nullToEmpty(r.get(p + "SSL_Verify_Server_Cert"))),
-          MariaDbDialect.nullToEmpty(r.get(mariadb ? "Slave_IO_Running" : "Replica_IO_Running")),
-          errno == null ? 0 : errno, MariaDbDialect.nullToEmpty(r.get("Last_IO_Error")));
+      return new ChannelReport(true, "Yes".equalsIgnoreCase(AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_Allowed"))),
+          AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_CA_File")), AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_Cert")),
+          "Yes".equalsIgnoreCase(AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_Verify_Server_Cert"))),
+          AbstractSqlDialect.nullToEmpty(r.get(mariadb ? "Slave_IO_Running" : "Replica_IO_Running")),
+          errno == null ? 0 : errno, AbstractSqlDialect.nullToEmpty(r.get("Last_IO_Error")));
     }
     return NONE;
   }

@@ -7,19 +7,20 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * MariaDB (10.5 and later). read_only binds every account without READ_ONLY ADMIN (SUPER before
  * 10.11), which the operator's account has and applications must not. With log_slave_updates,
  * gtid_binlog_pos holds every transaction the server has executed, replicated or its own.
  */
-final class MariaDbDialect implements SqlDialect {
+final class MariaDbDialect extends AbstractSqlDialect {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MariaDbDialect.class);
 
   static final MariaDbDialect INSTANCE = new MariaDbDialect();
 
-  private MariaDbDialect() {}
+  private MariaDbDialect() {
+    super(new Words("Slave", "Master", "CHANGE MASTER TO"));
+  }
 
   @Override
   public String flavor() {
@@ -104,33 +105,13 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public String stopAndForgetSourceStatements() {
-    return "STOP SLAVE; RESET SLAVE ALL";
+  String receivedGtids(Map<String, String> row) {
+    return nullToEmpty(row.get("Gtid_IO_Pos"));
   }
 
   @Override
-  public String replicaStatusQuery() {
-    return "SHOW SLAVE STATUS";
-  }
-
-  @Override
-  public Optional<ReplicaStatus> replicaStatus(List<Map<String, String>> rows) {
-    Optional<Map<String, String>> row = rows.stream().findFirst();
-    return row.map(
-        r ->
-            new ReplicaStatus(
-                r.get("Slave_IO_Running"),
-                "Yes".equalsIgnoreCase(r.get("Slave_SQL_Running")),
-                r.get("Master_Host"),
-                ReplicaStatus.parseInt(r.get("Master_Port")),
-                nullToEmpty(r.get("Gtid_IO_Pos")),
-                ReplicaStatus.parseLong(r.get("Seconds_Behind_Master")),
-                r.get("Last_IO_Error"),
-                r.get("Last_SQL_Error"),
-                r.get("Relay_Log_File"),
-                ReplicaStatus.parseLong(r.get("Relay_Log_Pos")),
-                ReplicaStatus.sourceId(r.get("Master_Server_Id")),
-                ReplicaStatus.parseLong(r.get("SQL_Delay"))));
+  String sourceIdColumn() {
+    return "Master_Server_Id";
   }
 
   /**
@@ -157,28 +138,8 @@ final class MariaDbDialect implements SqlDialect {
   }
 
   @Override
-  public void stopSqlThread(MysqlSession session) throws MysqlException {
-    session.execute("STOP SLAVE SQL_THREAD");
-  }
-
-  @Override
-  public void stopReplica(MysqlSession session) throws MysqlException {
-    session.execute("STOP SLAVE");
-  }
-
-  @Override
-  public void stopIoThread(MysqlSession session) throws MysqlException {
-    session.execute("STOP SLAVE IO_THREAD");
-  }
-
-  @Override
   public boolean logsReplicaUpdates(MysqlSession session) throws MysqlException {
     return session.queryFlag("SELECT @@global.log_bin") && session.queryFlag("SELECT @@global.log_slave_updates");
-  }
-
-  @Override
-  public void resetReplicaAll(MysqlSession session) throws MysqlException {
-    session.execute("RESET SLAVE ALL");
   }
 
   /**
@@ -191,29 +152,17 @@ final class MariaDbDialect implements SqlDialect {
   public void changeSource(MysqlSession session, String host, int port, String user, String password, ChannelTls tls)
       throws MysqlException {
     session.execute("SET GLOBAL gtid_slave_pos = ?", positions(session).perDomainMax().toString());
-    if (!tls.mode().encrypted()) {
-      session.execute(
-          "CHANGE MASTER TO MASTER_HOST = ?, MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?,"
-              + " MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 2, MASTER_HEARTBEAT_PERIOD = "
-              + SOURCE_HEARTBEAT_PERIOD_SECONDS,
-          host, port, user, password);
-      return;
-    }
-    session.execute(
-        "CHANGE MASTER TO MASTER_HOST = ?, MASTER_PORT = ?, MASTER_USER = ?, MASTER_PASSWORD = ?,"
-            + " MASTER_USE_GTID = slave_pos, MASTER_CONNECT_RETRY = 2, MASTER_HEARTBEAT_PERIOD = "
-            + SOURCE_HEARTBEAT_PERIOD_SECONDS + ", MASTER_SSL = 1, MASTER_SSL_CA = ?, MASTER_SSL_CERT = ?,"
-            + " MASTER_SSL_KEY = ?, MASTER_SSL_VERIFY_SERVER_CERT = " + (tls.mode().verifiesIdentity() ? 1 : 0),
-        host, port, user, password, orEmpty(tls.caFileForMode()), orEmpty(tls.certFile()), orEmpty(tls.keyFile()));
-  }
-
-  static String orEmpty(String value) {
-    return value == null ? "" : value;
+    super.changeSource(session, host, port, user, password, tls);
   }
 
   @Override
-  public void startReplica(MysqlSession session) throws MysqlException {
-    session.execute("START SLAVE");
+  String gtidPositioning() {
+    return "MASTER_USE_GTID = slave_pos";
+  }
+
+  @Override
+  String loginOptions(ChannelTls tls) {
+    return "";
   }
 
   /**
@@ -234,15 +183,6 @@ final class MariaDbDialect implements SqlDialect {
           r.get("Last_IO_Error"), ReplicaStatus.sourceId(r.get("Master_Server_Id")), null, progress, true, null);
     }
     return SourceView.none();
-  }
-
-  static String nullToEmpty(String value) {
-    return value == null ? "" : value.strip();
-  }
-
-  @Override
-  public void startIoThread(MysqlSession session) throws MysqlException {
-    session.execute("START SLAVE IO_THREAD");
   }
 
   @Override

@@ -12,12 +12,14 @@ import java.util.Optional;
  * accounts with SUPER, except replication threads; it implies read_only, and clearing read_only
  * clears it too, so unfencing clears both explicitly to say what it means.
  */
-final class MySqlDialect implements SqlDialect {
+final class MySqlDialect extends AbstractSqlDialect {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(MySqlDialect.class);
 
   static final MySqlDialect INSTANCE = new MySqlDialect();
 
-  private MySqlDialect() {}
+  private MySqlDialect() {
+    super(new Words("Replica", "Source", "CHANGE REPLICATION SOURCE TO"));
+  }
 
   @Override
   public String flavor() {
@@ -32,7 +34,7 @@ final class MySqlDialect implements SqlDialect {
         + " AS sro").orElseThrow();
     // super_read_only implies read_only on MySQL, so read_only alone says whether applications can write.
     return ReadOnlyOrigin.classify(MysqlSession.flag(row.get("read_only")),
-        List.of(MariaDbDialect.nullToEmpty(row.get("ro")), MariaDbDialect.nullToEmpty(row.get("sro"))));
+        List.of(nullToEmpty(row.get("ro")), nullToEmpty(row.get("sro"))));
   }
 
   /** gtid_executed is printed over several lines for a long set. */
@@ -87,8 +89,7 @@ final class MySqlDialect implements SqlDialect {
 
   @Override
   public Positions positions(Map<String, String> row) {
-    String value = row.get("executed");
-    String executed = value == null ? "" : value.replaceAll("\\s+", "");
+    String executed = withoutWhitespace(row.get("executed"));
     return new Positions(GtidSet.parse(executed), executed);
   }
 
@@ -103,33 +104,18 @@ final class MySqlDialect implements SqlDialect {
   }
 
   @Override
-  public String stopAndForgetSourceStatements() {
-    return "STOP REPLICA; RESET REPLICA ALL";
+  String receivedGtids(Map<String, String> row) {
+    return withoutWhitespace(row.get("Retrieved_Gtid_Set"));
   }
 
   @Override
-  public String replicaStatusQuery() {
-    return "SHOW REPLICA STATUS";
+  String sourceIdColumn() {
+    return "Source_UUID";
   }
 
-  @Override
-  public Optional<ReplicaStatus> replicaStatus(List<Map<String, String>> rows) {
-    Optional<Map<String, String>> row = rows.stream().findFirst();
-    return row.map(
-        r ->
-            new ReplicaStatus(
-                r.get("Replica_IO_Running"),
-                "Yes".equalsIgnoreCase(r.get("Replica_SQL_Running")),
-                r.get("Source_Host"),
-                ReplicaStatus.parseInt(r.get("Source_Port")),
-                r.get("Retrieved_Gtid_Set") == null ? "" : r.get("Retrieved_Gtid_Set").replaceAll("\\s+", ""),
-                ReplicaStatus.parseLong(r.get("Seconds_Behind_Source")),
-                r.get("Last_IO_Error"),
-                r.get("Last_SQL_Error"),
-                r.get("Relay_Log_File"),
-                ReplicaStatus.parseLong(r.get("Relay_Log_Pos")),
-                ReplicaStatus.sourceId(r.get("Source_UUID")),
-                ReplicaStatus.parseLong(r.get("SQL_Delay"))));
+  /** GTID sets are printed with a newline after each comma; the whitespace is dropped. */
+  private static String withoutWhitespace(String value) {
+    return value == null ? "" : value.replaceAll("\\s+", "");
   }
 
   /**
@@ -165,16 +151,6 @@ final class MySqlDialect implements SqlDialect {
     session.execute("START REPLICA SQL_THREAD");
   }
 
-  @Override
-  public void stopSqlThread(MysqlSession session) throws MysqlException {
-    session.execute("STOP REPLICA SQL_THREAD");
-  }
-
-  @Override
-  public void stopReplica(MysqlSession session) throws MysqlException {
-    session.execute("STOP REPLICA");
-  }
-
   /**
    * The applier threads of the replication channel: the coordinator and its workers ({@code system
    * user}, not the receiver, whose states name the source; the IO thread is stopped already).
@@ -194,12 +170,7 @@ final class MySqlDialect implements SqlDialect {
     // This session is the admin account's, never a system user's.
     AppSessions.kill(session, session.queryRows(APPLIER_THREADS_QUERY).stream()
         .map(row -> Long.parseLong(row.get("ID"))).toList());
-    session.execute("STOP REPLICA");
-  }
-
-  @Override
-  public void stopIoThread(MysqlSession session) throws MysqlException {
-    session.execute("STOP REPLICA IO_THREAD");
+    stopReplica(session);
   }
 
   /** log_replica_updates from 8.0.26; the older name before that. */
@@ -215,35 +186,19 @@ final class MySqlDialect implements SqlDialect {
     }
   }
 
-  @Override
-  public void resetReplicaAll(MysqlSession session) throws MysqlException {
-    session.execute("RESET REPLICA ALL");
-  }
-
   /**
    * GET_SOURCE_PUBLIC_KEY lets the replica log in with caching_sha2_password (the default) when the
    * channel is not TLS; with TLS it is off, the password travelling inside TLS (a key asked for
    * over plaintext could be a man in the middle's).
    */
   @Override
-  public void changeSource(MysqlSession session, String host, int port, String user, String password, ChannelTls tls)
-      throws MysqlException {
-    if (!tls.mode().encrypted()) {
-      session.execute(
-          "CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, SOURCE_PASSWORD = ?,"
-              + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 1,"
-              + " SOURCE_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS,
-          host, port, user, password);
-      return;
-    }
-    session.execute(
-        "CHANGE REPLICATION SOURCE TO SOURCE_HOST = ?, SOURCE_PORT = ?, SOURCE_USER = ?, SOURCE_PASSWORD = ?,"
-            + " SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 2, GET_SOURCE_PUBLIC_KEY = 0,"
-            + " SOURCE_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS + ", SOURCE_SSL = 1, SOURCE_SSL_CA = ?,"
-            + " SOURCE_SSL_CERT = ?, SOURCE_SSL_KEY = ?, SOURCE_SSL_VERIFY_SERVER_CERT = "
-            + (tls.mode().verifiesIdentity() ? 1 : 0),
-        host, port, user, password, MariaDbDialect.orEmpty(tls.caFileForMode()), MariaDbDialect.orEmpty(tls.certFile()),
-        MariaDbDialect.orEmpty(tls.keyFile()));
+  String gtidPositioning() {
+    return "SOURCE_AUTO_POSITION = 1";
+  }
+
+  @Override
+  String loginOptions(ChannelTls tls) {
+    return ", GET_SOURCE_PUBLIC_KEY = " + (tls.mode().encrypted() ? 0 : 1);
   }
 
   /**
@@ -273,16 +228,16 @@ final class MySqlDialect implements SqlDialect {
     }
     if (row.isPresent()) {
       Map<String, String> r = row.get();
-      String state = switch (MariaDbDialect.nullToEmpty(r.get("state")).toUpperCase(java.util.Locale.ROOT)) {
+      String state = switch (nullToEmpty(r.get("state")).toUpperCase(java.util.Locale.ROOT)) {
         case "ON" -> "Yes";
         case "CONNECTING" -> "Connecting";
         default -> "No";
       };
-      String received = r.get("received") == null ? "" : r.get("received").replaceAll("\\s+", "");
-      String queued = MariaDbDialect.nullToEmpty(r.get("queued"));
+      String received = withoutWhitespace(r.get("received"));
+      String queued = nullToEmpty(r.get("queued"));
       return new SourceView(true, state, ReplicaStatus.parseInt(r.get("errno")), r.get("error"),
           ReplicaStatus.sourceId(r.get("source_uuid")), silence(queued, r.get("heartbeat_at"), r.get("queued_at"),
-          r.get("now_at")), received + " " + queued + " heartbeats " + MariaDbDialect.nullToEmpty(r.get("heartbeats")),
+          r.get("now_at")), received + " " + queued + " heartbeats " + nullToEmpty(r.get("heartbeats")),
           true, age(r.get("error_at"), r.get("now_at")));
     }
     Optional<Map<String, String>> status = session.queryFirstRow("SHOW REPLICA STATUS");
@@ -290,7 +245,7 @@ final class MySqlDialect implements SqlDialect {
       return SourceView.none();
     }
     Map<String, String> r = status.get();
-    String received = r.get("Retrieved_Gtid_Set") == null ? "" : r.get("Retrieved_Gtid_Set").replaceAll("\\s+", "");
+    String received = withoutWhitespace(r.get("Retrieved_Gtid_Set"));
     // Without heartbeat counts an unchanged position may be an idle source: it proves nothing.
     // Last_IO_Error_Timestamp is in the server's time zone, without one: left unknown.
     return new SourceView(true, r.get("Replica_IO_Running"), ReplicaStatus.parseInt(r.get("Last_IO_Errno")),
@@ -337,16 +292,6 @@ final class MySqlDialect implements SqlDialect {
     } catch (NumberFormatException e) {
       return null;
     }
-  }
-
-  @Override
-  public void startReplica(MysqlSession session) throws MysqlException {
-    session.execute("START REPLICA");
-  }
-
-  @Override
-  public void startIoThread(MysqlSession session) throws MysqlException {
-    session.execute("START REPLICA IO_THREAD");
   }
 
   @Override

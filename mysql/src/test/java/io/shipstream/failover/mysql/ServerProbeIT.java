@@ -6,7 +6,6 @@ import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
-import io.shipstream.failover.testsupport.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,10 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  * chosen as the emergency candidate; a healthy replica has no SQL error.
  */
 class ServerProbeIT {
-  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
-      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
-  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
-
   @TempDir
   Path work;
 
@@ -30,12 +25,8 @@ class ServerProbeIT {
     try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
       DatabaseServer source = cluster.primary();
       DatabaseServer replica = cluster.replicas().get(0);
-      MysqlAddress sourceAddress = MysqlAddress.of(source.host(), source.port());
-      try (MysqlSession onReplica = MysqlSession.open(MysqlConnections.unpooled(),
-              MysqlAddress.of(replica.host(), replica.port()), LOGIN, TIMEOUTS);
-          MysqlSession onSource = MysqlSession.open(MysqlConnections.unpooled(), sourceAddress, LOGIN, TIMEOUTS)) {
-        SourceChange.replicateFrom(onReplica, sourceAddress, LOGIN);
-        new ReplicationStart(onReplica, beat -> {}).awaitRunning(onReplica.address(), sourceAddress);
+      try (MysqlSession onReplica = ItSessions.open(replica); MysqlSession onSource = ItSessions.open(source)) {
+        ItSessions.replicateFrom(onReplica, source);
         ServerProbe healthy = ServerProbe.read(onReplica);
         assertThat(healthy.sqlRunning()).isTrue();
         assertThat(healthy.lastSqlError()).isNullOrEmpty();

@@ -17,9 +17,6 @@ import org.junit.jupiter.api.Test;
  * its place, positioned after its newest GTID of every domain, so it asks for exactly what it lacks.
  */
 class SourceChangeIT {
-  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
-      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
-  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
   private static MariaDbCluster cluster;
 
   @BeforeAll
@@ -46,10 +43,8 @@ class SourceChangeIT {
     String iadOwn = MariaDbGtidSet.parse(iad.gtidBinlogPos()).perDomainMax().toString();
 
     iad.setReadOnly(true);
-    try (MysqlSession session = MysqlSession.open(MysqlConnections.unpooled(), MysqlAddress.of(iad.host(), iad.port()),
-        LOGIN, TIMEOUTS)) {
-      SourceChange.replicateFrom(session, MysqlAddress.of(pdx.host(), pdx.port()), LOGIN);
-      new ReplicationStart(session, beat -> {}).awaitRunning(session.address(), MysqlAddress.of(pdx.host(), pdx.port()));
+    try (MysqlSession session = ItSessions.open(iad)) {
+      ItSessions.replicateFrom(session, pdx);
     }
     iad.awaitCaughtUpWith(pdx, Duration.ofSeconds(15));
 

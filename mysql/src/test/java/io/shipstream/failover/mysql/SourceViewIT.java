@@ -6,7 +6,6 @@ import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
-import io.shipstream.failover.testsupport.MariaDbServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,10 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  * source (its progress moves), and loses it with a connection error the moment the source is killed.
  */
 class SourceViewIT {
-  private static final Credentials LOGIN = new Credentials(MariaDbServer.ADMIN.user(), MariaDbServer.ADMIN.password(),
-      MariaDbServer.REPLICATION.user(), MariaDbServer.REPLICATION.password());
-  private static final Timeouts TIMEOUTS = new Timeouts(Duration.ofSeconds(5), Duration.ofSeconds(10));
-
   @TempDir
   Path work;
 
@@ -30,11 +25,8 @@ class SourceViewIT {
     try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
       DatabaseServer source = cluster.primary();
       DatabaseServer replica = cluster.replicas().get(0);
-      try (MysqlSession session = MysqlSession.open(MysqlConnections.unpooled(),
-          MysqlAddress.of(replica.host(), replica.port()), LOGIN, TIMEOUTS)) {
-        SourceChange.replicateFrom(session, MysqlAddress.of(source.host(), source.port()), LOGIN);
-        new ReplicationStart(session, beat -> {}).awaitRunning(session.address(),
-            MysqlAddress.of(source.host(), source.port()));
+      try (MysqlSession session = ItSessions.open(replica)) {
+        ItSessions.replicateFrom(session, source);
         Thread.sleep(1500);
         SourceView first = session.dialect().sourceView(session);
         Thread.sleep(2500);

@@ -4,10 +4,8 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
@@ -188,16 +186,12 @@ public final class ProbeServer implements AutoCloseable {
       } else {
         response = endpoint.get();
       }
-      ex.getResponseHeaders().set("Content-Type", response.contentType());
       if (ex.getRequestMethod().equals("HEAD")) {
+        ex.getResponseHeaders().set("Content-Type", response.contentType());
         ex.sendResponseHeaders(response.status(), -1);
         return;
       }
-      byte[] bytes = response.body().getBytes(StandardCharsets.UTF_8);
-      ex.sendResponseHeaders(response.status(), bytes.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(bytes);
-      }
+      HttpReplies.send(ex, response.status(), response.contentType(), response.body());
     }
   }
 

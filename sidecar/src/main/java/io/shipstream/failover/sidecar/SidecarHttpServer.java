@@ -3,13 +3,12 @@ package io.shipstream.failover.sidecar;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.shipstream.failover.runtime.ControlPlaneTls;
+import io.shipstream.failover.runtime.HttpReplies;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.wire.PeerPing;
 import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -178,12 +177,7 @@ final class SidecarHttpServer implements AutoCloseable {
       exchange.sendResponseHeaders(code, -1);
       return;
     }
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", contentType);
-    exchange.sendResponseHeaders(code, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
+    HttpReplies.send(exchange, code, contentType, body);
   }
 
   @Override

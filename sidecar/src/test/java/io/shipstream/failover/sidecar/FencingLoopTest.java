@@ -166,15 +166,8 @@ class FencingLoopTest {
   void aReplicaMadeWritableWithoutAFailoverIsFencedAfterOneTickAndAMarginNotALease() {
     // A DBA's SET GLOBAL read_only=0 on a replica: no failover names dfw, so the grace (how stale
     // the view may be, since both workflows name the target before promoting it) runs out.
-    Duration lease = Duration.ofSeconds(20);
-    watcher.respond("/active-site", 200, view("iad", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
-    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, lease, INTERVAL);
-    loop.tick();
-
-    clock.advance(INTERVAL);
-    mysql.state = MysqlState.WRITABLE;
-    loop.tick();
+    FencingLoop loop = replicaTurnedWritable(view("iad", T0), view("iad", T0), mysql);
     assertThat(loop.promotionGraceEnds()).contains(clock.instant().plus(INTERVAL).plus(FencingLoop.PROMOTION_MARGIN));
     int ticksInGrace = (int) (INTERVAL.plus(FencingLoop.PROMOTION_MARGIN).toMillis() / INTERVAL.toMillis());
     tickAfterEach(loop, ticksInGrace);
@@ -191,14 +184,8 @@ class FencingLoopTest {
   void aReplicaMadeWritableWithoutAFailoverIsFencedOnTheSameTickWhenTheWatcherReadsAFreshView() {
     // The watcher reads the group from the API server for fresh=true and says so; its fresh view
     // still names iad after dfw turned writable, so no failover to dfw is recorded.
-    watcher.respond("/active-site", 200, fresh(view("iad", T0)));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
-    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, Duration.ofSeconds(20), INTERVAL);
-    loop.tick();
-
-    clock.advance(INTERVAL);
-    mysql.state = MysqlState.WRITABLE;
-    loop.tick();
+    FencingLoop loop = replicaTurnedWritable(fresh(view("iad", T0)), fresh(view("iad", T0)), mysql);
 
     assertThat(watcher.paths).anyMatch(p -> p.contains("fresh=true") && p.contains("site=dfw"));
     assertThat(mysql.calls).as("fenced on the tick that saw it writable, no grace").containsExactly("fence");
@@ -207,16 +194,9 @@ class FencingLoopTest {
 
   @Test
   void aPromotionTheFreshViewConfirmsIsLeftWritable() {
-    watcher.respond("/active-site", 200, view("iad", T0));
-    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
-    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, Duration.ofSeconds(20), INTERVAL);
-    loop.tick();
-
     // The workflow recorded dfw active and then made it writable; the cached answer lags, the fresh one does not.
-    watcher.respond("/active-site", 200, fresh(view("dfw", T0.plusSeconds(1))));
-    clock.advance(INTERVAL);
-    mysql.state = MysqlState.WRITABLE;
-    loop.tick();
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
+    FencingLoop loop = replicaTurnedWritable(view("iad", T0), fresh(view("dfw", T0.plusSeconds(1))), mysql);
     tickEvery(loop, 6);
 
     assertThat(mysql.calls).isEmpty();
@@ -227,14 +207,8 @@ class FencingLoopTest {
   @Test
   void anAnswerThatDoesNotSayItIsFreshLeavesTheGraceStanding() {
     // An older watcher ignores fresh=true and answers from its cache: that proves nothing either way.
-    watcher.respond("/active-site", 200, view("iad", T0));
     FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.READ_ONLY);
-    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, Duration.ofSeconds(20), INTERVAL);
-    loop.tick();
-
-    clock.advance(INTERVAL);
-    mysql.state = MysqlState.WRITABLE;
-    loop.tick();
+    FencingLoop loop = replicaTurnedWritable(view("iad", T0), view("iad", T0), mysql);
 
     assertThat(mysql.calls).isEmpty();
     assertThat(loop.promotionGraceEnds()).contains(clock.instant().plus(INTERVAL).plus(FencingLoop.PROMOTION_MARGIN));
@@ -397,11 +371,8 @@ class FencingLoopTest {
     int ticksToExpiry = (int) (LEASE.toMillis() / INTERVAL.toMillis());
     tickAfterEach(loop, ticksToExpiry);
     assertThat(mysql.calls).as("exactly one lease after the last contact").isEmpty();
-    clock.advance(Duration.ofMillis(1));
-    loop.tick();
 
-    assertThat(mysql.calls).containsExactly("fence");
-    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+    fencesByRule2AMillisecondLater(loop, mysql);
     assertThat(watcher.authorizations).containsOnly("Bearer " + Configs.TOKEN);
     assertThat(peer.authorizations).containsOnly("Bearer " + Configs.TOKEN);
   }
@@ -516,13 +487,9 @@ class FencingLoopTest {
     loop.tick();
 
     watcher.close();
-    clock.advance(SLOW_LEASE);
-    loop.tick();
-    assertThat(mysql.calls).isEmpty();
-    clock.advance(Duration.ofMillis(1));
-    loop.tick();
+    silentForALease(loop, mysql, SLOW_LEASE);
 
-    assertThat(mysql.calls).containsExactly("fence");
+    fencesByRule2AMillisecondLater(loop, mysql);
     assertThat(metrics.fences("rule2")).isEqualTo(1);
   }
 
@@ -540,16 +507,12 @@ class FencingLoopTest {
 
     Instant lastContact = clock.instant();
     watcher.close();
-    clock.advance(Duration.ofSeconds(45));
-    loop.tick();
-    assertThat(mysql.calls).as("the environment's lease ran out long ago; the group's has not").isEmpty();
+    // The environment's lease ran out long ago; the group's has not.
+    silentForALease(loop, mysql, Duration.ofSeconds(45));
     assertThat(loop.status().leaseTimeout()).as("kept while cut off").isEqualTo(Duration.ofSeconds(45));
     assertThat(loop.status().leaseExpiresAt()).isEqualTo(lastContact.plusSeconds(45));
 
-    clock.advance(Duration.ofMillis(1));
-    loop.tick();
-    assertThat(mysql.calls).containsExactly("fence");
-    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+    fencesByRule2AMillisecondLater(loop, mysql);
   }
 
   @Test
@@ -560,11 +523,9 @@ class FencingLoopTest {
     loop.tick();
 
     watcher.close();
-    clock.advance(Duration.ofMillis(1_201));
-    loop.tick();
+    silentForALease(loop, mysql, Duration.ofMillis(1_200));
 
-    assertThat(mysql.calls).containsExactly("fence");
-    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+    fencesByRule2AMillisecondLater(loop, mysql);
   }
 
   @Test
@@ -669,6 +630,38 @@ class FencingLoopTest {
     SidecarConfig config = Configs.config(site, watcherUrl, peers, lease, interval);
     metrics = new SidecarMetrics(config.watcherUrl(), config.peerUrls());
     return new FencingLoop(config, clock, new TopologyClient(config, clock, io), mysql, process, metrics);
+  }
+
+  /**
+   * dfw, a replica while iad is active, with a 20 s lease: one tick with its server read-only and
+   * the watcher answering {@code first}, then the next interval's, by which the server turned
+   * writable and the watcher answers {@code then}.
+   */
+  private FencingLoop replicaTurnedWritable(String first, String then, FakeLocalMysql mysql) {
+    watcher.respond("/active-site", 200, first);
+    FencingLoop loop = loop("dfw", watcher.url(), List.of(), mysql, Duration.ofSeconds(20), INTERVAL);
+    loop.tick();
+
+    watcher.respond("/active-site", 200, then);
+    clock.advance(INTERVAL);
+    mysql.state = MysqlState.WRITABLE;
+    loop.tick();
+    return loop;
+  }
+
+  /** A tick exactly {@code lease} after the last contact: the lease still holds, nothing is fenced. */
+  private void silentForALease(FencingLoop loop, FakeLocalMysql mysql, Duration lease) {
+    clock.advance(lease);
+    loop.tick();
+    assertThat(mysql.calls).as("exactly one lease after the last contact").isEmpty();
+  }
+
+  /** The tick a millisecond after the lease ran out fences the server by rule 2. */
+  private void fencesByRule2AMillisecondLater(FencingLoop loop, FakeLocalMysql mysql) {
+    clock.advance(Duration.ofMillis(1));
+    loop.tick();
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
   }
 
   /** As {@link #tickEvery}, but the clock moves before each tick rather than after. */

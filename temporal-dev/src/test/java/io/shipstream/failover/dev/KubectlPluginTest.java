@@ -34,10 +34,18 @@ class KubectlPluginTest {
 
   /** Runs the plugin with a kubectl that only records its arguments, one call per line. */
   private Run recorded(String... args) throws Exception {
+    return withKubectl("", args);
+  }
+
+  /**
+   * Runs the plugin with a fake kubectl that records each call's arguments and then runs {@code
+   * script} (bash, the call's arguments in {@code $*}).
+   */
+  private Run withKubectl(String script, String... args) throws Exception {
     Path calls = dir.resolve("calls");
     Files.deleteIfExists(calls);
     Path fake = dir.resolve("kubectl");
-    Files.writeString(fake, "#!/usr/bin/env bash\necho \"$*\" >> '" + calls + "'\n");
+    Files.writeString(fake, "#!/usr/bin/env bash\necho \"$*\" >> '" + calls + "'\n" + script);
     fake.toFile().setExecutable(true);
     return run(Map.of("KUBECTL", fake.toString()), args, calls);
   }
@@ -98,13 +106,7 @@ class KubectlPluginTest {
 
   /** Runs the plugin with a recording kubectl that answers every {@code get} with {@code answer}. */
   private Run answering(String answer, String... args) throws Exception {
-    Path calls = dir.resolve("calls");
-    Files.deleteIfExists(calls);
-    Path fake = dir.resolve("kubectl");
-    Files.writeString(fake, "#!/usr/bin/env bash\necho \"$*\" >> '" + calls + "'\n"
-        + "if [[ \" $* \" == *\" get \"* ]]; then printf '%s' '" + answer + "'; fi\n");
-    fake.toFile().setExecutable(true);
-    return run(Map.of("KUBECTL", fake.toString()), args, calls);
+    return withKubectl("if [[ \" $* \" == *\" get \"* ]]; then printf '%s' '" + answer + "'; fi\n", args);
   }
 
   /**
@@ -137,13 +139,8 @@ class KubectlPluginTest {
 
   /** A kubectl whose annotation read finds the dry run done and whose other reads answer {@code verdict}. */
   private Run verdict(String verdict, String... args) throws Exception {
-    Path calls = dir.resolve("calls");
-    Files.deleteIfExists(calls);
-    Path fake = dir.resolve("kubectl");
-    Files.writeString(fake, "#!/usr/bin/env bash\necho \"$*\" >> '" + calls + "'\n"
-        + "if [[ \" $* \" == *\" get \"* && \" $* \" != *dry-run}* ]]; then printf '%s' '" + verdict + "'; fi\n");
-    fake.toFile().setExecutable(true);
-    return run(Map.of("KUBECTL", fake.toString()), args, calls);
+    return withKubectl("if [[ \" $* \" == *\" get \"* && \" $* \" != *dry-run}* ]]; then printf '%s' '" + verdict
+        + "'; fi\n", args);
   }
 
   /** fence and unfence edit the list as read, guarded by the resourceVersion read with it. */

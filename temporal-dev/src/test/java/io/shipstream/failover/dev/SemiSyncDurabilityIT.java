@@ -100,10 +100,7 @@ class SemiSyncDurabilityIT extends StackPerTest {
   @FlavorTest
   void preferredFallsBackWhenTheOnlyReplicaDiesAndRequiredHoldsTheCommit(Flavor flavor) throws Exception {
     // The monitor watches but does not act: the dead replica is the point, not a failover.
-    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, false));
-    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "preferred", "2s", 1, null)));
-    awaitSemiSync(s -> Boolean.TRUE.equals(s.enabled()) && s.clients() != null && s.clients() == 1,
-        "semi-sync on iad with pdx acknowledging");
+    startWithSemiSync(flavor, false, "preferred", "2s");
     // Switching semi-sync on is no fall-back: the source side is on a moment before pdx's IO thread
     // reconnects with its replica side, and that moment is not reported.
     assertThat(stack.api().eventReasons()).as("no fall-back reported while semi-sync was switched on")
@@ -146,17 +143,11 @@ class SemiSyncDurabilityIT extends StackPerTest {
         + " WHERE VARIABLE_NAME = '" + sourceStatus(flavor, "no_tx") + "'");
     // pdx stops receiving: nothing can acknowledge.
     pdx.stopReplicaIoThread();
-    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
-      try (Connection c = iad.appConnection(); Statement st = c.createStatement()) {
-        st.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (-7, NOW(6))");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Void> commit = commitInBackground(iad, -7L);
     sleep(3_000);
     assertThat(commit).as("a commit waits for an acknowledgement while no replica can give one").isNotDone();
     long waitingSince = System.nanoTime();
-    pdx.execute(flavor == Flavor.MYSQL ? "START REPLICA IO_THREAD" : "START SLAVE IO_THREAD");
+    pdx.startReplicaIoThread();
     commit.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     System.out.printf("%s required: the commit was acknowledged %d ms after pdx's IO thread started again%n", flavor,
         Duration.ofNanos(System.nanoTime() - waitingSince).toMillis());
@@ -176,8 +167,7 @@ class SemiSyncDurabilityIT extends StackPerTest {
    */
   @FlavorTest
   void removedFromTheSpecItIsOffOnEveryServerAndTheNewPrimaryWritesAtOnce(Flavor flavor) throws Exception {
-    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, true));
-    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "required", "30s", 1, null)));
+    startWithSemiSync(flavor, true, "required", "30s");
     awaitSemiSync(s -> "iad".equals(s.primary()) && Boolean.TRUE.equals(s.enabled()) && s.clients() != null
         && s.clients() == 1, "semi-sync on iad with pdx acknowledging");
     stack.api().annotate("pdx");
@@ -203,19 +193,13 @@ class SemiSyncDurabilityIT extends StackPerTest {
     DatabaseServer iad = stack.server("iad");
     iad.stopReplicaIoThread();
     long t0 = System.nanoTime();
-    CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> {
-      try (Connection c = pdx.appConnection(); Statement st = c.createStatement()) {
-        st.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (-11, NOW(6))");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Void> commit = commitInBackground(pdx, -11L);
     // Half the semi-sync timeout: a commit that waited for an acknowledgement is not back before 30 s.
     commit.get(15, TimeUnit.SECONDS);
     System.out.printf("%s semi-sync removed from the spec: both sides off on every server %d ms after the edit; "
         + "a commit on the new primary with no replica connected took %d ms (semi-sync timeout 30 s)%n", flavor,
         Duration.ofNanos(offAt - removedAt).toMillis(), Duration.ofNanos(System.nanoTime() - t0).toMillis());
-    iad.execute(flavor == Flavor.MYSQL ? "START REPLICA IO_THREAD" : "START SLAVE IO_THREAD");
+    iad.startReplicaIoThread();
     iad.awaitCaughtUpWith(pdx, WAIT);
     assertThat(DatabaseCluster.writtenIds(iad)).contains(-11L);
   }
@@ -230,12 +214,9 @@ class SemiSyncDurabilityIT extends StackPerTest {
    */
   @FlavorTest
   void aKilledPrimarysUnacknowledgedTailIsTruncatedOnMariaDbAndHeldDivergentOnMySql(Flavor flavor) throws Exception {
-    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, true));
     // Required: the commit waits for pdx even while pdx's IO thread is stopped (preferred would
     // turn asynchronous at once, with no semi-synchronous replica connected).
-    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, "required", "60s", 1, null)));
-    awaitSemiSync(s -> Boolean.TRUE.equals(s.enabled()) && s.clients() != null && s.clients() == 1,
-        "semi-sync on iad with pdx acknowledging");
+    startWithSemiSync(flavor, true, "required", "60s");
     // Switching semi-sync on is no fall-back: the source side is on a moment before pdx's IO thread
     // reconnects with its replica side, and that moment is not reported.
     assertThat(stack.api().eventReasons()).as("no fall-back reported while semi-sync was switched on")
@@ -245,13 +226,7 @@ class SemiSyncDurabilityIT extends StackPerTest {
     iad.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (1, NOW(6))");
     pdx.awaitCaughtUpWith(iad, WAIT);
     pdx.stopReplicaIoThread();
-    CompletableFuture<Void> unacknowledged = CompletableFuture.runAsync(() -> {
-      try (Connection c = iad.appConnection(); Statement st = c.createStatement()) {
-        st.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (-9, NOW(6))");
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Void> unacknowledged = commitInBackground(iad, -9L);
     sleep(1_500);
     assertThat(unacknowledged).as("the commit waits for pdx's acknowledgement").isNotDone();
     iad.kill9();
@@ -274,6 +249,29 @@ class SemiSyncDurabilityIT extends StackPerTest {
       assertThat(iad.isReadOnly()).isTrue();
       System.out.println("MYSQL: " + stack.api().eventMessages("RecoveryBlocked"));
     }
+  }
+
+  /**
+   * Starts iad, the primary, and pdx ({@code monitorActs}: the monitor fails over, fences and
+   * recovers, or only watches), switches semi-sync on in {@code mode} with {@code timeout}, and
+   * waits until iad has it on with pdx acknowledging.
+   */
+  private void startWithSemiSync(Flavor flavor, boolean monitorActs, String mode, String timeout) {
+    start(flavor, new FailoverStack.Options(List.of("iad", "pdx"), List.of(), "0s", null, "500ms", 3, monitorActs));
+    stack.api().editSpec(s -> GroupSpecs.withSemiSync(s, new SemiSyncSpec(true, mode, timeout, 1, null)));
+    awaitSemiSync(s -> Boolean.TRUE.equals(s.enabled()) && s.clients() != null && s.clients() == 1,
+        "semi-sync on iad with pdx acknowledging");
+  }
+
+  /** An application's commit of row {@code id} on {@code server}, in the background: it may wait for an acknowledgement. */
+  private static CompletableFuture<Void> commitInBackground(DatabaseServer server, long id) {
+    return CompletableFuture.runAsync(() -> {
+      try (Connection c = server.appConnection(); Statement st = c.createStatement()) {
+        st.execute("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (" + id + ", NOW(6))");
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    });
   }
 
   private static int acknowledged(List<WriteLoad> loads) {

@@ -42,21 +42,12 @@ class SourceDeathDuringLagWaitIT extends StackPerTest {
     pdx.delayReplication(DELAY_SECONDS);
     dr.delayReplication(DELAY_SECONDS);
     String before = Instant.now().toString();
-    List<Long> acknowledged;
-    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
-      load.awaitAcknowledged(100, END);
-      stack.api().annotate("pdx:maxLagWait=300s");
-      // The fence: nothing more is acknowledged, and iad's set is final.
-      Await.until(stack, iad::isReadOnly, END, "iad fenced");
-      load.stop();
-      acknowledged = load.acknowledged();
-    }
+    List<Long> acknowledged = writeUntilFenced(iad, "pdx:maxLagWait=300s");
     String fenced = iad.gtidExecuted();
     // Everything acknowledged has reached pdx's relay log, none of the last writes is applied.
     Await.until(stack, () -> holds(pdx, fenced), END, "pdx to receive " + fenced);
     assertThat(DatabaseCluster.writtenIds(pdx)).as("pdx applies late").doesNotContain(acknowledged.get(acknowledged.size() - 1));
-    Await.until(stack, () -> stack.api().plannedStatus().map(PlannedFailoverStatus::phase)
-        .filter("WaitingForLag"::equals).isPresent(), END, "the planned failover in WaitingForLag");
+    awaitWaitingForLag();
 
     long killedAt = System.nanoTime();
     iad.kill9();
@@ -96,16 +87,8 @@ class SourceDeathDuringLagWaitIT extends StackPerTest {
     pdx.delayReplication(20);
     stack.server("dr").delayReplication(20);
     String before = Instant.now().toString();
-    List<Long> acknowledged;
-    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
-      load.awaitAcknowledged(100, END);
-      stack.api().annotate("pdx:maxLagWait=120s");
-      Await.until(stack, iad::isReadOnly, END, "iad fenced");
-      load.stop();
-      acknowledged = load.acknowledged();
-    }
-    Await.until(stack, () -> stack.api().plannedStatus().map(PlannedFailoverStatus::phase)
-        .filter("WaitingForLag"::equals).isPresent(), END, "the planned failover in WaitingForLag");
+    List<Long> acknowledged = writeUntilFenced(iad, "pdx:maxLagWait=120s");
+    awaitWaitingForLag();
 
     controlToIad.blackhole();
     Await.until(stack, () -> stack.api().eventReasons().contains("PrimaryUnreachableFromWatcher"), END,
@@ -123,6 +106,26 @@ class SourceDeathDuringLagWaitIT extends StackPerTest {
     assertThat(s.transactionsLost()).isZero();
     assertThat(stack.api().resource().getStatus().emergencyFailover()).isNull();
     assertThat(DatabaseCluster.writtenIds(pdx)).containsAll(acknowledged);
+  }
+
+  /**
+   * Writes through the routed address until 100 writes are acknowledged, asks for the planned
+   * failover {@code annotation} and stops writing once {@code source} is fenced: nothing more is
+   * acknowledged, and its set is final. Returns the acknowledged writes.
+   */
+  private List<Long> writeUntilFenced(DatabaseServer source, String annotation) throws Exception {
+    try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrlOrNowhere)) {
+      load.awaitAcknowledged(100, END);
+      stack.api().annotate(annotation);
+      Await.until(stack, source::isReadOnly, END, "the source (" + source.name() + ") fenced");
+      load.stop();
+      return load.acknowledged();
+    }
+  }
+
+  private void awaitWaitingForLag() {
+    Await.until(stack, () -> stack.api().plannedStatus().map(PlannedFailoverStatus::phase)
+        .filter("WaitingForLag"::equals).isPresent(), END, "the planned failover in WaitingForLag");
   }
 
   /** Whether the server has executed or received every transaction of {@code wanted}. */

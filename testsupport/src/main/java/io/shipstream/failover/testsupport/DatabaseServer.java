@@ -149,6 +149,9 @@ public interface DatabaseServer extends AutoCloseable {
 
   void stopReplicaIoThread();
 
+  /** Starts the IO thread again after {@link #stopReplicaIoThread}: the replica receives from its source again. */
+  void startReplicaIoThread();
+
   /** Stops replication and forgets the source, so the server is no longer a replica. */
   void resetReplication();
 

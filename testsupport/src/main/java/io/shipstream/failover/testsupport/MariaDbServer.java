@@ -191,6 +191,11 @@ public final class MariaDbServer extends LocalDatabaseServer {
   }
 
   @Override
+  public void startReplicaIoThread() {
+    execute("START SLAVE IO_THREAD");
+  }
+
+  @Override
   public void resetReplication() {
     execute("STOP SLAVE", "RESET SLAVE ALL");
   }

@@ -202,6 +202,11 @@ public final class MySqlServer extends LocalDatabaseServer {
   }
 
   @Override
+  public void startReplicaIoThread() {
+    execute("START REPLICA IO_THREAD");
+  }
+
+  @Override
   public void resetReplication() {
     execute("STOP REPLICA", "RESET REPLICA ALL");
   }

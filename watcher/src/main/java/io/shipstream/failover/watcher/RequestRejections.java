@@ -4,9 +4,7 @@ import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.shipstream.failover.kube.JsonPatch;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
@@ -14,8 +12,6 @@ import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,12 +58,8 @@ public class RequestRejections {
         .withNewSource().withComponent("bloodraven-failover").endSource()
         .withReportingComponent("bloodraven-failover")
         .build()).create();
-    String path = "/metadata/annotations/" + MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION.replace("~", "~0")
-        .replace("/", "~1");
     try {
-      resource.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(List.of(
-          Map.of("op", "test", "path", path, "value", annotation),
-          Map.of("op", "remove", "path", path))));
+      JsonPatch.removeAnnotationIfUnchanged(resource, MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, annotation);
     } catch (KubernetesClientException e) {
       // 422/409: the user changed or removed the annotation meanwhile; theirs wins.
       log.info("{}: annotation not cleared ({}): it changed meanwhile", ref, e.getCode());

@@ -163,12 +163,7 @@ class FailoverStarterTest {
   @Test
   void anEmergencyStartsWithNoneRegistered() throws InterruptedException {
     FailoverStarter starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER, Set::of);
-    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable", Map.of()))
-        .isInstanceOf(FailoverStarter.Started.class);
-    assertThat(temporal.getWorkflowClient().fetchHistory(ORDERS.workflowId()).getEvents().get(0)
-        .getWorkflowExecutionStartedEventAttributes().getSearchAttributes().getIndexedFieldsMap()).isEmpty();
-    waitForRun();
-    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
+    startsTheEmergencyWithoutSearchAttributes(starter);
   }
 
   /**
@@ -178,12 +173,7 @@ class FailoverStarterTest {
   @Test
   void aServerThatCannotListThemStillGetsTheEmergencyStarted() throws InterruptedException {
     FailoverStarter starter = new FailoverStarter(temporal.getWorkflowClient(), TaskQueues.FAILOVER);
-    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable", Map.of()))
-        .isInstanceOf(FailoverStarter.Started.class);
-    assertThat(temporal.getWorkflowClient().fetchHistory(ORDERS.workflowId()).getEvents().get(0)
-        .getWorkflowExecutionStartedEventAttributes().getSearchAttributes().getIndexedFieldsMap()).isEmpty();
-    waitForRun();
-    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
+    startsTheEmergencyWithoutSearchAttributes(starter);
   }
 
   /**
@@ -222,6 +212,16 @@ class FailoverStarterTest {
 
     assertThat(starter.preemptPlanned(ORDERS, "again")).as("an emergency failover is not pre-empted").isFalse();
     assertThat(RUNS).hasSize(1);
+    temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
+  }
+
+  /** iad's emergency failover to pdx starts, with no search attribute, and runs; then it is cancelled. */
+  private void startsTheEmergencyWithoutSearchAttributes(FailoverStarter starter) throws InterruptedException {
+    assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-42", "iad unreachable", Map.of()))
+        .isInstanceOf(FailoverStarter.Started.class);
+    assertThat(temporal.getWorkflowClient().fetchHistory(ORDERS.workflowId()).getEvents().get(0)
+        .getWorkflowExecutionStartedEventAttributes().getSearchAttributes().getIndexedFieldsMap()).isEmpty();
+    waitForRun();
     temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "test over");
   }
 

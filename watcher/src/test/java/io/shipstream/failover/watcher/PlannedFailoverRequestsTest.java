@@ -212,12 +212,7 @@ class PlannedFailoverRequestsTest {
 
   @Test
   void pausingTheGroupWithdrawsAWaitingRequestOnce() throws Exception {
-    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
-    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
-    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
-    String runId = latestRun().getExecution().getRunId();
-    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
-        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+    var scheduled = scheduledRunStarted();
 
     annotate("hold-pdx:at=2026-12-01T03:00:00Z", Map.of(PauseAnnotation.ANNOTATION, "true"), scheduled);
     redeliver();
@@ -230,12 +225,7 @@ class PlannedFailoverRequestsTest {
 
   @Test
   void aNewLeaderTakesARequestItFindsServedAsItsOwnSoThatWithdrawingItCancelsIt() throws Exception {
-    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
-    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
-    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
-    String runId = latestRun().getExecution().getRunId();
-    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
-        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+    var scheduled = scheduledRunStarted();
 
     // The watcher restarts: a new handler, which never started anything, is handed the group.
     java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -252,12 +242,7 @@ class PlannedFailoverRequestsTest {
 
   @Test
   void aNewLeaderOfAPausedGroupWithdrawsTheWaitingRequestItFindsInsteadOfRefusingIt() throws Exception {
-    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
-    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
-    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
-    String runId = latestRun().getExecution().getRunId();
-    var scheduled = MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
-        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+    var scheduled = scheduledRunStarted();
 
     java.util.List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
     recordingRejections(refused);
@@ -275,6 +260,19 @@ class PlannedFailoverRequestsTest {
   }
 
   /** Sets the cached group's annotation (null removes it) and lets the handler see the update. */
+  /**
+   * A request for pdx at 03:00 whose run started and waits; returns the group's status as that run
+   * wrote it (Scheduled, naming the run), for the next delivery to carry.
+   */
+  private MysqlFailoverGroupStatus scheduledRunStarted() throws Exception {
+    recordingRejections(new java.util.concurrent.CopyOnWriteArrayList<>());
+    annotate("hold-pdx:at=2026-12-01T03:00:00Z");
+    Http.await("the scheduled failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
+    String runId = latestRun().getExecution().getRunId();
+    return MysqlFailoverGroupStatus.empty().withPlannedFailover(plannedIn("Scheduled"))
+        .withWorkflow(new MysqlFailoverGroupStatus.WorkflowRef("PlannedFailover", ORDERS.workflowId(), runId));
+  }
+
   private void annotate(String value) throws InterruptedException {
     annotate(value, Map.of());
   }

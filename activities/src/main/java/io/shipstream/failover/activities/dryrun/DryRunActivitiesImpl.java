@@ -2,9 +2,7 @@ package io.shipstream.failover.activities.dryrun;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.utils.Serialization;
+import io.shipstream.failover.kube.JsonPatch;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.DryRunStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
@@ -31,8 +29,6 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -127,11 +123,8 @@ public final class DryRunActivitiesImpl implements DryRunActivities {
         }
       }
     }
-    String path = "/metadata/annotations/" + DryRunAnnotation.ANNOTATION.replace("~", "~0").replace("/", "~1");
     try {
-      resource.patch(PatchContext.of(PatchType.JSON), Serialization.asJson(List.of(
-          Map.of("op", "test", "path", path, "value", annotation),
-          Map.of("op", "remove", "path", path))));
+      JsonPatch.removeAnnotationIfUnchanged(resource, DryRunAnnotation.ANNOTATION, annotation);
     } catch (KubernetesClientException e) {
       // 422/409: the annotation changed or went meanwhile; a new value is a new request, left alone.
       LOG.info("{}: dry-run annotation not cleared ({}): it changed meanwhile", group, e.getCode());

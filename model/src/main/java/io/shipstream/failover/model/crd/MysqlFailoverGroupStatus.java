@@ -5,6 +5,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What the controller observed and did. Written only through the status subresource. Every
@@ -278,15 +279,11 @@ public record MysqlFailoverGroupStatus(
   public record WorkflowRef(String type, String workflowId, String runId) {}
 
   public MysqlFailoverGroupStatus withPlannedFailover(PlannedFailoverStatus planned) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, planned, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> c.plannedFailover = planned);
   }
 
   public MysqlFailoverGroupStatus withWorkflow(WorkflowRef ref) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, ref, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> c.workflow = ref);
   }
 
   /**
@@ -294,61 +291,106 @@ public record MysqlFailoverGroupStatus(
    * one of a promotion that took effect, so it also moves {@code lastPromotion}.
    */
   public MysqlFailoverGroupStatus withFailover(String site, String at, String promotionGtid) {
-    return new MysqlFailoverGroupStatus(site, at, site, promotionGtid,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, promotionGtid != null ? at : lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> {
+      c.activeSite = site;
+      c.lastFailover = at;
+      c.lastFailoverTarget = site;
+      c.promotionGtidExecuted = promotionGtid;
+      c.lastPromotion = promotionGtid != null ? at : lastPromotion;
+    });
   }
 
   /** The time the last promotion took effect ({@code lastPromotion}), where the cooldown starts. */
   public MysqlFailoverGroupStatus withLastPromotion(String at) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, at, failoverHistory, readySites, dryRun);
+    return with(c -> c.lastPromotion = at);
   }
 
   public MysqlFailoverGroupStatus withActiveSite(String site) {
-    return new MysqlFailoverGroupStatus(site, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> c.activeSite = site);
   }
 
   public MysqlFailoverGroupStatus withConditions(List<Condition> newConditions, Long generation) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, newConditions, generation, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> {
+      c.conditions = newConditions;
+      c.observedGeneration = generation;
+    });
   }
 
   public MysqlFailoverGroupStatus withEmergencyFailover(EmergencyFailoverStatus emergency) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergency, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> c.emergencyFailover = emergency);
   }
 
   /** The transactions the group is known to have lost ({@link LostTransactions}). */
   public MysqlFailoverGroupStatus withLostTransactions(List<LostTransactions> lost) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lost, lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> c.lostTransactions = lost);
   }
 
   /** The sites a DBA fenced, as the watcher accepted them. */
   public MysqlFailoverGroupStatus withFencedSites(List<String> fenced) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fenced,
-        lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
+    return with(c -> c.fencedSites = fenced);
   }
 
   /** The group's last finished failovers, newest first ({@link FailoverHistoryEntry}). */
   public MysqlFailoverGroupStatus withFailoverHistory(List<FailoverHistoryEntry> history) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, history, readySites, dryRun);
+    return with(c -> c.failoverHistory = history);
   }
 
   /** The verdict of the last dry run ({@link DryRunStatus}). */
   public MysqlFailoverGroupStatus withDryRun(DryRunStatus run) {
-    return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted,
-        sites, plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
-        lostTransactions, lastPromotion, failoverHistory, readySites, run);
+    return with(c -> c.dryRun = run);
+  }
+
+  /** This status with what {@code change} sets in a copy of its fields: every {@code with} method's one way. */
+  private MysqlFailoverGroupStatus with(Consumer<Fields> change) {
+    Fields fields = new Fields(this);
+    change.accept(fields);
+    return fields.status();
+  }
+
+  /** A status's fields, to change some before they make a status again ({@link #with}). */
+  private static final class Fields {
+    String activeSite;
+    String lastFailover;
+    String lastFailoverTarget;
+    String promotionGtidExecuted;
+    List<SiteStatus> sites;
+    PlannedFailoverStatus plannedFailover;
+    WorkflowRef workflow;
+    List<Condition> conditions;
+    Long observedGeneration;
+    EmergencyFailoverStatus emergencyFailover;
+    SemiSyncStatus semiSync;
+    List<String> fencedSites;
+    List<LostTransactions> lostTransactions;
+    String lastPromotion;
+    List<FailoverHistoryEntry> failoverHistory;
+    String readySites;
+    DryRunStatus dryRun;
+
+    Fields(MysqlFailoverGroupStatus status) {
+      activeSite = status.activeSite;
+      lastFailover = status.lastFailover;
+      lastFailoverTarget = status.lastFailoverTarget;
+      promotionGtidExecuted = status.promotionGtidExecuted;
+      sites = status.sites;
+      plannedFailover = status.plannedFailover;
+      workflow = status.workflow;
+      conditions = status.conditions;
+      observedGeneration = status.observedGeneration;
+      emergencyFailover = status.emergencyFailover;
+      semiSync = status.semiSync;
+      fencedSites = status.fencedSites;
+      lostTransactions = status.lostTransactions;
+      lastPromotion = status.lastPromotion;
+      failoverHistory = status.failoverHistory;
+      readySites = status.readySites;
+      dryRun = status.dryRun;
+    }
+
+    MysqlFailoverGroupStatus status() {
+      return new MysqlFailoverGroupStatus(activeSite, lastFailover, lastFailoverTarget, promotionGtidExecuted, sites,
+          plannedFailover, workflow, conditions, observedGeneration, emergencyFailover, semiSync, fencedSites,
+          lostTransactions, lastPromotion, failoverHistory, readySites, dryRun);
+    }
   }
 }

@@ -45,6 +45,12 @@ class PrimaryConfirmationTest {
         + "message: Can't connect to server on '127.0.0.1' (111)", PRIMARY_ID, null, "x", NOW);
   }
 
+  /** The judgement on two reads of one replica, the first taken at {@code first.at()}. */
+  private static Judged judge(ReplicaView first, ReplicaView second) {
+    Sampled both = Sampled.next(Sampled.next(null, first), second);
+    return PrimaryConfirmation.judge(both, first.at(), LOST, PRIMARY_ID, MIN);
+  }
+
   private static Judged judge(ReplicaView v) {
     return PrimaryConfirmation.judge(new Sampled(v, v), null, LOST, PRIMARY_ID, MIN);
   }
@@ -145,8 +151,7 @@ class PrimaryConfirmationTest {
     // By two reads 3 s apart with the same progress (MariaDB, no clock to read).
     ReplicaView first = view("s1", "Yes", 0, "", PRIMARY_ID, null, "bin.1:400 heartbeats 7", T0.plusSeconds(1));
     ReplicaView second = view("s1", "Yes", 0, "", PRIMARY_ID, null, "bin.1:400 heartbeats 7", T0.plusSeconds(4));
-    Sampled s = Sampled.next(Sampled.next(null, first), second);
-    assertThat(PrimaryConfirmation.judge(s, first.at(), LOST, PRIMARY_ID, MIN)).isEqualTo(Judged.LOST);
+    assertThat(judge(first, second)).isEqualTo(Judged.LOST);
   }
 
   @Test
@@ -155,8 +160,7 @@ class PrimaryConfirmationTest {
     ReplicaView first = new ReplicaView("s1", true, true, "Yes", 0, "", PRIMARY_ID, null, "gtids", false, T0);
     ReplicaView second = new ReplicaView("s1", true, true, "Yes", 0, "", PRIMARY_ID, null, "gtids", false,
         T0.plusSeconds(10));
-    Sampled s = Sampled.next(Sampled.next(null, first), second);
-    assertThat(PrimaryConfirmation.judge(s, first.at(), LOST, PRIMARY_ID, MIN)).isEqualTo(Judged.UNSURE);
+    assertThat(judge(first, second)).isEqualTo(Judged.UNSURE);
   }
 
   @Test
@@ -165,8 +169,7 @@ class PrimaryConfirmationTest {
     // MariaDB: the progress moved since a read taken after the watcher lost the primary.
     ReplicaView first = view("s1", "Yes", 0, "", PRIMARY_ID, null, "bin.1:400 heartbeats 7", T0.plusSeconds(2));
     ReplicaView second = view("s1", "Yes", 0, "", PRIMARY_ID, null, "bin.1:400 heartbeats 9", T0.plusSeconds(4));
-    Sampled s = Sampled.next(Sampled.next(null, first), second);
-    assertThat(PrimaryConfirmation.judge(s, first.at(), LOST, PRIMARY_ID, MIN)).isEqualTo(Judged.RECEIVING);
+    assertThat(judge(first, second)).isEqualTo(Judged.RECEIVING);
   }
 
   @Test

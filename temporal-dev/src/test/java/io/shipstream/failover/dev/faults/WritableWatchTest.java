@@ -23,12 +23,9 @@ class WritableWatchTest {
    */
   @Test
   void aSourceFrozenRightAfterItsFenceIsNotWritableBesideTheTarget() {
-    Map<String, List<Answer>> answers = new LinkedHashMap<>();
-    answers.put("iad", List.of(ro(100, 102), ro(152, 154), ro(204, 206), ro(256, 258), w(290, 293), w(343, 345),
-        w(395, 397), w(447, 449)));
-    answers.put("pdx", List.of(w(150, 152), w(200, 202), w(250, 252), none(302, 602), ro(652, 655)));
-
-    Verdict v = WritableWatch.judge(answers);
+    Verdict v = judge(Map.entry("iad", List.of(ro(100, 102), ro(152, 154), ro(204, 206), ro(256, 258), w(290, 293),
+            w(343, 345), w(395, 397), w(447, 449))),
+        Map.entry("pdx", List.of(w(150, 152), w(200, 202), w(250, 252), none(302, 602), ro(652, 655))));
 
     assertThat(v.most()).isEqualTo(1);
     assertThat(v.firstOverlap()).isNull();
@@ -38,11 +35,8 @@ class WritableWatchTest {
 
   @Test
   void twoServersWritableAtOnceAreReportedWithTheFirstInstant() {
-    Map<String, List<Answer>> answers = new LinkedHashMap<>();
-    answers.put("iad", List.of(w(0, 2), w(50, 52), w(100, 102), w(150, 152), w(200, 202)));
-    answers.put("pdx", List.of(ro(10, 12), w(60, 63), w(110, 113), w(160, 162), ro(210, 212)));
-
-    Verdict v = WritableWatch.judge(answers);
+    Verdict v = judge(Map.entry("iad", List.of(w(0, 2), w(50, 52), w(100, 102), w(150, 152), w(200, 202))),
+        Map.entry("pdx", List.of(ro(10, 12), w(60, 63), w(110, 113), w(160, 162), ro(210, 212))));
 
     // pdx is writable from its first writable answer's return (+63 ms) to its last one's asking
     // (+160 ms), inside iad's span (+2 ms to +200 ms).
@@ -53,32 +47,27 @@ class WritableWatchTest {
 
   @Test
   void theMostCountsEveryServerWritableAtTheSameInstant() {
-    Map<String, List<Answer>> answers = new LinkedHashMap<>();
-    answers.put("iad", List.of(w(0, 1), w(50, 51), w(100, 101)));
-    answers.put("pdx", List.of(w(10, 11), w(60, 61), w(110, 111)));
-    answers.put("dr", List.of(w(20, 21), w(70, 71), ro(120, 121)));
+    Verdict v = judge(Map.entry("iad", List.of(w(0, 1), w(50, 51), w(100, 101))),
+        Map.entry("pdx", List.of(w(10, 11), w(60, 61), w(110, 111))),
+        Map.entry("dr", List.of(w(20, 21), w(70, 71), ro(120, 121))));
 
-    assertThat(WritableWatch.judge(answers).most()).isEqualTo(3);
+    assertThat(v.most()).isEqualTo(3);
   }
 
   /** One answer is one instant: it proves nothing about the time around it. */
   @Test
   void aSingleWritableAnswerBetweenOthersIsNotASpan() {
-    Map<String, List<Answer>> answers = new LinkedHashMap<>();
-    answers.put("iad", List.of(w(0, 2), w(50, 52), w(100, 102), w(150, 152)));
-    answers.put("pdx", List.of(ro(10, 12), w(60, 62), ro(110, 112)));
+    Verdict v = judge(Map.entry("iad", List.of(w(0, 2), w(50, 52), w(100, 102), w(150, 152))),
+        Map.entry("pdx", List.of(ro(10, 12), w(60, 62), ro(110, 112))));
 
-    assertThat(WritableWatch.judge(answers).most()).isEqualTo(1);
+    assertThat(v.most()).isEqualTo(1);
   }
 
   /** A server that gave no answer (frozen, dead) cannot acknowledge a write: its span ends there. */
   @Test
   void noAnswerEndsASpan() {
-    Map<String, List<Answer>> answers = new LinkedHashMap<>();
-    answers.put("iad", List.of(w(0, 2), w(50, 52), none(100, 400), w(450, 452), w(500, 502)));
-    answers.put("pdx", List.of(ro(0, 2), w(100, 102), w(150, 152), w(300, 302), ro(350, 352)));
-
-    Verdict v = WritableWatch.judge(answers);
+    Verdict v = judge(Map.entry("iad", List.of(w(0, 2), w(50, 52), none(100, 400), w(450, 452), w(500, 502))),
+        Map.entry("pdx", List.of(ro(0, 2), w(100, 102), w(150, 152), w(300, 302), ro(350, 352))));
 
     assertThat(v.most()).isEqualTo(1);
     assertThat(v.closestHandOver()).isEqualTo("iad last answered writable at +52 ms, pdx first at +102 ms");
@@ -87,11 +76,10 @@ class WritableWatchTest {
   /** One span ending where another starts is a hand-over, not two at once. */
   @Test
   void spansThatOnlyTouchAreNotAnOverlap() {
-    Map<String, List<Answer>> answers = new LinkedHashMap<>();
-    answers.put("iad", List.of(w(0, 10), w(100, 110), ro(150, 160)));
-    answers.put("pdx", List.of(ro(0, 10), w(90, 100), w(140, 150)));
+    Verdict v = judge(Map.entry("iad", List.of(w(0, 10), w(100, 110), ro(150, 160))),
+        Map.entry("pdx", List.of(ro(0, 10), w(90, 100), w(140, 150))));
 
-    assertThat(WritableWatch.judge(answers).most()).isEqualTo(1);
+    assertThat(v.most()).isEqualTo(1);
   }
 
   @Test
@@ -114,5 +102,15 @@ class WritableWatchTest {
 
   private static Answer none(double asked, double back) {
     return new Answer(asked, back, Reading.NONE);
+  }
+
+  /** The verdict on each site's answers, the sites in the order given. */
+  @SafeVarargs
+  private static Verdict judge(Map.Entry<String, List<Answer>>... sites) {
+    Map<String, List<Answer>> answers = new LinkedHashMap<>();
+    for (Map.Entry<String, List<Answer>> site : sites) {
+      answers.put(site.getKey(), site.getValue());
+    }
+    return WritableWatch.judge(answers);
   }
 }

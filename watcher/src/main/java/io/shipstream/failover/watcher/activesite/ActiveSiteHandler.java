@@ -9,12 +9,12 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.Adoption;
+import io.shipstream.failover.runtime.HttpReplies;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.wire.ActiveSiteAnswer;
 import io.shipstream.failover.wire.ErrorAnswer;
 import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -155,13 +155,8 @@ public final class ActiveSiteHandler implements HttpHandler {
       } else if (reply.status() == 405) {
         exchange.getResponseHeaders().set("Allow", "GET");
       }
-      byte[] body = reply.body().getBytes(StandardCharsets.UTF_8);
-      exchange.getResponseHeaders().set("Content-Type", "application/json");
       exchange.getResponseHeaders().set("Cache-Control", "no-store");
-      exchange.sendResponseHeaders(reply.status(), body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
+      HttpReplies.send(exchange, reply.status(), "application/json", reply.body());
     }
   }
 

@@ -2,15 +2,19 @@ package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.testsupport.MockCluster;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 
 /** A group of iad, pdx (primary-candidates) and dr (dr-only), and the probes of its servers. */
 final class Fixtures {
@@ -28,6 +32,32 @@ final class Fixtures {
     }
     return new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"), "500ms", 3,
         2, cooldown, null, null, new MysqlFailoverGroupSpec.SplitBrainPolicy(priorities), null, null, null);
+  }
+
+  /** The group {@code ref} as the API server holds it: {@link #spec} without a cooldown, {@code activeSite} active. */
+  static MysqlFailoverGroup group(GroupRef ref, String activeSite) {
+    MysqlFailoverGroup g = new MysqlFailoverGroup();
+    g.getMetadata().setNamespace(ref.namespace());
+    g.getMetadata().setName(ref.name());
+    g.setSpec(spec("0s", List.of()));
+    g.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite(activeSite));
+    return g;
+  }
+
+  /** Polls every 20 ms until {@code condition} holds; fails naming {@code what} after {@code within}. */
+  static void await(BooleanSupplier condition, String what, Duration within) {
+    long until = System.nanoTime() + within.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("no " + what + " within " + within.toSeconds() + "s");
+      }
+      try {
+        Thread.sleep(20);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
   }
 
   static GroupConfig config(String cooldown, List<String> priorities) {

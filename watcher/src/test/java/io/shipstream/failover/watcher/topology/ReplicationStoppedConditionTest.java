@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.Condition;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.Recovery;
 import io.shipstream.failover.model.topology.Verdict;
@@ -67,12 +66,8 @@ class ReplicationStoppedConditionTest {
   }
 
   private static MysqlFailoverGroup group() {
-    MysqlFailoverGroup g = new MysqlFailoverGroup();
-    g.getMetadata().setNamespace(ORDERS.namespace());
-    g.getMetadata().setName(ORDERS.name());
+    MysqlFailoverGroup g = Fixtures.group(ORDERS, "pdx");
     g.getMetadata().setGeneration(1L);
-    g.setSpec(Fixtures.spec("0s", List.of()));
-    g.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite("pdx"));
     return g;
   }
 }

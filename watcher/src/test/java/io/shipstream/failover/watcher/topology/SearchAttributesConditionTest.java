@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.model.topology.GroupConditions.SearchAttributeCheck;
 import io.shipstream.failover.model.topology.Verdict;
@@ -93,12 +92,8 @@ class SearchAttributesConditionTest {
   }
 
   private static MysqlFailoverGroup group() {
-    MysqlFailoverGroup g = new MysqlFailoverGroup();
-    g.getMetadata().setNamespace(ORDERS.namespace());
-    g.getMetadata().setName(ORDERS.name());
+    MysqlFailoverGroup g = Fixtures.group(ORDERS, "iad");
     g.getMetadata().setGeneration(1L);
-    g.setSpec(Fixtures.spec("0s", List.of()));
-    g.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
     return g;
   }
 }

@@ -6,7 +6,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import java.time.Clock;
@@ -64,12 +63,7 @@ class TopologyMonitorPoolTest {
   };
 
   private static MysqlFailoverGroup group(GroupRef ref) {
-    MysqlFailoverGroup g = new MysqlFailoverGroup();
-    g.getMetadata().setNamespace(ref.namespace());
-    g.getMetadata().setName(ref.name());
-    g.setSpec(Fixtures.spec("0s", List.of()));
-    g.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
-    return g;
+    return Fixtures.group(ref, "iad");
   }
 
   @Test
@@ -110,17 +104,6 @@ class TopologyMonitorPoolTest {
   }
 
   private static void await(BooleanSupplier condition, String what) {
-    long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > until) {
-        throw new AssertionError("no " + what + " within 30s");
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+    Fixtures.await(condition, what, Duration.ofSeconds(30));
   }
 }

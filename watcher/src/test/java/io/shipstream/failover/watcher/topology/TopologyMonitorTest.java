@@ -131,12 +131,7 @@ class TopologyMonitorTest {
   }
 
   private MysqlFailoverGroup group() {
-    MysqlFailoverGroup g = new MysqlFailoverGroup();
-    g.getMetadata().setNamespace(ORDERS.namespace());
-    g.getMetadata().setName(ORDERS.name());
-    g.setSpec(Fixtures.spec("0s", List.of()));
-    g.setStatus(MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
-    return g;
+    return Fixtures.group(ORDERS, "iad");
   }
 
   private void start() {
@@ -635,17 +630,6 @@ class TopologyMonitorTest {
   }
 
   private static void await(BooleanSupplier condition, String what) {
-    long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > until) {
-        throw new AssertionError("no " + what + " within 15s");
-      }
-      try {
-        Thread.sleep(20);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
+    Fixtures.await(condition, what, Duration.ofSeconds(15));
   }
 }
