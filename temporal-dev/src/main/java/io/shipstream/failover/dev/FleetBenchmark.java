@@ -23,7 +23,7 @@ import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
-import io.shipstream.failover.watcher.topology.TopologyMonitor;
+import io.shipstream.failover.watcher.monitor.TopologyMonitor;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;

@@ -25,7 +25,7 @@ import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.Steward;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
-import io.shipstream.failover.watcher.topology.TopologyMonitor;
+import io.shipstream.failover.watcher.monitor.TopologyMonitor;
 import io.shipstream.failover.workflows.PayloadConverter;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;

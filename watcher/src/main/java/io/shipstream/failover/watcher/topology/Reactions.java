@@ -137,7 +137,7 @@ public final class Reactions {
    * evaluation treats as fenced, the annotation's problem, if any, and when the active site was
    * made writable on its unfence.
    */
-  SiteFences.Accepted fences(GroupRef group, io.shipstream.failover.model.GroupConfig config,
+  public SiteFences.Accepted fences(GroupRef group, io.shipstream.failover.model.GroupConfig config,
       io.shipstream.failover.model.crd.MysqlFailoverGroup resource,
       io.shipstream.failover.model.crd.MysqlFailoverGroupStatus status, boolean paused, Instant now) {
     return fences.keep(group, config, resource, status, paused, now);

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * <p>Fencing itself is the matrix's row 1 (a fenced site found writable is fenced like a writable
  * dr-only site) and the sidecars' operator rule, so this class only changes what is accepted.
  */
-final class SiteFences {
+public final class SiteFences {
   private static final Logger log = LoggerFactory.getLogger(SiteFences.class);
 
   private final Reactions.Effects effects;
@@ -53,7 +53,7 @@ final class SiteFences {
    * What one evaluation acts on: the sites fenced now, what is wrong with the annotation, if
    * anything, and when this watcher made the active site writable on its unfence (null: it did not).
    */
-  record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem, Instant activeUnfencedAt) {}
+  public record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem, Instant activeUnfencedAt) {}
 
   /** One pass at {@code now}; returns the sites the rest of the evaluation treats as fenced. */
   Accepted keep(GroupRef group, GroupConfig config, MysqlFailoverGroup resource, MysqlFailoverGroupStatus status,

@@ -1,10 +1,11 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.watcher.GroupChanges;
+import io.shipstream.failover.runtime.DaemonThreads;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
@@ -25,6 +26,16 @@ import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.model.topology.SiteDebouncer;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.workflows.contract.Events;
+import io.shipstream.failover.watcher.topology.DrainWatch;
+import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
+import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
+import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.SiteFences;
+import io.shipstream.failover.watcher.topology.SiteProber;
+import io.shipstream.failover.watcher.topology.StartupChecks;
+import io.shipstream.failover.watcher.topology.Steward;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +50,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -106,7 +116,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private final ScheduledExecutorService polls;
   private final java.util.concurrent.ThreadPoolExecutor pollThreads;
   private final ScheduledExecutorService evaluations = Executors.newSingleThreadScheduledExecutor(
-      daemon("topology-evaluate"));
+      DaemonThreads.named("topology-evaluate"));
 
   /** One watched group: its polls, and what was last written to its status. */
   private final class Watched {
@@ -184,7 +194,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
     this.metrics = metrics;
     this.latest = latest;
     this.clock = clock;
-    this.polls = Executors.newSingleThreadScheduledExecutor(daemon("topology-schedule"));
+    this.polls = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("topology-schedule"));
     this.pollThreads = pollThreads();
     metrics.pollThreads(pollThreads::getPoolSize);
   }
@@ -196,7 +206,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private static java.util.concurrent.ThreadPoolExecutor pollThreads() {
     java.util.concurrent.ThreadPoolExecutor pool = new java.util.concurrent.ThreadPoolExecutor(0, MAX_POLL_THREADS,
         POLL_THREAD_IDLE.toMillis(), TimeUnit.MILLISECONDS, new java.util.concurrent.SynchronousQueue<>(),
-        daemon("topology-poll"));
+        DaemonThreads.named("topology-poll"));
     pool.setRejectedExecutionHandler((poll, executor) -> {
       if (executor.isShutdown()) {
         throw new RejectedExecutionException("the monitor stopped");
@@ -237,15 +247,6 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   public TopologyMonitor drainWatch(DrainWatch drains) {
     this.drains = drains;
     return this;
-  }
-
-  static java.util.concurrent.ThreadFactory daemon(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
   }
 
   /** Status writes (ours and the workflows') arrive here too; only a changed spec restarts the polls. */

@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import static io.shipstream.failover.watcher.topology.Fixtures.ORDERS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +16,15 @@ import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.watcher.topology.Fixtures;
+import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.SidecarStatusReader;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.SiteProber;
+import io.shipstream.failover.watcher.topology.StartupChecks;
+import io.shipstream.failover.watcher.topology.Steward;
+import io.shipstream.failover.watcher.topology.StubSidecar;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Clock;

@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;

@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +9,10 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.watcher.topology.Fixtures;
+import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
