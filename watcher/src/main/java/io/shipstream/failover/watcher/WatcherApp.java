@@ -17,7 +17,7 @@ import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
 import io.shipstream.failover.watcher.topology.DrainWatch;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
 import io.shipstream.failover.watcher.topology.KubeDrainView;
-import io.shipstream.failover.watcher.topology.KubeEffects;
+import io.shipstream.failover.watcher.KubeEffects;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;

@@ -7,7 +7,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.topology.GroupDeletion;
-import io.shipstream.failover.watcher.GroupChanges;
+import io.shipstream.failover.watcher.groups.GroupChanges;
 import io.shipstream.failover.watcher.topology.DrainWatch;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;

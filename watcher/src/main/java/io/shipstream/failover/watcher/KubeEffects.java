@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -18,7 +18,11 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
-import io.shipstream.failover.watcher.FailoverStarter;
+import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
+import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
+import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
