@@ -19,6 +19,7 @@ import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
+import io.shipstream.failover.watcher.topology.GroupEffects;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.SiteProber;
@@ -414,7 +415,7 @@ public final class FleetBenchmark {
   }
 
   /** Counts what the reactions would send; records when the emergency failover is started. */
-  private static final class CountingEffects implements Reactions.Effects {
+  private static final class CountingEffects implements GroupEffects {
     final AtomicInteger events = new AtomicInteger();
     final Map<GroupRef, Long> promoted = new ConcurrentHashMap<>();
     final Map<GroupRef, String> promotions = new ConcurrentHashMap<>();

@@ -20,6 +20,7 @@ import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
+import io.shipstream.failover.watcher.topology.GroupEffects;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
@@ -37,7 +38,7 @@ import java.util.function.Function;
  * subresource that touch only the fields the monitor owns, so they never overwrite what a
  * workflow writes at the same time.
  */
-public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Effects {
+public final class KubeEffects implements GroupEffects, LeaseFenceLifts.Effects {
   static final String COMPONENT = "bloodraven-failover";
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(KubeEffects.class);
 
@@ -47,7 +48,7 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
   private volatile TopologyMetrics warnings;
-  /** The spec each group is monitored with ({@link TopologyMonitor#acceptedSpec}); none: the resource's. */
+  /** The spec each group is monitored with ({@code TopologyMonitor#acceptedSpec}); none: the resource's. */
   private volatile Function<GroupRef, Optional<MysqlFailoverGroupSpec>> acceptedSpecs = g -> Optional.empty();
 
   public KubeEffects(KubernetesClient client, FailoverStarter starter, SiteConnector sites,

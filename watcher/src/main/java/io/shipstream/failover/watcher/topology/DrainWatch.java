@@ -52,11 +52,11 @@ public final class DrainWatch {
   private record Episode(String key, Set<String> done) {}
 
   private final Kube kube;
-  private final Reactions.Effects events;
+  private final GroupEffects events;
   private final Map<GroupRef, Episode> episodes = new ConcurrentHashMap<>();
 
   /** {@code events}: where its Events go (only those of the watcher's effects are used). */
-  public DrainWatch(Kube kube, Reactions.Effects events) {
+  public DrainWatch(Kube kube, GroupEffects events) {
     this.kube = kube;
     this.events = events;
   }

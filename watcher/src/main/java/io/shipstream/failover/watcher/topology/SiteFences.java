@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
 public final class SiteFences {
   private static final Logger log = LoggerFactory.getLogger(SiteFences.class);
 
-  private final Reactions.Effects effects;
+  private final GroupEffects effects;
   /** Per group, the sites last recorded: the informer's copy of the status may not show them yet. */
   private final Map<GroupRef, List<String>> recorded = new ConcurrentHashMap<>();
   /** Per group, why the unfence of the active site last failed: logged once per reason. */
@@ -45,7 +45,7 @@ public final class SiteFences {
   /** Per group, the active site last made writable on its unfence, and when. */
   private final Map<GroupRef, Map.Entry<String, Instant>> madeWritable = new ConcurrentHashMap<>();
 
-  SiteFences(Reactions.Effects effects) {
+  SiteFences(GroupEffects effects) {
     this.effects = effects;
   }
 

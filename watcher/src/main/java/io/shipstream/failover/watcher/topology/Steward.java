@@ -36,7 +36,7 @@ public final class Steward {
     void write(GroupRef group, List<Condition> conditions, Long generation);
   }
 
-  private final Reactions.Effects effects;
+  private final GroupEffects effects;
   private final ConditionWriter conditions;
   private final Clock clock;
   private final RoutingRepair routing;
@@ -50,7 +50,7 @@ public final class Steward {
   private volatile Supplier<GroupConditions.SearchAttributeCheck> searchAttributes;
 
   /** @param routing null: routing is left to the failovers alone (tests of the other duties) */
-  public Steward(Reactions.Effects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
+  public Steward(GroupEffects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
       TopologyMetrics metrics) {
     this.effects = effects;
     this.conditions = conditions;
@@ -60,7 +60,7 @@ public final class Steward {
   }
 
   /** The watcher's wiring: routing kept right through {@code client}. */
-  public static Steward of(Reactions.Effects effects, ConditionWriter conditions, Clock clock,
+  public static Steward of(GroupEffects effects, ConditionWriter conditions, Clock clock,
       io.fabric8.kubernetes.client.KubernetesClient client,
       java.util.function.Function<GroupRef, Optional<MysqlFailoverGroup>> groups, TopologyMetrics metrics) {
     return new Steward(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
@@ -215,8 +215,8 @@ public final class Steward {
   }
 
   /**
-   * As above; with {@code runOwnsStatus} (a failover's workflow owns the status, {@link
-   * TopologyMonitor#runOwnsStatus}) only a change of what the conditions say about the run is written.
+   * As above; with {@code runOwnsStatus} (a failover's workflow owns the status, as the monitor's
+   * {@code SiteStatusWrites#runOwnsStatus} says) only a change of what the conditions say about the run is written.
    */
   public void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts, boolean runOwnsStatus) {
     MysqlFailoverGroupStatus status = group.getStatus();
@@ -237,7 +237,7 @@ public final class Steward {
       return;
     }
     if (runOwnsStatus && GroupConditions.sameRunConditions(previous, next)) {
-      // A failover's workflow owns the status while it runs (see TopologyMonitor#writeSites): only
+      // A failover's workflow owns the status while it runs (see the monitor's SiteStatusWrites#write): only
       // the news that it runs (Ready=False, Progressing=True) is written then; whatever else changed
       // is written on the first evaluation after its terminal phase, which computes it again.
       return;

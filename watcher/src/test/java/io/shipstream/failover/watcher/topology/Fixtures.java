@@ -47,7 +47,7 @@ public final class Fixtures {
   }
 
   /** Records what the reactions did; a start is refused once {@link #running} is set. */
-  public static class RecordingEffects implements Reactions.Effects {
+  public static class RecordingEffects implements GroupEffects {
     public final List<Verdict.Promote> starts = new ArrayList<>();
     /** The site GTID sets each start passed, in start order. */
     public final List<Map<String, String>> startSiteGtids = new ArrayList<>();
@@ -57,7 +57,7 @@ public final class Fixtures {
     /** "key=value" of every annotation removal asked for. */
     public final List<String> removedAnnotations = new ArrayList<>();
     public boolean running;
-    /** What a poll right before a start finds ({@link Reactions.Effects#pollNow}); null: none taken. */
+    /** What a poll right before a start finds ({@link GroupEffects#pollNow}); null: none taken. */
     public Probe beforeStart;
     /** The sites polled right before a start, in order. */
     public final List<String> polledBeforeStart = new ArrayList<>();
