@@ -23,7 +23,7 @@ import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.Steward;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.watcher.monitor.TopologyMonitor;
 import io.shipstream.failover.workflows.PayloadConverter;
@@ -203,7 +203,8 @@ public final class WatcherApp implements AutoCloseable {
           effects::event, topologyMetrics);
       startupChecks = startup;
       monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
+          clock, recovery, startup, GroupUpkeep.of(effects, effects::writeConditions, clock, kube, this::group,
+              topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
           .acting(config.automaticFailover())
           .drainWatch(new DrainWatch(new KubeDrainView(kube), effects))

@@ -21,7 +21,7 @@ import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SiteFences;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.Steward;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
@@ -51,7 +51,7 @@ final class GroupPass {
   /** Null: no returning old primary is fenced or brought back. */
   private final OldPrimaryRecovery recovery;
   /** Null: no adoption, routing, semi-sync nor conditions (tests of the other duties). */
-  private final Steward steward;
+  private final GroupUpkeep upkeep;
   /** Null: the sidecars are not asked how their servers start. */
   private final StartupChecks startup;
   private final SiteStatusWrites siteStatus;
@@ -63,14 +63,15 @@ final class GroupPass {
   volatile DrainWatch drains;
 
   GroupPass(Reactions reactions, TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest,
-      Clock clock, OldPrimaryRecovery recovery, StartupChecks startup, Steward steward, SiteStatusWrites siteStatus) {
+      Clock clock, OldPrimaryRecovery recovery, StartupChecks startup, GroupUpkeep upkeep,
+          SiteStatusWrites siteStatus) {
     this.reactions = reactions;
     this.metrics = metrics;
     this.latest = latest;
     this.clock = clock;
     this.recovery = recovery;
     this.startup = startup;
-    this.steward = steward;
+    this.upkeep = upkeep;
     this.siteStatus = siteStatus;
   }
 
@@ -83,8 +84,8 @@ final class GroupPass {
 
   /** Reports a spec that is refused or cannot be monitored, as its condition and Event say. */
   void invalidSpec(GroupRef ref, MysqlFailoverGroup resource, List<String> problems) {
-    if (steward != null) {
-      steward.invalidSpec(ref, resource, problems);
+    if (upkeep != null) {
+      upkeep.invalidSpec(ref, resource, problems);
     }
   }
 
@@ -95,8 +96,8 @@ final class GroupPass {
   void pollsStopped(GroupRef ref) {
     reactions.forget(ref);
     metrics.forget(ref);
-    if (steward != null) {
-      steward.forget(ref);
+    if (upkeep != null) {
+      upkeep.forget(ref);
     }
     if (recovery != null) {
       recovery.forget(ref);
@@ -187,8 +188,8 @@ final class GroupPass {
       // Servers of both flavors (or not the declared one): nothing is adopted, fenced or failed
       // over, and the group is reported as its spec would be had it declared them.
       siteStatus.write(p.watched, p.now, siteStatus.runOwnsStatus(p.watched, p.status, p.now), null);
-      if (steward != null && p.resource.isPresent()) {
-        steward.invalidSpec(p.group, p.resource.get(), flavorProblems);
+      if (upkeep != null && p.resource.isPresent()) {
+        upkeep.invalidSpec(p.group, p.resource.get(), flavorProblems);
       } else {
         log.warn("{}: not acted on: {}", p.group, String.join("; ", flavorProblems));
       }
@@ -202,8 +203,8 @@ final class GroupPass {
       metrics.passFailed(p.group, "tls");
       tlsProblems.forEach(t -> metrics.tlsError(p.group, t.site(), t.reason()));
       List<String> messages = tlsProblems.stream().map(TlsProblems.Problem::message).toList();
-      if (steward != null && p.resource.isPresent()) {
-        steward.tlsErrors(p.group, p.resource.get(), messages);
+      if (upkeep != null && p.resource.isPresent()) {
+        upkeep.tlsErrors(p.group, p.resource.get(), messages);
       } else {
         log.warn("{}: not acted on: {}", p.group, String.join("; ", messages));
       }
@@ -235,21 +236,21 @@ final class GroupPass {
 
   /** Whether the group has never recorded an active site: nothing is fenced, promoted or relabelled before it has. */
   private boolean awaitsAdoption(Pass p) {
-    return steward != null && p.resource.isPresent() && !Steward.adopted(p.status);
+    return upkeep != null && p.resource.isPresent() && !GroupUpkeep.adopted(p.status);
   }
 
   /** Completes when the group is adopted (its active site recorded) or the reason it waits is known. */
   private void adopt(Pass p) {
     // A paused group is not adopted either: adopting names the active site, which the sidecars act on.
     p.adoption = p.paused ? new Adoption.Wait("the group is paused (" + PauseAnnotation.ANNOTATION + "=true)")
-        : steward.adopt(p.group, p.config, p.resource.get(), p.observations);
+        : upkeep.adopt(p.group, p.config, p.resource.get(), p.observations);
   }
 
   /** Completes with the matrix's input built and the replicas' answer about its primary's latest poll, if any. */
   private void confirm(Pass p) {
     MysqlFailoverGroupStatus status = p.status;
     p.input = new TopologyMatrix.Input(p.config, p.observations, status.activeSite(),
-        p.cooldownSince(), status.lastFailoverTarget(), Steward.plannedFailoverHolds(status), p.now)
+        p.cooldownSince(), status.lastFailoverTarget(), GroupUpkeep.plannedFailoverHolds(status), p.now)
         .withFenced(p.fenced).withUnfencedAt(p.unfencedAt);
     p.confirmation = ReplicaConfirmation.about(p.watched, p.observations, PrimaryConfirmation.primaryOf(p.input));
   }
@@ -301,7 +302,7 @@ final class GroupPass {
     String activeNow = p.adoption instanceof Adoption.Adopt adopted ? adopted.site() : p.status.activeSite();
     p.readiness = SiteReadiness.evaluate(new TopologyMatrix.Input(p.config, p.observations, activeNow,
         p.cooldownSince(), p.status.lastFailoverTarget(), false, p.now)
-        .withFenced(p.fenced), steward == null ? Map.of() : steward.semiSyncAcking(p.group));
+        .withFenced(p.fenced), upkeep == null ? Map.of() : upkeep.semiSyncAcking(p.group));
     siteStatus.write(p.watched, p.now, p.runOwns, p.readiness);
   }
 
@@ -312,22 +313,22 @@ final class GroupPass {
     metrics.state().recovery(p.group, p.status);
   }
 
-  /** Whether routing, semi-sync and conditions are kept: with a steward, for a group that has a resource. */
+  /** Whether routing, semi-sync and conditions are kept: with a upkeep, for a group that has a resource. */
   private boolean keepsConditions(Pass p) {
-    return steward != null && p.resource.isPresent();
+    return upkeep != null && p.resource.isPresent();
   }
 
   /** Completes when the group's routing is set right (just adopted: at once) or what is not is known (not paused). */
   private void repairRouting(Pass p) {
     if (!p.paused) {
-      p.routingProblems = steward.keepRouting(p.group, p.config, p.effective(), p.observations);
+      p.routingProblems = upkeep.keepRouting(p.group, p.config, p.effective(), p.observations);
     }
   }
 
   /** Completes when the servers' semi-sync settings are as the spec asks, or the fallback is known (not paused). */
   private void keepSemiSync(Pass p) {
     if (!p.paused) {
-      p.semiSyncProblem = steward.keepSemiSync(p.group, p.config, p.effective(), p.observations);
+      p.semiSyncProblem = upkeep.keepSemiSync(p.group, p.config, p.effective(), p.observations);
     }
   }
 
@@ -357,7 +358,7 @@ final class GroupPass {
       problems.addAll(startup.controlPlaneProblems(p.group));
     }
     sharedTokenProblem(p.resource.get()).ifPresent(problems::add);
-    Map<String, String> stoppedByHand = Steward.failoverRunning(p.status) ? Map.of()
+    Map<String, String> stoppedByHand = GroupUpkeep.failoverRunning(p.status) ? Map.of()
         : Recovery.stoppedByHand(p.observations, effective.activeSite());
     if (!stoppedByHand.isEmpty()) {
       // Its own reason: a human stopped it and it stays so, which "impaired" would not say. Last,
@@ -365,9 +366,10 @@ final class GroupPass {
       problems.add(new GroupConditions.Problem(Events.REPLICATION_STOPPED.reason(),
           Recovery.stoppedByHandMessage(stoppedByHand), true));
     }
-    steward.conditions(p.group, p.resource.get(), new GroupConditions.Facts(p.watched.rejectedSpec,
+    upkeep.conditions(p.group, p.resource.get(), new GroupConditions.Facts(p.watched.rejectedSpec,
         effective.activeSite(), p.adoption instanceof Adoption.Adopt ? null : p.adoption,
-        Steward.failoverRunning(p.status), p.verdict, problems).withPaused(p.paused).withFenced(p.fenced), p.runOwns);
+        GroupUpkeep.failoverRunning(p.status), p.verdict, problems).withPaused(p.paused).withFenced(p.fenced),
+            p.runOwns);
   }
 
   /**

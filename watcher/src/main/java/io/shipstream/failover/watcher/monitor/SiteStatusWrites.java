@@ -5,7 +5,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.topology.SiteReadiness;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.Steward;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -37,24 +37,24 @@ final class SiteStatusWrites {
   /** Null: no divergence is shown (no old-primary recovery). */
   private final OldPrimaryRecovery recovery;
   /** Null: a run shown in the status is never confirmed with Temporal. */
-  private final Steward steward;
+  private final GroupUpkeep upkeep;
 
   SiteStatusWrites(BiConsumer<GroupRef, List<SiteStatus>> statusWriter, OldPrimaryRecovery recovery,
-      Steward steward) {
+      GroupUpkeep upkeep) {
     this.statusWriter = statusWriter;
     this.recovery = recovery;
-    this.steward = steward;
+    this.upkeep = upkeep;
   }
 
   /**
    * Whether a failover's workflow owns the group's status now, so the monitor leaves it alone (see
-   * {@link #write}): the status shows a run past waiting ({@link Steward#failoverRunning}), the
+   * {@link #write}): the status shows a run past waiting ({@link GroupUpkeep#failoverRunning}), the
    * run's own word, on the resource before its first step. A run shown for longer than {@link
    * #RUN_CONFIRM_AFTER} is confirmed with Temporal, so a status left behind by a run that ended
    * without its last write is written again.
    */
   boolean runOwnsStatus(WatchedGroup w, MysqlFailoverGroupStatus status, Instant now) {
-    if (!Steward.failoverRunning(status)) {
+    if (!GroupUpkeep.failoverRunning(status)) {
       w.runShownSince = null;
       w.runAskedAt = null;
       return false;
@@ -62,12 +62,12 @@ final class SiteStatusWrites {
     if (w.runShownSince == null) {
       w.runShownSince = now;
     }
-    if (steward == null || now.isBefore(w.runShownSince.plus(RUN_CONFIRM_AFTER))) {
+    if (upkeep == null || now.isBefore(w.runShownSince.plus(RUN_CONFIRM_AFTER))) {
       return true;
     }
     if (w.runAskedAt == null || !now.isBefore(w.runAskedAt.plus(DETAIL_REFRESH))) {
       w.runAskedAt = now;
-      w.runAsked = steward.runConfirmed(w.polls.group());
+      w.runAsked = upkeep.runConfirmed(w.polls.group());
       if (!w.runAsked) {
         log.warn("{}: the status shows a failover running since {} or before, but no workflow runs: the watcher "
             + "writes the group's status again", w.polls.group(), w.runShownSince);
@@ -82,7 +82,7 @@ final class SiteStatusWrites {
    * status write per poll would load the API server for nothing.
    *
    * <p>While a failover's workflow owns the group ({@code runOwns}: its status shows a run past
-   * waiting, {@link Steward#failoverRunning}), nothing is written: the run writes the status at
+   * waiting, {@link GroupUpkeep#failoverRunning}), nothing is written: the run writes the status at
    * every phase change, its first writes and its failover record are guarded by the resourceVersion
    * they read, and each write of ours in between made them read and write again (a planned failover
    * took 460 ms instead of 250 ms when the monitor began writing beside it). Nothing reads

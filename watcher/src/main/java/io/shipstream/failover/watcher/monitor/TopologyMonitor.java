@@ -14,7 +14,7 @@ import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.Reactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.Steward;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
 import java.util.List;
@@ -72,17 +72,17 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   }
 
   /**
-   * With {@code steward}, a group that never recorded an active site is adopted (and the matrix
+   * With {@code upkeep}, a group that never recorded an active site is adopted (and the matrix
    * does not act on it before), an invalid spec is reported, and the conditions are written.
    */
   public TopologyMonitor(SiteConnector sites, Reactions reactions, BiConsumer<GroupRef, List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
-      OldPrimaryRecovery recovery, StartupChecks startup, Steward steward) {
+      OldPrimaryRecovery recovery, StartupChecks startup, GroupUpkeep upkeep) {
     this.sites = sites;
     this.metrics = metrics;
     this.latest = latest;
-    this.pass = new GroupPass(reactions, metrics, latest, clock, recovery, startup, steward,
-        new SiteStatusWrites(statusWriter, recovery, steward));
+    this.pass = new GroupPass(reactions, metrics, latest, clock, recovery, startup, upkeep,
+        new SiteStatusWrites(statusWriter, recovery, upkeep));
     this.scheduler = new PollScheduler(sites, metrics, latest, clock, pass);
   }
 

@@ -94,7 +94,7 @@ public final class DrainWatch {
         : new Episode(key, ConcurrentHashMap.newKeySet()));
     boolean requestPresent = resource.annotation(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION) != null;
     DrainSwitchover.Outcome outcome = DrainSwitchover.decide(new DrainSwitchover.Input(config, active, cordoned, sites,
-        requestPresent, Steward.failoverRunning(status), paused, status == null ? null : status.fencedSites()));
+        requestPresent, GroupUpkeep.failoverRunning(status), paused, status == null ? null : status.fencedSites()));
     if (outcome instanceof DrainSwitchover.Request r && !episode.done().contains(REQUESTED)) {
       boolean requested;
       try {

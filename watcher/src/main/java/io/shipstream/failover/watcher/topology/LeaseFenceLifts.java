@@ -91,7 +91,7 @@ public final class LeaseFenceLifts implements AutoCloseable {
     SidecarFence fence = answer != null && answer.site().equals(active)
         && answer.at().plus(FRESH).isAfter(clock.instant()) ? answer.fence() : null;
     Decision d = LeaseFenceRelease.decide(config, observations, active, status.fencedSites(),
-        Steward.failoverRunning(status), fence);
+        GroupUpkeep.failoverRunning(status), fence);
     if (d instanceof Keep keep) {
       if (keep.askSidecar()) {
         config.site(active).ifPresent(site -> ask(group, site));

@@ -28,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * reports an invalid spec, and writes the group's conditions (see {@link GroupConditions}). Every
  * Event is written once per change of what it says, not once per poll.
  */
-public final class Steward {
-  private static final Logger log = LoggerFactory.getLogger(Steward.class);
+public final class GroupUpkeep {
+  private static final Logger log = LoggerFactory.getLogger(GroupUpkeep.class);
 
   /** Writes {@code status.conditions} and {@code status.observedGeneration}. */
   public interface ConditionWriter {
@@ -50,7 +50,7 @@ public final class Steward {
   private volatile Supplier<GroupConditions.SearchAttributeCheck> searchAttributes;
 
   /** @param routing null: routing is left to the failovers alone (tests of the other duties) */
-  public Steward(GroupEffects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
+  public GroupUpkeep(GroupEffects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
       TopologyMetrics metrics) {
     this.effects = effects;
     this.conditions = conditions;
@@ -60,10 +60,10 @@ public final class Steward {
   }
 
   /** The watcher's wiring: routing kept right through {@code client}. */
-  public static Steward of(GroupEffects effects, ConditionWriter conditions, Clock clock,
+  public static GroupUpkeep of(GroupEffects effects, ConditionWriter conditions, Clock clock,
       io.fabric8.kubernetes.client.KubernetesClient client,
       java.util.function.Function<GroupRef, Optional<MysqlFailoverGroup>> groups, TopologyMetrics metrics) {
-    return new Steward(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
+    return new GroupUpkeep(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
   }
 
   private volatile SemiSyncKeeper semiSync;
@@ -72,7 +72,7 @@ public final class Steward {
    * Keeps the servers' semi-synchronous settings as {@code spec.semiSync} says, through
    * {@code sites}, writing {@code status.semiSync} through {@code writer} (see {@link SemiSyncKeeper}).
    */
-  public Steward semiSync(SiteConnector sites,
+  public GroupUpkeep semiSync(SiteConnector sites,
       java.util.function.BiConsumer<GroupRef, MysqlFailoverGroupStatus.SemiSyncStatus> writer) {
     this.semiSync = new SemiSyncKeeper(sites, effects, writer, metrics, clock);
     return this;
@@ -95,7 +95,7 @@ public final class Steward {
   }
 
   /** Checks the Temporal namespace's failover search attributes for every group's SearchAttributesRegistered. */
-  public Steward searchAttributes(Supplier<GroupConditions.SearchAttributeCheck> check) {
+  public GroupUpkeep searchAttributes(Supplier<GroupConditions.SearchAttributeCheck> check) {
     this.searchAttributes = check;
     return this;
   }
