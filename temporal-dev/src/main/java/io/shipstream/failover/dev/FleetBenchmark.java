@@ -20,7 +20,7 @@ import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.watcher.topology.GroupEffects;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
@@ -172,7 +172,7 @@ public final class FleetBenchmark {
     Recording recording = new Recording(prober);
     CountingEffects effects = new CountingEffects();
     AtomicLong statusWrites = new AtomicLong();
-    TopologyMonitor monitor = new TopologyMonitor(recording, new Reactions(effects),
+    TopologyMonitor monitor = new TopologyMonitor(recording, new VerdictReactions(effects),
         (ref, sites) -> statusWrites.incrementAndGet(), new TopologyMetrics(new SimpleMeterRegistry()),
         ref -> Optional.ofNullable(resources.get(ref)), Clock.systemUTC());
     List<Phase> out = new ArrayList<>();

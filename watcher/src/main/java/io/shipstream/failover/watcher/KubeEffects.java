@@ -21,7 +21,7 @@ import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.GroupEffects;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
@@ -67,7 +67,7 @@ public final class KubeEffects implements GroupEffects, LeaseFenceLifts.Effects 
 
   @Override
   public boolean startEmergency(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids,
-      Reactions.Detection detection) {
+      VerdictReactions.Detection detection) {
     EmergencyFailoverStatus.ForcedPromotion forced = p.lagOverride() == null ? null
         : new EmergencyFailoverStatus.ForcedPromotion(PromoteAnywayAnnotation.ANNOTATION + "=" + p.candidate(),
             p.lagOverride().limit(), p.lagOverride().notReceived(), p.lagOverride().notReceivedGtid());

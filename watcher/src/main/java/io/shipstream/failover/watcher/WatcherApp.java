@@ -20,7 +20,7 @@ import io.shipstream.failover.watcher.topology.KubeDrainView;
 import io.shipstream.failover.watcher.KubeEffects;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
@@ -202,7 +202,8 @@ public final class WatcherApp implements AutoCloseable {
       StartupChecks startup = StartupChecks.every30s(this::sidecarToken, config.tls(), new SidecarProbes(kube),
           effects::event, topologyMetrics);
       startupChecks = startup;
-      monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
+      monitor = new TopologyMonitor(prober, new VerdictReactions(effects), effects::writeSites, topologyMetrics,
+          this::group,
           clock, recovery, startup, GroupUpkeep.of(effects, effects::writeConditions, clock, kube, this::group,
               topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))

@@ -18,7 +18,7 @@ import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.watcher.topology.DrainWatch;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteFences;
 import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
@@ -44,7 +44,7 @@ final class GroupPass {
   /** The monitor's log category, as before the pass was split out of it. */
   private static final Logger log = LoggerFactory.getLogger(TopologyMonitor.class);
 
-  private final Reactions reactions;
+  private final VerdictReactions reactions;
   private final TopologyMetrics metrics;
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
@@ -62,7 +62,8 @@ final class GroupPass {
   /** spec.plannedFailover.onActiveNodeDrain; null: not watched (tests of the other duties). */
   volatile DrainWatch drains;
 
-  GroupPass(Reactions reactions, TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest,
+  GroupPass(VerdictReactions reactions, TopologyMetrics metrics, Function<GroupRef,
+      Optional<MysqlFailoverGroup>> latest,
       Clock clock, OldPrimaryRecovery recovery, StartupChecks startup, GroupUpkeep upkeep,
           SiteStatusWrites siteStatus) {
     this.reactions = reactions;

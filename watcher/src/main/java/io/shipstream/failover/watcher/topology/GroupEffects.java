@@ -24,7 +24,7 @@ public interface GroupEffects {
 
   /** As above, with when the loss was detected, for the run's write window. */
   default boolean startEmergency(GroupRef group, Verdict.Promote promote, Map<String, String> siteGtids,
-      Reactions.Detection detection) {
+      VerdictReactions.Detection detection) {
     return startEmergency(group, promote, siteGtids);
   }
 
@@ -51,8 +51,8 @@ public interface GroupEffects {
     try {
       event(group, event.type().name(), event.reason(), message);
     } catch (RuntimeException e) {
-      // Under the reactions' log category, as when this interface was nested in Reactions.
-      LoggerFactory.getLogger(Reactions.class).warn("{}: cannot write the {} Event: {}", group, event.reason(),
+      // Under the reactions' log category, as when this interface was nested in VerdictReactions.
+      LoggerFactory.getLogger(VerdictReactions.class).warn("{}: cannot write the {} Event: {}", group, event.reason(),
           e.toString());
     }
   }

@@ -15,11 +15,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Planned failovers told that their source is dead ({@link PlannedSourceDeath}), once per run: see
- * {@link Reactions#handOff}.
+ * {@link VerdictReactions#handOff}.
  */
 final class PlannedRunHandOffs {
   /** The reactions' log category, as before this was split out of them. */
-  private static final Logger log = LoggerFactory.getLogger(Reactions.class);
+  private static final Logger log = LoggerFactory.getLogger(VerdictReactions.class);
 
   private final GroupEffects effects;
   /** Per group, the planned run last told that its source is dead: told once. */
@@ -29,7 +29,7 @@ final class PlannedRunHandOffs {
     this.effects = effects;
   }
 
-  /** As {@link Reactions#handOff}. */
+  /** As {@link VerdictReactions#handOff}. */
   boolean handOff(GroupRef group, MysqlFailoverGroupStatus status, TopologyMatrix.Input in,
       PrimaryConfirmation.Result confirmation) {
     PlannedFailoverStatus planned = status == null ? null : status.plannedFailover();

@@ -10,12 +10,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The group's promote-anyway annotation after the matrix's reaction ({@link Reactions}): what
+ * The group's promote-anyway annotation after the matrix's reaction ({@link VerdictReactions}): what
  * becomes of each value is {@link PromoteAnywayAnnotation#judge}'s table.
  */
 final class PromoteAnywayRequests {
   /** The reactions' log category, as before this was split out of them. */
-  private static final Logger log = LoggerFactory.getLogger(Reactions.class);
+  private static final Logger log = LoggerFactory.getLogger(VerdictReactions.class);
 
   private final GroupEffects effects;
   /** Per group, the promote-anyway value last rejected or spent: each value is handled once. */

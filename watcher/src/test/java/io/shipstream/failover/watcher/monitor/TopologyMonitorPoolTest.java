@@ -10,7 +10,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.watcher.topology.Fixtures;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
@@ -83,7 +83,7 @@ class TopologyMonitorPoolTest {
       GroupRef ref = new GroupRef("shop", "g" + i);
       groups.put(ref, group(ref));
     }
-    TopologyMonitor monitor = new TopologyMonitor(servers, new Reactions(new Fixtures.RecordingEffects()),
+    TopologyMonitor monitor = new TopologyMonitor(servers, new VerdictReactions(new Fixtures.RecordingEffects()),
         (ref, sites) -> {}, new TopologyMetrics(new SimpleMeterRegistry()),
         ref -> Optional.ofNullable(groups.get(ref)), Clock.systemUTC());
     try {

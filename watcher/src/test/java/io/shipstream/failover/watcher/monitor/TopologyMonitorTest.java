@@ -17,7 +17,7 @@ import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.watcher.topology.Fixtures;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SidecarStatusReader;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.SiteProber;
@@ -157,7 +157,7 @@ class TopologyMonitorTest {
   }
 
   private void start(MysqlFailoverGroup g, StartupChecks startup, GroupUpkeep upkeep) {
-    monitor = new TopologyMonitor(servers, new Reactions(effects), (ref, sites) -> written.add(sites),
+    monitor = new TopologyMonitor(servers, new VerdictReactions(effects), (ref, sites) -> written.add(sites),
         metrics, ref -> ref.equals(ORDERS) ? Optional.of(g) : Optional.empty(),
         Clock.systemUTC(), null, startup, upkeep);
     monitor.onAdd(g);

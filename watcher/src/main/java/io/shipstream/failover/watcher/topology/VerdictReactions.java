@@ -37,8 +37,8 @@ import org.slf4j.LoggerFactory;
  * pollInterval, and the workflow ends a moment after it promotes), and a verdict from them would
  * report the very primary the failover has just made writable as missing.
  */
-public final class Reactions {
-  private static final Logger log = LoggerFactory.getLogger(Reactions.class);
+public final class VerdictReactions {
+  private static final Logger log = LoggerFactory.getLogger(VerdictReactions.class);
 
   private final GroupEffects effects;
   private final Map<GroupRef, String> lastAlert = new ConcurrentHashMap<>();
@@ -55,7 +55,7 @@ public final class Reactions {
   private final PromoteAnywayRequests promoteAnywayRequests;
   private final PlannedRunHandOffs handOffs;
 
-  public Reactions(GroupEffects effects) {
+  public VerdictReactions(GroupEffects effects) {
     this.effects = effects;
     this.fences = new SiteFences(effects);
     this.promoteAnywayRequests = new PromoteAnywayRequests(effects);
