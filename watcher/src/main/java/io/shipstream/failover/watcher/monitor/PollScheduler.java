@@ -127,12 +127,7 @@ final class PollScheduler {
     GroupPolls g = w.polls;
     long started = System.nanoTime();
     Instant startedAt = clock.instant();
-    Probe probe;
-    try {
-      probe = sites.probe(g.group(), g.config(), site);
-    } catch (RuntimeException e) {
-      probe = Probe.unreachable(site.name(), e.toString(), clock.instant());
-    }
+    Probe probe = g.poll(sites, site, clock);
     Duration took = Duration.ofNanos(System.nanoTime() - started);
     // Before the poll is fed: no evaluation may see the failed poll without the replicas' answer to
     // it. The confirmation may poll the primary again after the replicas answered: that fresher

@@ -113,12 +113,7 @@ final class ReplicaConfirmation {
       // restart; only a poll begun after the replicas answered tells.
       long recheckStarted = System.nanoTime();
       Instant begun = clock.instant();
-      Probe again;
-      try {
-        again = sites.probe(g.group(), g.config(), site);
-      } catch (RuntimeException e) {
-        again = Probe.unreachable(site.name(), e.toString(), clock.instant());
-      }
+      Probe again = g.poll(sites, site, clock);
       recheckMillis = (System.nanoTime() - recheckStarted) / 1_000_000;
       result = PrimaryConfirmation.decide(false, serverId, w.primaryLostAt, g.config().minSourceSilence(), views,
           answeredAt, new PrimaryConfirmation.Recheck(begun, again.reachable()));
