@@ -1,5 +1,6 @@
 package io.shipstream.failover.sidecar;
 
+import io.shipstream.failover.runtime.DaemonThreads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -12,9 +13,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,10 +78,10 @@ public final class Sidecar implements AutoCloseable {
 
   static Sidecar start(SidecarConfig config, Clock clock, LocalMysql mysql, ServerProcess process) {
     String name = "sidecar-" + config.site();
-    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(threads(name + "-tick"));
-    ExecutorService io = Executors.newCachedThreadPool(threads(name + "-io"));
+    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name + "-tick"));
+    ExecutorService io = Executors.newCachedThreadPool(DaemonThreads.named(name + "-io"));
     // A few threads serve every caller: a flood of requests queues instead of spawning threads.
-    ExecutorService httpThreads = Executors.newFixedThreadPool(4, threads(name + "-http"));
+    ExecutorService httpThreads = Executors.newFixedThreadPool(4, DaemonThreads.named(name + "-http"));
     ExtraTicks extraTicks = new ExtraTicks(scheduler, clock);
     try {
       SidecarMetrics metrics = new SidecarMetrics(config.namespace() + "/" + config.group(), config.site(),
@@ -176,14 +175,5 @@ public final class Sidecar implements AutoCloseable {
       Thread.currentThread().interrupt();
     }
     LOG.info("sidecar for {} stopped", config.site());
-  }
-
-  private static ThreadFactory threads(String prefix) {
-    AtomicInteger count = new AtomicInteger();
-    return runnable -> {
-      Thread thread = new Thread(runnable, prefix + "-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
-    };
   }
 }

@@ -19,11 +19,12 @@ import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.GroupEffects;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
-import io.shipstream.failover.watcher.topology.TopologyMonitor;
+import io.shipstream.failover.watcher.monitor.TopologyMonitor;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -171,7 +172,7 @@ public final class FleetBenchmark {
     Recording recording = new Recording(prober);
     CountingEffects effects = new CountingEffects();
     AtomicLong statusWrites = new AtomicLong();
-    TopologyMonitor monitor = new TopologyMonitor(recording, new Reactions(effects),
+    TopologyMonitor monitor = new TopologyMonitor(recording, new VerdictReactions(effects),
         (ref, sites) -> statusWrites.incrementAndGet(), new TopologyMetrics(new SimpleMeterRegistry()),
         ref -> Optional.ofNullable(resources.get(ref)), Clock.systemUTC());
     List<Phase> out = new ArrayList<>();
@@ -414,7 +415,7 @@ public final class FleetBenchmark {
   }
 
   /** Counts what the reactions would send; records when the emergency failover is started. */
-  private static final class CountingEffects implements Reactions.Effects {
+  private static final class CountingEffects implements GroupEffects {
     final AtomicInteger events = new AtomicInteger();
     final Map<GroupRef, Long> promoted = new ConcurrentHashMap<>();
     final Map<GroupRef, String> promotions = new ConcurrentHashMap<>();

@@ -3,6 +3,8 @@ package io.shipstream.failover.dev;
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.AppenderBase;
+import io.shipstream.failover.watcher.monitor.TopologyMonitor;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityInput;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityOutput;
@@ -21,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * ControlPlane#addWorkerInterceptor} before the worker starts). Times are wall-clock milliseconds.
  */
 final class KillTimeline extends ActivityObserver implements AutoCloseable {
-  private static final String MONITOR = "io.shipstream.failover.watcher.topology.TopologyMonitor";
-  private static final String REACTIONS = "io.shipstream.failover.watcher.topology.Reactions";
+  private static final String MONITOR = TopologyMonitor.class.getName();
+  private static final String REACTIONS = VerdictReactions.class.getName();
 
   /** A failed poll of the primary with the replicas' answer: when the poll began, when they answered, what. */
   record Confirmation(long pollBeganMs, long answeredMs, String outcome) {}

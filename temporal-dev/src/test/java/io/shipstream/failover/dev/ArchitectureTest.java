@@ -2,6 +2,7 @@ package io.shipstream.failover.dev;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -170,6 +171,27 @@ class ArchitectureTest {
   void watcherUsesWorkflowInterfacesNotActivities() {
     noClasses().that().resideInAPackage(BASE + ".watcher..")
         .should().dependOnClassesThat().resideInAnyPackage(BASE + ".activities..", BASE + ".testsupport..")
+        .check(classes);
+  }
+
+  /**
+   * The watcher's floors, each importing only those below it: the process (WatcherApp, its
+   * configuration, leader election, the request handlers and the real effects it wires in), the
+   * monitor (the poll scheduler and the per-group pass, {@code GroupPass}), the pass's steps
+   * ({@code topology}: reactions, adoption and conditions, semi-sync, recovery, fences, probes)
+   * and the plumbing (what the informer hands every part; the runtime's threads).
+   */
+  @Test
+  void watcherLayersImportOnlyDownwards() {
+    layeredArchitecture().consideringOnlyDependenciesInLayers()
+        .layer("Process").definedBy(BASE + ".watcher", BASE + ".watcher.activesite..")
+        .layer("Monitor").definedBy(BASE + ".watcher.monitor..")
+        .layer("Steps").definedBy(BASE + ".watcher.topology..")
+        .layer("Plumbing").definedBy(BASE + ".watcher.groups..", BASE + ".runtime..")
+        .whereLayer("Process").mayNotBeAccessedByAnyLayer()
+        .whereLayer("Monitor").mayOnlyBeAccessedByLayers("Process")
+        .whereLayer("Steps").mayOnlyBeAccessedByLayers("Process", "Monitor")
+        .whereLayer("Plumbing").mayOnlyBeAccessedByLayers("Process", "Monitor", "Steps")
         .check(classes);
   }
 

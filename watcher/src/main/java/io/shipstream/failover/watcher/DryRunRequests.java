@@ -6,6 +6,7 @@ import io.shipstream.failover.model.topology.DryRunAnnotation;
 import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.workflows.DryRunWorkflow;
+import io.shipstream.failover.watcher.groups.GroupChanges;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;

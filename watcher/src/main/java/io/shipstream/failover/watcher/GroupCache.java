@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.watcher.groups.GroupChanges;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -10,15 +10,14 @@ import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.watcher.topology.DrainWatch;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
 import io.shipstream.failover.watcher.topology.KubeDrainView;
-import io.shipstream.failover.watcher.topology.KubeEffects;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.Reactions;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.Steward;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
-import io.shipstream.failover.watcher.topology.TopologyMonitor;
+import io.shipstream.failover.watcher.monitor.TopologyMonitor;
 import java.time.Clock;
 import java.util.Optional;
 
@@ -88,8 +87,8 @@ final class LeaderDuties {
       StartupChecks startup = StartupChecks.every30s(this::sidecarToken, config.tls(), new SidecarProbes(kube),
           effects::event, topologyMetrics);
       startupChecks = startup;
-      monitor = new TopologyMonitor(prober, new Reactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery, startup, Steward.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
+      monitor = new TopologyMonitor(prober, new VerdictReactions(effects), effects::writeSites, topologyMetrics, this::group,
+          clock, recovery, startup, GroupUpkeep.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
               .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
           .acting(config.automaticFailover())
           .drainWatch(new DrainWatch(new KubeDrainView(kube), effects))

@@ -9,6 +9,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.watcher.WatcherMetrics.RequestOutcome;
+import io.shipstream.failover.watcher.groups.GroupChanges;
 import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Duration;

@@ -13,6 +13,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
+import io.shipstream.failover.watcher.groups.GroupChanges;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -52,11 +52,11 @@ public final class DrainWatch {
   private record Episode(String key, Set<String> done) {}
 
   private final Kube kube;
-  private final Reactions.Effects events;
+  private final GroupEffects events;
   private final Map<GroupRef, Episode> episodes = new ConcurrentHashMap<>();
 
   /** {@code events}: where its Events go (only those of the watcher's effects are used). */
-  public DrainWatch(Kube kube, Reactions.Effects events) {
+  public DrainWatch(Kube kube, GroupEffects events) {
     this.kube = kube;
     this.events = events;
   }
@@ -94,7 +94,7 @@ public final class DrainWatch {
         : new Episode(key, ConcurrentHashMap.newKeySet()));
     boolean requestPresent = resource.annotation(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION) != null;
     DrainSwitchover.Outcome outcome = DrainSwitchover.decide(new DrainSwitchover.Input(config, active, cordoned, sites,
-        requestPresent, Steward.failoverRunning(status), paused, status == null ? null : status.fencedSites()));
+        requestPresent, GroupUpkeep.failoverRunning(status), paused, status == null ? null : status.fencedSites()));
     if (outcome instanceof DrainSwitchover.Request r && !episode.done().contains(REQUESTED)) {
       boolean requested;
       try {

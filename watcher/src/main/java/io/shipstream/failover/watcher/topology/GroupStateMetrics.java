@@ -61,7 +61,7 @@ import java.util.stream.Stream;
  * <p>A group's meters go when it stops being watched, also when this replica stops leading: only
  * the leader's view counts.
  */
-final class GroupStateMetrics {
+public final class GroupStateMetrics {
   static final List<String> CONDITIONS = List.of(GroupConditions.READY, GroupConditions.PROGRESSING,
       GroupConditions.DEGRADED, GroupConditions.SEARCH_ATTRIBUTES);
   static final List<String> STATUSES = List.of("True", "False", "Unknown");
@@ -175,7 +175,7 @@ final class GroupStateMetrics {
   }
 
   /** Registers every meter of a group at its starting value. */
-  void watch(GroupRef ref) {
+  public void watch(GroupRef ref) {
     group(ref);
   }
 
@@ -190,14 +190,14 @@ final class GroupStateMetrics {
   }
 
   /** The verdict the monitor acted on, or null when the group was not evaluated by the matrix. */
-  void verdict(GroupRef ref, Verdict verdict) {
+  public void verdict(GroupRef ref, Verdict verdict) {
     Group g = group(ref);
     g.verdict.set(verdict == null ? "" : verdict.getClass().getSimpleName());
     g.blocked.set(verdict instanceof Verdict.Blocked b ? b.cause().name() : "");
   }
 
   /** Reads from the status whether the group waits for a human. */
-  void recovery(GroupRef ref, MysqlFailoverGroupStatus status) {
+  public void recovery(GroupRef ref, MysqlFailoverGroupStatus status) {
     Group g = group(ref);
     g.recovery.get("failover_stopped").set(status != null && lastFailoverStopped(status));
     g.recovery.get("divergent_site").set(status != null && status.sites() != null
@@ -232,7 +232,7 @@ final class GroupStateMetrics {
   }
 
   /** Each site's readiness by path, 1 or 0 ({@code bloodraven_site_ready}); a series per site and path. */
-  void readiness(GroupRef ref, List<SiteReadiness.Readiness> readiness) {
+  public void readiness(GroupRef ref, List<SiteReadiness.Readiness> readiness) {
     Group g = group(ref);
     for (SiteReadiness.Readiness r : readiness) {
       ready(ref, g, r.site(), "planned").set(r.plannedReady() ? 1.0 : 0.0);
@@ -286,7 +286,7 @@ final class GroupStateMetrics {
   }
 
   /** Forgets every group: this replica stopped leading, and a group with an invalid spec is not polled. */
-  void forgetAll() {
+  public void forgetAll() {
     List.copyOf(groups.keySet()).forEach(this::forget);
   }
 

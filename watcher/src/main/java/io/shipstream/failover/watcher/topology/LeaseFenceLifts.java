@@ -13,6 +13,7 @@ import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.contract.Events;
+import io.shipstream.failover.runtime.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -64,7 +65,7 @@ public final class LeaseFenceLifts implements AutoCloseable {
   private final Map<GroupRef, Boolean> asking = new ConcurrentHashMap<>();
   /** Per group, the last lift that failed, so that a failure repeating every poll is one Event. */
   private final Map<GroupRef, String> failed = new ConcurrentHashMap<>();
-  private final ExecutorService requests = Executors.newSingleThreadExecutor(TopologyMonitor.daemon("lease-fence"));
+  private final ExecutorService requests = Executors.newSingleThreadExecutor(DaemonThreads.named("lease-fence"));
 
   LeaseFenceLifts(Effects effects, Asker asker, Clock clock) {
     this.effects = effects;
@@ -83,14 +84,14 @@ public final class LeaseFenceLifts implements AutoCloseable {
    * One evaluation of a group whose polls found no writable site; paused groups are not passed in.
    * Returns the decision, for tests and logs.
    */
-  Decision check(GroupRef group, GroupConfig config, MysqlFailoverGroupStatus status,
+  public Decision check(GroupRef group, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations) {
     String active = status.activeSite();
     Answer answer = answers.get(group);
     SidecarFence fence = answer != null && answer.site().equals(active)
         && answer.at().plus(FRESH).isAfter(clock.instant()) ? answer.fence() : null;
     Decision d = LeaseFenceRelease.decide(config, observations, active, status.fencedSites(),
-        Steward.failoverRunning(status), fence);
+        GroupUpkeep.failoverRunning(status), fence);
     if (d instanceof Keep keep) {
       if (keep.askSidecar()) {
         config.site(active).ifPresent(site -> ask(group, site));
@@ -141,7 +142,7 @@ public final class LeaseFenceLifts implements AutoCloseable {
   }
 
   /** Forgets a group the monitor no longer watches. */
-  void forget(GroupRef group) {
+  public void forget(GroupRef group) {
     answers.remove(group);
     failed.remove(group);
   }

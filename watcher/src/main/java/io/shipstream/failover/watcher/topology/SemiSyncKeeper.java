@@ -49,7 +49,7 @@ final class SemiSyncKeeper {
   private static final Logger log = LoggerFactory.getLogger(SemiSyncKeeper.class);
 
   private final SiteConnector sites;
-  private final Reactions.Effects effects;
+  private final GroupEffects effects;
   private final BiConsumer<GroupRef, SemiSyncStatus> statusWriter;
   private final TopologyMetrics metrics;
   private final Clock clock;
@@ -64,7 +64,7 @@ final class SemiSyncKeeper {
   /** Per group, whether each replica read in the last pass acknowledged commits (its replica side active). */
   private final Map<GroupRef, Map<String, Boolean>> acking = new ConcurrentHashMap<>();
 
-  SemiSyncKeeper(SiteConnector sites, Reactions.Effects effects, BiConsumer<GroupRef, SemiSyncStatus> statusWriter,
+  SemiSyncKeeper(SiteConnector sites, GroupEffects effects, BiConsumer<GroupRef, SemiSyncStatus> statusWriter,
       TopologyMetrics metrics, Clock clock) {
     this.sites = sites;
     this.effects = effects;

@@ -23,7 +23,7 @@ import java.util.function.Function;
  * none), over https verified with TLS_CA_FILE where the sidecar's URL says so. Requests are short:
  * a sidecar that does not answer is asked again at the next check.
  */
-final class SidecarStatusReader {
+public final class SidecarStatusReader {
   static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(1);
   static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(2);
 
@@ -32,7 +32,7 @@ final class SidecarStatusReader {
   private final Function<GroupRef, SharedToken> tokens;
 
   /** With a null {@code token}, requests carry no Authorization header. */
-  SidecarStatusReader(SharedToken token) {
+  public SidecarStatusReader(SharedToken token) {
     this(group -> token, ControlPlaneTls.none());
   }
 

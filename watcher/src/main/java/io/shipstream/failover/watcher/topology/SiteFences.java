@@ -32,10 +32,10 @@ import org.slf4j.LoggerFactory;
  * <p>Fencing itself is the matrix's row 1 (a fenced site found writable is fenced like a writable
  * dr-only site) and the sidecars' operator rule, so this class only changes what is accepted.
  */
-final class SiteFences {
+public final class SiteFences {
   private static final Logger log = LoggerFactory.getLogger(SiteFences.class);
 
-  private final Reactions.Effects effects;
+  private final GroupEffects effects;
   /** Per group, the sites last recorded: the informer's copy of the status may not show them yet. */
   private final Map<GroupRef, List<String>> recorded = new ConcurrentHashMap<>();
   /** Per group, why the unfence of the active site last failed: logged once per reason. */
@@ -45,7 +45,7 @@ final class SiteFences {
   /** Per group, the active site last made writable on its unfence, and when. */
   private final Map<GroupRef, Map.Entry<String, Instant>> madeWritable = new ConcurrentHashMap<>();
 
-  SiteFences(Reactions.Effects effects) {
+  SiteFences(GroupEffects effects) {
     this.effects = effects;
   }
 
@@ -53,7 +53,7 @@ final class SiteFences {
    * What one evaluation acts on: the sites fenced now, what is wrong with the annotation, if
    * anything, and when this watcher made the active site writable on its unfence (null: it did not).
    */
-  record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem, Instant activeUnfencedAt) {}
+  public record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem, Instant activeUnfencedAt) {}
 
   /** One pass at {@code now}; returns the sites the rest of the evaluation treats as fenced. */
   Accepted keep(GroupRef group, GroupConfig config, MysqlFailoverGroup resource, MysqlFailoverGroupStatus status,

@@ -66,7 +66,7 @@ public final class SiteProber implements SiteConnector {
   }
 
   /** The connect and socket timeout of a poll. */
-  static Duration timeout(Duration pollInterval) {
+  public static Duration timeout(Duration pollInterval) {
     return pollInterval.compareTo(MAX_TIMEOUT) < 0 ? pollInterval : MAX_TIMEOUT;
   }
 
@@ -99,7 +99,7 @@ public final class SiteProber implements SiteConnector {
    * with why ({@link Probe#tlsError}), so it is never counted as lost and the condition, the Event
    * and the metric name the reason (TlsProblems).
    */
-  static Probe failed(String site, MysqlException e, java.time.Instant at) {
+  public static Probe failed(String site, MysqlException e, java.time.Instant at) {
     return e.tlsReason().map(reason -> Probe.tlsError(site, reason, describe(e), at))
         .orElseGet(() -> Probe.unreachable(site, describe(e), at));
   }

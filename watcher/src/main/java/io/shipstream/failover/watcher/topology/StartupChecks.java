@@ -11,6 +11,7 @@ import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.watcher.topology.StartsReadOnlyWatch.Notice;
+import io.shipstream.failover.runtime.DaemonThreads;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -67,9 +68,9 @@ public final class StartupChecks implements AutoCloseable {
   private final Map<Key, String> urls = new ConcurrentHashMap<>();
   private final SidecarFenceEvents fences;
   private final ScheduledExecutorService checks = Executors.newSingleThreadScheduledExecutor(
-      TopologyMonitor.daemon("sidecar-status"));
+      DaemonThreads.named("sidecar-status"));
 
-  StartupChecks(SidecarStatusReader reader, BiFunction<GroupRef, SiteSpec, GuardRestart.Reading> probes,
+  public StartupChecks(SidecarStatusReader reader, BiFunction<GroupRef, SiteSpec, GuardRestart.Reading> probes,
       OldPrimaryRecovery.Events events, TopologyMetrics metrics, Duration interval) {
     this.reader = reader;
     this.probes = probes;
@@ -114,7 +115,7 @@ public final class StartupChecks implements AutoCloseable {
    * for the group's Degraded condition. Nothing is fenced or failed over because of it: the sidecar's
    * own rules and the MySQL polls decide those, not this check.
    */
-  List<GroupConditions.Problem> controlPlaneProblems(GroupRef group) {
+  public List<GroupConditions.Problem> controlPlaneProblems(GroupRef group) {
     return controlPlane.entrySet().stream().filter(e -> e.getKey().group().equals(group))
         .sorted(Map.Entry.comparingByKey(java.util.Comparator.comparing(Key::site))).map(Map.Entry::getValue)
         .toList();
@@ -125,7 +126,7 @@ public final class StartupChecks implements AutoCloseable {
    * why, for the group's Degraded condition: the emergency failover's wait for such a site's old
    * primary rests on a lease nothing keeps once the sidecar hangs.
    */
-  List<String> unguarded(GroupRef group) {
+  public List<String> unguarded(GroupRef group) {
     return unguarded.entrySet().stream().filter(e -> e.getKey().group().equals(group))
         .sorted(Map.Entry.comparingByKey(java.util.Comparator.comparing(Key::site))).map(Map.Entry::getValue)
         .toList();
@@ -135,7 +136,7 @@ public final class StartupChecks implements AutoCloseable {
    * The sites of {@code group} whose sidecar last said their server is configured to start
    * writable, for the group's Degraded condition.
    */
-  List<String> startingWritable(GroupRef group) {
+  public List<String> startingWritable(GroupRef group) {
     return watches.entrySet().stream()
         .filter(e -> e.getKey().group().equals(group) && Boolean.FALSE.equals(e.getValue().last()))
         .map(e -> e.getKey().site()).sorted().toList();
@@ -145,7 +146,7 @@ public final class StartupChecks implements AutoCloseable {
    * Checks the sites of {@code config} from now on, replacing the group's earlier checks. What was
    * last said of a site that is still named is kept, so that a spec change repeats no Event.
    */
-  synchronized void watch(GroupRef group, GroupConfig config) {
+  public synchronized void watch(GroupRef group, GroupConfig config) {
     cancel(group);
     Set<String> named = config.sites().stream().map(SiteSpec::name).collect(Collectors.toSet());
     watches.keySet().removeIf(k -> k.group().equals(group) && !named.contains(k.site()));
@@ -174,7 +175,7 @@ public final class StartupChecks implements AutoCloseable {
   }
 
   /** Stops checking a group that is no longer watched, and forgets what was said of it. */
-  synchronized void forget(GroupRef group) {
+  public synchronized void forget(GroupRef group) {
     cancel(group);
     watches.keySet().removeIf(k -> k.group().equals(group));
     unguarded.keySet().removeIf(k -> k.group().equals(group));

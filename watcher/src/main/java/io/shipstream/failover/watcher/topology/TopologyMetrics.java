@@ -57,7 +57,7 @@ public final class TopologyMetrics {
   }
 
   /** The group-level gauges (conditions, verdict, blocked causes, manual recovery); see {@link GroupStateMetrics}. */
-  GroupStateMetrics state() {
+  public GroupStateMetrics state() {
     return state;
   }
 
@@ -89,7 +89,7 @@ public final class TopologyMetrics {
     });
   }
 
-  void polled(GroupRef group, String site, Duration took, SiteState state, Long lagSeconds) {
+  public void polled(GroupRef group, String site, Duration took, SiteState state, Long lagSeconds) {
     SiteMeters m = meters(group, site);
     m.latency.record(took);
     m.state.set(state);
@@ -117,7 +117,7 @@ public final class TopologyMetrics {
    * ({@code bloodraven_mysql_tls_errors_total{group,site,reason}}, reason a TlsProblem name such as
    * CertificateExpired, or TlsSettingsUnavailable): such a site is up, and is not counted as lost.
    */
-  void tlsError(GroupRef group, String site, String reason) {
+  public void tlsError(GroupRef group, String site, String reason) {
     io.micrometer.core.instrument.Counter.builder(Metric.MYSQL_TLS_ERRORS.meterName())
         .description(Metric.MYSQL_TLS_ERRORS.help())
         .tags("group", group.toString(), "site", site, "reason", reason).register(registry).increment();
@@ -134,7 +134,7 @@ public final class TopologyMetrics {
    * and every other. {@code bloodraven_topology_pass_failures_total{stage}}; by stage only, since a
    * group's meters go with it and a failure is worth counting after that too.
    */
-  void passFailed(GroupRef group, String stage) {
+  public void passFailed(GroupRef group, String stage) {
     passFailures.computeIfAbsent(stage, s -> io.micrometer.core.instrument.Counter
         .builder(Metric.TOPOLOGY_PASS_FAILURES.meterName())
         .description(Metric.TOPOLOGY_PASS_FAILURES.help())
@@ -142,16 +142,16 @@ public final class TopologyMetrics {
   }
 
   /** How late a poll started after it fell due: above a few milliseconds, polls wait for a thread. */
-  void pollStarted(Duration late) {
+  public void pollStarted(Duration late) {
     pollStartDelay.record(late);
   }
 
   /** Where the poll threads alive now are counted: the running monitor's pool. */
-  void pollThreads(java.util.function.Supplier<Number> threads) {
+  public void pollThreads(java.util.function.Supplier<Number> threads) {
     pollThreads.set(threads);
   }
 
-  void forget(GroupRef group) {
+  public void forget(GroupRef group) {
     state.forget(group);
     sites.entrySet().removeIf(e -> {
       if (!e.getKey().group().equals(group)) {

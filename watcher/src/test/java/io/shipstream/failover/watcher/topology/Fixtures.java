@@ -17,13 +17,13 @@ import java.util.Map;
 import java.util.function.BooleanSupplier;
 
 /** A group of iad, pdx (primary-candidates) and dr (dr-only), and the probes of its servers. */
-final class Fixtures {
-  static final GroupRef ORDERS = new GroupRef("shop", "orders");
-  static final Instant NOW = Instant.parse("2025-06-01T12:00:00Z");
+public final class Fixtures {
+  public static final GroupRef ORDERS = new GroupRef("shop", "orders");
+  public static final Instant NOW = Instant.parse("2025-06-01T12:00:00Z");
 
   private Fixtures() {}
 
-  static MysqlFailoverGroupSpec spec(String cooldown, List<String> priorities) {
+  public static MysqlFailoverGroupSpec spec(String cooldown, List<String> priorities) {
     List<SiteSpec> sites = new ArrayList<>();
     for (String name : List.of("iad", "pdx", "dr")) {
       SiteSpec t = MockCluster.site("orders", name, "10.0.0.1");
@@ -35,7 +35,7 @@ final class Fixtures {
   }
 
   /** The group {@code ref} as the API server holds it: {@link #spec} without a cooldown, {@code activeSite} active. */
-  static MysqlFailoverGroup group(GroupRef ref, String activeSite) {
+  public static MysqlFailoverGroup group(GroupRef ref, String activeSite) {
     MysqlFailoverGroup g = new MysqlFailoverGroup();
     g.getMetadata().setNamespace(ref.namespace());
     g.getMetadata().setName(ref.name());
@@ -45,7 +45,7 @@ final class Fixtures {
   }
 
   /** Polls every 20 ms until {@code condition} holds; fails naming {@code what} after {@code within}. */
-  static void await(BooleanSupplier condition, String what, Duration within) {
+  public static void await(BooleanSupplier condition, String what, Duration within) {
     long until = System.nanoTime() + within.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > until) {
@@ -60,40 +60,40 @@ final class Fixtures {
     }
   }
 
-  static GroupConfig config(String cooldown, List<String> priorities) {
+  public static GroupConfig config(String cooldown, List<String> priorities) {
     return GroupConfig.resolve(spec(cooldown, priorities));
   }
 
-  static Probe writable(String site, String gtid) {
+  public static Probe writable(String site, String gtid) {
     return new Probe(site, true, false, gtid, site.hashCode() + "", false, null, null, NOW);
   }
 
-  static Probe replica(String site, String gtid) {
+  public static Probe replica(String site, String gtid) {
     return new Probe(site, true, true, gtid, site.hashCode() + "", true, 0L, null, NOW);
   }
 
-  static Probe dead(String site) {
+  public static Probe dead(String site) {
     return Probe.unreachable(site, "Connection refused", NOW);
   }
 
   /** Records what the reactions did; a start is refused once {@link #running} is set. */
-  static class RecordingEffects implements Reactions.Effects {
-    final List<Verdict.Promote> starts = new ArrayList<>();
+  public static class RecordingEffects implements GroupEffects {
+    public final List<Verdict.Promote> starts = new ArrayList<>();
     /** The site GTID sets each start passed, in start order. */
-    final List<Map<String, String>> startSiteGtids = new ArrayList<>();
-    final List<String> fenced = new ArrayList<>();
-    final List<String> events = new ArrayList<>();
-    final List<String> activeSites = new ArrayList<>();
+    public final List<Map<String, String>> startSiteGtids = new ArrayList<>();
+    public final List<String> fenced = new ArrayList<>();
+    public final List<String> events = new ArrayList<>();
+    public final List<String> activeSites = new ArrayList<>();
     /** "key=value" of every annotation removal asked for. */
-    final List<String> removedAnnotations = new ArrayList<>();
-    boolean running;
-    /** What a poll right before a start finds ({@link Reactions.Effects#pollNow}); null: none taken. */
-    Probe beforeStart;
+    public final List<String> removedAnnotations = new ArrayList<>();
+    public boolean running;
+    /** What a poll right before a start finds ({@link GroupEffects#pollNow}); null: none taken. */
+    public Probe beforeStart;
     /** The sites polled right before a start, in order. */
-    final List<String> polledBeforeStart = new ArrayList<>();
+    public final List<String> polledBeforeStart = new ArrayList<>();
 
     /** "runId: why" of every planned run told that its source is dead. */
-    final List<String> toldSourceDied = new ArrayList<>();
+    public final List<String> toldSourceDied = new ArrayList<>();
 
     @Override
     public synchronized boolean sourceDied(GroupRef group, String runId, String why) {
@@ -144,11 +144,11 @@ final class Fixtures {
       activeSites.add(site);
     }
 
-    synchronized List<String> events() {
+    public synchronized List<String> events() {
       return List.copyOf(events);
     }
 
-    synchronized List<Verdict.Promote> starts() {
+    public synchronized List<Verdict.Promote> starts() {
       return List.copyOf(starts);
     }
   }

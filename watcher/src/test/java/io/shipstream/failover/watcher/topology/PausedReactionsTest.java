@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class PausedReactionsTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
-  private final Reactions reactions = new Reactions(effects);
+  private final VerdictReactions reactions = new VerdictReactions(effects);
 
   /** iad unreachable for three polls, pdx and dr caught up: the matrix promotes pdx. */
   private static TopologyMatrix.Input deadPrimary() {

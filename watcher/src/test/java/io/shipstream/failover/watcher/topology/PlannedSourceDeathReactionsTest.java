@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
  */
 class PlannedSourceDeathReactionsTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
-  private final Reactions reactions = new Reactions(effects);
+  private final VerdictReactions reactions = new VerdictReactions(effects);
   private final GroupConfig config = Fixtures.config("5m", List.of());
 
   /** iad fenced by the run (read-only by the debounce), its latest poll failed just now. */

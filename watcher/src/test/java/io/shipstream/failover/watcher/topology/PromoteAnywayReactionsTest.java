@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class PromoteAnywayReactionsTest {
   private static final String KEY = PromoteAnywayAnnotation.ANNOTATION;
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
-  private final Reactions reactions = new Reactions(effects);
+  private final VerdictReactions reactions = new VerdictReactions(effects);
 
   /** The fixture group with a cooldown of 0 and maxLagOnPromotion 2. */
   private static GroupConfig limited() {
@@ -98,7 +98,7 @@ class PromoteAnywayReactionsTest {
     reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
     Fixtures.RecordingEffects afterRestart = new Fixtures.RecordingEffects();
 
-    new Reactions(afterRestart).react(ORDERS, pdxBehind(), null, annotation("pdx"));
+    new VerdictReactions(afterRestart).react(ORDERS, pdxBehind(), null, annotation("pdx"));
 
     assertThat(afterRestart.starts()).singleElement().extracting(Verdict.Promote::forced).isEqualTo(true);
     assertThat(afterRestart.removedAnnotations).containsExactly(KEY + "=pdx");

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
 /**
- * The group's SearchAttributesRegistered condition as the steward writes it from the namespace's
+ * The group's SearchAttributesRegistered condition as the upkeep writes it from the namespace's
  * listing: False naming what is missing, True when all are there, Unknown when the server cannot
  * list them; one Event per change, never Ready=False nor Degraded for it; and its gauge.
  */
@@ -26,7 +26,7 @@ class SearchAttributesConditionTest {
   private final TopologyMetrics metrics = new TopologyMetrics(registry);
   private final AtomicReference<SearchAttributeCheck> listing = new AtomicReference<>();
   private final MysqlFailoverGroup group = group();
-  private final Steward steward = new Steward(effects, (ref, conditions, generation) ->
+  private final GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, conditions, generation) ->
       group.setStatus(group.getStatus().withConditions(conditions, generation)), Clock.systemUTC(), null, metrics)
       .searchAttributes(listing::get);
 
@@ -74,7 +74,7 @@ class SearchAttributesConditionTest {
   }
 
   private void evaluate() {
-    steward.conditions(ORDERS, group, new GroupConditions.Facts(null, "iad", null, false, new Verdict.Healthy("iad"),
+    upkeep.conditions(ORDERS, group, new GroupConditions.Facts(null, "iad", null, false, new Verdict.Healthy("iad"),
         List.of()));
   }
 

@@ -14,13 +14,13 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A loopback sidecar whose {@code GET /status} answers what the test sets, recording the
  * Authorization header of every request ("(none)" when absent).
  */
-final class StubSidecar implements AutoCloseable {
+public final class StubSidecar implements AutoCloseable {
   private final HttpServer server;
   private volatile int status = 200;
   private volatile String body = "{}";
-  final List<String> authorizations = new CopyOnWriteArrayList<>();
+  public final List<String> authorizations = new CopyOnWriteArrayList<>();
 
-  StubSidecar() {
+  public StubSidecar() {
     try {
       server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
     } catch (IOException e) {
@@ -41,22 +41,22 @@ final class StubSidecar implements AutoCloseable {
   }
 
   /** Answers a status like the sidecar's, with this {@code startsReadOnly} (null: unknown). */
-  StubSidecar startsReadOnly(Boolean value) {
+  public StubSidecar startsReadOnly(Boolean value) {
     return answer(200, "{\"site\":\"pdx\",\"mysql\":\"READ_ONLY\",\"flavor\":\"mariadb\",\"startsReadOnly\":"
         + value + ",\"ticks\":7}");
   }
 
-  StubSidecar answer(int status, String body) {
+  public StubSidecar answer(int status, String body) {
     this.status = status;
     this.body = body;
     return this;
   }
 
-  String url() {
+  public String url() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
   }
 
-  int requests() {
+  public int requests() {
     return authorizations.size();
   }
 

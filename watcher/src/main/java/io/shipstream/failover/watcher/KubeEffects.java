@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -18,7 +18,12 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
-import io.shipstream.failover.watcher.FailoverStarter;
+import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
+import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
+import io.shipstream.failover.watcher.topology.GroupEffects;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Instant;
@@ -34,7 +39,7 @@ import java.util.function.Function;
  * subresource that touch only the fields the monitor owns, so they never overwrite what a
  * workflow writes at the same time.
  */
-public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Effects {
+public final class KubeEffects implements GroupEffects, LeaseFenceLifts.Effects {
   static final String COMPONENT = "bloodraven-failover";
   private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(KubeEffects.class);
 
@@ -44,7 +49,7 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
   private volatile TopologyMetrics warnings;
-  /** The spec each group is monitored with ({@link TopologyMonitor#acceptedSpec}); none: the resource's. */
+  /** The spec each group is monitored with ({@code TopologyMonitor#acceptedSpec}); none: the resource's. */
   private volatile Function<GroupRef, Optional<MysqlFailoverGroupSpec>> acceptedSpecs = g -> Optional.empty();
 
   public KubeEffects(KubernetesClient client, FailoverStarter starter, SiteConnector sites,
@@ -63,7 +68,7 @@ public final class KubeEffects implements Reactions.Effects, LeaseFenceLifts.Eff
 
   @Override
   public boolean startEmergency(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids,
-      Reactions.Detection detection) {
+      VerdictReactions.Detection detection) {
     EmergencyFailoverStatus.ForcedPromotion forced = p.lagOverride() == null ? null
         : new EmergencyFailoverStatus.ForcedPromotion(PromoteAnywayAnnotation.ANNOTATION + "=" + p.candidate(),
             p.lagOverride().limit(), p.lagOverride().notReceived(), p.lagOverride().notReceivedGtid());

@@ -2,8 +2,6 @@ package io.shipstream.failover.watcher.topology;
 
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
-import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
-import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.topology.PauseAnnotation;
 import io.shipstream.failover.model.topology.PlannedSourceDeath;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
@@ -12,7 +10,6 @@ import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
-import io.shipstream.failover.workflows.common.FailoverKind;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Instant;
 import java.util.Map;
@@ -40,80 +37,11 @@ import org.slf4j.LoggerFactory;
  * pollInterval, and the workflow ends a moment after it promotes), and a verdict from them would
  * report the very primary the failover has just made writable as missing.
  */
-public final class Reactions {
-  private static final Logger log = LoggerFactory.getLogger(Reactions.class);
+public final class VerdictReactions {
+  private static final Logger log = LoggerFactory.getLogger(VerdictReactions.class);
 
-  /** The world the reactions touch; the monitor wires the real one, tests a recording fake. */
-  public interface Effects {
-    /**
-     * Starts the emergency failover; false when a workflow already holds the group's id.
-     * {@code siteGtids} is every site's executed GTID set as the monitor knows it, for the
-     * transactions-lost count.
-     */
-    boolean startEmergency(GroupRef group, Verdict.Promote promote, Map<String, String> siteGtids);
-
-    /** As above, with when the loss was detected, for the run's write window. */
-    default boolean startEmergency(GroupRef group, Verdict.Promote promote, Map<String, String> siteGtids,
-        Detection detection) {
-      return startEmergency(group, promote, siteGtids);
-    }
-
-    boolean failoverRunning(GroupRef group);
-
-    /**
-     * A poll of {@code site}'s server taken now: the failed primary, right before its emergency
-     * failover would start (rows s1-s2 of {@link PrimaryConfirmation}). Null when these effects
-     * cannot poll (the unit tests' fakes): the start then goes ahead as decided.
-     */
-    default Probe pollNow(GroupRef group, String site) {
-      return null;
-    }
-
-    void fence(GroupRef group, String site) throws Exception;
-
-    void event(GroupRef group, String type, String reason, String message);
-
-    /**
-     * Writes an Event of the contract; a write the API server refused is logged, not thrown: an
-     * Event notes what was done and is never a reason to stop doing it.
-     */
-    default void eventOrLog(GroupRef group, Events event, String message) {
-      try {
-        event(group, event.type().name(), event.reason(), message);
-      } catch (RuntimeException e) {
-        log.warn("{}: cannot write the {} Event: {}", group, event.reason(), e.toString());
-      }
-    }
-
-    /** Records {@code status.activeSite}: the sidecars fence every site but that one. */
-    void recordActiveSite(GroupRef group, String site);
-
-    /** Removes the annotation {@code key} from the group if it still has {@code value}. */
-    void removeAnnotation(GroupRef group, String key, String value);
-
-    /** Records {@code status.fencedSites}: the sites a DBA fenced, as the watcher accepted them ({@link SiteFences}). */
-    default void recordFencedSites(GroupRef group, java.util.List<String> sites) {
-      throw new UnsupportedOperationException("fenced sites are not recorded by these effects");
-    }
-
-    /**
-     * Tells the planned failover run {@code runId} of the group that its source is dead ({@link
-     * PlannedSourceDeath}); false when that run no longer runs.
-     */
-    default boolean sourceDied(GroupRef group, String runId, String why) {
-      throw new UnsupportedOperationException("no planned failover is told anything by these effects");
-    }
-
-    /** Makes the site's server writable again: the active site a DBA unfenced ({@link SiteFences}). */
-    default void unfence(GroupRef group, String site) throws Exception {
-      throw new UnsupportedOperationException("nothing is unfenced by these effects");
-    }
-  }
-
-  private final Effects effects;
+  private final GroupEffects effects;
   private final Map<GroupRef, String> lastAlert = new ConcurrentHashMap<>();
-  /** Per group, the promote-anyway value last rejected or spent: each value is handled once. */
-  private final Map<GroupRef, String> annotationHandled = new ConcurrentHashMap<>();
   /** Per group, the evaluation time at which no failover was first seen running in a NoPrimary spell. */
   private final Map<GroupRef, Instant> quietSince = new ConcurrentHashMap<>();
   /** Per group, the primary the watcher is cut off from while its replicas still hear it. */
@@ -122,14 +50,16 @@ public final class Reactions {
   private final Map<GroupRef, Boolean> paused = new ConcurrentHashMap<>();
   /** Per group, the invalid pause annotation value last reported. */
   private final Map<GroupRef, String> pauseRejected = new ConcurrentHashMap<>();
-  /** Per group, the planned run last told that its source is dead ({@link #handOff}): told once. */
-  private final Map<GroupRef, String> handedOff = new ConcurrentHashMap<>();
 
   private final SiteFences fences;
+  private final PromoteAnywayRequests promoteAnywayRequests;
+  private final PlannedRunHandOffs handOffs;
 
-  public Reactions(Effects effects) {
+  public VerdictReactions(GroupEffects effects) {
     this.effects = effects;
     this.fences = new SiteFences(effects);
+    this.promoteAnywayRequests = new PromoteAnywayRequests(effects);
+    this.handOffs = new PlannedRunHandOffs(effects);
   }
 
   /**
@@ -137,7 +67,7 @@ public final class Reactions {
    * evaluation treats as fenced, the annotation's problem, if any, and when the active site was
    * made writable on its unfence.
    */
-  SiteFences.Accepted fences(GroupRef group, io.shipstream.failover.model.GroupConfig config,
+  public SiteFences.Accepted fences(GroupRef group, io.shipstream.failover.model.GroupConfig config,
       io.shipstream.failover.model.crd.MysqlFailoverGroup resource,
       io.shipstream.failover.model.crd.MysqlFailoverGroupStatus status, boolean paused, Instant now) {
     return fences.keep(group, config, resource, status, paused, now);
@@ -154,37 +84,7 @@ public final class Reactions {
    */
   public boolean handOff(GroupRef group, MysqlFailoverGroupStatus status, TopologyMatrix.Input in,
       PrimaryConfirmation.Result confirmation) {
-    PlannedFailoverStatus planned = status == null ? null : status.plannedFailover();
-    WorkflowRef run = status == null ? null : status.workflow();
-    String failed = PrimaryConfirmation.primaryOf(in);
-    PlannedSourceDeath.Decision d = PlannedSourceDeath.decide(planned == null ? null : planned.phase(),
-        planned == null ? null : planned.sourcePrimary(), failed, failed == null ? null : in.sites().get(failed),
-        confirmation);
-    if (!d.tell() || run == null || run.runId() == null || !FailoverKind.PLANNED.workflowType().equals(run.type())) {
-      if (!d.tell()) {
-        handedOff.remove(group);
-      }
-      return false;
-    }
-    if (run.runId().equals(handedOff.get(group))) {
-      return true;
-    }
-    String why = d.why();
-    boolean told;
-    try {
-      told = effects.sourceDied(group, run.runId(), why);
-    } catch (RuntimeException e) {
-      // Told again at the next evaluation.
-      log.warn("{}: could not tell the planned failover {} that its source is dead: {}", group, run.runId(),
-          e.toString());
-      return false;
-    }
-    if (told) {
-      handedOff.put(group, run.runId());
-      log.warn("{}: told the planned failover {} in {} that {}; the emergency failover follows once it has ended",
-          group, run.runId(), planned.phase(), why);
-    }
-    return told;
+    return handOffs.handOff(group, status, in, confirmation);
   }
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
@@ -231,7 +131,7 @@ public final class Reactions {
     }
     boolean started = act(group, in, verdict);
     if (!paused) {
-      promoteAnyway(group, promoteAnyway.orElse(null), verdict, started);
+      promoteAnywayRequests.handle(group, promoteAnyway.orElse(null), verdict, started);
     }
     return verdict;
   }
@@ -276,56 +176,6 @@ public final class Reactions {
       String why = annotation.get().problem();
       log.warn("{}: {}", group, why);
       effects.event(group, Events.PAUSE_REJECTED.type().name(), Events.PAUSE_REJECTED.reason(), why);
-    }
-  }
-
-  /**
-   * Handles the promote-anyway request once per value: a forced promotion that started consumes
-   * it, an invalid one is reported and left for a human, one with nothing to override is removed.
-   */
-  private void promoteAnyway(GroupRef group, PromoteAnywayAnnotation request, Verdict verdict, boolean started) {
-    if (request == null) {
-      annotationHandled.remove(group);
-      return;
-    }
-    if (request.value().equals(annotationHandled.get(group))) {
-      return;
-    }
-    var outcome = request.judge(verdict);
-    if (outcome instanceof PromoteAnywayAnnotation.Invalid invalid) {
-      annotationHandled.put(group, request.value());
-      log.warn("{}: {}", group, invalid.why());
-      effects.event(group, Events.PROMOTE_ANYWAY_REJECTED.type().name(), Events.PROMOTE_ANYWAY_REJECTED.reason(),
-          invalid.why());
-    } else if (outcome instanceof PromoteAnywayAnnotation.Moot moot) {
-      annotationHandled.put(group, request.value());
-      log.warn("{}: {}", group, moot.why());
-      effects.event(group, Events.PROMOTE_ANYWAY_REJECTED.type().name(), Events.PROMOTE_ANYWAY_REJECTED.reason(),
-          moot.why());
-      removeRequest(group, request);
-    } else if (outcome instanceof PromoteAnywayAnnotation.Forced && started && verdict instanceof Verdict.Promote p) {
-      // Started above: the request is spent, so it can never force a later failover.
-      annotationHandled.put(group, request.value());
-      Verdict.LagOverride o = p.lagOverride();
-      String message = "promoting " + p.candidate() + " over the lag limit as " + PromoteAnywayAnnotation.ANNOTATION
-          + "=" + p.candidate() + " requests: " + (o.notReceived() == null
-          ? "how many transactions of " + p.failedSite() + " it had not received is unknown"
-          : "it had not received " + o.notReceived() + " transaction(s) of " + p.failedSite() + " ("
-              + o.notReceivedGtid() + ")")
-          + ", limit " + o.limit() + "; they are lost unless another survivor holds them; request removed";
-      effects.event(group, Events.PROMOTED_OVER_LAG_LIMIT.type().name(), Events.PROMOTED_OVER_LAG_LIMIT.reason(),
-          message);
-      removeRequest(group, request);
-    }
-  }
-
-  private void removeRequest(GroupRef group, PromoteAnywayAnnotation request) {
-    try {
-      effects.removeAnnotation(group, PromoteAnywayAnnotation.ANNOTATION, request.value());
-    } catch (RuntimeException e) {
-      // It can force nothing any more (handled once per value); a later evaluation judges it again
-      // only if it is set anew.
-      log.warn("{}: could not remove {}: {}", group, PromoteAnywayAnnotation.ANNOTATION, e.toString());
     }
   }
 
@@ -385,7 +235,7 @@ public final class Reactions {
     } else if (verdict instanceof Verdict.NoPrimary n) {
       noPrimary(group, in, n);
     } else if (verdict instanceof Verdict.Blocked b) {
-      if (b.cause() == Verdict.Cause.ConcurrentOperation && handedOff.containsKey(group)) {
+      if (b.cause() == Verdict.Cause.ConcurrentOperation && handOffs.told(group)) {
         // The planned run was told its source is dead and is ending: no block to report.
         return false;
       }
@@ -507,11 +357,11 @@ public final class Reactions {
   public void forget(GroupRef group) {
     lastAlert.remove(group);
     quietSince.remove(group);
-    annotationHandled.remove(group);
+    promoteAnywayRequests.forget(group);
     cutOff.remove(group);
     paused.remove(group);
     pauseRejected.remove(group);
-    handedOff.remove(group);
+    handOffs.forget(group);
     fences.forget(group);
   }
 

@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,6 +8,10 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.watcher.topology.Fixtures;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -73,7 +77,7 @@ class TopologyMonitorPoolTest {
       GroupRef ref = new GroupRef("shop", "g" + i);
       groups.put(ref, group(ref));
     }
-    TopologyMonitor monitor = new TopologyMonitor(servers, new Reactions(new Fixtures.RecordingEffects()),
+    TopologyMonitor monitor = new TopologyMonitor(servers, new VerdictReactions(new Fixtures.RecordingEffects()),
         (ref, sites) -> {}, new TopologyMetrics(new SimpleMeterRegistry()),
         ref -> Optional.ofNullable(groups.get(ref)), Clock.systemUTC());
     try {

@@ -28,15 +28,15 @@ import org.slf4j.LoggerFactory;
  * reports an invalid spec, and writes the group's conditions (see {@link GroupConditions}). Every
  * Event is written once per change of what it says, not once per poll.
  */
-public final class Steward {
-  private static final Logger log = LoggerFactory.getLogger(Steward.class);
+public final class GroupUpkeep {
+  private static final Logger log = LoggerFactory.getLogger(GroupUpkeep.class);
 
   /** Writes {@code status.conditions} and {@code status.observedGeneration}. */
   public interface ConditionWriter {
     void write(GroupRef group, List<Condition> conditions, Long generation);
   }
 
-  private final Reactions.Effects effects;
+  private final GroupEffects effects;
   private final ConditionWriter conditions;
   private final Clock clock;
   private final RoutingRepair routing;
@@ -50,7 +50,7 @@ public final class Steward {
   private volatile Supplier<GroupConditions.SearchAttributeCheck> searchAttributes;
 
   /** @param routing null: routing is left to the failovers alone (tests of the other duties) */
-  public Steward(Reactions.Effects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
+  public GroupUpkeep(GroupEffects effects, ConditionWriter conditions, Clock clock, RoutingRepair routing,
       TopologyMetrics metrics) {
     this.effects = effects;
     this.conditions = conditions;
@@ -60,10 +60,10 @@ public final class Steward {
   }
 
   /** The watcher's wiring: routing kept right through {@code client}. */
-  public static Steward of(Reactions.Effects effects, ConditionWriter conditions, Clock clock,
+  public static GroupUpkeep of(GroupEffects effects, ConditionWriter conditions, Clock clock,
       io.fabric8.kubernetes.client.KubernetesClient client,
       java.util.function.Function<GroupRef, Optional<MysqlFailoverGroup>> groups, TopologyMetrics metrics) {
-    return new Steward(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
+    return new GroupUpkeep(effects, conditions, clock, new RoutingRepair(client, groups), metrics);
   }
 
   private volatile SemiSyncKeeper semiSync;
@@ -72,14 +72,14 @@ public final class Steward {
    * Keeps the servers' semi-synchronous settings as {@code spec.semiSync} says, through
    * {@code sites}, writing {@code status.semiSync} through {@code writer} (see {@link SemiSyncKeeper}).
    */
-  public Steward semiSync(SiteConnector sites,
+  public GroupUpkeep semiSync(SiteConnector sites,
       java.util.function.BiConsumer<GroupRef, MysqlFailoverGroupStatus.SemiSyncStatus> writer) {
     this.semiSync = new SemiSyncKeeper(sites, effects, writer, metrics, clock);
     return this;
   }
 
   /** One semi-sync pass (see {@link SemiSyncKeeper}); the Degraded problem of a primary fallen back, if any. */
-  Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+  public Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations) {
     SemiSyncKeeper keeper = semiSync;
     if (keeper == null) {
@@ -95,7 +95,7 @@ public final class Steward {
   }
 
   /** Checks the Temporal namespace's failover search attributes for every group's SearchAttributesRegistered. */
-  public Steward searchAttributes(Supplier<GroupConditions.SearchAttributeCheck> check) {
+  public GroupUpkeep searchAttributes(Supplier<GroupConditions.SearchAttributeCheck> check) {
     this.searchAttributes = check;
     return this;
   }
@@ -105,7 +105,7 @@ public final class Steward {
    * workflow runs (one then owns routing alone: asked of Temporal, not only of the status, which
    * may lag). Returns what could not be set right, for the conditions; an empty list otherwise.
    */
-  List<String> keepRouting(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+  public List<String> keepRouting(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations) {
     java.time.Instant now = clock.instant();
     java.time.Instant last = lastRouting.get(ref);
@@ -148,7 +148,7 @@ public final class Steward {
   }
 
   /** Whether the group has ever recorded an active site: before that, the matrix must not act. */
-  static boolean adopted(MysqlFailoverGroupStatus status) {
+  public static boolean adopted(MysqlFailoverGroupStatus status) {
     return !Adoption.neverActive(status);
   }
 
@@ -156,7 +156,7 @@ public final class Steward {
    * Adopts the group when its primary is unambiguous, or when a human named it with the adopt
    * annotation; otherwise says what a human must decide. Returns the decision, for the conditions.
    */
-  Adoption.Decision adopt(GroupRef ref, GroupConfig config, MysqlFailoverGroup group,
+  public Adoption.Decision adopt(GroupRef ref, GroupConfig config, MysqlFailoverGroup group,
       Map<String, SiteObservation> observations) {
     Map<String, Adoption.Seen> latest = seen(observations);
     String named = group.annotation(Adoption.ANNOTATION);
@@ -181,7 +181,7 @@ public final class Steward {
   }
 
   /** The spec cannot be acted on: Ready=False, an Event, and nothing else touched. */
-  void invalidSpec(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
+  public void invalidSpec(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
     String message = String.join("; ", problems);
     note(ref, Events.INVALID_SPEC, message);
     if (group.statusUnreadable()) {
@@ -198,7 +198,7 @@ public final class Steward {
    * A site's server refused the watcher's TLS handshake ({@link TlsProblems}): a Warning Event and
    * {@code Degraded} with reason {@code TlsError} naming each site; nothing else is changed.
    */
-  void tlsErrors(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
+  public void tlsErrors(GroupRef ref, MysqlFailoverGroup group, List<String> problems) {
     note(ref, Events.TLS_ERROR, String.join("; ", problems));
     if (group.statusUnreadable()) {
       return;
@@ -210,15 +210,15 @@ public final class Steward {
   }
 
   /** Writes the conditions when they say something new. */
-  void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts) {
+  public void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts) {
     conditions(ref, group, facts, facts.failoverRunning());
   }
 
   /**
-   * As above; with {@code runOwnsStatus} (a failover's workflow owns the status, {@link
-   * TopologyMonitor#runOwnsStatus}) only a change of what the conditions say about the run is written.
+   * As above; with {@code runOwnsStatus} (a failover's workflow owns the status, as the monitor's
+   * {@code SiteStatusWrites#runOwnsStatus} says) only a change of what the conditions say about the run is written.
    */
-  void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts, boolean runOwnsStatus) {
+  public void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts, boolean runOwnsStatus) {
     MysqlFailoverGroupStatus status = group.getStatus();
     // What the resource holds, not what was last written: a status another writer replaced is written again.
     List<Condition> previous = status == null || status.conditions() == null ? List.of() : status.conditions();
@@ -237,7 +237,7 @@ public final class Steward {
       return;
     }
     if (runOwnsStatus && GroupConditions.sameRunConditions(previous, next)) {
-      // A failover's workflow owns the status while it runs (see TopologyMonitor#writeSites): only
+      // A failover's workflow owns the status while it runs (see the monitor's SiteStatusWrites#write): only
       // the news that it runs (Ready=False, Progressing=True) is written then; whatever else changed
       // is written on the first evaluation after its terminal phase, which computes it again.
       return;
@@ -309,7 +309,7 @@ public final class Steward {
    * finished. A planned one that only waits (Scheduled, Deferred: {@link Phase#isWaiting}) does not
    * count: it has touched nothing, and may wait for days.
    */
-  static boolean failoverRunning(MysqlFailoverGroupStatus status) {
+  public static boolean failoverRunning(MysqlFailoverGroupStatus status) {
     if (status == null) {
       return false;
     }
@@ -325,7 +325,7 @@ public final class Steward {
    * emergency failover that runs is left out: it is the one the matrix would start, and a second
    * start of it being refused is no news (it would be a FailoverBlocked Warning about our own run).
    */
-  static boolean plannedFailoverHolds(MysqlFailoverGroupStatus status) {
+  public static boolean plannedFailoverHolds(MysqlFailoverGroupStatus status) {
     String planned = status == null || status.plannedFailover() == null ? null : status.plannedFailover().phase();
     return planned != null && !Phase.isTerminal(planned) && !Phase.isWaiting(planned);
   }
@@ -334,7 +334,7 @@ public final class Steward {
    * Whether a failover's workflow runs for the group (asked of Temporal; a planned one that only
    * waits does not count). A Temporal outage answers true: the caller holds back, and asks again.
    */
-  boolean runConfirmed(GroupRef ref) {
+  public boolean runConfirmed(GroupRef ref) {
     try {
       return effects.failoverRunning(ref);
     } catch (RuntimeException e) {
@@ -344,12 +344,12 @@ public final class Steward {
   }
 
   /** Whether each replica acknowledged semi-sync commits at the last pass ({@link SemiSyncKeeper#acking}). */
-  Map<String, Boolean> semiSyncAcking(GroupRef ref) {
+  public Map<String, Boolean> semiSyncAcking(GroupRef ref) {
     SemiSyncKeeper keeper = semiSync;
     return keeper == null ? Map.of() : keeper.acking(ref);
   }
 
-  void forget(GroupRef ref) {
+  public void forget(GroupRef ref) {
     lastNote.remove(ref);
     lastRouting.remove(ref);
     lastProblems.remove(ref);

@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher;
+package io.shipstream.failover.watcher.groups;
 
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.shipstream.failover.model.GroupRef;

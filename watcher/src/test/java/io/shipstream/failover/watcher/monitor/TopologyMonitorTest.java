@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import static io.shipstream.failover.watcher.topology.Fixtures.ORDERS;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +16,15 @@ import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.watcher.topology.Fixtures;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
+import io.shipstream.failover.watcher.topology.SidecarStatusReader;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.SiteProber;
+import io.shipstream.failover.watcher.topology.StartupChecks;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
+import io.shipstream.failover.watcher.topology.StubSidecar;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Clock;
@@ -142,10 +151,10 @@ class TopologyMonitorTest {
     start(g, startup, null);
   }
 
-  private void start(MysqlFailoverGroup g, StartupChecks startup, Steward steward) {
-    monitor = new TopologyMonitor(servers, new Reactions(effects), (ref, sites) -> written.add(sites),
+  private void start(MysqlFailoverGroup g, StartupChecks startup, GroupUpkeep upkeep) {
+    monitor = new TopologyMonitor(servers, new VerdictReactions(effects), (ref, sites) -> written.add(sites),
         metrics, ref -> ref.equals(ORDERS) ? Optional.of(g) : Optional.empty(),
-        Clock.systemUTC(), null, startup, steward);
+        Clock.systemUTC(), null, startup, upkeep);
     monitor.onAdd(g);
   }
 
@@ -176,8 +185,9 @@ class TopologyMonitorTest {
       StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), PROBED,
           effects::event, metrics, Duration.ofMillis(50));
       List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new java.util.concurrent.CopyOnWriteArrayList<>();
-      Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
-      start(withSidecars(Map.of("pdx", pdx.url(), "dr", "http://127.0.0.1:" + closedPort)), startup, steward);
+      GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(),
+          null, null);
+      start(withSidecars(Map.of("pdx", pdx.url(), "dr", "http://127.0.0.1:" + closedPort)), startup, upkeep);
 
       // pollInterval is 500ms, so the checks come no faster than that: three take a second or more.
       await(() -> pdx.requests() >= 3, "three checks of pdx's sidecar");
@@ -222,8 +232,9 @@ class TopologyMonitorTest {
         return pdxPods.get();
       }, effects::event, metrics, Duration.ofMillis(50));
       List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new java.util.concurrent.CopyOnWriteArrayList<>();
-      Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
-      start(withSidecars(Map.of("pdx", pdx.url())), startup, steward);
+      GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(),
+          null, null);
+      start(withSidecars(Map.of("pdx", pdx.url())), startup, upkeep);
 
       await(() -> reads.get() >= 3, "three reads of pdx's pods");
       assertThat(eventsWith("SidecarNotGuarded")).singleElement().asString().startsWith("Warning ")
@@ -326,11 +337,11 @@ class TopologyMonitorTest {
     }
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
     // The writer stores what it wrote in the resource, as the API server would: the next pass compares with it.
-    Steward steward = new Steward(effects, (ref, c, generation) -> {
+    GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> {
       conditions.add(c);
       g.setStatus(g.getStatus().withConditions(c, generation));
     }, Clock.systemUTC(), null, null);
-    start(g, null, steward);
+    start(g, null, upkeep);
 
     await(() -> polls.getOrDefault("dr", 0) >= 3, "three polls of every site");
     // The news that a run began is written once: the run's own writes are guarded, and nothing else comes between.
@@ -449,8 +460,9 @@ class TopologyMonitorTest {
   void serversOfBothFlavorsAreAnInvalidSpecAndNothingIsFailedOver() {
     flavors.put("pdx", "MySQL");
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
-    Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
-    start(group(), null, steward);
+    GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
+        null);
+    start(group(), null, upkeep);
 
     await(() -> !eventsWith("InvalidSpec").isEmpty(), "the InvalidSpec Event");
     assertThat(eventsWith("InvalidSpec")).singleElement().asString().startsWith("Warning ")
@@ -485,8 +497,8 @@ class TopologyMonitorTest {
     g.setSpec(new MysqlFailoverGroupSpec(sites, spec.credentialsSecretRef(), spec.pollInterval(),
         spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(),
         spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(), spec.sidecar(), spec.dragonfly()));
-    Steward steward = new Steward(effects, (ref, c, generation) -> {}, Clock.systemUTC(), null, null);
-    start(g, null, steward);
+    GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> {}, Clock.systemUTC(), null, null);
+    start(g, null, upkeep);
 
     await(() -> !eventsWith("InvalidSpec").isEmpty(), "the InvalidSpec Event");
     assertThat(eventsWith("InvalidSpec")).singleElement().asString()
@@ -496,10 +508,11 @@ class TopologyMonitorTest {
   @Test
   void aSpecEditThatDoesNotResolveIsRefusedAndTheGroupStaysProtectedByTheSpecAcceptedBefore() {
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
-    Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
+    GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
+        null);
     MysqlFailoverGroup g = group();
     MysqlFailoverGroupSpec accepted = g.getSpec();
-    start(g, null, steward);
+    start(g, null, upkeep);
     await(() -> !written.isEmpty(), "the first status.sites");
 
     // kubectl edit with a typo: a duration that does not parse.
@@ -558,7 +571,7 @@ class TopologyMonitorTest {
     g.getMetadata().setAnnotations(Map.of(io.shipstream.failover.model.topology.PromoteAnywayAnnotation.ANNOTATION,
         "sfo"));
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
-    start(g, null, new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null));
+    start(g, null, new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null));
 
     await(() -> !conditions.isEmpty() && degraded(conditions).getReason().equals("PromoteAnywayRejected"),
         "Degraded=True/PromoteAnywayRejected");
@@ -598,8 +611,9 @@ class TopologyMonitorTest {
         + " 'repl@iad:3306' - retry-time: 2  maximum-retries: 100000  message: SSL connection error:"
         + " error:00000000:lib(0)::reason(0)", "iad", null, "bin.1:400", true, Clock.systemUTC().instant()));
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
-    Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null);
-    start(group(), null, steward);
+    GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
+        null);
+    start(group(), null, upkeep);
 
     await(() -> !eventsWith("TlsError").isEmpty(), "the TlsError Event");
     assertThat(eventsWith("TlsError").get(0)).startsWith("Warning ")

@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
@@ -7,6 +7,8 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.SiteDebouncer;
 import io.shipstream.failover.model.topology.SiteObservation;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,6 +37,15 @@ final class GroupPolls {
 
   GroupConfig config() {
     return config;
+  }
+
+  /** One poll of {@code site}'s server; a poll that throws is the site unreachable, with why. */
+  Probe poll(SiteConnector sites, SiteSpec site, Clock clock) {
+    try {
+      return sites.probe(group, config, site);
+    } catch (RuntimeException e) {
+      return Probe.unreachable(site.name(), e.toString(), clock.instant());
+    }
   }
 
   /** Feeds one poll; returns the site's debouncer after it. */

@@ -20,9 +20,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class ReactionsTest {
+class VerdictReactionsTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
-  private final Reactions reactions = new Reactions(effects);
+  private final VerdictReactions reactions = new VerdictReactions(effects);
 
   private static SiteObservation seen(SiteState state, Probe probe, Probe lastReachable) {
     return new SiteObservation(state, probe, lastReachable);

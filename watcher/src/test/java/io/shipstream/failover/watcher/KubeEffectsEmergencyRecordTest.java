@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

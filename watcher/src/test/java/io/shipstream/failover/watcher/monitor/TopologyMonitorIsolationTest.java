@@ -1,4 +1,4 @@
-package io.shipstream.failover.watcher.topology;
+package io.shipstream.failover.watcher.monitor;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,6 +9,11 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.watcher.topology.Fixtures;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
+import io.shipstream.failover.watcher.topology.SiteConnector;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
+import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -67,14 +72,14 @@ class TopologyMonitorIsolationTest {
   }
 
   private void start() {
-    Steward steward = new Steward(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
+    GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
         metrics);
-    monitor = new TopologyMonitor(servers, new Reactions(effects), (ref, sites) -> { }, metrics, ref -> {
+    monitor = new TopologyMonitor(servers, new VerdictReactions(effects), (ref, sites) -> { }, metrics, ref -> {
       if (ref.equals(ORDERS) && failingLookups.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         throw new IllegalStateException("the cache cannot be read right now");
       }
       return Optional.ofNullable(resources.get(ref));
-    }, Clock.systemUTC(), null, null, steward);
+    }, Clock.systemUTC(), null, null, upkeep);
   }
 
   private int polls(GroupRef group, String site) {
