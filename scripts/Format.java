@@ -75,6 +75,7 @@ public final class Format {
       o.put(p + "keep_" + kind + "_on_one_line", "one_line_preserve"); // as written: neither joined nor split
     }
     o.put(p + "keep_code_block_on_one_line", "one_line_if_empty"); // it has no one_line_preserve
+    o.put(p + "insert_new_line_after_annotation_on_enum_constant", "do not insert");
     o.put(p + "indent_switchstatements_compare_to_switch", "true");
     o.put(p + "alignment_for_assignment", "16"); // wrap where necessary, so a break after '=' is kept
     o.put(p + "keep_then_statement_on_same_line", "true");
@@ -295,7 +296,7 @@ public final class Format {
 
   private static void collect(Path root, List<Path> files) throws IOException {
     if (Files.isRegularFile(root)) {
-      files.add(root);
+      files.add(root.normalize());
       return;
     }
     Files.walkFileTree(root, new SimpleFileVisitor<>() {
@@ -310,7 +311,7 @@ public final class Format {
       public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
         String path = file.toString().replace('\\', '/');
         if (path.endsWith(".java") && (path.contains("/src/main/java/") || path.contains("/src/test/java/"))) {
-          files.add(file);
+          files.add(file.normalize());
         }
         return FileVisitResult.CONTINUE;
       }
