@@ -76,12 +76,12 @@ public final class Format {
     }
     o.put(p + "keep_code_block_on_one_line", "one_line_if_empty"); // it has no one_line_preserve
     o.put(p + "insert_new_line_after_annotation_on_enum_constant", "do not insert");
+    o.put(p + "blank_lines_before_new_chunk", "0");
     o.put(p + "indent_switchstatements_compare_to_switch", "true");
     o.put(p + "alignment_for_assignment", "16"); // wrap where necessary, so a break after '=' is kept
     o.put(p + "keep_then_statement_on_same_line", "true");
     o.put(p + "keep_simple_for_body_on_same_line", "true");
     o.put(p + "keep_simple_while_body_on_same_line", "true");
-    o.put(p + "alignment_for_arguments_in_annotation", "16");
     o.put(p + "alignment_for_conditional_expression", "16"); // wrap where necessary, not every operand
     o.put(p + "insert_space_after_opening_brace_in_array_initializer", "do not insert");
     o.put(p + "insert_space_before_closing_brace_in_array_initializer", "do not insert");
