@@ -22,7 +22,7 @@ public final class Conflicts {
    * op fails. Anything else, or the last conflict, propagates so Temporal's retry policy decides.
    */
   public static <T> T retry(String what, Supplier<T> attempt) {
-    for (int i = 1; ; i++) {
+    for (int i = 1;; i++) {
       try {
         return attempt.get();
       } catch (KubernetesClientException e) {

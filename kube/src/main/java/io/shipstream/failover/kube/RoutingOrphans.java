@@ -39,7 +39,8 @@ public final class RoutingOrphans {
     for (Service service : client.services().inNamespace(group.namespace())
         .withLabel(SiteRoles.GROUP_LABEL, group.name()).list().getItems()) {
       String name = service.getMetadata().getName();
-      if (ownedBy(service, group, uid) && Conflicts.retry("owners of Service " + name, () -> releaseService(group, name, uid))) {
+      if (ownedBy(service, group, uid)
+          && Conflicts.retry("owners of Service " + name, () -> releaseService(group, name, uid))) {
         released.add("Service " + name);
       }
     }
@@ -56,7 +57,8 @@ public final class RoutingOrphans {
     }
     for (GenericKubernetesResource record : records) {
       String name = record.getMetadata().getName();
-      if (ownedBy(record, group, uid) && Conflicts.retry("owners of DNSEndpoint " + name, () -> releaseRecord(group, name, uid))) {
+      if (ownedBy(record, group, uid)
+          && Conflicts.retry("owners of DNSEndpoint " + name, () -> releaseRecord(group, name, uid))) {
         released.add(DnsRecords.KIND + " " + name);
       }
     }

@@ -4,21 +4,21 @@ import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.model.tls.TlsConfig;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.CredentialsUnavailableException;
+import io.shipstream.failover.mysql.SessionTls;
+import io.shipstream.failover.mysql.TlsUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Base64;
-import java.util.Map;
-import java.util.List;
 import java.util.ArrayList;
-import io.shipstream.failover.model.crd.MysqlFailoverGroup;
-import io.shipstream.failover.model.tls.TlsConfig;
-import io.shipstream.failover.mysql.SessionTls;
-import io.shipstream.failover.mysql.TlsUnavailableException;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -145,9 +145,11 @@ public final class SecretCredentialsProvider implements CredentialsProvider {
     String username = value(secret, "username");
     String password = value(secret, "password");
     if (username == null || password == null) {
-      throw new CredentialsUnavailableException(where + " lacks the key " + (username == null ? "username" : "password"));
+      throw new CredentialsUnavailableException(
+          where + " lacks the key " + (username == null ? "username" : "password"));
     }
-    return new Credentials(username, password, value(secret, "replicationUsername"), value(secret, "replicationPassword"));
+    return new Credentials(username, password, value(secret, "replicationUsername"),
+        value(secret, "replicationPassword"));
   }
 
   /**

@@ -70,7 +70,8 @@ public final class Tombstones {
       }
       // Left by an earlier pass of this finalizer (a watcher restarted half-way) or an older group
       // of that name: this deletion's word replaces it.
-      configMaps.resource(JsonPatch.target(new ConfigMap(), group.namespace(), name)).patch(PatchContext.of(PatchType.JSON),
+      configMaps.resource(JsonPatch.target(new ConfigMap(), group.namespace(), name)).patch(
+          PatchContext.of(PatchType.JSON),
           client.getKubernetesSerialization().asJson(new JsonPatch().add("/data", data).operations()));
     }
     log.info("Wrote the tombstone {}/{} of {} (uid {}): its sidecars hold their servers as they are", group.namespace(),
@@ -86,7 +87,8 @@ public final class Tombstones {
     try {
       return Optional.of(new Tombstone(group, map.getData().get("uid"), Instant.parse(map.getData().get("deletedAt"))));
     } catch (DateTimeParseException | NullPointerException e) {
-      log.warn("ConfigMap {}/{} is no tombstone this watcher can read: {}", group.namespace(), name(group), e.toString());
+      log.warn("ConfigMap {}/{} is no tombstone this watcher can read: {}", group.namespace(), name(group),
+          e.toString());
       return Optional.empty();
     }
   }

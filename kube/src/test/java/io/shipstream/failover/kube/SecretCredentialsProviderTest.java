@@ -11,9 +11,9 @@ import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import io.fabric8.mockwebserver.Context;
 import io.fabric8.mockwebserver.MockWebServer;
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.testsupport.MutableClock;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsUnavailableException;
+import io.shipstream.failover.testsupport.MutableClock;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -36,7 +36,8 @@ class SecretCredentialsProviderTest {
 
   @BeforeEach
   void startMockApiServer() {
-    server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(),
+        new KubernetesCrudDispatcher(), false);
     server.init(InetAddress.getLoopbackAddress(), 0);
     client = server.createClient();
   }
@@ -110,11 +111,12 @@ class SecretCredentialsProviderTest {
         io.shipstream.failover.testsupport.MockCluster.site("orders", "iad", "10.0.1.10"),
         io.shipstream.failover.testsupport.MockCluster.site("orders", "pdx", "10.0.2.10")),
         new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretRef("mysql-credentials"), null, null, null,
-        null, null, null, null, null, null, null).withTls(new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.TlsSpec(
-        new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SessionTlsSpec("verify-ca",
-            new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretRef("mysql-tls")),
-        new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.ReplicationTlsSpec("required", null, null, null,
-            null)));
+        null, null, null, null, null, null, null)
+        .withTls(new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.TlsSpec(
+            new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SessionTlsSpec("verify-ca",
+                new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.SecretRef("mysql-tls")),
+            new io.shipstream.failover.model.crd.MysqlFailoverGroupSpec.ReplicationTlsSpec("required", null, null, null,
+                null)));
     var group = new io.shipstream.failover.model.crd.MysqlFailoverGroup();
     group.getMetadata().setName("orders");
     group.getMetadata().setNamespace("shop");
@@ -136,8 +138,10 @@ class SecretCredentialsProviderTest {
 
   private void createSecret(String name, Map<String, String> values) {
     Map<String, String> data = new LinkedHashMap<>();
-    values.forEach((key, value) -> data.put(key, Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8))));
-    Secret secret = new SecretBuilder().withNewMetadata().withName(name).withNamespace("shop").endMetadata().withData(data).build();
+    values.forEach(
+        (key, value) -> data.put(key, Base64.getEncoder().encodeToString(value.getBytes(StandardCharsets.UTF_8))));
+    Secret secret =
+        new SecretBuilder().withNewMetadata().withName(name).withNamespace("shop").endMetadata().withData(data).build();
     client.secrets().inNamespace("shop").resource(secret).create();
   }
 }

@@ -25,7 +25,8 @@ class SidecarProbesTest {
     return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec()
         .withTerminationGracePeriodSeconds(podGrace)
         .addNewContainer().withName("mysql").withLivenessProbe(new ProbeBuilder().withNewTcpSocket()
-            .withNewPort(3306).endTcpSocket().build()).endContainer()
+            .withNewPort(3306).endTcpSocket().build())
+        .endContainer()
         .addNewContainer().withName("sidecar").withLivenessProbe(sidecarProbe).endContainer()
         .endSpec().build();
   }

@@ -105,7 +105,8 @@ public record GroupConfig(
       throw new InvalidSpecException(List.of("spec is missing"));
     }
     // Not List.copyOf: it throws on a null entry (a stray "- " in the YAML), which must be reported, not crash.
-    List<SiteSpec> sites = spec.sites() == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(spec.sites()));
+    List<SiteSpec> sites =
+        spec.sites() == null ? List.of() : Collections.unmodifiableList(new ArrayList<>(spec.sites()));
     checkSites(sites, problems);
 
     var pf = spec.plannedFailover();
@@ -121,7 +122,8 @@ public record GroupConfig(
     Duration cooldown = durationAllowZero("failoverCooldown", spec.failoverCooldown(), "5m", problems);
     Duration connDrain = duration("connectionDrainTimeout", spec.connectionDrainTimeout(), "30s", problems);
     Duration maxLagWait = duration("plannedFailover.maxLagWait", pf == null ? null : pf.maxLagWait(), "5m", problems);
-    Duration drainTimeout = duration("plannedFailover.drainTimeout", pf == null ? null : pf.drainTimeout(), "30s", problems);
+    Duration drainTimeout =
+        duration("plannedFailover.drainTimeout", pf == null ? null : pf.drainTimeout(), "30s", problems);
     OnCooldown onCooldown = choice("plannedFailover.onCooldown", pf == null ? null : pf.onCooldown(),
         OnCooldown.reject, OnCooldown::valueOf, problems);
     OnActiveNodeDrain onActiveNodeDrain = choice("plannedFailover.onActiveNodeDrain",
@@ -138,7 +140,8 @@ public record GroupConfig(
     }
     int ttl = positive("dns.ttl", dns == null ? null : dns.ttl(), 60, problems);
     Duration lease = duration("sidecar.leaseTimeout", sc == null ? null : sc.leaseTimeout(), "20s", problems);
-    Duration peerCheck = duration("sidecar.peerCheckInterval", sc == null ? null : sc.peerCheckInterval(), "5s", problems);
+    Duration peerCheck =
+        duration("sidecar.peerCheckInterval", sc == null ? null : sc.peerCheckInterval(), "5s", problems);
     if (lease != null && peerCheck != null) {
       if (peerCheck.compareTo(MIN_PEER_CHECK_INTERVAL) < 0) {
         problems.add("sidecar.peerCheckInterval must be at least " + Durations.format(MIN_PEER_CHECK_INTERVAL));
@@ -156,7 +159,8 @@ public record GroupConfig(
     if (!dfFlavor.equals("dragonfly") && !dfFlavor.equals("redis")) {
       problems.add("dragonfly.flavor must be dragonfly or redis, not '" + dfFlavor + "'");
     }
-    Duration maxSync = duration("dragonfly.plannedFailover.maxSyncWait", dfp == null ? null : dfp.maxSyncWait(), "30s", problems);
+    Duration maxSync =
+        duration("dragonfly.plannedFailover.maxSyncWait", dfp == null ? null : dfp.maxSyncWait(), "30s", problems);
     OnSyncTimeout onSync = choice("dragonfly.plannedFailover.onSyncTimeout", dfp == null ? null : dfp.onSyncTimeout(),
         OnSyncTimeout.proceed, OnSyncTimeout::valueOf, problems);
     if (dfEnabled) {
@@ -311,7 +315,8 @@ public record GroupConfig(
     try {
       return parse.apply(value);
     } catch (IllegalArgumentException e) {
-      problems.add(field + " must be one of " + List.of(dflt.getDeclaringClass().getEnumConstants()) + ", not '" + value + "'");
+      problems.add(
+          field + " must be one of " + List.of(dflt.getDeclaringClass().getEnumConstants()) + ", not '" + value + "'");
       return dflt;
     }
   }

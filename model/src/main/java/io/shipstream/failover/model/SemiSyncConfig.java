@@ -96,7 +96,8 @@ public record SemiSyncConfig(boolean enabled, Durability durability, Duration ti
       if (min > eligible) {
         problems.add("semiSync.minSyncReplicas is " + min + " but only " + eligible + " replica(s) can acknowledge ("
             + (ackFrom == AckFrom.all ? "every site but the primary" : "the primary-candidates but the primary; "
-            + "ackFrom: all counts the other sites too") + ")");
+                + "ackFrom: all counts the other sites too")
+            + ")");
       }
       String declared = sites.stream().filter(s -> s != null && s.flavor() != null).map(SiteSpec::flavor)
           .findFirst().orElse(null);

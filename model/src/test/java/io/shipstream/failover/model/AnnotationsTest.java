@@ -23,9 +23,10 @@ class AnnotationsTest {
     assertThat(List.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, DryRunAnnotation.ANNOTATION,
         PauseAnnotation.ANNOTATION, FencedSites.ANNOTATION, PromoteAnywayAnnotation.ANNOTATION, Adoption.ANNOTATION,
         GroupDeletion.FINALIZER)).containsExactly("bloodraven.shipstream.io/planned-failover",
-        "bloodraven.shipstream.io/dry-run", "bloodraven.shipstream.io/paused", "bloodraven.shipstream.io/fenced-sites",
-        "bloodraven.shipstream.io/promote-anyway", "bloodraven.shipstream.io/adopt",
-        "bloodraven.shipstream.io/finalizer");
+            "bloodraven.shipstream.io/dry-run", "bloodraven.shipstream.io/paused",
+            "bloodraven.shipstream.io/fenced-sites",
+            "bloodraven.shipstream.io/promote-anyway", "bloodraven.shipstream.io/adopt",
+            "bloodraven.shipstream.io/finalizer");
   }
 
   @Test

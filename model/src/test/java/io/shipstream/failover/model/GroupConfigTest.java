@@ -180,7 +180,8 @@ class GroupConfigTest {
   void leaseAndPeerCheckHaveFloors() {
     assertThat(problems(spec(minimal().sites(), null, null, null, null, null, null, null, null,
         new SidecarSpec("900ms", "50ms"), null)))
-        .containsExactly("sidecar.peerCheckInterval must be at least 100ms", "sidecar.leaseTimeout must be at least 1s");
+        .containsExactly("sidecar.peerCheckInterval must be at least 100ms",
+            "sidecar.leaseTimeout must be at least 1s");
   }
 
   @Test
@@ -235,8 +236,9 @@ class GroupConfigTest {
 
   @Test
   void aGroupDeclaringBothFlavorsIsRefusedBecauseTheirGtidsCannotBeCompared() {
-    assertThat(problems(withSites(List.of(site("iad", null).withFlavor("mysql"), site("pdx", null).withFlavor("mariadb"),
-        site("dr", "dr-only").withFlavor("mariadb")))))
+    assertThat(
+        problems(withSites(List.of(site("iad", null).withFlavor("mysql"), site("pdx", null).withFlavor("mariadb"),
+            site("dr", "dr-only").withFlavor("mariadb")))))
         .containsExactly("a group mixes MariaDB and MySQL (dr, pdx are mariadb; iad is mysql): GTIDs of MariaDB and"
             + " MySQL cannot be compared, so no failover could tell which server holds which transactions; make a"
             + " group of one flavor");
@@ -255,7 +257,8 @@ class GroupConfigTest {
     flavors.put("pdx", null);
     assertThat(GroupConfig.mixedFlavors(flavors)).isNull();
     flavors.put("dr", "MariaDB");
-    assertThat(GroupConfig.mixedFlavors(flavors)).startsWith("a group mixes MariaDB and MySQL (dr is MariaDB; iad is MySQL)")
+    assertThat(GroupConfig.mixedFlavors(flavors))
+        .startsWith("a group mixes MariaDB and MySQL (dr is MariaDB; iad is MySQL)")
         .contains("GTIDs of MariaDB and MySQL cannot be compared");
   }
 

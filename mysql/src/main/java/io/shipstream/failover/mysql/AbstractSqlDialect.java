@@ -121,9 +121,10 @@ abstract class AbstractSqlDialect implements SqlDialect {
   /** The statement {@link #changeSource} runs, with a parameter for each value it is given. */
   String changeSourceStatement(ChannelTls tls) {
     String option = words.source().toUpperCase(Locale.ROOT);
-    String statement = words.changeSourceTo() + " " + option + "_HOST = ?, " + option + "_PORT = ?, " + option + "_USER = ?, "
-        + option + "_PASSWORD = ?, " + gtidPositioning() + ", " + option + "_CONNECT_RETRY = 2" + loginOptions(tls)
-        + ", " + option + "_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS;
+    String statement =
+        words.changeSourceTo() + " " + option + "_HOST = ?, " + option + "_PORT = ?, " + option + "_USER = ?, "
+            + option + "_PASSWORD = ?, " + gtidPositioning() + ", " + option + "_CONNECT_RETRY = 2" + loginOptions(tls)
+            + ", " + option + "_HEARTBEAT_PERIOD = " + SOURCE_HEARTBEAT_PERIOD_SECONDS;
     if (!tls.mode().encrypted()) {
       return statement;
     }

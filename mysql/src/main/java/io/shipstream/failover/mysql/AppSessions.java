@@ -42,7 +42,8 @@ public final class AppSessions {
    * The query {@link #of} reads; this session's own id comes with the list, one round trip instead
    * of two. For callers that send it beside other statements in one exchange.
    */
-  public static final String QUERY = "SELECT ID, USER, COMMAND, CONNECTION_ID() AS OWN_ID FROM information_schema.PROCESSLIST";
+  public static final String QUERY =
+      "SELECT ID, USER, COMMAND, CONNECTION_ID() AS OWN_ID FROM information_schema.PROCESSLIST";
 
   /** {@code spared}: accounts whose sessions are not the application's besides the session's own logins. */
   public static List<Long> list(MysqlSession session, Set<String> spared) throws MysqlException {

@@ -34,7 +34,8 @@ public record ChannelReport(boolean configured, boolean sslAllowed, String caFil
       }
       Integer errno = ReplicaStatus.parseInt(r.get("Last_IO_Errno"));
       return new ChannelReport(true, "Yes".equalsIgnoreCase(AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_Allowed"))),
-          AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_CA_File")), AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_Cert")),
+          AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_CA_File")),
+          AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_Cert")),
           "Yes".equalsIgnoreCase(AbstractSqlDialect.nullToEmpty(r.get(p + "SSL_Verify_Server_Cert"))),
           AbstractSqlDialect.nullToEmpty(r.get(mariadb ? "Slave_IO_Running" : "Replica_IO_Running")),
           errno == null ? 0 : errno, AbstractSqlDialect.nullToEmpty(r.get("Last_IO_Error")));

@@ -1,8 +1,8 @@
 package io.shipstream.failover.mysql;
 
-import io.shipstream.failover.model.tls.ChannelTls;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.model.gtid.MariaDbGtidSet;
+import io.shipstream.failover.model.tls.ChannelTls;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -29,8 +29,9 @@ final class MariaDbDialect extends AbstractSqlDialect {
 
   @Override
   public ReadOnlyOrigin readOnlyOrigin(MysqlSession session) throws MysqlException {
-    Map<String, String> row = session.queryFirstRow("SELECT @@global.read_only AS read_only, (SELECT GLOBAL_VALUE_ORIGIN "
-        + "FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'READ_ONLY') AS origin").orElseThrow();
+    Map<String, String> row =
+        session.queryFirstRow("SELECT @@global.read_only AS read_only, (SELECT GLOBAL_VALUE_ORIGIN "
+            + "FROM information_schema.SYSTEM_VARIABLES WHERE VARIABLE_NAME = 'READ_ONLY') AS origin").orElseThrow();
     return ReadOnlyOrigin.classify(MysqlSession.flag(row.get("read_only")), List.of(nullToEmpty(row.get("origin"))));
   }
 

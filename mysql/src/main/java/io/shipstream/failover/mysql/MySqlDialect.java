@@ -1,7 +1,7 @@
 package io.shipstream.failover.mysql;
 
-import io.shipstream.failover.model.tls.ChannelTls;
 import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.model.tls.ChannelTls;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -237,7 +237,8 @@ final class MySqlDialect extends AbstractSqlDialect {
       String queued = nullToEmpty(r.get("queued"));
       return new SourceView(true, state, ReplicaStatus.parseInt(r.get("errno")), r.get("error"),
           ReplicaStatus.sourceId(r.get("source_uuid")), silence(queued, r.get("heartbeat_at"), r.get("queued_at"),
-          r.get("now_at")), received + " " + queued + " heartbeats " + nullToEmpty(r.get("heartbeats")),
+              r.get("now_at")),
+          received + " " + queued + " heartbeats " + nullToEmpty(r.get("heartbeats")),
           true, age(r.get("error_at"), r.get("now_at")));
     }
     Optional<Map<String, String>> status = session.queryFirstRow("SHOW REPLICA STATUS");

@@ -15,7 +15,8 @@ import java.util.Set;
  */
 public class MysqlException extends Exception {
   /** Client-side codes for a lost or refused connection, and ER_CON_COUNT_ERROR (too many connections). */
-  private static final Set<Integer> CONNECTION_ERRORS = Set.of(1040, 1152, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013);
+  private static final Set<Integer> CONNECTION_ERRORS =
+      Set.of(1040, 1152, 1158, 1159, 1160, 1161, 2002, 2003, 2006, 2013);
 
   private final int errorCode;
   private final boolean connectionProblem;

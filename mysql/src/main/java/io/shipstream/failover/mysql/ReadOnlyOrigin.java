@@ -16,7 +16,8 @@ public record ReadOnlyOrigin(boolean readOnly, boolean untouchedSinceStart, Opti
 
   /** {@code origins}: where the value of each read-only variable came from; empty when unknown. */
   public static ReadOnlyOrigin classify(boolean readOnly, List<String> origins) {
-    boolean untouched = origins.stream().noneMatch(o -> o.isEmpty() || SET_AT_RUNTIME.contains(o.toUpperCase(Locale.ROOT)));
+    boolean untouched =
+        origins.stream().noneMatch(o -> o.isEmpty() || SET_AT_RUNTIME.contains(o.toUpperCase(Locale.ROOT)));
     return new ReadOnlyOrigin(readOnly, untouched, untouched ? Optional.of(readOnly) : Optional.empty());
   }
 }

@@ -37,7 +37,8 @@ public final class ReplicaCatchUp {
    * @throws GtidWaitTimeoutException when {@code wanted} is not applied by {@code deadline}
    * @throws ReplicationFailedException when a replication thread stopped with an error
    */
-  public String run(MysqlAddress donor, Credentials donorLogin, GtidSet wanted, Instant deadline) throws MysqlException {
+  public String run(MysqlAddress donor, Credentials donorLogin, GtidSet wanted, Instant deadline)
+      throws MysqlException {
     return run(donor, donorLogin, io.shipstream.failover.model.tls.ChannelTls.NONE, wanted, deadline);
   }
 

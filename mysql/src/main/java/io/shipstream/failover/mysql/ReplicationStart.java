@@ -36,19 +36,22 @@ public final class ReplicationStart {
     Duration pause = FIRST_POLL;
     while (true) {
       ReplicaStatus status =
-          session.dialect().replicaStatus(session).orElseThrow(() -> new MysqlException("replication is not configured"));
+          session.dialect().replicaStatus(session)
+              .orElseThrow(() -> new MysqlException("replication is not configured"));
       if (status.ioRunning() && status.sqlRunning()) {
         return;
       }
       if (status.ioStoppedByError() || status.sqlStoppedByError()) {
         throw new ReplicationFailedException(
             replica + " cannot replicate from " + source + ": "
-                + (status.ioStoppedByError() ? "IO thread: " + status.lastIoError() : "SQL thread: " + status.lastSqlError()));
+                + (status.ioStoppedByError() ? "IO thread: " + status.lastIoError()
+                    : "SQL thread: " + status.lastSqlError()));
       }
       if (System.nanoTime() > deadline) {
         throw new ReplicationNotConnectedException(
             replica + " has not connected to " + source + " within " + TIMEOUT + " (IO thread " + status.ioState()
-                + (status.lastIoError() == null || status.lastIoError().isBlank() ? "" : ": " + status.lastIoError()) + ")");
+                + (status.lastIoError() == null || status.lastIoError().isBlank() ? "" : ": " + status.lastIoError())
+                + ")");
       }
       beat.accept(status.ioState());
       if (System.nanoTime() - started < QUICK_FOR.toNanos()) {

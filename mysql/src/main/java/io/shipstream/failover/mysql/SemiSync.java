@@ -53,7 +53,8 @@ public final class SemiSync {
     if (!values.containsKey(s + "enabled") || !values.containsKey(r + "enabled")) {
       return SemiSyncState.unavailable();
     }
-    return new SemiSyncState(true, MysqlSession.flag(values.get(s + "enabled")), MysqlSession.flag(values.get(s + "status")),
+    return new SemiSyncState(true, MysqlSession.flag(values.get(s + "enabled")),
+        MysqlSession.flag(values.get(s + "status")),
         integer(values.get(s + "clients")), integer(values.get(s + "wait_for_" + n.replica() + "_count")),
         ReplicaStatus.parseLong(values.get(s + "timeout")), values.get(s + "wait_point"),
         MysqlSession.flag(values.get(r + "enabled")), MysqlSession.flag(values.get(r + "status")),

@@ -48,7 +48,8 @@ public final class SourceChange {
     refuseWeaker(session, source, tls);
     SqlDialect dialect = session.dialect();
     dialect.changeSource(
-        session, source.host(), source.port(), sourceLogin.replicationUsername(), sourceLogin.replicationPassword(), tls);
+        session, source.host(), source.port(), sourceLogin.replicationUsername(), sourceLogin.replicationPassword(),
+        tls);
     if (tls.mode().encrypted()) {
       ChannelReport report = dialect.channelReport(session);
       if (!report.satisfies(tls)) {

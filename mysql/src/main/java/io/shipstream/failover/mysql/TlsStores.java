@@ -61,7 +61,8 @@ final class TlsStores {
       if (tls.certPem() != null) {
         KeyStore store = empty();
         List<Certificate> chain = certificates(tls.certPem(), "tls.crt");
-        store.setKeyEntry("client", privateKey(tls.keyPem()), PASSWORD.toCharArray(), chain.toArray(new Certificate[0]));
+        store.setKeyEntry("client", privateKey(tls.keyPem()), PASSWORD.toCharArray(),
+            chain.toArray(new Certificate[0]));
         keys = save(store, dir.resolve(name + "-key.p12"));
       }
       return new Stores(trust, keys, PASSWORD);
@@ -102,8 +103,9 @@ final class TlsStores {
       throw new GeneralSecurityException("tls.key must be a PKCS#8 PEM key (-----BEGIN PRIVATE KEY-----); convert"
           + " it with 'openssl pkcs8 -topk8 -nocrypt'");
     }
-    String body = pem.substring(pem.indexOf("-----BEGIN PRIVATE KEY-----") + 27, pem.indexOf("-----END PRIVATE KEY-----"))
-        .replaceAll("\\s", "");
+    String body =
+        pem.substring(pem.indexOf("-----BEGIN PRIVATE KEY-----") + 27, pem.indexOf("-----END PRIVATE KEY-----"))
+            .replaceAll("\\s", "");
     PKCS8EncodedKeySpec spec = new PKCS8EncodedKeySpec(Base64.getDecoder().decode(body));
     GeneralSecurityException last = null;
     for (String algorithm : List.of("RSA", "EC", "Ed25519")) {
@@ -133,7 +135,8 @@ final class TlsStores {
 
   private static String digest(String text) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)))
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)))
           .substring(0, 32);
     } catch (GeneralSecurityException e) {
       throw new IllegalStateException(e);

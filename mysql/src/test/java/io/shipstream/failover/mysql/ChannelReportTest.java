@@ -29,7 +29,8 @@ class ChannelReportTest {
   void judgesTheChannelAgainstTheGroupsMode(String mode, boolean ssl, String ca, boolean verify, String io,
       boolean pointsAt, boolean asked, String problem) {
     ChannelTls wanted = new ChannelTls(TlsMode.parse(mode, null), CA, null, null);
-    ChannelReport report = new ChannelReport(true, ssl, ca == null ? "" : CA, "/etc/mysql/client.pem", verify, io, 0, "");
+    ChannelReport report =
+        new ChannelReport(true, ssl, ca == null ? "" : CA, "/etc/mysql/client.pem", verify, io, 0, "");
 
     ChannelCheck check = report.check("iad", "pdx", wanted, pointsAt);
 

@@ -41,8 +41,10 @@ class DelayedRelayDrainIT {
       }
       String sent = source.gtidExecuted();
       long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-      while (!io.shipstream.failover.model.gtid.GtidSet.parse(sent).subtract(io.shipstream.failover.model.gtid
-          .GtidUnion.of(replica.gtidExecuted(), replica.replicaStatus().gtidIoPos())).isEmpty()) {
+      while (!io.shipstream.failover.model.gtid.GtidSet.parse(sent).subtract(
+          io.shipstream.failover.model.gtid
+          .GtidUnion.of(replica.gtidExecuted(), replica.replicaStatus().gtidIoPos()))
+          .isEmpty()) {
         assertThat(System.nanoTime()).as("the replica receives " + sent).isLessThan(until);
         Thread.sleep(20);
       }

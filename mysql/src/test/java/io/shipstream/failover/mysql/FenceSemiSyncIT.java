@@ -126,7 +126,8 @@ class FenceSemiSyncIT {
     }
     try (MysqlSession p = open(primary); MysqlSession r = open(replica)) {
       p.dialect().clearReadOnly(p);
-      SemiSync.apply(p, new SemiSyncSettings(true, true, flavor == Flavor.MYSQL ? 1 : null, semiSyncTimeoutMillis, true));
+      SemiSync.apply(p,
+          new SemiSyncSettings(true, true, flavor == Flavor.MYSQL ? 1 : null, semiSyncTimeoutMillis, true));
       SemiSync.apply(r, new SemiSyncSettings(false, true, null, null));
       cluster.awaitReplicasCaughtUp(Duration.ofSeconds(30));
       // The replica stops acknowledging, as when its region goes dark.
@@ -161,11 +162,12 @@ class FenceSemiSyncIT {
 
       Set<Long> onReplica = new HashSet<>(DatabaseCluster.writtenIds(replica));
       List<Long> acknowledged = writers.stream().flatMap(w -> w.acknowledged.stream()).toList();
-      List<Long> acknowledgedNotReplicated = acknowledged.stream().filter(id -> !onReplica.contains(id)).sorted().toList();
+      List<Long> acknowledgedNotReplicated =
+          acknowledged.stream().filter(id -> !onReplica.contains(id)).sorted().toList();
       int failed = writers.stream().mapToInt(w -> w.failed.get()).sum();
       System.out.printf("%s, %d writers: fence landed %d ms after it started (%d attempts), %d ms after the first"
-              + " commit waited for an acknowledgement (semi-sync timeout %d ms, lock wait %d s); %d acknowledged,"
-              + " %d failed; acknowledged but on no replica: %d %s%n",
+          + " commit waited for an acknowledgement (semi-sync timeout %d ms, lock wait %d s); %d acknowledged,"
+          + " %d failed; acknowledged but on no replica: %d %s%n",
           flavor, writerCount, Duration.ofNanos(landed - fenceStart).toMillis(), attempts,
           Duration.ofNanos(landed - firstWait).toMillis(), semiSyncTimeoutMillis, lockWaitSeconds, acknowledged.size(),
           failed, acknowledgedNotReplicated.size(), acknowledgedNotReplicated.stream().limit(5).toList());
@@ -248,7 +250,8 @@ class FenceSemiSyncIT {
 
   private static void awaitWaitingForAck(DatabaseServer server) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (server.queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%'")
+    while (server
+        .queryLong("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE STATE LIKE '%semi-sync ACK%'")
         == 0) {
       assertThat(System.nanoTime()).as("a commit waiting for a semi-sync acknowledgement").isLessThan(deadline);
       Thread.sleep(20);
@@ -256,6 +259,7 @@ class FenceSemiSyncIT {
   }
 
   private static MysqlSession open(DatabaseServer server) throws MysqlException {
-    return MysqlSession.open(MysqlConnections.unpooled(), MysqlAddress.of(server.host(), server.port()), LOGIN, TIMEOUTS);
+    return MysqlSession.open(MysqlConnections.unpooled(), MysqlAddress.of(server.host(), server.port()), LOGIN,
+        TIMEOUTS);
   }
 }

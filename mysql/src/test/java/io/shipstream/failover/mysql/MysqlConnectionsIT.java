@@ -30,7 +30,8 @@ class MysqlConnectionsIT {
 
   private static synchronized DatabaseServer server(Flavor flavor) {
     flavor.assumeAvailable();
-    return SERVERS.computeIfAbsent(flavor, f -> f.start(Path.of("target", "it-mysql-connections"), f.name().toLowerCase()));
+    return SERVERS.computeIfAbsent(flavor,
+        f -> f.start(Path.of("target", "it-mysql-connections"), f.name().toLowerCase()));
   }
 
   @AfterAll
@@ -54,7 +55,8 @@ class MysqlConnectionsIT {
     for (int i = 0; i < 3; i++) {
       try (MysqlSession session = MysqlSession.open(connections, target(server), LOGIN, TIMEOUTS)) {
         assertThat(session.flavor()).isEqualTo(expected(flavor));
-        assertThat(session.driverName()).isEqualTo(flavor == Flavor.MYSQL ? "MySQL Connector/J" : "MariaDB Connector/J");
+        assertThat(session.driverName())
+            .isEqualTo(flavor == Flavor.MYSQL ? "MySQL Connector/J" : "MariaDB Connector/J");
         assertThat(session.dialect().flavor()).isEqualTo(expected(flavor).display());
         session.succeeded();
       }
@@ -125,7 +127,8 @@ class MysqlConnectionsIT {
       // Booleans and integers as the probes read them, as text.
       assertThat(session.queryString("SELECT @@global.read_only")).isIn("0", "1");
       assertThat(session.queryString("SELECT 1 = 1")).isEqualTo("1");
-      assertThat(session.queryString("SELECT CAST(18446744073709551615 AS UNSIGNED)")).isEqualTo("18446744073709551615");
+      assertThat(session.queryString("SELECT CAST(18446744073709551615 AS UNSIGNED)"))
+          .isEqualTo("18446744073709551615");
       assertThat(session.queryString("SELECT ?", "it's")).isEqualTo("it's");
       assertThat(session.queryFlag("SELECT @@global.read_only")).isEqualTo(server.isReadOnly());
     }

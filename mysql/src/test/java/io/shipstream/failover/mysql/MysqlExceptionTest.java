@@ -20,7 +20,8 @@ class MysqlExceptionTest {
 
   @Test
   void serverGoneAwayCountsAsAConnectionProblem() {
-    assertThat(MysqlException.isConnectionProblem(new SQLException("MySQL server has gone away", "HY000", 2006))).isTrue();
+    assertThat(MysqlException.isConnectionProblem(new SQLException("MySQL server has gone away", "HY000", 2006)))
+        .isTrue();
     assertThat(MysqlException.isConnectionProblem(new SQLException("Duplicate entry", "23000", 1062))).isFalse();
     assertThat(new MysqlException(new SQLException("MySQL server has gone away", "HY000", 2006)).connectionProblem())
         .isTrue();
@@ -28,7 +29,8 @@ class MysqlExceptionTest {
 
   @Test
   void aServerErrorIsDescribedWithItsCode() {
-    MysqlException e = new MysqlException(new SQLSyntaxErrorException("Access denied; you need the SUPER privilege", "42000", 1227));
+    MysqlException e =
+        new MysqlException(new SQLSyntaxErrorException("Access denied; you need the SUPER privilege", "42000", 1227));
 
     assertThat(e.errorCode()).isEqualTo(1227);
     assertThat(e.describe()).isEqualTo("error 1227: Access denied; you need the SUPER privilege");

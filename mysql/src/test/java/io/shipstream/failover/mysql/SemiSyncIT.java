@@ -33,7 +33,8 @@ class SemiSyncIT {
   }
 
   private static MysqlSession open(DatabaseServer server) throws MysqlException {
-    return MysqlSession.open(MysqlConnections.unpooled(), MysqlAddress.of(server.host(), server.port()), LOGIN, TIMEOUTS);
+    return MysqlSession.open(MysqlConnections.unpooled(), MysqlAddress.of(server.host(), server.port()), LOGIN,
+        TIMEOUTS);
   }
 
   @FlavorTest

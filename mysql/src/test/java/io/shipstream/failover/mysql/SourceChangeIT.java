@@ -36,7 +36,8 @@ class SourceChangeIT {
     MariaDbServer iad = cluster.primary();
     MariaDbServer pdx = cluster.replicas().get(0);
     iad.execute("INSERT INTO " + MariaDbCluster.WRITES_TABLE + " (id, at) VALUES (1, NOW(6))");
-    iad.execute("SET SESSION gtid_domain_id = 1", "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " (id, at) VALUES (2, NOW(6))");
+    iad.execute("SET SESSION gtid_domain_id = 1",
+        "INSERT INTO " + MariaDbCluster.WRITES_TABLE + " (id, at) VALUES (2, NOW(6))");
     pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(15));
     pdx.execute("STOP SLAVE", "RESET SLAVE ALL", "SET GLOBAL read_only = 0");
     pdx.execute("INSERT INTO " + MariaDbCluster.WRITES_TABLE + " (id, at) VALUES (3, NOW(6))");

@@ -44,7 +44,8 @@ class SourceViewIT {
         source.kill9();
         long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         SourceView lost = session.dialect().sourceView(session);
-        while ((lost.ioRunning() || lost.lastIoErrno() == null || lost.lastIoErrno() == 0) && System.nanoTime() < until) {
+        while ((lost.ioRunning() || lost.lastIoErrno() == null || lost.lastIoErrno() == 0)
+            && System.nanoTime() < until) {
           Thread.sleep(100);
           lost = session.dialect().sourceView(session);
         }

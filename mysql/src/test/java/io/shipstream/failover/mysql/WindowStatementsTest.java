@@ -17,7 +17,8 @@ class WindowStatementsTest {
     String uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
     assertThat(MySqlDialect.INSTANCE.waitQuery(GtidSet.parse(uuid + ":1-5"), Duration.ofMillis(1500)))
         .isEqualTo("SELECT WAIT_FOR_EXECUTED_GTID_SET('" + uuid + ":1-5', 1) AS waited");
-    assertThat(MariaDbDialect.INSTANCE.waitQuery(GtidSet.parse(""), Duration.ofSeconds(1))).isEqualTo("SELECT 0 AS waited");
+    assertThat(MariaDbDialect.INSTANCE.waitQuery(GtidSet.parse(""), Duration.ofSeconds(1)))
+        .isEqualTo("SELECT 0 AS waited");
   }
 
   @Test
@@ -30,15 +31,17 @@ class WindowStatementsTest {
     assertThat(p.applied().contains(GtidSet.parse("0-2-9"))).isTrue();
 
     String uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
-    SqlDialect.Positions m = MySqlDialect.INSTANCE.positions(Map.of("executed", uuid + ":1-5,\n" + uuid.replace('3', '4')
-        + ":1-2"));
+    SqlDialect.Positions m =
+        MySqlDialect.INSTANCE.positions(Map.of("executed", uuid + ":1-5,\n" + uuid.replace('3', '4')
+            + ":1-2"));
     assertThat(m.executed()).doesNotContain("\n");
     assertThat(m.applied().contains(GtidSet.parse(uuid + ":5"))).isTrue();
   }
 
   @Test
   void promotionClearsEveryReadOnlyFlagInOneStatementAndReadsBothBack() {
-    assertThat(MySqlDialect.INSTANCE.clearReadOnlyStatement()).isEqualTo("SET GLOBAL super_read_only = 0, GLOBAL read_only = 0");
+    assertThat(MySqlDialect.INSTANCE.clearReadOnlyStatement())
+        .isEqualTo("SET GLOBAL super_read_only = 0, GLOBAL read_only = 0");
     assertThat(MySqlDialect.INSTANCE.writable(Map.of("read_only", "0", "super_read_only", "1"))).isFalse();
     assertThat(MariaDbDialect.INSTANCE.writable(Map.of("read_only", "0", "super_read_only", "0"))).isTrue();
     assertThat(MariaDbDialect.INSTANCE.stopAndForgetSourceStatements()).isEqualTo("STOP SLAVE; RESET SLAVE ALL");

@@ -171,7 +171,7 @@ public final class ControlPlaneTls {
   }
 
   private static void forget(javax.net.ssl.SSLSessionContext sessions) {
-    for (java.util.Enumeration<byte[]> ids = sessions.getIds(); ids.hasMoreElements(); ) {
+    for (java.util.Enumeration<byte[]> ids = sessions.getIds(); ids.hasMoreElements();) {
       javax.net.ssl.SSLSession session = sessions.getSession(ids.nextElement());
       if (session != null) {
         session.invalidate();
@@ -202,7 +202,7 @@ public final class ControlPlaneTls {
     private volatile List<FileStamp> stamps;
     private volatile T value;
     /** Run after a change was read (the sessions made with the old files are forgotten). */
-    volatile Runnable onChange = () -> { };
+    volatile Runnable onChange = () -> {};
 
     Reloading(List<Path> files, Loader<T> loader, String what) {
       this.files = files;

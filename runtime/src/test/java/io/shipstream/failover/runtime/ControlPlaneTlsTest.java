@@ -139,7 +139,8 @@ class ControlPlaneTlsTest {
     ControlPlaneTls.read(lone);
     assertThatThrownBy(lone::check).hasMessageContaining("TLS_CERT_FILE and TLS_KEY_FILE must be given together");
 
-    Path sec1 = Files.writeString(dir.resolve("sec1.key"), "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n");
+    Path sec1 = Files.writeString(dir.resolve("sec1.key"),
+        "-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----\n");
     assertThatThrownBy(() -> ControlPlaneTls.of(cert.certFile(), sec1, null))
         .hasMessageContaining("holds no PKCS#8 key").hasMessageContaining("privateKey.encoding: PKCS8");
     assertThat(ControlPlaneTls.none().serving()).isFalse();

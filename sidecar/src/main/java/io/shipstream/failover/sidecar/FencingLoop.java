@@ -503,9 +503,10 @@ final class FencingLoop {
           + " (observed " + inputs.view().map(ActiveSiteView::observedAt).orElse(null) + ", from " + viewSource + ")"
           + (inputs.view().map(v -> v.fences(config.site())).orElse(false) ? "; this site is fenced"
               : inputs.promotion().map(Promotion::refuted).orElse(false) ? "; the server was made writable but "
-              + "the watcher's fresh view, read from the API server after that, records no failover to " + config.site()
-              : inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
-              + config.site() + " was recorded within the grace" : "");
+                  + "the watcher's fresh view, read from the API server after that, records no failover to "
+                  + config.site()
+                  : inputs.promotion().isPresent() ? "; the server was made writable but no failover to "
+                      + config.site() + " was recorded within the grace" : "");
       case FENCE_RULE2 -> "no answer from the watcher or any peer for "
           + Duration.between(inputs.lastContact(), inputs.now()).toMillis() + " ms (lease "
           + timing.leaseTimeout().toMillis() + " ms)";

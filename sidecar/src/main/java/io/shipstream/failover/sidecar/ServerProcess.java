@@ -156,7 +156,8 @@ class ServerProcess {
       return Optional.empty();
     }
     long self = ProcessHandle.current().pid();
-    try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, entry -> isNumber(entry.getFileName().toString()))) {
+    try (DirectoryStream<Path> pids =
+        Files.newDirectoryStream(proc, entry -> isNumber(entry.getFileName().toString()))) {
       for (Path dir : pids) {
         long pid = Long.parseLong(dir.getFileName().toString());
         if (pid == self || !isServer(dir) || !holdsAny(dir.resolve("fd"), inodes)) {

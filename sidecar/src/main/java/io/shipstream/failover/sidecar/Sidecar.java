@@ -10,8 +10,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -78,7 +78,8 @@ public final class Sidecar implements AutoCloseable {
 
   static Sidecar start(SidecarConfig config, Clock clock, LocalMysql mysql, ServerProcess process) {
     String name = "sidecar-" + config.site();
-    ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name + "-tick"));
+    ScheduledExecutorService scheduler =
+        Executors.newSingleThreadScheduledExecutor(DaemonThreads.named(name + "-tick"));
     ExecutorService io = Executors.newCachedThreadPool(DaemonThreads.named(name + "-io"));
     // A few threads serve every caller: a flood of requests queues instead of spawning threads.
     ExecutorService httpThreads = Executors.newFixedThreadPool(4, DaemonThreads.named(name + "-http"));
@@ -86,8 +87,9 @@ public final class Sidecar implements AutoCloseable {
     try {
       SidecarMetrics metrics = new SidecarMetrics(config.namespace() + "/" + config.group(), config.site(),
           config.watcherUrl(), config.peerUrls());
-      FencingLoop loop = new FencingLoop(config, clock, new TopologyClient(config, clock, io, metrics::tlsError), mysql, process,
-          metrics);
+      FencingLoop loop =
+          new FencingLoop(config, clock, new TopologyClient(config, clock, io, metrics::tlsError), mysql, process,
+              metrics);
       extraTicks.attach(loop);
       SidecarHttpServer http = new SidecarHttpServer(new InetSocketAddress(config.httpHost(), config.httpPort()),
           httpThreads, config.token(), config.site(), loop::view, loop::status, metrics::scrape, extraTicks::run,

@@ -2,6 +2,7 @@ package io.shipstream.failover.sidecar;
 
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.model.GroupConfig;
+import io.shipstream.failover.mysql.SessionTls;
 import io.shipstream.failover.runtime.ConfigReader;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.Logging;
@@ -16,7 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Stream;
-import io.shipstream.failover.mysql.SessionTls;
 
 /**
  * The sidecar's settings, read like every process's ({@link ConfigReader}): from the environment
@@ -251,7 +251,8 @@ public record SidecarConfig(
 
   @Override
   public String toString() {
-    return "SidecarConfig[site=" + site + ", group=" + namespace + "/" + group + ", mysql=" + mysqlHost + ":" + mysqlPort
+    return "SidecarConfig[site=" + site + ", group=" + namespace + "/" + group + ", mysql=" + mysqlHost + ":"
+        + mysqlPort
         + " as " + mysqlUser + ", watcher=" + Endpoints.describe(watcherUrl) + ", peers="
         + peerUrls.stream().map(Endpoints::describe).toList() + ", leaseTimeout=" + Durations.format(leaseTimeout)
         + ", peerCheckInterval=" + Durations.format(peerCheckInterval) + ", http=" + httpHost + ":" + httpPort

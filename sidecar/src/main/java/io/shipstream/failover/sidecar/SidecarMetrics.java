@@ -50,7 +50,7 @@ final class SidecarMetrics {
   private void contactGauge(String kind, URI endpoint) {
     AtomicReference<Instant> last = contacts.computeIfAbsent(endpoint, e -> new AtomicReference<>());
     Gauge.builder(Metric.SIDECAR_LAST_CONTACT.meterName(), last,
-            ref -> ref.get() == null ? 0 : ref.get().toEpochMilli() / 1000.0)
+        ref -> ref.get() == null ? 0 : ref.get().toEpochMilli() / 1000.0)
         .description(Metric.SIDECAR_LAST_CONTACT.help())
         .baseUnit(Metric.SIDECAR_LAST_CONTACT.baseUnit())
         .tag("kind", kind)

@@ -86,7 +86,7 @@ final class TopologyClient {
   private final BiConsumer<URI, TlsProblem> onTlsError;
 
   TopologyClient(SidecarConfig config, Clock clock, Executor executor) {
-    this(config, clock, executor, (endpoint, problem) -> { });
+    this(config, clock, executor, (endpoint, problem) -> {});
   }
 
   TopologyClient(SidecarConfig config, Clock clock, Executor executor, BiConsumer<URI, TlsProblem> onTlsError) {
@@ -210,8 +210,9 @@ final class TopologyClient {
             return done(Reply.contact(peer, clock.instant(), ActiveSiteView.parse(response.body())));
           } catch (IllegalArgumentException e) {
             // It answered as a sidecar; only its view is unusable.
-            return done(new Reply(peer, Optional.of(clock.instant()), Optional.empty(), "unreadable view: " + e.getMessage(),
-                true));
+            return done(
+                new Reply(peer, Optional.of(clock.instant()), Optional.empty(), "unreadable view: " + e.getMessage(),
+                    true));
           }
         case 204:
           return done(Reply.contact(peer, clock.instant(), null));

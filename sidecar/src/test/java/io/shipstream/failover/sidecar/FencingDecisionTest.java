@@ -390,8 +390,9 @@ class FencingDecisionTest {
   @Test
   void aPromotionInProgressDoesNotHoldOffRule2() {
     Instant now = START.plusSeconds(100);
-    Inputs isolated = new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now.minus(LEASE).minusMillis(1)),
-        List.of(), LEASE, MysqlState.WRITABLE, Boot.DONE, Optional.of(new FencingDecision.Promotion("dfw", now)));
+    Inputs isolated =
+        new Inputs(now, OWN, ViewKind.ELSEWHERE.view(), START, Optional.of(now.minus(LEASE).minusMillis(1)),
+            List.of(), LEASE, MysqlState.WRITABLE, Boot.DONE, Optional.of(new FencingDecision.Promotion("dfw", now)));
 
     assertThat(isolated.promotionInProgress()).isTrue();
     assertThat(FencingDecision.decide(isolated)).isEqualTo(Action.FENCE_RULE2);

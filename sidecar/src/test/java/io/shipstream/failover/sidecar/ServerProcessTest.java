@@ -46,7 +46,7 @@ class ServerProcessTest {
   @Test
   void identifiesOnlyAServerProcessHoldingTheListeningSocket() throws IOException {
     listen(3306, "4711");
-    process(100, "java", 'S', 9, "4711");       // a proxy in front of the port is not the server
+    process(100, "java", 'S', 9, "4711"); // a proxy in front of the port is not the server
     process(200, "mariadbd", 'S', 500, "9999"); // another server, on another port
     process(300, "mariadbd", 'S', 700, "4711");
     ServerProcess server = new ServerProcess(proc, 3306);

@@ -37,7 +37,8 @@ class SidecarConfigTest {
     assertThat(config.mysqlHost()).isEqualTo("127.0.0.1");
     assertThat(config.mysqlPort()).isEqualTo(3306);
     assertThat(config.watcherUrl()).isEqualTo(URI.create("http://watcher.failover.svc:8080"));
-    assertThat(config.peerUrls()).containsExactly(URI.create("http://sidecar-dfw:9180"), URI.create("http://sidecar-ord:9180"));
+    assertThat(config.peerUrls()).containsExactly(URI.create("http://sidecar-dfw:9180"),
+        URI.create("http://sidecar-ord:9180"));
     assertThat(config.leaseTimeout()).isEqualTo(Duration.ofSeconds(20));
     assertThat(config.peerCheckInterval()).isEqualTo(Duration.ofSeconds(5));
     assertThat(config.httpPort()).isEqualTo(9180);
@@ -92,7 +93,8 @@ class SidecarConfigTest {
 
   @Test
   void knobsBelowTheMinimumsAreRefused() {
-    assertThatThrownBy(() -> SidecarConfig.from(ENV, new String[] {"--lease-timeout=900ms", "--peer-check-interval=99ms"}))
+    assertThatThrownBy(
+        () -> SidecarConfig.from(ENV, new String[] {"--lease-timeout=900ms", "--peer-check-interval=99ms"}))
         .isInstanceOf(InvalidConfigException.class)
         .satisfies(e -> assertThat(((InvalidConfigException) e).problems()).containsExactly(
             "PEER_CHECK_INTERVAL (99ms) must be at least 100ms",

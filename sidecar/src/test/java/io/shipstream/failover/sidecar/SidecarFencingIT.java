@@ -342,7 +342,8 @@ class SidecarFencingIT {
   }
 
   /** Waits until the server is read-only; returns the time from {@code since}. */
-  private static Duration awaitReadOnly(DatabaseServer server, long since, Duration timeout) throws InterruptedException {
+  private static Duration awaitReadOnly(DatabaseServer server, long since, Duration timeout)
+      throws InterruptedException {
     return awaitTrueTimed(server::isReadOnly, since, timeout);
   }
 

@@ -77,7 +77,8 @@ class SidecarHttpTest {
     assertThat(status.body()).contains("\"site\":\"iad\"", "\"activeSite\":\"iad\"", "\"mysql\":\"WRITABLE\"",
         "\"boot\":\"DONE\"");
     HttpResponse<String> metrics = get("/metrics", null);
-    assertThat(metrics.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
+    assertThat(metrics.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(type -> assertThat(type).startsWith("text/plain"));
     assertThat(metrics.body()).contains(
         "bloodraven_sidecar_fences_total{group=\"shop/orders\",rule=\"boot\",site=\"iad\"} 0.0",
         "bloodraven_sidecar_fences_total{group=\"shop/orders\",rule=\"rule1\",site=\"iad\"} 0.0",

@@ -93,8 +93,8 @@ final class CallTimeline extends ActivityObserver {
         case EVENT_TYPE_WORKFLOW_TASK_STARTED -> "workflow task started";
         case EVENT_TYPE_WORKFLOW_TASK_COMPLETED -> "workflow task completed";
         case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ->
-            "activity scheduled " + e.getActivityTaskScheduledEventAttributes().getActivityType().getName();
-        case EVENT_TYPE_ACTIVITY_TASK_COMPLETED -> "activity completed (event " 
+          "activity scheduled " + e.getActivityTaskScheduledEventAttributes().getActivityType().getName();
+        case EVENT_TYPE_ACTIVITY_TASK_COMPLETED -> "activity completed (event "
             + e.getActivityTaskCompletedEventAttributes().getScheduledEventId() + ")";
         case EVENT_TYPE_MARKER_RECORDED -> "marker " + e.getMarkerRecordedEventAttributes().getMarkerName();
         default -> e.getEventType().name().replace("EVENT_TYPE_", "").toLowerCase();

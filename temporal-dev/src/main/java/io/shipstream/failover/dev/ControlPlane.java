@@ -192,7 +192,8 @@ public final class ControlPlane implements AutoCloseable {
   private io.fabric8.kubernetes.client.KubernetesClient apiClientAt(java.net.URI url) {
     return new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
         new io.fabric8.kubernetes.client.ConfigBuilder(kube.client().getConfiguration())
-            .withMasterUrl(url.toString()).build()).build();
+            .withMasterUrl(url.toString()).build())
+        .build();
   }
 
   /** The watchers' configuration: every replica the same but for its port and its name on the Lease. */

@@ -47,7 +47,8 @@ public final class ControlPlaneProcess implements AutoCloseable {
   public static ControlPlaneProcess start(String name, String classpath, String mainClass, Map<String, String> env,
       int httpPort, Path log) {
     List<String> command = new ArrayList<>();
-    SidecarProcess.SETPRIV.ifPresent(setpriv -> command.addAll(List.of(setpriv.toString(), "--pdeathsig", "KILL", "--")));
+    SidecarProcess.SETPRIV
+        .ifPresent(setpriv -> command.addAll(List.of(setpriv.toString(), "--pdeathsig", "KILL", "--")));
     command.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-XX:TieredStopAtLevel=1", "-Xss512k", "-cp", classpath, mainClass));
     ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)

@@ -127,7 +127,8 @@ final class DayTwoScenarios {
     Checks checks = new Checks();
     timeline.print("kubectl patch mysqlfailovergroup orders --type merge -p "
         + "'{\"spec\":{\"plannedFailover\":{\"onActiveNodeDrain\":\"switchover\"}}}'");
-    stack.api().editSpec(s -> GroupSpecs.withPlannedFailover(s, new PlannedFailoverSpec(null, null, null, "switchover")));
+    stack.api()
+        .editSpec(s -> GroupSpecs.withPlannedFailover(s, new PlannedFailoverSpec(null, null, null, "switchover")));
     out.println("  with a PodDisruptionBudget {maxUnavailable: 0, selector: shipstream.io/group=orders,"
         + " shipstream.io/role=primary} (README \"Day-2 controls\"), kubectl drain's eviction of the primary's pod"
         + " is refused and retried every 5 s until the switchover has moved role=primary off it");
@@ -149,7 +150,8 @@ final class DayTwoScenarios {
       PlannedFailoverStatus done = timeline.awaitPlanned(stack, before, p -> {
         if (!evictable[0] && !stack.api().routesTo("iad")) {
           evictable[0] = true;
-          timeline.print("mysql-iad-0 left shipstream.io/role=primary (fenced): the budget now lets the drain evict it");
+          timeline
+              .print("mysql-iad-0 left shipstream.io/role=primary (fenced): the budget now lets the drain evict it");
         }
         return Timeline.ended(p);
       }, Duration.ofSeconds(60));
@@ -169,7 +171,8 @@ final class DayTwoScenarios {
           "node " + node + " of the active site iad is cordoned: switching over to pdx"),
           "expected one DrainSwitchoverRequested naming " + node + " and pdx, got " + requested);
       checks.expect("Succeeded".equals(done.phase()) && "pdx".equals(done.target()),
-          "the switchover ended " + done.phase() + "/" + done.reason() + " to " + done.target() + ": " + done.message());
+          "the switchover ended " + done.phase() + "/" + done.reason() + " to " + done.target() + ": "
+              + done.message());
       checks.expect(Objects.equals(done.transactionsLost(), 0L) && missing == 0,
           "transactionsLost " + done.transactionsLost() + ", " + missing + " acknowledged rows missing on pdx");
       checks.expect("pdx".equals(stack.api().resource().getStatus().activeSite()) && !stack.server("pdx").isReadOnly()

@@ -11,17 +11,17 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.mysql.MysqlConnections;
-import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
+import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
+import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.CheckedRequest;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Proceed;
-import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -166,7 +166,8 @@ public final class DirectPlannedFailover implements AutoCloseable {
   }
 
   private void event(GroupRef group, String type, String reason, String message) {
-    tail = tail.thenRunAsync(() -> k8s.emitEvents(group, List.of(new KubernetesActivities.EventNote(type, reason, message))), statusWriter);
+    tail = tail.thenRunAsync(
+        () -> k8s.emitEvents(group, List.of(new KubernetesActivities.EventNote(type, reason, message))), statusWriter);
   }
 
   private <T> CompletableFuture<T> async(java.util.function.Supplier<T> step) {

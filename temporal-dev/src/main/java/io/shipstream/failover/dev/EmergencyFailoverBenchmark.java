@@ -98,7 +98,8 @@ public final class EmergencyFailoverBenchmark {
     Path work = Path.of(System.getProperty("benchmark.work", "temporal-dev/target/benchmark"));
     List<String> tables = new ArrayList<>();
     Set<String> sections = only != null ? only : Boolean.getBoolean("benchmark.semiSyncOnly")
-        ? Set.of("500ms-async", "semi-sync", "latency") : Set.of("default", "debounce-only", "500ms", "semi-sync", "latency");
+        ? Set.of("500ms-async", "semi-sync", "latency")
+        : Set.of("default", "debounce-only", "500ms", "semi-sync", "latency");
     for (Flavor flavor : parsed.flavors()) {
       if (sections.contains("default")) {
         tables.add(table(measure(work, parsed.n(), "2s", flavor), "2s (default), replicas confirm", flavor));
@@ -106,8 +107,9 @@ public final class EmergencyFailoverBenchmark {
       if (sections.contains("debounce-only")) {
         tables.add(table(measure(work, parsed.n(), "2s", flavor, null, true),
             "2s (default), debounce only (the replicas' IO threads stopped just before the kill: none can confirm;"
-            + " the writes the primary acknowledged in between reach no replica, so rows are lost and the old primary"
-            + " is blocked from rejoining by design of this setup)", flavor));
+                + " the writes the primary acknowledged in between reach no replica, so rows are lost and the old primary"
+                + " is blocked from rejoining by design of this setup)",
+            flavor));
       }
       if (sections.contains("500ms")) {
         tables.add(table(measure(work, parsed.n(), "500ms", flavor), "500ms", flavor));
@@ -174,7 +176,8 @@ public final class EmergencyFailoverBenchmark {
         System.out.printf("pollInterval %s, run %2d %s -> %s: kill->first write %6.0f ms, kill->Succeeded %6.0f ms,"
             + " lost %d (acknowledged, any: %d), old primary %s, acked by the dying primary after the kill %d,"
             + " rows on it only %s%s%n",
-            flavor + " " + pollInterval + (semiSync == null ? "" : " semi-sync") + (debounceOnly ? " debounce only" : ""),
+            flavor + " " + pollInterval + (semiSync == null ? "" : " semi-sync")
+                + (debounceOnly ? " debounce only" : ""),
             i + 1, run.from(), run.to(),
             run.killToFirstWriteMs(), run.killToSucceededMs(), run.lost(), run.acknowledgedLost(),
             run.oldPrimaryProof(), run.ackedAfterKillByOldPrimary(), run.oldOnlyRows(),
@@ -333,7 +336,6 @@ public final class EmergencyFailoverBenchmark {
     return e.getCount() == null ? 1 : e.getCount();
   }
 
-
   private static boolean replicatesFrom(DatabaseServer replica, DatabaseServer source) {
     return replica.replicaStatus().running() && replica.replicaStatus().sourcePort() == source.port();
   }
@@ -399,7 +401,8 @@ public final class EmergencyFailoverBenchmark {
         new Step("the candidate was made writable (Promote returned)", Breakdown::writable),
         new Step("the writer connected to it", Breakdown::writerConnected),
         new Step("its first write was acknowledged", Breakdown::firstWrite));
-    StringBuilder out = new StringBuilder(String.format("%nwhere the time went (ms)%n")).append(BenchmarkTable.header());
+    StringBuilder out =
+        new StringBuilder(String.format("%nwhere the time went (ms)%n")).append(BenchmarkTable.header());
     Step previous = null;
     for (Step step : steps) {
       List<Double> at = runs.stream().map(r -> step.at().applyAsDouble(r)).filter(v -> v >= 0).toList();

@@ -92,8 +92,8 @@ public final class FailoverBenchmark {
         + " topology monitor used %.0f ms of CPU per group per minute%n", r.groups(), single, r.singleMs().size(),
         singleCpu, r.watcherCpuMsPerGroupMinute()));
     t.append("| round | all Succeeded after (ms) | slowest group (ms) | median group (ms) | total / single group |"
-            + " JVM CPU (ms) | machine CPU, all processes (ms) | floor: machine CPU / cores (ms) |"
-            + " API requests per group | load average |\n")
+        + " JVM CPU (ms) | machine CPU, all processes (ms) | floor: machine CPU / cores (ms) |"
+        + " API requests per group | load average |\n")
         .append("|---|---|---|---|---|---|---|---|---|---|\n");
     int i = 1;
     for (ScaleBenchmark.Round round : r.rounds()) {

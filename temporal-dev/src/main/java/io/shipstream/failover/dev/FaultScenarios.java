@@ -92,7 +92,8 @@ final class FaultScenarios {
    */
   static Verdict workerKillMidFailover(FailoverStack stack, PrintStream out) {
     stack.server("pdx").delayReplication(5);
-    out.println("pdx now applies every transaction 5 s late (a replication delay of 5 s): WaitingForLag lasts about 5 s");
+    out.println(
+        "pdx now applies every transaction 5 s late (a replication delay of 5 s): WaitingForLag lasts about 5 s");
     try (WriteLoad load = WriteLoad.start(stack::routedJdbcUrl)) {
       load.awaitAcknowledged(100, Duration.ofSeconds(10));
       Timeline timeline = new Timeline(out);

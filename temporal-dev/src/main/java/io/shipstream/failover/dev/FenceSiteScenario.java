@@ -77,7 +77,8 @@ final class FenceSiteScenario {
       api.setAnnotation(FencedSites.ANNOTATION, null);
       timeline.print("kubectl annotate mysqlfailovergroup orders %s-", FencedSites.ANNOTATION);
       await(() -> fenced(api).isEmpty() && "replica".equals(api.roleOf("dr")), "dr a replica again");
-      timeline.print("status.fencedSites empty, dr's pod role=replica; Event SiteUnfenced: %s", last(api, "SiteUnfenced"));
+      timeline.print("status.fencedSites empty, dr's pod role=replica; Event SiteUnfenced: %s",
+          last(api, "SiteUnfenced"));
 
       long errorsBefore = load.errors();
       api.setAnnotation(FencedSites.ANNOTATION, "pdx");

@@ -93,7 +93,8 @@ final class FencingScenarios {
       timeline.print("writer: %d failed writes since the cut, the latest: %s", load.errors() - errorsAtCut,
           load.lastError().orElse("?"));
       timeline.print("status.activeSite %s; %s", stack.api().resource().getStatus().activeSite(),
-          lastEvent(stack, "NoPrimaryDetected").map(m -> "NoPrimaryDetected: " + m).orElse("no NoPrimaryDetected Event"));
+          lastEvent(stack, "NoPrimaryDetected").map(m -> "NoPrimaryDetected: " + m)
+              .orElse("no NoPrimaryDetected Event"));
 
       int ackedBefore = load.acknowledgedCount();
       sidecars.heal("iad");
@@ -107,7 +108,8 @@ final class FencingScenarios {
       awaitTrue(() -> !iad.isReadOnly(), Duration.ofSeconds(30));
       long liftedAt = System.nanoTime();
       boolean lifted = !iad.isReadOnly();
-      timeline.print("iad read_only=%s %d ms after the heal; %s", lifted ? "OFF" : "ON", (liftedAt - healedAt) / 1_000_000,
+      timeline.print("iad read_only=%s %d ms after the heal; %s", lifted ? "OFF" : "ON",
+          (liftedAt - healedAt) / 1_000_000,
           lastEvent(stack, "LeaseFenceLifted").map(m -> "LeaseFenceLifted: " + m).orElse("no LeaseFenceLifted Event"));
       if (lifted) {
         load.awaitAcknowledged(ackedBefore + 50, Duration.ofSeconds(30));
@@ -197,7 +199,8 @@ final class FencingScenarios {
       timeline.print("Event FailoverBlocked: %s", blocked);
       // Several more polls: the verdict must stand, not merely come first.
       Playground.sleep(3_000);
-      timeline.print("3 s later: status.activeSite %s, emergencyFailover %s", stack.api().resource().getStatus().activeSite(),
+      timeline.print("3 s later: status.activeSite %s, emergencyFailover %s",
+          stack.api().resource().getStatus().activeSite(),
           stack.api().resource().getStatus().emergencyFailover() == null ? "none" : "started");
       load.stop();
       sampler.stop();
@@ -237,7 +240,8 @@ final class FencingScenarios {
 
   /** The message of the group's newest Event with this reason. */
   private static Optional<String> lastEvent(FailoverStack stack, String reason) {
-    return stack.api().events().stream().filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b).map(Event::getMessage);
+    return stack.api().events().stream().filter(e -> reason.equals(e.getReason())).reduce((a, b) -> b)
+        .map(Event::getMessage);
   }
 
   /** A writer through the primary Service (iad), once it has 100 rows acknowledged. */

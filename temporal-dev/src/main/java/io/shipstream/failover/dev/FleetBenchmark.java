@@ -19,12 +19,12 @@ import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.testsupport.TcpProxy;
+import io.shipstream.failover.watcher.monitor.TopologyMonitor;
 import io.shipstream.failover.watcher.topology.GroupEffects;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
-import io.shipstream.failover.watcher.monitor.TopologyMonitor;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import java.io.File;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -131,7 +131,8 @@ public final class FleetBenchmark {
         fleet.add(MariaDbServer.start(work, name, room));
       }
       MariaDbServer primary = fleet.get(0);
-      primary.execute("CREATE DATABASE appdb", "CREATE TABLE appdb.t (id INT PRIMARY KEY)", "INSERT INTO appdb.t VALUES (1)");
+      primary.execute("CREATE DATABASE appdb", "CREATE TABLE appdb.t (id INT PRIMARY KEY)",
+          "INSERT INTO appdb.t VALUES (1)");
       for (MariaDbServer replica : fleet.subList(1, 3)) {
         replica.setReadOnly(true);
         replica.replicateFrom(primary);
@@ -268,7 +269,7 @@ public final class FleetBenchmark {
 
   /** A restore step on a machine loaded by the fleet: a refused connection is tried again. */
   private static void retried(Runnable step) {
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       try {
         step.run();
         return;
@@ -287,7 +288,8 @@ public final class FleetBenchmark {
     for (Phase p : phases) {
       rows.add(List.of(Integer.toString(p.groups()), p.policy().equals("kept") ? "kept" : "new per poll", p.phase(),
           Long.toString(p.polls()), String.format(Locale.ROOT, "%.3f", p.monitorCores()),
-          String.format(Locale.ROOT, "%.3f", p.jvmCores()), String.format(Locale.ROOT, "%.0f", p.monitorCpuMicrosPerPoll()),
+          String.format(Locale.ROOT, "%.3f", p.jvmCores()),
+          String.format(Locale.ROOT, "%.0f", p.monitorCpuMicrosPerPoll()),
           String.format(Locale.ROOT, "%.1f / %.1f", p.answeredP50Ms(), p.answeredP99Ms()),
           String.format(Locale.ROOT, "%.1f / %.1f", p.startDelayP50Ms(), p.startDelayP99Ms()),
           String.format(Locale.ROOT, "%.1f", p.statusWritesPerSecond()),
@@ -299,9 +301,10 @@ public final class FleetBenchmark {
         + " proxy), 2 s polls, " + WINDOW.toSeconds() + " s per phase; CPU in cores of this machine ("
         + Runtime.getRuntime().availableProcessors() + "); the kill is of one more group's own primary\n"
         + BenchmarkTable.markdown(List.of("groups", "poll connections", "phase", "polls", "monitor CPU (cores)",
-        "JVM CPU (cores)", "monitor CPU per poll (us)", "answered poll p50 / p99 (ms)", "poll start delay p50 / p99 (ms)",
-        "status writes/s", "Events/s", "connections opened", "poll threads (peak)", "kill -9 to verdict (ms)",
-        "load average"), rows);
+            "JVM CPU (cores)", "monitor CPU per poll (us)", "answered poll p50 / p99 (ms)",
+            "poll start delay p50 / p99 (ms)",
+            "status writes/s", "Events/s", "connections opened", "poll threads (peak)", "kill -9 to verdict (ms)",
+            "load average"), rows);
   }
 
   private static SiteSpec.Endpoint endpoint(DatabaseServer server) {
@@ -349,7 +352,8 @@ public final class FleetBenchmark {
   }
 
   private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /** What one window saw of the polls. */

@@ -5,10 +5,10 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.SecretBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.shipstream.failover.kube.SidecarCredentials;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -180,7 +180,8 @@ public final class GroupApi {
 
   public Optional<String> annotation() {
     var annotations = resource().getMetadata().getAnnotations();
-    return Optional.ofNullable(annotations == null ? null : annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION));
+    return Optional
+        .ofNullable(annotations == null ? null : annotations.get(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION));
   }
 
   /**
@@ -193,7 +194,7 @@ public final class GroupApi {
 
   /** {@link #editSpec(UnaryOperator)} for a group this class does not hold. */
   static void editSpec(KubernetesClient client, GroupRef ref, UnaryOperator<MysqlFailoverGroupSpec> change) {
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       try {
         client.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).withName(ref.name())
             .edit(cr -> {

@@ -35,7 +35,8 @@ public final class GroupSpecs {
     return with(s, "dragonfly", dragonfly);
   }
 
-  public static MysqlFailoverGroupSpec withSemiSync(MysqlFailoverGroupSpec s, MysqlFailoverGroupSpec.SemiSyncSpec semi) {
+  public static MysqlFailoverGroupSpec withSemiSync(MysqlFailoverGroupSpec s,
+      MysqlFailoverGroupSpec.SemiSyncSpec semi) {
     return with(s, "semiSync", semi);
   }
 

@@ -36,7 +36,8 @@ public final class HistoryProfile {
     try {
       var response = client.getWorkflowServiceStubs().blockingStub().describeWorkflowExecution(
           io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder().setNamespace("default")
-              .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder().setWorkflowId(workflowId)).build());
+              .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder().setWorkflowId(workflowId))
+              .build());
       d.append(" status ").append(response.getWorkflowExecutionInfo().getStatus());
       response.getPendingActivitiesList().forEach(a -> d.append("\n  pending ").append(a.getActivityType().getName())
           .append(" state ").append(a.getState()).append(" attempt ").append(a.getAttempt())
@@ -89,15 +90,15 @@ public final class HistoryProfile {
           }
         }
         case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ->
-            type.put(e.getEventId(), e.getActivityTaskScheduledEventAttributes().getActivityType().getName());
+          type.put(e.getEventId(), e.getActivityTaskScheduledEventAttributes().getActivityType().getName());
         case EVENT_TYPE_ACTIVITY_TASK_STARTED ->
-            since(at, e.getActivityTaskStartedEventAttributes().getScheduledEventId(), ms, activityQueued);
+          since(at, e.getActivityTaskStartedEventAttributes().getScheduledEventId(), ms, activityQueued);
         case EVENT_TYPE_ACTIVITY_TASK_COMPLETED -> {
           var c = e.getActivityTaskCompletedEventAttributes();
           since(at, c.getStartedEventId(), ms,
               activityRun.computeIfAbsent(String.valueOf(type.get(c.getScheduledEventId())), k -> new ArrayList<>()));
         }
-        default -> { }
+        default -> {}
       }
     }
   }

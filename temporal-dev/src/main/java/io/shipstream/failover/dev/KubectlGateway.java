@@ -316,7 +316,7 @@ final class KubectlGateway implements AutoCloseable {
     }
     try (InputStream in = response.body(); OutputStream out = exchange.getResponseBody()) {
       byte[] buffer = new byte[8192];
-      for (int n; (n = in.read(buffer)) > 0; ) {
+      for (int n; (n = in.read(buffer)) > 0;) {
         out.write(buffer, 0, n);
         out.flush();
       }

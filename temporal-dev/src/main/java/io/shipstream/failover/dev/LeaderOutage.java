@@ -100,7 +100,7 @@ public final class LeaderOutage {
   private SwitchoverRun switchoverWhileDark(Placed placed, String region, String from, String to, long base) {
     Leaders leaders = null;
     try (WriteLoad writer = WriteLoad.start(() -> network.routedJdbcUrl(RegionStack.CONTROL_PLANE_REGION),
-            Duration.ofMillis(5), base);
+        Duration.ofMillis(5), base);
         WritableWatch watch = WritableWatch.start(stack.servers())) {
       writer.awaitAcknowledged(50, Duration.ofSeconds(30));
       Map<String, Integer> eventsBefore = regions.eventCounts();
@@ -137,7 +137,8 @@ public final class LeaderOutage {
       return new SwitchoverRun(takeover, from, to, failoversWhileDark, activeWhileDark, end.phase() + " " + from
           + " -> " + active + (end.reason() == null ? "" : "/" + end.reason()), switchoverMs, seen.most(),
           seen.most() > 1 ? "two writable: " + seen.firstOverlap() : seen.answers() + " answers"
-              + (seen.closestHandOver() == null ? "" : "; " + seen.closestHandOver()), acked.size(), lost,
+              + (seen.closestHandOver() == null ? "" : "; " + seen.closestHandOver()),
+          acked.size(), lost,
           unaccounted);
     } finally {
       if (leaders != null) {

@@ -138,8 +138,10 @@ public final class PlannedFailoverBenchmark {
         String target = other(stack);
         Run run = direct(stack, load, runner, target);
         direct.add(run);
-        System.out.printf("%s direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, server-side window %5.0f ms,"
-            + " lost %d (%s)%n", flavor, i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.serverWindowMs(),
+        System.out.printf(
+            "%s direct %2d -> %s: start->Succeeded %6.0f ms, window %5.0f ms, server-side window %5.0f ms,"
+                + " lost %d (%s)%n",
+            flavor, i + 1, target, run.annotationToSucceededMs(), run.windowMs(), run.serverWindowMs(),
             run.lost(), runner.lastSteps());
       }
     } finally {
@@ -156,7 +158,8 @@ public final class PlannedFailoverBenchmark {
         / BenchmarkTable.median(sorted(direct));
     String servers = BenchmarkTable.servers(r.flavor());
     String sites = r.remoteRttMs() == 0 ? "2 " + servers + " sites on loopback"
-        : "2 " + servers + " sites, pdx behind a link of " + r.remoteRttMs() + " ms round trip (the worker, watcher and writer"
+        : "2 " + servers + " sites, pdx behind a link of " + r.remoteRttMs()
+            + " ms round trip (the worker, watcher and writer"
             + " in iad)";
     return String.format("planned failover, %d runs, %s, writer every 2 ms%n", runs.size(), sites)
         + BenchmarkTable.header()
@@ -167,12 +170,14 @@ public final class PlannedFailoverBenchmark {
         + String.format("%nthe same runbook called directly (same activities, same order, no Temporal), %d runs%n",
             direct.size())
         + BenchmarkTable.header()
-        + BenchmarkTable.row("start -> Succeeded written (ms)", direct.stream().map(Run::annotationToSucceededMs).toList())
+        + BenchmarkTable.row("start -> Succeeded written (ms)",
+            direct.stream().map(Run::annotationToSucceededMs).toList())
         + BenchmarkTable.row("write-unavailability window (ms)", direct.stream().map(Run::windowMs).toList())
         + BenchmarkTable.row("acknowledged rows lost", direct.stream().map(x -> (double) x.lost()).toList())
         + String.format("%nwrites stopped, per direction (the client-seen window is the writer's longest gap; the"
             + " server-side window runs from the fence applied on the source to the target writable, each the middle"
-            + " of the worker's exchange with the server)%s%n", r.remoteRttMs() == 0 ? ""
+            + " of the worker's exchange with the server)%s%n",
+            r.remoteRttMs() == 0 ? ""
                 : "; round trips of the " + r.remoteRttMs() + " ms link = ms / " + r.remoteRttMs())
         + String.format("(after its first failed write the writer retries at %s: a client-seen window ends on the"
             + " first of these after the target is labelled primary, plus the reconnect and the write)%n",

@@ -228,7 +228,8 @@ public final class Playground {
       throw new IllegalArgumentException("unknown scenario '" + name + "'");
     }
     if (!scenario.flavors().contains(flavor)) {
-      throw new IllegalArgumentException("scenario '" + name + "' runs on " + flavorNames(scenario.flavors()) + " only");
+      throw new IllegalArgumentException(
+          "scenario '" + name + "' runs on " + flavorNames(scenario.flavors()) + " only");
     }
     RUNNING.lock();
     try {

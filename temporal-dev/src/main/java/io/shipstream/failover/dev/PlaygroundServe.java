@@ -35,8 +35,9 @@ final class PlaygroundServe {
   static void usage(PrintStream out) {
     out.printf("%-32s %s%n", "serve [--no-writer] [--no-monitor]", "keep a stack up until Ctrl-C, with a writer and "
         + "the topology monitor; prints the kubeconfig and Temporal address");
-    out.printf("%-32s %s%n", "      [--prometheus]", "also a real prometheus (Debian's) scraping the worker, the watcher "
-        + "and the sidecars with the chart's alert rules; prints its URL");
+    out.printf("%-32s %s%n", "      [--prometheus]",
+        "also a real prometheus (Debian's) scraping the worker, the watcher "
+            + "and the sidecars with the chart's alert rules; prints its URL");
     out.printf("%-32s %s%n", "annotate <value>", "against serve: request a planned failover and follow it");
     out.printf("%-32s %s%n", "get", "against serve: activeSite and status.plannedFailover");
     out.printf("%-32s %s%n", "cancel [reason]", "against serve: send the cancel signal to the group's workflow");
@@ -49,7 +50,8 @@ final class PlaygroundServe {
       case "serve" -> serve(work, args.subList(1, args.size()));
       case "annotate" -> args.size() < 2 ? usageError() : annotate(work, args.get(1));
       case "get" -> get(work);
-      case "cancel" -> cancel(work, args.size() > 1 ? String.join(" ", args.subList(1, args.size())) : "playground cancel");
+      case "cancel" ->
+        cancel(work, args.size() > 1 ? String.join(" ", args.subList(1, args.size())) : "playground cancel");
       default -> usageError();
     };
   }
@@ -84,7 +86,8 @@ final class PlaygroundServe {
         : "No writer (--no-writer).");
     out.println(options.monitor()
         ? "The topology monitor polls every site every 500ms and fails over after 3 missed polls of the primary:\n"
-            + "  kill -9 " + stack.server("iad").pid() + "      # mariadbd of iad, the primary: pdx takes over in about 2 s"
+            + "  kill -9 " + stack.server("iad").pid()
+            + "      # mariadbd of iad, the primary: pdx takes over in about 2 s"
         : "The topology monitor only watches (--no-monitor): it adopts the group and keeps its routing and "
             + "conditions right, but nothing fails over unless you ask for it.");
     out.printf("""
@@ -170,7 +173,8 @@ final class PlaygroundServe {
       }
       if (status != null && status.emergencyFailover() != null) {
         System.out.println("status.emergencyFailover:");
-        System.out.print(Serialization.asYaml(status.emergencyFailover()).replace("---\n", "").replaceAll("(?m)^", "  "));
+        System.out
+            .print(Serialization.asYaml(status.emergencyFailover()).replace("---\n", "").replaceAll("(?m)^", "  "));
       }
       return 0;
     }

@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
  */
 final class PrometheusServer implements AutoCloseable {
   /** The chart's alert rules, from the repository root (the playground) or a module directory (tests). */
-  static final Path CHART_RULES_IN_REPOSITORY = Path.of("helm", "failover", "monitoring", "bloodraven-alerts.rules.yml");
+  static final Path CHART_RULES_IN_REPOSITORY =
+      Path.of("helm", "failover", "monitoring", "bloodraven-alerts.rules.yml");
 
   private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -56,7 +57,8 @@ final class PrometheusServer implements AutoCloseable {
     Files.copy(rules, dir.resolve("rules.yml"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     String scrapes = jobs.entrySet().stream().map(j -> "  - job_name: " + j.getKey() + "\n"
         + "    static_configs:\n      - targets: [" + j.getValue().stream().map(t -> "'" + t + "'")
-        .collect(Collectors.joining(", ")) + "]\n").collect(Collectors.joining());
+            .collect(Collectors.joining(", "))
+        + "]\n").collect(Collectors.joining());
     Files.writeString(dir.resolve("prometheus.yml"), """
         global:
           scrape_interval: 1s
@@ -75,7 +77,8 @@ final class PrometheusServer implements AutoCloseable {
     while (!server.ready()) {
       if (!process.isAlive() || System.nanoTime() > until) {
         server.close();
-        throw new IllegalStateException("prometheus did not get ready: " + Files.readString(dir.resolve("prometheus.log")));
+        throw new IllegalStateException(
+            "prometheus did not get ready: " + Files.readString(dir.resolve("prometheus.log")));
       }
       Thread.sleep(100);
     }

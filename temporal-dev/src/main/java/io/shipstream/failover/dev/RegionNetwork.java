@@ -73,8 +73,9 @@ public final class RegionNetwork implements AutoCloseable {
     RegionNetwork network = new RegionNetwork(stack, regions, controlPlaneRegion);
     try {
       network.proxyControlPlane();
-      stack.sidecars().ifPresent(mesh -> mesh.links().forEach(l -> network.links.add(new Link(network.regionOf(l.from()),
-          network.regionOf(l.to()), "sidecar " + l.from() + " -> " + l.to(), l.proxy()))));
+      stack.sidecars()
+          .ifPresent(mesh -> mesh.links().forEach(l -> network.links.add(new Link(network.regionOf(l.from()),
+              network.regionOf(l.to()), "sidecar " + l.from() + " -> " + l.to(), l.proxy()))));
       network.rehomeReplication();
       return network;
     } catch (RuntimeException e) {

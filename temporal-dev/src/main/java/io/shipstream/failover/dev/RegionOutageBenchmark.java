@@ -86,7 +86,8 @@ public final class RegionOutageBenchmark {
         + BenchmarkTable.header()
         + BenchmarkTable.row("dark -> first write acknowledged by the new primary, writer outside (ms)",
             runs.stream().map(DarkRun::firstNewWriteMs).toList())
-        + BenchmarkTable.row("dark -> the isolated primary read-only (ms)", runs.stream().map(DarkRun::fenceMs).toList())
+        + BenchmarkTable.row("dark -> the isolated primary read-only (ms)",
+            runs.stream().map(DarkRun::fenceMs).toList())
         + BenchmarkTable.row("acknowledged writes lost (not on the new primary)",
             runs.stream().map(r -> (double) r.lost()).toList())
         + BenchmarkTable.row("commits in doubt (on the old primary only, never acknowledged)",

@@ -244,9 +244,11 @@ public final class RegionStack implements AutoCloseable {
           + (e.reason() == null ? "" : "/" + e.reason());
       return new DarkRun(from, to, outcome, since(fencedAt, darkAt), since(firstNew, darkAt), insideAfterFence,
           acked.size(), lost, unaccounted, inDoubt, seen.most(), waiting[0], seen.most() > 1 ? "two writable: "
-              + seen.firstOverlap() : seen.answers() + " answers" + (seen.closestHandOver() == null ? ""
-              : "; " + seen.closestHandOver()), returned, breakdown(timeline.after(darkAtMs), darkAtMs,
-                  since(connected, darkAt), since(firstNew, darkAt)));
+              + seen.firstOverlap()
+              : seen.answers() + " answers" + (seen.closestHandOver() == null ? ""
+                  : "; " + seen.closestHandOver()),
+          returned, breakdown(timeline.after(darkAtMs), darkAtMs,
+              since(connected, darkAt), since(firstNew, darkAt)));
     } finally {
       network.restore(dark);
     }
@@ -356,7 +358,8 @@ public final class RegionStack implements AutoCloseable {
     boolean event = stack.api().events().stream().filter(e -> "RecoveryBlocked".equals(e.getReason()))
         .filter(e -> count(e) > eventsBefore.getOrDefault(e.getMetadata().getName(), 0))
         .anyMatch(e -> e.getMessage() != null && e.getMessage().contains(from));
-    return "held with divergentGtid " + held + (event ? ", RecoveryBlocked Event names " + from : ", NO RecoveryBlocked Event");
+    return "held with divergentGtid " + held
+        + (event ? ", RecoveryBlocked Event names " + from : ", NO RecoveryBlocked Event");
   }
 
   private String outsideUrl(String survivor, List<long[]> connects) {

@@ -1,10 +1,10 @@
 package io.shipstream.failover.dev;
 
-import io.shipstream.failover.dev.ScaleStack.Group;
-import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.shipstream.failover.dev.ScaleStack.Group;
+import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.MockCluster;
 import java.nio.file.Path;
@@ -60,7 +60,8 @@ final class ScaleBenchmark {
       for (int i = 0; i < 2; i++) {
         Round r = round(stack, stack.groups());
         rounds.add(r);
-        System.out.printf("scale: %d groups at once: all Succeeded after %.0f ms, slowest %s %.0f ms (JVM CPU %.0f ms)%n",
+        System.out.printf(
+            "scale: %d groups at once: all Succeeded after %.0f ms, slowest %s %.0f ms (JVM CPU %.0f ms)%n",
             groupCount, r.totalMs(), r.slowestGroup(), r.slowestMs(), r.jvmCpuMs());
       }
       stopRecording(recording);
@@ -93,7 +94,8 @@ final class ScaleBenchmark {
   private static long monitorCpuNanos(java.lang.management.ThreadMXBean threads) {
     long total = 0;
     for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
-      if (info != null && (info.getThreadName().startsWith("topology-") || info.getThreadName().startsWith("sidecar-status"))) {
+      if (info != null
+          && (info.getThreadName().startsWith("topology-") || info.getThreadName().startsWith("sidecar-status"))) {
         long cpu = threads.getThreadCpuTime(info.getThreadId());
         total += Math.max(0, cpu);
       }
@@ -178,7 +180,8 @@ final class ScaleBenchmark {
     threads.forEach(ScaleBenchmark::join);
     // The annotation must be gone before the next round annotates again.
     long clearedBy = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-    while (System.nanoTime() < clearedBy && stack.resources().values().stream().anyMatch(g ->
+    while (System.nanoTime() < clearedBy
+        && stack.resources().values().stream().anyMatch(g ->
         g.getMetadata().getAnnotations() != null
             && g.getMetadata().getAnnotations().containsKey(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION))) {
       Playground.sleep(100);
@@ -196,7 +199,8 @@ final class ScaleBenchmark {
     }
     double total = (done.values().stream().mapToLong(Long::longValue).max().orElse(start) - start) / 1e6;
     return new Round(batch.size(), total, slowestMs, slowest, per, cpuMs,
-        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), apiRequests, machineBusy);
+        java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), apiRequests,
+        machineBusy);
   }
 
   /**

@@ -111,7 +111,8 @@ final class Scenarios {
           failedWrites, missing);
       boolean ok = "Failed".equals(s.phase()) && "Cancelled".equals(s.reason()) && failedWrites == 0 && missing == 0
           && !stack.server("pdx").isReadOnly() && stack.server("iad").isReadOnly()
-          && "pdx".equals(stack.api().resource().getStatus().activeSite()) && stack.api().routedSite().orElse("").equals("pdx")
+          && "pdx".equals(stack.api().resource().getStatus().activeSite())
+          && stack.api().routedSite().orElse("").equals("pdx")
           && stack.api().annotation().isEmpty();
       return new Verdict(ok, ok ? "Deferred until " + deferred.retryAfter()
           + ", then Failed/Cancelled by the signal; pdx never fenced (0 failed writes), 0 rows lost"
@@ -138,7 +139,8 @@ final class Scenarios {
         return new Verdict(false, "expected Scheduled, got " + waiting.phase() + "/" + waiting.reason());
       }
       timeline.print("status.plannedFailover.scheduledAt %s", waiting.scheduledAt());
-      timeline.print("kubectl failover cancel orders   (kubectl annotate ... bloodraven.shipstream.io/planned-failover-)");
+      timeline
+          .print("kubectl failover cancel orders   (kubectl annotate ... bloodraven.shipstream.io/planned-failover-)");
       stack.api().removeAnnotation();
       PlannedFailoverStatus cancelled = timeline.awaitPlannedEnd(stack, before, Duration.ofSeconds(30));
       timeline.print("%s/%s: %s; iad read-only: %s", cancelled.phase(), cancelled.reason(), cancelled.message(),

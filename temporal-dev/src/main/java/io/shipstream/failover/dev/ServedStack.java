@@ -92,8 +92,9 @@ final class ServedStack implements AutoCloseable {
       Files.writeString(work.resolve("temporal-target"), stack.controlPlane().temporalTarget());
       if (options.prometheus()) {
         monitoring = StackMonitoring.start(stack, work.resolve("prometheus"));
-        out.printf("  prometheus %s  (Debian's, scraping the worker, the watcher and %d sidecars every second, with the "
-            + "chart's alert rules: /targets, /alerts, /graph?g0.expr=bloodraven_group_condition)%n",
+        out.printf(
+            "  prometheus %s  (Debian's, scraping the worker, the watcher and %d sidecars every second, with the "
+                + "chart's alert rules: /targets, /alerts, /graph?g0.expr=bloodraven_group_condition)%n",
             monitoring.prometheus().url(), stack.servers().size());
       }
       WriteLoad load = options.writer() ? WriteLoad.start(stack::routedJdbcUrlOrNowhere, WRITE_PAUSE) : null;

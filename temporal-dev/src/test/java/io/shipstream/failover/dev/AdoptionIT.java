@@ -64,7 +64,8 @@ class AdoptionIT extends StackPerTest {
       }
       System.out.printf("apply -> activeSite recorded %s ms (median %d), -> Ready %s ms (median %d)%n", adopted,
           median(adopted), ready, median(ready));
-      Await.until(stack, () -> podsOf(service("mysql-orders-replicas")).size() == 2, Duration.ofSeconds(10), "the replicas Service");
+      Await.until(stack, () -> podsOf(service("mysql-orders-replicas")).size() == 2, Duration.ofSeconds(10),
+          "the replicas Service");
 
       assertThat(podsOf(service("mysql-orders-primary"))).containsExactly("mysql-iad-0");
       assertThat(podsOf(service("mysql-orders-replicas"))).containsExactlyInAnyOrder("mysql-pdx-0", "mysql-dr-0");
@@ -160,7 +161,8 @@ class AdoptionIT extends StackPerTest {
         // Adopted: the view names iad, which stays the writable primary.
         stack.controlPlane().restartWatcherWithTopologyMonitor();
         Await.until(stack, () -> "iad".equals(status().activeSite()), Duration.ofSeconds(20), "iad adopted");
-        Await.until(stack, () -> sidecars.status("iad").view().filter(v -> v.names("iad")).isPresent(), Duration.ofSeconds(10),
+        Await.until(stack, () -> sidecars.status("iad").view().filter(v -> v.names("iad")).isPresent(),
+            Duration.ofSeconds(10),
             "iad's sidecar names iad active");
         Playground.sleep(2_000);
         SidecarStatus adopted = sidecars.status("iad");
@@ -195,7 +197,8 @@ class AdoptionIT extends StackPerTest {
 
     Await.until(stack, () -> conditionIs("Ready", "False") && "SeveralWritable".equals(condition("Ready").getReason()),
         Duration.ofSeconds(10), "Ready=False/SeveralWritable");
-    assertThat(condition("Ready").getMessage()).contains("iad and pdx").contains("bloodraven.shipstream.io/adopt=<site>");
+    assertThat(condition("Ready").getMessage()).contains("iad and pdx")
+        .contains("bloodraven.shipstream.io/adopt=<site>");
     assertThat(stack.api().eventMessages("AdoptionBlocked")).singleElement().asString().contains("both writable");
     Playground.sleep(2000);
     assertThat(stack.server("iad").isReadOnly()).as("nothing fenced").isFalse();
@@ -225,20 +228,29 @@ class AdoptionIT extends StackPerTest {
             s.sites(), s.credentialsSecretRef(), "soon", s.failureThreshold(), s.recoveryThreshold(),
             s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(), s.splitBrainPolicy(), s.dns(),
             s.sidecar(), s.dragonfly()), "pollInterval"},
-        new Object[] {"a lease not above twice the peer check", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
-            withSidecar(s, new MysqlFailoverGroupSpec.SidecarSpec("4s", "2s")),
+        new Object[] {"a lease not above twice the peer check",
+            (UnaryOperator<MysqlFailoverGroupSpec>) s ->
+            withSidecar(s,
+                new MysqlFailoverGroupSpec.SidecarSpec("4s", "2s")),
             "must be more than twice"},
-        new Object[] {"an unknown site in sitePriorities", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
-            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
+        new Object[] {"an unknown site in sitePriorities",
+            (UnaryOperator<MysqlFailoverGroupSpec>) s ->
+            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(),
+                s.pollInterval(), s.failureThreshold(),
                 s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
                 new MysqlFailoverGroupSpec.SplitBrainPolicy(List.of("sfo")), s.dns(), s.sidecar(), s.dragonfly()),
             "unknown site 'sfo'"},
-        new Object[] {"a zero failure threshold", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
-            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), 0,
+        new Object[] {"a zero failure threshold",
+            (UnaryOperator<MysqlFailoverGroupSpec>) s ->
+            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(),
+                s.pollInterval(), 0,
                 s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
-                s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly()), "failureThreshold"},
-        new Object[] {"a hook URL that is not http(s)", (UnaryOperator<MysqlFailoverGroupSpec>) s ->
-            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(), s.pollInterval(), s.failureThreshold(),
+                s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly()),
+            "failureThreshold"},
+        new Object[] {"a hook URL that is not http(s)",
+            (UnaryOperator<MysqlFailoverGroupSpec>) s ->
+            new MysqlFailoverGroupSpec(s.sites(), s.credentialsSecretRef(),
+                s.pollInterval(), s.failureThreshold(),
                 s.recoveryThreshold(), s.failoverCooldown(), s.connectionDrainTimeout(), s.plannedFailover(),
                 s.splitBrainPolicy(), s.dns(), s.sidecar(), s.dragonfly(), s.emergencyFailover(), s.minSourceSilence(),
                 s.semiSync(), new MysqlFailoverGroupSpec.HooksSpec(
@@ -249,8 +261,10 @@ class AdoptionIT extends StackPerTest {
       UnaryOperator<MysqlFailoverGroupSpec> change = (UnaryOperator<MysqlFailoverGroupSpec>) c[1];
       setSpec(change.apply(good));
       Await.until(stack, () -> conditionIs("Ready", "False") && "InvalidSpec".equals(condition("Ready").getReason())
-          && condition("Ready").getMessage().contains((String) c[2]), Duration.ofSeconds(10), "InvalidSpec for " + c[0]);
-      assertThat(stack.api().eventMessages("InvalidSpec")).as(c[0].toString()).anySatisfy(m -> assertThat(m).contains((String) c[2]));
+          && condition("Ready").getMessage().contains((String) c[2]), Duration.ofSeconds(10),
+          "InvalidSpec for " + c[0]);
+      assertThat(stack.api().eventMessages("InvalidSpec")).as(c[0].toString())
+          .anySatisfy(m -> assertThat(m).contains((String) c[2]));
       assertThat(status().activeSite()).isEqualTo("iad");
       assertThat(stack.writableSites()).as("nothing fenced or promoted for " + c[0]).containsExactly("iad");
       setSpec(good);
@@ -268,7 +282,8 @@ class AdoptionIT extends StackPerTest {
     kube().pods().inNamespace("shop").withName("mysql-dr-0").delete();
     stack.api().mock().createPod("mysql-dr-0", Map.of("app", "mysql", "site", "dr"), false);
 
-    Await.until(stack, () -> conditionIs("Degraded", "True") && "RoutingIncomplete".equals(condition("Degraded").getReason()),
+    Await.until(stack,
+        () -> conditionIs("Degraded", "True") && "RoutingIncomplete".equals(condition("Degraded").getReason()),
         Duration.ofSeconds(15), "Degraded=True/RoutingIncomplete");
     assertThat(condition("Degraded").getMessage()).contains("mysql-dr-0").contains("do not tolerate");
     assertThat(stack.api().eventReasons()).contains("RoutingIncomplete");
@@ -281,7 +296,8 @@ class AdoptionIT extends StackPerTest {
   private MysqlFailoverGroup reapply() {
     MysqlFailoverGroup current = stack.api().resource();
     kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").delete();
-    Await.until(stack, () -> kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").get() == null,
+    Await.until(stack,
+        () -> kube().resources(MysqlFailoverGroup.class).inNamespace("shop").withName("orders").get() == null,
         Duration.ofSeconds(10), "the group deleted");
     MysqlFailoverGroup fresh = new MysqlFailoverGroup();
     fresh.getMetadata().setName("orders");
@@ -300,7 +316,8 @@ class AdoptionIT extends StackPerTest {
     drift.run();
     Await.until(stack, repaired, Duration.ofSeconds(5), "repair of " + what);
     System.out.printf("%s: repaired in %d ms%n", what, (System.nanoTime() - started) / 1_000_000);
-    Await.until(stack, () -> stack.api().eventReasons().subList(before, stack.api().eventReasons().size()).contains("RoutingRepaired"),
+    Await.until(stack,
+        () -> stack.api().eventReasons().subList(before, stack.api().eventReasons().size()).contains("RoutingRepaired"),
         Duration.ofSeconds(5), "a RoutingRepaired Event for " + what);
   }
 

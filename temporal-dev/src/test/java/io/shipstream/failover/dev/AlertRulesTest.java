@@ -7,7 +7,6 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.runtime.Metric;
 import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.Sidecar;
 import io.shipstream.failover.sidecar.SidecarConfig;
 import io.shipstream.failover.testsupport.FreePorts;

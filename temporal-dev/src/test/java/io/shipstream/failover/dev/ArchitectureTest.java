@@ -42,8 +42,10 @@ class ArchitectureTest {
   void modelIsPureDomain() {
     classes().that().resideInAPackage(BASE + ".model..")
         .should().onlyDependOnClassesThat().resideInAnyPackage(
-            "java..", "javax.net.ssl..", BASE + ".model..", "com.fasterxml.jackson.annotation..", "io.fabric8.kubernetes.api.model..",
-            "io.fabric8.kubernetes.client", "io.fabric8.kubernetes.model.annotation..", "io.fabric8.generator.annotation..",
+            "java..", "javax.net.ssl..", BASE + ".model..", "com.fasterxml.jackson.annotation..",
+            "io.fabric8.kubernetes.api.model..",
+            "io.fabric8.kubernetes.client", "io.fabric8.kubernetes.model.annotation..",
+            "io.fabric8.generator.annotation..",
             "io.fabric8.crd.generator.annotation..")
         .check(classes);
   }
@@ -147,8 +149,8 @@ class ArchitectureTest {
   @Test
   void onlyTheMysqlModuleSpeaksJdbc() {
     noClasses().that().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..", BASE + ".kube..",
-            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".runtime..",
-            BASE + ".temporal..")
+        BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".runtime..",
+        BASE + ".temporal..")
         .should().dependOnClassesThat().resideInAPackage("java.sql..")
         .check(classes);
   }
@@ -198,8 +200,8 @@ class ArchitectureTest {
   @Test
   void productionCodeNeverUsesTestSupport() {
     noClasses().that().resideInAnyPackage(BASE + ".model..", BASE + ".workflows..", BASE + ".kube..",
-            BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".runtime..",
-            BASE + ".temporal..", BASE + ".mysql..")
+        BASE + ".activities..", BASE + ".watcher..", BASE + ".worker..", BASE + ".sidecar..", BASE + ".runtime..",
+        BASE + ".temporal..", BASE + ".mysql..")
         .should().dependOnClassesThat().resideInAPackage(BASE + ".testsupport..")
         .check(classes);
   }

@@ -166,7 +166,8 @@ class DayTwoControlsIT extends StackPerTest {
       assertThat(cancelled.reason()).isEqualTo("Cancelled");
       assertThat(cancelled.message()).isEqualTo("cancelled while scheduled: annotation removed");
       assertThat(iad.isReadOnly()).as("nothing fenced").isFalse();
-      assertThat(stack.api().eventReasons()).contains("PlannedFailoverScheduled").doesNotContain("PlannedFailoverDraining");
+      assertThat(stack.api().eventReasons()).contains("PlannedFailoverScheduled")
+          .doesNotContain("PlannedFailoverDraining");
       load.awaitAcknowledged(load.acknowledgedCount() + 20, WAIT);
 
       soon = Instant.now().plus(Duration.ofSeconds(4)).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);

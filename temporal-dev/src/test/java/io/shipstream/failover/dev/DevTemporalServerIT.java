@@ -156,8 +156,10 @@ class DevTemporalServerIT {
       WorkflowClient.start(stub::run);
       // The first task has run on the first worker once the history holds its completion.
       long until = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      while (client.fetchHistory("waits").getEvents().stream().noneMatch(e -> e.getEventType()
-          == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) && System.nanoTime() < until) {
+      while (client.fetchHistory("waits").getEvents().stream()
+          .noneMatch(e -> e.getEventType()
+          == io.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+          && System.nanoTime() < until) {
         Playground.sleep(50);
       }
       first.shutdown();

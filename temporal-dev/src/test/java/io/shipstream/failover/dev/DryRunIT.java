@@ -92,9 +92,11 @@ class DryRunIT extends StackPerClass {
       assertThat(after.channels()).as("every replication channel").isEqualTo(before.channels());
       assertThat(after.podLabels()).as("the pods' labels").isEqualTo(before.podLabels());
       assertThat(after.spec()).as("the spec").isEqualTo(before.spec());
-      assertThat(after.annotations()).as("the other annotations; the dry run's own removed").isEqualTo(before.annotations());
+      assertThat(after.annotations()).as("the other annotations; the dry run's own removed")
+          .isEqualTo(before.annotations());
       assertThat(after.status().activeSite()).isEqualTo("iad");
-      assertThat(after.status().plannedFailover()).as("status.plannedFailover").isEqualTo(before.status().plannedFailover());
+      assertThat(after.status().plannedFailover()).as("status.plannedFailover")
+          .isEqualTo(before.status().plannedFailover());
       assertThat(after.status().workflow()).as("the group's workflow id unused").isEqualTo(before.status().workflow());
       assertThat(after.status().cooldownSince()).as("no cooldown").isEqualTo(before.status().cooldownSince());
       assertThat(stack.api().eventReasons()).contains("DryRunCompleted")
@@ -301,12 +303,15 @@ class DryRunIT extends StackPerClass {
     private static List<Map<String, String>> channels(DatabaseServer server) {
       try (Connection c = server.adminConnection(); Statement s = c.createStatement()) {
         if (server.flavor() == Flavor.MYSQL) {
-          List<Map<String, String>> rows = rows(s, "SELECT * FROM performance_schema.replication_connection_configuration "
-              + "ORDER BY CHANNEL_NAME", Set.of());
-          rows.addAll(rows(s, "SELECT * FROM performance_schema.replication_applier_configuration ORDER BY CHANNEL_NAME",
-              Set.of()));
-          rows.addAll(rows(s, "SELECT CHANNEL_NAME, SERVICE_STATE FROM performance_schema.replication_connection_status "
-              + "ORDER BY CHANNEL_NAME", Set.of()));
+          List<Map<String, String>> rows =
+              rows(s, "SELECT * FROM performance_schema.replication_connection_configuration "
+                  + "ORDER BY CHANNEL_NAME", Set.of());
+          rows.addAll(
+              rows(s, "SELECT * FROM performance_schema.replication_applier_configuration ORDER BY CHANNEL_NAME",
+                  Set.of()));
+          rows.addAll(
+              rows(s, "SELECT CHANNEL_NAME, SERVICE_STATE FROM performance_schema.replication_connection_status "
+                  + "ORDER BY CHANNEL_NAME", Set.of()));
           rows.addAll(rows(s, "SELECT CHANNEL_NAME, SERVICE_STATE FROM performance_schema.replication_applier_status "
               + "ORDER BY CHANNEL_NAME", Set.of()));
           return rows;

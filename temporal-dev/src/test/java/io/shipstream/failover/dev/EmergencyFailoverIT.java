@@ -49,7 +49,8 @@ class EmergencyFailoverIT extends StackPerTest {
 
       assertThat(active).as("dr is dr-only; pdx is the freshest primary-candidate").isEqualTo("pdx");
       assertThat(stack.api().routedSite()).contains("pdx");
-      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+          "the emergency failover to succeed");
       DatabaseServer pdx = stack.server("pdx");
       DatabaseServer dr = stack.server("dr");
       // Whatever row the writer had acknowledged and any survivor holds, pdx holds: at the instant
@@ -101,10 +102,12 @@ class EmergencyFailoverIT extends StackPerTest {
 
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+        "the emergency failover to succeed");
 
     assertThat(DatabaseCluster.writtenIds(pdx)).as("every row dr held").containsAll(onDr);
-    assertThat(stack.api().eventReasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed", "DataLossDetected");
+    assertThat(stack.api().eventReasons()).contains("CandidateCaughtUp").doesNotContain("CatchUpFailed",
+        "DataLossDetected");
     assertThat(stack.api().resource().getStatus().emergencyFailover().transactionsLost()).isZero();
     Await.until(stack, () -> dr.replicaStatus().running() && dr.replicaStatus().sourcePort() == pdx.port(),
         Duration.ofSeconds(30), "dr replicating from pdx");
@@ -173,7 +176,8 @@ class EmergencyFailoverIT extends StackPerTest {
     writeThenReplicateToPdx(100);
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+        "the emergency failover to succeed");
     // The new primary takes writes before the old one comes back, as it would in production: its
     // newest GTID is then its own, and the rejoin must still see that iad holds nothing extra.
     try (WriteLoad onNewPrimary = WriteLoad.start(stack::routedJdbcUrlOrNowhere, Duration.ofMillis(5), 500_000)) {
@@ -196,9 +200,11 @@ class EmergencyFailoverIT extends StackPerTest {
 
     // Inside the 1 minute cooldown the new primary dies too: iad could take over, but must not.
     pdx.kill9();
-    Await.until(stack, () -> stack.api().eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    Await.until(stack, () -> stack.api().eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30),
+        "a FailoverBlocked Event");
     sleep(3_000);
-    assertThat(stack.api().eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
+    assertThat(stack.api().eventMessages("FailoverBlocked"))
+        .anySatisfy(m -> assertThat(m).startsWith("CooldownActive"));
     assertThat(stack.api().eventReasons().stream().filter("EmergencyFailoverStarted"::equals)).hasSize(1);
     assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
     assertThat(iad.isReadOnly()).isTrue();
@@ -218,11 +224,14 @@ class EmergencyFailoverIT extends StackPerTest {
         "INSERT INTO " + DatabaseCluster.WRITES_TABLE + " VALUES (-3, NOW(6))");
     iad.kill9();
     assertThat(awaitActiveSiteOtherThan("iad", Duration.ofSeconds(60))).isEqualTo("pdx");
-    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+    Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+        "the emergency failover to succeed");
 
     iad.restart();
-    Await.until(stack, () -> stack.api().eventReasons().contains("RecoveryBlocked"), Duration.ofSeconds(30), "a RecoveryBlocked Event");
-    Await.until(stack, () -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null, Duration.ofSeconds(30),
+    Await.until(stack, () -> stack.api().eventReasons().contains("RecoveryBlocked"), Duration.ofSeconds(30),
+        "a RecoveryBlocked Event");
+    Await.until(stack, () -> siteStatus("iad") != null && siteStatus("iad").divergentGtid() != null,
+        Duration.ofSeconds(30),
         "status.sites to show iad's divergent transactions");
 
     // iad's own transactions: under its server id in domain 0 (MariaDB), under its server_uuid (MySQL).
@@ -249,10 +258,12 @@ class EmergencyFailoverIT extends StackPerTest {
     sleep(1_500);
 
     iad.kill9();
-    Await.until(stack, () -> stack.api().eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30), "a FailoverBlocked Event");
+    Await.until(stack, () -> stack.api().eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30),
+        "a FailoverBlocked Event");
     sleep(3_000);
 
-    assertThat(stack.api().eventMessages("FailoverBlocked")).anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
+    assertThat(stack.api().eventMessages("FailoverBlocked"))
+        .anySatisfy(m -> assertThat(m).startsWith("DivergentCandidates"));
     assertThat(stack.api().eventReasons()).doesNotContain("EmergencyFailoverStarted");
     assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("iad");
     assertThat(pdx.isReadOnly()).isTrue();
@@ -285,7 +296,8 @@ class EmergencyFailoverIT extends StackPerTest {
       sleep(1_000);
       int ackedAtKill = load.acknowledgedCount();
       iad.kill9();
-      Await.until(stack, () -> "Promoting".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover promoting");
+      Await.until(stack, () -> "Promoting".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+          "the emergency failover promoting");
       // Kill the worker once the workflow is inside the promote activity, not at the instant the
       // phase is written. A workflow task handed to a poll that dies at that very moment is only
       // re-dispatched after the workflow task timeout (10 s), and Temporal's Java test server
@@ -296,11 +308,13 @@ class EmergencyFailoverIT extends StackPerTest {
       stack.controlPlane().killWorker();
       sleep(1_000);
       stack.controlPlane().startWorker();
-      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()) || "Failed".equals(stack.api().emergencyPhase()),
+      Await.until(stack,
+          () -> "Succeeded".equals(stack.api().emergencyPhase()) || "Failed".equals(stack.api().emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
 
-      assertThat(stack.api().emergencyPhase()).as(String.valueOf(stack.api().resource().getStatus().emergencyFailover()))
+      assertThat(stack.api().emergencyPhase())
+          .as(String.valueOf(stack.api().resource().getStatus().emergencyFailover()))
           .isEqualTo("Succeeded");
       assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
       assertThat(stack.api().routedSite()).contains("pdx");
@@ -322,7 +336,8 @@ class EmergencyFailoverIT extends StackPerTest {
           "an EmergencyFailoverStarted Event");
       stack.controlPlane().killWatcher();
       stack.controlPlane().startWatcher();
-      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()) || "Failed".equals(stack.api().emergencyPhase()),
+      Await.until(stack,
+          () -> "Succeeded".equals(stack.api().emergencyPhase()) || "Failed".equals(stack.api().emergencyPhase()),
           Duration.ofSeconds(90), "the emergency failover to end");
       load.awaitAcknowledged(ackedAtKill + 50, Duration.ofSeconds(60));
       // The restarted watcher has had several polls to see the dead iad and act on it again.
@@ -342,16 +357,12 @@ class EmergencyFailoverIT extends StackPerTest {
         : s.sites().stream().filter(x -> site.equals(x.name())).findFirst().orElse(null);
   }
 
-
-
-
   private static void report(String what, WriteLoad load, long killedAt, String active) {
     long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
         .min().orElseThrow();
     System.out.printf("%s: kill -9 to first acknowledged write on %s: %d ms%n", what, active,
         Duration.ofNanos(firstAfter - killedAt).toMillis());
   }
-
 
   private String awaitActiveSiteOtherThan(String old, Duration timeout) {
     long until = System.nanoTime() + timeout.toNanos();
@@ -365,7 +376,6 @@ class EmergencyFailoverIT extends StackPerTest {
     throw new AssertionError("status.activeSite still '" + old + "' after " + timeout + ": "
         + stack.api().resource().getStatus());
   }
-
 
   private static void sleep(long millis) {
     try {

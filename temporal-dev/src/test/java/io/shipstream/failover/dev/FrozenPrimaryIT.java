@@ -99,7 +99,8 @@ class FrozenPrimaryIT extends StackPerTest {
       iad.restartFenced();
       System.out.printf("%s: killed and restarted fenced in %d ms%n", flavor,
           (System.nanoTime() - killed) / 1_000_000);
-      Await.until(stack, () -> !iad.isReadOnly(), Duration.ofSeconds(10), "iad's sidecar to lift its start-up read-only");
+      Await.until(stack, () -> !iad.isReadOnly(), Duration.ofSeconds(10),
+          "iad's sidecar to lift its start-up read-only");
       int acked = load.acknowledgedCount();
       load.awaitAcknowledged(acked + 50, Duration.ofSeconds(30));
       // Long enough for a wrongly started failover to show.
@@ -152,7 +153,9 @@ class FrozenPrimaryIT extends StackPerTest {
         iad.resume();
       }
       if (frozen.compareTo(Duration.ofSeconds(2)) > 0) {
-        Await.until(stack, () -> stack.api().emergencyPhase() != null && List.of("Succeeded", "Failed").contains(stack.api().emergencyPhase()),
+        Await.until(stack,
+            () -> stack.api().emergencyPhase() != null
+                && List.of("Succeeded", "Failed").contains(stack.api().emergencyPhase()),
             Duration.ofSeconds(60), "the emergency failover to end");
       }
       // Both writers go on for a while after the resume: the pooled one's writes land on iad if
@@ -196,8 +199,8 @@ class FrozenPrimaryIT extends StackPerTest {
     acks.forEach(a -> unacknowledgedOnlyOnIad.remove(a.id()));
     int started = (int) stack.api().eventReasons().stream().filter("FailoverStarted"::equals).count();
     System.out.printf("freeze %d ms: %d failover(s), active %s, most writable at once %d, iad running at resume %s; "
-            + "rows only on iad: %d never acknowledged (not lost), %d acknowledged before the freeze and not yet "
-            + "replicated (asynchronous replication's loss), %d acknowledged after the freeze began%n",
+        + "rows only on iad: %d never acknowledged (not lost), %d acknowledged before the freeze and not yet "
+        + "replicated (asynchronous replication's loss), %d acknowledged after the freeze began%n",
         frozen.toMillis(), started, active, watch.most(), aliveAtResume, unacknowledgedOnlyOnIad.size(),
         beforeFreezeOnlyOnIad.size(), afterFreezeOnlyOnIad.size());
     return new Outcome(started, watch.most(), watch.firstOverlap(), aliveAtResume, afterFreezeOnlyOnIad, lost);

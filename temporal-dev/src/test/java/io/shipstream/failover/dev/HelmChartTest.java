@@ -279,7 +279,8 @@ class HelmChartTest {
   /** The two other ways to authenticate to Temporal render to settings the worker accepts. */
   @Test
   void anApiKeyOrAPrivateCaGiveSettingsTheWorkerAccepts(@TempDir Path pod) throws IOException {
-    Deployment cloud = deployment(parse(template().set("temporal.apiKey.secretName", "temporal-cloud").call()), "worker");
+    Deployment cloud =
+        deployment(parse(template().set("temporal.apiKey.secretName", "temporal-cloud").call()), "worker");
     EnvVar key = container(cloud).getEnv().stream().filter(v -> v.getName().equals("TEMPORAL_API_KEY"))
         .findFirst().orElseThrow();
     assertThat(key.getValueFrom().getSecretKeyRef().getName()).isEqualTo("temporal-cloud");
@@ -441,7 +442,8 @@ class HelmChartTest {
         .findFirst().orElseThrow();
     assertThat(service.getSpec().getPorts()).extracting(p -> p.getName()).containsExactly("http", "https");
     var monitor = (GenericKubernetesResource) only(own, "ServiceMonitor");
-    assertThat(monitor.<String>get("spec", "endpoints", 0, "port")).as("Prometheus scrapes plain http").isEqualTo("http");
+    assertThat(monitor.<String>get("spec", "endpoints", 0, "port")).as("Prometheus scrapes plain http")
+        .isEqualTo("http");
 
     List<HasMetadata> issued = parse(template().set("controlPlaneTls.enabled", "true")
         .set("controlPlaneTls.certManager.enabled", "true").call());
@@ -491,7 +493,8 @@ class HelmChartTest {
    * nodes, which its finalizer untaints.
    */
   @Test
-  void turningTheTopologyMonitorOffDropsItsGrantsButKeepsTheSecretsThatCredentialsAreIn(@TempDir Path pod) throws IOException {
+  void turningTheTopologyMonitorOffDropsItsGrantsButKeepsTheSecretsThatCredentialsAreIn(@TempDir Path pod)
+      throws IOException {
     List<HasMetadata> off = parse(template().set("watcher.topologyMonitor.enabled", "false").call());
     assertThat(WatcherConfig.from(podEnv(deployment(off, "watcher"), pod), new String[0]).topologyMonitor()).isFalse();
     Set<String> withoutSecrets = set(WATCHER_IN_GROUP_NAMESPACES);

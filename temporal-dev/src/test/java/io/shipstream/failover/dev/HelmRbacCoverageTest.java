@@ -14,7 +14,6 @@ import io.fabric8.kubernetes.client.http.BasicBuilder;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.Interceptor;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
-import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.kube.SecretCredentialsProvider;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
@@ -26,6 +25,7 @@ import io.shipstream.failover.watcher.WatcherApp;
 import io.shipstream.failover.watcher.WatcherConfig;
 import io.shipstream.failover.watcher.topology.KubeDrainView;
 import io.shipstream.failover.watcher.topology.RoutingRepair;
+import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.temporal.client.WorkflowClient;
 import io.temporal.serviceclient.WorkflowServiceStubs;
 import io.temporal.serviceclient.WorkflowServiceStubsOptions;
@@ -152,8 +152,10 @@ class HelmRbacCoverageTest {
     activities.writePlannedFailoverStatus(ORDERS, new PlannedFailoverStatus("Pending", "pdx", null, null, null,
         null, null, null, null, null, null, null, null), null);
     // The second one is a repeat: its count is bumped.
-    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverStarted", "to pdx")));
-    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverStarted", "to pdx")));
+    activities.emitEvents(ORDERS,
+        List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverStarted", "to pdx")));
+    activities.emitEvents(ORDERS,
+        List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverStarted", "to pdx")));
     activities.setSiteRole(ORDERS, sites.get(1), "primary");
     // The session store's pods are found by their own labels and follow Service dragonfly-orders-active.
     cluster.createPod("dragonfly-pdx-0", Map.of("shipstream.io/group", "orders", "shipstream.io/store-site", "pdx"));
@@ -217,7 +219,8 @@ class HelmRbacCoverageTest {
         .inNamespace(ORDERS.namespace()).withName(ORDERS.name() + "-primary").delete();
     // Twice: the record is created when missing, then pointed at the other site.
     RoutingRepair routing = new RoutingRepair(client, ref -> Optional.of(group));
-    io.shipstream.failover.model.GroupConfig groupConfig = io.shipstream.failover.model.GroupConfig.resolve(group.getSpec());
+    io.shipstream.failover.model.GroupConfig groupConfig =
+        io.shipstream.failover.model.GroupConfig.resolve(group.getSpec());
     routing.repair(ORDERS, groupConfig, "iad", Map.of());
     routing.repair(ORDERS, groupConfig, "pdx", Map.of());
     // The drain watch (spec.plannedFailover.onActiveNodeDrain): the active site's pods, each one's

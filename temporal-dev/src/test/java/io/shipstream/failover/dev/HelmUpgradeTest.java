@@ -8,8 +8,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
-import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.ServiceBuilder;
+import io.fabric8.kubernetes.api.model.ServicePort;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -164,7 +164,8 @@ class HelmUpgradeTest {
     Map<String, String> ports = new TreeMap<>();
     for (ServicePort port : service.getSpec().getPorts()) {
       var target = port.getTargetPort();
-      ports.put(port.getName(), port.getPort() + "->" + (target.getStrVal() != null ? target.getStrVal() : target.getIntVal()));
+      ports.put(port.getName(),
+          port.getPort() + "->" + (target.getStrVal() != null ? target.getStrVal() : target.getIntVal()));
     }
     return ports;
   }

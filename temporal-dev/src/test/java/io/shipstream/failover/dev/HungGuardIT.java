@@ -79,7 +79,8 @@ class HungGuardIT extends StackPerTest {
           SidecarLiveness.BOOT_FENCE_BOUND.toMillis(), hung.unguarded().toMillis(), bound.toMillis());
       assertThat(hung.unguarded()).as("from the last completed tick to the boot fence, %s", hung.site)
           .isLessThanOrEqualTo(bound);
-      assertThat(hung.bootFence()).as("boot fence of %s", hung.site).isLessThanOrEqualTo(SidecarLiveness.BOOT_FENCE_BOUND);
+      assertThat(hung.bootFence()).as("boot fence of %s", hung.site)
+          .isLessThanOrEqualTo(SidecarLiveness.BOOT_FENCE_BOUND);
     }
     // The restarted sidecars tick again: nothing restarts them a second time.
     Playground.sleep(probe.period().multipliedBy(probe.failureThreshold() + 1).toMillis());
@@ -619,7 +620,7 @@ class HungGuardIT extends StackPerTest {
     }
     EmergencyFailoverStatus emergency = stack.api().resource().getStatus().emergencyFailover();
     System.out.printf("%s, frozen sidecar: failover %.1f s; wait for iad %.1f s (%s); kubelet restarts of iad's "
-            + "sidecar %d; most writable at once %d%n", flavor, emergency.durationSeconds(),
+        + "sidecar %d; most writable at once %d%n", flavor, emergency.durationSeconds(),
         emergency.oldPrimaryWait().seconds(), emergency.oldPrimaryWait().detail(), kubelet.restarts("iad").size(),
         sampler.most());
 
@@ -648,7 +649,8 @@ class HungGuardIT extends StackPerTest {
     Set<Long> onlyOnIad = new HashSet<>(onIad);
     onlyOnIad.removeAll(onPdx);
     System.out.printf("%s, frozen sidecar: rows only on iad %d, of them acknowledged %d (%d sent after the "
-        + "freeze)%n", flavor, onlyOnIad.size(), ackedOnlyOnIad.size(), acks.stream()
+        + "freeze)%n", flavor, onlyOnIad.size(), ackedOnlyOnIad.size(),
+        acks.stream()
             .filter(a -> ackedOnlyOnIad.contains(a.id()) && a.sentNanos() > frozenAt).count());
     if (!onlyOnIad.isEmpty()) {
       Await.until(stack, () -> lostOn(stack, "iad") != null, Duration.ofSeconds(60),

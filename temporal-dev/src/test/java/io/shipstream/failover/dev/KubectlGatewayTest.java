@@ -145,8 +145,10 @@ class KubectlGatewayTest {
    */
   @Test
   void aPathThatIsNotServedIsNotFound() throws Exception {
-    for (String path : List.of("/nonsense", "/api/v1/namespaces/shop/configmaps", "/apis/apps/v1/namespaces/shop/deployments",
-        "/apis/shipstream.io/v1alpha1/namespaces/shop/widgets", GROUPS + "/orders/scale", "/api/v1/namespaces/shop/pods/x/log",
+    for (String path : List.of("/nonsense", "/api/v1/namespaces/shop/configmaps",
+        "/apis/apps/v1/namespaces/shop/deployments",
+        "/apis/shipstream.io/v1alpha1/namespaces/shop/widgets", GROUPS + "/orders/scale",
+        "/api/v1/namespaces/shop/pods/x/log",
         "/openapi/v2")) {
       HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create(gateway.url() + path))
           .header("Accept", "application/json").timeout(Duration.ofSeconds(10)).build(),
@@ -231,11 +233,14 @@ class KubectlGatewayTest {
   }
 
   private void event(String name, String kind, String involved, String reason) {
-    kube.client().v1().events().inNamespace(MockCluster.NAMESPACE).resource(new io.fabric8.kubernetes.api.model
-        .EventBuilder().withNewMetadata().withName(name).withNamespace(MockCluster.NAMESPACE).endMetadata()
-        .withNewInvolvedObject().withKind(kind).withName(involved).withNamespace(MockCluster.NAMESPACE)
-        .endInvolvedObject().withReason(reason).withType("Normal").withMessage(reason + " of " + involved)
-        .withLastTimestamp("2026-04-20T14:32:47Z").build()).create();
+    kube.client().v1().events().inNamespace(MockCluster.NAMESPACE)
+        .resource(new io.fabric8.kubernetes.api.model
+        .EventBuilder().withNewMetadata().withName(name)
+            .withNamespace(MockCluster.NAMESPACE).endMetadata()
+            .withNewInvolvedObject().withKind(kind).withName(involved).withNamespace(MockCluster.NAMESPACE)
+            .endInvolvedObject().withReason(reason).withType("Normal").withMessage(reason + " of " + involved)
+            .withLastTimestamp("2026-04-20T14:32:47Z").build())
+        .create();
   }
 
   private List<String> eventNames(String selector) throws Exception {
@@ -266,7 +271,7 @@ class KubectlGatewayTest {
   private BlockingQueue<String> watch(String path, String accept) {
     BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     http.sendAsync(HttpRequest.newBuilder(URI.create(gateway.url() + path)).header("Accept", accept).build(),
-            HttpResponse.BodyHandlers.ofLines())
+        HttpResponse.BodyHandlers.ofLines())
         .thenAccept(r -> {
           try (Stream<String> body = r.body()) {
             body.filter(l -> !l.isBlank()).forEach(lines::add);

@@ -56,7 +56,8 @@ class KubectlPluginTest {
       return runTimed(env, args, calls);
     } finally {
       if (calls == null) {
-        System.out.printf("kubectl failover %s: %d ms%n", String.join(" ", args), (System.nanoTime() - started) / 1_000_000);
+        System.out.printf("kubectl failover %s: %d ms%n", String.join(" ", args),
+            (System.nanoTime() - started) / 1_000_000);
       }
     }
   }
@@ -81,7 +82,8 @@ class KubectlPluginTest {
     assertThat(recorded("switchover", "orders", "pdx", "30s").kubectlCalls())
         .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx:maxLagWait=30s --overwrite");
     assertThat(recorded("switchover", "orders", "pdx", "--at", "2026-12-01T02:00:00Z").kubectlCalls())
-        .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx:at=2026-12-01T02:00:00Z --overwrite");
+        .containsExactly(
+            "annotate " + g + "bloodraven.shipstream.io/planned-failover=pdx:at=2026-12-01T02:00:00Z --overwrite");
     assertThat(recorded("switchover", "orders", "pdx", "30s", "--at=2026-12-01T03:00:00+01:00").kubectlCalls())
         .containsExactly("annotate " + g + "bloodraven.shipstream.io/planned-failover="
             + "pdx:maxLagWait=30s:at=2026-12-01T03:00:00+01:00 --overwrite");
@@ -119,7 +121,8 @@ class KubectlPluginTest {
     String g = "mysqlfailovergroup orders ";
     Run ready = recorded("switchover", "orders", "pdx", "--dry-run");
     assertThat(ready.exit()).as(ready.output()).isZero();
-    assertThat(ready.kubectlCalls().get(0)).isEqualTo("annotate " + g + "bloodraven.shipstream.io/dry-run=pdx --overwrite");
+    assertThat(ready.kubectlCalls().get(0))
+        .isEqualTo("annotate " + g + "bloodraven.shipstream.io/dry-run=pdx --overwrite");
     assertThat(ready.kubectlCalls()).noneMatch(c -> c.contains("planned-failover"))
         .anyMatch(c -> c.startsWith("get " + g + "-o jsonpath=DRY RUN {.status.dryRun.kind}"));
     assertThat(recorded("precheck", "orders").kubectlCalls().get(0))
@@ -235,11 +238,15 @@ class KubectlPluginTest {
       for (String name : List.of("orders", "billing")) {
         kube.createGroup(name, List.of(MockCluster.site(name, "iad", "10.0.1.10"),
             MockCluster.site(name, "pdx", "10.0.2.10")));
-        kube.client().v1().events().inNamespace(MockCluster.NAMESPACE).resource(new io.fabric8.kubernetes.api.model
-            .EventBuilder().withNewMetadata().withName(name + ".1").withNamespace(MockCluster.NAMESPACE).endMetadata()
-            .withNewInvolvedObject().withKind("MysqlFailoverGroup").withName(name)
-            .withNamespace(MockCluster.NAMESPACE).endInvolvedObject().withReason("FailoverExecuted").withType("Normal")
-            .withMessage("promoted pdx of " + name).withLastTimestamp("2026-04-20T14:32:47Z").build()).create();
+        kube.client().v1().events().inNamespace(MockCluster.NAMESPACE)
+            .resource(new io.fabric8.kubernetes.api.model
+            .EventBuilder().withNewMetadata().withName(name + ".1")
+                .withNamespace(MockCluster.NAMESPACE).endMetadata()
+                .withNewInvolvedObject().withKind("MysqlFailoverGroup").withName(name)
+                .withNamespace(MockCluster.NAMESPACE).endInvolvedObject().withReason("FailoverExecuted")
+                .withType("Normal")
+                .withMessage("promoted pdx of " + name).withLastTimestamp("2026-04-20T14:32:47Z").build())
+            .create();
       }
       kube.setStatus(orders, io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.empty().withActiveSite("pdx")
           .withFailoverHistory(List.of(

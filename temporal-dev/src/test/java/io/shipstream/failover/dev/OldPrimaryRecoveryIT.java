@@ -82,7 +82,8 @@ class OldPrimaryRecoveryIT extends StackPerTest {
     assertThat(count("RecoveryComplete")).isEqualTo(1);
 
     iad.execute(flavor == Flavor.MYSQL ? "STOP REPLICA IO_THREAD" : "STOP SLAVE IO_THREAD");
-    holdsFor(Duration.ofSeconds(2), () -> "No".equals(iad.replicaStatus().ioRunning()), "iad's IO thread stays stopped");
+    holdsFor(Duration.ofSeconds(2), () -> "No".equals(iad.replicaStatus().ioRunning()),
+        "iad's IO thread stays stopped");
     // A spec edit restarts the group's monitoring, which drops what the watcher remembered of the
     // recovery: the server's own configuration still says it is no longer the recovery's to start.
     stack.api().editSpec(spec -> GroupSpecs.withEmergencyFailover(spec, new EmergencyFailoverSpec(1_000_000L)));

@@ -124,7 +124,8 @@ class OnCallIT extends StackPerTest {
   /** Every alert's expression, by alert name, read from the rules file. */
   static Map<String, String> alertExpressions() throws Exception {
     Map<String, String> out = new LinkedHashMap<>();
-    Matcher m = Pattern.compile("(?ms)^\\s*- alert: (\\w+)\\s*\\n(?:\\s*#[^\\n]*\\n)*\\s*expr: \\|\\n(.*?)\\n\\s*(?:for|labels):")
+    Matcher m = Pattern
+        .compile("(?ms)^\\s*- alert: (\\w+)\\s*\\n(?:\\s*#[^\\n]*\\n)*\\s*expr: \\|\\n(.*?)\\n\\s*(?:for|labels):")
         .matcher(Files.readString(AlertRulesTest.RULES));
     while (m.find()) {
       out.put(m.group(1), m.group(2).strip());

@@ -37,14 +37,16 @@ class PartitionedPrimaryFailoverIT extends StackPerTest {
       controlToIad.blackhole();
       sidecars.partition("iad");
 
-      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(90), "the emergency failover to succeed");
+      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(90),
+          "the emergency failover to succeed");
       Await.until(stack, () -> !pdx.isReadOnly(), Duration.ofSeconds(5), "pdx writable");
       sampler.stop();
 
       assertThat(sampler.most()).as("never two writable servers, sampled every 50 ms").isLessThanOrEqualTo(1);
       assertThat(iad.isReadOnly()).as("iad fenced by its sidecar (rule 2)").isTrue();
       assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
-      assertThat(stack.api().eventReasons()).contains("OldPrimaryNotFenced", "OldPrimaryLeaseWait", "OldPrimaryLeaseExpired")
+      assertThat(stack.api().eventReasons())
+          .contains("OldPrimaryNotFenced", "OldPrimaryLeaseWait", "OldPrimaryLeaseExpired")
           .doesNotContain("OldPrimaryFenceConfirmed");
       assertThat(stack.api().eventMessages("OldPrimaryLeaseWait").get(0)).contains("for iad's lease to expire");
     } finally {
@@ -62,24 +64,22 @@ class PartitionedPrimaryFailoverIT extends StackPerTest {
       long killedAt = System.nanoTime();
       stack.server("iad").kill9();
 
-      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60), "the emergency failover to succeed");
+      Await.until(stack, () -> "Succeeded".equals(stack.api().emergencyPhase()), Duration.ofSeconds(60),
+          "the emergency failover to succeed");
       load.awaitAcknowledged(ackedAtKill + 20, Duration.ofSeconds(30));
       long firstAfter = load.acks().stream().filter(a -> a.nanos() > killedAt).mapToLong(WriteLoad.Ack::nanos)
           .min().orElseThrow();
-      System.out.printf("kill -9 with sidecars: first acknowledged write on pdx %d ms after the kill; failover %.1f s%n",
+      System.out.printf(
+          "kill -9 with sidecars: first acknowledged write on pdx %d ms after the kill; failover %.1f s%n",
           Duration.ofNanos(firstAfter - killedAt).toMillis(),
           stack.api().resource().getStatus().emergencyFailover().durationSeconds());
 
       assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
       assertThat(stack.api().eventMessages("OldPrimaryFenceConfirmed")).singleElement().asString()
           .contains("iad's sidecar confirms iad takes no writes: its server process is dead (STOPPED");
-      assertThat(stack.api().eventReasons()).doesNotContain("OldPrimaryLeaseWait", "OldPrimaryLeaseExpired", "OldPrimaryNotGuarded");
+      assertThat(stack.api().eventReasons()).doesNotContain("OldPrimaryLeaseWait", "OldPrimaryLeaseExpired",
+          "OldPrimaryNotGuarded");
     }
   }
-
-
-
-
-
 
 }

@@ -19,8 +19,8 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * Planned failover end to end, once per flavor (MySQL 9.7 and MariaDB; a stack of each, shared by
@@ -33,7 +33,6 @@ import org.junit.jupiter.api.TestMethodOrder;
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PlannedFailoverIT extends StackPerClass {
   static final Duration END = Duration.ofSeconds(60);
-
 
   /** The class's stack of {@code flavor}, shared by its tests in order; skips a flavor that cannot run here. */
   private static void use(Flavor flavor) {
@@ -104,15 +103,18 @@ class PlannedFailoverIT extends StackPerClass {
       assertThat(s.message()).startsWith("promoted pdx, 0 transactions lost");
       assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo("pdx");
       assertThat(stack.api().resource().getStatus().promotionGtidExecuted()).isEqualTo(s.targetGtidAtPromotion());
-      assertThat(stack.api().resource().getStatus().workflow().workflowId()).isEqualTo("mysqlfailovergroup/shop/orders");
+      assertThat(stack.api().resource().getStatus().workflow().workflowId())
+          .isEqualTo("mysqlfailovergroup/shop/orders");
 
       assertNothingLost(load, "pdx");
       assertServers("pdx", "iad");
       assertPlacement("pdx", "iad");
       // The group the watcher adopted is Ready again, with pdx its writable primary.
-      Await.until(stack, () -> stack.api().resource().getStatus().conditions() != null && stack.api().resource().getStatus()
-          .conditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")
-              && c.getMessage().startsWith("pdx ")), Duration.ofSeconds(15), "Ready=True with pdx the primary");
+      Await.until(stack,
+          () -> stack.api().resource().getStatus().conditions() != null && stack.api().resource().getStatus()
+              .conditions().stream().anyMatch(c -> c.getType().equals("Ready") && c.getStatus().equals("True")
+                  && c.getMessage().startsWith("pdx ")),
+          Duration.ofSeconds(15), "Ready=True with pdx the primary");
       if (hooks != null) {
         thePostHookHeardTheOutcome(hooks, s);
       }

@@ -79,6 +79,7 @@ class PlannedFailoverReplicasIT {
     assertThat(stack.api().eventReasons()).as("dr was re-pointed, so nothing to warn about").doesNotContain(
         "ReplicaNotRepointed");
     assertThat(s.message()).doesNotContain("dr ");
-    assertThat(stack.api().eventReasons()).as("only the dead old primary could not be re-pointed").contains("RejoinFailed");
+    assertThat(stack.api().eventReasons()).as("only the dead old primary could not be re-pointed")
+        .contains("RejoinFailed");
   }
 }

@@ -254,7 +254,8 @@ class PlaygroundScriptIT {
     Files.copy(MODULE.resolve("target/classpath.txt"), target.resolve("classpath.txt"));
     Files.createSymbolicLink(target.resolve("classes"), MODULE.resolve("target/classes"));
     Path resources = Files.createDirectories(devDir.resolve("src/main/resources"));
-    Files.copy(MODULE.resolve("src/main/resources/playground-logback.xml"), resources.resolve("playground-logback.xml"));
+    Files.copy(MODULE.resolve("src/main/resources/playground-logback.xml"),
+        resources.resolve("playground-logback.xml"));
     return devDir;
   }
 }

@@ -124,7 +124,8 @@ class PlaygroundServeIT {
       assertThat(prometheus.sum(sidecars)).as(sidecars).isEqualTo(3);
       assertThat(prometheus.alertNames()).as("the chart's alert rules are loaded")
           .containsExactlyInAnyOrderElementsOf(AlertRulesTest.alertNames());
-      assertThat(prometheus.sum("count(bloodraven_group_condition)")).as("the watcher's series are stored").isPositive();
+      assertThat(prometheus.sum("count(bloodraven_group_condition)")).as("the watcher's series are stored")
+          .isPositive();
       System.out.printf("serve --prometheus: every target up %d ms after the start%n",
           (System.nanoTime() - started) / 1_000_000);
     }

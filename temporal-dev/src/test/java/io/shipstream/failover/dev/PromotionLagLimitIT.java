@@ -68,7 +68,8 @@ class PromotionLagLimitIT extends StackPerTest {
     Await.until(stack, () -> stack.api().eventReasons().contains("FailoverBlocked"), Duration.ofSeconds(30),
         "a FailoverBlocked Event");
     Await.until(stack, () -> ready() != null && "False".equals(ready().getStatus())
-        && ready().getMessage().startsWith("CandidateTooFarBehind"), Duration.ofSeconds(30), "Ready=False with the cause");
+        && ready().getMessage().startsWith("CandidateTooFarBehind"), Duration.ofSeconds(30),
+        "Ready=False with the cause");
     System.out.printf("%s: kill -9 to FailoverBlocked/CandidateTooFarBehind: %d ms%n", flavor,
         Duration.ofNanos(System.nanoTime() - killedAt).toMillis());
     // A few more polls: the block stands, nothing is promoted.

@@ -87,7 +87,7 @@ class SemiSyncDurabilityIT extends StackPerTest {
         missing.removeAll(DatabaseCluster.writtenIds(stack.server(active)));
         EmergencyFailoverStatus e = stack.api().resource().getStatus().emergencyFailover();
         System.out.printf("%s semi-sync kill %d: %s -> %s, 4 writers %.0f rows/s, kill to Succeeded seen %d ms, "
-                + "%d acknowledged, %d missing, transactionsLost %s%n", flavor, run, primary, active, rate,
+            + "%d acknowledged, %d missing, transactionsLost %s%n", flavor, run, primary, active, rate,
             Duration.ofNanos(succeededAt - killedAt).toMillis(), acknowledged(loads), missing.size(),
             e.transactionsLost());
         assertThat(missing).as("acknowledged rows missing on " + active + " after kill " + run).isEmpty();
@@ -245,7 +245,8 @@ class SemiSyncDurabilityIT extends StackPerTest {
     } else {
       iad.restart();
       Await.until(stack, () -> stack.api().eventReasons().contains("RecoveryBlocked"), WAIT, "a RecoveryBlocked Event");
-      assertThat(stack.api().eventMessages("RecoveryBlocked")).anySatisfy(m -> assertThat(m).contains("holds 1 transaction"));
+      assertThat(stack.api().eventMessages("RecoveryBlocked"))
+          .anySatisfy(m -> assertThat(m).contains("holds 1 transaction"));
       assertThat(iad.isReadOnly()).isTrue();
       System.out.println("MYSQL: " + stack.api().eventMessages("RecoveryBlocked"));
     }

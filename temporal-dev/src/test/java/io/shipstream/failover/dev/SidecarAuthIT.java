@@ -129,7 +129,8 @@ class SidecarAuthIT {
 
   @Test
   void oneGroupsCredentialIsRefusedByAnotherGroupsSidecarAndByTheWatcherForIt() throws Exception {
-    assertThat(get(watcherUrl + activeSite(BILLING), TOKEN_A).statusCode()).as("the watcher, for billing").isEqualTo(403);
+    assertThat(get(watcherUrl + activeSite(BILLING), TOKEN_A).statusCode()).as("the watcher, for billing")
+        .isEqualTo(403);
     assertThat(get(watcherUrl + activeSite(BILLING), TOKEN_B).statusCode()).isEqualTo(200);
     assertThat(get(https(billingIad, "/status"), TOKEN_A).statusCode()).as("billing's sidecar").isEqualTo(403);
     assertThat(get(https(billingIad, "/peer/active-site"), TOKEN_A).statusCode()).isEqualTo(403);
@@ -153,7 +154,8 @@ class SidecarAuthIT {
     HttpResponse<String> status = plain("http://127.0.0.1:" + ordersIad.port() + "/status", TOKEN_A);
     assertThat(status.statusCode()).isEqualTo(426);
     assertThat(status.body()).doesNotContain("\"site\"").contains("HTTPS only, on port " + ordersIad.httpsPort());
-    assertThat(plain("http://127.0.0.1:" + ordersIad.port() + "/peer/active-site", TOKEN_A).statusCode()).isEqualTo(426);
+    assertThat(plain("http://127.0.0.1:" + ordersIad.port() + "/peer/active-site", TOKEN_A).statusCode())
+        .isEqualTo(426);
     assertThat(plain("http://127.0.0.1:" + watcher.httpPort() + activeSite(ORDERS), TOKEN_A).statusCode())
         .isEqualTo(426);
     // The kubelet's probes and Prometheus keep their plain port.
@@ -221,7 +223,8 @@ class SidecarAuthIT {
         new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"), null, null, null, null, null, null, null,
         new MysqlFailoverGroupSpec.DnsSpec(ref.name() + ".db.example.com", 30),
         new MysqlFailoverGroupSpec.SidecarSpec("4s", "1s",
-            new MysqlFailoverGroupSpec.SecretKeyRef(ref.name() + "-sidecar-token", null)), null));
+            new MysqlFailoverGroupSpec.SecretKeyRef(ref.name() + "-sidecar-token", null)),
+        null));
     cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ref.namespace()).resource(cr).create();
     cluster.setStatus(ref, MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
     await(() -> watcher.group(ref).map(g -> g.getStatus() != null && "iad".equals(g.getStatus().activeSite())
@@ -234,7 +237,8 @@ class SidecarAuthIT {
         new SiteSpec.Sidecar("https://127.0.0.1:" + httpsPort), s.dragonfly());
   }
 
-  private Sidecar sidecar(GroupRef group, String site, int httpsPort, int peerHttpsPort, String token) throws IOException {
+  private Sidecar sidecar(GroupRef group, String site, int httpsPort, int peerHttpsPort, String token)
+      throws IOException {
     return sidecar(group, site, httpsPort, peerHttpsPort, token, ca.certFile());
   }
 

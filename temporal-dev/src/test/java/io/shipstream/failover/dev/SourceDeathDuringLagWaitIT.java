@@ -46,7 +46,8 @@ class SourceDeathDuringLagWaitIT extends StackPerTest {
     String fenced = iad.gtidExecuted();
     // Everything acknowledged has reached pdx's relay log, none of the last writes is applied.
     Await.until(stack, () -> holds(pdx, fenced), END, "pdx to receive " + fenced);
-    assertThat(DatabaseCluster.writtenIds(pdx)).as("pdx applies late").doesNotContain(acknowledged.get(acknowledged.size() - 1));
+    assertThat(DatabaseCluster.writtenIds(pdx)).as("pdx applies late")
+        .doesNotContain(acknowledged.get(acknowledged.size() - 1));
     awaitWaitingForLag();
 
     long killedAt = System.nanoTime();
@@ -61,7 +62,8 @@ class SourceDeathDuringLagWaitIT extends StackPerTest {
     System.out.printf("%s: source killed in WaitingForLag: planned run Failed/%s %d ms after the kill; emergency "
         + "failover started %d ms after the planned run ended, Succeeded %d ms after the kill (%.1f s)%n", flavor,
         planned.reason(), ended.toMillis(), Duration.between(Instant.parse(planned.completionTime()),
-            Instant.parse(emergency.startTime())).toMillis(), promoted.toMillis(), emergency.durationSeconds());
+            Instant.parse(emergency.startTime())).toMillis(),
+        promoted.toMillis(), emergency.durationSeconds());
 
     assertThat(planned.startTime()).isGreaterThanOrEqualTo(before);
     assertThat(planned.reason()).as(planned.message()).isEqualTo("SourceCrashed");

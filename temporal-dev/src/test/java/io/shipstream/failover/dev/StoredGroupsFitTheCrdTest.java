@@ -23,7 +23,8 @@ class StoredGroupsFitTheCrdTest {
     Files.writeString(dir.resolve("good.json"), group.toString());
     assertThatCode(() -> StoredGroupsFitTheCrd.check(dir)).doesNotThrowAnyException();
 
-    ((ObjectNode) group.get("status")).putObject("emergencyFailover").put("phase", "Fencing").put("fencedBy", "sidecar");
+    ((ObjectNode) group.get("status")).putObject("emergencyFailover").put("phase", "Fencing").put("fencedBy",
+        "sidecar");
     Files.writeString(dir.resolve("bad.json"), group.toString());
     assertThatThrownBy(() -> StoredGroupsFitTheCrd.check(dir))
         .hasMessageContaining("bad.json /status/emergencyFailover: property 'fencedBy'")

@@ -64,7 +64,8 @@ class UpgradeDrillIT {
     ReleaseBuild.Built release = ReleaseBuild.build(repository, previous.value(), logs.resolve("release-build.log"));
     System.out.printf("upgrade drill from %s (%s): %s in %d s (%s)%n", release.release().version(),
         release.release().commit(), release.fromCache() ? "cached build found" : "built", release.buildTime()
-            .toSeconds(), release.directory());
+            .toSeconds(),
+        release.directory());
     String head = System.getProperty("java.class.path");
 
     Timeline timeline = new Timeline(System.out);
@@ -193,7 +194,8 @@ class UpgradeDrillIT {
         List<HistoryEvent> orders = history(client, stack.api().ref(), scheduledRun);
         assertThat(latestRun(client, stack.api().ref()))
             .as("no second run of orders").isEqualTo(scheduledRun);
-        assertThat(startedBy(orders)).as("orders' run started by the released watcher").startsWith(oldWatcher.pid() + "@");
+        assertThat(startedBy(orders)).as("orders' run started by the released watcher")
+            .startsWith(oldWatcher.pid() + "@");
         assertThat(count(orders, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)).isEqualTo(1);
         assertThat(activitiesStartedBy(orders)).as("every activity of the switchover ran on HEAD's worker")
             .isNotEmpty().allSatisfy(identity -> assertThat(identity).startsWith(newWorker.pid() + "@"));
@@ -206,7 +208,8 @@ class UpgradeDrillIT {
         assertThat(startedBy(cartsRun)).startsWith(oldWatcher.pid() + "@");
         assertThat(cartsRun.stream().filter(e -> e.getEventType() == EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED)
             .map(e -> e.getWorkflowExecutionSignaledEventAttributes().getSignalName() + " by "
-                + e.getWorkflowExecutionSignaledEventAttributes().getIdentity()).toList())
+                + e.getWorkflowExecutionSignaledEventAttributes().getIdentity())
+            .toList())
             .as("the cancel came from HEAD's watcher").containsExactly("cancel by " + newWatcher.pid() + "@"
                 + hostOf(startedBy(cartsRun)));
         assertThat(count(cartsRun, EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)).isEqualTo(1);
@@ -252,7 +255,8 @@ class UpgradeDrillIT {
         io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest.newBuilder()
             .setNamespace(client.getOptions().getNamespace())
             .setExecution(io.temporal.api.common.v1.WorkflowExecution.newBuilder().setWorkflowId(ref.workflowId()))
-            .build()).getWorkflowExecutionInfo().getExecution().getRunId();
+            .build())
+        .getWorkflowExecutionInfo().getExecution().getRunId();
   }
 
   private static String startedBy(List<HistoryEvent> events) {

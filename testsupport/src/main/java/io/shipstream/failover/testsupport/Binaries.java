@@ -65,6 +65,6 @@ public final class Binaries {
         .orElseThrow(
             () ->
                 new IllegalStateException(
-                    name + " not found on PATH or in " + new ArrayList<>(EXTRA_DIRS) + ": install with " + installHint));
+                name + " not found on PATH or in " + new ArrayList<>(EXTRA_DIRS) + ": install with " + installHint));
   }
 }

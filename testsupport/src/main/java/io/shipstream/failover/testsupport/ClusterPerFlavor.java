@@ -22,7 +22,8 @@ public final class ClusterPerFlavor implements AutoCloseable {
   /** The flavor's cluster, started now if this is its first use. */
   public synchronized DatabaseCluster of(Flavor flavor) {
     flavor.assumeAvailable();
-    return clusters.computeIfAbsent(flavor, f -> DatabaseCluster.start(f, baseDir.resolve(f.name().toLowerCase()), size));
+    return clusters.computeIfAbsent(flavor,
+        f -> DatabaseCluster.start(f, baseDir.resolve(f.name().toLowerCase()), size));
   }
 
   /** Closes every cluster started; never throws. */

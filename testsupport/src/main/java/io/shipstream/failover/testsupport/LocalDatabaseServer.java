@@ -117,7 +117,8 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
           return false;
         }
         throw new IllegalStateException(
-            name + " exited with code " + launched.exitCode().orElse(-1) + " during startup; " + errorLog + ":\n" + tail);
+            name + " exited with code " + launched.exitCode().orElse(-1) + " during startup; " + errorLog + ":\n"
+                + tail);
       }
       try (Connection connection = connect(MariaDbServer.ADMIN, Duration.ofSeconds(1), Duration.ofSeconds(5))) {
         return true;
@@ -174,7 +175,8 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
     stop();
     long started = System.nanoTime();
     relaunch(options);
-    log.info("{} restarted with {} on port {} in {} ms", name, options, port, (System.nanoTime() - started) / 1_000_000);
+    log.info("{} restarted with {} on port {} in {} ms", name, options, port,
+        (System.nanoTime() - started) / 1_000_000);
   }
 
   /**
@@ -188,7 +190,8 @@ abstract class LocalDatabaseServer extends LocalServer implements DatabaseServer
     stop();
     long started = System.nanoTime();
     relaunch(List.of());
-    log.info("{} restarted with {} kept on port {} in {} ms", name, options, port, (System.nanoTime() - started) / 1_000_000);
+    log.info("{} restarted with {} kept on port {} in {} ms", name, options, port,
+        (System.nanoTime() - started) / 1_000_000);
   }
 
   /**

@@ -43,7 +43,8 @@ final class ManagedProcess {
   static {
     Runtime.getRuntime().addShutdownHook(new Thread(ManagedProcess::killAll, "testsupport-process-reaper"));
     if (SETPRIV.isEmpty()) {
-      LOG.warn("setpriv not found: child servers are cleaned up by a shutdown hook only, so a SIGKILLed JVM leaves them behind");
+      LOG.warn(
+          "setpriv not found: child servers are cleaned up by a shutdown hook only, so a SIGKILLed JVM leaves them behind");
     }
   }
 

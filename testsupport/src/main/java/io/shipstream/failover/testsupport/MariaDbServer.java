@@ -40,7 +40,8 @@ public final class MariaDbServer extends LocalDatabaseServer {
     this.socket =
         preferredSocket.toString().length() <= MAX_SOCKET_PATH
             ? preferredSocket
-            : Path.of(System.getProperty("java.io.tmpdir"), "mariadbd-" + ProcessHandle.current().pid() + "-" + serverId + ".sock");
+            : Path.of(System.getProperty("java.io.tmpdir"),
+                "mariadbd-" + ProcessHandle.current().pid() + "-" + serverId + ".sock");
   }
 
   /** Starts a server named {@code mariadb-<serverId>} in a new directory under {@code baseDir}. */
@@ -78,7 +79,8 @@ public final class MariaDbServer extends LocalDatabaseServer {
     int serverId = SERVER_IDS.incrementAndGet();
     String effectiveName = name == null ? "mariadb-" + serverId : name;
     long started = System.nanoTime();
-    MariaDbServer server = new MariaDbServer(effectiveName, serverId, RestartableProcess.newDirectory(baseDir, effectiveName));
+    MariaDbServer server =
+        new MariaDbServer(effectiveName, serverId, RestartableProcess.newDirectory(baseDir, effectiveName));
     server.extraOptions = List.copyOf(extraOptions);
     MariaDbTemplate.copyTo(server.datadir);
     long copied = System.nanoTime();
@@ -148,7 +150,8 @@ public final class MariaDbServer extends LocalDatabaseServer {
   public void startReplicationFrom(String host, int port) {
     execute("STOP SLAVE", "CHANGE MASTER TO MASTER_HOST='" + host + "', MASTER_PORT=" + port
         + ", MASTER_USER='" + REPLICATION.user() + "', MASTER_PASSWORD='" + REPLICATION.password()
-        + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1" + sslOptions(), "START SLAVE");
+        + "', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1, MASTER_HEARTBEAT_PERIOD=1" + sslOptions(),
+        "START SLAVE");
   }
 
   /**
@@ -208,7 +211,8 @@ public final class MariaDbServer extends LocalDatabaseServer {
   @Override
   public void replicateFrom(DatabaseServer source) {
     if (source.flavor() != Flavor.MARIADB) {
-      throw new IllegalArgumentException(name + " cannot replicate from " + source + ": GTIDs of two flavors do not mix");
+      throw new IllegalArgumentException(
+          name + " cannot replicate from " + source + ": GTIDs of two flavors do not mix");
     }
     execute("STOP SLAVE");
     String startAt = perDomainMax(gtidBinlogPos() + "," + queryString("SELECT @@global.gtid_slave_pos"));

@@ -114,10 +114,12 @@ final class MariaDbTemplate {
     }
     // The application may only touch appdb, and has neither SUPER nor READ_ONLY ADMIN, so
     // read_only=1 refuses its writes.
-    sql.append("CREATE USER '").append(app.user()).append("'@'%' IDENTIFIED BY '").append(app.password()).append("';\n");
+    sql.append("CREATE USER '").append(app.user()).append("'@'%' IDENTIFIED BY '").append(app.password())
+        .append("';\n");
     sql.append("GRANT SELECT, INSERT, UPDATE, DELETE, CREATE ON appdb.* TO '").append(app.user()).append("'@'%';\n");
     // A replica's IO thread needs only REPLICATION SLAVE on its source (binlog dump with GTID).
-    sql.append("CREATE USER '").append(repl.user()).append("'@'%' IDENTIFIED BY '").append(repl.password()).append("';\n");
+    sql.append("CREATE USER '").append(repl.user()).append("'@'%' IDENTIFIED BY '").append(repl.password())
+        .append("';\n");
     sql.append("GRANT REPLICATION SLAVE ON *.* TO '").append(repl.user()).append("'@'%';\n");
     return sql.toString();
   }

@@ -80,7 +80,8 @@ public final class MockCluster implements AutoCloseable {
 
   // The mock logs every request at INFO through java.util.logging; the reference keeps the level
   // from being lost when the logger is garbage collected.
-  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
   static {
     MOCK_LOG.setLevel(Level.WARNING);
@@ -396,7 +397,8 @@ public final class MockCluster implements AutoCloseable {
         return super.handlePatch(request);
       } catch (RuntimeException e) {
         Throwable cause = e;
-        while (cause != null && !(cause instanceof JsonPatchException) && !(cause instanceof JsonPointerEvaluationException)) {
+        while (cause != null && !(cause instanceof JsonPatchException)
+            && !(cause instanceof JsonPointerEvaluationException)) {
           cause = cause.getCause();
         }
         if (cause == null) {

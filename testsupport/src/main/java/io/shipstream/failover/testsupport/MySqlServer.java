@@ -145,7 +145,8 @@ public final class MySqlServer extends LocalDatabaseServer {
   @Override
   public void replicateFrom(DatabaseServer source) {
     if (source.flavor() != Flavor.MYSQL) {
-      throw new IllegalArgumentException(name + " cannot replicate from " + source + ": GTIDs of two flavors do not mix");
+      throw new IllegalArgumentException(
+          name + " cannot replicate from " + source + ": GTIDs of two flavors do not mix");
     }
     startReplicationFrom(source.host(), source.port());
     ReplicaStatus.awaitRunning(this, Duration.ofSeconds(15));
@@ -160,7 +161,8 @@ public final class MySqlServer extends LocalDatabaseServer {
             + ", SOURCE_USER = '" + MariaDbServer.REPLICATION.user() + "', SOURCE_PASSWORD = '"
             + MariaDbServer.REPLICATION.password() + "', SOURCE_AUTO_POSITION = 1, SOURCE_CONNECT_RETRY = 1,"
             + " GET_SOURCE_PUBLIC_KEY = 1, SOURCE_HEARTBEAT_PERIOD = 1"
-            + (hasTls() ? ", SOURCE_SSL = 1, SOURCE_SSL_VERIFY_SERVER_CERT = 1, SOURCE_SSL_CA = '" + option("ssl-ca") + "'"
+            + (hasTls()
+                ? ", SOURCE_SSL = 1, SOURCE_SSL_VERIFY_SERVER_CERT = 1, SOURCE_SSL_CA = '" + option("ssl-ca") + "'"
                 : ""),
         "START REPLICA");
   }

@@ -76,7 +76,8 @@ final class MySqlTemplate {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create " + dir, e);
       }
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> MariaDbTemplate.deleteRecursively(dir), "mysql-data-cleanup"));
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(() -> MariaDbTemplate.deleteRecursively(dir), "mysql-data-cleanup"));
       runDirectory = dir;
     }
     return runDirectory;

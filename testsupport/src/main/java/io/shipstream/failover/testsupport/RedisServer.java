@@ -80,7 +80,8 @@ public final class RedisServer extends LocalServer {
       MariaDbServer.sleep(Duration.ofMillis(20));
     }
     launched.kill();
-    throw new IllegalStateException(name + " did not answer PING within " + STARTUP_TIMEOUT + ":\n" + ManagedProcess.tail(log, 20));
+    throw new IllegalStateException(
+        name + " did not answer PING within " + STARTUP_TIMEOUT + ":\n" + ManagedProcess.tail(log, 20));
   }
 
   public String uri() {

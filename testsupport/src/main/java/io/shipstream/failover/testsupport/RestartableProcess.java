@@ -40,7 +40,7 @@ final class RestartableProcess {
    * (and throws for any other failure). Returns the port the server listens on.
    */
   int launchOnFreePort(IntPredicate launch) {
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       int port = FreePorts.next();
       if (launch.test(port)) {
         return port;

@@ -122,7 +122,8 @@ public final class WriteLoad implements AutoCloseable {
       try {
         if (connection == null) {
           connection = open(jdbcUrl.get(), socketTimeout);
-          insert = connection.prepareStatement("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (?, NOW(6))");
+          insert = connection
+              .prepareStatement("INSERT INTO " + DatabaseCluster.WRITES_TABLE + " (id, at) VALUES (?, NOW(6))");
         }
         insert.setLong(1, id);
         long sent = System.nanoTime();
@@ -187,7 +188,8 @@ public final class WriteLoad implements AutoCloseable {
         long left = deadline - System.nanoTime();
         if (left <= 0) {
           throw new IllegalStateException(
-              "only " + acks.size() + " of " + count + " writes acknowledged within " + timeout + "; last error: " + lastError);
+              "only " + acks.size() + " of " + count + " writes acknowledged within " + timeout + "; last error: "
+                  + lastError);
         }
         try {
           acks.wait(Math.max(1, left / 1_000_000));

@@ -34,7 +34,8 @@ class MariaDbServerIT {
     // The template is made once per JVM; a server copied from it starts in well under 5 s here.
     assertThat(server.startupTime()).isLessThan(Duration.ofSeconds(10));
     assertThat(server.queryString("SELECT VERSION()")).contains("MariaDB");
-    assertThat(server.queryLong("SELECT COUNT(*) FROM mysql.user WHERE user IN ('failover', 'app', 'repl')")).isEqualTo(5);
+    assertThat(server.queryLong("SELECT COUNT(*) FROM mysql.user WHERE user IN ('failover', 'app', 'repl')"))
+        .isEqualTo(5);
     // Only the two statements above are in the binlog: creating the accounts left no GTID.
     assertThat(server.gtidBinlogPos()).isEqualTo("0-" + server.serverId() + "-2");
     assertThat(server.queryString("SELECT @@global.gtid_strict_mode")).isEqualTo("1");
@@ -66,7 +67,8 @@ class MariaDbServerIT {
     server.pause();
     try {
       long started = System.nanoTime();
-      assertThatThrownBy(() -> server.connect(MariaDbServer.ADMIN, Duration.ofMillis(500), Duration.ofMillis(500)).close())
+      assertThatThrownBy(
+          () -> server.connect(MariaDbServer.ADMIN, Duration.ofMillis(500), Duration.ofMillis(500)).close())
           .isInstanceOf(SQLException.class);
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(3));
     } finally {

@@ -96,7 +96,8 @@ class MySqlServerIT {
   void aStoppedServerRestartsOnItsDatadirAndPort() {
     try (MySqlServer server = MySqlServer.start(Path.of("target", "it-mysql"), "restarted")) {
       LOG.info("MEASURE one MySQL server started in {} ms", server.startupTime().toMillis());
-      server.execute("CREATE DATABASE appdb", "CREATE TABLE appdb.t (id INT PRIMARY KEY)", "INSERT INTO appdb.t VALUES (1)");
+      server.execute("CREATE DATABASE appdb", "CREATE TABLE appdb.t (id INT PRIMARY KEY)",
+          "INSERT INTO appdb.t VALUES (1)");
       int port = server.port();
       String gtid = server.gtidExecuted();
       server.kill9();

@@ -49,8 +49,9 @@ class ReadOnlyStartIT {
   private static java.util.List<String> origins(Flavor flavor, DatabaseServer server) {
     return flavor == Flavor.MYSQL
         ? java.util.List.of(server.queryString("SELECT VARIABLE_SOURCE FROM performance_schema.variables_info"
-            + " WHERE VARIABLE_NAME = 'read_only'"), server.queryString("SELECT VARIABLE_SOURCE FROM"
-            + " performance_schema.variables_info WHERE VARIABLE_NAME = 'super_read_only'"))
+            + " WHERE VARIABLE_NAME = 'read_only'"), server.queryString(
+                "SELECT VARIABLE_SOURCE FROM"
+                    + " performance_schema.variables_info WHERE VARIABLE_NAME = 'super_read_only'"))
         : java.util.List.of(server.queryString("SELECT GLOBAL_VALUE_ORIGIN FROM information_schema.SYSTEM_VARIABLES"
             + " WHERE VARIABLE_NAME = 'READ_ONLY'"));
   }

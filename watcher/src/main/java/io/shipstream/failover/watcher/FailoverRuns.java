@@ -93,7 +93,8 @@ public final class FailoverRuns {
             .setNamespace(client.getOptions().getNamespace())
             .setExecution(WorkflowExecution.newBuilder().setWorkflowId(group.workflowId()).setRunId(runId.get()))
             .setMaximumPageSize(1)
-            .build()).getHistory();
+            .build())
+        .getHistory();
     if (first.getEventsCount() == 0 || !first.getEvents(0).hasWorkflowExecutionStartedEventAttributes()) {
       return Optional.empty();
     }

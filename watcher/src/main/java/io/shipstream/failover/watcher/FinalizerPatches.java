@@ -87,7 +87,8 @@ final class FinalizerPatches {
 
   private io.fabric8.kubernetes.client.dsl.NonNamespaceOperation<GenericKubernetesResource,
       io.fabric8.kubernetes.api.model.GenericKubernetesResourceList,
-      io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> groups(GroupRef ref) {
+      io.fabric8.kubernetes.client.dsl.Resource<GenericKubernetesResource>> groups(
+      GroupRef ref) {
     return client.genericKubernetesResources(GROUPS).inNamespace(ref.namespace());
   }
 

@@ -83,12 +83,13 @@ final class GroupCache implements AutoCloseable {
 
   /** Starts the informers and returns once each has listed its groups. */
   static GroupCache start(KubernetesClient kube, List<String> namespaces) {
-    return start(kube, namespaces, () -> { });
+    return start(kube, namespaces, () -> {});
   }
 
   /** As {@link #start(KubernetesClient, List)}; {@code onRestart} runs each time a stopped informer is replaced. */
   static GroupCache start(KubernetesClient kube, List<String> namespaces, Runnable onRestart) {
-    var resources = kube.genericKubernetesResources(ResourceDefinitionContext.fromResourceType(MysqlFailoverGroup.class));
+    var resources =
+        kube.genericKubernetesResources(ResourceDefinitionContext.fromResourceType(MysqlFailoverGroup.class));
     GroupCache cache = new GroupCache(new GroupReader(kube.getKubernetesSerialization()), onRestart);
     if (namespaces.isEmpty()) {
       cache.scopes.add(cache.new Scope("all namespaces", () -> resources.inAnyNamespace()
@@ -158,7 +159,8 @@ final class GroupCache implements AutoCloseable {
         return cached;
       }
       MysqlFailoverGroup group = reader.read(raw);
-      if (!group.unreadable().isEmpty() && (cached == null || !cached.group().unreadable().equals(group.unreadable()))) {
+      if (!group.unreadable().isEmpty()
+          && (cached == null || !cached.group().unreadable().equals(group.unreadable()))) {
         log.warn("{}: the resource cannot be read whole, acted on as an invalid spec: {}", key,
             String.join("; ", group.unreadable()));
       }

@@ -12,8 +12,8 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.model.topology.GroupDeletion.Run;
 import io.shipstream.failover.model.topology.GroupDeletion.Step;
-import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.watcher.groups.GroupChanges;
+import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Duration;
@@ -160,9 +160,10 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
         case WAIT -> {
           say(ref, group, Events.GROUP_DELETION_WAITING, "the group is being deleted: waiting for the failover "
               + run.runId() + " (" + phaseText + ") to end" + (run.runId().equals(cancelled.get(ref))
-              ? " after its cancel" : emergency ? ": an emergency failover is never cancelled by a deletion (the "
-              + "primary is already lost; cancelling would leave no writable primary)"
-              : ": it is past the point where a cancel rolls it back") + "; the taints are "
+                  ? " after its cancel" : emergency ? ": an emergency failover is never cancelled by a deletion (the "
+                      + "primary is already lost; cancelling would leave no writable primary)"
+                      : ": it is past the point where a cancel rolls it back")
+              + "; the taints are "
               + "removed and the routing released once it has ended");
           submit(ref, RECHECK.toMillis());
         }
@@ -171,7 +172,7 @@ public final class GroupFinalizer implements GroupChanges, AutoCloseable {
             submit(ref, RECHECK.toMillis());
           }
         }
-        default -> { }
+        default -> {}
       }
     } catch (Exception e) {
       blocked(ref, group, e.getClass().getSimpleName() + ": " + e.getMessage());

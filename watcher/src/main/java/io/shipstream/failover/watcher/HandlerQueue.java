@@ -44,7 +44,7 @@ final class HandlerQueue implements AutoCloseable {
   /** Returns once everything queued before the call has been handled (for tests). */
   void awaitQueued() throws InterruptedException {
     try {
-      thread.submit(() -> { }).get();
+      thread.submit(() -> {}).get();
     } catch (ExecutionException e) {
       throw new IllegalStateException(e);
     }

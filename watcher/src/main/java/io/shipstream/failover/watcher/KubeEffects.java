@@ -18,12 +18,12 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
+import io.shipstream.failover.watcher.topology.GroupEffects;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.GroupEffects;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.workflows.contract.WorkflowTypes;
 import java.time.Clock;
 import java.time.Instant;
@@ -321,7 +321,8 @@ public final class KubeEffects implements GroupEffects, LeaseFenceLifts.Effects 
    * Replaces {@code status.semiSync}: the group's durability as its primary reports it; null
    * removes it (semi-sync switched off on every site), when it is there.
    */
-  public void writeSemiSync(GroupRef group, io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus s) {
+  public void writeSemiSync(GroupRef group,
+      io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SemiSyncStatus s) {
     if (s != null) {
       patchStatus(group, "semiSync", s);
       return;

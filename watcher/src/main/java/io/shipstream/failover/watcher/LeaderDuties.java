@@ -7,17 +7,17 @@ import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.watcher.monitor.TopologyMonitor;
 import io.shipstream.failover.watcher.topology.DrainWatch;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.JdbcRejoin;
 import io.shipstream.failover.watcher.topology.KubeDrainView;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
-import io.shipstream.failover.watcher.monitor.TopologyMonitor;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import java.time.Clock;
 import java.util.Optional;
 
@@ -87,12 +87,14 @@ final class LeaderDuties {
       StartupChecks startup = StartupChecks.every30s(this::sidecarToken, config.tls(), new SidecarProbes(kube),
           effects::event, topologyMetrics);
       startupChecks = startup;
-      monitor = new TopologyMonitor(prober, new VerdictReactions(effects), effects::writeSites, topologyMetrics, this::group,
-          clock, recovery, startup, GroupUpkeep.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
-              .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
-          .acting(config.automaticFailover())
-          .drainWatch(new DrainWatch(new KubeDrainView(kube), effects))
-          .leaseFenceLifts(LeaseFenceLifts.of(effects, this::sidecarToken, config.tls(), clock));
+      monitor =
+          new TopologyMonitor(prober, new VerdictReactions(effects), effects::writeSites, topologyMetrics, this::group,
+              clock, recovery, startup,
+              GroupUpkeep.of(effects, effects::writeConditions, clock, kube, this::group, topologyMetrics)
+                  .searchAttributes(searchAttributes::check).semiSync(prober, effects::writeSemiSync))
+              .acting(config.automaticFailover())
+              .drainWatch(new DrainWatch(new KubeDrainView(kube), effects))
+              .leaseFenceLifts(LeaseFenceLifts.of(effects, this::sidecarToken, config.tls(), clock));
       effects.acceptedSpecs(monitor::acceptedSpec);
       cache.addHandler(monitor);
     }

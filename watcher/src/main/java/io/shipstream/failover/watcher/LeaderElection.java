@@ -87,14 +87,14 @@ final class LeaderElection implements AutoCloseable {
       return;
     }
     CompletableFuture<?> current = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-            .withName("failover-watcher")
-            .withLock(new TimedLeaseLock(namespace, settings.leaseName(), settings.identity()))
-            .withLeaseDuration(settings.leaseDuration())
-            .withRenewDeadline(settings.renewDeadline())
-            .withRetryPeriod(settings.retryPeriod())
-            .withReleaseOnCancel(true)
-            .withLeaderCallbacks(new LeaderCallbacks(this::started, this::stopped, this::observed))
-            .build())
+        .withName("failover-watcher")
+        .withLock(new TimedLeaseLock(namespace, settings.leaseName(), settings.identity()))
+        .withLeaseDuration(settings.leaseDuration())
+        .withRenewDeadline(settings.renewDeadline())
+        .withRetryPeriod(settings.retryPeriod())
+        .withReleaseOnCancel(true)
+        .withLeaderCallbacks(new LeaderCallbacks(this::started, this::stopped, this::observed))
+        .build())
         .build()
         .start();
     term = current;

@@ -41,7 +41,8 @@ public record LeaderElectionSettings(
     // fabric8 adds up to 1.2 x retryPeriod of jitter to each try and refuses a deadline that
     // would not fit one jittered retry (retryPeriod x 2.2).
     if (retryPeriod.isZero() || retryPeriod.multipliedBy(22).dividedBy(10).compareTo(renewDeadline) >= 0) {
-      return "LEASE_RETRY_PERIOD (" + retryPeriod.toMillis() + "ms) must be more than zero and under LEASE_RENEW_DEADLINE / 2.2 ("
+      return "LEASE_RETRY_PERIOD (" + retryPeriod.toMillis()
+          + "ms) must be more than zero and under LEASE_RENEW_DEADLINE / 2.2 ("
           + renewDeadline.toMillis() + "ms): a renewal must be retried within the deadline, jitter included";
     }
     return null;

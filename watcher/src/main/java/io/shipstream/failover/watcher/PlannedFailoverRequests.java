@@ -1,8 +1,8 @@
 package io.shipstream.failover.watcher;
 
 import io.shipstream.failover.model.GroupRef;
-import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Phase;
+import io.shipstream.failover.model.PlannedFailoverAnnotation;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
@@ -110,7 +110,8 @@ public final class PlannedFailoverRequests implements GroupChanges, AutoCloseabl
   private final Map<GroupRef, Long> retryDelays = new ConcurrentHashMap<>();
 
   private void retryLater(GroupRef ref) {
-    long delay = retryDelays.merge(ref, FIRST_RETRY.toMillis(), (previous, first) -> Math.min(previous * 2, RETRY.toMillis()));
+    long delay =
+        retryDelays.merge(ref, FIRST_RETRY.toMillis(), (previous, first) -> Math.min(previous * 2, RETRY.toMillis()));
     queue.schedule(() -> handle(ref), delay);
   }
 

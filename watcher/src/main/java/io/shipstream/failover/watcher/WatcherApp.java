@@ -2,13 +2,13 @@ package io.shipstream.failover.watcher;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.kube.Tombstones;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.runtime.Closeables;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.ProbeServer;
-import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.temporal.TemporalStubs;
 import io.shipstream.failover.watcher.activesite.ActiveSiteHandler;
@@ -134,8 +134,9 @@ public final class WatcherApp implements AutoCloseable {
               duties::checkSoon)
           // A group gone from the cache is reported deleted only on its finalizer's tombstone, read
           // where this watcher watches (elsewhere a 404 is all it can say).
-          .withTombstones(ref -> config.watchNamespaces().isEmpty() || config.watchNamespaces().contains(ref.namespace())
-              ? new Tombstones(kube).read(ref) : Optional.empty()));
+          .withTombstones(
+              ref -> config.watchNamespaces().isEmpty() || config.watchNamespaces().contains(ref.namespace())
+                  ? new Tombstones(kube).read(ref) : Optional.empty()));
     }
     return server.start();
   }

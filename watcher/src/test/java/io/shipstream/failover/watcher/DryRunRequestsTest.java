@@ -91,7 +91,8 @@ class DryRunRequestsTest {
   void aDryRunNeverTakesTheGroupsWorkflowId() throws Exception {
     PlannedFailoverWorkflow planned = temporal.getWorkflowClient().newWorkflowStub(PlannedFailoverWorkflow.class,
         WorkflowOptions.newBuilder().setWorkflowId(ORDERS.workflowId()).setTaskQueue(TaskQueues.FAILOVER).build());
-    WorkflowClient.start(planned::run, new PlannedFailoverWorkflow.Request(ORDERS, RecordingPlannedFailover.HOLD + "-pdx"));
+    WorkflowClient.start(planned::run,
+        new PlannedFailoverWorkflow.Request(ORDERS, RecordingPlannedFailover.HOLD + "-pdx"));
     Http.await("the planned failover runs", WAIT, () -> RecordingPlannedFailover.RUNS.size() == 1);
 
     annotate("pdx", Map.of());

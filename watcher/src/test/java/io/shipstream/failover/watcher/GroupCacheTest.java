@@ -58,7 +58,8 @@ class GroupCacheTest {
     cache = GroupCache.start(cluster.client(), List.of());
     cache.addHandler(changes);
 
-    createRaw(cluster.client(), """
+    createRaw(cluster.client(),
+        """
         {"apiVersion":"shipstream.io/v1alpha1","kind":"MysqlFailoverGroup","metadata":{"name":"bad","namespace":"shop"},
          "spec":{"sites":[{"name":"a","mysql":{"host":"h","port":3306}}],"frobnicate":true,"failureThreshold":"three"}}""");
     await("the malformed group is in the cache", Duration.ofSeconds(10), () -> cache.get(BAD).isPresent());

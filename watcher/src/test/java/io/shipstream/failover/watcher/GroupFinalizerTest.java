@@ -48,7 +48,8 @@ class GroupFinalizerTest {
     WatcherApp app = rig.start(config());
     awaitFinalizer();
 
-    cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ORDERS.namespace()).withName(ORDERS.name()).delete();
+    cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ORDERS.namespace()).withName(ORDERS.name())
+        .delete();
     Http.await("the group deleted", Duration.ofSeconds(15), () -> cluster.group(ORDERS) == null);
 
     assertDeletedAsPromised(group);
@@ -74,7 +75,8 @@ class GroupFinalizerTest {
     // Half done before: the tombstone of this very deletion is already there.
     new Tombstones(cluster.client()).write(ORDERS, group.getMetadata().getUid(), Instant.now());
 
-    cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ORDERS.namespace()).withName(ORDERS.name()).delete();
+    cluster.client().resources(MysqlFailoverGroup.class).inNamespace(ORDERS.namespace()).withName(ORDERS.name())
+        .delete();
     Thread.sleep(500);
     assertThat(cluster.group(ORDERS)).as("held by the finalizer while no watcher runs").isNotNull();
     assertThat(cluster.group(ORDERS).getMetadata().getDeletionTimestamp()).isNotNull();
@@ -123,8 +125,9 @@ class GroupFinalizerTest {
    * site's selector named it (edited since), the primary Service and the DNSEndpoint owned by it.
    */
   private MysqlFailoverGroup routedGroup() {
-    MysqlFailoverGroup group = cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
-        MockCluster.site("orders", "pdx", "10.0.2.10")));
+    MysqlFailoverGroup group =
+        cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
+            MockCluster.site("orders", "pdx", "10.0.2.10")));
     cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
     var ours = new TaintBuilder().withKey(NodeTaints.taintKey(ORDERS)).withValue(NodeTaints.VALUE)
         .withEffect(NodeTaints.EFFECT).build();
@@ -143,7 +146,8 @@ class GroupFinalizerTest {
         new GenericKubernetesResourceBuilder().withApiVersion(DnsRecords.API_VERSION).withKind(DnsRecords.KIND)
             .withNewMetadata().withName(DnsRecords.endpointName(ORDERS)).withNamespace(ORDERS.namespace())
             .addToLabels(SiteRoles.GROUP_LABEL, ORDERS.name()).withOwnerReferences(owner, other).endMetadata()
-            .addToAdditionalProperties("spec", Map.of("endpoints", List.of())).build()).create();
+            .addToAdditionalProperties("spec", Map.of("endpoints", List.of())).build())
+        .create();
     return cluster.group(ORDERS);
   }
 

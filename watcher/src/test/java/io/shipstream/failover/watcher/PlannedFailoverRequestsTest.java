@@ -119,7 +119,8 @@ class PlannedFailoverRequestsTest {
     // The planned run ends without the watcher seeing its status, and an emergency failover
     // takes the group's id before the watcher sees the annotation go.
     temporal.getWorkflowClient().newUntypedWorkflowStub(ORDERS.workflowId()).signal("cancel", "ended by the test");
-    Http.await("the planned failover ended", WAIT, () -> latestRun().getStatus()
+    Http.await("the planned failover ended", WAIT,
+        () -> latestRun().getStatus()
         == WorkflowExecutionStatus.WORKFLOW_EXECUTION_STATUS_COMPLETED);
     assertThat(starter.startEmergency(ORDERS, "iad", "pdx", "0-1-1", "iad unreachable", Map.of()))
         .isInstanceOf(FailoverStarter.Started.class);

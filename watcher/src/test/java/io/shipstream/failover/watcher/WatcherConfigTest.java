@@ -47,7 +47,8 @@ class WatcherConfigTest {
   @Test
   void thePodGivesIdentityAndLeaseNamespaceAndFlagsWin() {
     WatcherConfig c = WatcherConfig.from(Map.of("POD_NAME", "watcher-7d9f-x2", "POD_NAMESPACE", "failover-system",
-        "WATCH_NAMESPACES", "shop, billing ,", "SEARCH_ATTRIBUTES", "true" /* an older chart's: ignored, they are detected */, "HOSTNAME", "ignored",
+        "WATCH_NAMESPACES", "shop, billing ,", "SEARCH_ATTRIBUTES",
+        "true" /* an older chart's: ignored, they are detected */, "HOSTNAME", "ignored",
         "TOPOLOGY_MONITOR", "false"),
         new String[] {"--lease-duration=20s", "--http-port=0", "--leader-election=false"});
 

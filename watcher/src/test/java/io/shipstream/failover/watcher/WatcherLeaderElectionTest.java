@@ -93,7 +93,7 @@ class WatcherLeaderElectionTest {
     // the next renewal finds it and the replica must stop acting at once.
     KubernetesClient kube = cluster.client();
     // The leader renews meanwhile, so the edit may meet a newer resourceVersion (409): read and edit again.
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       try {
         kube.leases().inNamespace(LEASE_NAMESPACE).withName("failover-watcher")
             .edit(l -> {
@@ -153,7 +153,8 @@ class WatcherLeaderElectionTest {
     try (TcpProxy path = TcpProxy.start(api.getHost(), api.getPort());
         KubernetesClient cutOff = new io.fabric8.kubernetes.client.KubernetesClientBuilder().withConfig(
             new io.fabric8.kubernetes.client.ConfigBuilder(cluster.client().getConfiguration())
-                .withMasterUrl(path.httpUrl().toString()).build()).build()) {
+                .withMasterUrl(path.httpUrl().toString()).build())
+            .build()) {
       first = rig.start(config("watcher-a"), cutOff);
       Http.await("watcher-a leads", TAKEOVER, first::isLeader);
       second = replica("watcher-b");

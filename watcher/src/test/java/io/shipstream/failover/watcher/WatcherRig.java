@@ -40,7 +40,8 @@ final class WatcherRig implements AfterEachCallback {
   /** The group {@code ref} with sites iad and pdx, annotated to ask for a planned failover to {@code target}. */
   MysqlFailoverGroup createGroupRequesting(GroupRef ref, String target) {
     return cluster.createGroup(ref.name(), List.of(MockCluster.site(ref.name(), "iad", "10.0.1.10"),
-        MockCluster.site(ref.name(), "pdx", "10.0.2.10")), Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, target));
+        MockCluster.site(ref.name(), "pdx", "10.0.2.10")),
+        Map.of(MysqlFailoverGroup.PLANNED_FAILOVER_ANNOTATION, target));
   }
 
   @Override

@@ -18,7 +18,8 @@ public final class WholeMillis extends StdDeserializer<Long> {
 
   @Override
   public Long deserialize(JsonParser parser, DeserializationContext context) throws IOException {
-    if (parser.currentToken() == JsonToken.VALUE_NUMBER_INT && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
+    if (parser.currentToken() == JsonToken.VALUE_NUMBER_INT
+        && parser.getNumberType() != JsonParser.NumberType.BIG_INTEGER) {
       long value = parser.getLongValue();
       return value > 0 ? value : null;
     }

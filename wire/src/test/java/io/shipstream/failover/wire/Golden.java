@@ -89,7 +89,7 @@ public final class Golden {
 
   private static void collect(JsonNode node, String prefix, Set<String> paths) {
     if (node.isObject()) {
-      for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext(); ) {
+      for (Iterator<Map.Entry<String, JsonNode>> fields = node.fields(); fields.hasNext();) {
         Map.Entry<String, JsonNode> field = fields.next();
         String path = prefix.isEmpty() ? field.getKey() : prefix + "." + field.getKey();
         paths.add(path);

@@ -65,7 +65,8 @@ class WireCompatibilityTest {
     assertThat(Wire.write(ActiveSiteAnswer.deleted(Instant.parse("2026-12-02T09:59:00Z"), OBSERVED)))
         .isEqualTo(new String(Golden.bytes("0.1.0", "active-site-deleted.json")));
     assertThat(Wire.write(ActiveSiteAnswer.active("iad", null, OBSERVED)))
-        .as("no fenced site, no timing: both left out").isEqualTo("{\"activeSite\":\"iad\",\"observedAt\":\"" + OBSERVED + "\"}");
+        .as("no fenced site, no timing: both left out")
+        .isEqualTo("{\"activeSite\":\"iad\",\"observedAt\":\"" + OBSERVED + "\"}");
   }
 
   @Test

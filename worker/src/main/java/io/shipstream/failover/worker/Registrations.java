@@ -2,8 +2,8 @@ package io.shipstream.failover.worker;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.activities.dragonfly.DragonflyActivitiesImpl;
-import io.shipstream.failover.activities.dryrun.DryRunActivitiesImpl;
 import io.shipstream.failover.activities.dragonfly.StoreConnections;
+import io.shipstream.failover.activities.dryrun.DryRunActivitiesImpl;
 import io.shipstream.failover.activities.hooks.HookActivitiesImpl;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;

@@ -1,13 +1,13 @@
 package io.shipstream.failover.worker;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.serviceclient.OperatorServiceStubs;
 import io.temporal.serviceclient.OperatorServiceStubsOptions;
 import io.temporal.serviceclient.WorkflowServiceStubs;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;

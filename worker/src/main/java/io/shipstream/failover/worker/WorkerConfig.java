@@ -2,9 +2,9 @@ package io.shipstream.failover.worker;
 
 import io.shipstream.failover.model.Durations;
 import io.shipstream.failover.runtime.ConfigReader;
+import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.Logging;
 import io.shipstream.failover.runtime.Setting;
-import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.temporal.TemporalSettings;
 import io.shipstream.failover.workflows.TaskQueues;

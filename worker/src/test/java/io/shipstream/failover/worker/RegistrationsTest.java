@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.shipstream.failover.workflows.RegisteredTypes;
+import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.activities.DragonflyActivities;
 import io.shipstream.failover.workflows.activities.HookActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
-import io.shipstream.failover.workflows.RegisteredTypes;
-import io.shipstream.failover.workflows.TaskQueues;
 import io.temporal.testing.TestWorkflowEnvironment;
 import io.temporal.worker.WorkerOptions;
 import java.nio.file.Files;
@@ -59,8 +59,10 @@ class RegistrationsTest {
           .<Class<?>>map(Object::getClass).toList();
       List<String> registered = RegisteredTypes.names(Registrations.WORKFLOWS, activities);
       for (Path list : lists) {
-        assertThat(RegisteredTypes.missing(Files.readAllLines(list), registered)).as("names %s lists that this worker does not register",
-            list).isEmpty();
+        assertThat(RegisteredTypes.missing(Files.readAllLines(list), registered))
+            .as("names %s lists that this worker does not register",
+                list)
+            .isEmpty();
       }
     }
   }

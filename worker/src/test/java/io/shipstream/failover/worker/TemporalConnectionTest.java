@@ -92,7 +92,8 @@ class TemporalConnectionTest {
 
   @Test
   void aKeyThatIsNotPkcs8PemIsNamedInTheError() throws IOException {
-    Path bad = Files.writeString(dir.resolve("bad.key"), "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n");
+    Path bad = Files.writeString(dir.resolve("bad.key"),
+        "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n");
     WorkerConfig config = WorkerConfig.from(Map.of("TEMPORAL_TLS_CERT", cert.toString(),
         "TEMPORAL_TLS_KEY", bad.toString()), NO_FLAGS);
 

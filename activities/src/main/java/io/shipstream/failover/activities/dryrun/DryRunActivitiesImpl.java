@@ -109,7 +109,7 @@ public final class DryRunActivitiesImpl implements DryRunActivities {
     var resource = client.resources(MysqlFailoverGroup.class).inNamespace(group.namespace()).withName(group.name());
     // The watcher writes the status all the time: an edit bound to the version it read meets a
     // 409 now and then, and is read and made again rather than failing the attempt.
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       try {
         resource.editStatus(g -> {
           MysqlFailoverGroupStatus status = g.getStatus() == null ? MysqlFailoverGroupStatus.empty() : g.getStatus();

@@ -1,14 +1,13 @@
 package io.shipstream.failover.activities.kubernetes;
 
-import io.shipstream.failover.kube.JsonPatch;
-import io.shipstream.failover.kube.Conflicts;
-
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.kube.Conflicts;
+import io.shipstream.failover.kube.JsonPatch;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.EventNote;
@@ -76,7 +75,8 @@ final class GroupEvents {
     // it may be the last word on a failover whose group was deleted underneath it.
     String uid = cr == null ? null : cr.getMetadata().getUid();
     for (EventNote n : notes) {
-      emit(group, uid, n.type() == null ? NORMAL : n.type(), n.reason(), truncate(n.message() == null ? "" : n.message()));
+      emit(group, uid, n.type() == null ? NORMAL : n.type(), n.reason(),
+          truncate(n.message() == null ? "" : n.message()));
     }
   }
 
@@ -87,11 +87,11 @@ final class GroupEvents {
     Event event = new EventBuilder()
         .withNewMetadata().withName(name).withNamespace(group.namespace()).endMetadata()
         .withNewInvolvedObject()
-          .withApiVersion(MysqlFailoverGroup.API_VERSION)
-          .withKind(GroupStore.KIND)
-          .withName(group.name())
-          .withNamespace(group.namespace())
-          .withUid(uid)
+        .withApiVersion(MysqlFailoverGroup.API_VERSION)
+        .withKind(GroupStore.KIND)
+        .withName(group.name())
+        .withNamespace(group.namespace())
+        .withUid(uid)
         .endInvolvedObject()
         .withType(eventType)
         .withReason(reason)

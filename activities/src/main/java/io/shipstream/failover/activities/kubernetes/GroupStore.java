@@ -1,13 +1,12 @@
 package io.shipstream.failover.activities.kubernetes;
 
-import io.shipstream.failover.kube.JsonPatch;
-import io.shipstream.failover.kube.Conflicts;
-
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.Resource;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.kube.Conflicts;
+import io.shipstream.failover.kube.JsonPatch;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;

@@ -1,12 +1,11 @@
 package io.shipstream.failover.activities.kubernetes;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.shipstream.failover.kube.DnsRecords;
+import io.shipstream.failover.kube.NodeTaints;
+import io.shipstream.failover.kube.Owners;
 import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.kube.SiteRoles;
-import io.shipstream.failover.kube.NodeTaints;
-import io.shipstream.failover.kube.DnsRecords;
-import io.shipstream.failover.kube.Owners;
-
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
@@ -86,7 +85,8 @@ public final class KubernetesActivitiesImpl implements KubernetesActivities {
     }
     return new MysqlFailoverGroupStatus.FailoverHistoryEntry(workflow == null ? null : workflow.workflowId(),
         workflow == null ? null : workflow.runId(), kind, target, phase,
-        "Succeeded".equals(phase) ? null : reason, startTime, durationSeconds, window == null ? null : window.seconds());
+        "Succeeded".equals(phase) ? null : reason, startTime, durationSeconds,
+        window == null ? null : window.seconds());
   }
 
   /**

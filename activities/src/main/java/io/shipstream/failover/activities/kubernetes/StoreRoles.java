@@ -1,10 +1,5 @@
 package io.shipstream.failover.activities.kubernetes;
 
-import io.shipstream.failover.kube.SiteRoles;
-import io.shipstream.failover.kube.JsonPatch;
-import io.shipstream.failover.kube.Conflicts;
-import io.shipstream.failover.kube.Owners;
-
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Service;
@@ -13,6 +8,10 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.kube.Conflicts;
+import io.shipstream.failover.kube.JsonPatch;
+import io.shipstream.failover.kube.Owners;
+import io.shipstream.failover.kube.SiteRoles;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
@@ -64,7 +63,8 @@ final class StoreRoles {
       Map<String, String> labels = pod.getMetadata().getLabels();
       // Checked again here, as SiteRoles does: a server that ignored the selector must never get
       // every pod of the namespace relabelled.
-      if (labels != null && site.name().equals(labels.get(SITE_LABEL)) && group.name().equals(labels.get(SiteRoles.GROUP_LABEL))) {
+      if (labels != null && site.name().equals(labels.get(SITE_LABEL))
+          && group.name().equals(labels.get(SiteRoles.GROUP_LABEL))) {
         label(group, pod, role, traffic);
       }
     }
@@ -106,17 +106,17 @@ final class StoreRoles {
     MysqlFailoverGroup cr = groups.find(group);
     Service service = new ServiceBuilder()
         .withNewMetadata()
-          .withName(name)
-          .withNamespace(group.namespace())
-          .addToLabels(SiteRoles.GROUP_LABEL, group.name())
-          .withOwnerReferences(cr == null ? List.of() : List.of(Owners.reference(cr)))
+        .withName(name)
+        .withNamespace(group.namespace())
+        .addToLabels(SiteRoles.GROUP_LABEL, group.name())
+        .withOwnerReferences(cr == null ? List.of() : List.of(Owners.reference(cr)))
         .endMetadata()
         .withNewSpec()
-          .withType("ClusterIP")
-          .addToSelector(TRAFFIC_LABEL, ACTIVE)
-          .addToSelector(SiteRoles.GROUP_LABEL, group.name())
-          .addNewPort().withName("redis").withProtocol("TCP").withPort(STORE_PORT)
-            .withTargetPort(new IntOrString(port)).endPort()
+        .withType("ClusterIP")
+        .addToSelector(TRAFFIC_LABEL, ACTIVE)
+        .addToSelector(SiteRoles.GROUP_LABEL, group.name())
+        .addNewPort().withName("redis").withProtocol("TCP").withPort(STORE_PORT)
+        .withTargetPort(new IntOrString(port)).endPort()
         .endSpec()
         .build();
     try {

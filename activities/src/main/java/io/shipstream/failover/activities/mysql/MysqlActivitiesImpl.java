@@ -14,7 +14,6 @@ import io.shipstream.failover.mysql.GtidWait;
 import io.shipstream.failover.mysql.GtidWaitTimeoutException;
 import io.shipstream.failover.mysql.IncomparableGtidSetsException;
 import io.shipstream.failover.mysql.MysqlAddress;
-import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.MysqlException;
 import io.shipstream.failover.mysql.MysqlSession;
@@ -25,6 +24,7 @@ import io.shipstream.failover.mysql.ReplicaStatus;
 import io.shipstream.failover.mysql.ReplicationFailedException;
 import io.shipstream.failover.mysql.ReplicationNotConnectedException;
 import io.shipstream.failover.mysql.ReplicationStart;
+import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.SourceChange;
 import io.shipstream.failover.mysql.SqlDialect;
 import io.shipstream.failover.mysql.StillReadOnlyException;
@@ -89,7 +89,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
     this(credentials, clock, new MysqlConnections(), Heartbeat.temporal(), connectionsQueue);
   }
 
-  public MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock, MysqlConnections connections, Heartbeat heartbeat) {
+  public MysqlActivitiesImpl(CredentialsProvider credentials, Clock clock, MysqlConnections connections,
+      Heartbeat heartbeat) {
     this(credentials, clock, connections, heartbeat, null);
   }
 
@@ -157,7 +158,8 @@ public final class MysqlActivitiesImpl implements MysqlActivities {
       Fence.Fenced fenced = Fence.applyAndRead(session, FENCE_LOCK_WAIT_SECONDS, Set.of());
       FenceResult result = new FenceResult(fenced.gtidExecuted(), fenced.appSessions().size(),
           session.lastExchangeMiddle(clock));
-      LOG.info("fenced {}: gtid {} with {} application sessions open", target, result.gtidExecuted(), result.appConnections());
+      LOG.info("fenced {}: gtid {} with {} application sessions open", target, result.gtidExecuted(),
+          result.appConnections());
       return result;
     });
   }

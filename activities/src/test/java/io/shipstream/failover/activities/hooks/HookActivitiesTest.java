@@ -53,7 +53,8 @@ class HookActivitiesTest {
       HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
       s.createContext("/", exchange -> {
         received.add(new Received(exchange.getRequestMethod(), exchange.getRequestURI().toString(),
-            exchange.getRequestHeaders().getFirst("Authorization"), exchange.getRequestHeaders().getFirst("Content-Type"),
+            exchange.getRequestHeaders().getFirst("Authorization"),
+            exchange.getRequestHeaders().getFirst("Content-Type"),
             new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8)));
         sleep(answerAfterMillis);
         byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);

@@ -1,7 +1,5 @@
 package io.shipstream.failover.activities.kubernetes;
 
-import io.shipstream.failover.testsupport.MockCluster;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,6 +15,7 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
+import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities.GroupSnapshot;
 import io.shipstream.failover.workflows.contract.WorkflowTypes;
@@ -177,7 +176,8 @@ class KubernetesActivitiesTest {
         "2025-03-01T12:09:00Z", true, "0-1-12", 0L, null);
     var raced = new KubernetesActivitiesImpl(cluster.clientRacedBy("PATCH", "/mysqlfailovergroups/orders/status",
         c -> cluster.setStatus(ORDERS, new MysqlFailoverGroupStatus("iad", "2025-03-01T12:00:05Z", "iad", "0-1-10",
-            List.of(seen), null, null, null, null, null))), Clock.fixed(NOW, ZoneOffset.UTC));
+            List.of(seen), null, null, null, null, null))),
+        Clock.fixed(NOW, ZoneOffset.UTC));
     int before = cluster.requestCount();
 
     raced.recordFailover(ORDERS, "pdx", "2025-03-01T12:10:00Z", "0-1-12");
@@ -317,7 +317,8 @@ class KubernetesActivitiesTest {
 
   @Test
   void emitEventPointsAtTheGroupWithEveryFieldKubectlShows() {
-    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx")));
+    activities.emitEvents(ORDERS, List
+        .of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx")));
 
     List<Event> events = cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems();
     assertThat(events).singleElement().satisfies(e -> {
@@ -340,10 +341,13 @@ class KubernetesActivitiesTest {
 
   @Test
   void aRepeatedEventIsCountedAndADifferentOneIsSeparate() {
-    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
+    activities.emitEvents(ORDERS, List
+        .of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
     var later = new KubernetesActivitiesImpl(cluster.client(), Clock.fixed(NOW.plusSeconds(90), ZoneOffset.UTC));
-    later.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
-    later.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx")));
+    later.emitEvents(ORDERS, List
+        .of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
+    later.emitEvents(ORDERS, List
+        .of(new KubernetesActivities.EventNote("Normal", "PlannedFailoverSucceeded", "Primary moved from iad to pdx")));
 
     List<Event> events = cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems();
     assertThat(events).hasSize(2);
@@ -357,7 +361,8 @@ class KubernetesActivitiesTest {
 
   @Test
   void emitEventsReadsTheGroupOnceAndCreatesEachInOrder() {
-    activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
+    activities.emitEvents(ORDERS, List
+        .of(new KubernetesActivities.EventNote("Warning", "DnsFlipFailed", "DNSEndpoint orders-primary: forbidden")));
 
     int before = cluster.requestCount();
     activities.emitEvents(ORDERS, List.of(
@@ -372,13 +377,15 @@ class KubernetesActivitiesTest {
         .containsExactlyInAnyOrder("DnsFlipFailed", "PlannedFailoverStarted", "PlannedFailoverLagOK");
     assertThat(events).filteredOn(e -> "DnsFlipFailed".equals(e.getReason())).singleElement()
         .satisfies(e -> assertThat(e.getCount()).isEqualTo(2));
-    assertThat(events).allSatisfy(e ->
+    assertThat(events).allSatisfy(
+        e ->
         assertThat(e.getInvolvedObject().getUid()).isEqualTo(cluster.group(ORDERS).getMetadata().getUid()));
   }
 
   @Test
   void anEventTypeKubernetesRejectsFailsNonRetryably() {
-    assertThatThrownBy(() -> activities.emitEvents(ORDERS, List.of(new KubernetesActivities.EventNote("Error", "Oops", "no such type"))))
+    assertThatThrownBy(() -> activities.emitEvents(ORDERS,
+        List.of(new KubernetesActivities.EventNote("Error", "Oops", "no such type"))))
         .isInstanceOfSatisfying(ApplicationFailure.class, f -> assertThat(f.isNonRetryable()).isTrue());
     assertThat(cluster.client().v1().events().inNamespace(ORDERS.namespace()).list().getItems()).isEmpty();
   }

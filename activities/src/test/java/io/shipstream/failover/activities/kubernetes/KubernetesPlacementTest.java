@@ -1,9 +1,5 @@
 package io.shipstream.failover.activities.kubernetes;
 
-import io.shipstream.failover.kube.DnsRecords;
-
-import io.shipstream.failover.testsupport.MockCluster;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -15,8 +11,10 @@ import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.TaintBuilder;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.shipstream.failover.kube.DnsRecords;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.testsupport.MockCluster;
 import io.temporal.failure.ApplicationFailure;
 import java.time.Clock;
 import java.time.Instant;
@@ -74,7 +72,8 @@ class KubernetesPlacementTest {
     assertThat(cluster.pod("mysql-iad-1").getMetadata().getLabels()).containsEntry("shipstream.io/role", "replica");
     assertThat(cluster.pod("web-0").getMetadata().getLabels()).doesNotContainKey("shipstream.io/role");
 
-    Service service = cluster.client().services().inNamespace(ORDERS.namespace()).withName("mysql-orders-primary").get();
+    Service service =
+        cluster.client().services().inNamespace(ORDERS.namespace()).withName("mysql-orders-primary").get();
     assertThat(service.getSpec().getSelector())
         .containsExactlyInAnyOrderEntriesOf(Map.of("shipstream.io/role", "primary", "shipstream.io/group", "orders"));
     assertThat(service.getSpec().getPorts()).singleElement().satisfies(p -> {
@@ -89,9 +88,9 @@ class KubernetesPlacementTest {
   void movingThePrimaryRelabelsAndLeavesAnExistingServiceAsTheAdminTunedIt() {
     Service tuned = new ServiceBuilder()
         .withNewMetadata().withName("mysql-orders-primary").withNamespace(ORDERS.namespace())
-          .addToAnnotations("service.beta.kubernetes.io/aws-load-balancer-internal", "true").endMetadata()
+        .addToAnnotations("service.beta.kubernetes.io/aws-load-balancer-internal", "true").endMetadata()
         .withNewSpec().addToSelector("shipstream.io/role", "primary").addToSelector("shipstream.io/group", "orders")
-          .addNewPort().withName("mysql").withPort(3306).endPort().endSpec()
+        .addNewPort().withName("mysql").withPort(3306).endPort().endSpec()
         .build();
     cluster.client().services().inNamespace(ORDERS.namespace()).resource(tuned).create();
     activities.setSiteRole(ORDERS, IAD, "primary");
@@ -125,11 +124,13 @@ class KubernetesPlacementTest {
   void updateDnsCreatesThenRepointsTheDnsEndpoint() {
     activities.updateDns(ORDERS, "orders.db.example.com", "10.0.1.10", 30);
     assertThat(endpoints()).containsExactly(
-        Map.of("dnsName", "orders.db.example.com", "recordType", "A", "targets", List.of("10.0.1.10"), "recordTTL", 30));
+        Map.of("dnsName", "orders.db.example.com", "recordType", "A", "targets", List.of("10.0.1.10"), "recordTTL",
+            30));
 
     activities.updateDns(ORDERS, "orders.db.example.com", "10.0.2.10", 30);
     assertThat(endpoints()).containsExactly(
-        Map.of("dnsName", "orders.db.example.com", "recordType", "A", "targets", List.of("10.0.2.10"), "recordTTL", 30));
+        Map.of("dnsName", "orders.db.example.com", "recordType", "A", "targets", List.of("10.0.2.10"), "recordTTL",
+            30));
 
     String version = dnsEndpoint().getMetadata().getResourceVersion();
     activities.updateDns(ORDERS, "orders.db.example.com", "10.0.2.10", 30);

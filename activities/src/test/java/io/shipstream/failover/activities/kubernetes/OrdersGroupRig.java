@@ -20,7 +20,8 @@ final class OrdersGroupRig implements AfterEachCallback {
   static final GroupRef ORDERS = new GroupRef(MockCluster.NAMESPACE, "orders");
 
   final MockCluster cluster = MockCluster.start();
-  final KubernetesActivitiesImpl activities = new KubernetesActivitiesImpl(cluster.client(), Clock.fixed(NOW, ZoneOffset.UTC));
+  final KubernetesActivitiesImpl activities =
+      new KubernetesActivitiesImpl(cluster.client(), Clock.fixed(NOW, ZoneOffset.UTC));
 
   /** The group with these annotations. */
   OrdersGroupRig(Map<String, String> annotations) {

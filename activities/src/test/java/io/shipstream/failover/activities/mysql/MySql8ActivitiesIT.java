@@ -8,9 +8,9 @@ import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.StaticCredentialsProvider;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;
@@ -142,10 +142,12 @@ class MySql8ActivitiesIT {
     FenceResult fenced = activities.fence(target("iad", source));
     awaitReceived(replica, fenced.gtidExecuted());
     assertThatThrownBy(() -> insertAsApp(source, 4))
-        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(ER_OPTION_PREVENTS_STATEMENT));
+        .isInstanceOfSatisfying(SQLException.class,
+            e -> assertThat(e.getErrorCode()).isEqualTo(ER_OPTION_PREVENTS_STATEMENT));
 
     // With the SQL thread stopped the replica cannot catch up: LagTimeout, naming what is missing.
-    assertThatThrownBy(() -> activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(2)))
+    assertThatThrownBy(
+        () -> activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(2)))
         .isInstanceOfSatisfying(ActivityFailure.class, failure -> {
           ApplicationFailure cause = (ApplicationFailure) failure.getCause();
           assertThat(cause.getType()).isEqualTo("LagTimeout");

@@ -6,18 +6,18 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.MysqlConnections;
 import io.shipstream.failover.mysql.StaticCredentialsProvider;
-import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
+import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;
@@ -106,7 +106,6 @@ abstract class MysqlActivitiesFixture {
       cluster.close();
     }
   }
-
 
   MysqlTarget target(String site, DatabaseServer server) {
     return new MysqlTarget(GROUP, site, server.host(), server.port(), "mysql-credentials");

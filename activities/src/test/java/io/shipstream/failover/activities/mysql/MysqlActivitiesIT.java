@@ -7,18 +7,18 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.StaticCredentialsProvider;
-import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
+import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;
@@ -103,7 +103,8 @@ class MysqlActivitiesIT extends MysqlActivitiesFixture {
     assertThat(fenced.gtidExecuted()).isEqualTo(primary.gtidExecuted());
     assertThat(fenced.appConnections()).isEqualTo(1);
     assertThatThrownBy(() -> insert(app, 2))
-        .isInstanceOfSatisfying(SQLException.class, e -> assertThat(e.getErrorCode()).isEqualTo(ER_OPTION_PREVENTS_STATEMENT));
+        .isInstanceOfSatisfying(SQLException.class,
+            e -> assertThat(e.getErrorCode()).isEqualTo(ER_OPTION_PREVENTS_STATEMENT));
     // Fencing again changes nothing and returns the same final GTID set.
     // (fencedAt, the time of each fence, is the one thing that differs.)
     assertThat(activities.fence(target("iad", primary))).usingRecursiveComparison().ignoringFields("fencedAt")
@@ -156,7 +157,8 @@ class MysqlActivitiesIT extends MysqlActivitiesFixture {
     primary.execute("INSERT INTO appdb.writes VALUES (1, NOW(6))", "INSERT INTO appdb.writes VALUES (2, NOW(6))");
     FenceResult fenced = activities.fence(target("iad", primary));
 
-    String reached = activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+    String reached =
+        activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
 
     assertThat(GtidSet.parse(reached).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
     assertThat(DatabaseCluster.writtenIds(replica)).containsExactly(1L, 2L);

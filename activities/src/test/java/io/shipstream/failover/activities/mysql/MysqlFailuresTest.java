@@ -22,7 +22,8 @@ class MysqlFailuresTest {
 
     assertThat(failure.getType()).isEqualTo("Unreachable");
     assertThat(failure.isNonRetryable()).isFalse();
-    assertThat(failure.getOriginalMessage()).isEqualTo("fence: cannot reach iad (10.0.1.10:3306): Socket fail to connect");
+    assertThat(failure.getOriginalMessage())
+        .isEqualTo("fence: cannot reach iad (10.0.1.10:3306): Socket fail to connect");
   }
 
   /** A server whose certificate expired is up: not Unreachable, not retried, and the reason is said. */
@@ -43,7 +44,8 @@ class MysqlFailuresTest {
   void aServerErrorIsAMysqlErrorWithItsCode() {
     ApplicationFailure failure =
         MysqlFailures.of("fence", TARGET,
-            new MysqlException(new SQLSyntaxErrorException("Access denied; you need the SUPER privilege", "42000", 1227)));
+            new MysqlException(
+                new SQLSyntaxErrorException("Access denied; you need the SUPER privilege", "42000", 1227)));
 
     assertThat(failure.getType()).isEqualTo("MysqlError");
     assertThat(failure.getOriginalMessage()).contains("error 1227", "SUPER");

@@ -6,20 +6,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.gtid.GtidSet;
 import io.shipstream.failover.mysql.Credentials;
-import io.shipstream.failover.mysql.StaticCredentialsProvider;
-import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.mysql.MysqlConnections;
+import io.shipstream.failover.mysql.StaticCredentialsProvider;
 import io.shipstream.failover.testsupport.DatabaseCluster;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
+import io.shipstream.failover.testsupport.FreePorts;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import io.shipstream.failover.testsupport.WriteLoad;
+import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities.DrainResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.FenceResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplica;
-import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.temporal.activity.ActivityOptions;
@@ -68,14 +68,16 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     replica.awaitReplicated(fenced.gtidExecuted(), Duration.ofSeconds(20));
 
     before = connections.counts();
-    String held = activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
+    String held =
+        activities.waitForGtidSet(target("pdx", replica), fenced.gtidExecuted(), Instant.now().plusSeconds(10));
     MysqlConnections.Counts lag = connections.counts().minus(before);
 
     before = connections.counts();
     PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
     MysqlConnections.Counts promote = connections.counts().minus(before);
     LOG.info("MEASURE {} window steps (opened, pinged, exchanges): fence {}, lag gate {}, promote {}; server-side"
-        + " window {} ms", flavor, fence, lag, promote, Duration.between(fenced.fencedAt(), promoted.writableAt()).toMillis());
+        + " window {} ms", flavor, fence, lag, promote,
+        Duration.between(fenced.fencedAt(), promoted.writableAt()).toMillis());
 
     assertThat(GtidSet.parse(held).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
     assertThat(fenced.appConnections()).isEqualTo(1);
@@ -146,7 +148,8 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
 
     long started = System.nanoTime();
     PromoteResult promoted = activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
-    LOG.info("MEASURE promote (20 relay-log transactions applied) took {} ms", (System.nanoTime() - started) / 1_000_000);
+    LOG.info("MEASURE promote (20 relay-log transactions applied) took {} ms",
+        (System.nanoTime() - started) / 1_000_000);
 
     assertThat(DatabaseCluster.writtenIds(replica)).hasSize(20);
     assertThat(GtidSet.parse(promoted.gtidExecuted()).contains(GtidSet.parse(fenced.gtidExecuted()))).isTrue();
@@ -229,7 +232,8 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
       activities.promote(target("pdx", replica), Instant.now().plusSeconds(10), null, false);
       service.set(replica.jdbcUrl());
       activities.replicateFrom(target("iad", primary), target("pdx", replica));
-      LOG.info("MEASURE switchover (fence, drain, wait, promote, repoint) took {} ms", (System.nanoTime() - started) / 1_000_000);
+      LOG.info("MEASURE switchover (fence, drain, wait, promote, repoint) took {} ms",
+          (System.nanoTime() - started) / 1_000_000);
 
       int before = load.acknowledgedCount();
       load.awaitAcknowledged(before + 100, Duration.ofSeconds(10));
@@ -325,8 +329,9 @@ class MysqlPromotionActivitiesIT extends MysqlActivitiesFixture {
     for (int attempt = 0; attempt < 5 && received == null; attempt++) {
       primary.execute("UPDATE appdb.big SET pad = REPEAT('" + (char) ('a' + attempt) + "', 255)");
       replica.stopReplicaIoThread();
-      String got = replica.queryString("SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status"
-          + " WHERE CHANNEL_NAME = ''").replaceAll("\\s+", "");
+      String got =
+          replica.queryString("SELECT RECEIVED_TRANSACTION_SET FROM performance_schema.replication_connection_status"
+              + " WHERE CHANNEL_NAME = ''").replaceAll("\\s+", "");
       if (GtidSet.parse(got).contains(GtidSet.parse(primary.gtidExecuted()))) {
         replica.execute("START REPLICA IO_THREAD");
         awaitReceived(replica, primary.gtidExecuted());

@@ -92,7 +92,8 @@ public record MysqlFailoverGroupSpec(
   public MysqlFailoverGroupSpec(List<SiteSpec> sites, SecretRef credentialsSecretRef, String pollInterval,
       Integer failureThreshold, Integer recoveryThreshold, String failoverCooldown, String connectionDrainTimeout,
       PlannedFailoverSpec plannedFailover, SplitBrainPolicy splitBrainPolicy, DnsSpec dns, SidecarSpec sidecar,
-      DragonflySpec dragonfly, EmergencyFailoverSpec emergencyFailover, String minSourceSilence, SemiSyncSpec semiSync) {
+      DragonflySpec dragonfly, EmergencyFailoverSpec emergencyFailover, String minSourceSilence,
+      SemiSyncSpec semiSync) {
     this(sites, credentialsSecretRef, pollInterval, failureThreshold, recoveryThreshold, failoverCooldown,
         connectionDrainTimeout, plannedFailover, splitBrainPolicy, dns, sidecar, dragonfly, emergencyFailover,
         minSourceSilence, semiSync, null);

@@ -179,7 +179,8 @@ public record MysqlFailoverGroupStatus(
 
     /** Whether the site could take over now by either path. */
     public boolean readyNow() {
-      return readiness != null && (Boolean.TRUE.equals(readiness.planned()) || Boolean.TRUE.equals(readiness.emergency()));
+      return readiness != null
+          && (Boolean.TRUE.equals(readiness.planned()) || Boolean.TRUE.equals(readiness.emergency()));
     }
   }
 

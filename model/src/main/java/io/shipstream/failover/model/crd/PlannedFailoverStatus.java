@@ -61,5 +61,6 @@ public record PlannedFailoverStatus(
 
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
-  public record DragonflyStatus(Boolean enabled, Boolean sessionsPreserved, String promotionMethod, Double syncWaitSeconds) {}
+  public record DragonflyStatus(Boolean enabled, Boolean sessionsPreserved, String promotionMethod,
+      Double syncWaitSeconds) {}
 }

@@ -79,7 +79,8 @@ public final class MariaDbGtidSet implements GtidSet {
     for (String raw : text.split(",", -1)) {
       String element = raw.strip();
       if (element.isEmpty()) {
-        throw new IllegalArgumentException("invalid MariaDB GTID set '" + text.strip() + "': empty element between commas");
+        throw new IllegalArgumentException(
+            "invalid MariaDB GTID set '" + text.strip() + "': empty element between commas");
       }
       int dots = element.indexOf("..");
       if (dots < 0) {

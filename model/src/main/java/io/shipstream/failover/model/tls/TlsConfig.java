@@ -48,7 +48,8 @@ public record TlsConfig(TlsMode sessionMode, String sessionSecret, TlsMode repli
     String secret = spec.sessions() == null || spec.sessions().secretRef() == null ? null
         : spec.sessions().secretRef().name();
     if (sessionMode.verifiesCa() && (secret == null || secret.isBlank())) {
-      problems.add("tls.sessions.mode " + sessionMode.display() + " needs tls.sessions.secretRef (a Secret with ca.crt)");
+      problems
+          .add("tls.sessions.mode " + sessionMode.display() + " needs tls.sessions.secretRef (a Secret with ca.crt)");
     }
     var rs = spec.replication();
     TlsMode replicationMode = mode("tls.replication.mode", rs == null ? null : rs.mode(), problems);
@@ -62,7 +63,8 @@ public record TlsConfig(TlsMode sessionMode, String sessionSecret, TlsMode repli
         }
         if (siteSpecs.stream().noneMatch(s -> s != null && Objects.equals(s.name(), f.site()))) {
           problems.add("tls.replication.sites names unknown site '" + f.site() + "'");
-        } else if (sites.put(f.site(), new ChannelTls(replicationMode, f.caFile(), f.certFile(), f.keyFile())) != null) {
+        } else if (sites.put(f.site(),
+            new ChannelTls(replicationMode, f.caFile(), f.certFile(), f.keyFile())) != null) {
           problems.add("tls.replication.sites names site '" + f.site() + "' twice");
         }
       }

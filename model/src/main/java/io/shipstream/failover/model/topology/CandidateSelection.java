@@ -141,7 +141,8 @@ public final class CandidateSelection {
       return new Divergent(divergence(eligible, candidates, history, errantText), errantText);
     }
     Candidate chosen = winners.get(0);
-    StringBuilder why = new StringBuilder("site '" + chosen.site() + "' holds every transaction of the other candidates");
+    StringBuilder why =
+        new StringBuilder("site '" + chosen.site() + "' holds every transaction of the other candidates");
     if (winners.size() > 1) {
       String tied = winners.stream().skip(1).map(c -> "'" + c.site() + "'").collect(Collectors.joining(", "));
       why.append("; tied with ").append(tied).append(", chosen by ")
@@ -189,7 +190,8 @@ public final class CandidateSelection {
       long reached = 0;
       for (GtidSet r : references) {
         if (r instanceof MariaDbGtidSet mr) {
-          reached = Math.max(reached, Math.min(newest.seqno() - 1, mr.maxSeqnoByDomain().getOrDefault(newest.domain(), 0L)));
+          reached =
+              Math.max(reached, Math.min(newest.seqno() - 1, mr.maxSeqnoByDomain().getOrDefault(newest.domain(), 0L)));
         }
       }
       parts.add(newest.domain() + "-" + own + "-" + (reached + 1) + ".." + newest.seqno());

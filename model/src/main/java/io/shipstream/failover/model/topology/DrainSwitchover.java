@@ -95,8 +95,9 @@ public final class DrainSwitchover {
       return new Nothing("the active site is fenced: its writes are stopped on purpose");
     }
     String nodes = (in.cordonedNodes().size() == 1 ? "node " : "nodes ") + String.join(", ", in.cordonedNodes());
-    String cordoned = nodes + " of the active site " + in.activeSite() + (in.cordonedNodes().size() == 1 ? " is" : " are")
-        + " cordoned";
+    String cordoned =
+        nodes + " of the active site " + in.activeSite() + (in.cordonedNodes().size() == 1 ? " is" : " are")
+            + " cordoned";
     GtidSet primary = gtid(in.sites().get(in.activeSite()));
     List<Ranked> eligible = new ArrayList<>();
     List<String> refused = new ArrayList<>();

@@ -170,7 +170,8 @@ public final class GroupConditions {
     if (c.missing() == null) {
       return new ConditionBuilder().withType(SEARCH_ATTRIBUTES).withStatus("Unknown").withReason("CannotList")
           .withMessage("the Temporal namespace's search attributes could not be listed (" + c.why() + "); failovers "
-              + "start and run without the ones that are missing").build();
+              + "start and run without the ones that are missing")
+          .build();
     }
     if (!c.missing().isEmpty()) {
       return of(SEARCH_ATTRIBUTES, false, "Missing", "the Temporal namespace lacks the search attributes "

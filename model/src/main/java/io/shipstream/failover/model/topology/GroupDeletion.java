@@ -44,7 +44,9 @@ public final class GroupDeletion {
   public static final String FINALIZER = Annotations.FINALIZER;
 
   /** Whether a failover workflow runs for the group: none, one, or Temporal could not say. */
-  public enum Run { NONE, RUNNING, UNKNOWN }
+  public enum Run {
+    NONE, RUNNING, UNKNOWN
+  }
 
   public enum Step {
     /** A live group without the finalizer: add it (and forget any tombstone of an earlier group of that name). */

@@ -87,8 +87,9 @@ public final class GtidHistory {
   static Map<Long, MariaDbGtid> newestPerDomain(MariaDbGtidSet set) {
     Map<Long, MariaDbGtid> out = new TreeMap<>();
     for (MariaDbGtid g : set.gtids()) {
-      out.merge(g.domain(), g, (x, y) -> y.seqno() > x.seqno() || (y.seqno() == x.seqno() && y.serverId() < x.serverId())
-          ? y : x);
+      out.merge(g.domain(), g,
+          (x, y) -> y.seqno() > x.seqno() || (y.seqno() == x.seqno() && y.serverId() < x.serverId())
+              ? y : x);
     }
     return out;
   }

@@ -52,7 +52,9 @@ public final class GuardRestart {
   private GuardRestart() {}
 
   /** What the old primary's pods said of its sidecar's liveness probe. */
-  public enum Basis { PROBED, NO_PROBE, UNKNOWN }
+  public enum Basis {
+    PROBED, NO_PROBE, UNKNOWN
+  }
 
   /**
    * What was read: a probe (PROBED), or why there is none to count on.

@@ -73,7 +73,8 @@ public final class PlannedSourceDeath {
       return new Decision(false, "h6: the replicas have not confirmed its source '" + plannedSource + "' dead"
           + (confirmation == null ? "" : " (" + confirmation.outcome() + ": " + confirmation.reason() + ")"));
     }
-    return new Decision(true, "its source '" + plannedSource + "' is dead: every replica that received from it lost it ("
-        + confirmation.reason() + ")");
+    return new Decision(true,
+        "its source '" + plannedSource + "' is dead: every replica that received from it lost it ("
+            + confirmation.reason() + ")");
   }
 }

@@ -130,10 +130,14 @@ public final class PrimaryConfirmation {
   private PrimaryConfirmation() {}
 
   /** How one replica judges the primary (rows r1-r8). */
-  public enum Judged { NOT_ASKED, NOT_ELIGIBLE, LOST, UNSURE, STALE, RECEIVING }
+  public enum Judged {
+    NOT_ASKED, NOT_ELIGIBLE, LOST, UNSURE, STALE, RECEIVING
+  }
 
   /** What the replicas together say (rows c1-c4). */
-  public enum Outcome { NOT_NEEDED, ALIVE, CONFIRMED_DEAD, RECHECK, UNCONFIRMED }
+  public enum Outcome {
+    NOT_NEEDED, ALIVE, CONFIRMED_DEAD, RECHECK, UNCONFIRMED
+  }
 
   /** MySQL client errors of a connection that could not be made or was lost. */
   static final Set<Integer> CONNECTION_ERRORS = Set.of(2002, 2003, 2005, 2006, 2013);
@@ -304,7 +308,8 @@ public final class PrimaryConfirmation {
     }
     Duration silence = v.silence();
     Duration proven = s.provenSilence();
-    if ((silence != null && silence.compareTo(minSilence) >= 0) || (proven != null && proven.compareTo(minSilence) >= 0)) {
+    if ((silence != null && silence.compareTo(minSilence) >= 0)
+        || (proven != null && proven.compareTo(minSilence) >= 0)) {
       return Judged.LOST;
     }
     if (silence != null && v.at().minus(silence).isAfter(lostAt)) {
@@ -489,9 +494,11 @@ public final class PrimaryConfirmation {
       default -> {
         Verdict v = TopologyMatrix.evaluate(in);
         if (v instanceof Verdict.Promote p) {
-          return p.withReason("debounce: " + in.config().failureThreshold() + " polls in a row failed (failureThreshold)"
+          return p.withReason("debounce: " + in.config().failureThreshold()
+              + " polls in a row failed (failureThreshold)"
               + (result == null || result.outcome() == Outcome.NOT_NEEDED ? "" : "; the replicas could not confirm: "
-              + result.reason()) + "; " + p.reason());
+                  + result.reason())
+              + "; " + p.reason());
         }
         return v;
       }

@@ -129,7 +129,8 @@ public final class Recovery {
     Map<String, String> out = new TreeMap<>();
     observations.forEach((site, o) -> {
       Probe p = o == null ? null : o.latest();
-      if (p == null || !p.reachable() || !p.readOnly() || p.sourceIoState() == null || Objects.equals(site, activeSite)) {
+      if (p == null || !p.reachable() || !p.readOnly() || p.sourceIoState() == null
+          || Objects.equals(site, activeSite)) {
         return;
       }
       boolean io = "No".equalsIgnoreCase(p.sourceIoState()) && blank(p.sourceIoError());
@@ -152,7 +153,8 @@ public final class Recovery {
     StringBuilder m = new StringBuilder();
     stopped.forEach((site, threads) -> m.append(m.length() == 0 ? "" : "; ").append("site '").append(site)
         .append("': replication ").append(threads).append(" thread").append(threads.contains(" and ") ? "s" : "")
-        .append(" stopped without an error, not by the failover: left stopped (START SLAVE or START REPLICA to resume)"));
+        .append(
+            " stopped without an error, not by the failover: left stopped (START SLAVE or START REPLICA to resume)"));
     return m.toString();
   }
 

@@ -54,7 +54,8 @@ public final class SemiSyncPlan {
    * @param healthyReplicas the sites whose servers replicate now
    * @param mariaDb whether the servers are MariaDB (no wait count)
    */
-  public static Map<String, SemiSyncSettings> desired(GroupConfig config, String activeSite, Set<String> healthyReplicas,
+  public static Map<String, SemiSyncSettings> desired(GroupConfig config, String activeSite,
+      Set<String> healthyReplicas,
       boolean mariaDb) {
     return desired(config, activeSite, healthyReplicas, mariaDb, null);
   }
@@ -64,7 +65,8 @@ public final class SemiSyncPlan {
    * and it is there, the watcher had semi-sync on and every site gets both sides off, the active
    * site first (in the map's order), whether or not one is active.
    */
-  public static Map<String, SemiSyncSettings> desired(GroupConfig config, String activeSite, Set<String> healthyReplicas,
+  public static Map<String, SemiSyncSettings> desired(GroupConfig config, String activeSite,
+      Set<String> healthyReplicas,
       boolean mariaDb, SemiSyncStatus shown) {
     SemiSyncConfig semi = config.semiSync();
     Map<String, SemiSyncSettings> out = new LinkedHashMap<>();
@@ -178,7 +180,8 @@ public final class SemiSyncPlan {
           "the primary has no semi-synchronous replication (MySQL: the plugins are not installed)");
     }
     boolean on = primary.sourceEnabled() && primary.sourceActive() && !primary.noReplicaToWaitFor();
-    Integer waitCount = primary.waitCount() == null && primary.sourceEnabled() ? Integer.valueOf(1) : primary.waitCount();
+    Integer waitCount =
+        primary.waitCount() == null && primary.sourceEnabled() ? Integer.valueOf(1) : primary.waitCount();
     if (switchingOn && primary.fallenBack()) {
       return new SemiSyncStatus(activeSite, durability, false, waitCount, primary.clients(), false, "switching on: "
           + "the primary's source side is on and its commits wait once an acknowledging replica has reconnected "
@@ -187,11 +190,11 @@ public final class SemiSyncPlan {
     String message = !primary.sourceEnabled() ? "the primary's commits do not wait for any replica (source side off)"
         : primary.noReplicaToWaitFor() ? "asynchronous: no semi-synchronous replica is connected, and "
             + "preferred does not wait for one; semi-sync again once one connects"
-        : primary.fallenBack() ? "fallen back to asynchronous replication: no acknowledgement came within "
-            + primary.timeoutMillis() + " ms (" + primary.clients() + " semi-synchronous replica(s) connected); "
-            + "commits no longer wait until a replica catches up"
-        : "every commit waits for " + (primary.waitCount() == null ? 1 : primary.waitCount())
-            + " replica acknowledgement(s) (" + primary.clients() + " connected)";
+            : primary.fallenBack() ? "fallen back to asynchronous replication: no acknowledgement came within "
+                + primary.timeoutMillis() + " ms (" + primary.clients() + " semi-synchronous replica(s) connected); "
+                + "commits no longer wait until a replica catches up"
+                : "every commit waits for " + (primary.waitCount() == null ? 1 : primary.waitCount())
+                    + " replica acknowledgement(s) (" + primary.clients() + " connected)";
     return new SemiSyncStatus(activeSite, durability, on, waitCount, primary.clients(), primary.fallenBack(), message);
   }
 }

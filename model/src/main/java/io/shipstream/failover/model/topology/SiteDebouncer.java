@@ -134,7 +134,8 @@ public final class SiteDebouncer {
     if (state != SiteState.UNREACHABLE || unreachableStreak < failureThreshold) {
       return pollInterval;
     }
-    int doublings = Math.min(unreachableStreak - failureThreshold + 1, Integer.numberOfTrailingZeros(MAX_BACKOFF_FACTOR));
+    int doublings =
+        Math.min(unreachableStreak - failureThreshold + 1, Integer.numberOfTrailingZeros(MAX_BACKOFF_FACTOR));
     return pollInterval.multipliedBy(1L << doublings);
   }
 
@@ -144,6 +145,7 @@ public final class SiteDebouncer {
 
   @Override
   public String toString() {
-    return "SiteDebouncer[" + site + " " + state + ", failed " + unreachableStreak + ", writable " + writableStreak + "]";
+    return "SiteDebouncer[" + site + " " + state + ", failed " + unreachableStreak + ", writable " + writableStreak
+        + "]";
   }
 }

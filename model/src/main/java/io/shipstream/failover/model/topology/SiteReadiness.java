@@ -103,7 +103,8 @@ public final class SiteReadiness {
    *     promote were the n-1 ahead of it lost too; null when not ready
    * @param notes what the site should know although it is ready (semi-sync not acknowledging)
    */
-  public record Readiness(String site, NotReady planned, NotReady emergency, Integer emergencyRank, List<String> notes) {
+  public record Readiness(String site, NotReady planned, NotReady emergency, Integer emergencyRank,
+      List<String> notes) {
     public Readiness {
       Objects.requireNonNull(site, "site");
       notes = notes == null ? List.of() : List.copyOf(notes);
@@ -152,7 +153,8 @@ public final class SiteReadiness {
     List<Readiness> out = new ArrayList<>();
     for (SiteSpec s : in.config().sites()) {
       List<String> notes = new ArrayList<>();
-      if (in.config().semiSync().enabled() && in.config().semiSync().acknowledges(s) && !s.name().equals(in.activeSite())
+      if (in.config().semiSync().enabled() && in.config().semiSync().acknowledges(s)
+          && !s.name().equals(in.activeSite())
           && Boolean.FALSE.equals(semiSyncAcking.get(s.name()))) {
         notes.add(Reason.SemiSyncNotAcking + ": its replica side does not acknowledge commits, so commits the primary "
             + "reported durable may be missing from it");
@@ -214,10 +216,10 @@ public final class SiteReadiness {
     }
     String why = verdict instanceof Verdict.NoPrimary n ? n.reason()
         : verdict instanceof Verdict.TotalLoss t ? t.reason()
-        : verdict instanceof Verdict.SplitBrain sb ? sb.reason()
-        : verdict instanceof Verdict.FenceNonPromotable fn ? fn.reason()
-        : verdict instanceof Verdict.Degraded d ? d.reason()
-        : String.valueOf(verdict);
+            : verdict instanceof Verdict.SplitBrain sb ? sb.reason()
+                : verdict instanceof Verdict.FenceNonPromotable fn ? fn.reason()
+                    : verdict instanceof Verdict.Degraded d ? d.reason()
+                        : String.valueOf(verdict);
     return new NotReady(Reason.GroupState, why);
   }
 

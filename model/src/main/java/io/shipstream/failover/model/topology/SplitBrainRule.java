@@ -39,7 +39,8 @@ final class SplitBrainRule {
     if (!guarded.isEmpty()) {
       said.add("the status names '" + in.activeSite() + "' active, so " + (guarded.size() == 1
           ? "the sidecar of " + TopologyMatrix.quoted(guarded) + " fences it"
-          : "the sidecars of " + TopologyMatrix.quoted(guarded) + " fence them") + " (rule 1); the watcher fences nothing");
+          : "the sidecars of " + TopologyMatrix.quoted(guarded) + " fence them")
+          + " (rule 1); the watcher fences nothing");
     }
     if (!unguarded.isEmpty()) {
       said.add(TopologyMatrix.quoted(unguarded) + " without a sidecar: alert only, a human must choose");
@@ -50,7 +51,8 @@ final class SplitBrainRule {
   static Verdict.SplitBrain resolve(TopologyMatrix.Input in, List<String> writable) {
     String both = TopologyMatrix.quoted(writable) + " are all writable";
     if (in.failoverRunning()) {
-      return new Verdict.SplitBrain(writable, null, List.of(), both + " while a failover workflow is running: alert only");
+      return new Verdict.SplitBrain(writable, null, List.of(),
+          both + " while a failover workflow is running: alert only");
     }
     String keep = in.config().sitePriorities().stream().filter(writable::contains).findFirst().orElse(null);
     String why = "it is the highest writable site in splitBrainPolicy.sitePriorities";

@@ -219,10 +219,11 @@ public final class TopologyMatrix {
             problems.add("site '" + s.name() + "' is read-only but not replicating");
           }
         }
-        default -> { }
+        default -> {}
       }
     }
-    return problems.isEmpty() ? new Verdict.Healthy(primary) : new Verdict.Degraded(primary, String.join("; ", problems));
+    return problems.isEmpty() ? new Verdict.Healthy(primary)
+        : new Verdict.Degraded(primary, String.join("; ", problems));
   }
 
   private static Verdict noWritableSite(Input in) {
@@ -320,7 +321,8 @@ public final class TopologyMatrix {
         others.add(GtidSet.parse(last.gtidExecuted()));
       }
       reading = null;
-      var choice = CandidateSelection.choose(candidates, others, in.config().sitePriorities(), names(in.config().sites(), s -> true));
+      var choice = CandidateSelection.choose(candidates, others, in.config().sitePriorities(),
+          names(in.config().sites(), s -> true));
       if (choice instanceof CandidateSelection.Chosen c) {
         String failedGtid = f.lastReachable() == null ? null : f.lastReachable().gtidExecuted();
         return lagLimit(in, failed, failedGtid, sqlProblems.isEmpty() ? c
@@ -330,7 +332,8 @@ public final class TopologyMatrix {
       return new Blocked(cause, failed, lost + "; " + choice.reason() + passedOver);
     } catch (IllegalArgumentException e) {
       return new Blocked(Cause.UnreadableGtid, failed, lost + " but "
-          + (reading == null ? "the GTID sets cannot be compared" : "the GTID set of site '" + reading + "' cannot be read")
+          + (reading == null ? "the GTID sets cannot be compared"
+              : "the GTID set of site '" + reading + "' cannot be read")
           + ": " + e.getMessage());
     }
   }
@@ -400,7 +403,8 @@ public final class TopologyMatrix {
           new Verdict.LagOverride(behind, behindGtid, limit));
     }
     return new Blocked(Cause.CandidateTooFarBehind, failed, lost + "; " + distance + ": not promoted; to promote it "
-        + "anyway and lose " + (behind == null ? "what it lacks" : "them") + ": kubectl annotate mysqlfailovergroup <name> "
+        + "anyway and lose " + (behind == null ? "what it lacks" : "them")
+        + ": kubectl annotate mysqlfailovergroup <name> "
         + PromoteAnywayAnnotation.ANNOTATION + "=" + c.site(), c.site());
   }
 
@@ -427,6 +431,7 @@ public final class TopologyMatrix {
   }
 
   static String quoted(List<String> sites) {
-    return (sites.size() == 1 ? "site " : "sites ") + sites.stream().map(s -> "'" + s + "'").collect(Collectors.joining(", "));
+    return (sites.size() == 1 ? "site " : "sites ")
+        + sites.stream().map(s -> "'" + s + "'").collect(Collectors.joining(", "));
   }
 }

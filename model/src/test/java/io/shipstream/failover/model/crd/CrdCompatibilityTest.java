@@ -84,7 +84,8 @@ class CrdCompatibilityTest {
             "v1alpha1 spec.replicas: minimum raised from 1.0 to 2.0");
     assertThat(changes(s -> withSpecField(s, "comment", new JSONSchemaPropsBuilder().withType("string")
         .withPattern("^[a-z]+$").withMaxLength(10L).build())))
-        .containsExactly("v1alpha1 spec.comment: pattern added: ^[a-z]+$", "v1alpha1 spec.comment: maxLength added: 10");
+        .containsExactly("v1alpha1 spec.comment: pattern added: ^[a-z]+$",
+            "v1alpha1 spec.comment: maxLength added: 10");
     assertThat(changes(s -> withProperty(s, "spec", new JSONSchemaPropsBuilder(s.getProperties().get("spec"))
         .addNewXKubernetesValidation().withRule("self.replicas < 3").endXKubernetesValidation().build())))
         .containsExactly("v1alpha1 spec: new validation rule self.replicas < 3");
@@ -133,7 +134,8 @@ class CrdCompatibilityTest {
             .addToProperties("comment", string())
             .addToProperties("sites", new JSONSchemaPropsBuilder().withType("array").withNewItems()
                 .withSchema(new JSONSchemaPropsBuilder().withType("object").addToProperties("name", string())
-                    .addToRequired("name").build()).endItems().build())
+                    .addToRequired("name").build())
+                .endItems().build())
             .addToRequired("mode")
             .build())
         .build();

@@ -46,7 +46,8 @@ class TlsConfigTest {
     List<String> problems = new ArrayList<>();
     TlsConfig c = TlsConfig.resolve(new TlsSpec(new SessionTlsSpec("verify-identity", new SecretRef("tls")),
         new ReplicationTlsSpec("verify-ca", "/etc/mysql/ca.pem", null, null,
-            List.of(new ChannelFilesSpec("b", "/srv/b/ca.pem", "/srv/b/c.pem", "/srv/b/k.pem")))), SITES, problems);
+            List.of(new ChannelFilesSpec("b", "/srv/b/ca.pem", "/srv/b/c.pem", "/srv/b/k.pem")))),
+        SITES, problems);
     assertThat(problems).isEmpty();
     assertThat(c.sessionSecret()).isEqualTo("tls");
     assertThat(c.channelFor("a")).isEqualTo(new ChannelTls(TlsMode.VERIFY_CA, "/etc/mysql/ca.pem", null, null));
@@ -60,7 +61,8 @@ class TlsConfigTest {
     TlsConfig.resolve(new TlsSpec(new SessionTlsSpec("verify-ca", null),
         new ReplicationTlsSpec("preferred", null, null, null, List.of(new ChannelFilesSpec("zz", null, null, null)))),
         SITES, problems);
-    assertThat(problems).anySatisfy(p -> assertThat(p).contains("tls.sessions.mode verify-ca needs tls.sessions.secretRef"))
+    assertThat(problems)
+        .anySatisfy(p -> assertThat(p).contains("tls.sessions.mode verify-ca needs tls.sessions.secretRef"))
         .anySatisfy(p -> assertThat(p).startsWith("tls.replication.mode: TLS mode 'preferred' is refused"))
         .anySatisfy(p -> assertThat(p).contains("unknown site 'zz'"));
     problems.clear();

@@ -12,9 +12,9 @@ import io.shipstream.failover.model.topology.Adoption.Wait;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * iad and pdx primary-candidates, dr dr-only. Each site is written as one word: W (writable), R
@@ -62,7 +62,8 @@ class AdoptionTest {
 
     switch (kind) {
       case "Wait" -> assertThat(decision).isInstanceOf(Wait.class);
-      case "Adopt" -> assertThat(decision).isInstanceOfSatisfying(Adopt.class, a -> assertThat(a.site()).isEqualTo(detail));
+      case "Adopt" ->
+        assertThat(decision).isInstanceOfSatisfying(Adopt.class, a -> assertThat(a.site()).isEqualTo(detail));
       case "Ambiguous" -> assertThat(decision).isInstanceOfSatisfying(Ambiguous.class,
           a -> assertThat(a.cause()).isEqualTo(detail));
       default -> throw new AssertionError(kind);

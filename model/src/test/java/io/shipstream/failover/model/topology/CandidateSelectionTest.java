@@ -61,8 +61,9 @@ class CandidateSelectionTest {
 
   @Test
   void equalSetsAreTiedAndSitePrioritiesDecide() {
-    var choice = CandidateSelection.choose(List.of(c("pdx", P + ":1-100"), c("fra", P + ":1-100"), c("sin", P + ":1-99")),
-        List.of("sin", "fra"), ORDER);
+    var choice =
+        CandidateSelection.choose(List.of(c("pdx", P + ":1-100"), c("fra", P + ":1-100"), c("sin", P + ":1-99")),
+            List.of("sin", "fra"), ORDER);
 
     assertThat(choice).extracting("site").isEqualTo("fra");
     assertThat(choice.reason()).contains("tied with 'pdx'").contains("splitBrainPolicy.sitePriorities");
@@ -190,7 +191,8 @@ class CandidateSelectionTest {
 
   @Test
   void everyCandidateErrantIsDivergent() {
-    var choice = choose(c("pdx", P + ":1-100," + UUID_B + ":1", UUID_B), c("fra", P + ":1-100," + UUID_C + ":1", UUID_C));
+    var choice =
+        choose(c("pdx", P + ":1-100," + UUID_B + ":1", UUID_B), c("fra", P + ":1-100," + UUID_C + ":1", UUID_C));
 
     assertThat(choice).isInstanceOf(Divergent.class);
     assertThat(choice.reason()).startsWith("every candidate holds errant transactions")
@@ -208,6 +210,7 @@ class CandidateSelectionTest {
 
   @Test
   void mixedNotationsAreAnError() {
-    assertThatThrownBy(() -> choose(c("pdx", P + ":1-5"), c("fra", "0-1-5"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> choose(c("pdx", P + ":1-5"), c("fra", "0-1-5")))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

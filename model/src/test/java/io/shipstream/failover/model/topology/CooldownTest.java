@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import java.time.Duration;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class CooldownTest {
   private static final Duration FIVE_MINUTES = Duration.ofMinutes(5);

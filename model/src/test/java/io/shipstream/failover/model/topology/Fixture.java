@@ -40,7 +40,8 @@ final class Fixture {
 
   static GroupConfig group(List<SiteSpec> sites, List<String> sitePriorities, String cooldown) {
     MysqlFailoverGroupSpec spec = new MysqlFailoverGroupSpec(sites, null, null, null, null, cooldown, null, null,
-        sitePriorities.isEmpty() ? null : new MysqlFailoverGroupSpec.SplitBrainPolicy(sitePriorities), null, null, null);
+        sitePriorities.isEmpty() ? null : new MysqlFailoverGroupSpec.SplitBrainPolicy(sitePriorities), null, null,
+        null);
     return GroupConfig.resolve(spec);
   }
 

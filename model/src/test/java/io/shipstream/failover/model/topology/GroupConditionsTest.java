@@ -45,8 +45,9 @@ class GroupConditionsTest {
     assertThat(missing.get(0).getStatus()).as("Ready").isEqualTo("True");
     assertThat(missing.get(2).getStatus()).as("Degraded").isEqualTo("False");
 
-    Condition all = compute(healthy.withSearchAttributes(GroupConditions.SearchAttributeCheck.listed(java.util.Set.of())),
-        null).get(3);
+    Condition all =
+        compute(healthy.withSearchAttributes(GroupConditions.SearchAttributeCheck.listed(java.util.Set.of())),
+            null).get(3);
     assertThat(all.getStatus()).isEqualTo("True");
     assertThat(all.getReason()).isEqualTo("Registered");
 
@@ -73,8 +74,9 @@ class GroupConditionsTest {
     assertThat(blocked.getReason()).isEqualTo("SeveralWritable");
     assertThat(blocked.getMessage()).contains("both writable").contains("bloodraven.shipstream.io/adopt=<site>");
 
-    Condition waiting = compute(new Facts(null, null, new Adoption.Wait("not polled yet: dr"), false, null, List.of()), null)
-        .get(0);
+    Condition waiting =
+        compute(new Facts(null, null, new Adoption.Wait("not polled yet: dr"), false, null, List.of()), null)
+            .get(0);
     assertThat(waiting.getReason()).isEqualTo("Adopting");
     assertThat(waiting.getMessage()).contains("not polled yet: dr");
   }
@@ -90,8 +92,9 @@ class GroupConditionsTest {
 
   @Test
   void aRunningFailoverIsProgressingAndNotReady() {
-    List<Condition> c = compute(new Facts(null, "iad", null, true, new Verdict.NoPrimary("between fence and promotion"), List.of()),
-        null);
+    List<Condition> c =
+        compute(new Facts(null, "iad", null, true, new Verdict.NoPrimary("between fence and promotion"), List.of()),
+            null);
     assertThat(c.get(0).getReason()).isEqualTo("FailoverInProgress");
     assertThat(c.get(1).getStatus()).isEqualTo("True");
   }
@@ -124,7 +127,8 @@ class GroupConditionsTest {
     // the DBA must correct; the message still says the primary is lost.
     Condition refused = compute(new Facts(null, "iad", null, false,
         new Verdict.Blocked(Verdict.Cause.CandidateTooFarBehind, "iad", why),
-        List.of(new GroupConditions.Problem("PromoteAnywayRejected", "names 'sfo', which is not a site"))), null).get(2);
+        List.of(new GroupConditions.Problem("PromoteAnywayRejected", "names 'sfo', which is not a site"))), null)
+        .get(2);
     assertThat(refused).extracting(Condition::getStatus, Condition::getReason)
         .containsExactly("True", "PromoteAnywayRejected");
     assertThat(refused.getMessage()).contains("names 'sfo'").contains("CandidateTooFarBehind: " + why);
@@ -176,7 +180,8 @@ class GroupConditionsTest {
   @Test
   void routingThatCannotBeSetRightIsDegraded() {
     List<Condition> c = compute(new Facts(null, "iad", null, false, new Verdict.Healthy("iad"),
-        List.of(new GroupConditions.Problem("RoutingIncomplete", "pod(s) mysql-dr-0 of site dr do not tolerate the taint"))),
+        List.of(new GroupConditions.Problem("RoutingIncomplete",
+            "pod(s) mysql-dr-0 of site dr do not tolerate the taint"))),
         null);
     assertThat(c.get(2).getStatus()).isEqualTo("True");
     assertThat(c.get(2).getReason()).isEqualTo("RoutingIncomplete");

@@ -17,7 +17,8 @@ class GtidHistoryTest {
   void mysqlIsPlainContainment() {
     assertThat(GtidHistory.includes(g(UUID_A + ":1-100"), g(UUID_A + ":1-90"))).isTrue();
     assertThat(GtidHistory.missing(g(UUID_A + ":1-90"), g(UUID_A + ":1-100"))).hasToString(UUID_A + ":91-100");
-    assertThat(GtidHistory.missing(g(UUID_A + ":1-100"), g(UUID_A + ":1-100," + UUID_B + ":1"))).hasToString(UUID_B + ":1");
+    assertThat(GtidHistory.missing(g(UUID_A + ":1-100"), g(UUID_A + ":1-100," + UUID_B + ":1")))
+        .hasToString(UUID_B + ":1");
   }
 
   @Test
@@ -77,7 +78,9 @@ class GtidHistoryTest {
 
   @Test
   void mixedNotationsAreAnError() {
-    assertThatThrownBy(() -> GtidHistory.missing(g(UUID_A + ":1-5"), g("0-1-5"))).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> GtidHistory.missing(g("0-1-5"), g(UUID_A + ":1-5"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> GtidHistory.missing(g(UUID_A + ":1-5"), g("0-1-5")))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> GtidHistory.missing(g("0-1-5"), g(UUID_A + ":1-5")))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -52,7 +52,8 @@ class GuardRestartTest {
     int missedByTheReleasedWait = 0;
     // Ticks every interval from the last contact; the first whose silence exceeds the lease fences.
     for (Duration tick = lastContactBeforeNaming; tick.compareTo(lastContactBeforeNaming.plus(LEASE)) <= 0;
-        tick = tick.plus(INTERVAL)) {
+        tick =
+        tick.plus(INTERVAL)) {
       Duration fencedAtBoot = tick.plus(CHART_RESTART);
       assertThat(fencedAtBoot).as("hung after the tick at %s from the naming", tick).isLessThan(bound.total());
       if (fencedAtBoot.compareTo(released.total()) > 0) {

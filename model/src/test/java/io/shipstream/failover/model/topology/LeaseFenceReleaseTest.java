@@ -46,8 +46,10 @@ class LeaseFenceReleaseTest {
 
   @Test
   void row1NoActiveSiteOfTheSpec() {
-    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), null, null, false, LEASE_FENCE_BACK), "no active site");
-    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), "sfo", null, false, LEASE_FENCE_BACK), "no active site");
+    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), null, null, false, LEASE_FENCE_BACK),
+        "no active site");
+    assertKept(LeaseFenceRelease.decide(CONFIG, fencedPrimary(), "sfo", null, false, LEASE_FENCE_BACK),
+        "no active site");
   }
 
   @Test

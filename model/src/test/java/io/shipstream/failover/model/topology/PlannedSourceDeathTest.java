@@ -39,7 +39,8 @@ class PlannedSourceDeathTest {
   void h1NoRunPastItsWaitingIsTold(String phase) {
     assertThat(PlannedSourceDeath.decide(phase, "iad", "iad", DEAD, replicasSay(Outcome.CONFIRMED_DEAD)))
         .extracting(PlannedSourceDeath.Decision::tell, d -> d.why().substring(0, 3)).containsExactly(false, "h1:");
-    assertThat(PlannedSourceDeath.decide(null, null, "iad", DEAD, replicasSay(Outcome.CONFIRMED_DEAD)).tell()).isFalse();
+    assertThat(PlannedSourceDeath.decide(null, null, "iad", DEAD, replicasSay(Outcome.CONFIRMED_DEAD)).tell())
+        .isFalse();
   }
 
   @ParameterizedTest(name = "{0}")

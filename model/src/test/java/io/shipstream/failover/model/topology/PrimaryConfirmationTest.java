@@ -14,9 +14,9 @@ import io.shipstream.failover.model.topology.Fixture.Scenario;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Asked;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Judged;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Outcome;
+import io.shipstream.failover.model.topology.PrimaryConfirmation.Recheck;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Result;
-import io.shipstream.failover.model.topology.PrimaryConfirmation.Recheck;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.Sampled;
 import java.time.Duration;
 import java.time.Instant;
@@ -257,7 +257,8 @@ class PrimaryConfirmationTest {
         .isEqualTo(Outcome.UNCONFIRMED);
     assertThat(PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN,
         List.of(once(ReplicaView.unanswered("s1", "timeout", NOW)), once(view("s2", "No", 0, "", null, null, null,
-            NOW)))).outcome()).as("none could be asked or none eligible").isEqualTo(Outcome.UNCONFIRMED);
+            NOW))))
+        .outcome()).as("none could be asked or none eligible").isEqualTo(Outcome.UNCONFIRMED);
     assertThat(PrimaryConfirmation.decide(false, PRIMARY_ID, LOST, MIN,
         List.of(once(connectError("s1")), once(running("s2", Duration.ofMillis(2500))))).outcome())
         .as("one lost, one unsure").isEqualTo(Outcome.UNCONFIRMED);

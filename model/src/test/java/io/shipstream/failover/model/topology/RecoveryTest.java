@@ -73,14 +73,16 @@ class RecoveryTest {
   void whoseReplicationItIs(String io, String ioError, Boolean sql, String sqlError, boolean setUp, String byHand) {
     Probe p = iad(io, ioError, sql, sqlError);
     assertThat(Recovery.needsSource(p)).isEqualTo(setUp);
-    java.util.Map<String, SiteObservation> seen = java.util.Map.of("iad", new SiteObservation(SiteState.READ_ONLY, p, p));
+    java.util.Map<String, SiteObservation> seen =
+        java.util.Map.of("iad", new SiteObservation(SiteState.READ_ONLY, p, p));
     assertThat(Recovery.stoppedByHand(seen, "pdx").get("iad")).isEqualTo(byHand);
     assertThat(Recovery.stoppedByHand(seen, "iad")).as("the active site is no replica").isEmpty();
   }
 
   @org.junit.jupiter.api.Test
   void theMessageNamesEachSiteAndItsThreads() {
-    assertThat(Recovery.stoppedByHandMessage(new java.util.TreeMap<>(java.util.Map.of("iad", "IO", "dr", "IO and SQL"))))
+    assertThat(
+        Recovery.stoppedByHandMessage(new java.util.TreeMap<>(java.util.Map.of("iad", "IO", "dr", "IO and SQL"))))
         .isEqualTo("site 'dr': replication IO and SQL threads stopped without an error, not by the failover: left "
             + "stopped (START SLAVE or START REPLICA to resume); site 'iad': replication IO thread stopped without an "
             + "error, not by the failover: left stopped (START SLAVE or START REPLICA to resume)");

@@ -12,9 +12,9 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 class SemiSyncPlanTest {
   private static final List<SiteSpec> SITES = List.of(Specs.site("iad", null), Specs.site("pdx", null),
@@ -48,13 +48,15 @@ class SemiSyncPlanTest {
   void thePrimaryWaitsForWhatTheDurabilityAndTheHealthyReplicasSay(String durability, int min, String ackFrom,
       String healthy, String flavor, String waitCount, String replicaSides) {
     GroupConfig config = config(new SemiSyncSpec(true, durability, "3s", min, ackFrom));
-    Map<String, SemiSyncSettings> desired = SemiSyncPlan.desired(config, "iad", words(healthy), flavor.equals("mariadb"));
+    Map<String, SemiSyncSettings> desired =
+        SemiSyncPlan.desired(config, "iad", words(healthy), flavor.equals("mariadb"));
 
     SemiSyncSettings primary = desired.get("iad");
     assertThat(primary.sourceEnabled()).isTrue();
     assertThat(primary.replicaEnabled()).as("the primary acknowledges once demoted").isTrue();
     assertThat(primary.timeoutMillis()).isEqualTo(3000L);
-    assertThat(primary.waitNoReplica()).as("waits while no replica is connected").isEqualTo(durability.equals("required"));
+    assertThat(primary.waitNoReplica()).as("waits while no replica is connected")
+        .isEqualTo(durability.equals("required"));
     assertThat(primary.waitCount()).isEqualTo(waitCount.equals("null") ? null : Integer.valueOf(waitCount));
     for (String replica : List.of("pdx", "ord", "dr")) {
       SemiSyncSettings s = desired.get(replica);
@@ -150,7 +152,8 @@ class SemiSyncPlanTest {
     SemiSyncState right = new SemiSyncState(true, true, true, 2, 2, 3000L, "AFTER_SYNC", true, false);
     assertThat(want.satisfiedBy(right)).isTrue();
     assertThat(want.satisfiedBy(new SemiSyncState(true, true, true, 2, 1, 3000L, "AFTER_SYNC", true, false))).isFalse();
-    assertThat(want.satisfiedBy(new SemiSyncState(true, true, true, 2, 2, 10000L, "AFTER_SYNC", true, false))).isFalse();
+    assertThat(want.satisfiedBy(new SemiSyncState(true, true, true, 2, 2, 10000L, "AFTER_SYNC", true, false)))
+        .isFalse();
     assertThat(want.satisfiedBy(new SemiSyncState(true, true, true, 2, 2, 3000L, "AFTER_COMMIT", true, false)))
         .isFalse();
     assertThat(want.satisfiedBy(new SemiSyncState(true, false, false, 2, 2, 3000L, "AFTER_SYNC", true, false)))

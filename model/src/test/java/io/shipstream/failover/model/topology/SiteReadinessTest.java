@@ -75,7 +75,8 @@ class SiteReadinessTest {
         row("healthy: b is first in line", m -> m, null, List.of(), null, null, "b"),
         // A DBA's STOP REPLICA SQL_THREAD: no planned switchover (the lag gate would never pass),
         // but the emergency drain applies the relay log, so the matrix would still promote b.
-        row("SQL thread stopped by hand", m -> put(m, "b", observed(bProbe(false, null).withSourceSql(false, null))), null, List.of(), Reason.ReplicationStopped, null, "b"),
+        row("SQL thread stopped by hand", m -> put(m, "b", observed(bProbe(false, null).withSourceSql(false, null))),
+            null, List.of(), Reason.ReplicationStopped, null, "b"),
         row("SQL thread stopped on an error", m -> put(m, "b", observed(bProbe(false, null)
             .withSourceSql(false, "Error 1062"))), null, List.of(), Reason.SqlThreadError, Reason.SqlThreadError, "c"),
         row("fenced", m -> m, null, List.of("b"), Reason.Fenced, Reason.Fenced, "c"),
@@ -200,7 +201,8 @@ class SiteReadinessTest {
 
   @Test
   void stoppedReplicationNamesTheThread() {
-    TopologyMatrix.Input in = input(m -> put(m, "b", observed(bProbe(false, null).withSourceSql(false, null))), null, List.of());
+    TopologyMatrix.Input in =
+        input(m -> put(m, "b", observed(bProbe(false, null).withSourceSql(false, null))), null, List.of());
     assertThat(of(SiteReadiness.evaluate(in), "b").planned().message())
         .isEqualTo("target b is not replicating (io thread running, sql thread stopped)");
   }

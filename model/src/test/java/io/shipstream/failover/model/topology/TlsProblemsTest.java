@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 /** The rows of {@link TlsProblems}: only a poll that failed in its TLS handshake is a TLS problem. */
 class TlsProblemsTest {
   private static final Instant AT = Instant.parse("2026-12-02T00:00:00Z");
-  private static final GroupConfig CONFIG = GroupConfig.resolve(withSites(List.of(site("iad", null), site("pdx", null))));
+  private static final GroupConfig CONFIG =
+      GroupConfig.resolve(withSites(List.of(site("iad", null), site("pdx", null))));
 
   private static SiteObservation latest(Probe p) {
     return new SiteObservation(SiteState.WRITABLE, p, null);

@@ -54,7 +54,8 @@ class TopologyMatrixFailoverTest {
 
   @Test
   void row10AnActiveSiteThatIsNotInTheSpecIsNoPrimary() {
-    Verdict v = Scenario.of(candidates(2)).sites(replica("s0", "0-1-5"), replica("s1", "0-1-5")).active("gone").evaluate();
+    Verdict v =
+        Scenario.of(candidates(2)).sites(replica("s0", "0-1-5"), replica("s1", "0-1-5")).active("gone").evaluate();
 
     assertThat(v.reason()).contains("'gone' is not in spec.sites");
     assertThat(v).isInstanceOf(Verdict.NoPrimary.class);
@@ -62,9 +63,11 @@ class TopologyMatrixFailoverTest {
 
   @Test
   void row11TheActiveSiteWithoutAVerdictIsWaitedFor() {
-    Verdict v = Scenario.of(candidates(3)).sites(replica("s1", "0-1-5"), replica("s2", "0-1-5")).active("s0").evaluate();
+    Verdict v =
+        Scenario.of(candidates(3)).sites(replica("s1", "0-1-5"), replica("s2", "0-1-5")).active("s0").evaluate();
 
-    assertThat(v).isEqualTo(new Verdict.NoPrimary("no site is writable; waiting for a verdict on the active site 's0'"));
+    assertThat(v)
+        .isEqualTo(new Verdict.NoPrimary("no site is writable; waiting for a verdict on the active site 's0'"));
   }
 
   @Test
@@ -173,8 +176,9 @@ class TopologyMatrixFailoverTest {
   @Test
   void row15TheCooldownIsTheGroupsOwnAndZeroDisablesIt() {
     List<io.shipstream.failover.model.crd.SiteSpec> sites = List.of(candidate("s0"), candidate("s1"));
-    Scenario longCooldown = Scenario.of(group(sites, List.of(), "1h")).sites(down("s0", "0-1-1"), replica("s1", "0-1-1"))
-        .active("s0").lastFailover(T0, "s0").after(Duration.ofMinutes(30));
+    Scenario longCooldown =
+        Scenario.of(group(sites, List.of(), "1h")).sites(down("s0", "0-1-1"), replica("s1", "0-1-1"))
+            .active("s0").lastFailover(T0, "s0").after(Duration.ofMinutes(30));
     Scenario noCooldown = Scenario.of(group(sites, List.of(), "0s")).sites(down("s0", "0-1-1"), replica("s1", "0-1-1"))
         .active("s0").lastFailover(T0, "s0");
 
@@ -195,7 +199,8 @@ class TopologyMatrixFailoverTest {
         .contains("writes are stopped on purpose");
     assertThat(gone).isInstanceOf(Verdict.NoPrimary.class);
     assertThat(gone.reason()).contains("nothing is failed over until it is unfenced");
-    assertThat(primaryLost().evaluate()).as("unfenced, the same loss is failed over").isInstanceOf(Verdict.Promote.class);
+    assertThat(primaryLost().evaluate()).as("unfenced, the same loss is failed over")
+        .isInstanceOf(Verdict.Promote.class);
   }
 
   @Test
@@ -217,7 +222,8 @@ class TopologyMatrixFailoverTest {
   void row16OnlyADrOnlyReplicaLeftIsBlockedForNoCandidate() {
     GroupConfig config = group(List.of(candidate("s0"), candidate("s1"), drOnly("dr")), List.of(), null);
 
-    Verdict v = Scenario.of(config).sites(down("s0", "0-1-9"), down("s1"), replica("dr", "0-1-9")).active("s0").evaluate();
+    Verdict v =
+        Scenario.of(config).sites(down("s0", "0-1-9"), down("s1"), replica("dr", "0-1-9")).active("s0").evaluate();
 
     assertThat(v).isEqualTo(new Blocked(Cause.NoCandidate, "s0", v.reason()));
     assertThat(v.reason()).contains("no primary-candidate is reachable and read-only");
@@ -263,14 +269,16 @@ class TopologyMatrixFailoverTest {
 
     assertThat(v).isEqualTo(new Blocked(Cause.NoCandidate, "s0", v.reason()));
     assertThat(v.reason()).contains("no primary-candidate is reachable and read-only with a healthy SQL thread")
-        .contains("passed over: the SQL thread of site 's1' stopped on an error: Duplicate entry '7' for key 'PRIMARY'");
+        .contains(
+            "passed over: the SQL thread of site 's1' stopped on an error: Duplicate entry '7' for key 'PRIMARY'");
   }
 
   @Test
   void row16ACandidateWithoutAVerdictIsWaitedForRatherThanBlocking() {
     Verdict v = Scenario.of(candidates(3)).sites(down("s0", "0-1-9"), down("s1")).active("s0").evaluate();
 
-    assertThat(v).isEqualTo(new Verdict.NoPrimary("the active site 's0' is unreachable; waiting for a verdict on site 's2'"));
+    assertThat(v)
+        .isEqualTo(new Verdict.NoPrimary("the active site 's0' is unreachable; waiting for a verdict on site 's2'"));
   }
 
   @Test
@@ -310,7 +318,8 @@ class TopologyMatrixFailoverTest {
   @Test
   void row18DivergentCandidatesBlockNamingWhatEachLacks() {
     Verdict v = Scenario.of(candidates(3))
-        .sites(down("s0", P + ":1-100"), replica("s1", P + ":1-100," + UUID_B + ":1"), replica("s2", P + ":1-100," + UUID_C + ":1"))
+        .sites(down("s0", P + ":1-100"), replica("s1", P + ":1-100," + UUID_B + ":1"),
+            replica("s2", P + ":1-100," + UUID_C + ":1"))
         .active("s0").evaluate();
 
     assertThat(v).isEqualTo(new Blocked(Cause.DivergentCandidates, "s0", v.reason()));
@@ -334,21 +343,24 @@ class TopologyMatrixFailoverTest {
     Verdict v = primaryLost().evaluate();
 
     assertThat(v).isEqualTo(new Verdict.Promote("s0", "s1", "0-1-100", v.reason()));
-    assertThat(v.reason()).startsWith("the active site 's0' is unreachable; promoting: site 's1' holds every transaction");
+    assertThat(v.reason())
+        .startsWith("the active site 's0' is unreachable; promoting: site 's1' holds every transaction");
   }
 
   @Test
   void row19ThreeSitesPromoteTheMostAdvancedReplica() {
     Verdict v = Scenario.of(candidates(3))
-        .sites(down("s0", P + ":1-100"), replica("s1", P + ":1-90"), replica("s2", P + ":1-97")).active("s0").evaluate();
+        .sites(down("s0", P + ":1-100"), replica("s1", P + ":1-90"), replica("s2", P + ":1-97")).active("s0")
+        .evaluate();
 
     assertThat(v).isEqualTo(new Verdict.Promote("s0", "s2", P + ":1-100", v.reason()));
   }
 
   @Test
   void row19FiveSitesTiesGoBySitePrioritiesAndDrOnlyIsNeverACandidate() {
-    GroupConfig config = group(List.of(candidate("s0"), candidate("s1"), candidate("s2"), drOnly("s3"), candidate("s4")),
-        List.of("s4", "s2"), null);
+    GroupConfig config =
+        group(List.of(candidate("s0"), candidate("s1"), candidate("s2"), drOnly("s3"), candidate("s4")),
+            List.of("s4", "s2"), null);
 
     Verdict v = Scenario.of(config)
         .sites(down("s0", P + ":1-100"), replica("s1", P + ":1-100"), replica("s2", P + ":1-100"),
@@ -362,7 +374,8 @@ class TopologyMatrixFailoverTest {
   @Test
   void row19FiveSitesTiesWithoutPrioritiesGoByDeclaredOrder() {
     Verdict v = Scenario.of(candidates(5))
-        .sites(down("s0", "0-1-50"), down("s1"), replica("s2", "0-1-50"), replica("s3", "0-1-50"), replica("s4", "0-1-49"))
+        .sites(down("s0", "0-1-50"), down("s1"), replica("s2", "0-1-50"), replica("s3", "0-1-50"),
+            replica("s4", "0-1-49"))
         .active("s0").evaluate();
 
     assertThat(v).isInstanceOf(Verdict.Promote.class).extracting("candidate").isEqualTo("s2");

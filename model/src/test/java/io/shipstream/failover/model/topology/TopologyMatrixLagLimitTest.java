@@ -15,9 +15,9 @@ import io.shipstream.failover.model.topology.Verdict.Blocked;
 import io.shipstream.failover.model.topology.Verdict.Cause;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
-import org.junit.jupiter.api.Test;
 
 /**
  * Rows 19a and 19b of the {@link TopologyMatrix} table: {@code spec.emergencyFailover.maxLagOnPromotion}
@@ -71,7 +71,8 @@ class TopologyMatrixLagLimitTest {
       assertThat(p.candidate()).isEqualTo("s1");
       assertThat(p.forced()).isFalse();
       if (notReceived != null) {
-        assertThat(p.reason()).contains(notReceived + " transaction(s) not received, within maxLagOnPromotion " + limit);
+        assertThat(p.reason())
+            .contains(notReceived + " transaction(s) not received, within maxLagOnPromotion " + limit);
       }
     } else {
       assertThat(v).isInstanceOf(Blocked.class);

@@ -40,8 +40,9 @@ class TopologyMatrixTest {
 
   @Test
   void row1EveryWritableNonPromotableSiteIsListedInDeclaredOrderEvenDuringAFailover() {
-    GroupConfig config = group(List.of(candidate("s0"), readOnlyRole("ro"), candidate("s2"), drOnly("dr"), candidate("s4")),
-        List.of(), null);
+    GroupConfig config =
+        group(List.of(candidate("s0"), readOnlyRole("ro"), candidate("s2"), drOnly("dr"), candidate("s4")),
+            List.of(), null);
 
     Verdict v = Scenario.of(config)
         .sites(down("s0", GTID), replica("s2", GTID), replica("s4", GTID), writable("dr"), writable("ro"))
@@ -116,7 +117,8 @@ class TopologyMatrixTest {
 
   @Test
   void row4FiveSitesKeepTheHighestListedWritableAndFenceTheOtherWritableOnes() {
-    GroupConfig config = group(Fixture.names(5).stream().map(Fixture::candidate).toList(), List.of("s4", "s3", "s1"), null);
+    GroupConfig config =
+        group(Fixture.names(5).stream().map(Fixture::candidate).toList(), List.of("s4", "s3", "s1"), null);
 
     Verdict v = Scenario.of(config)
         .sites(writable("s0"), writable("s1"), replica("s2", GTID), writable("s3"), down("s4", GTID))
@@ -208,15 +210,17 @@ class TopologyMatrixTest {
 
   @Test
   void row7AnUnreachableReplicaIsDegradedNotAFailover() {
-    Verdict v = Scenario.of(candidates(3)).sites(writable("s0"), down("s1"), replica("s2", GTID)).active("s0").evaluate();
+    Verdict v =
+        Scenario.of(candidates(3)).sites(writable("s0"), down("s1"), replica("s2", GTID)).active("s0").evaluate();
 
     assertThat(v).isEqualTo(new Verdict.Degraded("s0", "site 's1' is unreachable"));
   }
 
   @Test
   void row7FiveSitesListEveryProblem() {
-    GroupConfig config = group(List.of(candidate("s0"), candidate("s1"), candidate("s2"), drOnly("s3"), candidate("s4")),
-        List.of(), null);
+    GroupConfig config =
+        group(List.of(candidate("s0"), candidate("s1"), candidate("s2"), drOnly("s3"), candidate("s4")),
+            List.of(), null);
 
     Verdict v = Scenario.of(config)
         .sites(writable("s0"), stoppedReplica("s1", GTID), down("s3"), replica("s4", GTID))

@@ -48,7 +48,8 @@ import java.util.regex.Pattern;
  */
 public final class FaultHarness implements AutoCloseable {
   private static final Duration CASE_TIMEOUT = Duration.ofMinutes(4);
-  private static final String WORKFLOW_ID = "mysqlfailovergroup/" + MockCluster.NAMESPACE + "/" + FailoverStack.GROUP_NAME;
+  private static final String WORKFLOW_ID =
+      "mysqlfailovergroup/" + MockCluster.NAMESPACE + "/" + FailoverStack.GROUP_NAME;
 
   private final Path work;
   private final Flavor flavor;
@@ -274,7 +275,8 @@ public final class FaultHarness implements AutoCloseable {
         + "{\"name\":\"b\",\"mysql\":{\"host\":\"127.0.0.1\",\"port\":2}}],"
         + "\"frobnicate\":true,\"failureThreshold\":\"three\"}}";
     client.genericKubernetesResources(malformedContext()).inNamespace(MockCluster.NAMESPACE).resource(
-        client.getKubernetesSerialization().unmarshal(json, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
+        client.getKubernetesSerialization().unmarshal(json,
+            io.fabric8.kubernetes.api.model.GenericKubernetesResource.class))
         .create();
   }
 
@@ -434,10 +436,11 @@ public final class FaultHarness implements AutoCloseable {
       String view = after.path("view").path("activeSite").asText("none");
       boolean succeeded = "Succeeded".equals(end.phase());
       checks.add(new Check("after-restart", succeeded && targetWritable && sourceReadOnly && fencedNothing
-          && target.equals(view), end.phase() + "; " + target + (targetWritable ? " writable" : " READ-ONLY") + ", "
-          + source + (sourceReadOnly ? " read-only" : " WRITABLE") + "; " + site + "'s new sidecar: boot "
-          + after.path("boot").asText() + ", view " + view + ", " + (fencedNothing ? "fenced nothing"
-          : "FENCED " + after.path("lastFence"))));
+          && target.equals(view),
+          end.phase() + "; " + target + (targetWritable ? " writable" : " READ-ONLY") + ", "
+              + source + (sourceReadOnly ? " read-only" : " WRITABLE") + "; " + site + "'s new sidecar: boot "
+              + after.path("boot").asText() + ", view " + view + ", " + (fencedNothing ? "fenced nothing"
+                  : "FENCED " + after.path("lastFence"))));
       return checks;
     }
   }
@@ -568,7 +571,7 @@ public final class FaultHarness implements AutoCloseable {
   }
 
   static <T> T read(java.util.function.Supplier<T> call) {
-    for (int attempt = 1; ; attempt++) {
+    for (int attempt = 1;; attempt++) {
       try {
         return call.get();
       } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
@@ -582,7 +585,8 @@ public final class FaultHarness implements AutoCloseable {
 
   private void awaitWorkflowClosed() {
     try {
-      stack.controlPlane().client().newUntypedWorkflowStub(WORKFLOW_ID).getResult(CASE_TIMEOUT.toSeconds(), TimeUnit.SECONDS,
+      stack.controlPlane().client().newUntypedWorkflowStub(WORKFLOW_ID).getResult(CASE_TIMEOUT.toSeconds(),
+          TimeUnit.SECONDS,
           PlannedFailoverStatus.class);
     } catch (Exception e) {
       throw new IllegalStateException("the workflow did not close: " + e.getMessage() + "; "

@@ -1,7 +1,7 @@
 package io.shipstream.failover.dev.faults;
 
-import io.temporal.activity.ActivityExecutionContext;
 import io.shipstream.failover.dev.ActivityObserver;
+import io.temporal.activity.ActivityExecutionContext;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityInput;
 import io.temporal.common.interceptors.ActivityInboundCallsInterceptor.ActivityOutput;
 import java.time.Duration;

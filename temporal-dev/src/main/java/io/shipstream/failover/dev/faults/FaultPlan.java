@@ -78,7 +78,8 @@ public record FaultPlan(String name, Fault fault, Long seed) {
   /** The short list CI runs: one of each kind of fault, the cheap ones. */
   public static List<String> ciCases() {
     return List.of("worker-kill-after-fence", "worker-kill-before-lag-wait", "watcher-kill-mid-failover",
-        "source-sigstop-mid-drain", "source-sigstop-through-promotion", "replication-refused-lag-wait", "api-refuses-status-writes",
+        "source-sigstop-mid-drain", "source-sigstop-through-promotion", "replication-refused-lag-wait",
+        "api-refuses-status-writes",
         "api-refuses-dnsendpoint-writes", "target-refuses-connections-promoting");
   }
 
@@ -99,7 +100,8 @@ public record FaultPlan(String name, Fault fault, Long seed) {
       case 4 -> new ReplicationCut(r.nextBoolean(), 500 + r.nextInt(8_000), 2 + r.nextInt(9));
       case 5 -> new ApiRefusal(r.nextBoolean() ? Writes.STATUS : Writes.DNSENDPOINT, r.nextBoolean() ? 503 : 500,
           pick(r, Boundary.FENCE, Boundary.LAG_WAIT, Boundary.RECORD_TARGET, Boundary.PROMOTE, Boundary.DNS,
-              Boundary.RECORD_RESUMED), 500 + r.nextInt(8_000));
+              Boundary.RECORD_RESUMED),
+          500 + r.nextInt(8_000));
       default -> new TargetRefuses(r.nextBoolean(), 300 + r.nextInt(4_000));
     };
     return new FaultPlan("seed-" + seed, fault, seed);

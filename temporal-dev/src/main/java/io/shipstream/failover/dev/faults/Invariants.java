@@ -45,7 +45,7 @@ final class Invariants {
         && end.message().contains("manual recovery") && warningEventSays("manual recovery");
     checks.add(new Check("outcome", succeeded || rolledBack || manual, succeeded ? "Succeeded"
         : rolledBack ? "Failed, source writable and routed again"
-        : manual ? "manual recovery stated in status and Event" : end.phase() + ": " + end.message()));
+            : manual ? "manual recovery stated in status and Event" : end.phase() + ": " + end.message()));
 
     // Every acknowledged write must be on the server that takes writes now.
     String holder = writable.size() == 1 ? writable.get(0) : active;

@@ -83,7 +83,7 @@ public final class RegionHarness implements AutoCloseable {
       long timeout = io.shipstream.failover.model.Durations.parse(knobs.semiSyncTimeout()).toMillis();
       checks.add(new Check("fence-not-held", r.waitingForAck() > 0 && r.fenceMs() >= 0 && r.fenceMs() < timeout,
           r.waitingForAck() + " commits seen waiting for an acknowledgement; read-only " + ms(r.fenceMs())
-          + " after dark, before the semi-sync timeout (" + timeout + " ms) let the server acknowledge them"));
+              + " after dark, before the semi-sync timeout (" + timeout + " ms) let the server acknowledge them"));
     }
     boolean kept = semiSync ? r.lost() == 0 : r.unaccounted() == 0;
     checks.add(new Check("no-ack-lost", kept, r.acknowledged() + " acked, " + r.lost() + " not on " + r.to()
@@ -106,7 +106,7 @@ public final class RegionHarness implements AutoCloseable {
     checks.add(new Check("one-writable", r.most() <= 1, r.watchDetail()));
     checks.add(new Check("outcome", r.failoversWhileDark() == 0 && r.outcome().startsWith("Succeeded " + r.from()
         + " -> " + r.to()), r.failoversWhileDark() + " failovers started while dark (active " + r.activeWhileDark()
-        + "); switchover " + r.outcome() + " " + ms(r.switchoverMs()) + " after the request"));
+            + "); switchover " + r.outcome() + " " + ms(r.switchoverMs()) + " after the request"));
     checks.add(new Check("no-ack-lost", r.lost() == 0, r.acknowledged() + " acked, " + r.lost() + " not on " + r.to()
         + ", " + r.unaccounted() + " on no server"));
     takeover(r.takeover(), checks);
@@ -137,10 +137,10 @@ public final class RegionHarness implements AutoCloseable {
         + bound.toMillis() + " ms)"));
     checks.add(new Check("one-leader", t.stepDownMs() >= 0 && t.stepDownMs() < t.takeoverMs(),
         "the cut-off leader stopped acting " + ms(t.stepDownMs()) + " after the cut (renew deadline "
-        + knobs.watcherRenewDeadline().toMillis() + " ms), the other led after " + ms(t.takeoverMs())));
+            + knobs.watcherRenewDeadline().toMillis() + " ms), the other led after " + ms(t.takeoverMs())));
     checks.add(new Check("dark-worker-idle", t.darkWorkerAttempts() == 0 && t.otherWorkerAttempts() > 0,
         "activity attempts begun after the cut: " + t.darkWorkerAttempts() + " by the cut-off worker, "
-        + t.otherWorkerAttempts() + " by the other; " + t.stuck().detail()));
+            + t.otherWorkerAttempts() + " by the other; " + t.stuck().detail()));
   }
 
   private String flaps(List<Check> checks) {

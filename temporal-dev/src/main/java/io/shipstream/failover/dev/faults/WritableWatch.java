@@ -59,7 +59,9 @@ public final class WritableWatch implements AutoCloseable {
   }
 
   /** What a server said: writable, read-only, or nothing within the timeout. */
-  public enum Reading { WRITABLE, READ_ONLY, NONE }
+  public enum Reading {
+    WRITABLE, READ_ONLY, NONE
+  }
 
   /** One answer: asked at {@code askedMillis}, back at {@code backMillis}, both since the watch started. */
   public record Answer(double askedMillis, double backMillis, Reading reading) {}

@@ -2,12 +2,12 @@ package io.shipstream.failover.dev.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.shipstream.failover.testsupport.Flavor;
+import io.shipstream.failover.testsupport.FlavorTest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import io.shipstream.failover.testsupport.Flavor;
-import io.shipstream.failover.testsupport.FlavorTest;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -54,7 +54,8 @@ class FaultSuiteIT {
     assertThat(results).allSatisfy(r -> assertThat(r.passed())
         .as("%s on %s (%s): %s%n%s", r.plan().name(), flavor, r.plan().fault().describe(),
             r.plan().seed() == null ? "" : "replay with ./temporal-dev/faults --seed " + r.plan().seed()
-                + " --flavor " + flavor.name().toLowerCase(java.util.Locale.ROOT), table)
+                + " --flavor " + flavor.name().toLowerCase(java.util.Locale.ROOT),
+            table)
         .isTrue());
     assertThat(results).allSatisfy(r -> assertThat(r.checks()).extracting(CaseResult.Check::invariant)
         .containsAll(FaultSuite.INVARIANTS));

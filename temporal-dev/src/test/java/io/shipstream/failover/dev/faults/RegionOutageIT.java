@@ -56,7 +56,8 @@ class RegionOutageIT {
     assertThat(r.passed()).as(detail.toString()).isTrue();
     assertThat(r.checks()).extracting(CaseResult.Check::invariant).containsAll(FaultSuite.INVARIANTS);
     if (drill == RegionDrill.LEADER_DARK || drill == RegionDrill.LEADER_AND_PRIMARY_DARK) {
-      assertThat(r.checks()).extracting(CaseResult.Check::invariant).contains("takeover", "one-leader", "dark-worker-idle");
+      assertThat(r.checks()).extracting(CaseResult.Check::invariant).contains("takeover", "one-leader",
+          "dark-worker-idle");
     }
     if (drill == RegionDrill.COMES_BACK || drill == RegionDrill.LEADER_AND_PRIMARY_DARK) {
       assertThat(r.checks()).extracting(CaseResult.Check::invariant).contains("returned");

@@ -24,7 +24,7 @@ class WritableWatchTest {
   @Test
   void aSourceFrozenRightAfterItsFenceIsNotWritableBesideTheTarget() {
     Verdict v = judge(Map.entry("iad", List.of(ro(100, 102), ro(152, 154), ro(204, 206), ro(256, 258), w(290, 293),
-            w(343, 345), w(395, 397), w(447, 449))),
+        w(343, 345), w(395, 397), w(447, 449))),
         Map.entry("pdx", List.of(w(150, 152), w(200, 202), w(250, 252), none(302, 602), ro(652, 655))));
 
     assertThat(v.most()).isEqualTo(1);

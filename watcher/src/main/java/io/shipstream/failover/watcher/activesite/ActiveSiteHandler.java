@@ -93,7 +93,7 @@ public final class ActiveSiteHandler implements HttpHandler {
   /** Reads the group from the API server, for {@code fresh=true}; null: answered from the cache. */
   private volatile Function<GroupRef, Optional<MysqlFailoverGroup>> fromApiServer;
   /** Told which site's sidecar asked for a fresh view (it may be fencing); never null. */
-  private volatile BiConsumer<GroupRef, String> onFresh = (group, site) -> { };
+  private volatile BiConsumer<GroupRef, String> onFresh = (group, site) -> {};
   /** The tombstone of a deleted group; null: none is looked for, and an unknown group is a 404. */
   private volatile Function<GroupRef, Optional<Tombstones.Tombstone>> tombstones;
   /**

@@ -16,13 +16,13 @@ import io.shipstream.failover.model.topology.TlsProblems;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.watcher.topology.DrainWatch;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteFences;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.workflows.contract.Events;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -62,10 +62,11 @@ final class GroupPass {
   /** spec.plannedFailover.onActiveNodeDrain; null: not watched (tests of the other duties). */
   volatile DrainWatch drains;
 
-  GroupPass(VerdictReactions reactions, TopologyMetrics metrics, Function<GroupRef,
+  GroupPass(VerdictReactions reactions, TopologyMetrics metrics,
+      Function<GroupRef,
       Optional<MysqlFailoverGroup>> latest,
       Clock clock, OldPrimaryRecovery recovery, StartupChecks startup, GroupUpkeep upkeep,
-          SiteStatusWrites siteStatus) {
+      SiteStatusWrites siteStatus) {
     this.reactions = reactions;
     this.metrics = metrics;
     this.latest = latest;
@@ -370,7 +371,7 @@ final class GroupPass {
     upkeep.conditions(p.group, p.resource.get(), new GroupConditions.Facts(p.watched.rejectedSpec,
         effective.activeSite(), p.adoption instanceof Adoption.Adopt ? null : p.adoption,
         GroupUpkeep.failoverRunning(p.status), p.verdict, problems).withPaused(p.paused).withFenced(p.fenced),
-            p.runOwns);
+        p.runOwns);
   }
 
   /**

@@ -4,8 +4,8 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.topology.SiteReadiness;
-import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
+import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -115,7 +115,8 @@ final class SiteStatusWrites {
     return sites.stream().map(s -> List.<Object>of(Objects.toString(s.name()), Objects.toString(s.state()),
         Objects.toString(s.replicating()), Objects.toString(s.divergentGtid()),
         s.readiness() == null ? "" : Objects.toString(s.readiness().plannedReason()) + "/"
-            + s.readiness().emergencyReason() + "/" + s.readiness().emergencyRank())).toList();
+            + s.readiness().emergencyReason() + "/" + s.readiness().emergencyRank()))
+        .toList();
   }
 
   /** {@code sites} with each one's readiness, as {@code status.sites[].readiness} shows it; unchanged when null. */

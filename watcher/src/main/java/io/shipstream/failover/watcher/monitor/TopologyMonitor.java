@@ -9,13 +9,13 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.watcher.groups.GroupChanges;
 import io.shipstream.failover.watcher.topology.DrainWatch;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
 import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -52,14 +52,16 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   private final PollScheduler scheduler;
   private final Map<GroupRef, WatchedGroup> groups = new ConcurrentHashMap<>();
 
-  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions, BiConsumer<GroupRef,
+  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions,
+      BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
     this(sites, reactions, statusWriter, metrics, latest, clock, null);
   }
 
   /** With {@code recovery}, the old primary of an emergency failover is fenced and brought back when it returns. */
-  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions, BiConsumer<GroupRef,
+  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions,
+      BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
       OldPrimaryRecovery recovery) {
@@ -67,7 +69,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
   }
 
   /** With {@code startup}, the sidecars are asked how their servers start, and a writable start is an Event. */
-  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions, BiConsumer<GroupRef,
+  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions,
+      BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
       OldPrimaryRecovery recovery, StartupChecks startup) {
@@ -78,7 +81,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
    * With {@code upkeep}, a group that never recorded an active site is adopted (and the matrix
    * does not act on it before), an invalid spec is reported, and the conditions are written.
    */
-  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions, BiConsumer<GroupRef,
+  public TopologyMonitor(SiteConnector sites, VerdictReactions reactions,
+      BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
       OldPrimaryRecovery recovery, StartupChecks startup, GroupUpkeep upkeep) {

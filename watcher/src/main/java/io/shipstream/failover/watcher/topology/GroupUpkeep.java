@@ -79,7 +79,8 @@ public final class GroupUpkeep {
   }
 
   /** One semi-sync pass (see {@link SemiSyncKeeper}); the Degraded problem of a primary fallen back, if any. */
-  public Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+  public Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config,
+      MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations) {
     SemiSyncKeeper keeper = semiSync;
     if (keeper == null) {
@@ -389,7 +390,8 @@ public final class GroupUpkeep {
       if (p != null) {
         String from = p.sourceServerId() == null ? null : siteByServerId.get(p.sourceServerId());
         // A configured source that is no site of the group still counts: the server replicates from somebody.
-        out.put(site, new Adoption.Seen(p, from == null && p.sourceServerId() != null ? "?" + p.sourceServerId() : from));
+        out.put(site,
+            new Adoption.Seen(p, from == null && p.sourceServerId() != null ? "?" + p.sourceServerId() : from));
       }
     });
     return out;

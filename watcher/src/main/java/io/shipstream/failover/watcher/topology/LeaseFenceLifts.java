@@ -11,9 +11,9 @@ import io.shipstream.failover.model.topology.LeaseFenceRelease.Lift;
 import io.shipstream.failover.model.topology.LeaseFenceRelease.SidecarFence;
 import io.shipstream.failover.model.topology.SiteObservation;
 import io.shipstream.failover.runtime.ControlPlaneTls;
+import io.shipstream.failover.runtime.DaemonThreads;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.workflows.contract.Events;
-import io.shipstream.failover.runtime.DaemonThreads;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -107,13 +107,15 @@ public final class LeaseFenceLifts implements AutoCloseable {
       if (effects.liftLeaseFence(group, config, site)) {
         failed.remove(group);
         log.warn("{}: lifted the lease fence of '{}': {}", group, site.name(), lift.reason());
-        effects.event(group, Events.LEASE_FENCE_LIFTED.type().name(), Events.LEASE_FENCE_LIFTED.reason(), lift.reason());
+        effects.event(group, Events.LEASE_FENCE_LIFTED.type().name(), Events.LEASE_FENCE_LIFTED.reason(),
+            lift.reason());
       }
     } catch (Exception e) {
       String why = "could not lift the lease fence of '" + site.name() + "': " + e.getMessage();
       if (!why.equals(failed.put(group, why))) {
         log.warn("{}: {}", group, why);
-        effects.event(group, Events.LEASE_FENCE_LIFT_FAILED.type().name(), Events.LEASE_FENCE_LIFT_FAILED.reason(), why);
+        effects.event(group, Events.LEASE_FENCE_LIFT_FAILED.type().name(), Events.LEASE_FENCE_LIFT_FAILED.reason(),
+            why);
       }
     }
     return d;

@@ -55,9 +55,9 @@ final class PromoteAnywayRequests {
       Verdict.LagOverride o = p.lagOverride();
       String message = "promoting " + p.candidate() + " over the lag limit as " + PromoteAnywayAnnotation.ANNOTATION
           + "=" + p.candidate() + " requests: " + (o.notReceived() == null
-          ? "how many transactions of " + p.failedSite() + " it had not received is unknown"
-          : "it had not received " + o.notReceived() + " transaction(s) of " + p.failedSite() + " ("
-              + o.notReceivedGtid() + ")")
+              ? "how many transactions of " + p.failedSite() + " it had not received is unknown"
+              : "it had not received " + o.notReceived() + " transaction(s) of " + p.failedSite() + " ("
+                  + o.notReceivedGtid() + ")")
           + ", limit " + o.limit() + "; they are lost unless another survivor holds them; request removed";
       effects.event(group, Events.PROMOTED_OVER_LAG_LIMIT.type().name(), Events.PROMOTED_OVER_LAG_LIMIT.reason(),
           message);

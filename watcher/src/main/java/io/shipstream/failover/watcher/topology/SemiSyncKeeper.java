@@ -214,7 +214,8 @@ final class SemiSyncKeeper {
       SiteConnector.SemiSyncReading reading = sites.semiSync(ref, config, site, want);
       if (!reading.changes().isEmpty()) {
         log.info("{}: semi-sync on site '{}': {}", ref, name, reading.changes());
-        effects.eventOrLog(ref, Events.SEMI_SYNC_APPLIED, "site '" + name + "': " + String.join(", ", reading.changes()));
+        effects.eventOrLog(ref, Events.SEMI_SYNC_APPLIED,
+            "site '" + name + "': " + String.join(", ", reading.changes()));
       }
       lastFailure.remove(ref);
       return reading;

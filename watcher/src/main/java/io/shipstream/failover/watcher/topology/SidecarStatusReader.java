@@ -1,8 +1,8 @@
 package io.shipstream.failover.watcher.topology;
 
-import io.shipstream.failover.model.topology.LeaseFenceRelease;
 import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.topology.LeaseFenceRelease;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.wire.SidecarStatusAnswer;
@@ -43,7 +43,8 @@ public final class SidecarStatusReader {
   SidecarStatusReader(Function<GroupRef, SharedToken> tokens, ControlPlaneTls tls) {
     this.tokens = tokens;
     this.client = new SidecarStatusClient(
-        HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).sslContext(tls.clientContext()).build(), REQUEST_TIMEOUT);
+        HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).sslContext(tls.clientContext()).build(),
+        REQUEST_TIMEOUT);
   }
 
   /** The sidecar turned this group's credential away (401 or 403). */

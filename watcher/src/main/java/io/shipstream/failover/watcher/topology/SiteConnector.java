@@ -1,12 +1,12 @@
 package io.shipstream.failover.watcher.topology;
 
-import io.shipstream.failover.model.topology.SemiSyncSettings;
-import io.shipstream.failover.model.topology.SemiSyncState;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.model.topology.SemiSyncSettings;
+import io.shipstream.failover.model.topology.SemiSyncState;
 
 /**
  * How the monitor reaches one site's server: a poll and a fence. {@link SiteProber} does it over

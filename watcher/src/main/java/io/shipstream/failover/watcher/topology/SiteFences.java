@@ -111,9 +111,11 @@ public final class SiteFences {
       effects.eventOrLog(group, Events.SITE_FENCED, FencedSites.fencedMessage(List.of(site), status.activeSite()));
     }
     for (String site : apply.unfenced()) {
-      effects.eventOrLog(group, Events.SITE_UNFENCED, "site " + site + " is unfenced: " + (site.equals(status.activeSite())
-          ? "the active site was made writable again and takes writes" : "it is a failover candidate again (it stays "
-          + "a read-only replica) and rejoins the replicas Service"));
+      effects.eventOrLog(group, Events.SITE_UNFENCED,
+          "site " + site + " is unfenced: " + (site.equals(status.activeSite())
+              ? "the active site was made writable again and takes writes"
+              : "it is a failover candidate again (it stays "
+                  + "a read-only replica) and rejoins the replicas Service"));
     }
     if (apply.held().isEmpty()) {
       reported.remove(group);

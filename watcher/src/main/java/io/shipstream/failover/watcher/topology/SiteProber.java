@@ -10,7 +10,6 @@ import io.shipstream.failover.mysql.Credentials;
 import io.shipstream.failover.mysql.CredentialsProvider;
 import io.shipstream.failover.mysql.Fence;
 import io.shipstream.failover.mysql.FlavorMismatchException;
-import io.shipstream.failover.mysql.TlsUnavailableException;
 import io.shipstream.failover.mysql.KeptSessions;
 import io.shipstream.failover.mysql.MysqlAddress;
 import io.shipstream.failover.mysql.MysqlConnections;
@@ -21,6 +20,7 @@ import io.shipstream.failover.mysql.ServerFlavor;
 import io.shipstream.failover.mysql.ServerProbe;
 import io.shipstream.failover.mysql.SourceView;
 import io.shipstream.failover.mysql.Timeouts;
+import io.shipstream.failover.mysql.TlsUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Set;
@@ -183,7 +183,8 @@ public final class SiteProber implements SiteConnector {
   static MysqlAddress address(SiteSpec site) {
     String host = site.mysql().host();
     int port = GroupConfig.mysqlPort(site);
-    return new MysqlAddress(host, port, site.name() + " (" + host + ":" + port + ")", ServerFlavor.ofSpec(site.flavor()));
+    return new MysqlAddress(host, port, site.name() + " (" + host + ":" + port + ")",
+        ServerFlavor.ofSpec(site.flavor()));
   }
 
   /** The error for status and logs: the driver's message, which never carries the password. */

@@ -1,17 +1,17 @@
 package io.shipstream.failover.watcher.topology;
 
+import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.SiteSpec;
-import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.tls.TlsProblem;
-import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.GroupConditions;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.runtime.ControlPlaneTls;
-import io.shipstream.failover.runtime.SharedToken;
-import io.shipstream.failover.workflows.contract.Events;
-import io.shipstream.failover.watcher.topology.StartsReadOnlyWatch.Notice;
 import io.shipstream.failover.runtime.DaemonThreads;
+import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.watcher.topology.StartsReadOnlyWatch.Notice;
+import io.shipstream.failover.workflows.contract.Events;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

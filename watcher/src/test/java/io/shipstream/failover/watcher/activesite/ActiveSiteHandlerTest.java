@@ -18,8 +18,8 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.SiteSpec;
-import io.shipstream.failover.testsupport.MockCluster;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.testsupport.MockCluster;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -52,7 +52,8 @@ class ActiveSiteHandlerTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final Instant NOW = Instant.parse("2025-03-01T10:00:00.250Z");
   // The mock logs every request at INFO through java.util.logging; the reference keeps the level set.
-  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+  private static final java.util.logging.Logger MOCK_LOG =
+      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
   private final HttpClient http = HttpClient.newHttpClient();
   private final AtomicBoolean synced = new AtomicBoolean(true);
@@ -64,7 +65,8 @@ class ActiveSiteHandlerTest {
   @BeforeEach
   void start() throws IOException {
     MOCK_LOG.setLevel(Level.WARNING);
-    api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+    api = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(),
+        false);
     api.init(InetAddress.getLoopbackAddress(), 0);
     client = api.createClient();
     lookup = ref -> Optional.ofNullable(
@@ -118,7 +120,8 @@ class ActiveSiteHandlerTest {
         });
 
     assertThat(get("/active-site?namespace=shop&group=orders", BEARER).body())
-        .isEqualTo("{\"activeSite\":\"iad\",\"fencedSites\":[\"iad\",\"dfw\"],\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
+        .isEqualTo(
+            "{\"activeSite\":\"iad\",\"fencedSites\":[\"iad\",\"dfw\"],\"observedAt\":\"2025-03-01T10:00:00.250Z\"}");
   }
 
   @Test
@@ -177,7 +180,7 @@ class ActiveSiteHandlerTest {
     Map<GroupRef, MysqlFailoverGroup> onApiServer = new java.util.concurrent.ConcurrentHashMap<>();
     ActiveSiteHandler handler = new ActiveSiteHandler(ref -> Optional.empty(), synced::get, SharedToken.of(TOKEN),
         Clock.fixed(NOW, ZoneOffset.UTC))
-        .withFreshReads(ref -> Optional.ofNullable(onApiServer.get(ref)), (ref, site) -> { })
+        .withFreshReads(ref -> Optional.ofNullable(onApiServer.get(ref)), (ref, site) -> {})
         .withTombstones(ref -> {
           if (unreadable.get()) {
             throw new IllegalStateException("configmaps is forbidden");
@@ -336,9 +339,11 @@ class ActiveSiteHandlerTest {
   }
 
   /** A group with a spec that resolves, with {@code sidecar} as its spec.sidecar (null: the defaults). */
-  private void createGroup(String namespace, String name, String activeSite, MysqlFailoverGroupSpec.SidecarSpec sidecar) {
+  private void createGroup(String namespace, String name, String activeSite,
+      MysqlFailoverGroupSpec.SidecarSpec sidecar) {
     MysqlFailoverGroup group = group(namespace, name);
-    List<SiteSpec> sites = List.of(MockCluster.site(name, "iad", "10.0.0.1"), MockCluster.site(name, "dfw", "10.0.0.2"));
+    List<SiteSpec> sites =
+        List.of(MockCluster.site(name, "iad", "10.0.0.1"), MockCluster.site(name, "dfw", "10.0.0.2"));
     group.setSpec(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"), null,
         null, null, null, null, null, null, null, sidecar, null));
     store(group, activeSite);

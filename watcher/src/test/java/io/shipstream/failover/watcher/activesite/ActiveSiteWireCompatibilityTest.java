@@ -36,13 +36,14 @@ class ActiveSiteWireCompatibilityTest {
     MysqlFailoverGroup active = group("iad");
     active.setStatus(active.getStatus().withFencedSites(List.of("dfw")));
     ActiveSiteHandler live = new ActiveSiteHandler(ref -> Optional.of(active), () -> true, SharedToken.of(TOKEN), CLOCK)
-        .withFreshReads(ref -> Optional.of(active), (ref, site) -> { });
+        .withFreshReads(ref -> Optional.of(active), (ref, site) -> {});
     ActiveSiteHandler adopting = new ActiveSiteHandler(ref -> Optional.of(group(null)), () -> true,
         SharedToken.of(TOKEN), CLOCK);
     GroupRef orders = new GroupRef("shop", "orders");
     ActiveSiteHandler gone = new ActiveSiteHandler(ref -> Optional.empty(), () -> true, SharedToken.of(TOKEN), CLOCK)
-        .withFreshReads(ref -> Optional.empty(), (ref, site) -> { })
-        .withTombstones(ref -> Optional.of(new Tombstones.Tombstone(orders, "uid-1", Instant.parse("2026-12-02T09:59:00Z"))));
+        .withFreshReads(ref -> Optional.empty(), (ref, site) -> {})
+        .withTombstones(
+            ref -> Optional.of(new Tombstones.Tombstone(orders, "uid-1", Instant.parse("2026-12-02T09:59:00Z"))));
 
     for (String release : Golden.RELEASES) {
       check(release, "active-site.json", live.answer("GET", ActiveSiteHandler.PATH, QUERY, BEARER));

@@ -10,10 +10,10 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.watcher.topology.Fixtures;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
-import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
+import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -74,7 +74,7 @@ class TopologyMonitorIsolationTest {
   private void start() {
     GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
         metrics);
-    monitor = new TopologyMonitor(servers, new VerdictReactions(effects), (ref, sites) -> { }, metrics, ref -> {
+    monitor = new TopologyMonitor(servers, new VerdictReactions(effects), (ref, sites) -> {}, metrics, ref -> {
       if (ref.equals(ORDERS) && failingLookups.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
         throw new IllegalStateException("the cache cannot be read right now");
       }

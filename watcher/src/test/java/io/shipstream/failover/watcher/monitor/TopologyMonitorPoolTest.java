@@ -9,9 +9,9 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.watcher.topology.Fixtures;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -86,7 +86,10 @@ class TopologyMonitorPoolTest {
       // While all of them block, every healthy site keeps being polled (500 ms polls).
       Map<String, Integer> seen = new ConcurrentHashMap<>();
       polls.forEach((site, n) -> seen.put(site, n.get()));
-      await(() -> groups.keySet().stream().allMatch(ref -> List.of("iad", "pdx").stream().allMatch(site ->
+      await(
+          () -> groups.keySet().stream()
+              .allMatch(ref -> List.of("iad", "pdx").stream().allMatch(
+                  site ->
           count(ref.name() + "/" + site) >= seen.getOrDefault(ref.name() + "/" + site, 0) + 3)),
           "three more polls of every healthy site while " + GROUPS + " polls block");
       assertThat(blocked.get()).isEqualTo(GROUPS);

@@ -17,14 +17,14 @@ import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.watcher.topology.Fixtures;
-import io.shipstream.failover.watcher.topology.VerdictReactions;
+import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.SidecarStatusReader;
 import io.shipstream.failover.watcher.topology.SiteConnector;
 import io.shipstream.failover.watcher.topology.SiteProber;
 import io.shipstream.failover.watcher.topology.StartupChecks;
-import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.StubSidecar;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
+import io.shipstream.failover.watcher.topology.VerdictReactions;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.time.Clock;
@@ -76,8 +76,9 @@ class TopologyMonitorTest {
       if (!primary && replicasSeeIadDie && deadSites.contains("iad")) {
         pollLog.add(site.name() + " lost iad");
         return new Probe(site.name(), true, true, "0-1-10", site.name(), false, null, null,
-            Clock.systemUTC().instant(), "iad").withFlavor("MariaDB").withSourceIo("Connecting", "error reconnecting to "
-            + "master 'repl@iad:3306' - retry-time: 2 message: Can't connect to server (111)");
+            Clock.systemUTC().instant(), "iad").withFlavor("MariaDB")
+            .withSourceIo("Connecting", "error reconnecting to "
+                + "master 'repl@iad:3306' - retry-time: 2 message: Can't connect to server (111)");
       }
       pollLog.add(site.name() + " answered");
       if (primary && iadDiesAfterPoll > 0 && polls.get("iad") == iadDiesAfterPoll) {
@@ -184,7 +185,8 @@ class TopologyMonitorTest {
       }
       StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), PROBED,
           effects::event, metrics, Duration.ofMillis(50));
-      List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<List<io.fabric8.kubernetes.api.model.Condition>> conditions =
+          new java.util.concurrent.CopyOnWriteArrayList<>();
       GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(),
           null, null);
       start(withSidecars(Map.of("pdx", pdx.url(), "dr", "http://127.0.0.1:" + closedPort)), startup, upkeep);
@@ -192,7 +194,8 @@ class TopologyMonitorTest {
       // pollInterval is 500ms, so the checks come no faster than that: three take a second or more.
       await(() -> pdx.requests() >= 3, "three checks of pdx's sidecar");
       assertThat(eventsWith("ServerStartsWritable")).singleElement().asString()
-          .startsWith("Warning ").contains("'pdx'").contains("MariaDB read_only=ON in [mysqld], MySQL super_read_only=ON");
+          .startsWith("Warning ").contains("'pdx'")
+          .contains("MariaDB read_only=ON in [mysqld], MySQL super_read_only=ON");
       assertThat(registry.get("bloodraven_server_starts_read_only").tags("site", "pdx").gauge().value()).isZero();
       assertThat(pdx.authorizations).containsOnly("Bearer s3cret");
       // The condition too: the group is Degraded for as long as pdx would start writable.
@@ -223,15 +226,18 @@ class TopologyMonitorTest {
   @Test
   void aSidecarNoLivenessProbeRestartsMakesTheGroupDegradedWithOneWarningUntilAProbeIsDeclared() throws Exception {
     try (StubSidecar pdx = new StubSidecar().startsReadOnly(true)) {
-      java.util.concurrent.atomic.AtomicReference<GuardRestart.Reading> pdxPods = new java.util.concurrent.atomic
-          .AtomicReference<>(GuardRestart.Reading.noProbe("pod mysql-pdx-0 of site pdx has no container with a "
-              + "liveness probe on /health"));
+      java.util.concurrent.atomic.AtomicReference<GuardRestart.Reading> pdxPods =
+          new java.util.concurrent.atomic
+          .AtomicReference<>(
+              GuardRestart.Reading.noProbe("pod mysql-pdx-0 of site pdx has no container with a "
+                  + "liveness probe on /health"));
       java.util.concurrent.atomic.AtomicInteger reads = new java.util.concurrent.atomic.AtomicInteger();
       StartupChecks startup = new StartupChecks(new SidecarStatusReader(SharedToken.of("s3cret")), (group, site) -> {
         reads.incrementAndGet();
         return pdxPods.get();
       }, effects::event, metrics, Duration.ofMillis(50));
-      List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<List<io.fabric8.kubernetes.api.model.Condition>> conditions =
+          new java.util.concurrent.CopyOnWriteArrayList<>();
       GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(),
           null, null);
       start(withSidecars(Map.of("pdx", pdx.url())), startup, upkeep);
@@ -250,7 +256,8 @@ class TopologyMonitorTest {
       assertThat(eventsWith("SidecarNotGuarded")).hasSize(1);
 
       pdxPods.set(PROBED.apply(null, new SiteSpec("pdx", null, null, null, null, null, null, null, null)));
-      await(() -> !degraded(conditions).getReason().equals("SidecarNotGuarded"), "Degraded no longer SidecarNotGuarded");
+      await(() -> !degraded(conditions).getReason().equals("SidecarNotGuarded"),
+          "Degraded no longer SidecarNotGuarded");
       assertThat(eventsWith("SidecarNotGuarded")).hasSize(1);
     }
   }
@@ -430,7 +437,8 @@ class TopologyMonitorTest {
     int firstLost = polls.indexOf(polls.stream().filter(e -> e.endsWith("lost iad")).findFirst().orElseThrow());
     assertThat(polls.subList(firstLost, polls.size())).as("the poll after the first replica that lost iad, of " + polls)
         .element(1).isEqualTo("iad failed");
-    assertThat(effects.starts()).singleElement().satisfies(p -> assertThat(p.reason()).startsWith("replicas confirmed: "));
+    assertThat(effects.starts()).singleElement()
+        .satisfies(p -> assertThat(p.reason()).startsWith("replicas confirmed: "));
   }
 
   @Test

@@ -89,7 +89,8 @@ class DrainWatchTest {
   void aCordonedActiveNodeRequestsOneSwitchoverPerEpisode() {
     assertThat(check(healthy(), false)).isInstanceOf(DrainSwitchover.Nothing.class);
     cluster.cordon("node-pdx", true);
-    assertThat(check(healthy(), false)).as("a replica's node is no concern").isInstanceOf(DrainSwitchover.Nothing.class);
+    assertThat(check(healthy(), false)).as("a replica's node is no concern")
+        .isInstanceOf(DrainSwitchover.Nothing.class);
     assertThat(annotation()).isNull();
 
     cluster.cordon("node-iad", true);

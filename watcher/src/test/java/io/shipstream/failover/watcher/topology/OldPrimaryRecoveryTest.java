@@ -98,7 +98,8 @@ class OldPrimaryRecoveryTest {
 
     checkTwice(seen, status);
 
-    assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked: site 'iad': the old primary holds 2 transaction(s)")
+    assertThat(done).singleElement().asString()
+        .startsWith("Warning RecoveryBlocked: site 'iad': the old primary holds 2 transaction(s)")
         .contains("0-1-11..12");
     List<SiteStatus> statuses = recovery.withDivergence(ORDERS, List.of(
         new SiteStatus("iad", "READ_ONLY", NOW.toString(), false, "0-1-12", null, null),
@@ -191,7 +192,7 @@ class OldPrimaryRecoveryTest {
     List<List<MysqlFailoverGroupStatus.LostTransactions>> written = new ArrayList<>();
     java.time.Clock clock = java.time.Clock.fixed(NOW, java.time.ZoneOffset.UTC);
     OldPrimaryRecovery.Events events = (group, type, reason, message) -> done.add(type + " " + reason + ": " + message);
-    OldPrimaryRecovery recording = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> { }, events,
+    OldPrimaryRecovery recording = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> {}, events,
         (group, all) -> written.add(all), clock);
     MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
     Map<String, SiteObservation> seen = sites(back(true, "0-1-12"), "0-1-10,0-2-15");
@@ -209,7 +210,7 @@ class OldPrimaryRecoveryTest {
 
     // A restarted watcher decides again from the status, which holds the record: no second record or Event.
     done.clear();
-    OldPrimaryRecovery restarted = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> { }, events,
+    OldPrimaryRecovery restarted = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> {}, events,
         (group, all) -> written.add(all), clock);
     restarted.check(ORDERS, config, seen, status.withLostTransactions(List.of(lost)));
     assertThat(written).hasSize(1);
@@ -219,7 +220,7 @@ class OldPrimaryRecoveryTest {
   @Test
   void aLossThatCannotBeRecordedIsTriedAgainOnTheNextPoll() {
     List<String> attempts = new ArrayList<>();
-    OldPrimaryRecovery recording = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> { },
+    OldPrimaryRecovery recording = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> {},
         (group, type, reason, message) -> done.add(type + " " + reason), (group, all) -> {
           attempts.add("record");
           if (attempts.size() == 1) {
@@ -239,9 +240,11 @@ class OldPrimaryRecoveryTest {
 
   /** A planned failover iad to pdx that succeeded while iad was dead: the run's rejoin failed. */
   private static MysqlFailoverGroupStatus plannedWithSourceDead(String startTime) {
-    io.shipstream.failover.model.crd.PlannedFailoverStatus planned = new io.shipstream.failover.model.crd
-        .PlannedFailoverStatus("Succeeded", "pdx", "iad", "0-1-10", "0-1-10", startTime, null, 10.0, 0L, null, null,
-        "promoted pdx; old primary iad not re-pointed at pdx; it stays read-only: Connection refused", null);
+    io.shipstream.failover.model.crd.PlannedFailoverStatus planned =
+        new io.shipstream.failover.model.crd
+        .PlannedFailoverStatus("Succeeded", "pdx", "iad", "0-1-10", "0-1-10",
+            startTime, null, 10.0, 0L, null, null,
+            "promoted pdx; old primary iad not re-pointed at pdx; it stays read-only: Connection refused", null);
     return new MysqlFailoverGroupStatus("pdx", startTime, "pdx", "0-1-10", null, planned, null, null, null, null);
   }
 

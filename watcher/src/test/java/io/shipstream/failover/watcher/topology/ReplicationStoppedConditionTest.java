@@ -24,8 +24,10 @@ class ReplicationStoppedConditionTest {
   private final MysqlFailoverGroup group = group();
 
   private GroupUpkeep upkeep() {
-    return new GroupUpkeep(effects, (ref, conditions, generation) ->
-        group.setStatus(group.getStatus().withConditions(conditions, generation)), Clock.systemUTC(), null, null);
+    return new GroupUpkeep(effects,
+        (ref, conditions, generation) ->
+        group.setStatus(group.getStatus().withConditions(conditions, generation)),
+        Clock.systemUTC(), null, null);
   }
 
   @Test

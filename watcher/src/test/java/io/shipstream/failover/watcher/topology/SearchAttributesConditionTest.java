@@ -26,8 +26,10 @@ class SearchAttributesConditionTest {
   private final TopologyMetrics metrics = new TopologyMetrics(registry);
   private final AtomicReference<SearchAttributeCheck> listing = new AtomicReference<>();
   private final MysqlFailoverGroup group = group();
-  private final GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, conditions, generation) ->
-      group.setStatus(group.getStatus().withConditions(conditions, generation)), Clock.systemUTC(), null, metrics)
+  private final GroupUpkeep upkeep = new GroupUpkeep(effects,
+      (ref, conditions, generation) ->
+      group.setStatus(group.getStatus().withConditions(conditions, generation)),
+      Clock.systemUTC(), null, metrics)
       .searchAttributes(listing::get);
 
   @Test

@@ -106,8 +106,9 @@ class SemiSyncKeeperTest {
   private static GroupConfig config() {
     MysqlFailoverGroupSpec base = Fixtures.spec("5m", null);
     return GroupConfig.resolve(new MysqlFailoverGroupSpec(base.sites(), base.credentialsSecretRef(), "500ms", 3, 2,
-        "5m", null, null, null, null, null, null, null, null, new MysqlFailoverGroupSpec.SemiSyncSpec(true, "preferred", "2s", 1,
-        null)));
+        "5m", null, null, null, null, null, null, null, null,
+        new MysqlFailoverGroupSpec.SemiSyncSpec(true, "preferred", "2s", 1,
+            null)));
   }
 
   private static Map<String, SiteObservation> observations(String primary) {

@@ -19,7 +19,8 @@ class SidecarFenceEventsTest {
 
   private final List<String> events = new CopyOnWriteArrayList<>();
   private final SidecarFenceEvents fences = new SidecarFenceEvents(
-      (group, type, reason, message) -> events.add(type + " " + reason + ": " + message), Clock.fixed(NOW, ZoneOffset.UTC));
+      (group, type, reason, message) -> events.add(type + " " + reason + ": " + message),
+      Clock.fixed(NOW, ZoneOffset.UTC));
 
   @Test
   void eachFenceIsReportedOnceWithItsRuleAndReason() {

@@ -109,7 +109,8 @@ class SiteFencesTest {
     assertThat(effects.unfenced).containsExactly("iad");
     assertThat(effects.recorded).containsExactly(List.of());
     assertThat(effects.events()).singleElement().asString()
-        .isEqualTo("Normal SiteUnfenced: site iad is unfenced: the active site was made writable again and takes writes");
+        .isEqualTo(
+            "Normal SiteUnfenced: site iad is unfenced: the active site was made writable again and takes writes");
   }
 
   @Test
@@ -118,8 +119,9 @@ class SiteFencesTest {
 
     assertThat(effects.unfenced).isEmpty();
     assertThat(effects.recorded).containsExactly(List.of());
-    assertThat(effects.events()).singleElement().asString().startsWith("Normal SiteUnfenced: site dr is unfenced: it is a "
-        + "failover candidate again");
+    assertThat(effects.events()).singleElement().asString()
+        .startsWith("Normal SiteUnfenced: site dr is unfenced: it is a "
+            + "failover candidate again");
   }
 
   @Test
@@ -129,7 +131,8 @@ class SiteFencesTest {
 
     assertThat(held.sites()).containsExactly("iad");
     assertThat(effects.unfenced).isEmpty();
-    assertThat(effects.events()).singleElement().asString().startsWith("Warning ActionHeld: paused: would unfence [iad]");
+    assertThat(effects.events()).singleElement().asString()
+        .startsWith("Warning ActionHeld: paused: would unfence [iad]");
 
     SiteFences.Accepted resumed = keep(null, List.of("iad"), false);
     assertThat(resumed.sites()).isEmpty();

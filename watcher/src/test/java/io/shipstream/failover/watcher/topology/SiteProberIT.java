@@ -38,8 +38,9 @@ class SiteProberIT {
       sites.add(new SiteSpec(name, t.role(), t.zone(), new SiteSpec.Endpoint(server.host(), server.port()),
           t.podSelector(), t.taintNodeSelector(), t.lbIP(), null, null, flavor.name().toLowerCase(Locale.ROOT)));
     }
-    return GroupConfig.resolve(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"),
-        "2s", 3, 2, "0s", null, null, null, null, null, null));
+    return GroupConfig
+        .resolve(new MysqlFailoverGroupSpec(sites, new MysqlFailoverGroupSpec.SecretRef("mysql-credentials"),
+            "2s", 3, 2, "0s", null, null, null, null, null, null));
   }
 
   /** The ids of the server's sessions of the admin account, but the one asking. */
@@ -55,7 +56,8 @@ class SiteProberIT {
 
   /** Connection attempts the server has counted since it started, this query's own included. */
   private static long connections(DatabaseServer server) {
-    String table = server.flavor() == Flavor.MYSQL ? "performance_schema.global_status" : "information_schema.GLOBAL_STATUS";
+    String table =
+        server.flavor() == Flavor.MYSQL ? "performance_schema.global_status" : "information_schema.GLOBAL_STATUS";
     return Long.parseLong(server.queryString("SELECT VARIABLE_VALUE FROM " + table
         + " WHERE VARIABLE_NAME = 'Connections'"));
   }
@@ -63,7 +65,8 @@ class SiteProberIT {
   @FlavorTest
   void aSitesPollsKeepOneConnectionWhichIsReplacedAfterAKillAndARestart(Flavor flavor) throws Exception {
     flavor.assumeAvailable();
-    try (DatabaseServer server = flavor.start(Path.of("target", "it-site-prober"), flavor.name().toLowerCase(Locale.ROOT))) {
+    try (DatabaseServer server =
+        flavor.start(Path.of("target", "it-site-prober"), flavor.name().toLowerCase(Locale.ROOT))) {
       GroupConfig config = config(server, flavor);
       SiteSpec iad = config.sites().get(0);
       SiteProber prober = new SiteProber(new StaticCredentialsProvider(LOGIN), Clock.systemUTC());

@@ -1,8 +1,8 @@
 package io.shipstream.failover.workflows.common;
 
 import io.shipstream.failover.workflows.activities.DragonflyActivities;
-import io.shipstream.failover.workflows.activities.HookActivities;
 import io.shipstream.failover.workflows.activities.DryRunActivities;
+import io.shipstream.failover.workflows.activities.HookActivities;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;

@@ -66,7 +66,7 @@ public enum FailoverKind {
       case LagTimeout -> "failed_timeout";
       case InvalidAnnotation, UnknownSite, AlreadyActive, TargetUnhealthy, TargetNotCandidate, NoActivePrimary,
           CooldownActive, ConcurrentOperation, InvalidSpec, PreFailoverHookVetoed, InvalidSchedule, TargetFenced ->
-          "rejected";
+        "rejected";
       default -> "failed_other";
     };
   }

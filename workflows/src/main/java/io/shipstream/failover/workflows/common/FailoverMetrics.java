@@ -66,7 +66,8 @@ public final class FailoverMetrics {
 
   /** One per failover that has the session store enabled: success, failed or skipped. */
   public void dragonflyPromotion(String group, String targetSite, String result) {
-    Workflow.getMetricsScope().tagged(Map.of("group", group, "target_site", nullToUnknown(targetSite), "result", result))
+    Workflow.getMetricsScope()
+        .tagged(Map.of("group", group, "target_site", nullToUnknown(targetSite), "result", result))
         .counter("bloodraven_dragonfly_promotions").inc(1);
   }
 

@@ -6,9 +6,9 @@ import io.shipstream.failover.model.HooksConfig;
 import io.shipstream.failover.model.Phase;
 import io.shipstream.failover.model.Reason;
 import io.shipstream.failover.model.RoleLabel;
-import io.shipstream.failover.model.crd.WriteWindow;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.crd.WriteWindow;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.MysqlActivities;
@@ -93,8 +93,9 @@ public final class FailoverRun {
     this.metrics = metrics;
     this.cancel = cancel;
     var info = Workflow.getInfo();
-    this.publisher = new StatusPublisher(k8s, k8sAside, group, new WorkflowRef(kind.workflowType(), info.getWorkflowId(),
-        info.getRunId()));
+    this.publisher =
+        new StatusPublisher(k8s, k8sAside, group, new WorkflowRef(kind.workflowType(), info.getWorkflowId(),
+            info.getRunId()));
   }
 
   /**
@@ -408,7 +409,8 @@ public final class FailoverRun {
     }
     return "; write window " + w.seconds() + " s (the watcher's detection to the candidate writable"
         + (w.sinceLastPollSeconds() == null ? "" : "; the primary last answered a poll " + w.sinceLastPollSeconds()
-            + " s before the detection") + ")";
+            + " s before the detection")
+        + ")";
   }
 
   /** Ends as Failed with the reason; the Event says the reason and {@code message}. */

@@ -197,7 +197,8 @@ public enum Events {
   /** A DBA fenced a site: held read-only, out of the replicas Service, never a candidate. */
   SITE_FENCED(Normal, "SiteFenced", "site <site> is fenced (...): held read-only by the watcher and the sidecars, ..."),
   /** A DBA unfenced a site; the active site is made writable again first. */
-  SITE_UNFENCED(Normal, "SiteUnfenced", "site <site> is unfenced: <a candidate again | the active site takes writes again>"),
+  SITE_UNFENCED(Normal, "SiteUnfenced",
+      "site <site> is unfenced: <a candidate again | the active site takes writes again>"),
   /** A fenced-sites annotation naming an unknown site or malformed: nothing changed. */
   FENCE_REJECTED(Warning, "FenceRejected", "the bloodraven.shipstream.io/fenced-sites annotation is '<value>': <why>; "
       + "nothing was changed ..."),

@@ -49,7 +49,8 @@ final class EmergencyDryRun {
     for (SiteSpec site : config.sites()) {
       ServerReading r = readings.get(site.name());
       Probe probe = probe(r, now);
-      SiteState state = !r.reachable() ? SiteState.UNREACHABLE : r.readOnly() ? SiteState.READ_ONLY : SiteState.WRITABLE;
+      SiteState state =
+          !r.reachable() ? SiteState.UNREACHABLE : r.readOnly() ? SiteState.READ_ONLY : SiteState.WRITABLE;
       observations.put(site.name(), new SiteObservation(state, probe, r.reachable() ? probe : null));
       report.find("site " + site.name() + " (" + site.role() + "): " + (!r.reachable() ? "unreachable: " + r.error()
           : (r.readOnly() ? "read-only" : "writable") + ", executed " + r.gtidExecuted()
@@ -70,7 +71,8 @@ final class EmergencyDryRun {
       report.transactionsLost = answer.transactionsLost();
       report.message = "if " + promote.failedSite() + " died now, the emergency failover would promote "
           + promote.candidate() + ", losing " + (answer.transactionsLost() == null ? "an unknown number of"
-              : "at most " + answer.transactionsLost()) + " transaction(s)"
+              : "at most " + answer.transactionsLost())
+          + " transaction(s)"
           + (answer.lostGtid() == null ? "" : " (" + answer.lostGtid() + ")") + " of " + promote.failedSite()
           + "'s set as read now: " + promote.reason();
       report.find("would promote " + promote.candidate());

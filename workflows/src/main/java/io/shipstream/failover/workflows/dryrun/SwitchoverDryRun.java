@@ -126,8 +126,10 @@ final class SwitchoverDryRun {
         continue;
       }
       String replication = !s.replicaConfigured() ? "no replica"
-          : (s.replicating() ? "replicating" : "replication stopped (IO " + (s.ioThreadRunning() ? "running" : "stopped")
-              + ", SQL " + (s.sqlThreadRunning() ? "running" : "stopped") + ")") + " from " + s.sourceHost() + ":"
+          : (s.replicating() ? "replicating"
+              : "replication stopped (IO " + (s.ioThreadRunning() ? "running" : "stopped")
+                  + ", SQL " + (s.sqlThreadRunning() ? "running" : "stopped") + ")")
+              + " from " + s.sourceHost() + ":"
               + s.sourcePort() + (s.secondsBehindSource() == null ? "" : ", " + s.secondsBehindSource() + " s behind");
       report.find("site " + site.name() + " (" + role + "): " + (s.readOnly() ? "read-only" : "writable") + ", "
           + replication + ", executed " + s.gtidExecuted()

@@ -1,8 +1,8 @@
 package io.shipstream.failover.workflows.emergency;
 
 import io.shipstream.failover.model.gtid.GtidSet;
-import io.shipstream.failover.model.topology.GtidHistory;
 import io.shipstream.failover.model.gtid.GtidUnion;
+import io.shipstream.failover.model.topology.GtidHistory;
 import java.util.ArrayList;
 import java.util.List;
 

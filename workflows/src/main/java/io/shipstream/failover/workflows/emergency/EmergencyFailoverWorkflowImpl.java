@@ -11,11 +11,11 @@ import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.CancelRequest;
+import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.FailoverAbort;
 import io.shipstream.failover.workflows.common.FailoverKind;
 import io.shipstream.failover.workflows.common.FailoverMetrics;
 import io.shipstream.failover.workflows.common.FailoverProgress;
-import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
 import io.shipstream.failover.workflows.common.PromotionOutcome;
@@ -268,7 +268,7 @@ public class EmergencyFailoverWorkflowImpl implements EmergencyFailoverWorkflow 
     Duration relayDrain = plan.config().connectionDrainTimeout();
     try {
       PromoteResult promoted = ActivityStubs.mysqlWait(relayDrain, "promote " + plan.target().name()
-              + " once its relay log is applied")
+          + " once its relay log is applied")
           .promote(plan.targetServer(), FailoverRun.now().plus(relayDrain),
               SemiSyncPlan.atPromotion(plan.config(), plan.target().name()), false);
       progress.targetGtidAtPromotion = promoted.gtidExecuted();

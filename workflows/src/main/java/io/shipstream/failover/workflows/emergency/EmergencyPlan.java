@@ -25,9 +25,11 @@ record EmergencyPlan(GroupRef group, GroupConfig config, SiteSpec failed, SiteSp
     } catch (GroupConfig.InvalidSpecException e) {
       throw new FailoverAbort(Reason.InvalidSpec, e.getMessage());
     }
-    SiteSpec failed = config.site(failedSite).orElseThrow(() ->
+    SiteSpec failed = config.site(failedSite)
+        .orElseThrow(() ->
         new FailoverAbort(Reason.UnknownSite, "unknown failed site '" + failedSite + "'"));
-    SiteSpec target = config.site(candidate).orElseThrow(() ->
+    SiteSpec target = config.site(candidate)
+        .orElseThrow(() ->
         new FailoverAbort(Reason.UnknownSite, "unknown candidate site '" + candidate + "'"));
     if (failed.name().equals(target.name())) {
       throw new FailoverAbort(Reason.TargetUnhealthy, "the candidate is the failed site " + failed.name());

@@ -166,7 +166,8 @@ final class OldPrimaryGate {
     }
     // Release 0.1.0 waited the longer of the lease and the restart bound, too short for a sidecar
     // that hangs after the naming while its lease still runs; a failover it started keeps that wait.
-    released = Workflow.getVersion(WAIT_ADDS_LEASE_AND_RESTART, Workflow.DEFAULT_VERSION, 1)
+    released =
+        Workflow.getVersion(WAIT_ADDS_LEASE_AND_RESTART, Workflow.DEFAULT_VERSION, 1)
         == Workflow.DEFAULT_VERSION;
     bound = released
         ? GuardRestart.boundAsReleased(reading, plan.config().leaseTimeout(), plan.config().peerCheckInterval())

@@ -40,7 +40,9 @@ final class OldPrimaryProof {
   }
 
   /** What allowed the promotion, in the words of the Event that reports it. */
-  enum Proof { FENCED_BY_WORKFLOW, SIDECAR_CONFIRMED, SIDECAR_SAW_IT_DEAD, LEASE_EXPIRED, NO_SIDECAR }
+  enum Proof {
+    FENCED_BY_WORKFLOW, SIDECAR_CONFIRMED, SIDECAR_SAW_IT_DEAD, LEASE_EXPIRED, NO_SIDECAR
+  }
 
   private OldPrimaryProof() {}
 

@@ -7,9 +7,9 @@ import io.shipstream.failover.workflows.activities.MysqlActivities.StoppedReplic
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.activities.ServerState;
 import io.shipstream.failover.workflows.common.ActivityStubs;
+import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
-import io.shipstream.failover.workflows.common.ChannelReadBack;
 import io.shipstream.failover.workflows.common.ReplicaRepointing;
 import io.shipstream.failover.workflows.contract.Events;
 import io.shipstream.failover.workflows.contract.FailureTypes;
@@ -196,10 +196,12 @@ final class Survivors {
    */
   void settleRepointing(ChannelReadBack channels) {
     String target = plan.target().name();
-    plan.survivors().stream().map(SiteSpec::name).filter(divergent::contains).forEach(site ->
-        warn.report(Events.REPLICA_NOT_REPOINTED, site + " holds divergent transactions (status.sites[].divergentGtid):"
-            + " left read-only and out of replication for a person to decide; point it at " + target
-            + " once they are dealt with"));
+    plan.survivors().stream().map(SiteSpec::name).filter(divergent::contains)
+        .forEach(site ->
+        warn.report(Events.REPLICA_NOT_REPOINTED,
+            site + " holds divergent transactions (status.sites[].divergentGtid):"
+                + " left read-only and out of replication for a person to decide; point it at " + target
+                + " once they are dealt with"));
     states.forEach((site, state) -> {
       if (!repointing.started(site)) {
         warn.report(Events.REPLICA_NOT_REPOINTED, site + " was unreachable during the failover and still replicates"

@@ -3,9 +3,9 @@ package io.shipstream.failover.workflows.planned;
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.gtid.GtidSet;
+import io.shipstream.failover.model.gtid.GtidUnion;
 import io.shipstream.failover.model.topology.GtidHistory;
 import io.shipstream.failover.workflows.activities.ServerState;
-import io.shipstream.failover.model.gtid.GtidUnion;
 import io.shipstream.failover.workflows.planned.PlannedFailoverPlanner.Plan;
 import java.util.List;
 

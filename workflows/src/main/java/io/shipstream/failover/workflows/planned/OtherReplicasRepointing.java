@@ -57,7 +57,8 @@ final class OtherReplicasRepointing {
       } else if (step.repoint()) {
         Optional<String> failure = repointing.failure(site);
         if (failure.isPresent()) {
-          run.warn(Events.REPLICA_NOT_REPOINTED, OtherReplicas.notRepointed(plan, site, states.get(site), failure.get()));
+          run.warn(Events.REPLICA_NOT_REPOINTED,
+              OtherReplicas.notRepointed(plan, site, states.get(site), failure.get()));
         } else {
           channels.start(repointing.replica(site));
         }

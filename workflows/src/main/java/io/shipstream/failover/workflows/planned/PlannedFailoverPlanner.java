@@ -114,7 +114,8 @@ public final class PlannedFailoverPlanner {
    * Decides with the servers' state in hand. {@code states} holds every site that could be
    * inspected, by name.
    */
-  public static Decision decide(CheckedRequest request, MysqlFailoverGroupStatus status, Map<String, ServerState> states,
+  public static Decision decide(CheckedRequest request, MysqlFailoverGroupStatus status,
+      Map<String, ServerState> states,
       Instant now) {
     GroupConfig config = request.config();
     String targetName = request.annotation().targetSite();
@@ -132,8 +133,9 @@ public final class PlannedFailoverPlanner {
 
     Map<String, PlannedTarget.Reading> readings = new LinkedHashMap<>();
     states.forEach((site, state) -> readings.put(site, reading(state)));
-    PlannedTarget.Outcome outcome = PlannedTarget.servers(config, targetName, status == null ? null : status.activeSite(),
-        readings);
+    PlannedTarget.Outcome outcome =
+        PlannedTarget.servers(config, targetName, status == null ? null : status.activeSite(),
+            readings);
     if (!outcome.accepted()) {
       return reject(outcome.refused(), targetName);
     }

@@ -73,7 +73,8 @@ final class SourceDrain {
       boolean timeout = FailureTypes.LAG_TIMEOUT.equals(Failures.type(e));
       run.progress.note(plan.target().name() + " had not caught up with " + plan.source().name()
           + " before the fence (" + (timeout ? "not within " + Durations.format(budget) : "the wait failed: "
-          + Failures.rootMessage(e)) + "); the lag gate after the fence waited for the rest");
+              + Failures.rootMessage(e))
+          + "); the lag gate after the fence waited for the rest");
     }
   }
 
@@ -167,8 +168,9 @@ final class SourceDrain {
     // Ordinary from the start it left with the promotion's command and, slower than the promotion,
     // held the target's label up by its rest and a workflow task or two.
     unlabel = Async.procedure(ActivityStubs.kubernetesLocalInTheWindow()::setSiteRole, run.group, plan.source(),
-        RoleLabel.REPLICA).handle((done, failure) -> failure == null ? Workflow.newPromise((Void) null)
-            : Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(), RoleLabel.REPLICA))
+        RoleLabel.REPLICA).handle(
+            (done, failure) -> failure == null ? Workflow.newPromise((Void) null)
+                : Async.procedure(run.k8sAside::setSiteRole, run.group, plan.source(), RoleLabel.REPLICA))
         .thenCompose(next -> next);
     if (fence.appConnections() == 0) {
       return new Drain(null);
@@ -211,7 +213,8 @@ final class SourceDrain {
       boolean timeout = FailureTypes.LAG_TIMEOUT.equals(Failures.type(e));
       throw new FailoverAbort(timeout ? Reason.LagTimeout : Reason.TargetUnhealthy, "target "
           + plan.target().name() + (timeout ? " did not catch up within maxLagWait "
-          + Durations.format(plan.maxLagWait()) : " failed while catching up") + ": " + Failures.rootMessage(e));
+              + Durations.format(plan.maxLagWait()) : " failed while catching up")
+          + ": " + Failures.rootMessage(e));
     }
     Duration waited = Duration.between(started, FailoverRun.now());
     run.metrics.lagWait(plan.target().name(), waited);
@@ -237,8 +240,9 @@ final class SourceDrain {
         : LAG_GATE_LOCALLY_AT_MOST;
     try {
       ActivityStubs.mysqlLagGateLocal(budget, "first look: does " + plan.target().name() + " hold "
-          + run.progress.sourceGtidAtFence + " within " + Durations.format(budget) + "?").waitForGtidSet(server(plan, plan.target()),
-          run.progress.sourceGtidAtFence, started.plus(budget));
+          + run.progress.sourceGtidAtFence + " within " + Durations.format(budget) + "?")
+          .waitForGtidSet(server(plan, plan.target()),
+              run.progress.sourceGtidAtFence, started.plus(budget));
       return true;
     } catch (ActivityFailure notYet) {
       return false;

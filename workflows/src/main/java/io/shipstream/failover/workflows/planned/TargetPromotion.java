@@ -1,7 +1,7 @@
 package io.shipstream.failover.workflows.planned;
 
-import io.shipstream.failover.model.topology.SemiSyncPlan;
 import io.shipstream.failover.model.Reason;
+import io.shipstream.failover.model.topology.SemiSyncPlan;
 import io.shipstream.failover.workflows.activities.MysqlActivities.PromoteResult;
 import io.shipstream.failover.workflows.activities.MysqlTarget;
 import io.shipstream.failover.workflows.common.ActivityStubs;
@@ -59,8 +59,9 @@ final class TargetPromotion {
     try {
       Instant relayDrainDeadline = FailoverRun.now().plus(plan.config().connectionDrainTimeout());
       PromoteResult result = run.onConnections.call(queue -> ActivityStubs.mysqlPersistent("promote " + name
-          + " (writable)", queue).promote(server(plan), relayDrainDeadline, SemiSyncPlan.atPromotion(plan.config(), name),
-          plan.targetReplicatesFromSource()));
+          + " (writable)", queue).promote(server(plan), relayDrainDeadline,
+              SemiSyncPlan.atPromotion(plan.config(), name),
+              plan.targetReplicatesFromSource()));
       run.progress.targetGtidAtPromotion = result.gtidExecuted();
       run.progress.targetWritableAt = result.writableAt();
       return new Promoted(result.gtidExecuted());

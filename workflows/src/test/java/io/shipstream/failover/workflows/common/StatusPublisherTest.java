@@ -41,8 +41,9 @@ class StatusPublisherTest {
   public static class PublishingImpl implements Publishing {
     @Override
     public void publish() {
-      StatusPublisher publisher = new StatusPublisher(ActivityStubs.kubernetesLocal(), ActivityStubs.kubernetes(), GROUP,
-          new WorkflowRef(WorkflowTypes.PLANNED_FAILOVER, "wf", "run"));
+      StatusPublisher publisher =
+          new StatusPublisher(ActivityStubs.kubernetesLocal(), ActivityStubs.kubernetes(), GROUP,
+              new WorkflowRef(WorkflowTypes.PLANNED_FAILOVER, "wf", "run"));
       publisher.status(phase("Pending"));
       publisher.event(Events.PLANNED_FAILOVER_STARTED, "requested");
       publisher.status(phase("Validating"));

@@ -3,13 +3,13 @@ package io.shipstream.failover.workflows.emergency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
+import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.sdk.v1.WorkflowMetadata;
 import io.temporal.client.WorkflowStub;
 import io.temporal.common.converter.DefaultDataConverter;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
-import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
@@ -53,7 +53,8 @@ class EmergencyFailoverConsoleTest extends EmergencyRigTest {
     EmergencyFailoverWorkflow wf = rig.start("pdx", "0-1-100");
     WorkflowStub stub = WorkflowStub.fromTyped(wf);
 
-    String held = WorkflowWaits.await(() -> details(stub), d -> d.contains("catching pdx up"), "the catch-up's details");
+    String held =
+        WorkflowWaits.await(() -> details(stub), d -> d.contains("catching pdx up"), "the catch-up's details");
     assertThat(held).contains("**Phase:** Promoting")
         .containsPattern("catching pdx up from dr: pdx missing 3 transaction\\(s\\) 0-1-101\\.\\.103 that dr holds, "
             + "at \\d{4}-\\d\\d-\\d\\dT[0-9:.]+Z");

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.model.GroupConfig;
 import io.shipstream.failover.model.crd.SiteSpec;
+import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Snapshot;
 import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Proof;
 import io.shipstream.failover.workflows.emergency.OldPrimaryProof.Route;
-import io.shipstream.failover.model.topology.GuardRestart;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;

@@ -139,7 +139,8 @@ public final class FakeDragonfly implements DragonflyActivities {
   public Promotion promoteFreshestReplica(List<StoreTarget> targets, String preferredSite) {
     calls.add("promoteFreshest " + preferredSite);
     List<StoreState> states = targets.stream().map(this::inspect).toList();
-    var choice = FreshestStore.choose(states, preferredSite).orElseThrow(() ->
+    var choice = FreshestStore.choose(states, preferredSite).orElseThrow(
+        () ->
         ApplicationFailure.newNonRetryableFailure("no session store answers", "DragonflyPromotionFailed"));
     StoreTarget chosen = targets.stream().filter(t -> t.site().equals(choice.site())).findFirst().orElseThrow();
     Promotion promotion = choice.keepExistingMaster()

@@ -1,7 +1,5 @@
 package io.shipstream.failover.workflows.fakes;
 
-import java.util.concurrent.CountDownLatch;
-
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
@@ -15,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * One resource and what the workflow wrote about it: status history, Events, labels, DNS, taints.
@@ -71,7 +70,8 @@ public class FakeKubernetes implements KubernetesActivities {
   public volatile String primaryLabelRefusedFor;
   /** When set, every replica label write hangs here until released (an API server that does not answer). */
   public volatile CountDownLatch replicaLabelGate;
-  public final java.util.concurrent.atomic.AtomicInteger replicaLabelAttempts = new java.util.concurrent.atomic.AtomicInteger();
+  public final java.util.concurrent.atomic.AtomicInteger replicaLabelAttempts =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   @Override
   public void setSiteRole(GroupRef group, SiteSpec site, String role) {

@@ -22,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 public final class FakeMysql implements MysqlActivities {
   /** The semi-sync settings each promoted site was given (empty: none, left alone). */
   public final java.util.Map<String, java.util.Optional<io.shipstream.failover.model.topology.SemiSyncSettings>>
-      promotedWith = new java.util.concurrent.ConcurrentHashMap<>();
+      promotedWith =
+      new java.util.concurrent.ConcurrentHashMap<>();
   /** Whether each promoted site was promoted as caught up with its fenced direct source (in one exchange). */
   public final Map<String, Boolean> promotedCaughtUp = new ConcurrentHashMap<>();
   public static final class Server {
@@ -39,10 +40,12 @@ public final class FakeMysql implements MysqlActivities {
     /** When set, the server never catches up: waits end in LagTimeout. */
     public volatile boolean lagging;
     /** How many waits for this server still end in LagTimeout (it catches up after them). */
-    public final java.util.concurrent.atomic.AtomicInteger lagTimeouts = new java.util.concurrent.atomic.AtomicInteger();
+    public final java.util.concurrent.atomic.AtomicInteger lagTimeouts =
+        new java.util.concurrent.atomic.AtomicInteger();
     public volatile boolean promoteFails;
     /** How many promotes still fail as a refused connection would (retryable) before one gets through. */
-    public final java.util.concurrent.atomic.AtomicInteger promoteRefusals = new java.util.concurrent.atomic.AtomicInteger();
+    public final java.util.concurrent.atomic.AtomicInteger promoteRefusals =
+        new java.util.concurrent.atomic.AtomicInteger();
     /** When set, every fence of this server fails for good, as if the server never answered in time. */
     public volatile boolean fenceFails;
     /** The server dies the moment it is fenced, as a source crashing mid-drain would. */
@@ -164,7 +167,8 @@ public final class FakeMysql implements MysqlActivities {
             t.credentialsSecret()));
     return new ServerState(t.site(), true, null, "mariadb", "10.11.6-MariaDB", s.readOnly,
         s.replicating || source != null, s.replicating, s.replicating, source == null ? null : source.host(),
-        source == null ? null : source.port(), s.gtid(), s.receivedGtid(), s.replicating ? (Long) s.secondsBehind : null,
+        source == null ? null : source.port(), s.gtid(), s.receivedGtid(),
+        s.replicating ? (Long) s.secondsBehind : null,
         s.appConnections);
   }
 

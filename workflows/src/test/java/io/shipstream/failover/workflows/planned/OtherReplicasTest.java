@@ -85,7 +85,7 @@ class OtherReplicasTest {
         .isEqualTo(divergent);
     assertThat(report(replica("iad.db", 3306, true, "0-1-95,0-7-98", null))).as("another writer's transaction under"
         + " a seqno pdx has too").startsWith("dr was not re-pointed at the new primary pdx: it holds 1 transaction(s)"
-        + " 0-7-98..98 that pdx lacks");
+            + " 0-7-98..98 that pdx lacks");
   }
 
   @Test
@@ -157,7 +157,8 @@ class OtherReplicasTest {
 
     assertThat(forecast).containsOnlyKeys("dr", "sfo");
     assertThat(forecast.get("dr")).as("re-pointed").isNull();
-    assertThat(forecast.get("sfo")).startsWith("sfo was not re-pointed at the new primary pdx: it holds 5 transaction(s)");
+    assertThat(forecast.get("sfo"))
+        .startsWith("sfo was not re-pointed at the new primary pdx: it holds 5 transaction(s)");
   }
 
   private static ServerState replica(String host, int port, boolean running, String executed, String received) {

@@ -3,18 +3,18 @@ package io.shipstream.failover.workflows.planned;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
+import io.shipstream.failover.workflows.SearchAttributes;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.temporal.api.common.v1.Payload;
+import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.history.v1.HistoryEvent;
 import io.temporal.api.sdk.v1.WorkflowMetadata;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowOptions;
 import io.temporal.client.WorkflowStub;
-import io.temporal.api.enums.v1.IndexedValueType;
-import io.shipstream.failover.workflows.SearchAttributes;
-import java.util.Set;
 import io.temporal.common.converter.DefaultDataConverter;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.Test;
 

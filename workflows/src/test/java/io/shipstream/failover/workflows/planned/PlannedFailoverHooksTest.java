@@ -17,7 +17,8 @@ class PlannedFailoverHooksTest extends PlannedRigTest {
   private void hooks(String timeout) {
     k8s.spec = HookSpecs.withHooks(PlannedRig.spec(null), "http://ops.example.com/pre?token=s3cret",
         "https://ops.example.com/post", timeout);
-    rig.hooks.observe = () -> "iad read-only " + mysql.server("iad").readOnly + ", fences " + mysql.callsTo("fence").size();
+    rig.hooks.observe =
+        () -> "iad read-only " + mysql.server("iad").readOnly + ", fences " + mysql.callsTo("fence").size();
   }
 
   @Test
@@ -60,7 +61,8 @@ class PlannedFailoverHooksTest extends PlannedRigTest {
 
     assertThat(result.phase()).isEqualTo("Failed");
     assertThat(result.reason()).isEqualTo("PreFailoverHookVetoed");
-    assertThat(result.message()).startsWith("pre-failover hook http://ops.example.com/pre gave no 2xx answer within 1s");
+    assertThat(result.message())
+        .startsWith("pre-failover hook http://ops.example.com/pre gave no 2xx answer within 1s");
     assertThat(mysql.callsTo("fence")).isEmpty();
     assertThat(mysql.server("iad").readOnly).isFalse();
   }

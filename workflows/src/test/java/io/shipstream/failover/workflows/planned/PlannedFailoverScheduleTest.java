@@ -65,7 +65,8 @@ class PlannedFailoverScheduleTest extends PlannedRigTest {
     PlannedFailoverStatus result = rig.result(wf[0]);
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(result.scheduledAt()).isEqualTo(at.toString());
-    assertThat(Instant.parse(result.startTime())).as("the switchover starts at its time: its duration is not the wait's")
+    assertThat(Instant.parse(result.startTime()))
+        .as("the switchover starts at its time: its duration is not the wait's")
         .isAfterOrEqualTo(at);
     assertThat(Instant.parse(k8s.status.lastFailover())).as("promoted at its time, not before").isAfterOrEqualTo(at);
     PhaseChecks.assertShown(k8s.phases(), List.of("Pending", "Scheduled", "Validating", "Draining", "WaitingForLag",

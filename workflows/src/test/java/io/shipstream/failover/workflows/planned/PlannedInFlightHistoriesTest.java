@@ -3,9 +3,9 @@ package io.shipstream.failover.workflows.planned;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.release.InFlightCut;
-import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
 import io.temporal.common.WorkflowExecutionHistory;
 import java.time.Duration;
 import java.time.Instant;

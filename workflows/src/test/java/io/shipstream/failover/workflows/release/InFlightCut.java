@@ -93,8 +93,10 @@ public final class InFlightCut {
     for (HistoryEvent e : history.getEvents()) {
       if (e.getEventType() == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED
           && e.getActivityTaskScheduledEventAttributes().getActivityType().getName().equals(from)) {
-        e = e.toBuilder().setActivityTaskScheduledEventAttributes(e.getActivityTaskScheduledEventAttributes().toBuilder()
-            .setActivityType(io.temporal.api.common.v1.ActivityType.newBuilder().setName(to))).build();
+        e = e.toBuilder()
+            .setActivityTaskScheduledEventAttributes(e.getActivityTaskScheduledEventAttributes().toBuilder()
+                .setActivityType(io.temporal.api.common.v1.ActivityType.newBuilder().setName(to)))
+            .build();
       }
       events.add(e);
     }
@@ -116,7 +118,7 @@ public final class InFlightCut {
       switch (e.getEventType()) {
         case EVENT_TYPE_WORKFLOW_TASK_COMPLETED -> lastCompleted = e.getEventId();
         case EVENT_TYPE_WORKFLOW_TASK_SCHEDULED, EVENT_TYPE_WORKFLOW_TASK_STARTED -> lastOpened = e.getEventId();
-        default -> { }
+        default -> {}
       }
     }
     return lastCompleted < lastOpened;
@@ -128,16 +130,16 @@ public final class InFlightCut {
     for (HistoryEvent e : history.getEvents()) {
       switch (e.getEventType()) {
         case EVENT_TYPE_ACTIVITY_TASK_SCHEDULED ->
-            open.put(e.getEventId(), e.getActivityTaskScheduledEventAttributes().getActivityType().getName());
+          open.put(e.getEventId(), e.getActivityTaskScheduledEventAttributes().getActivityType().getName());
         case EVENT_TYPE_ACTIVITY_TASK_COMPLETED ->
-            open.remove(e.getActivityTaskCompletedEventAttributes().getScheduledEventId());
+          open.remove(e.getActivityTaskCompletedEventAttributes().getScheduledEventId());
         case EVENT_TYPE_ACTIVITY_TASK_FAILED ->
-            open.remove(e.getActivityTaskFailedEventAttributes().getScheduledEventId());
+          open.remove(e.getActivityTaskFailedEventAttributes().getScheduledEventId());
         case EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT ->
-            open.remove(e.getActivityTaskTimedOutEventAttributes().getScheduledEventId());
+          open.remove(e.getActivityTaskTimedOutEventAttributes().getScheduledEventId());
         case EVENT_TYPE_ACTIVITY_TASK_CANCELED ->
-            open.remove(e.getActivityTaskCanceledEventAttributes().getScheduledEventId());
-        default -> { }
+          open.remove(e.getActivityTaskCanceledEventAttributes().getScheduledEventId());
+        default -> {}
       }
     }
     return new ArrayList<>(open.values());
@@ -165,7 +167,7 @@ public final class InFlightCut {
         case EVENT_TYPE_TIMER_STARTED -> running.put(e.getTimerStartedEventAttributes().getTimerId(), true);
         case EVENT_TYPE_TIMER_FIRED -> running.remove(e.getTimerFiredEventAttributes().getTimerId());
         case EVENT_TYPE_TIMER_CANCELED -> running.remove(e.getTimerCanceledEventAttributes().getTimerId());
-        default -> { }
+        default -> {}
       }
     }
     return !running.isEmpty();

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.google.protobuf.ByteString;
-import io.shipstream.failover.workflows.PayloadConverter;
 import io.shipstream.failover.wire.Golden;
+import io.shipstream.failover.workflows.PayloadConverter;
 import io.shipstream.failover.workflows.RegisteredTypes;
 import io.temporal.api.common.v1.Payload;
 import io.temporal.common.converter.DataConverter;
@@ -274,7 +274,7 @@ public final class ReleasePayloads {
     } else if (node.isArray()) {
       Type element = raw.isArray() ? raw.getComponentType()
           : type instanceof GenericArrayType g ? g.getGenericComponentType()
-          : arguments.length == 1 ? arguments[0] : Object.class;
+              : arguments.length == 1 ? arguments[0] : Object.class;
       for (JsonNode child : (ArrayNode) node) {
         addUnknown(child, element);
       }

@@ -75,7 +75,8 @@ class ReleasedHistoriesReplayTest {
   private static void replay(Path file) throws Exception {
     WorkflowExecutionHistory history = WorkflowExecutionHistory.fromJson(Files.readString(file));
     assertThat(InFlightCut.isClosed(history)).as("%s is a run that %s", file.getFileName(),
-        ReleasedHistories.isPartial(file) ? "is still in flight" : "ended").isEqualTo(!ReleasedHistories.isPartial(file));
+        ReleasedHistories.isPartial(file) ? "is still in flight" : "ended")
+        .isEqualTo(!ReleasedHistories.isPartial(file));
     try {
       InFlightCut.replay(history);
     } catch (Exception | Error e) {

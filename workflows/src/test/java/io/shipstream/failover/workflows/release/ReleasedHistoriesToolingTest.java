@@ -152,7 +152,8 @@ class ReleasedHistoriesToolingTest {
     assertThat(ReleasedHistories.missingTypes(dir, head)).containsExactly("no types.txt in 0.0.0-test");
     ReleasedHistories.writeTypes(dir);
     assertThat(ReleasedHistories.missingTypes(dir, head)).isEmpty();
-    Files.writeString(dir.resolve(ReleasedHistories.TYPES), "activity FenceSource\n", java.nio.file.StandardOpenOption.APPEND);
+    Files.writeString(dir.resolve(ReleasedHistories.TYPES), "activity FenceSource\n",
+        java.nio.file.StandardOpenOption.APPEND);
     assertThat(ReleasedHistories.missingTypes(dir, head)).containsExactly("activity FenceSource");
   }
 

@@ -253,12 +253,14 @@ public final class SampleValues {
       return Map.of();
     }
     if (arguments.length != variables.length) {
-      throw new IllegalArgumentException("raw use of the generic " + raw.getName() + ": its type arguments are unknown");
+      throw new IllegalArgumentException(
+          "raw use of the generic " + raw.getName() + ": its type arguments are unknown");
     }
     Map<TypeVariable<?>, Type> bindings = new HashMap<>();
     for (int i = 0; i < variables.length; i++) {
       Type argument = arguments[i];
-      bindings.put(variables[i], argument instanceof TypeVariable<?> v && outer.containsKey(v) ? outer.get(v) : argument);
+      bindings.put(variables[i],
+          argument instanceof TypeVariable<?> v && outer.containsKey(v) ? outer.get(v) : argument);
     }
     return bindings;
   }

@@ -66,7 +66,8 @@ class SampleValuesTest {
   void valuesAreDistinctAndTheSameEachTime() {
     Leaf leaf = (Leaf) SampleValues.of(Leaf.class);
     assertThat(List.<Object>of(leaf.small(), leaf.big(), leaf.maybe())).doesNotHaveDuplicates();
-    assertThat(SampleValues.of(Everything.class)).usingRecursiveComparison().isEqualTo(SampleValues.of(Everything.class));
+    assertThat(SampleValues.of(Everything.class)).usingRecursiveComparison()
+        .isEqualTo(SampleValues.of(Everything.class));
   }
 
   @Test

@@ -52,7 +52,8 @@ class WorkflowPayloadCompatibilityTest {
       return Stream.of(dynamicTest("no release yet", () -> Assumptions.abort(
           "no release directory under " + ReleasedHistories.root() + ": nothing is released yet")));
     }
-    Map<String, List<String>> dropped = ReleasePayloads.dropped(ReleasedHistories.root().resolve(ReleasePayloads.DROPPED));
+    Map<String, List<String>> dropped =
+        ReleasePayloads.dropped(ReleasedHistories.root().resolve(ReleasePayloads.DROPPED));
     SortedMap<String, Method> head = ReleasePayloads.head();
     List<DynamicNode> nodes = new ArrayList<>();
     for (Path release : releases) {
@@ -61,7 +62,8 @@ class WorkflowPayloadCompatibilityTest {
       List<DynamicNode> checks = new ArrayList<>();
       checks.add(dynamicTest("has its payloads", () -> assertThat(Files.isDirectory(dir)
           ? ReleasePayloads.files(dir) : List.of()).as("%s/%s (scripts/cut-release-histories writes them)", version,
-          ReleasePayloads.DIR).isNotEmpty()));
+              ReleasePayloads.DIR)
+          .isNotEmpty()));
       if (Files.isDirectory(dir)) {
         for (Path file : ReleasePayloads.files(dir)) {
           String name = file.getFileName().toString();
@@ -151,15 +153,17 @@ class WorkflowPayloadCompatibilityTest {
     ReleasePayloads.Slot start = ReleasePayloads.slots(ReleasePayloads.head()).stream()
         .filter(s -> s.file().equals("workflow-PlannedFailover.arg0.json")).findFirst().orElseThrow();
     ObjectMapper json = new ObjectMapper();
-    byte[] later = json.writeValueAsBytes(ReleasePayloads.withUnknownFields(json.readTree(ReleasePayloads.encode(start)),
-        start.type()));
+    byte[] later =
+        json.writeValueAsBytes(ReleasePayloads.withUnknownFields(json.readTree(ReleasePayloads.encode(start)),
+            start.type()));
     Payload payload = Payload.newBuilder().putMetadata(EncodingKeys.METADATA_ENCODING_KEY,
         ByteString.copyFromUtf8("json/plain")).setData(ByteString.copyFrom(later)).build();
     assertThatThrownBy(() -> DefaultDataConverter.STANDARD_INSTANCE.fromPayload(payload, start.rawType(), start.type()))
         .hasMessageContaining("Unrecognized field \"" + ReleasePayloads.UNKNOWN + "\"");
     assertThat(PayloadConverter.INSTANCE.fromPayload(payload, start.rawType(), start.type()))
         .isInstanceOf(PlannedFailoverWorkflow.Request.class);
-    assertThat(PayloadConverter.clientOptions("default").build().getDataConverter()).isSameAs(PayloadConverter.INSTANCE);
+    assertThat(PayloadConverter.clientOptions("default").build().getDataConverter())
+        .isSameAs(PayloadConverter.INSTANCE);
     assertThat(ReleasePayloads.CONVERTER).isSameAs(PayloadConverter.INSTANCE);
   }
 
