@@ -245,7 +245,8 @@ public record MysqlFailoverGroupSpec(
   @JsonInclude(JsonInclude.Include.NON_NULL)
   @JsonIgnoreProperties(ignoreUnknown = true)
   public record TlsSpec(
-      @JsonPropertyDescription("The worker's and the watcher's sessions to the group's servers.") SessionTlsSpec sessions,
+      @JsonPropertyDescription("The worker's and the watcher's sessions to the group's servers.")
+      SessionTlsSpec sessions,
       @JsonPropertyDescription("Every replication channel the product points (failovers, rejoins, catch-up).")
       ReplicationTlsSpec replication) {}
 

@@ -96,14 +96,7 @@ public final class GuardRestart {
 
   /** The wait for an old primary that nothing confirmed fenced; the table above. */
   public static Bound bound(Reading reading, Duration leaseTimeout, Duration peerCheckInterval) {
-    Duration lease = leaseTimeout.plus(peerCheckInterval).plus(MARGIN);
-    return switch (reading.basis()) {
-      case NO_PROBE -> noProbe(reading, lease, leaseTimeout, peerCheckInterval);
-      case PROBED -> leaseThenRestart(Basis.PROBED, lease, leaseTimeout, peerCheckInterval, reading.probe(),
-          reading.pod() + "'s liveness probe");
-      case UNKNOWN -> leaseThenRestart(Basis.UNKNOWN, lease, leaseTimeout, peerCheckInterval, KUBERNETES_DEFAULTS,
-          "Kubernetes' default probe (the pod could not be read: " + reading.problem() + ")");
-    };
+    return bound(reading, leaseTimeout, peerCheckInterval, GuardRestart::leaseThenRestart);
   }
 
   /**
@@ -113,13 +106,22 @@ public final class GuardRestart {
    * histories must replay with the wait they began with.
    */
   public static Bound boundAsReleased(Reading reading, Duration leaseTimeout, Duration peerCheckInterval) {
+    return bound(reading, leaseTimeout, peerCheckInterval, GuardRestart::longerOfLeaseAndRestart);
+  }
+
+  /** How a guarded wait puts the lease and the restart together. */
+  private interface Rule {
+    Bound apply(Basis basis, Duration lease, Duration leaseTimeout, Duration interval, Probe probe, String whose);
+  }
+
+  private static Bound bound(Reading reading, Duration leaseTimeout, Duration peerCheckInterval, Rule rule) {
     Duration lease = leaseTimeout.plus(peerCheckInterval).plus(MARGIN);
     return switch (reading.basis()) {
       case NO_PROBE -> noProbe(reading, lease, leaseTimeout, peerCheckInterval);
-      case PROBED -> longerOfLeaseAndRestart(Basis.PROBED, lease, leaseTimeout, peerCheckInterval, reading.probe(),
+      case PROBED -> rule.apply(Basis.PROBED, lease, leaseTimeout, peerCheckInterval, reading.probe(),
           reading.pod() + "'s liveness probe");
-      case UNKNOWN -> longerOfLeaseAndRestart(Basis.UNKNOWN, lease, leaseTimeout, peerCheckInterval,
-          KUBERNETES_DEFAULTS, "Kubernetes' default probe (the pod could not be read: " + reading.problem() + ")");
+      case UNKNOWN -> rule.apply(Basis.UNKNOWN, lease, leaseTimeout, peerCheckInterval, KUBERNETES_DEFAULTS,
+          "Kubernetes' default probe (the pod could not be read: " + reading.problem() + ")");
     };
   }
 
