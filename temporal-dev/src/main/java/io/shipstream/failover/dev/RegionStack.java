@@ -257,7 +257,8 @@ public final class RegionStack implements AutoCloseable {
   /**
    * The primary's region flaps: dark for {@code blip} (shorter than detection: nothing may fail
    * over), then dark 5 s, back 1 s, dark 5 s again. Returns the failovers started in all (at most
-   * one may be), the most servers writable at once, and the writes accounted for.
+   * one may promote: a run that finds the failed primary answering again does nothing), the most
+   * servers writable at once, and the writes accounted for.
    */
   public String flap(Duration blip, List<String> problems) {
     String from = stack.api().resource().getStatus().activeSite();
@@ -291,9 +292,13 @@ public final class RegionStack implements AutoCloseable {
       outside.awaitAcknowledged(ackedNow + 20, TIMEOUT);
       outside.stop();
       watch.close();
+      // At most one failover: one promotion. A run the region's return made pointless (the failed
+      // primary answered right before its fence: PrimaryAnswered, nothing done) is no failover,
+      // and the next darkness may start another.
       int failovers = started(eventsBefore);
-      if (failovers > 1) {
-        problems.add(failovers + " failovers started for one flapping region");
+      int promoted = counted("FailoverExecuted", eventsBefore);
+      if (promoted > 1) {
+        problems.add(promoted + " failovers promoted for one flapping region: " + emergencyEvents());
       }
       WritableWatch.Verdict seen = watch.verdict();
       if (seen.most() > 1) {
@@ -308,7 +313,8 @@ public final class RegionStack implements AutoCloseable {
       if (unaccounted > 0) {
         problems.add(unaccounted + " acknowledged writes on no server");
       }
-      return failovers + " failover(s) started, active " + from + " -> " + active + ", " + seen.answers()
+      return failovers + " failover(s) started, " + promoted + " promoted, active " + from + " -> " + active + ", "
+          + seen.answers()
           + " answers, most writable " + seen.most() + ", " + outside.acknowledgedCount() + " acked, " + lost
           + " not on " + active + " (all on " + from + ": " + (unaccounted == 0) + ")";
     } finally {
@@ -413,8 +419,22 @@ public final class RegionStack implements AutoCloseable {
   }
 
   /** How many emergency failovers were started since {@code before} was counted. */
+  /** The emergency failovers' Events, reason and message, for a failure's message. */
+  String emergencyEvents() {
+    return stack.api().events().stream()
+        .filter(e -> e.getReason() != null && (e.getReason().contains("Failover")
+            || e.getReason().startsWith("PrimaryAnswered") || e.getReason().startsWith("OldPrimary")))
+        .map(e -> e.getReason() + " x" + count(e) + " (" + e.getMessage() + ")")
+        .collect(java.util.stream.Collectors.joining("; "));
+  }
+
   int started(Map<String, Integer> before) {
-    return stack.api().events().stream().filter(e -> "EmergencyFailoverStarted".equals(e.getReason()))
+    return counted("EmergencyFailoverStarted", before);
+  }
+
+  /** How many Events of {@code reason} came since {@code before}. */
+  int counted(String reason, Map<String, Integer> before) {
+    return stack.api().events().stream().filter(e -> reason.equals(e.getReason()))
         .mapToInt(e -> count(e) - before.getOrDefault(e.getMetadata().getName(), 0)).sum();
   }
 

@@ -15,7 +15,10 @@ import java.util.function.Predicate;
 public enum Boundary {
   LOAD_GROUP("load-group", "LoadGroup", args -> true),
   INSPECT("inspect", "Inspect", args -> true),
-  STATUS_DRAINING("status-draining", "WritePlannedFailoverStatus", args -> phase(args, "Draining")),
+  // The status of the drain: the first status write that records the fence. The runbook holds its
+  // status writes while the application cannot write (the write window, from the fence to the
+  // promotion, 3 s at most), so that write may come in Draining or in a later phase (Resuming).
+  STATUS_DRAINING("status-draining", "WritePlannedFailoverStatus", Boundary::recordsTheFence),
   FENCE("fence", "Fence", args -> true),
   UNLABEL_SOURCE("unlabel-source", "SetSiteRole", args -> "replica".equals(args[2])),
   DRAIN("drain", "KillAppConnections", args -> true),
@@ -55,6 +58,11 @@ public enum Boundary {
   public static Boundary byLabel(String label) {
     return Arrays.stream(values()).filter(b -> b.label.equals(label)).findFirst()
         .orElseThrow(() -> new IllegalArgumentException("no boundary " + label));
+  }
+
+  private static boolean recordsTheFence(Object[] args) {
+    return args.length > 1 && args[1] instanceof PlannedFailoverStatus s && s.sourceGtidAtFence() != null
+        && !"Succeeded".equals(s.phase()) && !"Failed".equals(s.phase());
   }
 
   private static boolean phase(Object[] args, String phase) {
