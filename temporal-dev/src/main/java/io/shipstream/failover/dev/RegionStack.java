@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
 
 /**
  * The emergency stack (iad and pdx primary candidates, dr dr-only, a sidecar each) with every site
@@ -418,16 +419,19 @@ public final class RegionStack implements AutoCloseable {
         .anyMatch(x -> site.equals(x.name()) && Boolean.TRUE.equals(x.replicating()));
   }
 
-  /** How many emergency failovers were started since {@code before} was counted. */
-  /** The emergency failovers' Events, reason and message, for a failure's message. */
+  /**
+   * The failovers' Events, reason and message, for a failure's message: the watcher's starts, the
+   * runs' starts and ends (a PrimaryAnswered run ends FailoverRejected), the old primary's proof.
+   */
   String emergencyEvents() {
     return stack.api().events().stream()
-        .filter(e -> e.getReason() != null && (e.getReason().contains("Failover")
-            || e.getReason().startsWith("PrimaryAnswered") || e.getReason().startsWith("OldPrimary")))
+        .filter(e -> e.getReason() != null
+            && (e.getReason().contains("Failover") || e.getReason().startsWith("OldPrimary")))
         .map(e -> e.getReason() + " x" + count(e) + " (" + e.getMessage() + ")")
-        .collect(java.util.stream.Collectors.joining("; "));
+        .collect(Collectors.joining("; "));
   }
 
+  /** How many emergency failovers were started since {@code before} was counted. */
   int started(Map<String, Integer> before) {
     return counted("EmergencyFailoverStarted", before);
   }
@@ -439,7 +443,7 @@ public final class RegionStack implements AutoCloseable {
   }
 
   Map<String, Integer> eventCounts() {
-    return stack.api().events().stream().collect(java.util.stream.Collectors.toMap(e -> e.getMetadata().getName(),
+    return stack.api().events().stream().collect(Collectors.toMap(e -> e.getMetadata().getName(),
         RegionStack::count, Math::max));
   }
 
