@@ -54,19 +54,25 @@ public final class Format {
     o.put(JavaCore.COMPILER_SOURCE, "17");
     o.put(JavaCore.COMPILER_COMPLIANCE, "17");
     o.put(JavaCore.COMPILER_CODEGEN_TARGET_PLATFORM, "17");
-    o.put(p + "tabulation.char", "space");
-    o.put(p + "tabulation.size", "2");
-    o.put(p + "indentation.size", "2");
-    o.put(p + "continuation_indentation", "2");
-    o.put(p + "continuation_indentation_for_array_initializer", "2");
-    o.put(p + "lineSplit", "120");
-    o.put(p + "comment.line_length", "120");
-    o.put(p + "join_wrapped_lines", "false");
-    o.put(p + "join_lines_in_comments", "false");
-    o.put(p + "comment.format_javadoc_comments", "false");
-    o.put(p + "comment.format_block_comments", "false");
-    o.put(p + "comment.format_line_comments", "false");
-    o.put(p + "comment.format_header", "false");
+    // Indentation, line length, wrapping and comments: key=value, each key below p.
+    for (String setting : """
+        tabulation.char=space
+        tabulation.size=2
+        indentation.size=2
+        continuation_indentation=2
+        continuation_indentation_for_array_initializer=2
+        lineSplit=120
+        comment.line_length=120
+        join_wrapped_lines=false
+        join_lines_in_comments=false
+        comment.format_javadoc_comments=false
+        comment.format_block_comments=false
+        comment.format_line_comments=false
+        comment.format_header=false
+        """.lines().toList()) {
+      int equals = setting.indexOf('=');
+      o.put(p + setting.substring(0, equals), setting.substring(equals + 1));
+    }
     o.put(p + "text_block_indentation", "3"); // Alignment.M_INDENT_PRESERVE: text blocks as written
     for (String kind : List.of("type_declaration", "anonymous_type_declaration", "enum_declaration",
         "enum_constant_declaration", "annotation_declaration", "record_declaration", "record_constructor",

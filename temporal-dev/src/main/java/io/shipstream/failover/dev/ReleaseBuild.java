@@ -1,5 +1,6 @@
 package io.shipstream.failover.dev;
 
+import io.shipstream.failover.testsupport.CacheDirectory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -28,15 +29,15 @@ import java.util.stream.Stream;
  * {@code install}: the release's artifacts must not replace HEAD's in the local repository), each
  * process's runtime jars are copied into {@code <cache>/<commit>/<module>/lib}, the sources are
  * removed, and a marker is written last; the directory is renamed into place only then, under a
- * file lock, so two runs never share a half-built one. The cache is {@value #PROPERTY}, else
- * {@value #ENV}, else {@value #DEFAULT_CACHE} (as the MySQL root) where it can be written, else
- * {@code ~/.cache/bloodraven/releases}.
+ * file lock, so two runs never share a half-built one. The cache is {@link #CACHE} (named as the
+ * MySQL root is: the system property {@code bloodraven.release.cache}, else {@code
+ * BLOODRAVEN_RELEASE_CACHE}, else {@code /var/cache/bloodraven/releases} where it can be written),
+ * else {@code ~/.cache/bloodraven/releases}.
  */
 public final class ReleaseBuild {
   static final String FROM_COMMIT = "upgrade.fromCommit";
-  static final String PROPERTY = "bloodraven.release.cache";
-  static final String ENV = "BLOODRAVEN_RELEASE_CACHE";
-  static final String DEFAULT_CACHE = "/var/cache/bloodraven/releases";
+  static final CacheDirectory CACHE =
+      new CacheDirectory("bloodraven.release.cache", "BLOODRAVEN_RELEASE_CACHE", "/var/cache/bloodraven/releases");
   /** Written last: a directory without it is a build that did not finish. */
   static final String MARKER = ".bloodraven-release-build";
   /** The processes a drill runs from the release. */
@@ -131,14 +132,11 @@ public final class ReleaseBuild {
 
   /** Where built releases are kept. */
   public static Path cache() {
-    String configured = System.getProperty(PROPERTY);
-    if (configured == null || configured.isBlank()) {
-      configured = System.getenv(ENV);
+    Optional<Path> configured = CACHE.configured();
+    if (configured.isPresent()) {
+      return configured.get();
     }
-    if (configured != null && !configured.isBlank()) {
-      return Path.of(configured);
-    }
-    Path cache = Path.of(DEFAULT_CACHE);
+    Path cache = Path.of(CACHE.fallback());
     try {
       Files.createDirectories(cache);
       if (Files.isWritable(cache)) {

@@ -18,16 +18,16 @@ import java.util.regex.Pattern;
  * debootstrap --variant=minbase --include=mysql-server-core sid} once and caches it outside the
  * repository; servers run in it with {@code chroot}, which needs root.
  *
- * <p>Where it lives: {@value #PROPERTY} (a system property), else {@value #ENV}, else {@value
- * #DEFAULT_ROOT}, the same rule as the script's. A root that is not there (never made, or this
- * process is not root) makes the MySQL tests skip with that reason. A root that is there but
- * whose {@code mysqld} is not 9.7.x, or does not run, fails them: only that binary is accepted,
- * never the host's {@code /usr/sbin/mysqld} (on Debian bookworm a link to MariaDB's mariadbd).
+ * <p>Where it lives: {@link #LOCATION} (the system property {@code bloodraven.mysql.root}, else
+ * {@code BLOODRAVEN_MYSQL_ROOT}, else {@code /var/cache/bloodraven/mysql-root}), the same rule as
+ * the script's. A root that is not there (never made, or this process is not root) makes the MySQL
+ * tests skip with that reason. A root that is there but whose {@code mysqld} is not 9.7.x, or does
+ * not run, fails them: only that binary is accepted, never the host's {@code /usr/sbin/mysqld} (on
+ * Debian bookworm a link to MariaDB's mariadbd).
  */
 public final class MySqlRoot {
-  static final String PROPERTY = "bloodraven.mysql.root";
-  static final String ENV = "BLOODRAVEN_MYSQL_ROOT";
-  static final String DEFAULT_ROOT = "/var/cache/bloodraven/mysql-root";
+  static final CacheDirectory LOCATION =
+      new CacheDirectory("bloodraven.mysql.root", "BLOODRAVEN_MYSQL_ROOT", "/var/cache/bloodraven/mysql-root");
   /** Set to true where a skipped MySQL flavor would hide a broken setup (CI). */
   static final String REQUIRED_ENV = "BLOODRAVEN_MYSQL_REQUIRED";
   /** Written last by scripts/prerequisites: without it the root may be a partial one. */
@@ -43,11 +43,7 @@ public final class MySqlRoot {
 
   /** The root directory, whether or not it is there. */
   public static Path directory() {
-    String configured = System.getProperty(PROPERTY);
-    if (configured == null || configured.isBlank()) {
-      configured = System.getenv(ENV);
-    }
-    return Path.of(configured == null || configured.isBlank() ? DEFAULT_ROOT : configured);
+    return LOCATION.path();
   }
 
   static boolean required() {

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * existing one and bumps its count, as the kubelet's event correlator would, while any
  * different event gets its own name.
  */
-final class GroupEvents {
+record GroupEvents(KubernetesClient client, GroupStore groups, Clock clock) {
   private static final Logger log = LoggerFactory.getLogger(GroupEvents.class);
   static final String COMPONENT = "bloodraven-failover";
   static final String NORMAL = "Normal";
@@ -47,16 +47,6 @@ final class GroupEvents {
   static final int MAX_MESSAGE = 1024;
   // The name must stay a DNS subdomain (253 characters) once ".<16 hex>" is appended.
   private static final int MAX_NAME_PREFIX = 253 - 17;
-
-  private final KubernetesClient client;
-  private final GroupStore groups;
-  private final Clock clock;
-
-  GroupEvents(KubernetesClient client, GroupStore groups, Clock clock) {
-    this.client = client;
-    this.groups = groups;
-    this.clock = clock;
-  }
 
   /**
    * Emits each event in order. The group is read once for its uid, and each event is created

@@ -28,39 +28,30 @@ import java.util.Objects;
  * <p>{@link #nextPollDelay} backs off polling a dead site: doubling from the poll that declared it
  * unreachable, up to {@link #MAX_BACKOFF_FACTOR} times {@code pollInterval}, back to normal on the
  * first answer.
+ *
+ * @param state the debounced state
+ * @param unreachableStreak failed polls in a row, 0 once the site answers
+ * @param writableStreak writable polls in a row, 0 after any other answer
+ * @param latest the most recent probe; null before the first
+ * @param lastReachable the most recent probe that got an answer; null if the site never answered
  */
-public final class SiteDebouncer {
+public record SiteDebouncer(String site, int failureThreshold, int recoveryThreshold, SiteState state,
+    int unreachableStreak, int writableStreak, Probe latest, Probe lastReachable) {
   /** The longest poll delay of a dead site, as a multiple of {@code pollInterval}. */
   public static final int MAX_BACKOFF_FACTOR = 8;
 
-  private final String site;
-  private final int failureThreshold;
-  private final int recoveryThreshold;
-  private final SiteState state;
-  private final int unreachableStreak;
-  private final int writableStreak;
-  private final Probe latest;
-  private final Probe lastReachable;
-
-  private SiteDebouncer(String site, int failureThreshold, int recoveryThreshold, SiteState state,
-      int unreachableStreak, int writableStreak, Probe latest, Probe lastReachable) {
-    this.site = site;
-    this.failureThreshold = failureThreshold;
-    this.recoveryThreshold = recoveryThreshold;
-    this.state = state;
-    this.unreachableStreak = unreachableStreak;
-    this.writableStreak = writableStreak;
-    this.latest = latest;
-    this.lastReachable = lastReachable;
-  }
-
-  /** A debouncer for a site not polled yet (state UNKNOWN). Thresholds below 1 are refused. */
-  public static SiteDebouncer start(String site, int failureThreshold, int recoveryThreshold) {
+  /** Thresholds below 1 are refused. */
+  public SiteDebouncer {
     Objects.requireNonNull(site, "site");
+    Objects.requireNonNull(state, "state");
     if (failureThreshold < 1 || recoveryThreshold < 1) {
       throw new IllegalArgumentException("thresholds must be at least 1, got failureThreshold=" + failureThreshold
           + ", recoveryThreshold=" + recoveryThreshold);
     }
+  }
+
+  /** A debouncer for a site not polled yet (state UNKNOWN). Thresholds below 1 are refused. */
+  public static SiteDebouncer start(String site, int failureThreshold, int recoveryThreshold) {
     return new SiteDebouncer(site, failureThreshold, recoveryThreshold, SiteState.UNKNOWN, 0, 0, null, null);
   }
 
@@ -93,30 +84,6 @@ public final class SiteDebouncer {
             writable, probe, probe);
       }
     };
-  }
-
-  public String site() {
-    return site;
-  }
-
-  /** The debounced state. */
-  public SiteState state() {
-    return state;
-  }
-
-  /** The most recent probe; null before the first. */
-  public Probe latest() {
-    return latest;
-  }
-
-  /** The most recent probe that got an answer; null if the site never answered. */
-  public Probe lastReachable() {
-    return lastReachable;
-  }
-
-  /** Failed polls in a row, 0 once the site answers. */
-  public int unreachableStreak() {
-    return unreachableStreak;
   }
 
   /** What {@link TopologyMatrix.Input} wants for this site. */

@@ -23,16 +23,7 @@ import java.util.Map;
  * planned runbook's own ({@link MysqlActivities#inspect}); the readings are the dry run's ({@link
  * DryRunActivities#read}). Workflow code.
  */
-final class DryRunSites {
-  private final GroupRef group;
-  private final MysqlActivities mysql;
-  private final DryRunActivities reads;
-
-  DryRunSites(GroupRef group, MysqlActivities mysql, DryRunActivities reads) {
-    this.group = group;
-    this.mysql = mysql;
-    this.reads = reads;
-  }
+record DryRunSites(GroupRef group, MysqlActivities mysql, DryRunActivities reads) {
 
   /** Every site as Validating inspects it; a failed inspection is an unreachable state, as there. */
   Map<String, ServerState> inspectAll(GroupConfig config) {

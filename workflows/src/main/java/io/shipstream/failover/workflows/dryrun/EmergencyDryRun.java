@@ -25,14 +25,7 @@ import java.util.Map;
  * EmergencyPrecheck} (the topology matrix with the active site assumed lost) asked which site it
  * would promote and what that would lose. Workflow code.
  */
-final class EmergencyDryRun {
-  private final Request request;
-  private final DryRunSites sites;
-
-  EmergencyDryRun(Request request, DryRunSites sites) {
-    this.request = request;
-    this.sites = sites;
-  }
+record EmergencyDryRun(Request request, DryRunSites sites) {
 
   DryRunReport run(GroupSnapshot snapshot) {
     DryRunReport report = new DryRunReport(DryRunStatus.EMERGENCY, DryRunReport.WOULD_PROMOTE);

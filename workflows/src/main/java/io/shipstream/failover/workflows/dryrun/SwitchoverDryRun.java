@@ -37,14 +37,7 @@ import java.util.Optional;
  * reports. Every rule is called, never copied, so the dry run and the real request cannot
  * disagree. Workflow code: its reads go through {@link DryRunSites}.
  */
-final class SwitchoverDryRun {
-  private final Request request;
-  private final DryRunSites sites;
-
-  SwitchoverDryRun(Request request, DryRunSites sites) {
-    this.request = request;
-    this.sites = sites;
-  }
+record SwitchoverDryRun(Request request, DryRunSites sites) {
 
   DryRunReport run(GroupSnapshot snapshot, String target) {
     DryRunReport report = new DryRunReport(DryRunStatus.SWITCHOVER, DryRunReport.READY);
