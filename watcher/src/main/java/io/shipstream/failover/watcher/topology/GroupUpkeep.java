@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * reports an invalid spec, and writes the group's conditions (see {@link GroupConditions}). Every
  * Event is written once per change of what it says, not once per poll.
  */
-public final class GroupUpkeep {
+public final class GroupUpkeep implements Duties.Upkeep {
   private static final Logger log = LoggerFactory.getLogger(GroupUpkeep.class);
 
   /** Writes {@code status.conditions} and {@code status.observedGeneration}. */

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * the next {@link #FRESH} only. The lift itself runs under the lock the failover starts take, after
  * one more look at whether a failover runs, so none can begin between the decision and the lift.
  */
-public final class LeaseFenceLifts implements AutoCloseable {
+public final class LeaseFenceLifts implements Duties.LeaseFences, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseFenceLifts.class);
   /** How long a sidecar's answer stands for the decision: a few polls, never a stale lease. */
   static final Duration FRESH = Duration.ofSeconds(5);

@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * source because the active primary died: it stops replicating, and the dead primary's last
  * answer is older than its own.
  */
-public final class OldPrimaryRecovery {
+public final class OldPrimaryRecovery implements Duties.Recovery {
   private static final Logger log = LoggerFactory.getLogger(OldPrimaryRecovery.class);
 
   /** Re-points a server at another as a replica; {@link JdbcRejoin} does it over JDBC. */
