@@ -85,14 +85,14 @@ final class GroupPass {
   }
 
   /**
-   * The group's polls stopped (a spec change restarts them): what the steps keep between passes is
-   * forgotten here, in one place. The startup checks and a drain episode outlive a restart ({@link #unwatched}).
+   * The group's polls stopped (a spec change restarts them): its {@link WatchedGroup#memory} went
+   * with them, and what the steps still keep outside it is forgotten here. The startup checks and a
+   * drain episode outlive a restart ({@link #unwatched}).
    */
   void pollsStopped(GroupRef ref) {
     reactions.forget(ref);
     metrics.forget(ref);
     upkeep.forget(ref);
-    recovery.forget(ref);
     leaseFences.forget(ref);
   }
 
@@ -236,7 +236,7 @@ final class GroupPass {
   /** Completes when a returning old primary that accepts writes is fenced, first of all (acting, not paused). */
   private void fenceReturningOldPrimary(Pass p) {
     if (acting && !p.paused) {
-      recovery.check(p.group, p.config, p.observations, p.status);
+      recovery.check(p.watched.memory, p.group, p.config, p.observations, p.status);
     }
   }
 
@@ -279,7 +279,7 @@ final class GroupPass {
     String activeNow = p.adoption instanceof Adoption.Adopt adopted ? adopted.site() : p.status.activeSite();
     p.readiness = SiteReadiness.evaluate(new TopologyMatrix.Input(p.config, p.observations, activeNow,
         p.cooldownSince(), p.status.lastFailoverTarget(), false, p.now)
-        .withFenced(p.fenced), upkeep.semiSyncAcking(p.group));
+        .withFenced(p.fenced), upkeep.semiSyncAcking(p.watched.memory));
     siteStatus.write(p.watched, p.now, p.runOwns, p.readiness);
   }
 
@@ -298,14 +298,14 @@ final class GroupPass {
   /** Completes when the group's routing is set right (just adopted: at once) or what is not is known (not paused). */
   private void repairRouting(Pass p) {
     if (!p.paused) {
-      p.routingProblems = upkeep.keepRouting(p.group, p.config, p.effective(), p.observations);
+      p.routingProblems = upkeep.keepRouting(p.watched.memory, p.group, p.config, p.effective(), p.observations);
     }
   }
 
   /** Completes when the servers' semi-sync settings are as the spec asks, or the fallback is known (not paused). */
   private void keepSemiSync(Pass p) {
     if (!p.paused) {
-      p.semiSyncProblem = upkeep.keepSemiSync(p.group, p.config, p.effective(), p.observations);
+      p.semiSyncProblem = upkeep.keepSemiSync(p.watched.memory, p.group, p.config, p.effective(), p.observations);
     }
   }
 

@@ -91,7 +91,7 @@ final class SiteStatusWrites {
    * on the first evaluation after the run's terminal phase, whatever {@link #DETAIL_REFRESH} says.
    */
   void write(WatchedGroup w, Instant now, boolean runOwns, List<SiteReadiness.Readiness> readiness) {
-    List<SiteStatus> current = withReadiness(recovery.withDivergence(w.polls.group(), w.polls.siteStatuses()),
+    List<SiteStatus> current = withReadiness(recovery.withDivergence(w.memory, w.polls.siteStatuses()),
         readiness);
     if (current.equals(w.written)) {
       return;

@@ -39,18 +39,19 @@ public final class Duties {
     Adoption.Decision adopt(GroupRef ref, GroupConfig config, MysqlFailoverGroup group,
         Map<String, SiteObservation> observations);
 
-    List<String> keepRouting(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+    List<String> keepRouting(GroupMemory memory, GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
         Map<String, SiteObservation> observations);
 
-    Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
-        Map<String, SiteObservation> observations);
+    Optional<GroupConditions.Problem> keepSemiSync(GroupMemory memory, GroupRef ref, GroupConfig config,
+        MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations);
 
     void conditions(GroupRef ref, MysqlFailoverGroup group, GroupConditions.Facts facts, boolean runOwnsStatus);
 
     boolean runConfirmed(GroupRef ref);
 
-    Map<String, Boolean> semiSyncAcking(GroupRef ref);
+    Map<String, Boolean> semiSyncAcking(GroupMemory memory);
 
+    /** Forgets what is kept outside the group's {@link GroupMemory}: the Events written about it. */
     void forget(GroupRef ref);
 
     /** Nothing adopted, repaired, kept or written; {@link #keeps} is false. */
@@ -73,13 +74,13 @@ public final class Duties {
       }
 
       @Override
-      public List<String> keepRouting(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
-          Map<String, SiteObservation> observations) {
+      public List<String> keepRouting(GroupMemory memory, GroupRef ref, GroupConfig config,
+          MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations) {
         return List.of();
       }
 
       @Override
-      public Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config,
+      public Optional<GroupConditions.Problem> keepSemiSync(GroupMemory memory, GroupRef ref, GroupConfig config,
           MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations) {
         return Optional.empty();
       }
@@ -94,7 +95,7 @@ public final class Duties {
       }
 
       @Override
-      public Map<String, Boolean> semiSyncAcking(GroupRef ref) {
+      public Map<String, Boolean> semiSyncAcking(GroupMemory memory) {
         return Map.of();
       }
 
@@ -105,26 +106,21 @@ public final class Duties {
 
   /** The returning old primary fenced and brought back: {@link OldPrimaryRecovery}. */
   public interface Recovery {
-    void check(GroupRef group, GroupConfig config, Map<String, SiteObservation> observations,
+    void check(GroupMemory memory, GroupRef group, GroupConfig config, Map<String, SiteObservation> observations,
         MysqlFailoverGroupStatus status);
 
-    List<SiteStatus> withDivergence(GroupRef group, List<SiteStatus> statuses);
-
-    void forget(GroupRef group);
+    List<SiteStatus> withDivergence(GroupMemory memory, List<SiteStatus> statuses);
 
     /** No old primary fenced or brought back, and no divergence shown. */
     Recovery OFF = new Recovery() {
       @Override
-      public void check(GroupRef group, GroupConfig config, Map<String, SiteObservation> observations,
-          MysqlFailoverGroupStatus status) {}
+      public void check(GroupMemory memory, GroupRef group, GroupConfig config,
+          Map<String, SiteObservation> observations, MysqlFailoverGroupStatus status) {}
 
       @Override
-      public List<SiteStatus> withDivergence(GroupRef group, List<SiteStatus> statuses) {
+      public List<SiteStatus> withDivergence(GroupMemory memory, List<SiteStatus> statuses) {
         return statuses;
       }
-
-      @Override
-      public void forget(GroupRef group) {}
     };
   }
 
