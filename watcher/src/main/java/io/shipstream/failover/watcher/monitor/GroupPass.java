@@ -90,7 +90,6 @@ final class GroupPass {
    * drain episode outlive a restart ({@link #unwatched}).
    */
   void pollsStopped(GroupRef ref) {
-    reactions.forget(ref);
     metrics.forget(ref);
     upkeep.forget(ref);
     leaseFences.forget(ref);
@@ -198,14 +197,15 @@ final class GroupPass {
     p.pause = p.resource.flatMap(r -> PauseAnnotation.read(r.annotation(PauseAnnotation.ANNOTATION)));
     p.paused = PauseAnnotation.pauses(p.pause);
     if (acting) {
-      reactions.pause(p.group, p.pause);
+      reactions.pause(p.watched.memory, p.group, p.pause);
     }
   }
 
   /** Completes when the sites a DBA fenced are accepted, recorded and applied ({@link SiteFences}; acting only). */
   private void acceptFences(Pass p) {
     if (acting && p.resource.isPresent()) {
-      SiteFences.Accepted accepted = reactions.fences(p.group, p.config, p.resource.get(), p.status, p.paused, p.now);
+      SiteFences.Accepted accepted =
+          reactions.fences(p.watched.memory, p.group, p.config, p.resource.get(), p.status, p.paused, p.now);
       p.fenced = accepted.sites();
       p.fenceProblem = accepted.problem();
       p.unfencedAt = accepted.activeUnfencedAt();
@@ -246,13 +246,13 @@ final class GroupPass {
    */
   private void handOffPlannedRun(Pass p) {
     if (acting && !p.paused) {
-      reactions.handOff(p.group, p.status, p.input, p.confirmation);
+      reactions.handOff(p.watched.memory, p.group, p.status, p.input, p.confirmation);
     }
   }
 
   /** Completes with the matrix's verdict, acted on (failover started, fence, alert) only while acting. */
   private void decide(Pass p) {
-    p.verdict = acting ? reactions.react(p.group, p.input, p.confirmation, p.promoteAnyway, p.paused)
+    p.verdict = acting ? reactions.react(p.watched.memory, p.group, p.input, p.confirmation, p.promoteAnyway, p.paused)
         : PrimaryConfirmation.evaluate(p.input, p.confirmation);
   }
 

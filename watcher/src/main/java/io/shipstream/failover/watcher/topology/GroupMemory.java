@@ -12,7 +12,7 @@ import java.util.List;
  * <p>Not here, kept by their steps: what outlives a restart of the polls or is written outside the
  * pass ({@link StartupChecks}, a {@link DrainWatch} episode, the sidecars' answers {@link
  * LeaseFenceLifts} waits for, the Events {@link GroupUpkeep} writes for a group that is not watched),
- * the alerts of {@link VerdictReactions}, and the meters of {@link TopologyMetrics}.
+ * and the meters of {@link TopologyMetrics}.
  */
 public final class GroupMemory {
   /** {@link GroupUpkeep#keepRouting}: when the routing was last looked at, and what could not be set right then. */
@@ -22,4 +22,12 @@ public final class GroupMemory {
   final SemiSyncKeeper.Memory semiSync = new SemiSyncKeeper.Memory();
   /** {@link OldPrimaryRecovery}'s slice. */
   final OldPrimaryRecovery.Memory recovery = new OldPrimaryRecovery.Memory();
+  /** {@link VerdictReactions}' slice: the alerts, the pause and the cut-off primary last reported. */
+  final VerdictReactions.Memory reactions = new VerdictReactions.Memory();
+  /** {@link SiteFences}' slice. */
+  final SiteFences.Memory fences = new SiteFences.Memory();
+  /** {@link PlannedRunHandOffs}: the planned run last told that its source is dead (told once); null: none. */
+  volatile String handedOff;
+  /** {@link PromoteAnywayRequests}: the promote-anyway value last rejected or spent (each handled once); null: none. */
+  volatile String promoteAnywayHandled;
 }
