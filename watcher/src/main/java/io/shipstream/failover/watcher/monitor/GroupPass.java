@@ -92,7 +92,6 @@ final class GroupPass {
   void pollsStopped(GroupRef ref) {
     metrics.forget(ref);
     upkeep.forget(ref);
-    leaseFences.forget(ref);
   }
 
   /** The group is no longer watched (deleted, invalid, not leading): the rest of what the steps keep goes too. */
@@ -259,7 +258,7 @@ final class GroupPass {
   /** Completes when a lease fence that alone leaves the group without a primary is asked about or lifted. */
   private void liftLeaseFence(Pass p) {
     if (acting && !p.paused && p.verdict instanceof Verdict.NoPrimary) {
-      leaseFences.check(p.group, p.config, p.status, p.observations);
+      leaseFences.check(p.watched.memory, p.group, p.config, p.status, p.observations);
     }
   }
 

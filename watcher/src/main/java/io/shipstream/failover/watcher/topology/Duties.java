@@ -168,23 +168,18 @@ public final class Duties {
 
   /** A lease fence of the active primary that nothing explains lifted: {@link LeaseFenceLifts}. */
   public interface LeaseFences {
-    LeaseFenceRelease.Decision check(GroupRef group, GroupConfig config, MysqlFailoverGroupStatus status,
-        Map<String, SiteObservation> observations);
-
-    void forget(GroupRef group);
+    LeaseFenceRelease.Decision check(GroupMemory memory, GroupRef group, GroupConfig config,
+        MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations);
 
     void close();
 
     /** No lease fence is ever lifted. */
     LeaseFences OFF = new LeaseFences() {
       @Override
-      public LeaseFenceRelease.Decision check(GroupRef group, GroupConfig config, MysqlFailoverGroupStatus status,
-          Map<String, SiteObservation> observations) {
+      public LeaseFenceRelease.Decision check(GroupMemory memory, GroupRef group, GroupConfig config,
+          MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations) {
         return new LeaseFenceRelease.Keep("lease fences are not lifted", false);
       }
-
-      @Override
-      public void forget(GroupRef group) {}
 
       @Override
       public void close() {}

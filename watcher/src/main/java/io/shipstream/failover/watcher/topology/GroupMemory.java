@@ -10,9 +10,8 @@ import java.util.List;
  * memory, in one place, and a step keeps no map of groups of its own to forget them from.
  *
  * <p>Not here, kept by their steps: what outlives a restart of the polls or is written outside the
- * pass ({@link StartupChecks}, a {@link DrainWatch} episode, the sidecars' answers {@link
- * LeaseFenceLifts} waits for, the Events {@link GroupUpkeep} writes for a group that is not watched),
- * and the meters of {@link TopologyMetrics}.
+ * pass ({@link StartupChecks}, a {@link DrainWatch} episode, the Events {@link GroupUpkeep} writes
+ * for a group that is not watched), and the meters of {@link TopologyMetrics}.
  */
 public final class GroupMemory {
   /** {@link GroupUpkeep#keepRouting}: when the routing was last looked at, and what could not be set right then. */
@@ -24,6 +23,8 @@ public final class GroupMemory {
   final OldPrimaryRecovery.Memory recovery = new OldPrimaryRecovery.Memory();
   /** {@link VerdictReactions}' slice: the alerts, the pause and the cut-off primary last reported. */
   final VerdictReactions.Memory reactions = new VerdictReactions.Memory();
+  /** {@link LeaseFenceLifts}' slice. */
+  final LeaseFenceLifts.Memory leaseFences = new LeaseFenceLifts.Memory();
   /** {@link SiteFences}' slice. */
   final SiteFences.Memory fences = new SiteFences.Memory();
   /** {@link PlannedRunHandOffs}: the planned run last told that its source is dead (told once); null: none. */
