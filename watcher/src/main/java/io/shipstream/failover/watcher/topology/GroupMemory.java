@@ -11,7 +11,8 @@ import java.util.List;
  *
  * <p>Not here, kept by their steps: what outlives a restart of the polls or is written outside the
  * pass ({@link StartupChecks}, a {@link DrainWatch} episode, the Events {@link GroupUpkeep} writes
- * for a group that is not watched), and the meters of {@link TopologyMetrics}.
+ * for a group that is not watched, the one sidecar request in flight per group of {@link
+ * LeaseFenceLifts}), and the meters of {@link TopologyMetrics}.
  */
 public final class GroupMemory {
   /** {@link GroupUpkeep#keepRouting}: when the routing was last looked at, and what could not be set right then. */
