@@ -51,7 +51,10 @@ public final class Duties {
 
     Map<String, Boolean> semiSyncAcking(GroupMemory memory);
 
-    /** Forgets what is kept outside the group's {@link GroupMemory}: the Events written about it. */
+    /**
+     * Forgets what is kept outside the group's {@link GroupMemory}: which Events and condition notes
+     * were last written about it, kept by group since they are written for a group not watched too.
+     */
     void forget(GroupRef ref);
 
     /** Nothing adopted, repaired, kept or written; {@link #keeps} is false. */
