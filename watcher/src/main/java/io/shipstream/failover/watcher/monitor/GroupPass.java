@@ -15,12 +15,9 @@ import io.shipstream.failover.model.topology.SiteReadiness;
 import io.shipstream.failover.model.topology.TlsProblems;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.model.topology.Verdict;
-import io.shipstream.failover.watcher.topology.DrainWatch;
+import io.shipstream.failover.watcher.topology.Duties;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
-import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
-import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.SiteFences;
-import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.watcher.topology.VerdictReactions;
 import io.shipstream.failover.workflows.contract.Events;
@@ -48,24 +45,24 @@ final class GroupPass {
   private final TopologyMetrics metrics;
   private final Function<GroupRef, Optional<MysqlFailoverGroup>> latest;
   private final Clock clock;
-  /** Null: no returning old primary is fenced or brought back. */
-  private final OldPrimaryRecovery recovery;
-  /** Null: no adoption, routing, semi-sync nor conditions (tests of the other duties). */
-  private final GroupUpkeep upkeep;
-  /** Null: the sidecars are not asked how their servers start. */
-  private final StartupChecks startup;
+  /** Off: no returning old primary is fenced or brought back. */
+  private final Duties.Recovery recovery;
+  /** Off: no adoption, routing, semi-sync nor conditions (tests of the other duties). */
+  private final Duties.Upkeep upkeep;
+  /** Off: the sidecars are not asked how their servers start. */
+  private final Duties.Startup startup;
   private final SiteStatusWrites siteStatus;
   /** Whether verdicts are acted on (emergency failovers, fences, recovery), or only reported. */
   volatile boolean acting = true;
-  /** Lifts a lease fence of the active primary that nothing explains; null: never (tests of the other duties). */
-  volatile LeaseFenceLifts leaseFences;
-  /** spec.plannedFailover.onActiveNodeDrain; null: not watched (tests of the other duties). */
-  volatile DrainWatch drains;
+  /** Lifts a lease fence of the active primary that nothing explains; off: never (tests of the other duties). */
+  volatile Duties.LeaseFences leaseFences = Duties.LeaseFences.OFF;
+  /** spec.plannedFailover.onActiveNodeDrain; off: not watched (tests of the other duties). */
+  volatile Duties.Drains drains = Duties.Drains.OFF;
 
   GroupPass(VerdictReactions reactions, TopologyMetrics metrics,
       Function<GroupRef,
       Optional<MysqlFailoverGroup>> latest,
-      Clock clock, OldPrimaryRecovery recovery, StartupChecks startup, GroupUpkeep upkeep,
+      Clock clock, Duties.Recovery recovery, Duties.Startup startup, Duties.Upkeep upkeep,
       SiteStatusWrites siteStatus) {
     this.reactions = reactions;
     this.metrics = metrics;
@@ -79,58 +76,35 @@ final class GroupPass {
 
   /** The group's polls started: the steps that watch on their own (the sidecars' startup checks) begin. */
   void started(GroupRef ref, GroupConfig config) {
-    if (startup != null) {
-      startup.watch(ref, config);
-    }
+    startup.watch(ref, config);
   }
 
   /** Reports a spec that is refused or cannot be monitored, as its condition and Event say. */
   void invalidSpec(GroupRef ref, MysqlFailoverGroup resource, List<String> problems) {
-    if (upkeep != null) {
-      upkeep.invalidSpec(ref, resource, problems);
-    }
+    upkeep.invalidSpec(ref, resource, problems);
   }
 
   /**
-   * The group's polls stopped (a spec change restarts them): what the steps keep between passes is
-   * forgotten here, in one place. The startup checks and a drain episode outlive a restart ({@link #unwatched}).
+   * The group's polls stopped (a spec change restarts them): its {@link WatchedGroup#memory} went
+   * with them, and what the steps still keep outside it is forgotten here. The startup checks and a
+   * drain episode outlive a restart ({@link #unwatched}).
    */
   void pollsStopped(GroupRef ref) {
-    reactions.forget(ref);
     metrics.forget(ref);
-    if (upkeep != null) {
-      upkeep.forget(ref);
-    }
-    if (recovery != null) {
-      recovery.forget(ref);
-    }
-    LeaseFenceLifts lifts = leaseFences;
-    if (lifts != null) {
-      lifts.forget(ref);
-    }
+    upkeep.forget(ref);
   }
 
   /** The group is no longer watched (deleted, invalid, not leading): the rest of what the steps keep goes too. */
   void unwatched(GroupRef ref) {
-    DrainWatch drainWatch = drains;
-    if (drainWatch != null) {
-      drainWatch.forget(ref);
-    }
-    if (startup != null) {
-      startup.forget(ref);
-    }
+    drains.forget(ref);
+    startup.forget(ref);
   }
 
   /** Every group is unwatched: the group gauges and the steps' own threads go. */
   void close() {
     metrics.state().forgetAll();
-    if (startup != null) {
-      startup.close();
-    }
-    LeaseFenceLifts lifts = leaseFences;
-    if (lifts != null) {
-      lifts.close();
-    }
+    startup.close();
+    leaseFences.close();
   }
 
   /** One evaluation of the group's current view, on the caller's thread. */
@@ -190,7 +164,7 @@ final class GroupPass {
       // Servers of both flavors (or not the declared one): nothing is adopted, fenced or failed
       // over, and the group is reported as its spec would be had it declared them.
       siteStatus.write(p.watched, p.now, siteStatus.runOwnsStatus(p.watched, p.status, p.now), null);
-      if (upkeep != null && p.resource.isPresent()) {
+      if (upkeep.keeps() && p.resource.isPresent()) {
         upkeep.invalidSpec(p.group, p.resource.get(), flavorProblems);
       } else {
         log.warn("{}: not acted on: {}", p.group, String.join("; ", flavorProblems));
@@ -205,7 +179,7 @@ final class GroupPass {
       metrics.passFailed(p.group, "tls");
       tlsProblems.forEach(t -> metrics.tlsError(p.group, t.site(), t.reason()));
       List<String> messages = tlsProblems.stream().map(TlsProblems.Problem::message).toList();
-      if (upkeep != null && p.resource.isPresent()) {
+      if (upkeep.keeps() && p.resource.isPresent()) {
         upkeep.tlsErrors(p.group, p.resource.get(), messages);
       } else {
         log.warn("{}: not acted on: {}", p.group, String.join("; ", messages));
@@ -222,14 +196,15 @@ final class GroupPass {
     p.pause = p.resource.flatMap(r -> PauseAnnotation.read(r.annotation(PauseAnnotation.ANNOTATION)));
     p.paused = PauseAnnotation.pauses(p.pause);
     if (acting) {
-      reactions.pause(p.group, p.pause);
+      reactions.pause(p.watched.memory, p.group, p.pause);
     }
   }
 
   /** Completes when the sites a DBA fenced are accepted, recorded and applied ({@link SiteFences}; acting only). */
   private void acceptFences(Pass p) {
     if (acting && p.resource.isPresent()) {
-      SiteFences.Accepted accepted = reactions.fences(p.group, p.config, p.resource.get(), p.status, p.paused, p.now);
+      SiteFences.Accepted accepted =
+          reactions.fences(p.watched.memory, p.group, p.config, p.resource.get(), p.status, p.paused, p.now);
       p.fenced = accepted.sites();
       p.fenceProblem = accepted.problem();
       p.unfencedAt = accepted.activeUnfencedAt();
@@ -238,7 +213,7 @@ final class GroupPass {
 
   /** Whether the group has never recorded an active site: nothing is fenced, promoted or relabelled before it has. */
   private boolean awaitsAdoption(Pass p) {
-    return upkeep != null && p.resource.isPresent() && !GroupUpkeep.adopted(p.status);
+    return upkeep.keeps() && p.resource.isPresent() && !GroupUpkeep.adopted(p.status);
   }
 
   /** Completes when the group is adopted (its active site recorded) or the reason it waits is known. */
@@ -259,8 +234,8 @@ final class GroupPass {
 
   /** Completes when a returning old primary that accepts writes is fenced, first of all (acting, not paused). */
   private void fenceReturningOldPrimary(Pass p) {
-    if (acting && recovery != null && !p.paused) {
-      recovery.check(p.group, p.config, p.observations, p.status);
+    if (acting && !p.paused) {
+      recovery.check(p.watched.memory, p.group, p.config, p.observations, p.status);
     }
   }
 
@@ -270,27 +245,26 @@ final class GroupPass {
    */
   private void handOffPlannedRun(Pass p) {
     if (acting && !p.paused) {
-      reactions.handOff(p.group, p.status, p.input, p.confirmation);
+      reactions.handOff(p.watched.memory, p.group, p.status, p.input, p.confirmation);
     }
   }
 
   /** Completes with the matrix's verdict, acted on (failover started, fence, alert) only while acting. */
   private void decide(Pass p) {
-    p.verdict = acting ? reactions.react(p.group, p.input, p.confirmation, p.promoteAnyway, p.paused)
+    p.verdict = acting ? reactions.react(p.watched.memory, p.group, p.input, p.confirmation, p.promoteAnyway, p.paused)
         : PrimaryConfirmation.evaluate(p.input, p.confirmation);
   }
 
   /** Completes when a lease fence that alone leaves the group without a primary is asked about or lifted. */
   private void liftLeaseFence(Pass p) {
-    LeaseFenceLifts lifts = leaseFences;
-    if (acting && lifts != null && !p.paused && p.verdict instanceof Verdict.NoPrimary) {
-      lifts.check(p.group, p.config, p.status, p.observations);
+    if (acting && !p.paused && p.verdict instanceof Verdict.NoPrimary) {
+      leaseFences.check(p.watched.memory, p.group, p.config, p.status, p.observations);
     }
   }
 
   /** Completes when a cordoned active node has asked for its switchover, if the spec wants one (acting only). */
   private void switchOverOnDrain(Pass p) {
-    if (acting && drains != null && p.resource.isPresent()) {
+    if (acting && p.resource.isPresent()) {
       drains.check(p.group, p.config, p.resource.get(), p.observations, p.paused);
     }
   }
@@ -304,7 +278,7 @@ final class GroupPass {
     String activeNow = p.adoption instanceof Adoption.Adopt adopted ? adopted.site() : p.status.activeSite();
     p.readiness = SiteReadiness.evaluate(new TopologyMatrix.Input(p.config, p.observations, activeNow,
         p.cooldownSince(), p.status.lastFailoverTarget(), false, p.now)
-        .withFenced(p.fenced), upkeep == null ? Map.of() : upkeep.semiSyncAcking(p.group));
+        .withFenced(p.fenced), upkeep.semiSyncAcking(p.watched.memory));
     siteStatus.write(p.watched, p.now, p.runOwns, p.readiness);
   }
 
@@ -315,22 +289,22 @@ final class GroupPass {
     metrics.state().recovery(p.group, p.status);
   }
 
-  /** Whether routing, semi-sync and conditions are kept: with a upkeep, for a group that has a resource. */
+  /** Whether routing, semi-sync and conditions are kept: with the upkeep on, for a group that has a resource. */
   private boolean keepsConditions(Pass p) {
-    return upkeep != null && p.resource.isPresent();
+    return upkeep.keeps() && p.resource.isPresent();
   }
 
   /** Completes when the group's routing is set right (just adopted: at once) or what is not is known (not paused). */
   private void repairRouting(Pass p) {
     if (!p.paused) {
-      p.routingProblems = upkeep.keepRouting(p.group, p.config, p.effective(), p.observations);
+      p.routingProblems = upkeep.keepRouting(p.watched.memory, p.group, p.config, p.effective(), p.observations);
     }
   }
 
   /** Completes when the servers' semi-sync settings are as the spec asks, or the fallback is known (not paused). */
   private void keepSemiSync(Pass p) {
     if (!p.paused) {
-      p.semiSyncProblem = upkeep.keepSemiSync(p.group, p.config, p.effective(), p.observations);
+      p.semiSyncProblem = upkeep.keepSemiSync(p.watched.memory, p.group, p.config, p.effective(), p.observations);
     }
   }
 
@@ -349,16 +323,14 @@ final class GroupPass {
         Events.PAUSE_REJECTED.reason(), a.problem())));
     p.fenceProblem.ifPresent(problems::add);
     p.semiSyncProblem.ifPresent(problems::add);
-    if (startup != null) {
-      for (String site : startup.startingWritable(p.group)) {
-        problems.add(new GroupConditions.Problem(Events.SERVER_STARTS_WRITABLE.reason(), "the server of site "
-            + site + " is configured to start writable (its sidecar says so): a restart would take writes before "
-            + "anything decides it is the primary; configure MariaDB read_only=ON or MySQL super_read_only=ON"));
-      }
-      startup.unguarded(p.group).forEach(u -> problems.add(new GroupConditions.Problem(
-          Events.SIDECAR_NOT_GUARDED.reason(), u)));
-      problems.addAll(startup.controlPlaneProblems(p.group));
+    for (String site : startup.startingWritable(p.group)) {
+      problems.add(new GroupConditions.Problem(Events.SERVER_STARTS_WRITABLE.reason(), "the server of site "
+          + site + " is configured to start writable (its sidecar says so): a restart would take writes before "
+          + "anything decides it is the primary; configure MariaDB read_only=ON or MySQL super_read_only=ON"));
     }
+    startup.unguarded(p.group).forEach(u -> problems.add(new GroupConditions.Problem(
+        Events.SIDECAR_NOT_GUARDED.reason(), u)));
+    problems.addAll(startup.controlPlaneProblems(p.group));
     sharedTokenProblem(p.resource.get()).ifPresent(problems::add);
     Map<String, String> stoppedByHand = GroupUpkeep.failoverRunning(p.status) ? Map.of()
         : Recovery.stoppedByHand(p.observations, effective.activeSite());

@@ -4,8 +4,8 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.topology.SiteReadiness;
+import io.shipstream.failover.watcher.topology.Duties;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
-import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -34,13 +34,13 @@ final class SiteStatusWrites {
   static final Duration RUN_CONFIRM_AFTER = Duration.ofSeconds(30);
 
   private final BiConsumer<GroupRef, List<SiteStatus>> statusWriter;
-  /** Null: no divergence is shown (no old-primary recovery). */
-  private final OldPrimaryRecovery recovery;
-  /** Null: a run shown in the status is never confirmed with Temporal. */
-  private final GroupUpkeep upkeep;
+  /** Off: no divergence is shown (no old-primary recovery). */
+  private final Duties.Recovery recovery;
+  /** Off: a run shown in the status is never confirmed with Temporal. */
+  private final Duties.Upkeep upkeep;
 
-  SiteStatusWrites(BiConsumer<GroupRef, List<SiteStatus>> statusWriter, OldPrimaryRecovery recovery,
-      GroupUpkeep upkeep) {
+  SiteStatusWrites(BiConsumer<GroupRef, List<SiteStatus>> statusWriter, Duties.Recovery recovery,
+      Duties.Upkeep upkeep) {
     this.statusWriter = statusWriter;
     this.recovery = recovery;
     this.upkeep = upkeep;
@@ -62,7 +62,7 @@ final class SiteStatusWrites {
     if (w.runShownSince == null) {
       w.runShownSince = now;
     }
-    if (upkeep == null || now.isBefore(w.runShownSince.plus(RUN_CONFIRM_AFTER))) {
+    if (!upkeep.keeps() || now.isBefore(w.runShownSince.plus(RUN_CONFIRM_AFTER))) {
       return true;
     }
     if (w.runAskedAt == null || !now.isBefore(w.runAskedAt.plus(DETAIL_REFRESH))) {
@@ -91,8 +91,8 @@ final class SiteStatusWrites {
    * on the first evaluation after the run's terminal phase, whatever {@link #DETAIL_REFRESH} says.
    */
   void write(WatchedGroup w, Instant now, boolean runOwns, List<SiteReadiness.Readiness> readiness) {
-    List<SiteStatus> current = withReadiness(recovery == null ? w.polls.siteStatuses()
-        : recovery.withDivergence(w.polls.group(), w.polls.siteStatuses()), readiness);
+    List<SiteStatus> current = withReadiness(recovery.withDivergence(w.memory, w.polls.siteStatuses()),
+        readiness);
     if (current.equals(w.written)) {
       return;
     }

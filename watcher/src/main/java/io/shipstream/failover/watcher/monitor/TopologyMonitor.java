@@ -9,11 +9,9 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.topology.GroupDeletion;
 import io.shipstream.failover.watcher.groups.GroupChanges;
 import io.shipstream.failover.watcher.topology.DrainWatch;
-import io.shipstream.failover.watcher.topology.GroupUpkeep;
+import io.shipstream.failover.watcher.topology.Duties;
 import io.shipstream.failover.watcher.topology.LeaseFenceLifts;
-import io.shipstream.failover.watcher.topology.OldPrimaryRecovery;
 import io.shipstream.failover.watcher.topology.SiteConnector;
-import io.shipstream.failover.watcher.topology.StartupChecks;
 import io.shipstream.failover.watcher.topology.TopologyMetrics;
 import io.shipstream.failover.watcher.topology.VerdictReactions;
 import java.time.Clock;
@@ -56,7 +54,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock) {
-    this(sites, reactions, statusWriter, metrics, latest, clock, null);
+    this(sites, reactions, statusWriter, metrics, latest, clock, Duties.Recovery.OFF);
   }
 
   /** With {@code recovery}, the old primary of an emergency failover is fenced and brought back when it returns. */
@@ -64,8 +62,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
-      OldPrimaryRecovery recovery) {
-    this(sites, reactions, statusWriter, metrics, latest, clock, recovery, null);
+      Duties.Recovery recovery) {
+    this(sites, reactions, statusWriter, metrics, latest, clock, recovery, Duties.Startup.OFF);
   }
 
   /** With {@code startup}, the sidecars are asked how their servers start, and a writable start is an Event. */
@@ -73,8 +71,8 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
-      OldPrimaryRecovery recovery, StartupChecks startup) {
-    this(sites, reactions, statusWriter, metrics, latest, clock, recovery, startup, null);
+      Duties.Recovery recovery, Duties.Startup startup) {
+    this(sites, reactions, statusWriter, metrics, latest, clock, recovery, startup, Duties.Upkeep.OFF);
   }
 
   /**
@@ -85,7 +83,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
       BiConsumer<GroupRef,
       List<SiteStatus>> statusWriter,
       TopologyMetrics metrics, Function<GroupRef, Optional<MysqlFailoverGroup>> latest, Clock clock,
-      OldPrimaryRecovery recovery, StartupChecks startup, GroupUpkeep upkeep) {
+      Duties.Recovery recovery, Duties.Startup startup, Duties.Upkeep upkeep) {
     this.sites = sites;
     this.metrics = metrics;
     this.latest = latest;
@@ -108,7 +106,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
    * fenced it by its lease has the fence lifted once nothing else explains it ({@link
    * LeaseFenceLifts}); only while acting and not paused.
    */
-  public TopologyMonitor leaseFenceLifts(LeaseFenceLifts lifts) {
+  public TopologyMonitor leaseFenceLifts(Duties.LeaseFences lifts) {
     pass.leaseFences = lifts;
     return this;
   }
@@ -117,7 +115,7 @@ public final class TopologyMonitor implements GroupChanges, AutoCloseable {
    * With {@code drains}, a group with {@code spec.plannedFailover.onActiveNodeDrain: switchover} is
    * switched over when its active site's node is cordoned ({@link DrainWatch}); only while acting.
    */
-  public TopologyMonitor drainWatch(DrainWatch drains) {
+  public TopologyMonitor drainWatch(Duties.Drains drains) {
     pass.drains = drains;
     return this;
   }

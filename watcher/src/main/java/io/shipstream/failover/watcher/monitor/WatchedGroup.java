@@ -3,6 +3,7 @@ package io.shipstream.failover.watcher.monitor;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.SiteStatus;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
+import io.shipstream.failover.watcher.topology.GroupMemory;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +13,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One watched group as the monitor keeps it between polls: its polls, the replicas' latest answer
- * about its primary, and what was last written to its status. Made when the group's polls start
- * and dropped when they stop ({@link TopologyMonitor}).
+ * about its primary, what was last written to its status, and what the pass's steps keep about it
+ * ({@link #memory}). Made when the group's polls start and dropped when they stop ({@link
+ * TopologyMonitor}): what it holds is forgotten with it.
  */
 final class WatchedGroup {
   final GroupPolls polls;
@@ -25,6 +27,8 @@ final class WatchedGroup {
    * monitored, and failed over if need be, with {@link #spec}.
    */
   volatile String rejectedSpec;
+  /** What the pass's steps keep about the group between its passes. */
+  final GroupMemory memory = new GroupMemory();
   final AtomicBoolean evaluationQueued = new AtomicBoolean();
   final AtomicBoolean stopped = new AtomicBoolean();
   List<SiteStatus> written;

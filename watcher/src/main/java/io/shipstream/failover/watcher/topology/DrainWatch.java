@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * A request refused (the cooldown) is therefore not repeated while the node stays cordoned: the
  * drain stays held by the primary pod's PodDisruptionBudget until a person acts.
  */
-public final class DrainWatch {
+public final class DrainWatch implements Duties.Drains {
   private static final Logger log = LoggerFactory.getLogger(DrainWatch.class);
   private static final String REQUESTED = "Request";
   private static final String IMPOSSIBLE = "Impossible";

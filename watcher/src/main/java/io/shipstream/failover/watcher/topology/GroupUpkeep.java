@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * reports an invalid spec, and writes the group's conditions (see {@link GroupConditions}). Every
  * Event is written once per change of what it says, not once per poll.
  */
-public final class GroupUpkeep {
+public final class GroupUpkeep implements Duties.Upkeep {
   private static final Logger log = LoggerFactory.getLogger(GroupUpkeep.class);
 
   /** Writes {@code status.conditions} and {@code status.observedGeneration}. */
@@ -41,9 +41,7 @@ public final class GroupUpkeep {
   private final Clock clock;
   private final RoutingRepair routing;
   private final TopologyMetrics metrics;
-  private final Map<GroupRef, java.time.Instant> lastRouting = new ConcurrentHashMap<>();
   private final Map<GroupRef, String> lastNote = new ConcurrentHashMap<>();
-  private final Map<GroupRef, List<String>> lastProblems = new ConcurrentHashMap<>();
   private final Map<GroupRef, String> lastSearchAttributes = new ConcurrentHashMap<>();
   private final Map<GroupRef, String> lastReplicationStopped = new ConcurrentHashMap<>();
   /** The namespace's failover search attributes, for their condition; null: not checked (Unknown). */
@@ -79,7 +77,7 @@ public final class GroupUpkeep {
   }
 
   /** One semi-sync pass (see {@link SemiSyncKeeper}); the Degraded problem of a primary fallen back, if any. */
-  public Optional<GroupConditions.Problem> keepSemiSync(GroupRef ref, GroupConfig config,
+  public Optional<GroupConditions.Problem> keepSemiSync(GroupMemory memory, GroupRef ref, GroupConfig config,
       MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations) {
     SemiSyncKeeper keeper = semiSync;
@@ -87,7 +85,7 @@ public final class GroupUpkeep {
       return Optional.empty();
     }
     try {
-      return keeper.keep(ref, config, status, observations,
+      return keeper.keep(memory.semiSync, ref, config, status, observations,
           () -> failoverRunning(status) || effects.failoverRunning(ref));
     } catch (RuntimeException e) {
       log.warn("{}: semi-sync pass failed: {}", ref, e.toString());
@@ -106,18 +104,18 @@ public final class GroupUpkeep {
    * workflow runs (one then owns routing alone: asked of Temporal, not only of the status, which
    * may lag). Returns what could not be set right, for the conditions; an empty list otherwise.
    */
-  public List<String> keepRouting(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
-      Map<String, SiteObservation> observations) {
+  public List<String> keepRouting(GroupMemory memory, GroupRef ref, GroupConfig config,
+      MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations) {
     java.time.Instant now = clock.instant();
-    java.time.Instant last = lastRouting.get(ref);
+    java.time.Instant last = memory.routedAt;
     if (routing == null || status.activeSite() == null || failoverRunning(status)
         || last != null && now.isBefore(last.plus(config.pollInterval()))) {
-      return lastProblems.getOrDefault(ref, List.of());
+      return memory.routingProblems;
     }
-    lastRouting.put(ref, now);
+    memory.routedAt = now;
     try {
       if (effects.failoverRunning(ref)) {
-        return lastProblems.getOrDefault(ref, List.of());
+        return memory.routingProblems;
       }
       RoutingRepair.Outcome outcome = routing.repair(ref, config, status.activeSite(), status.fencedSites(),
           observations);
@@ -136,7 +134,7 @@ public final class GroupUpkeep {
       if (!outcome.problems().isEmpty()) {
         note(ref, Events.ROUTING_INCOMPLETE, String.join("; ", outcome.problems()));
       }
-      lastProblems.put(ref, outcome.problems());
+      memory.routingProblems = outcome.problems();
       return outcome.problems();
     } catch (RuntimeException e) {
       // The next pass tries again; the API server may be briefly away.
@@ -144,7 +142,7 @@ public final class GroupUpkeep {
       if (metrics != null) {
         metrics.passFailed(ref, "routing");
       }
-      return lastProblems.getOrDefault(ref, List.of());
+      return memory.routingProblems;
     }
   }
 
@@ -345,21 +343,14 @@ public final class GroupUpkeep {
   }
 
   /** Whether each replica acknowledged semi-sync commits at the last pass ({@link SemiSyncKeeper#acking}). */
-  public Map<String, Boolean> semiSyncAcking(GroupRef ref) {
-    SemiSyncKeeper keeper = semiSync;
-    return keeper == null ? Map.of() : keeper.acking(ref);
+  public Map<String, Boolean> semiSyncAcking(GroupMemory memory) {
+    return semiSync == null ? Map.of() : SemiSyncKeeper.acking(memory.semiSync);
   }
 
   public void forget(GroupRef ref) {
     lastNote.remove(ref);
-    lastRouting.remove(ref);
-    lastProblems.remove(ref);
     lastSearchAttributes.remove(ref);
     lastReplicationStopped.remove(ref);
-    SemiSyncKeeper keeper = semiSync;
-    if (keeper != null) {
-      keeper.forget(ref);
-    }
   }
 
   private void note(GroupRef ref, Events event, String message) {

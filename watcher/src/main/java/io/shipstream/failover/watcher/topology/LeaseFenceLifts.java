@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * the next {@link #FRESH} only. The lift itself runs under the lock the failover starts take, after
  * one more look at whether a failover runs, so none can begin between the decision and the lift.
  */
-public final class LeaseFenceLifts implements AutoCloseable {
+public final class LeaseFenceLifts implements Duties.LeaseFences, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseFenceLifts.class);
   /** How long a sidecar's answer stands for the decision: a few polls, never a stale lease. */
   static final Duration FRESH = Duration.ofSeconds(5);
@@ -58,13 +58,19 @@ public final class LeaseFenceLifts implements AutoCloseable {
 
   private record Answer(String site, SidecarFence fence, Instant at) {}
 
+  /** What the lifts keep about one group between passes: their slice of the group's {@link GroupMemory}. */
+  static final class Memory {
+    /** The sidecar's latest answer about what fenced the active site, written by the request thread. */
+    volatile Answer answer;
+    /** The last lift that failed, so that a failure repeating every poll is one Event. */
+    volatile String failed;
+  }
+
   private final Effects effects;
   private final Asker asker;
   private final Clock clock;
-  private final Map<GroupRef, Answer> answers = new ConcurrentHashMap<>();
+  /** The groups whose sidecar is being asked: one request at a time per group, whatever became of its polls. */
   private final Map<GroupRef, Boolean> asking = new ConcurrentHashMap<>();
-  /** Per group, the last lift that failed, so that a failure repeating every poll is one Event. */
-  private final Map<GroupRef, String> failed = new ConcurrentHashMap<>();
   private final ExecutorService requests = Executors.newSingleThreadExecutor(DaemonThreads.named("lease-fence"));
 
   LeaseFenceLifts(Effects effects, Asker asker, Clock clock) {
@@ -84,35 +90,38 @@ public final class LeaseFenceLifts implements AutoCloseable {
    * One evaluation of a group whose polls found no writable site; paused groups are not passed in.
    * Returns the decision, for tests and logs.
    */
-  public Decision check(GroupRef group, GroupConfig config, MysqlFailoverGroupStatus status,
+  public Decision check(GroupMemory memory, GroupRef group, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations) {
+    Memory m = memory.leaseFences;
     String active = status.activeSite();
-    Answer answer = answers.get(group);
+    Answer answer = m.answer;
     SidecarFence fence = answer != null && answer.site().equals(active)
         && answer.at().plus(FRESH).isAfter(clock.instant()) ? answer.fence() : null;
     Decision d = LeaseFenceRelease.decide(config, observations, active, status.fencedSites(),
         GroupUpkeep.failoverRunning(status), fence);
     if (d instanceof Keep keep) {
       if (keep.askSidecar()) {
-        config.site(active).ifPresent(site -> ask(group, site));
+        config.site(active).ifPresent(site -> ask(m, group, site));
       } else {
-        answers.remove(group);
+        m.answer = null;
       }
       return d;
     }
     Lift lift = (Lift) d;
     SiteSpec site = config.site(lift.site()).orElseThrow();
-    answers.remove(group);
+    m.answer = null;
     try {
       if (effects.liftLeaseFence(group, config, site)) {
-        failed.remove(group);
+        m.failed = null;
         log.warn("{}: lifted the lease fence of '{}': {}", group, site.name(), lift.reason());
         effects.event(group, Events.LEASE_FENCE_LIFTED.type().name(), Events.LEASE_FENCE_LIFTED.reason(),
             lift.reason());
       }
     } catch (Exception e) {
       String why = "could not lift the lease fence of '" + site.name() + "': " + e.getMessage();
-      if (!why.equals(failed.put(group, why))) {
+      String before = m.failed;
+      m.failed = why;
+      if (!why.equals(before)) {
         log.warn("{}: {}", group, why);
         effects.event(group, Events.LEASE_FENCE_LIFT_FAILED.type().name(), Events.LEASE_FENCE_LIFT_FAILED.reason(),
             why);
@@ -121,8 +130,11 @@ public final class LeaseFenceLifts implements AutoCloseable {
     return d;
   }
 
-  /** Reads the site's sidecar's {@code /status} on the request thread, once at a time per group. */
-  private void ask(GroupRef group, SiteSpec site) {
+  /**
+   * Reads the site's sidecar's {@code /status} on the request thread, once at a time per group; the
+   * answer goes to the memory of the polls that asked (dropped with them if they stopped meanwhile).
+   */
+  private void ask(Memory m, GroupRef group, SiteSpec site) {
     if (site.sidecar() == null || site.sidecar().url() == null || site.sidecar().url().isBlank()
         || asking.putIfAbsent(group, true) != null) {
       return;
@@ -131,7 +143,7 @@ public final class LeaseFenceLifts implements AutoCloseable {
       requests.execute(() -> {
         try {
           asker.ownFence(group, site.sidecar().url())
-              .ifPresent(f -> answers.put(group, new Answer(site.name(), f, clock.instant())));
+              .ifPresent(f -> m.answer = new Answer(site.name(), f, clock.instant()));
         } catch (Exception e) {
           log.debug("{}: the sidecar of '{}' did not say what fenced it: {}", group, site.name(), e.toString());
         } finally {
@@ -141,12 +153,6 @@ public final class LeaseFenceLifts implements AutoCloseable {
     } catch (RejectedExecutionException e) {
       asking.remove(group);
     }
-  }
-
-  /** Forgets a group the monitor no longer watches. */
-  public void forget(GroupRef group) {
-    answers.remove(group);
-    failed.remove(group);
   }
 
   @Override

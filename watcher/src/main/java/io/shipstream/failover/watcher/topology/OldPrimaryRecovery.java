@@ -56,7 +56,7 @@ import org.slf4j.LoggerFactory;
  * source because the active primary died: it stops replicating, and the dead primary's last
  * answer is older than its own.
  */
-public final class OldPrimaryRecovery {
+public final class OldPrimaryRecovery implements Duties.Recovery {
   private static final Logger log = LoggerFactory.getLogger(OldPrimaryRecovery.class);
 
   /** Re-points a server at another as a replica; {@link JdbcRejoin} does it over JDBC. */
@@ -78,8 +78,6 @@ public final class OldPrimaryRecovery {
     void record(GroupRef group, List<LostTransactions> all) throws Exception;
   }
 
-  private record Key(GroupRef group, String site) {}
-
   /** What was done for a site during one failover: rejoined, or blocked with these transactions. */
   private record Outcome(String failoverStart, String divergentGtid) {}
 
@@ -88,9 +86,14 @@ public final class OldPrimaryRecovery {
   private final Events events;
   private final Losses losses;
   private final Clock clock;
-  private final Map<Key, Outcome> outcomes = new ConcurrentHashMap<>();
-  /** The writable poll each site was last fenced for: the evaluations after other sites' polls see it too. */
-  private final Map<Key, Probe> fencedFor = new ConcurrentHashMap<>();
+
+  /** What the recovery keeps about one group between passes: its slice of the group's {@link GroupMemory}. */
+  static final class Memory {
+    /** Per site, what was done for it during the failover the status shows. */
+    final Map<String, Outcome> outcomes = new ConcurrentHashMap<>();
+    /** Per site, the writable poll it was last fenced for: the evaluations after other sites' polls see it too. */
+    final Map<String, Probe> fencedFor = new ConcurrentHashMap<>();
+  }
 
   /** Without recording losses in the status (the RecoveryBlocked Event and divergentGtid only). */
   public OldPrimaryRecovery(SiteConnector sites, Rejoiner rejoiner, Events events) {
@@ -112,14 +115,15 @@ public final class OldPrimaryRecovery {
    * One look at the group after a poll: fences, decides and acts for the returning old primary,
    * if there is one. Never throws: what failed is logged and tried again on the next poll.
    */
-  public void check(GroupRef group, GroupConfig config, Map<String, SiteObservation> observations,
+  public void check(GroupMemory memory, GroupRef group, GroupConfig config, Map<String, SiteObservation> observations,
       MysqlFailoverGroupStatus status) {
+    Memory m = memory.recovery;
     Recovery.LeftBehind left = Recovery.leftBehind(status).orElse(null);
     if (left == null) {
       return;
     }
     String failoverStart = left.failoverStart();
-    forgetOtherFailovers(group, failoverStart);
+    forgetOtherFailovers(m, failoverStart);
     String site = left.site();
     String active = status.activeSite();
     SiteObservation seen = observations.get(site);
@@ -128,15 +132,14 @@ public final class OldPrimaryRecovery {
     if (now == null || !now.reachable() || spec == null) {
       return;
     }
-    Key key = new Key(group, site);
     if (!now.readOnly()) {
       // Whatever else holds, a second writable server is the worst outcome: fence first.
-      if (!now.equals(fencedFor.get(key)) && fence(group, config, spec)) {
-        fencedFor.put(key, now);
+      if (!now.equals(m.fencedFor.get(site)) && fence(group, config, spec)) {
+        m.fencedFor.put(site, now);
       }
       return;
     }
-    Outcome done = outcomes.get(key);
+    Outcome done = m.outcomes.get(site);
     // A server with replication configured is not ours to start: a human's STOP SLAVE stays.
     if (!left.settled() || !Recovery.needsSource(now) || (done != null && Objects.equals(done.failoverStart(),
         failoverStart))) {
@@ -163,7 +166,7 @@ public final class OldPrimaryRecovery {
         log.warn("{}: could not make '{}' a replica of '{}': {}", group, site, active, e.toString());
         return;
       }
-      outcomes.put(key, new Outcome(failoverStart, null));
+      m.outcomes.put(site, new Outcome(failoverStart, null));
       String message = "site '" + site + "' replicates from the active site '" + active + "': " + r.reason();
       log.info("{}: {}", group, message);
       events.event(group, RECOVERY_COMPLETE.type().name(), RECOVERY_COMPLETE.reason(), message);
@@ -171,7 +174,7 @@ public final class OldPrimaryRecovery {
       if (!recordLoss(group, status, failoverStart, site, active, b.divergentGtid())) {
         return;
       }
-      outcomes.put(key, new Outcome(failoverStart, b.divergentGtid()));
+      m.outcomes.put(site, new Outcome(failoverStart, b.divergentGtid()));
       String message = "site '" + site + "': " + b.reason();
       log.warn("{}: {}", group, message);
       events.event(group, RECOVERY_BLOCKED.type().name(), RECOVERY_BLOCKED.reason(), message);
@@ -226,10 +229,10 @@ public final class OldPrimaryRecovery {
   }
 
   /** {@code statuses} with the divergent transactions of every blocked site filled in. */
-  public List<SiteStatus> withDivergence(GroupRef group, List<SiteStatus> statuses) {
+  public List<SiteStatus> withDivergence(GroupMemory memory, List<SiteStatus> statuses) {
     List<SiteStatus> out = new ArrayList<>(statuses.size());
     for (SiteStatus s : statuses) {
-      Outcome o = outcomes.get(new Key(group, s.name()));
+      Outcome o = memory.recovery.outcomes.get(s.name());
       if (o == null || o.divergentGtid() == null || Boolean.TRUE.equals(s.replicating())) {
         out.add(s);
       } else {
@@ -241,15 +244,8 @@ public final class OldPrimaryRecovery {
   }
 
   /** Drops the group's outcomes of every failover but the one the status shows now. */
-  private void forgetOtherFailovers(GroupRef group, String failoverStart) {
-    outcomes.entrySet().removeIf(e -> e.getKey().group().equals(group)
-        && !Objects.equals(e.getValue().failoverStart(), failoverStart));
-  }
-
-  /** Forgets a group that is no longer watched. */
-  public void forget(GroupRef group) {
-    outcomes.keySet().removeIf(k -> k.group().equals(group));
-    fencedFor.keySet().removeIf(k -> k.group().equals(group));
+  private static void forgetOtherFailovers(Memory m, String failoverStart) {
+    m.outcomes.values().removeIf(o -> !Objects.equals(o.failoverStart(), failoverStart));
   }
 
   private boolean fence(GroupRef group, GroupConfig config, SiteSpec site) {

@@ -8,8 +8,6 @@ import io.shipstream.failover.model.topology.PlannedSourceDeath;
 import io.shipstream.failover.model.topology.PrimaryConfirmation;
 import io.shipstream.failover.model.topology.TopologyMatrix;
 import io.shipstream.failover.workflows.common.FailoverKind;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,15 +20,13 @@ final class PlannedRunHandOffs {
   private static final Logger log = LoggerFactory.getLogger(VerdictReactions.class);
 
   private final GroupEffects effects;
-  /** Per group, the planned run last told that its source is dead: told once. */
-  private final Map<GroupRef, String> handedOff = new ConcurrentHashMap<>();
 
   PlannedRunHandOffs(GroupEffects effects) {
     this.effects = effects;
   }
 
   /** As {@link VerdictReactions#handOff}. */
-  boolean handOff(GroupRef group, MysqlFailoverGroupStatus status, TopologyMatrix.Input in,
+  boolean handOff(GroupMemory memory, GroupRef group, MysqlFailoverGroupStatus status, TopologyMatrix.Input in,
       PrimaryConfirmation.Result confirmation) {
     PlannedFailoverStatus planned = status == null ? null : status.plannedFailover();
     WorkflowRef run = status == null ? null : status.workflow();
@@ -40,11 +36,11 @@ final class PlannedRunHandOffs {
         confirmation);
     if (!d.tell() || run == null || run.runId() == null || !FailoverKind.PLANNED.workflowType().equals(run.type())) {
       if (!d.tell()) {
-        handedOff.remove(group);
+        memory.handedOff = null;
       }
       return false;
     }
-    if (run.runId().equals(handedOff.get(group))) {
+    if (run.runId().equals(memory.handedOff)) {
       return true;
     }
     String why = d.why();
@@ -58,7 +54,7 @@ final class PlannedRunHandOffs {
       return false;
     }
     if (told) {
-      handedOff.put(group, run.runId());
+      memory.handedOff = run.runId();
       log.warn("{}: told the planned failover {} in {} that {}; the emergency failover follows once it has ended",
           group, run.runId(), planned.phase(), why);
     }
@@ -66,11 +62,7 @@ final class PlannedRunHandOffs {
   }
 
   /** Whether a planned run of the group was told, and the matrix's ConcurrentOperation block is that hand-off. */
-  boolean told(GroupRef group) {
-    return handedOff.containsKey(group);
-  }
-
-  void forget(GroupRef group) {
-    handedOff.remove(group);
+  boolean told(GroupMemory memory) {
+    return memory.handedOff != null;
   }
 }

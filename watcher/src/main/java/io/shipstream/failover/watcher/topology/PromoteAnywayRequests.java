@@ -4,8 +4,6 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.topology.PromoteAnywayAnnotation;
 import io.shipstream.failover.model.topology.Verdict;
 import io.shipstream.failover.workflows.contract.Events;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,8 +16,6 @@ final class PromoteAnywayRequests {
   private static final Logger log = LoggerFactory.getLogger(VerdictReactions.class);
 
   private final GroupEffects effects;
-  /** Per group, the promote-anyway value last rejected or spent: each value is handled once. */
-  private final Map<GroupRef, String> annotationHandled = new ConcurrentHashMap<>();
 
   PromoteAnywayRequests(GroupEffects effects) {
     this.effects = effects;
@@ -29,29 +25,30 @@ final class PromoteAnywayRequests {
    * Handles the promote-anyway request once per value: a forced promotion that started consumes
    * it, an invalid one is reported and left for a human, one with nothing to override is removed.
    */
-  void handle(GroupRef group, PromoteAnywayAnnotation request, Verdict verdict, boolean started) {
+  void handle(GroupMemory memory, GroupRef group, PromoteAnywayAnnotation request, Verdict verdict,
+      boolean started) {
     if (request == null) {
-      annotationHandled.remove(group);
+      memory.promoteAnywayHandled = null;
       return;
     }
-    if (request.value().equals(annotationHandled.get(group))) {
+    if (request.value().equals(memory.promoteAnywayHandled)) {
       return;
     }
     var outcome = request.judge(verdict);
     if (outcome instanceof PromoteAnywayAnnotation.Invalid invalid) {
-      annotationHandled.put(group, request.value());
+      memory.promoteAnywayHandled = request.value();
       log.warn("{}: {}", group, invalid.why());
       effects.event(group, Events.PROMOTE_ANYWAY_REJECTED.type().name(), Events.PROMOTE_ANYWAY_REJECTED.reason(),
           invalid.why());
     } else if (outcome instanceof PromoteAnywayAnnotation.Moot moot) {
-      annotationHandled.put(group, request.value());
+      memory.promoteAnywayHandled = request.value();
       log.warn("{}: {}", group, moot.why());
       effects.event(group, Events.PROMOTE_ANYWAY_REJECTED.type().name(), Events.PROMOTE_ANYWAY_REJECTED.reason(),
           moot.why());
       removeRequest(group, request);
     } else if (outcome instanceof PromoteAnywayAnnotation.Forced && started && verdict instanceof Verdict.Promote p) {
       // Started above: the request is spent, so it can never force a later failover.
-      annotationHandled.put(group, request.value());
+      memory.promoteAnywayHandled = request.value();
       Verdict.LagOverride o = p.lagOverride();
       String message = "promoting " + p.candidate() + " over the lag limit as " + PromoteAnywayAnnotation.ANNOTATION
           + "=" + p.candidate() + " requests: " + (o.notReceived() == null
@@ -73,9 +70,5 @@ final class PromoteAnywayRequests {
       // only if it is set anew.
       log.warn("{}: could not remove {}: {}", group, PromoteAnywayAnnotation.ANNOTATION, e.toString());
     }
-  }
-
-  void forget(GroupRef group) {
-    annotationHandled.remove(group);
   }
 }

@@ -21,7 +21,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -53,16 +52,20 @@ final class SemiSyncKeeper {
   private final BiConsumer<GroupRef, SemiSyncStatus> statusWriter;
   private final TopologyMetrics metrics;
   private final Clock clock;
-  private final Map<GroupRef, Instant> lastPass = new ConcurrentHashMap<>();
-  private final Map<GroupRef, SemiSyncStatus> lastStatus = new ConcurrentHashMap<>();
-  private final Map<GroupRef, Boolean> lastFallenBack = new ConcurrentHashMap<>();
-  private final Map<GroupRef, String> lastFailure = new ConcurrentHashMap<>();
-  /** In {@link #lastStatus}: the keeper removed {@code status.semiSync}. */
+  /** In {@link Memory#lastStatus}: the keeper removed {@code status.semiSync}. */
   private static final SemiSyncStatus REMOVED = new SemiSyncStatus(null, null, null, null, null, null, "removed");
-  /** Per group, when a pass last turned a source or replica side on, until a reading shows semi-sync on. */
-  private final Map<GroupRef, Instant> switchOnAt = new ConcurrentHashMap<>();
-  /** Per group, whether each replica read in the last pass acknowledged commits (its replica side active). */
-  private final Map<GroupRef, Map<String, Boolean>> acking = new ConcurrentHashMap<>();
+
+  /** What the keeper keeps about one group between passes: its slice of the group's {@link GroupMemory}. */
+  static final class Memory {
+    volatile Instant lastPass;
+    volatile SemiSyncStatus lastStatus;
+    volatile Boolean lastFallenBack;
+    volatile String lastFailure;
+    /** When a pass last turned a source or replica side on, until a reading shows semi-sync on. */
+    volatile Instant switchOnAt;
+    /** Whether each replica read in the last pass acknowledged commits (its replica side active). */
+    volatile Map<String, Boolean> acking = Map.of();
+  }
 
   SemiSyncKeeper(SiteConnector sites, GroupEffects effects, BiConsumer<GroupRef, SemiSyncStatus> statusWriter,
       TopologyMetrics metrics, Clock clock) {
@@ -74,44 +77,44 @@ final class SemiSyncKeeper {
   }
 
   /** One pass; returns the Degraded problem of a primary fallen back, else empty. */
-  Optional<GroupConditions.Problem> keep(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+  Optional<GroupConditions.Problem> keep(Memory m, GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations, boolean failoverRunning) {
-    return keep(ref, config, status, observations, () -> failoverRunning);
+    return keep(m, ref, config, status, observations, () -> failoverRunning);
   }
 
   /**
    * As above; {@code failoverRunning} is asked only when a pass is due (it may ask Temporal), so
    * at most once per poll interval.
    */
-  Optional<GroupConditions.Problem> keep(GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
+  Optional<GroupConditions.Problem> keep(Memory m, GroupRef ref, GroupConfig config, MysqlFailoverGroupStatus status,
       Map<String, SiteObservation> observations, java.util.function.BooleanSupplier failoverRunning) {
     String active = status.activeSite();
     // Disabled after the watcher had it on (its status shows it): every site is switched off.
-    SemiSyncStatus shown = config.semiSync().enabled() ? null : shown(ref, status);
+    SemiSyncStatus shown = config.semiSync().enabled() ? null : shown(m, status);
     if (shown == null && (!config.semiSync().enabled() || active == null)) {
-      acking.remove(ref);
+      m.acking = Map.of();
       if (metrics != null) {
         metrics.state().semiSync(ref, null);
       }
       return Optional.empty();
     }
     Instant now = clock.instant();
-    Instant last = lastPass.get(ref);
+    Instant last = m.lastPass;
     if (last != null && now.isBefore(last.plus(config.pollInterval()))) {
-      return shown != null ? Optional.empty() : problem(ref);
+      return shown != null ? Optional.empty() : problem(m);
     }
-    lastPass.put(ref, now);
+    m.lastPass = now;
     if (failoverRunning.getAsBoolean()) {
-      return shown != null ? Optional.empty() : problem(ref);
+      return shown != null ? Optional.empty() : problem(m);
     }
     if (shown != null) {
-      acking.remove(ref);
-      switchOnAt.remove(ref);
-      lastFallenBack.remove(ref);
+      m.acking = Map.of();
+      m.switchOnAt = null;
+      m.lastFallenBack = null;
       if (metrics != null) {
         metrics.state().semiSync(ref, null);
       }
-      return switchOff(ref, config, status, observations, shown);
+      return switchOff(m, ref, config, status, observations, shown);
     }
     Set<String> healthy = new LinkedHashSet<>();
     boolean mariaDb = false;
@@ -133,7 +136,7 @@ final class SemiSyncKeeper {
     boolean switchedOn = false;
     Map<String, Boolean> acks = new java.util.HashMap<>();
     for (String name : order) {
-      SiteConnector.SemiSyncReading reading = apply(ref, config, name, desired.get(name), observations);
+      SiteConnector.SemiSyncReading reading = apply(m, ref, config, name, desired.get(name), observations);
       if (reading == null) {
         continue;
       }
@@ -144,27 +147,27 @@ final class SemiSyncKeeper {
       }
       switchedOn |= SemiSyncFallback.switchesOn(reading.before(), reading.state());
     }
-    acking.put(ref, Map.copyOf(acks));
+    m.acking = Map.copyOf(acks);
     if (switchedOn) {
-      switchOnAt.put(ref, now);
+      m.switchOnAt = now;
     }
     SemiSyncFallback.Judgement judged = primary == null ? null
-        : SemiSyncFallback.judge(primary, switchOnAt.get(ref), Boolean.TRUE.equals(lastFallenBack.get(ref)), now,
+        : SemiSyncFallback.judge(primary, m.switchOnAt, Boolean.TRUE.equals(m.lastFallenBack), now,
             config.pollInterval());
     if (judged == SemiSyncFallback.Judgement.NOT_FALLEN_BACK) {
       // Seen on (or waiting, as required does): a replica switched on later adds to what it has.
-      switchOnAt.remove(ref);
+      m.switchOnAt = null;
     }
     SemiSyncStatus next = SemiSyncPlan.status(config, active, primary,
         judged == SemiSyncFallback.Judgement.SWITCHING_ON);
     if (primary != null) {
-      noteFallback(ref, active, next);
+      noteFallback(m, ref, active, next);
     }
     if (metrics != null) {
       metrics.state().semiSync(ref, primary == null ? null : next);
     }
-    writeStatus(ref, status, next);
-    return problem(ref);
+    writeStatus(m, ref, status, next);
+    return problem(m);
   }
 
   /**
@@ -174,14 +177,14 @@ final class SemiSyncKeeper {
    * would make its commits wait out the timeout). The status says what is still on, and is removed
    * once every site reads off: the servers are left alone from then on.
    */
-  private Optional<GroupConditions.Problem> switchOff(GroupRef ref, GroupConfig config,
+  private Optional<GroupConditions.Problem> switchOff(Memory m, GroupRef ref, GroupConfig config,
       MysqlFailoverGroupStatus status, Map<String, SiteObservation> observations, SemiSyncStatus shown) {
     String active = status.activeSite();
     Map<String, SemiSyncSettings> desired = SemiSyncPlan.desired(config, active, Set.of(), false, shown);
     Map<String, SemiSyncState> readings = new java.util.HashMap<>();
     for (Map.Entry<String, SemiSyncSettings> e : desired.entrySet()) {
       String name = e.getKey();
-      SiteConnector.SemiSyncReading reading = apply(ref, config, name, e.getValue(), observations);
+      SiteConnector.SemiSyncReading reading = apply(m, ref, config, name, e.getValue(), observations);
       if (reading != null) {
         readings.put(name, reading.state());
       }
@@ -195,7 +198,7 @@ final class SemiSyncKeeper {
     if (next == null) {
       log.info("{}: semi-sync is off on every site", ref);
     }
-    writeStatus(ref, status, next);
+    writeStatus(m, ref, status, next);
     return Optional.empty();
   }
 
@@ -203,8 +206,8 @@ final class SemiSyncKeeper {
    * Gives one site's server {@code want} in one session, telling what changed (Normal Event) or a
    * refusal (Warning Event, once while it repeats); null when the site is not answering or refused.
    */
-  private SiteConnector.SemiSyncReading apply(GroupRef ref, GroupConfig config, String name, SemiSyncSettings want,
-      Map<String, SiteObservation> observations) {
+  private SiteConnector.SemiSyncReading apply(Memory m, GroupRef ref, GroupConfig config, String name,
+      SemiSyncSettings want, Map<String, SiteObservation> observations) {
     SiteObservation o = observations.get(name);
     SiteSpec site = config.site(name).orElse(null);
     if (site == null || o == null || !o.answeringNow()) {
@@ -217,12 +220,14 @@ final class SemiSyncKeeper {
         effects.eventOrLog(ref, Events.SEMI_SYNC_APPLIED,
             "site '" + name + "': " + String.join(", ", reading.changes()));
       }
-      lastFailure.remove(ref);
+      m.lastFailure = null;
       return reading;
     } catch (Exception e) {
       String message = "site '" + name + "': " + e.getMessage();
       log.warn("{}: semi-sync not applied on {}", ref, message);
-      if (!message.equals(lastFailure.put(ref, message))) {
+      String before = m.lastFailure;
+      m.lastFailure = message;
+      if (!message.equals(before)) {
         effects.eventOrLog(ref, Events.SEMI_SYNC_NOT_APPLIED, message);
       }
       return null;
@@ -230,27 +235,28 @@ final class SemiSyncKeeper {
   }
 
   /** {@code status.semiSync} as last written by this keeper, else as the group shows it; null: none. */
-  private SemiSyncStatus shown(GroupRef ref, MysqlFailoverGroupStatus status) {
-    SemiSyncStatus last = lastStatus.get(ref);
+  private SemiSyncStatus shown(Memory m, MysqlFailoverGroupStatus status) {
+    SemiSyncStatus last = m.lastStatus;
     return last == null ? status.semiSync() : last == REMOVED ? null : last;
   }
 
   /** Writes {@code next} (null: removes the status) when it differs from what is shown. */
-  private void writeStatus(GroupRef ref, MysqlFailoverGroupStatus status, SemiSyncStatus next) {
-    if (Objects.equals(next, shown(ref, status))) {
+  private void writeStatus(Memory m, GroupRef ref, MysqlFailoverGroupStatus status, SemiSyncStatus next) {
+    if (Objects.equals(next, shown(m, status))) {
       return;
     }
     try {
       statusWriter.accept(ref, next);
-      lastStatus.put(ref, next == null ? REMOVED : next);
+      m.lastStatus = next == null ? REMOVED : next;
     } catch (RuntimeException e) {
       log.warn("{}: cannot write status.semiSync: {}", ref, e.toString());
     }
   }
 
-  private void noteFallback(GroupRef ref, String active, SemiSyncStatus now) {
+  private void noteFallback(Memory m, GroupRef ref, String active, SemiSyncStatus now) {
     boolean fallen = Boolean.TRUE.equals(now.fallenBack());
-    Boolean before = lastFallenBack.put(ref, fallen);
+    Boolean before = m.lastFallenBack;
+    m.lastFallenBack = fallen;
     if (fallen && !Boolean.TRUE.equals(before)) {
       effects.eventOrLog(ref, Events.SEMI_SYNC_FALLEN_BACK, active + " " + now.message());
     } else if (!fallen && Boolean.TRUE.equals(before) && Boolean.TRUE.equals(now.enabled())) {
@@ -258,8 +264,8 @@ final class SemiSyncKeeper {
     }
   }
 
-  private Optional<GroupConditions.Problem> problem(GroupRef ref) {
-    SemiSyncStatus s = lastStatus.get(ref);
+  private Optional<GroupConditions.Problem> problem(Memory m) {
+    SemiSyncStatus s = m.lastStatus;
     if (s != null && Boolean.TRUE.equals(s.fallenBack())) {
       return Optional.of(new GroupConditions.Problem(Events.SEMI_SYNC_FALLEN_BACK.reason(), "the primary "
           + s.primary() + " has " + s.message() + "; an emergency failover now may lose acknowledged writes", true));
@@ -267,20 +273,11 @@ final class SemiSyncKeeper {
     return Optional.empty();
   }
 
-  void forget(GroupRef ref) {
-    lastPass.remove(ref);
-    lastStatus.remove(ref);
-    lastFallenBack.remove(ref);
-    lastFailure.remove(ref);
-    switchOnAt.remove(ref);
-    acking.remove(ref);
-  }
-
   /**
    * Whether each replica acknowledged commits at the last pass (at most a poll interval old), for
    * the sites' readiness; empty when semi-sync is off or no pass read them.
    */
-  Map<String, Boolean> acking(GroupRef ref) {
-    return acking.getOrDefault(ref, Map.of());
+  static Map<String, Boolean> acking(Memory m) {
+    return m.acking;
   }
 }

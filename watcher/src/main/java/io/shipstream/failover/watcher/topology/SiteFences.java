@@ -12,7 +12,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,14 +35,18 @@ public final class SiteFences {
   private static final Logger log = LoggerFactory.getLogger(SiteFences.class);
 
   private final GroupEffects effects;
-  /** Per group, the sites last recorded: the informer's copy of the status may not show them yet. */
-  private final Map<GroupRef, List<String>> recorded = new ConcurrentHashMap<>();
-  /** Per group, why the unfence of the active site last failed: logged once per reason. */
-  private final Map<GroupRef, String> unfenceFailed = new ConcurrentHashMap<>();
-  /** Per group, the refused value or held removal last reported: each is reported once. */
-  private final Map<GroupRef, String> reported = new ConcurrentHashMap<>();
-  /** Per group, the active site last made writable on its unfence, and when. */
-  private final Map<GroupRef, Map.Entry<String, Instant>> madeWritable = new ConcurrentHashMap<>();
+
+  /** What the fences keep about one group between passes: their slice of the group's {@link GroupMemory}. */
+  static final class Memory {
+    /** The sites last recorded: the informer's copy of the status may not show them yet. */
+    volatile List<String> recorded;
+    /** Why the unfence of the active site last failed: logged once per reason. */
+    volatile String unfenceFailed;
+    /** The refused value or held removal last reported: each is reported once. */
+    volatile String reported;
+    /** The active site last made writable on its unfence, and when. */
+    volatile Map.Entry<String, Instant> madeWritable;
+  }
 
   SiteFences(GroupEffects effects) {
     this.effects = effects;
@@ -56,31 +59,31 @@ public final class SiteFences {
   public record Accepted(List<String> sites, Optional<GroupConditions.Problem> problem, Instant activeUnfencedAt) {}
 
   /** One pass at {@code now}; returns the sites the rest of the evaluation treats as fenced. */
-  Accepted keep(GroupRef group, GroupConfig config, MysqlFailoverGroup resource, MysqlFailoverGroupStatus status,
-      boolean paused, Instant now) {
-    Accepted a = judge(group, config, resource, status, paused, now);
-    Map.Entry<String, Instant> made = madeWritable.get(group);
+  Accepted keep(Memory m, GroupRef group, GroupConfig config, MysqlFailoverGroup resource,
+      MysqlFailoverGroupStatus status, boolean paused, Instant now) {
+    Accepted a = judge(m, group, config, resource, status, paused, now);
+    Map.Entry<String, Instant> made = m.madeWritable;
     Instant at = made != null && made.getKey().equals(status.activeSite()) ? made.getValue() : null;
     return new Accepted(a.sites(), a.problem(), at);
   }
 
-  private Accepted judge(GroupRef group, GroupConfig config, MysqlFailoverGroup resource,
+  private Accepted judge(Memory m, GroupRef group, GroupConfig config, MysqlFailoverGroup resource,
       MysqlFailoverGroupStatus status, boolean paused, Instant now) {
-    List<String> accepted = recorded.getOrDefault(group,
-        status.fencedSites() == null ? List.of() : status.fencedSites());
+    List<String> accepted = m.recorded != null ? m.recorded
+        : status.fencedSites() == null ? List.of() : status.fencedSites();
     FencedSites annotation = FencedSites.read(resource.annotation(FencedSites.ANNOTATION),
         config);
     FencedSites.Outcome outcome = annotation.judge(accepted, status.activeSite(), paused);
     if (outcome instanceof FencedSites.Rejected rejected) {
-      once(group, "rejected:" + annotation.value(), Events.FENCE_REJECTED, rejected.why());
+      once(m, group, "rejected:" + annotation.value(), Events.FENCE_REJECTED, rejected.why());
       return new Accepted(accepted, Optional.of(new GroupConditions.Problem(Events.FENCE_REJECTED.reason(),
           rejected.why())), null);
     }
     if (!(outcome instanceof FencedSites.Apply apply)) {
       if (paused && !annotation.sites().containsAll(accepted)) {
-        held(group, accepted.stream().filter(s -> !annotation.sites().contains(s)).toList());
+        held(m, group, accepted.stream().filter(s -> !annotation.sites().contains(s)).toList());
       } else {
-        reported.remove(group);
+        m.reported = null;
       }
       return new Accepted(accepted, Optional.empty(), null);
     }
@@ -91,13 +94,15 @@ public final class SiteFences {
         // Still listed: the next evaluation tries again, and the site stays fenced meanwhile (a
         // failover's workflow may hold it for days: said once per reason, not at every evaluation).
         String why = e.toString();
-        if (!why.equals(unfenceFailed.put(group, why))) {
+        String before = m.unfenceFailed;
+        m.unfenceFailed = why;
+        if (!why.equals(before)) {
           log.warn("{}: could not make the unfenced active site '{}' writable: {}", group, status.activeSite(), why);
         }
         return new Accepted(accepted, Optional.empty(), null);
       }
-      unfenceFailed.remove(group);
-      madeWritable.put(group, Map.entry(status.activeSite(), now));
+      m.unfenceFailed = null;
+      m.madeWritable = Map.entry(status.activeSite(), now);
     }
     try {
       effects.recordFencedSites(group, apply.next());
@@ -105,7 +110,7 @@ public final class SiteFences {
       log.warn("{}: could not record the fenced sites {}: {}", group, apply.next(), e.toString());
       return new Accepted(accepted, Optional.empty(), null);
     }
-    recorded.put(group, apply.next());
+    m.recorded = apply.next();
     log.info("{}: fenced sites now {} (fenced {}, unfenced {})", group, apply.next(), apply.fenced(), apply.unfenced());
     for (String site : apply.fenced()) {
       effects.eventOrLog(group, Events.SITE_FENCED, FencedSites.fencedMessage(List.of(site), status.activeSite()));
@@ -118,30 +123,25 @@ public final class SiteFences {
                   + "a read-only replica) and rejoins the replicas Service"));
     }
     if (apply.held().isEmpty()) {
-      reported.remove(group);
+      m.reported = null;
     } else {
-      held(group, apply.held());
+      held(m, group, apply.held());
     }
     return new Accepted(apply.next(), Optional.empty(), null);
   }
 
-  private void held(GroupRef group, List<String> sites) {
-    once(group, "held:" + sites, Events.ACTION_HELD, "paused: would unfence " + sites + "; nothing was done (remove "
+  private void held(Memory m, GroupRef group, List<String> sites) {
+    once(m, group, "held:" + sites, Events.ACTION_HELD, "paused: would unfence " + sites + "; nothing was done (remove "
         + PauseAnnotation.ANNOTATION + " to let the watcher act; a fence is applied while paused, an unfence waits)");
   }
 
-  private void once(GroupRef group, String key, Events event, String message) {
-    if (key.equals(reported.put(group, key))) {
+  private void once(Memory m, GroupRef group, String key, Events event, String message) {
+    String before = m.reported;
+    m.reported = key;
+    if (key.equals(before)) {
       return;
     }
     log.warn("{}: {}", group, message);
     effects.eventOrLog(group, event, message);
-  }
-
-  void forget(GroupRef group) {
-    recorded.remove(group);
-    reported.remove(group);
-    unfenceFailed.remove(group);
-    madeWritable.remove(group);
   }
 }

@@ -41,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * At the same pace it reads the site's pods for the liveness probe that restarts a hung sidecar
  * ({@link SidecarProbes}); a site without one makes the group Degraded ({@code SidecarNotGuarded}).
  */
-public final class StartupChecks implements AutoCloseable {
+public final class StartupChecks implements Duties.Startup, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StartupChecks.class);
   public static final Duration INTERVAL = Duration.ofSeconds(30);
   /** When a sidecar that asked for a fresh view is looked at: its fence follows the answer within a tick. */

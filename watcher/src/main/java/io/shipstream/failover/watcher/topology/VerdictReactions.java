@@ -15,7 +15,6 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,15 +40,19 @@ public final class VerdictReactions {
   private static final Logger log = LoggerFactory.getLogger(VerdictReactions.class);
 
   private final GroupEffects effects;
-  private final Map<GroupRef, String> lastAlert = new ConcurrentHashMap<>();
-  /** Per group, the evaluation time at which no failover was first seen running in a NoPrimary spell. */
-  private final Map<GroupRef, Instant> quietSince = new ConcurrentHashMap<>();
-  /** Per group, the primary the watcher is cut off from while its replicas still hear it. */
-  private final Map<GroupRef, String> cutOff = new ConcurrentHashMap<>();
-  /** Per group, whether it was paused at its last evaluation. */
-  private final Map<GroupRef, Boolean> paused = new ConcurrentHashMap<>();
-  /** Per group, the invalid pause annotation value last reported. */
-  private final Map<GroupRef, String> pauseRejected = new ConcurrentHashMap<>();
+
+  /** What the reactions keep about one group between passes: their slice of the group's {@link GroupMemory}. */
+  static final class Memory {
+    volatile String lastAlert;
+    /** The evaluation time at which no failover was first seen running in a NoPrimary spell. */
+    volatile Instant quietSince;
+    /** The primary the watcher is cut off from while its replicas still hear it. */
+    volatile String cutOff;
+    /** Whether the group was paused at its last evaluation. */
+    volatile Boolean paused;
+    /** The invalid pause annotation value last reported. */
+    volatile String pauseRejected;
+  }
 
   private final SiteFences fences;
   private final PromoteAnywayRequests promoteAnywayRequests;
@@ -67,10 +70,10 @@ public final class VerdictReactions {
    * evaluation treats as fenced, the annotation's problem, if any, and when the active site was
    * made writable on its unfence.
    */
-  public SiteFences.Accepted fences(GroupRef group, io.shipstream.failover.model.GroupConfig config,
+  public SiteFences.Accepted fences(GroupMemory memory, GroupRef group, io.shipstream.failover.model.GroupConfig config,
       io.shipstream.failover.model.crd.MysqlFailoverGroup resource,
       io.shipstream.failover.model.crd.MysqlFailoverGroupStatus status, boolean paused, Instant now) {
-    return fences.keep(group, config, resource, status, paused, now);
+    return fences.keep(memory.fences, group, config, resource, status, paused, now);
   }
 
   /**
@@ -82,14 +85,14 @@ public final class VerdictReactions {
    * ConcurrentOperation block is that hand-off, not a FailoverBlocked alert. Returns whether the
    * current run was told, now or before.
    */
-  public boolean handOff(GroupRef group, MysqlFailoverGroupStatus status, TopologyMatrix.Input in,
-      PrimaryConfirmation.Result confirmation) {
-    return handOffs.handOff(group, status, in, confirmation);
+  public boolean handOff(GroupMemory memory, GroupRef group, MysqlFailoverGroupStatus status,
+      TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation) {
+    return handOffs.handOff(memory, group, status, in, confirmation);
   }
 
   /** Evaluates the matrix, acts, and returns the verdict acted on. */
-  public Verdict react(GroupRef group, TopologyMatrix.Input in) {
-    return react(group, in, null, Optional.empty());
+  public Verdict react(GroupMemory memory, GroupRef group, TopologyMatrix.Input in) {
+    return react(memory, group, in, null, Optional.empty());
   }
 
   /**
@@ -100,20 +103,21 @@ public final class VerdictReactions {
    * the replicas say the primary is alive, a Warning Event says so once; a Normal Event when the
    * watcher reaches it again.
    */
-  public Verdict react(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation,
-      Optional<PromoteAnywayAnnotation> promoteAnyway) {
-    return react(group, in, confirmation, promoteAnyway, false);
+  public Verdict react(GroupMemory memory, GroupRef group, TopologyMatrix.Input in,
+      PrimaryConfirmation.Result confirmation, Optional<PromoteAnywayAnnotation> promoteAnyway) {
+    return react(memory, group, in, confirmation, promoteAnyway, false);
   }
 
   /**
-   * As {@link #react(GroupRef, TopologyMatrix.Input, PrimaryConfirmation.Result, Optional)}; a
+   * As {@link #react(GroupMemory, GroupRef, TopologyMatrix.Input, PrimaryConfirmation.Result, Optional)}; a
    * {@code paused} group ({@link PauseAnnotation}) is only reported on: a verdict that would act
    * (start a failover, fence) becomes one {@code ActionHeld} Warning Event saying what it would
    * have done, the others report as usual, and a promote-anyway request is kept for when the group
    * resumes.
    */
-  public Verdict react(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation,
-      Optional<PromoteAnywayAnnotation> promoteAnyway, boolean paused) {
+  public Verdict react(GroupMemory memory, GroupRef group, TopologyMatrix.Input in,
+      PrimaryConfirmation.Result confirmation, Optional<PromoteAnywayAnnotation> promoteAnyway, boolean paused) {
+    Memory m = memory.reactions;
     in = in.withPromoteAnyway(promoteAnyway.filter(PromoteAnywayAnnotation::valid).map(PromoteAnywayAnnotation::site)
         .orElse(null));
     Verdict verdict = PrimaryConfirmation.evaluate(in, confirmation);
@@ -121,17 +125,17 @@ public final class VerdictReactions {
         && effects.failoverRunning(group)) {
       verdict = PrimaryConfirmation.evaluate(running(in), confirmation);
     }
-    cutOff(group, in, confirmation);
+    cutOff(m, group, in, confirmation);
     Optional<String> held = paused ? PauseAnnotation.held(verdict) : Optional.empty();
     if (held.isPresent()) {
-      quietSince.remove(group);
-      alert(group, "Held:" + heldKey(verdict), Events.ACTION_HELD, "paused: would " + held.get()
+      m.quietSince = null;
+      alert(m, group, "Held:" + heldKey(verdict), Events.ACTION_HELD, "paused: would " + held.get()
           + "; nothing was done (remove " + PauseAnnotation.ANNOTATION + " to let the watcher act)");
       return verdict;
     }
-    boolean started = act(group, in, verdict);
+    boolean started = act(memory, group, in, verdict);
     if (!paused) {
-      promoteAnywayRequests.handle(group, promoteAnyway.orElse(null), verdict, started);
+      promoteAnywayRequests.handle(memory, group, promoteAnyway.orElse(null), verdict, started);
     }
     return verdict;
   }
@@ -155,9 +159,11 @@ public final class VerdictReactions {
    * group is paused or resumed, and one per invalid value. The first evaluation of a group that is
    * not paused says nothing.
    */
-  public void pause(GroupRef group, Optional<PauseAnnotation> annotation) {
+  public void pause(GroupMemory memory, GroupRef group, Optional<PauseAnnotation> annotation) {
+    Memory m = memory.reactions;
     boolean now = PauseAnnotation.pauses(annotation);
-    Boolean was = paused.put(group, now);
+    Boolean was = m.paused;
+    m.paused = now;
     if (now && !Boolean.TRUE.equals(was)) {
       log.warn("{}: {}", group, PauseAnnotation.pausedMessage());
       effects.event(group, Events.AUTOMATION_PAUSED.type().name(), Events.AUTOMATION_PAUSED.reason(),
@@ -165,24 +171,26 @@ public final class VerdictReactions {
     } else if (!now && Boolean.TRUE.equals(was)) {
       log.info("{}: automation resumed", group);
       // What was held is judged afresh, and reported again if it still stands.
-      lastAlert.remove(group);
+      m.lastAlert = null;
       effects.event(group, Events.AUTOMATION_RESUMED.type().name(), Events.AUTOMATION_RESUMED.reason(),
           "the " + PauseAnnotation.ANNOTATION + " annotation is gone or false: the watcher acts on the group again");
     }
     String invalid = annotation.filter(a -> !a.valid()).map(PauseAnnotation::value).orElse(null);
-    if (invalid == null) {
-      pauseRejected.remove(group);
-    } else if (!invalid.equals(pauseRejected.put(group, invalid))) {
+    String rejectedBefore = m.pauseRejected;
+    m.pauseRejected = invalid;
+    if (invalid != null && !invalid.equals(rejectedBefore)) {
       String why = annotation.get().problem();
       log.warn("{}: {}", group, why);
       effects.event(group, Events.PAUSE_REJECTED.type().name(), Events.PAUSE_REJECTED.reason(), why);
     }
   }
 
-  private void cutOff(GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation) {
+  private void cutOff(Memory m, GroupRef group, TopologyMatrix.Input in, PrimaryConfirmation.Result confirmation) {
     String primary = PrimaryConfirmation.primaryOf(in);
     if (confirmation != null && confirmation.outcome() == PrimaryConfirmation.Outcome.ALIVE && primary != null) {
-      if (!primary.equals(cutOff.put(group, primary))) {
+      String before = m.cutOff;
+      m.cutOff = primary;
+      if (!primary.equals(before)) {
         String message = PrimaryConfirmation.cutOffMessage(primary, confirmation);
         log.warn("{}: {}: {}", group, Events.PRIMARY_UNREACHABLE_FROM_WATCHER.reason(), message);
         effects.event(group, Events.PRIMARY_UNREACHABLE_FROM_WATCHER.type().name(),
@@ -190,13 +198,13 @@ public final class VerdictReactions {
       }
       return;
     }
-    String was = cutOff.get(group);
+    String was = m.cutOff;
     if (was == null) {
       return;
     }
     SiteObservation o = in.sites().get(was);
     if (!was.equals(primary) || (o != null && o.answeringNow())) {
-      cutOff.remove(group);
+      m.cutOff = null;
       String message = was.equals(primary) ? "the watcher reaches the active site '" + was + "' again"
           : "the active site is no longer '" + was + "'";
       log.info("{}: {}: {}", group, Events.PRIMARY_REACHABLE_FROM_WATCHER.reason(), message);
@@ -206,20 +214,21 @@ public final class VerdictReactions {
   }
 
   /** Acts on the verdict; true when it started an emergency failover. */
-  private boolean act(GroupRef group, TopologyMatrix.Input in, Verdict verdict) {
+  private boolean act(GroupMemory memory, GroupRef group, TopologyMatrix.Input in, Verdict verdict) {
+    Memory m = memory.reactions;
     String activeSite = in.activeSite();
     if (!(verdict instanceof Verdict.NoPrimary)) {
-      quietSince.remove(group);
+      m.quietSince = null;
     }
     if (verdict instanceof Verdict.Healthy || verdict instanceof Verdict.Degraded) {
-      lastAlert.remove(group);
+      m.lastAlert = null;
     } else if (verdict instanceof Verdict.Promote p) {
-      return promote(group, p, siteGtids(in, p), detection(in, p));
+      return promote(m, group, p, siteGtids(in, p), detection(in, p));
     } else if (verdict instanceof Verdict.FenceNonPromotable f) {
       for (String site : f.sites()) {
         fence(group, site);
       }
-      alert(group, "FenceNonPromotable:" + f.sites(), Events.NON_PROMOTABLE_SITE_FENCED, f.reason());
+      alert(m, group, "FenceNonPromotable:" + f.sites(), Events.NON_PROMOTABLE_SITE_FENCED, f.reason());
     } else if (verdict instanceof Verdict.SplitBrain sb) {
       if (!sb.alertOnly()) {
         for (String site : sb.fence()) {
@@ -229,17 +238,18 @@ public final class VerdictReactions {
           effects.recordActiveSite(group, sb.keep());
         }
       }
-      alert(group, "SplitBrain:" + sb.writableSites() + ":" + sb.keep(), Events.SPLIT_BRAIN_DETECTED, sb.reason());
+      alert(m, group, "SplitBrain:" + sb.writableSites() + ":" + sb.keep(), Events.SPLIT_BRAIN_DETECTED, sb.reason());
     } else if (verdict instanceof Verdict.TotalLoss t) {
-      alert(group, "TotalLoss", Events.TOTAL_LOSS_DETECTED, t.reason());
+      alert(m, group, "TotalLoss", Events.TOTAL_LOSS_DETECTED, t.reason());
     } else if (verdict instanceof Verdict.NoPrimary n) {
-      noPrimary(group, in, n);
+      noPrimary(m, group, in, n);
     } else if (verdict instanceof Verdict.Blocked b) {
-      if (b.cause() == Verdict.Cause.ConcurrentOperation && handOffs.told(group)) {
+      if (b.cause() == Verdict.Cause.ConcurrentOperation && handOffs.told(memory)) {
         // The planned run was told its source is dead and is ending: no block to report.
         return false;
       }
-      alert(group, "Blocked:" + b.cause() + ":" + b.reason(), Events.FAILOVER_BLOCKED, b.cause() + ": " + b.reason());
+      alert(m, group, "Blocked:" + b.cause() + ":" + b.reason(), Events.FAILOVER_BLOCKED,
+          b.cause() + ": " + b.reason());
     }
     return false;
   }
@@ -248,18 +258,21 @@ public final class VerdictReactions {
    * Expected between the fence and the promotion of a running failover, and reported if it
    * outlasts it, once polls taken after its end confirm it (see the class comment).
    */
-  private void noPrimary(GroupRef group, TopologyMatrix.Input in, Verdict.NoPrimary n) {
+  private void noPrimary(Memory m, GroupRef group, TopologyMatrix.Input in, Verdict.NoPrimary n) {
     String key = "NoPrimary:" + n.reason();
-    if (key.equals(lastAlert.get(group))) {
+    if (key.equals(m.lastAlert)) {
       return;
     }
     if (effects.failoverRunning(group)) {
-      quietSince.remove(group);
+      m.quietSince = null;
       return;
     }
-    Instant since = quietSince.computeIfAbsent(group, g -> in.now());
+    if (m.quietSince == null) {
+      m.quietSince = in.now();
+    }
+    Instant since = m.quietSince;
     if (polledSince(in, since)) {
-      alert(group, key, Events.NO_PRIMARY_DETECTED, n.reason());
+      alert(m, group, key, Events.NO_PRIMARY_DETECTED, n.reason());
     }
   }
 
@@ -282,7 +295,8 @@ public final class VerdictReactions {
   /** When the watcher decided the primary is lost, and when it last answered a poll (null: never). */
   public record Detection(Instant detectedAt, Instant lastPolledAt) {}
 
-  private boolean promote(GroupRef group, Verdict.Promote p, Map<String, String> siteGtids, Detection detection) {
+  private boolean promote(Memory m, GroupRef group, Verdict.Promote p, Map<String, String> siteGtids,
+      Detection detection) {
     String key = "Promote:" + p.failedSite() + "->" + p.candidate();
     if (!effects.failoverRunning(group) && primaryAnswers(group, p)) {
       return false;
@@ -290,7 +304,7 @@ public final class VerdictReactions {
     if (effects.startEmergency(group, p, siteGtids, detection)) {
       log.warn("{}: emergency failover from '{}' to '{}' started: {}", group, p.failedSite(), p.candidate(),
           p.reason());
-      lastAlert.put(group, key);
+      m.lastAlert = key;
       effects.event(group, Events.EMERGENCY_FAILOVER_STARTED.type().name(),
           Events.EMERGENCY_FAILOVER_STARTED.reason(), p.reason());
       return true;
@@ -345,24 +359,14 @@ public final class VerdictReactions {
     }
   }
 
-  private void alert(GroupRef group, String key, Events event, String message) {
-    if (key.equals(lastAlert.put(group, key))) {
+  private void alert(Memory m, GroupRef group, String key, Events event, String message) {
+    String before = m.lastAlert;
+    m.lastAlert = key;
+    if (key.equals(before)) {
       return;
     }
     log.warn("{}: {}: {}", group, event.reason(), message);
     effects.event(group, event.type().name(), event.reason(), message);
-  }
-
-  /** Forgets a group that is no longer watched. */
-  public void forget(GroupRef group) {
-    lastAlert.remove(group);
-    quietSince.remove(group);
-    promoteAnywayRequests.forget(group);
-    cutOff.remove(group);
-    paused.remove(group);
-    pauseRejected.remove(group);
-    handOffs.forget(group);
-    fences.forget(group);
   }
 
   private static TopologyMatrix.Input running(TopologyMatrix.Input in) {

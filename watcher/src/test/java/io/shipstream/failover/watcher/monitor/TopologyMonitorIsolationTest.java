@@ -9,6 +9,7 @@ import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.model.topology.Probe;
+import io.shipstream.failover.watcher.topology.Duties;
 import io.shipstream.failover.watcher.topology.Fixtures;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.SiteConnector;
@@ -79,7 +80,7 @@ class TopologyMonitorIsolationTest {
         throw new IllegalStateException("the cache cannot be read right now");
       }
       return Optional.ofNullable(resources.get(ref));
-    }, Clock.systemUTC(), null, null, upkeep);
+    }, Clock.systemUTC(), Duties.Recovery.OFF, Duties.Startup.OFF, upkeep);
   }
 
   private int polls(GroupRef group, String site) {

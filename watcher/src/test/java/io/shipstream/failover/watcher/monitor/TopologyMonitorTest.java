@@ -16,6 +16,7 @@ import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.model.topology.PrimaryConfirmation.ReplicaView;
 import io.shipstream.failover.model.topology.Probe;
 import io.shipstream.failover.runtime.SharedToken;
+import io.shipstream.failover.watcher.topology.Duties;
 import io.shipstream.failover.watcher.topology.Fixtures;
 import io.shipstream.failover.watcher.topology.GroupUpkeep;
 import io.shipstream.failover.watcher.topology.SidecarStatusReader;
@@ -145,17 +146,17 @@ class TopologyMonitorTest {
   }
 
   private void start() {
-    start(group(), null);
+    start(group(), Duties.Startup.OFF);
   }
 
-  private void start(MysqlFailoverGroup g, StartupChecks startup) {
-    start(g, startup, null);
+  private void start(MysqlFailoverGroup g, Duties.Startup startup) {
+    start(g, startup, Duties.Upkeep.OFF);
   }
 
-  private void start(MysqlFailoverGroup g, StartupChecks startup, GroupUpkeep upkeep) {
+  private void start(MysqlFailoverGroup g, Duties.Startup startup, Duties.Upkeep upkeep) {
     monitor = new TopologyMonitor(servers, new VerdictReactions(effects), (ref, sites) -> written.add(sites),
         metrics, ref -> ref.equals(ORDERS) ? Optional.of(g) : Optional.empty(),
-        Clock.systemUTC(), null, startup, upkeep);
+        Clock.systemUTC(), Duties.Recovery.OFF, startup, upkeep);
     monitor.onAdd(g);
   }
 
@@ -314,7 +315,7 @@ class TopologyMonitorTest {
     synchronized (effects) {
       effects.running = true;
     }
-    start(g, null);
+    start(g, Duties.Startup.OFF);
     // The run owns the status (nothing is written meanwhile): wait for every site's polls instead.
     await(() -> polls.getOrDefault("dr", 0) >= 2, "two polls of every site");
 
@@ -348,7 +349,7 @@ class TopologyMonitorTest {
       conditions.add(c);
       g.setStatus(g.getStatus().withConditions(c, generation));
     }, Clock.systemUTC(), null, null);
-    start(g, null, upkeep);
+    start(g, Duties.Startup.OFF, upkeep);
 
     await(() -> polls.getOrDefault("dr", 0) >= 3, "three polls of every site");
     // The news that a run began is written once: the run's own writes are guarded, and nothing else comes between.
@@ -470,7 +471,7 @@ class TopologyMonitorTest {
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
     GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
         null);
-    start(group(), null, upkeep);
+    start(group(), Duties.Startup.OFF, upkeep);
 
     await(() -> !eventsWith("InvalidSpec").isEmpty(), "the InvalidSpec Event");
     assertThat(eventsWith("InvalidSpec")).singleElement().asString().startsWith("Warning ")
@@ -506,7 +507,7 @@ class TopologyMonitorTest {
         spec.failureThreshold(), spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(),
         spec.plannedFailover(), spec.splitBrainPolicy(), spec.dns(), spec.sidecar(), spec.dragonfly()));
     GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> {}, Clock.systemUTC(), null, null);
-    start(g, null, upkeep);
+    start(g, Duties.Startup.OFF, upkeep);
 
     await(() -> !eventsWith("InvalidSpec").isEmpty(), "the InvalidSpec Event");
     assertThat(eventsWith("InvalidSpec")).singleElement().asString()
@@ -520,7 +521,7 @@ class TopologyMonitorTest {
         null);
     MysqlFailoverGroup g = group();
     MysqlFailoverGroupSpec accepted = g.getSpec();
-    start(g, null, upkeep);
+    start(g, Duties.Startup.OFF, upkeep);
     await(() -> !written.isEmpty(), "the first status.sites");
 
     // kubectl edit with a typo: a duration that does not parse.
@@ -579,7 +580,8 @@ class TopologyMonitorTest {
     g.getMetadata().setAnnotations(Map.of(io.shipstream.failover.model.topology.PromoteAnywayAnnotation.ANNOTATION,
         "sfo"));
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
-    start(g, null, new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null));
+    start(g, Duties.Startup.OFF,
+        new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null, null));
 
     await(() -> !conditions.isEmpty() && degraded(conditions).getReason().equals("PromoteAnywayRejected"),
         "Degraded=True/PromoteAnywayRejected");
@@ -597,7 +599,7 @@ class TopologyMonitorTest {
     MysqlFailoverGroup g = group();
     g.getMetadata().setAnnotations(Map.of(io.shipstream.failover.model.topology.PromoteAnywayAnnotation.ANNOTATION,
         "pdx"));
-    start(g, null);
+    start(g, Duties.Startup.OFF);
 
     await(() -> !effects.removedAnnotations.isEmpty(), "the request removed");
     assertThat(effects.removedAnnotations).containsExactly("bloodraven.shipstream.io/promote-anyway=pdx");
@@ -621,7 +623,7 @@ class TopologyMonitorTest {
     List<List<io.fabric8.kubernetes.api.model.Condition>> conditions = new CopyOnWriteArrayList<>();
     GroupUpkeep upkeep = new GroupUpkeep(effects, (ref, c, generation) -> conditions.add(c), Clock.systemUTC(), null,
         null);
-    start(group(), null, upkeep);
+    start(group(), Duties.Startup.OFF, upkeep);
 
     await(() -> !eventsWith("TlsError").isEmpty(), "the TlsError Event");
     assertThat(eventsWith("TlsError").get(0)).startsWith("Warning ")

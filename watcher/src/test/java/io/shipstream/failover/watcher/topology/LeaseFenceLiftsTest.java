@@ -52,6 +52,8 @@ class LeaseFenceLiftsTest {
     }
   };
 
+  /** What the monitor keeps about the group while its polls run. */
+  private final GroupMemory memory = new GroupMemory();
   private final LeaseFenceLifts lifts = new LeaseFenceLifts(effects, (group, url) -> {
     asked.incrementAndGet();
     assertThat(url).isEqualTo("http://iad-sidecar:8080");
@@ -84,7 +86,7 @@ class LeaseFenceLiftsTest {
   }
 
   private LeaseFenceRelease.Decision check() {
-    return lifts.check(ORDERS, config(), MysqlFailoverGroupStatus.empty().withActiveSite("iad"), fenced());
+    return lifts.check(memory, ORDERS, config(), MysqlFailoverGroupStatus.empty().withActiveSite("iad"), fenced());
   }
 
   /** Evaluations until the sidecar's answer has come back and been acted on. */

@@ -38,6 +38,8 @@ class OldPrimaryRecoveryTest {
     }
   };
 
+  /** What the monitor keeps about the group while its polls run. */
+  private GroupMemory memory = new GroupMemory();
   private final OldPrimaryRecovery recovery = new OldPrimaryRecovery(servers,
       (group, config, site, source, gtid) -> {
         if (rejoinFails) {
@@ -65,8 +67,8 @@ class OldPrimaryRecoveryTest {
 
   /** Two evaluations of the same polls, as the group's other sites' polls bring about. */
   private void checkTwice(Map<String, SiteObservation> seen, MysqlFailoverGroupStatus status) {
-    recovery.check(ORDERS, config, seen, status);
-    recovery.check(ORDERS, config, seen, status);
+    recovery.check(memory, ORDERS, config, seen, status);
+    recovery.check(memory, ORDERS, config, seen, status);
   }
 
   private static Probe back(boolean readOnly, String gtid) {
@@ -82,8 +84,8 @@ class OldPrimaryRecoveryTest {
     checkTwice(writable, status);
     assertThat(done).containsExactly("fence iad");
 
-    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
-    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-16"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-16"), status);
 
     assertThat(done).hasSize(3);
     assertThat(done.get(1)).isEqualTo("rejoin iad to pdx after 0-1-10");
@@ -101,7 +103,7 @@ class OldPrimaryRecoveryTest {
     assertThat(done).singleElement().asString()
         .startsWith("Warning RecoveryBlocked: site 'iad': the old primary holds 2 transaction(s)")
         .contains("0-1-11..12");
-    List<SiteStatus> statuses = recovery.withDivergence(ORDERS, List.of(
+    List<SiteStatus> statuses = recovery.withDivergence(memory, List.of(
         new SiteStatus("iad", "READ_ONLY", NOW.toString(), false, "0-1-12", null, null),
         new SiteStatus("pdx", "WRITABLE", NOW.toString(), false, "0-1-10,0-2-15", null, null)));
     assertThat(statuses).extracting(SiteStatus::name, SiteStatus::divergentGtid)
@@ -111,15 +113,15 @@ class OldPrimaryRecoveryTest {
 
   @Test
   void aDivergenceIsShownOnlyForTheFailoverThatFoundItNotOnTheSameSiteAfterALaterFailover() {
-    recovery.check(ORDERS, config, sites(back(true, "0-1-12"), "0-1-10,0-2-15"),
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-12"), "0-1-10,0-2-15"),
         failedOver("Succeeded", "2025-06-01T11:59:00Z"));
     assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked");
 
     // A human repaired iad; later failovers moved the primary on; now iad failed again and is down.
     MysqlFailoverGroupStatus later = failedOver("Succeeded", "2025-06-01T12:30:00Z");
-    recovery.check(ORDERS, config, sites(Fixtures.dead("iad"), "0-1-10,0-2-40"), later);
+    recovery.check(memory, ORDERS, config, sites(Fixtures.dead("iad"), "0-1-10,0-2-40"), later);
 
-    List<SiteStatus> statuses = recovery.withDivergence(ORDERS, List.of(
+    List<SiteStatus> statuses = recovery.withDivergence(memory, List.of(
         new SiteStatus("iad", "UNREACHABLE", NOW.toString(), false, null, null, null)));
     assertThat(statuses).extracting(SiteStatus::divergentGtid).containsOnlyNulls();
   }
@@ -133,10 +135,10 @@ class OldPrimaryRecoveryTest {
     Probe stale = new Probe("pdx", true, false, "0-1-10,0-2-15", "2", false, null, null, NOW.minusSeconds(1));
     seen.put("pdx", new SiteObservation(SiteState.WRITABLE, stale, stale));
 
-    recovery.check(ORDERS, config, seen, status);
+    recovery.check(memory, ORDERS, config, seen, status);
 
     assertThat(done).isEmpty();
-    assertThat(recovery.withDivergence(ORDERS, List.of(
+    assertThat(recovery.withDivergence(memory, List.of(
         new SiteStatus("iad", "READ_ONLY", NOW.toString(), false, "0-1-10,0-2-20", null, null))))
         .extracting(SiteStatus::divergentGtid).containsOnlyNulls();
   }
@@ -144,9 +146,9 @@ class OldPrimaryRecoveryTest {
   @Test
   void aBlockedOldPrimaryMadeWritableAgainIsFencedAgain() {
     MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
-    recovery.check(ORDERS, config, sites(back(true, "0-1-12"), "0-1-10,0-2-15"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-12"), "0-1-10,0-2-15"), status);
 
-    recovery.check(ORDERS, config, sites(back(false, "0-1-12"), "0-1-10,0-2-15"), status);
+    recovery.check(memory, ORDERS, config, sites(back(false, "0-1-12"), "0-1-10,0-2-15"), status);
 
     assertThat(done).hasSize(2);
     assertThat(done.get(1)).isEqualTo("fence iad");
@@ -156,8 +158,8 @@ class OldPrimaryRecoveryTest {
   void whileTheFailoverRunsTheOldPrimaryIsFencedButNotRepointed() {
     MysqlFailoverGroupStatus status = failedOver("Promoting", "2025-06-01T11:59:00Z");
 
-    recovery.check(ORDERS, config, sites(back(false, "0-1-10"), "0-1-10"), status);
-    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
+    recovery.check(memory, ORDERS, config, sites(back(false, "0-1-10"), "0-1-10"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
 
     assertThat(done).containsExactly("fence iad");
   }
@@ -166,11 +168,11 @@ class OldPrimaryRecoveryTest {
   void aFailedRejoinIsTriedAgainOnTheNextPollAndReportedOnlyWhenItWorks() {
     MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
     rejoinFails = true;
-    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
     assertThat(done).isEmpty();
 
     rejoinFails = false;
-    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-10"), "0-1-10"), status);
 
     assertThat(done).hasSize(2);
     assertThat(done.get(0)).isEqualTo("rejoin iad to pdx after 0-1-10");
@@ -180,8 +182,8 @@ class OldPrimaryRecoveryTest {
   void noEmergencyFailoverOrAnUnreachableOldPrimaryMeansNothingIsDone() {
     MysqlFailoverGroupStatus planned = new MysqlFailoverGroupStatus("pdx", NOW.toString(), "pdx", null, null, null,
         null, null, null, null);
-    recovery.check(ORDERS, config, sites(back(false, "0-1-10"), "0-1-10"), planned);
-    recovery.check(ORDERS, config, sites(Fixtures.dead("iad"), "0-1-10"),
+    recovery.check(memory, ORDERS, config, sites(back(false, "0-1-10"), "0-1-10"), planned);
+    recovery.check(memory, ORDERS, config, sites(Fixtures.dead("iad"), "0-1-10"),
         failedOver("Succeeded", "2025-06-01T11:59:00Z"));
 
     assertThat(done).isEmpty();
@@ -197,8 +199,8 @@ class OldPrimaryRecoveryTest {
     MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
     Map<String, SiteObservation> seen = sites(back(true, "0-1-12"), "0-1-10,0-2-15");
 
-    recording.check(ORDERS, config, seen, status);
-    recording.check(ORDERS, config, seen, status);
+    recording.check(memory, ORDERS, config, seen, status);
+    recording.check(memory, ORDERS, config, seen, status);
 
     MysqlFailoverGroupStatus.LostTransactions lost = new MysqlFailoverGroupStatus.LostTransactions("iad",
         "2025-06-01T11:59:00Z", "pdx", "0-1-11..12", 2L, NOW.toString());
@@ -212,7 +214,7 @@ class OldPrimaryRecoveryTest {
     done.clear();
     OldPrimaryRecovery restarted = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> {}, events,
         (group, all) -> written.add(all), clock);
-    restarted.check(ORDERS, config, seen, status.withLostTransactions(List.of(lost)));
+    restarted.check(new GroupMemory(), ORDERS, config, seen, status.withLostTransactions(List.of(lost)));
     assertThat(written).hasSize(1);
     assertThat(done).singleElement().asString().startsWith("Warning RecoveryBlocked");
   }
@@ -230,9 +232,9 @@ class OldPrimaryRecoveryTest {
     MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
     Map<String, SiteObservation> seen = sites(back(true, "0-1-12"), "0-1-10,0-2-15");
 
-    recording.check(ORDERS, config, seen, status);
+    recording.check(memory, ORDERS, config, seen, status);
     assertThat(done).isEmpty();
-    recording.check(ORDERS, config, seen, status);
+    recording.check(memory, ORDERS, config, seen, status);
 
     assertThat(attempts).hasSize(2);
     assertThat(done).containsExactly("Warning TransactionsLost", "Warning RecoveryBlocked");
@@ -253,8 +255,8 @@ class OldPrimaryRecoveryTest {
   void aPlannedFailoversKilledSourceIsFencedAndRejoinedWhenItReturns() {
     MysqlFailoverGroupStatus status = plannedWithSourceDead("2025-06-01T11:59:00Z");
 
-    recovery.check(ORDERS, config, sites(back(false, "0-1-10"), "0-1-10,0-2-15"), status);
-    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
+    recovery.check(memory, ORDERS, config, sites(back(false, "0-1-10"), "0-1-10,0-2-15"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
 
     assertThat(done).hasSize(3);
     assertThat(done.get(0)).isEqualTo("fence iad");
@@ -289,16 +291,16 @@ class OldPrimaryRecoveryTest {
   @Test
   void aRejoinedOldPrimaryWhoseReplicationAHumanStoppedIsNotStartedAgainAfterTheWatcherForgets() {
     MysqlFailoverGroupStatus status = failedOver("Succeeded", "2025-06-01T11:59:00Z");
-    recovery.check(ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
+    recovery.check(memory, ORDERS, config, sites(back(true, "0-1-10"), "0-1-10,0-2-15"), status);
     assertThat(done).hasSize(2);
 
     Probe stoppedIo = back(true, "0-1-10,0-2-15").withSourceIo("No", "").withSourceSql(true, "");
     Probe stoppedBoth = back(true, "0-1-10,0-2-15").withSourceIo("No", null).withSourceSql(false, null);
-    recovery.forget(ORDERS);
+    memory = new GroupMemory(); // the group forgotten: its polls restarted (a spec edit)
     checkTwice(sites(stoppedIo, "0-1-10,0-2-15"), status);
     OldPrimaryRecovery newLeader = new OldPrimaryRecovery(servers, (g, c, site, source, gtid) -> done.add("rejoin"),
         (g, type, reason, message) -> done.add(reason));
-    newLeader.check(ORDERS, config, sites(stoppedBoth, "0-1-10,0-2-15"), status);
+    newLeader.check(new GroupMemory(), ORDERS, config, sites(stoppedBoth, "0-1-10,0-2-15"), status);
 
     assertThat(done).as("one rejoin, one RecoveryComplete, then nothing").hasSize(2);
   }

@@ -24,6 +24,8 @@ import org.junit.jupiter.api.Test;
 class PausedReactionsTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
   private final VerdictReactions reactions = new VerdictReactions(effects);
+  /** What the monitor keeps about the group while its polls run. */
+  private final GroupMemory memory = new GroupMemory();
 
   /** iad unreachable for three polls, pdx and dr caught up: the matrix promotes pdx. */
   private static TopologyMatrix.Input deadPrimary() {
@@ -45,12 +47,12 @@ class PausedReactionsTest {
   }
 
   private Verdict paused(TopologyMatrix.Input in) {
-    return reactions.react(ORDERS, in, null, Optional.empty(), true);
+    return reactions.react(memory, ORDERS, in, null, Optional.empty(), true);
   }
 
   @Test
   void aDeadPrimaryOfAPausedGroupIsReportedOnceAndNotFailedOverUntilItResumes() {
-    reactions.pause(ORDERS, PauseAnnotation.read("true"));
+    reactions.pause(memory, ORDERS, PauseAnnotation.read("true"));
     Verdict first = paused(deadPrimary());
     paused(deadPrimary());
 
@@ -61,8 +63,8 @@ class PausedReactionsTest {
         "Warning ActionHeld: paused: would start an emergency failover from 'iad' to 'pdx' (" + first.reason()
             + "); nothing was done (remove " + PauseAnnotation.ANNOTATION + " to let the watcher act)");
 
-    reactions.pause(ORDERS, Optional.empty());
-    reactions.react(ORDERS, deadPrimary(), null, Optional.empty(), false);
+    reactions.pause(memory, ORDERS, Optional.empty());
+    reactions.react(memory, ORDERS, deadPrimary(), null, Optional.empty(), false);
 
     assertThat(effects.starts()).as("resumed: the failover that still stands starts").singleElement()
         .extracting(Verdict.Promote::candidate).isEqualTo("pdx");
@@ -78,7 +80,7 @@ class PausedReactionsTest {
     assertThat(effects.fenced).isEmpty();
     assertThat(effects.events()).singleElement().asString().startsWith("Warning ActionHeld: paused: would fence [dr]");
 
-    reactions.react(ORDERS, writableDr(), null, Optional.empty(), false);
+    reactions.react(memory, ORDERS, writableDr(), null, Optional.empty(), false);
     assertThat(effects.fenced).as("resumed").containsExactly("dr");
   }
 
@@ -98,18 +100,18 @@ class PausedReactionsTest {
 
   @Test
   void pausingAndResumingAreEachOneEventAndABadValueIsRefusedOnce() {
-    reactions.pause(ORDERS, Optional.empty());
-    reactions.pause(ORDERS, PauseAnnotation.read("false"));
+    reactions.pause(memory, ORDERS, Optional.empty());
+    reactions.pause(memory, ORDERS, PauseAnnotation.read("false"));
     assertThat(effects.events()).as("a group never paused says nothing").isEmpty();
 
-    reactions.pause(ORDERS, PauseAnnotation.read("yes"));
-    reactions.pause(ORDERS, PauseAnnotation.read("yes"));
+    reactions.pause(memory, ORDERS, PauseAnnotation.read("yes"));
+    reactions.pause(memory, ORDERS, PauseAnnotation.read("yes"));
     assertThat(effects.events()).singleElement().asString().startsWith("Warning PauseRejected: the "
         + PauseAnnotation.ANNOTATION + " annotation is 'yes'").contains("the group is not paused");
 
-    reactions.pause(ORDERS, PauseAnnotation.read("true"));
-    reactions.pause(ORDERS, PauseAnnotation.read("true"));
-    reactions.pause(ORDERS, Optional.empty());
+    reactions.pause(memory, ORDERS, PauseAnnotation.read("true"));
+    reactions.pause(memory, ORDERS, PauseAnnotation.read("true"));
+    reactions.pause(memory, ORDERS, Optional.empty());
     assertThat(effects.events()).extracting(e -> e.substring(0, e.indexOf(':')))
         .containsExactly("Warning PauseRejected", "Normal AutomationPaused", "Normal AutomationResumed");
   }

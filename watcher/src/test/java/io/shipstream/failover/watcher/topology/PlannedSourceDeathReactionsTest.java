@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
 class PlannedSourceDeathReactionsTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
   private final VerdictReactions reactions = new VerdictReactions(effects);
+  /** What the monitor keeps about the group while its polls run. */
+  private final GroupMemory memory = new GroupMemory();
   private final GroupConfig config = Fixtures.config("5m", List.of());
 
   /** iad fenced by the run (read-only by the debounce), its latest poll failed just now. */
@@ -55,9 +57,10 @@ class PlannedSourceDeathReactionsTest {
   @Test
   void theRunIsToldOnceWithoutABlockedAlertAndTheEmergencyFailoverStartsOnceItEnded() {
     for (int i = 0; i < 3; i++) {
-      assertThat(reactions.handOff(ORDERS, planned("WaitingForLag"), sourceJustDied(true),
+      assertThat(reactions.handOff(memory, ORDERS, planned("WaitingForLag"), sourceJustDied(true),
           replicas(Outcome.CONFIRMED_DEAD))).isTrue();
-      Verdict v = reactions.react(ORDERS, sourceJustDied(true), replicas(Outcome.CONFIRMED_DEAD), Optional.empty());
+      Verdict v =
+          reactions.react(memory, ORDERS, sourceJustDied(true), replicas(Outcome.CONFIRMED_DEAD), Optional.empty());
       assertThat(v).isInstanceOf(Verdict.Blocked.class);
     }
     assertThat(effects.toldSourceDied).singleElement().asString().startsWith("run-1: its source 'iad' is dead")
@@ -67,9 +70,11 @@ class PlannedSourceDeathReactionsTest {
 
     // The run ended SourceCrashed: the same confirmation starts the emergency failover, inside the
     // cooldown of nothing (no lastFailover) and without waiting for failureThreshold polls.
-    assertThat(reactions.handOff(ORDERS, planned("Failed"), sourceJustDied(false), replicas(Outcome.CONFIRMED_DEAD)))
+    assertThat(
+        reactions.handOff(memory, ORDERS, planned("Failed"), sourceJustDied(false), replicas(Outcome.CONFIRMED_DEAD)))
         .isFalse();
-    Verdict v = reactions.react(ORDERS, sourceJustDied(false), replicas(Outcome.CONFIRMED_DEAD), Optional.empty());
+    Verdict v =
+        reactions.react(memory, ORDERS, sourceJustDied(false), replicas(Outcome.CONFIRMED_DEAD), Optional.empty());
     assertThat(v).isInstanceOf(Verdict.Promote.class);
     assertThat(effects.starts()).singleElement().extracting(Verdict.Promote::candidate).isEqualTo("pdx");
     assertThat(effects.toldSourceDied).hasSize(1);
@@ -77,9 +82,9 @@ class PlannedSourceDeathReactionsTest {
 
   @Test
   void aSourceItsReplicasStillHearIsNotDeadAndTheRunGoesOn() {
-    assertThat(reactions.handOff(ORDERS, planned("WaitingForLag"), sourceJustDied(true),
+    assertThat(reactions.handOff(memory, ORDERS, planned("WaitingForLag"), sourceJustDied(true),
         new Result(Outcome.ALIVE, Map.of("pdx", Judged.RECEIVING), "'pdx' still receives from it"))).isFalse();
-    assertThat(reactions.handOff(ORDERS, planned("WaitingForLag"), sourceJustDied(true),
+    assertThat(reactions.handOff(memory, ORDERS, planned("WaitingForLag"), sourceJustDied(true),
         replicas(Outcome.UNCONFIRMED))).isFalse();
     assertThat(effects.toldSourceDied).isEmpty();
   }
@@ -88,8 +93,10 @@ class PlannedSourceDeathReactionsTest {
   void anEmergencyRunOrARunPastItsPointOfNoReturnIsNotTold() {
     MysqlFailoverGroupStatus emergency = planned("WaitingForLag").withWorkflow(new WorkflowRef("EmergencyFailover",
         "failover-shop-orders", "run-2"));
-    assertThat(reactions.handOff(ORDERS, emergency, sourceJustDied(true), replicas(Outcome.CONFIRMED_DEAD))).isFalse();
-    assertThat(reactions.handOff(ORDERS, planned("Promoting"), sourceJustDied(true), replicas(Outcome.CONFIRMED_DEAD)))
+    assertThat(reactions.handOff(memory, ORDERS, emergency, sourceJustDied(true), replicas(Outcome.CONFIRMED_DEAD)))
+        .isFalse();
+    assertThat(
+        reactions.handOff(memory, ORDERS, planned("Promoting"), sourceJustDied(true), replicas(Outcome.CONFIRMED_DEAD)))
         .isFalse();
     assertThat(effects.toldSourceDied).isEmpty();
   }

@@ -27,6 +27,8 @@ class PromoteAnywayReactionsTest {
   private static final String KEY = PromoteAnywayAnnotation.ANNOTATION;
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
   private final VerdictReactions reactions = new VerdictReactions(effects);
+  /** What the monitor keeps about the group while its polls run. */
+  private final GroupMemory memory = new GroupMemory();
 
   /** The fixture group with a cooldown of 0 and maxLagOnPromotion 2. */
   private static GroupConfig limited() {
@@ -62,8 +64,8 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void aCandidateOverTheLimitIsBlockedOnceAndNotPromoted() {
-    Verdict v = reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
-    reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
+    Verdict v = reactions.react(memory, ORDERS, pdxBehind(), null, Optional.empty());
+    reactions.react(memory, ORDERS, pdxBehind(), null, Optional.empty());
 
     assertThat(v).isInstanceOf(Verdict.Blocked.class).extracting("cause")
         .isEqualTo(Verdict.Cause.CandidateTooFarBehind);
@@ -76,11 +78,11 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void theOverrideStartsTheFailoverOnceRecordsItAndIsSpent() {
-    reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
+    reactions.react(memory, ORDERS, pdxBehind(), null, Optional.empty());
 
-    Verdict v = reactions.react(ORDERS, pdxBehind(), null, annotation("pdx"));
+    Verdict v = reactions.react(memory, ORDERS, pdxBehind(), null, annotation("pdx"));
     // The informer's copy may still carry the annotation for a moment: nothing happens twice.
-    reactions.react(ORDERS, pdxBehind(), null, annotation("pdx"));
+    reactions.react(memory, ORDERS, pdxBehind(), null, annotation("pdx"));
 
     assertThat(v).isInstanceOf(Verdict.Promote.class);
     assertThat(effects.starts()).singleElement().satisfies(p -> {
@@ -95,10 +97,10 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void theRequestOnTheResourceOutlivesAWatcherRestart() {
-    reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
+    reactions.react(memory, ORDERS, pdxBehind(), null, Optional.empty());
     Fixtures.RecordingEffects afterRestart = new Fixtures.RecordingEffects();
 
-    new VerdictReactions(afterRestart).react(ORDERS, pdxBehind(), null, annotation("pdx"));
+    new VerdictReactions(afterRestart).react(new GroupMemory(), ORDERS, pdxBehind(), null, annotation("pdx"));
 
     assertThat(afterRestart.starts()).singleElement().extracting(Verdict.Promote::forced).isEqualTo(true);
     assertThat(afterRestart.removedAnnotations).containsExactly(KEY + "=pdx");
@@ -106,8 +108,8 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void anInvalidRequestIsReportedOnceAndChangesNothing() {
-    reactions.react(ORDERS, pdxBehind(), null, annotation("sfo"));
-    reactions.react(ORDERS, pdxBehind(), null, annotation("sfo"));
+    reactions.react(memory, ORDERS, pdxBehind(), null, annotation("sfo"));
+    reactions.react(memory, ORDERS, pdxBehind(), null, annotation("sfo"));
 
     assertThat(effects.starts()).isEmpty();
     assertThat(effects.removedAnnotations).isEmpty();
@@ -118,7 +120,7 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void aRequestNamingAnotherSiteThanTheBlockedOneIsRemovedWithoutPromoting() {
-    reactions.react(ORDERS, pdxBehind(), null, annotation("iad"));
+    reactions.react(memory, ORDERS, pdxBehind(), null, annotation("iad"));
 
     assertThat(effects.starts()).isEmpty();
     assertThat(effects.removedAnnotations).containsExactly(KEY + "=iad");
@@ -127,8 +129,8 @@ class PromoteAnywayReactionsTest {
 
   @Test
   void aRequestOnAGroupWithAPrimaryIsRemovedSoItNeverForcesALaterFailover() {
-    reactions.react(ORDERS, healthy(), null, annotation("pdx"));
-    Verdict later = reactions.react(ORDERS, pdxBehind(), null, Optional.empty());
+    reactions.react(memory, ORDERS, healthy(), null, annotation("pdx"));
+    Verdict later = reactions.react(memory, ORDERS, pdxBehind(), null, Optional.empty());
 
     assertThat(effects.removedAnnotations).containsExactly(KEY + "=pdx");
     assertThat(effects.events()).first().asString().startsWith("Warning PromoteAnywayRejected: ")

@@ -36,6 +36,8 @@ class SemiSyncKeeperTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
   private final List<SemiSyncStatus> written = new ArrayList<>();
   private final FakeServers servers = new FakeServers();
+  /** What the monitor keeps about the group while its polls run: the keeper's slice of it. */
+  private final SemiSyncKeeper.Memory memory = new SemiSyncKeeper.Memory();
   private final SemiSyncKeeper keeper = new SemiSyncKeeper(servers, effects, (ref, s) -> written.add(s), null, clock);
 
   /** Servers that take settings as given; the primary's source side is active unless {@link #fallen}. */
@@ -126,7 +128,7 @@ class SemiSyncKeeperTest {
 
   private Optional<GroupConditions.Problem> pass(String primary) {
     clock.advance(Duration.ofSeconds(1));
-    return keeper.keep(G, config(), active(primary), observations(primary), false);
+    return keeper.keep(memory, G, config(), active(primary), observations(primary), false);
   }
 
   @Test
@@ -142,7 +144,7 @@ class SemiSyncKeeperTest {
     assertThat(written.get(0).enabled()).isTrue();
     assertThat(written.get(0).primary()).isEqualTo("iad");
     // What each replica's reading said, for the sites' readiness: the primary is no acknowledger.
-    assertThat(keeper.acking(G)).containsEntry("pdx", true).doesNotContainKey("iad");
+    assertThat(SemiSyncKeeper.acking(memory)).containsEntry("pdx", true).doesNotContainKey("iad");
 
     servers.writes.clear();
     pass("iad");
@@ -153,15 +155,15 @@ class SemiSyncKeeperTest {
 
   @Test
   void onePassPerPollIntervalAndNoneWhileAFailoverRuns() {
-    keeper.keep(G, config(), active("iad"), observations("iad"), false);
+    keeper.keep(memory, G, config(), active("iad"), observations("iad"), false);
     int calls = servers.calls.size();
-    keeper.keep(G, config(), active("iad"), observations("iad"), false);
+    keeper.keep(memory, G, config(), active("iad"), observations("iad"), false);
     assertThat(servers.calls).hasSize(calls);
     clock.advance(Duration.ofSeconds(1));
-    keeper.keep(G, config(), active("iad"), observations("iad"), true);
+    keeper.keep(memory, G, config(), active("iad"), observations("iad"), true);
     assertThat(servers.calls).as("a failover owns the servers meanwhile").hasSize(calls);
     java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
-    keeper.keep(G, config(), active("iad"), observations("iad"), () -> asked.incrementAndGet() < 0);
+    keeper.keep(memory, G, config(), active("iad"), observations("iad"), () -> asked.incrementAndGet() < 0);
     assertThat(asked).as("Temporal is not asked between passes").hasValue(0);
   }
 
@@ -267,13 +269,14 @@ class SemiSyncKeeperTest {
     GroupConfig everySite = GroupConfig.resolve(new MysqlFailoverGroupSpec(base.sites(), base.credentialsSecretRef(),
         "500ms", 3, 2, "5m", null, null, null, null, null, null, null, null,
         new MysqlFailoverGroupSpec.SemiSyncSpec(true, "preferred", "2s", 1, "all")));
-    Optional<GroupConditions.Problem> rescuing = keeper.keep(G, everySite, active("iad"), observations("iad"), false);
+    Optional<GroupConditions.Problem> rescuing =
+        keeper.keep(memory, G, everySite, active("iad"), observations("iad"), false);
 
     assertThat(servers.connecting).as("dr switched on").contains("dr");
     assertThat(rescuing).as("still raised while dr connects").isPresent();
     assertThat(written.get(written.size() - 1).fallenBack()).isTrue();
     clock.advance(Duration.ofSeconds(1));
-    assertThat(keeper.keep(G, everySite, active("iad"), observations("iad"), false)).isEmpty();
+    assertThat(keeper.keep(memory, G, everySite, active("iad"), observations("iad"), false)).isEmpty();
     assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncRestored")).hasSize(1);
     assertThat(effects.events()).filteredOn(e -> e.contains("SemiSyncFallenBack")).hasSize(1);
   }
@@ -287,7 +290,8 @@ class SemiSyncKeeperTest {
   /** A pass with spec.semiSync removed, the group's status showing what was last written. */
   private Optional<GroupConditions.Problem> disabledPass(String primary) {
     clock.advance(Duration.ofSeconds(1));
-    return keeper.keep(G, disabled(), shown(primary, written.isEmpty() ? null : written.get(written.size() - 1)),
+    return keeper.keep(memory, G, disabled(),
+        shown(primary, written.isEmpty() ? null : written.get(written.size() - 1)),
         observations(primary), false);
   }
 
@@ -310,11 +314,11 @@ class SemiSyncKeeperTest {
     SemiSyncKeeper fresh = new SemiSyncKeeper(servers, effects, (ref, st) -> written.add(st), null, clock);
     servers.calls.clear();
 
-    fresh.keep(G, disabled(), shown("pdx", null), observations("pdx"), false);
+    fresh.keep(new SemiSyncKeeper.Memory(), G, disabled(), shown("pdx", null), observations("pdx"), false);
     assertThat(servers.calls).as("never on as far as the group shows: left alone").isEmpty();
 
     SemiSyncKeeper another = new SemiSyncKeeper(servers, effects, (ref, st) -> written.add(st), null, clock);
-    another.keep(G, disabled(), shown("pdx", on), observations("pdx"), false);
+    another.keep(new SemiSyncKeeper.Memory(), G, disabled(), shown("pdx", on), observations("pdx"), false);
     assertThat(servers.calls).startsWith("pdx").hasSize(3);
     assertThat(servers.settings.values()).allMatch(SemiSyncSettings.OFF::equals);
     assertThat(written.get(written.size() - 1)).isNull();
@@ -376,7 +380,7 @@ class SemiSyncKeeperTest {
   void disabledReadsNothing() {
     MysqlFailoverGroupSpec base = Fixtures.spec("5m", null);
     GroupConfig off = GroupConfig.resolve(base);
-    assertThat(keeper.keep(G, off, active("iad"), observations("iad"), false)).isEmpty();
+    assertThat(keeper.keep(memory, G, off, active("iad"), observations("iad"), false)).isEmpty();
     assertThat(servers.calls).isEmpty();
     assertThat(written).isEmpty();
   }

@@ -23,6 +23,8 @@ class SiteFencesTest {
 
   private final Recording effects = new Recording();
   private final SiteFences fences = new SiteFences(effects);
+  /** What the monitor keeps about the group while its polls run: the fences' slice of it. */
+  private final SiteFences.Memory memory = new SiteFences.Memory();
 
   /** The fake, with what a fence keeper does besides. */
   static final class Recording extends Fixtures.RecordingEffects {
@@ -61,7 +63,7 @@ class SiteFencesTest {
   }
 
   private SiteFences.Accepted keep(String annotation, List<String> statusSays, boolean paused) {
-    return fences.keep(ORDERS, CONFIG, group(annotation), status(statusSays), paused, Fixtures.NOW);
+    return fences.keep(memory, ORDERS, CONFIG, group(annotation), status(statusSays), paused, Fixtures.NOW);
   }
 
   @Test

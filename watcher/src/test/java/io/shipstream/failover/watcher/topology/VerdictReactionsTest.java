@@ -23,6 +23,8 @@ import org.junit.jupiter.api.Test;
 class VerdictReactionsTest {
   private final Fixtures.RecordingEffects effects = new Fixtures.RecordingEffects();
   private final VerdictReactions reactions = new VerdictReactions(effects);
+  /** What the monitor keeps about the group while its polls run. */
+  private final GroupMemory memory = new GroupMemory();
 
   private static SiteObservation seen(SiteState state, Probe probe, Probe lastReachable) {
     return new SiteObservation(state, probe, lastReachable);
@@ -55,9 +57,9 @@ class VerdictReactionsTest {
   void aDeadPrimaryStartsOneEmergencyFailoverToTheFreshestCandidateWithItsLastGtid() {
     GroupConfig config = Fixtures.config("0s", List.of());
 
-    Verdict first = reactions.react(ORDERS, primaryDead(config, null));
-    reactions.react(ORDERS, primaryDead(config, null));
-    reactions.react(ORDERS, primaryDead(config, null));
+    Verdict first = reactions.react(memory, ORDERS, primaryDead(config, null));
+    reactions.react(memory, ORDERS, primaryDead(config, null));
+    reactions.react(memory, ORDERS, primaryDead(config, null));
 
     assertThat(first).isInstanceOf(Verdict.Promote.class);
     assertThat(effects.starts()).singleElement().satisfies(p -> {
@@ -74,19 +76,19 @@ class VerdictReactionsTest {
   void aPrimaryThatAnswersAPollRightBeforeTheStartWritableOrReadOnlyCancelsIt() {
     GroupConfig config = Fixtures.config("0s", List.of());
     effects.beforeStart = writable("iad", "0-1-10");
-    assertThat(reactions.react(ORDERS, primaryDead(config, null))).isInstanceOf(Verdict.Promote.class);
+    assertThat(reactions.react(memory, ORDERS, primaryDead(config, null))).isInstanceOf(Verdict.Promote.class);
     // Restarted from a configuration that starts it read-only: it answers, so it is not dead either.
     effects.beforeStart = replica("iad", "0-1-10");
-    reactions.react(ORDERS, primaryDead(config, null));
+    reactions.react(memory, ORDERS, primaryDead(config, null));
 
     assertThat(effects.polledBeforeStart).containsExactly("iad", "iad");
     assertThat(effects.starts()).isEmpty();
     assertThat(effects.events()).noneMatch(e -> e.contains("EmergencyFailoverStarted"));
 
     effects.beforeStart = dead("iad");
-    reactions.react(ORDERS, primaryDead(config, null));
+    reactions.react(memory, ORDERS, primaryDead(config, null));
     assertThat(effects.starts()).as("still dead right before the start").hasSize(1);
-    reactions.react(ORDERS, primaryDead(config, null));
+    reactions.react(memory, ORDERS, primaryDead(config, null));
     assertThat(effects.polledBeforeStart).as("no poll while its failover runs").hasSize(3);
   }
 
@@ -98,7 +100,7 @@ class VerdictReactionsTest {
         seen(SiteState.READ_ONLY, replica("pdx", "0-1-10"), replica("pdx", "0-1-10")),
         seen(SiteState.UNREACHABLE, dead("dr"), replica("dr", "0-1-4")));
 
-    reactions.react(ORDERS, drGoneToo);
+    reactions.react(memory, ORDERS, drGoneToo);
 
     assertThat(effects.startSiteGtids).singleElement().isEqualTo(Map.of("iad", "0-1-10", "pdx", "0-1-10"));
   }
@@ -111,10 +113,10 @@ class VerdictReactionsTest {
         seen(SiteState.UNREACHABLE, dead("dr"), null));
 
     for (int i = 0; i < 5; i++) {
-      reactions.react(ORDERS, totalLoss);
+      reactions.react(memory, ORDERS, totalLoss);
     }
-    reactions.react(ORDERS, healthy(config));
-    reactions.react(ORDERS, totalLoss);
+    reactions.react(memory, ORDERS, healthy(config));
+    reactions.react(memory, ORDERS, totalLoss);
 
     assertThat(effects.events()).hasSize(2).allSatisfy(e -> assertThat(e).startsWith("Warning TotalLossDetected: "));
     assertThat(effects.starts()).isEmpty();
@@ -128,8 +130,8 @@ class VerdictReactionsTest {
         seen(SiteState.READ_ONLY, replica("pdx", "0-1-10"), replica("pdx", "0-1-10")),
         seen(SiteState.WRITABLE, writable("dr", "0-1-10"), writable("dr", "0-1-10")));
 
-    reactions.react(ORDERS, drWritable);
-    reactions.react(ORDERS, drWritable);
+    reactions.react(memory, ORDERS, drWritable);
+    reactions.react(memory, ORDERS, drWritable);
 
     assertThat(effects.fenced).containsExactly("dr", "dr");
     assertThat(effects.events()).singleElement().asString().startsWith("Warning NonPromotableSiteFenced: ");
@@ -143,7 +145,7 @@ class VerdictReactionsTest {
         seen(SiteState.WRITABLE, writable("pdx", "0-1-10"), writable("pdx", "0-1-10")),
         seen(SiteState.READ_ONLY, replica("dr", "0-1-10"), replica("dr", "0-1-10")));
 
-    reactions.react(ORDERS, both);
+    reactions.react(memory, ORDERS, both);
 
     assertThat(effects.fenced).containsExactly("iad");
     assertThat(effects.activeSites).containsExactly("pdx");
@@ -159,7 +161,7 @@ class VerdictReactionsTest {
         seen(SiteState.WRITABLE, writable("pdx", "0-1-10"), writable("pdx", "0-1-10")),
         seen(SiteState.READ_ONLY, replica("dr", "0-1-10"), replica("dr", "0-1-10")));
 
-    Verdict v = reactions.react(ORDERS, both);
+    Verdict v = reactions.react(memory, ORDERS, both);
 
     assertThat(v).isInstanceOfSatisfying(Verdict.SplitBrain.class, sb -> assertThat(sb.alertOnly()).isTrue());
     assertThat(effects.fenced).isEmpty();
@@ -171,8 +173,8 @@ class VerdictReactionsTest {
   void aFailoverInsideTheCooldownIsBlockedWithTheCauseInTheEvent() {
     GroupConfig config = Fixtures.config("5m", List.of());
 
-    reactions.react(ORDERS, primaryDead(config, NOW.minusSeconds(60)));
-    reactions.react(ORDERS, primaryDead(config, NOW.minusSeconds(60)));
+    reactions.react(memory, ORDERS, primaryDead(config, NOW.minusSeconds(60)));
+    reactions.react(memory, ORDERS, primaryDead(config, NOW.minusSeconds(60)));
 
     assertThat(effects.starts()).isEmpty();
     assertThat(effects.events()).singleElement().asString().startsWith("Warning FailoverBlocked: CooldownActive: ");
@@ -183,13 +185,13 @@ class VerdictReactionsTest {
     GroupConfig config = Fixtures.config("0s", List.of());
     effects.running = true;
 
-    reactions.react(ORDERS, fencedPrimary(config, NOW, NOW));
+    reactions.react(memory, ORDERS, fencedPrimary(config, NOW, NOW));
     effects.running = false;
-    reactions.react(ORDERS, fencedPrimary(config, NOW, NOW.plusMillis(100)));
+    reactions.react(memory, ORDERS, fencedPrimary(config, NOW, NOW.plusMillis(100)));
     assertThat(effects.events()).as("the polls may predate the end of the failover").isEmpty();
 
-    reactions.react(ORDERS, fencedPrimary(config, NOW.plusMillis(600), NOW.plusMillis(600)));
-    reactions.react(ORDERS, fencedPrimary(config, NOW.plusMillis(1100), NOW.plusMillis(1100)));
+    reactions.react(memory, ORDERS, fencedPrimary(config, NOW.plusMillis(600), NOW.plusMillis(600)));
+    reactions.react(memory, ORDERS, fencedPrimary(config, NOW.plusMillis(1100), NOW.plusMillis(1100)));
 
     assertThat(effects.events()).singleElement().asString().startsWith("Warning NoPrimaryDetected: ");
   }
@@ -223,22 +225,22 @@ class VerdictReactionsTest {
       t = NOW.plusMillis(500L * i);
       observe(sites, at(dead("iad"), t), at(replica("pdx", "0-1-10"), t), at(replica("dr", "0-1-10"), t));
     }
-    reactions.react(ORDERS, input(config, sites, "iad", t));
+    reactions.react(memory, ORDERS, input(config, sites, "iad", t));
     assertThat(effects.starts()).singleElement().satisfies(p -> assertThat(p.candidate()).isEqualTo("pdx"));
 
     // The workflow names pdx active and promotes it; while it runs nothing is reported.
-    reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(200)));
+    reactions.react(memory, ORDERS, input(config, sites, "pdx", t.plusMillis(200)));
     // It has ended; pdx's latest poll (t) was taken before the promotion.
     effects.running = false;
-    reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(600)));
+    reactions.react(memory, ORDERS, input(config, sites, "pdx", t.plusMillis(600)));
     // pdx's next poll: writable, once.
     observe(sites, at(dead("iad"), t.plusMillis(1000)), at(writable("pdx", "0-1-11"), t.plusMillis(1000)),
         at(replica("dr", "0-1-11"), t.plusMillis(1000)));
-    Verdict turning = reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(1010)));
+    Verdict turning = reactions.react(memory, ORDERS, input(config, sites, "pdx", t.plusMillis(1010)));
     // And again: trusted.
     observe(sites, at(dead("iad"), t.plusMillis(1500)), at(writable("pdx", "0-1-12"), t.plusMillis(1500)),
         at(replica("dr", "0-1-12"), t.plusMillis(1500)));
-    Verdict settled = reactions.react(ORDERS, input(config, sites, "pdx", t.plusMillis(1510)));
+    Verdict settled = reactions.react(memory, ORDERS, input(config, sites, "pdx", t.plusMillis(1510)));
 
     assertThat(turning).isInstanceOf(Verdict.Degraded.class);
     assertThat(settled).isEqualTo(new Verdict.Degraded("pdx", "site 'iad' is unreachable"));
