@@ -43,15 +43,15 @@ class PlannedFailoverAnnotationTest {
   }
 
   @ParameterizedTest(name = "[{index}] at {0}")
-  @CsvSource(delimiter = '|', value = {
-      "2026-12-01T02:00:00.001Z | ''",
-      "2027-03-01T02:00:00Z     | ''",
-      "2026-12-01T02:00:00Z     | the scheduled time 2026-12-01T02:00:00Z is not in the future (now 2026-12-01T02:00:00Z)",
-      "2026-12-01T01:59:59Z     | the scheduled time 2026-12-01T01:59:59Z is not in the future",
-      "2020-01-01T00:00:00Z     | the scheduled time 2020-01-01T00:00:00Z is not in the future",
-      "2027-03-01T02:00:00.001Z | the scheduled time 2027-03-01T02:00:00.001Z is more than 90 days ahead",
-      "2126-12-01T02:00:00Z     | the scheduled time 2126-12-01T02:00:00Z is more than 90 days ahead",
-  })
+  @CsvSource(delimiter = '|', textBlock = """
+      2026-12-01T02:00:00.001Z | ''
+      2027-03-01T02:00:00Z     | ''
+      2026-12-01T02:00:00Z     | the scheduled time 2026-12-01T02:00:00Z is not in the future (now 2026-12-01T02:00:00Z)
+      2026-12-01T01:59:59Z     | the scheduled time 2026-12-01T01:59:59Z is not in the future
+      2020-01-01T00:00:00Z     | the scheduled time 2020-01-01T00:00:00Z is not in the future
+      2027-03-01T02:00:00.001Z | the scheduled time 2027-03-01T02:00:00.001Z is more than 90 days ahead
+      2126-12-01T02:00:00Z     | the scheduled time 2126-12-01T02:00:00Z is more than 90 days ahead
+      """)
   void aScheduleMustBeAfterNowAndAtMost90DaysAhead(String at, String problem) {
     Instant now = Instant.parse("2026-12-01T02:00:00Z");
     var request = PlannedFailoverAnnotation.parse("pdx:at=" + at);
@@ -71,30 +71,30 @@ class PlannedFailoverAnnotationTest {
   }
 
   @ParameterizedTest(name = "[{index}] \"{0}\"")
-  @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-      "\"\"           | annotation value is empty: expected <site>[:maxLagWait=<duration>]",
-      "\" \"          | annotation value is empty: expected <site>[:maxLagWait=<duration>]",
-      "PDX!           | 'PDX!' is not a site name: expected <site>[:maxLagWait=<duration>]",
-      "PDX            | 'PDX' is not a site name",
-      "-pdx           | '-pdx' is not a site name",
-      ":maxLagWait=5s | '' is not a site name",
-      "pdx:maxLagWait=abc | maxLagWait: invalid duration 'abc': expected e.g. 500ms, 30s, 5m, 1h30m",
-      "pdx:maxLagWait=30 | maxLagWait: invalid duration '30'",
-      "pdx:maxLagWait= | maxLagWait: empty duration",
-      "pdx:maxLagWait=0s | maxLagWait must be greater than 0",
-      "pdx:foo=1      | unknown option 'foo': only maxLagWait and at are supported",
-      "pdx:maxlagwait=5s | unknown option 'maxlagwait': only maxLagWait and at are supported",
-      "pdx:maxLagWait | option 'maxLagWait' is not key=value",
-      "pdx:           | option '' is not key=value",
-      "pdx:maxLagWait=5s:maxLagWait=1m | maxLagWait given twice",
-      "pdx:at=2026-12-01T02:00:00Z:at=2026-12-02T02:00:00Z | at given twice",
-      "pdx:at=2026-12-01T02:00:00 | at: invalid time '2026-12-01T02:00:00': expected an RFC 3339 time with its offset",
-      "pdx:at=tomorrow | at: invalid time 'tomorrow'",
-      "pdx:at=2026-12-01 | at: invalid time '2026-12-01'",
-      "pdx:at= | at: invalid time ''",
-      "pdx:at=2026-12-01T02:00:00Z:30 | at: invalid time '2026-12-01T02:00:00Z:30'",
-      "pdx:30         | option '30' is not key=value",
-  })
+  @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+      ""                              | annotation value is empty: expected <site>[:maxLagWait=<duration>]
+      " "                             | annotation value is empty: expected <site>[:maxLagWait=<duration>]
+      PDX!                            | 'PDX!' is not a site name: expected <site>[:maxLagWait=<duration>]
+      PDX                             | 'PDX' is not a site name
+      -pdx                            | '-pdx' is not a site name
+      :maxLagWait=5s                  | '' is not a site name
+      pdx:maxLagWait=abc              | maxLagWait: invalid duration 'abc': expected e.g. 500ms, 30s, 5m, 1h30m
+      pdx:maxLagWait=30               | maxLagWait: invalid duration '30'
+      pdx:maxLagWait=                 | maxLagWait: empty duration
+      pdx:maxLagWait=0s               | maxLagWait must be greater than 0
+      pdx:foo=1                       | unknown option 'foo': only maxLagWait and at are supported
+      pdx:maxlagwait=5s               | unknown option 'maxlagwait': only maxLagWait and at are supported
+      pdx:maxLagWait                  | option 'maxLagWait' is not key=value
+      pdx:                            | option '' is not key=value
+      pdx:maxLagWait=5s:maxLagWait=1m | maxLagWait given twice
+      pdx:at=2026-12-01T02:00:00Z:at=2026-12-02T02:00:00Z | at given twice
+      pdx:at=2026-12-01T02:00:00      | at: invalid time '2026-12-01T02:00:00': expected an RFC 3339 time with its offset
+      pdx:at=tomorrow                 | at: invalid time 'tomorrow'
+      pdx:at=2026-12-01               | at: invalid time '2026-12-01'
+      pdx:at=                         | at: invalid time ''
+      pdx:at=2026-12-01T02:00:00Z:30  | at: invalid time '2026-12-01T02:00:00Z:30'
+      pdx:30                          | option '30' is not key=value
+      """)
   void refusesAnythingUnrecognisedWithAMessageForTheUser(String value, String message) {
     assertThatThrownBy(() -> PlannedFailoverAnnotation.parse(value))
         .isInstanceOf(IllegalArgumentException.class)

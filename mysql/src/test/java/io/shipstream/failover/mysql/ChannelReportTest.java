@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.model.crd.ChannelCheck;
 import io.shipstream.failover.model.tls.ChannelTls;
 import io.shipstream.failover.model.tls.TlsMode;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -16,16 +17,16 @@ class ChannelReportTest {
   private static final String CA = "/etc/mysql/ca.pem";
 
   @ParameterizedTest(name = "{0}: ssl={1} ca={2} verify={3} io={4} pointsAt={5} -> {6}")
-  @CsvSource(delimiter = '|', nullValues = "-", value = {
-      // mode            | ssl   | ca | verify | io         | points | as asked | problem starts with
-      "verify-identity   | true  | CA | true   | Yes        | true   | true     | -",
-      "verify-identity   | true  | CA | false  | Yes        | true   | false    | weaker than the group's replication TLS verify-identity",
-      "verify-ca         | true  | -  | false  | Yes        | true   | false    | weaker than the group's replication TLS verify-ca",
-      "required          | false | -  | false  | Yes        | true   | false    | weaker than the group's replication TLS required",
-      "required          | true  | -  | false  | Connecting | true   | false    | IO thread not connected",
-      "verify-ca         | true  | CA | false  | Yes        | false  | false    | replicates from another source than pdx",
-      "disabled          | false | -  | false  | Yes        | true   | true     | -",
-  })
+  @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+      # mode          | ssl   | ca | verify | io         | points | as asked | problem starts with
+      verify-identity | true  | CA | true   | Yes        | true   | true     | -
+      verify-identity | true  | CA | false  | Yes        | true   | false    | weaker than the group's replication TLS verify-identity
+      verify-ca       | true  | -  | false  | Yes        | true   | false    | weaker than the group's replication TLS verify-ca
+      required        | false | -  | false  | Yes        | true   | false    | weaker than the group's replication TLS required
+      required        | true  | -  | false  | Connecting | true   | false    | IO thread not connected
+      verify-ca       | true  | CA | false  | Yes        | false  | false    | replicates from another source than pdx
+      disabled        | false | -  | false  | Yes        | true   | true     | -
+      """)
   void judgesTheChannelAgainstTheGroupsMode(String mode, boolean ssl, String ca, boolean verify, String io,
       boolean pointsAt, boolean asked, String problem) {
     ChannelTls wanted = new ChannelTls(TlsMode.parse(mode, null), CA, null, null);
@@ -47,7 +48,7 @@ class ChannelReportTest {
     }
   }
 
-  @org.junit.jupiter.api.Test
+  @Test
   void aServerWithoutAChannelIsSaidSo() {
     ChannelCheck check = ChannelReport.NONE.check("iad", "pdx", ChannelTls.NONE, false);
     assertThat(check.asGroupAsks()).isFalse();

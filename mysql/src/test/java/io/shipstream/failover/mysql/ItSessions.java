@@ -3,6 +3,7 @@ package io.shipstream.failover.mysql;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.MariaDbServer;
 import java.time.Duration;
+import java.util.function.Predicate;
 
 /** The login the module's ITs use on the servers testsupport starts, and the sessions they open with it. */
 final class ItSessions {
@@ -27,5 +28,27 @@ final class ItSessions {
   static void replicateFrom(MysqlSession session, DatabaseServer source) throws MysqlException {
     SourceChange.replicateFrom(session, address(source), LOGIN);
     new ReplicationStart(session, beat -> {}).awaitRunning(session.address(), address(source));
+  }
+
+  /** One reading of a server, such as {@link ServerProbe#read}. */
+  @FunctionalInterface
+  interface Reading<T> {
+    T read() throws MysqlException;
+  }
+
+  /**
+   * Reads every 100 ms until {@code done} holds of the reading or {@code within} has passed, and
+   * returns the last reading: the test asserts on it, so a server that never got there fails the test
+   * with what it last showed.
+   */
+  static <T> T readUntil(Duration within, Reading<T> read, Predicate<T> done)
+      throws MysqlException, InterruptedException {
+    long until = System.nanoTime() + within.toNanos();
+    T last = read.read();
+    while (!done.test(last) && System.nanoTime() < until) {
+      Thread.sleep(100);
+      last = read.read();
+    }
+    return last;
   }
 }

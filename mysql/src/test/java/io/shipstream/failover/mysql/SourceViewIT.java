@@ -2,8 +2,6 @@ package io.shipstream.failover.mysql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.shipstream.failover.testsupport.DatabaseCluster;
-import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.Flavor;
 import io.shipstream.failover.testsupport.FlavorTest;
 import java.nio.file.Path;
@@ -16,48 +14,36 @@ import org.junit.jupiter.api.io.TempDir;
  * source (its progress moves), and loses it with a connection error the moment the source is killed.
  */
 class SourceViewIT {
-  @TempDir
-  Path work;
-
   @FlavorTest
-  void aReplicaHearsItsIdleSourceEverySecondAndLosesItWhenItIsKilled(Flavor flavor) throws Exception {
-    flavor.assumeAvailable();
-    try (DatabaseCluster cluster = DatabaseCluster.start(flavor, work, 2)) {
-      DatabaseServer source = cluster.primary();
-      DatabaseServer replica = cluster.replicas().get(0);
-      try (MysqlSession session = ItSessions.open(replica)) {
-        ItSessions.replicateFrom(session, source);
-        Thread.sleep(1500);
-        SourceView first = session.dialect().sourceView(session);
-        Thread.sleep(2500);
-        SourceView second = session.dialect().sourceView(session);
-        System.out.printf("%s: %s%n%s: %s%n", flavor, first, flavor, second);
-        assertThat(second.configured()).isTrue();
-        assertThat(second.ioRunning()).isTrue();
-        assertThat(second.sourceServerId()).isNotNull();
-        assertThat(second.progressCountsHeartbeats()).isTrue();
-        assertThat(second.progress()).as("heartbeats from the idle source, 1 s apart").isNotEqualTo(first.progress());
-        if (second.silence() != null) {
-          assertThat(second.silence()).isLessThan(Duration.ofSeconds(3));
-        }
+  void aReplicaHearsItsIdleSourceEverySecondAndLosesItWhenItIsKilled(Flavor flavor, @TempDir Path work)
+      throws Exception {
+    try (SourceAndReplica rig = SourceAndReplica.start(flavor, work)) {
+      MysqlSession session = rig.onReplica();
+      Thread.sleep(1500);
+      SourceView first = session.dialect().sourceView(session);
+      Thread.sleep(2500);
+      SourceView second = session.dialect().sourceView(session);
+      System.out.printf("%s: %s%n%s: %s%n", flavor, first, flavor, second);
+      assertThat(second.configured()).isTrue();
+      assertThat(second.ioRunning()).isTrue();
+      assertThat(second.sourceServerId()).isNotNull();
+      assertThat(second.progressCountsHeartbeats()).isTrue();
+      assertThat(second.progress()).as("heartbeats from the idle source, 1 s apart").isNotEqualTo(first.progress());
+      if (second.silence() != null) {
+        assertThat(second.silence()).isLessThan(Duration.ofSeconds(3));
+      }
 
-        source.kill9();
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        SourceView lost = session.dialect().sourceView(session);
-        while ((lost.ioRunning() || lost.lastIoErrno() == null || lost.lastIoErrno() == 0)
-            && System.nanoTime() < until) {
-          Thread.sleep(100);
-          lost = session.dialect().sourceView(session);
-        }
-        System.out.printf("%s: after kill -9: %s%n", flavor, lost);
-        assertThat(lost.ioRunning()).isFalse();
-        assertThat(lost.lastIoErrno()).as(lost.lastIoError()).isIn(2003, 2013, 2002, 2006);
-        if (flavor == Flavor.MYSQL) {
-          // Dated by the replica's own clock: the watcher tells an error older than a restart from a new one.
-          assertThat(lost.lastIoErrorAge()).as("the error's age").isNotNull().isLessThan(Duration.ofSeconds(11));
-        } else {
-          assertThat(lost.lastIoErrorAge()).as("MariaDB records no time for the error").isNull();
-        }
+      rig.source().kill9();
+      SourceView lost = ItSessions.readUntil(Duration.ofSeconds(10), () -> session.dialect().sourceView(session),
+          view -> !view.ioRunning() && view.lastIoErrno() != null && view.lastIoErrno() != 0);
+      System.out.printf("%s: after kill -9: %s%n", flavor, lost);
+      assertThat(lost.ioRunning()).isFalse();
+      assertThat(lost.lastIoErrno()).as(lost.lastIoError()).isIn(2003, 2013, 2002, 2006);
+      if (flavor == Flavor.MYSQL) {
+        // Dated by the replica's own clock: the watcher tells an error older than a restart from a new one.
+        assertThat(lost.lastIoErrorAge()).as("the error's age").isNotNull().isLessThan(Duration.ofSeconds(11));
+      } else {
+        assertThat(lost.lastIoErrorAge()).as("MariaDB records no time for the error").isNull();
       }
     }
   }

@@ -55,8 +55,7 @@ class PlannedFailoverIT extends StackPerClass {
   @Order(1)
   void badAnnotationsFailWithAClearReasonAndNoFence(Flavor flavor) {
     use(flavor);
-    try (WriteLoad load = newLoad()) {
-      load.awaitAcknowledged(20, Duration.ofSeconds(10));
+    try (WriteLoad load = writing(20)) {
       record Case(String annotation, String reason) {}
       for (Case c : List.of(new Case("sfo", "UnknownSite"), new Case("iad", "AlreadyActive"),
           new Case("pdx:maxLagWait=abc", "InvalidAnnotation"), new Case("", "InvalidAnnotation"))) {
@@ -83,8 +82,7 @@ class PlannedFailoverIT extends StackPerClass {
   void plannedSwitchoverUnderWriteLoad(Flavor flavor) {
     use(flavor);
     // The hooks ride along on MariaDB only: their path is the same on both flavors.
-    try (WriteLoad load = newLoad(); HookRecorder hooks = flavor == Flavor.MARIADB ? new HookRecorder() : null) {
-      load.awaitAcknowledged(50, Duration.ofSeconds(10));
+    try (WriteLoad load = writing(50); HookRecorder hooks = flavor == Flavor.MARIADB ? new HookRecorder() : null) {
       if (hooks != null) {
         aPreHookAnswering500VetoesAndNothingIsFenced(hooks, load);
       }
@@ -188,32 +186,26 @@ class PlannedFailoverIT extends StackPerClass {
   @FlavorTest
   @Order(3)
   void laggingTargetTimesOutAndRollsBackLeavingEverythingAsItWas(Flavor flavor) {
-    use(flavor);
-    Sites sites = Sites.withTargetDelayedBy(60);
-    try (WriteLoad load = newLoad()) {
-      load.awaitAcknowledged(30, Duration.ofSeconds(10));
+    try (LaggingTarget rig = LaggingTarget.on(flavor, 60)) {
       String dnsBefore = dnsTarget();
-      PlannedFailoverStatus s = failOver(sites.target() + ":maxLagWait=2s");
-      awaitMoreWritesThenStop(load);
+      PlannedFailoverStatus s = failOver(rig.target() + ":maxLagWait=2s");
+      awaitMoreWritesThenStop(rig.load());
 
       assertThat(s.phase()).isEqualTo("Failed");
       assertThat(s.reason()).isEqualTo("LagTimeout");
       assertThat(s.message()).contains("rolled back");
-      assertThat(sites.lagging().isReadOnly()).as("target untouched").isTrue();
+      assertThat(rig.lagging().isReadOnly()).as("target untouched").isTrue();
       assertThat(dnsTarget()).isEqualTo(dnsBefore);
-      assertRolledBack(sites, load);
+      assertRolledBack(rig);
     }
   }
 
   @FlavorTest
   @Order(4)
   void workerKilledDuringWaitingForLagStillSucceeds(Flavor flavor) {
-    use(flavor);
     // The target applies every transaction 5 s late: WaitingForLag lasts about that long.
-    Sites sites = Sites.withTargetDelayedBy(5);
-    try (WriteLoad load = newLoad()) {
-      load.awaitAcknowledged(30, Duration.ofSeconds(10));
-      String before = annotateAndAwaitWaitingForLag(sites.target());
+    try (LaggingTarget rig = LaggingTarget.on(flavor, 5)) {
+      String before = annotateAndAwaitWaitingForLag(rig.target());
       // Kill the worker once it sits in the wait activity. A workflow task handed to a poll that
       // dies at that very moment is only re-dispatched after the workflow task timeout (10 s, on
       // the test server as on a real one), so the kill avoids the instants the status writes are
@@ -222,13 +214,13 @@ class PlannedFailoverIT extends StackPerClass {
       stack.controlPlane().killWorker();
       stack.controlPlane().startWorker();
       PlannedFailoverStatus s = stack.waits().plannedEnd(before, END);
-      awaitMoreWritesThenStop(load);
+      awaitMoreWritesThenStop(rig.load());
 
       assertThat(s.phase()).isEqualTo("Succeeded");
       assertThat(s.transactionsLost()).isZero();
-      assertNothingLost(load, sites.target());
-      assertServers(sites.target(), sites.active());
-      assertPlacement(sites.target(), sites.active());
+      assertNothingLost(rig.load(), rig.target());
+      assertServers(rig.target(), rig.active());
+      assertPlacement(rig.target(), rig.active());
     }
   }
 
@@ -238,8 +230,7 @@ class PlannedFailoverIT extends StackPerClass {
     use(flavor);
     List<Double> durations = new ArrayList<>();
     List<String> timings = new ArrayList<>();
-    try (WriteLoad load = newLoad()) {
-      load.awaitAcknowledged(30, Duration.ofSeconds(10));
+    try (WriteLoad load = writing(30)) {
       for (int i = 0; i < 10; i++) {
         String source = stack.api().resource().getStatus().activeSite();
         String target = other(source);
@@ -277,35 +268,41 @@ class PlannedFailoverIT extends StackPerClass {
   @FlavorTest
   @Order(6)
   void anAnnotationChangedDuringWaitingForLagRollsBackAtOnceAndTheNewValueIsANewRequest(Flavor flavor) {
-    use(flavor);
-    Sites sites = Sites.withTargetDelayedBy(60);
-    try (WriteLoad load = newLoad()) {
-      load.awaitAcknowledged(30, Duration.ofSeconds(10));
-      annotateAndAwaitWaitingForLag(sites.target() + ":maxLagWait=10m");
+    try (LaggingTarget rig = LaggingTarget.on(flavor, 60)) {
+      annotateAndAwaitWaitingForLag(rig.target() + ":maxLagWait=10m");
       String replacedAt = Instant.now().toString();
       long changed = System.nanoTime();
-      stack.api().annotate(sites.active());
+      stack.api().annotate(rig.active());
       PlannedFailoverStatus next = stack.waits().plannedEnd(replacedAt, END);
       Duration took = Duration.ofNanos(System.nanoTime() - changed);
-      awaitMoreWritesThenStop(load);
+      awaitMoreWritesThenStop(rig.load());
 
       assertThat(took).as("the source was not kept fenced for the old request's 10 m wait")
           .isLessThan(Duration.ofSeconds(20));
       assertThat(stack.api().eventMessages("PlannedFailoverFailed")).anySatisfy(m -> assertThat(m)
           .startsWith("Cancelled: cancelled in WaitingForLag: request replaced by a new annotation value '"
-              + sites.active() + "'; rolled back"));
+              + rig.active() + "'; rolled back"));
       assertThat(next.reason()).as("the new value ran as a request of its own").isEqualTo("AlreadyActive");
       assertThat(stack.api().annotation()).as("the new request's annotation cleared").isEmpty();
-      assertRolledBack(sites, load);
+      assertRolledBack(rig);
     }
   }
 
   private static long nextFirstId = 1;
 
-  /** A writer through the primary Service, with ids that never collide with an earlier test's. */
-  private static WriteLoad newLoad() {
+  /**
+   * A writer through the primary Service, with ids that never collide with an earlier test's, once
+   * {@code rows} of its rows are acknowledged.
+   */
+  private static WriteLoad writing(int rows) {
     WriteLoad load = WriteLoad.start(stack::routedJdbcUrl, Duration.ofMillis(5), nextFirstId);
     nextFirstId += 10_000_000;
+    try {
+      load.awaitAcknowledged(rows, Duration.ofSeconds(10));
+    } catch (RuntimeException | Error e) {
+      load.close();
+      throw e;
+    }
     return load;
   }
 
@@ -328,22 +325,33 @@ class PlannedFailoverIT extends StackPerClass {
    * A rollback left everything as it was: the source takes writes and is routed, and the target,
    * replicating without delay again, catches up with every acknowledged write.
    */
-  private static void assertRolledBack(Sites sites, WriteLoad load) {
-    assertThat(stack.server(sites.active()).isReadOnly()).as("source writable again").isFalse();
-    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo(sites.active());
-    assertThat(stack.api().routedSite()).contains(sites.active());
-    delayReplication(sites.lagging(), 0);
-    assertNothingLost(load, sites.active());
-    sites.lagging().awaitReplicated(stack.server(sites.active()).gtidExecuted(), Duration.ofSeconds(30));
+  private static void assertRolledBack(LaggingTarget rig) {
+    assertThat(stack.server(rig.active()).isReadOnly()).as("source writable again").isFalse();
+    assertThat(stack.api().resource().getStatus().activeSite()).isEqualTo(rig.active());
+    assertThat(stack.api().routedSite()).contains(rig.active());
+    delayReplication(rig.lagging(), 0);
+    assertNothingLost(rig.load(), rig.active());
+    rig.lagging().awaitReplicated(stack.server(rig.active()).gtidExecuted(), Duration.ofSeconds(30));
   }
 
-  /** The active site and the other one, the target, whose server applies every transaction late. */
-  private record Sites(String active, String target, DatabaseServer lagging) {
-    static Sites withTargetDelayedBy(int seconds) {
+  /**
+   * The rig of a switchover to a lagging target, on {@code flavor}'s stack ({@link #use}): the
+   * active site, the other one, the target, whose server applies every transaction {@code seconds}
+   * late, and a writer with 30 rows acknowledged; closing it closes the writer.
+   */
+  private record LaggingTarget(String active, String target, DatabaseServer lagging, WriteLoad load)
+      implements AutoCloseable {
+    static LaggingTarget on(Flavor flavor, int seconds) {
+      use(flavor);
       String active = stack.api().resource().getStatus().activeSite();
       DatabaseServer lagging = stack.server(other(active));
       delayReplication(lagging, seconds);
-      return new Sites(active, other(active), lagging);
+      return new LaggingTarget(active, other(active), lagging, writing(30));
+    }
+
+    @Override
+    public void close() {
+      load.close();
     }
   }
 

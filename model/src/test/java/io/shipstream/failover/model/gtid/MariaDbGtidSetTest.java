@@ -103,13 +103,13 @@ class MariaDbGtidSetTest {
   }
 
   @ParameterizedTest(name = "{0} -> {1}")
-  @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-      "0-1-5,0-1-9 | 0-1-9",
-      "0-1-0 | \"\"",
-      "0-1-0,0-2-4 | 0-2-4",
-      "4294967295-4294967295-1 | 4294967295-4294967295-1",
-      "2-1-5..9, 0-1-3 | 0-1-3,2-1-5..9",
-  })
+  @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+      0-1-5,0-1-9             | 0-1-9
+      0-1-0                   | ""
+      0-1-0,0-2-4             | 0-2-4
+      4294967295-4294967295-1 | 4294967295-4294967295-1
+      2-1-5..9, 0-1-3         | 0-1-3,2-1-5..9
+      """)
   void canonicalForm(String text, String canonical) {
     MariaDbGtidSet set = MariaDbGtidSet.parse(text);
 
@@ -118,20 +118,20 @@ class MariaDbGtidSetTest {
   }
 
   @ParameterizedTest(name = "[{index}] {0}")
-  @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-      "0-1 | invalid MariaDB GTID '0-1': expected domain-server-seqno, e.g. 0-1-42",
-      "0-1-x | invalid MariaDB GTID '0-1-x': expected domain-server-seqno",
-      "0--1-5 | expected domain-server-seqno",
-      "4294967296-1-5 | domain id 4294967296 is out of range 0..4294967295",
-      "0-4294967296-5 | server id 4294967296 is out of range 0..4294967295",
-      "0-1-99999999999999999999 | seqno 99999999999999999999 is too large",
-      "0-1-5,,1-1-1 | empty element between commas",
-      "0-1-9..5 | invalid MariaDB GTID range '0-1-9..5': it ends before it starts",
-      "0-1-0..5 | seqnos start at 1",
-      "0-1-1..x | expected domain-server-first..last, e.g. 0-1-43..50",
-      "0-1-1..5,0-2-7 | domain 0 is listed both as a range and as a position",
-      "0-1-1..5,0-2-7..9 | domain 0 has two ranges",
-  })
+  @CsvSource(delimiter = '|', quoteCharacter = '"', textBlock = """
+      0-1                      | invalid MariaDB GTID '0-1': expected domain-server-seqno, e.g. 0-1-42
+      0-1-x                    | invalid MariaDB GTID '0-1-x': expected domain-server-seqno
+      0--1-5                   | expected domain-server-seqno
+      4294967296-1-5           | domain id 4294967296 is out of range 0..4294967295
+      0-4294967296-5           | server id 4294967296 is out of range 0..4294967295
+      0-1-99999999999999999999 | seqno 99999999999999999999 is too large
+      0-1-5,,1-1-1             | empty element between commas
+      0-1-9..5                 | invalid MariaDB GTID range '0-1-9..5': it ends before it starts
+      0-1-0..5                 | seqnos start at 1
+      0-1-1..x                 | expected domain-server-first..last, e.g. 0-1-43..50
+      0-1-1..5,0-2-7           | domain 0 is listed both as a range and as a position
+      0-1-1..5,0-2-7..9        | domain 0 has two ranges
+      """)
   void refusesMalformedTextSayingWhatIsWrong(String text, String message) {
     assertThatThrownBy(() -> MariaDbGtidSet.parse(text))
         .isInstanceOf(IllegalArgumentException.class)

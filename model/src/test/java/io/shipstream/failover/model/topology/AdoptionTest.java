@@ -10,7 +10,6 @@ import io.shipstream.failover.model.topology.Adoption.Decision;
 import io.shipstream.failover.model.topology.Adoption.Seen;
 import io.shipstream.failover.model.topology.Adoption.Wait;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -23,8 +22,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * the row says E (errant: 0-1-10,7-9-1, an admin write in its own domain).
  */
 class AdoptionTest {
-  private static final GroupConfig GROUP = Fixture.group(
-      List.of(Fixture.candidate("iad"), Fixture.candidate("pdx"), Fixture.drOnly("dr")), List.of(), null);
+  private static final GroupConfig GROUP =
+      Fixture.group(Fixture.candidate("iad"), Fixture.candidate("pdx"), Fixture.drOnly("dr"));
 
   @ParameterizedTest(name = "iad={0} pdx={1} dr={2} -> {3} {4}")
   @CsvSource({

@@ -13,16 +13,15 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** The fenced-sites annotation: its grammar, and the table of what one evaluation does with it. */
 class FencedSitesTest {
-  private static final GroupConfig CONFIG = group(List.of(candidate("iad"), candidate("pdx"), drOnly("dr")),
-      List.of(), null);
+  private static final GroupConfig CONFIG = group(candidate("iad"), candidate("pdx"), drOnly("dr"));
 
   @ParameterizedTest(name = "''{0}'' fences {1}")
-  @CsvSource(delimiter = '|', value = {
-      "dr          | dr",
-      "' dr '      | dr",
-      "dr,iad      | iad;dr",
-      "pdx, dr,iad | iad;pdx;dr",
-  })
+  @CsvSource(delimiter = '|', textBlock = """
+      dr          | dr
+      ' dr '      | dr
+      dr,iad      | iad;dr
+      pdx, dr,iad | iad;pdx;dr
+      """)
   void aListOfTheGroupsSitesInSpecOrder(String value, String expected) {
     FencedSites f = FencedSites.read(value, CONFIG);
 
@@ -39,15 +38,15 @@ class FencedSitesTest {
   }
 
   @ParameterizedTest(name = "''{0}'' is refused: {1}")
-  @CsvSource(delimiter = '|', value = {
-      "ord         | 'ord' is not a site of the group (its sites are [iad, pdx, dr])",
-      "dr,ord      | 'ord' is not a site of the group",
-      "dr,,iad     | it has an empty entry",
-      "dr,         | it has an empty entry",
-      "dr;iad      | 'dr;iad' is not a site name",
-      "DR          | 'DR' is not a site name",
-      "dr,dr       | it names 'dr' twice",
-  })
+  @CsvSource(delimiter = '|', textBlock = """
+      ord     | 'ord' is not a site of the group (its sites are [iad, pdx, dr])
+      dr,ord  | 'ord' is not a site of the group
+      dr,,iad | it has an empty entry
+      dr,     | it has an empty entry
+      dr;iad  | 'dr;iad' is not a site name
+      DR      | 'DR' is not a site name
+      dr,dr   | it names 'dr' twice
+      """)
   void anythingElseIsRefusedAsAWhole(String value, String why) {
     FencedSites f = FencedSites.read(value, CONFIG);
 

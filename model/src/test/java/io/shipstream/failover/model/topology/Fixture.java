@@ -38,6 +38,11 @@ final class Fixture {
     return group(List.of(candidates).stream().map(Fixture::candidate).toList(), List.of(), null);
   }
 
+  /** A group of these sites, in this order, with default knobs (cooldown 5m, no sitePriorities). */
+  static GroupConfig group(SiteSpec... sites) {
+    return group(List.of(sites), List.of(), null);
+  }
+
   static GroupConfig group(List<SiteSpec> sites, List<String> sitePriorities, String cooldown) {
     MysqlFailoverGroupSpec spec = new MysqlFailoverGroupSpec(sites, null, null, null, null, cooldown, null, null,
         sitePriorities.isEmpty() ? null : new MysqlFailoverGroupSpec.SplitBrainPolicy(sitePriorities), null, null,

@@ -220,7 +220,7 @@ class TopologyMatrixFailoverTest {
 
   @Test
   void row16OnlyADrOnlyReplicaLeftIsBlockedForNoCandidate() {
-    GroupConfig config = group(List.of(candidate("s0"), candidate("s1"), drOnly("dr")), List.of(), null);
+    GroupConfig config = group(candidate("s0"), candidate("s1"), drOnly("dr"));
 
     Verdict v =
         Scenario.of(config).sites(down("s0", "0-1-9"), down("s1"), replica("dr", "0-1-9")).active("s0").evaluate();

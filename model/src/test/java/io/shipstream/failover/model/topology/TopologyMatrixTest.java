@@ -41,8 +41,7 @@ class TopologyMatrixTest {
   @Test
   void row1EveryWritableNonPromotableSiteIsListedInDeclaredOrderEvenDuringAFailover() {
     GroupConfig config =
-        group(List.of(candidate("s0"), readOnlyRole("ro"), candidate("s2"), drOnly("dr"), candidate("s4")),
-            List.of(), null);
+        group(candidate("s0"), readOnlyRole("ro"), candidate("s2"), drOnly("dr"), candidate("s4"));
 
     Verdict v = Scenario.of(config)
         .sites(down("s0", GTID), replica("s2", GTID), replica("s4", GTID), writable("dr"), writable("ro"))
@@ -55,7 +54,7 @@ class TopologyMatrixTest {
 
   @Test
   void row1AFencedSiteThatIsWritableIsFencedEvenTheActiveOne() {
-    GroupConfig config = group(List.of(candidate("iad"), candidate("pdx"), drOnly("dr")), List.of(), null);
+    GroupConfig config = group(candidate("iad"), candidate("pdx"), drOnly("dr"));
 
     Verdict replica = Scenario.of(config).sites(writable("iad"), writable("pdx"), replica("dr", GTID)).active("iad")
         .fenced("pdx").evaluate();
@@ -161,7 +160,7 @@ class TopologyMatrixTest {
     SiteSpec s1 = Fixture.candidate("s1");
     SiteSpec guarded = new SiteSpec(s1.name(), s1.role(), s1.zone(), s1.mysql(), s1.podSelector(),
         s1.taintNodeSelector(), s1.lbIP(), new SiteSpec.Sidecar("http://s1-sidecar:8080"), s1.dragonfly());
-    GroupConfig config = group(List.of(Fixture.candidate("s0"), guarded, Fixture.candidate("s2")), List.of(), null);
+    GroupConfig config = group(Fixture.candidate("s0"), guarded, Fixture.candidate("s2"));
 
     Verdict.SplitBrain v = (Verdict.SplitBrain) Scenario.of(config)
         .sites(writable("s0"), writable("s1"), writable("s2")).active("s0").evaluate();
@@ -202,7 +201,7 @@ class TopologyMatrixTest {
 
   @Test
   void row8ANonPromotableReplicaCountsLikeAnyOther() {
-    GroupConfig config = group(List.of(candidate("iad"), candidate("pdx"), drOnly("dr")), List.of(), null);
+    GroupConfig config = group(candidate("iad"), candidate("pdx"), drOnly("dr"));
 
     assertThat(Scenario.of(config).sites(writable("iad"), replica("pdx", GTID), replica("dr", GTID)).active("iad")
         .evaluate()).isEqualTo(new Verdict.Healthy("iad"));
@@ -219,8 +218,7 @@ class TopologyMatrixTest {
   @Test
   void row7FiveSitesListEveryProblem() {
     GroupConfig config =
-        group(List.of(candidate("s0"), candidate("s1"), candidate("s2"), drOnly("s3"), candidate("s4")),
-            List.of(), null);
+        group(candidate("s0"), candidate("s1"), candidate("s2"), drOnly("s3"), candidate("s4"));
 
     Verdict v = Scenario.of(config)
         .sites(writable("s0"), stoppedReplica("s1", GTID), down("s3"), replica("s4", GTID))

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.PlannedFailoverWorkflow;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.temporal.client.WorkflowClient;
 import io.temporal.client.WorkflowExecutionAlreadyStarted;
 import io.temporal.client.WorkflowFailedException;
@@ -28,12 +27,7 @@ class EmergencyFailoverSignalsTest extends EmergencyRigTest {
 
   @BeforeEach
   void setUp() {
-    FakeMysql.Server iad = mysql.server("iad");
-    iad.reachable = true;
-    iad.readOnly = false;
-    // Back just after the check before the fence found it dead, so its fence reaches it.
-    iad.missedInspections.set(1);
-    iad.fenceGate = fence;
+    rig.iadBackForTheFence().fenceGate = fence;
   }
 
   /** Before the rig closes: a fence held back must not hold up the workflow's end. */

@@ -167,12 +167,8 @@ class EmergencyFailoverWorkflowTest extends EmergencyRigTest {
 
   @Test
   void aReachableWritableOldPrimaryIsFencedBeforeTheCandidateBecomesWritable() {
-    FakeMysql.Server iad = mysql.server("iad");
-    iad.reachable = true;
-    iad.readOnly = false;
+    FakeMysql.Server iad = rig.iadBackForTheFence();
     iad.seqno = 105;
-    // Back just after the check before the fence found it dead, so its fence reaches it.
-    iad.missedInspections.set(1);
     var iadReadOnlyAtPromotion = new AtomicReference<Boolean>();
     mysql.beforePromote = () -> iadReadOnlyAtPromotion.set(iad.readOnly);
 

@@ -8,6 +8,7 @@ import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.workflows.EmergencyFailoverWorkflow;
 import io.shipstream.failover.workflows.TaskQueues;
 import io.shipstream.failover.workflows.fakes.FailoverRig;
+import io.shipstream.failover.workflows.fakes.FakeMysql;
 import io.shipstream.failover.workflows.fakes.FakeSidecar;
 import io.shipstream.failover.workflows.fakes.WorkflowWaits;
 import io.shipstream.failover.workflows.planned.PlannedFailoverWorkflowImpl;
@@ -61,6 +62,18 @@ final class EmergencyRig extends FailoverRig {
     return new MysqlFailoverGroupSpec(sites, spec.credentialsSecretRef(), spec.pollInterval(), spec.failureThreshold(),
         spec.recoveryThreshold(), spec.failoverCooldown(), spec.connectionDrainTimeout(), spec.plannedFailover(),
         spec.splitBrainPolicy(), spec.dns(), new MysqlFailoverGroupSpec.SidecarSpec("2s", "500ms"), spec.dragonfly());
+  }
+
+  /**
+   * iad's primary alive after all, reachable and writable: back just after the check before the
+   * fence found it dead, so the failover goes on and its fence reaches it.
+   */
+  FakeMysql.Server iadBackForTheFence() {
+    FakeMysql.Server iad = mysql.server("iad");
+    iad.reachable = true;
+    iad.readOnly = false;
+    iad.missedInspections.set(1);
+    return iad;
   }
 
   static EmergencyFailoverWorkflow.Request request(String candidate, String lastKnownGtid) {

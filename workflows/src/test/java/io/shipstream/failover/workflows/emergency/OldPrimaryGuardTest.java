@@ -6,7 +6,6 @@ import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
-import io.shipstream.failover.workflows.fakes.FakeMysql;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicReference;
@@ -31,11 +30,7 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
 
   @Test
   void anOldPrimaryTheWorkflowFencedNeedsNoWait() {
-    FakeMysql.Server iad = mysql.server("iad");
-    iad.reachable = true;
-    iad.readOnly = false;
-    // Back just after the check before the fence found it dead, so its fence reaches it.
-    iad.missedInspections.set(1);
+    rig.iadBackForTheFence();
 
     EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
 
