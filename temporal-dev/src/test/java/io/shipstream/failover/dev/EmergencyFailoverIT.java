@@ -284,13 +284,15 @@ class EmergencyFailoverIT extends StackPerTest {
       pdx.awaitCaughtUpWith(iad, Duration.ofSeconds(30));
       // The promotion first applies all pdx received, and since the relay drain lifts a replication
       // delay it applies it at once: a backlog pdx received but has not applied (held by a 6 s
-      // delay) holding one bulk transaction of 400,000 rows makes it last seconds instead of
-      // milliseconds, so the kill lands inside it.
+      // delay) holding one bulk transaction of 800,000 rows makes it last seconds instead of
+      // milliseconds, so the kill lands inside it (400,000 rows were once applied by MySQL within
+      // the second the test waits after seeing Promoting).
       pdx.delayReplication(6);
       iad.execute("CREATE TABLE appdb.bulk (id INT PRIMARY KEY, pad CHAR(60) NOT NULL)",
           "INSERT INTO appdb.bulk SELECT a.n + 10 * b.n + 100 * c.n + 1000 * d.n + 10000 * e.n + 100000 * f.n, "
               + "REPEAT('x', 60) FROM " + digits("a") + ", " + digits("b") + ", " + digits("c") + ", " + digits("d")
-              + ", " + digits("e") + ", (SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) f");
+              + ", " + digits("e") + ", (SELECT 0 AS n UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 "
+              + "UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7) f");
       int acked = load.acknowledgedCount();
       load.awaitAcknowledged(acked + 100, Duration.ofSeconds(30));
       sleep(1_000);

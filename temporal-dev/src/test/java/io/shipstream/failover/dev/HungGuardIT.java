@@ -657,7 +657,9 @@ class HungGuardIT extends StackPerTest {
           "the loss iad shows recorded in status.lostTransactions");
       assertThat(lostOn(stack, "iad").count()).as("recorded lost: every transaction only iad holds")
           .isGreaterThanOrEqualTo((long) onlyOnIad.size());
-      assertThat(stack.api().eventReasons()).contains("TransactionsLost");
+      // The watcher writes the Event just after the status that records the loss.
+      Await.until(stack, () -> stack.api().eventReasons().contains("TransactionsLost"), Duration.ofSeconds(10),
+          "a TransactionsLost Event after the loss is recorded");
     }
   }
 
