@@ -291,7 +291,7 @@ final class FencingLoop {
     if (current.isEmpty() || current.get().refuted()) {
       return;
     }
-    TopologyClient.Fresh fresh = topology.askFresh(config.site(), timing.requestTimeout());
+    TopologyClient.Fresh fresh = topology.askFresh(timing.requestTimeout());
     if (Thread.currentThread().isInterrupted()) {
       return;
     }

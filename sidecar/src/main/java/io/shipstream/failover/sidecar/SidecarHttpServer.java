@@ -2,6 +2,7 @@ package io.shipstream.failover.sidecar;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.shipstream.failover.runtime.AnswerLog;
 import io.shipstream.failover.runtime.ControlPlaneTls;
 import io.shipstream.failover.runtime.HttpReplies;
 import io.shipstream.failover.runtime.SharedToken;
@@ -23,7 +24,11 @@ import org.slf4j.LoggerFactory;
  * this server is gone: the kubelet's liveness probe then restarts a sidecar whose lease is no
  * longer kept by anything. Everything else needs the group's bearer
  * token and answers 401 without it: {@code /peer/ping} and {@code /peer/active-site} (a peer's
- * view can fence this group's servers, so only a holder of the token may serve or read one),
+ * view can fence this group's servers, so only a holder of the token may serve or read one; each
+ * answer is logged by the site the peer names in {@code ?site=}, since it renews that peer's
+ * lease), {@code GET /answers?site=<site>} (those answers to that site, newest first, and the view
+ * this sidecar answers with now: {@code AnswersReply}; 400 without the
+ * site),
  * {@code GET /status} (it shows the peers, the lease's expiry and the state of MySQL: a map for
  * whoever would cut the right links) and {@code POST /tick}, which runs a fencing tick now and
  * answers the fresh status: the failover workflow's worker asks for one so that the old primary's
@@ -41,11 +46,19 @@ final class SidecarHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SidecarHttpServer.class);
   private static final String JSON = "application/json";
   static final String TICK_PATH = "/tick";
+  /** What this sidecar answered a peer's {@code /peer/active-site} lately: {@code GET /answers?site=<site>}. */
+  static final String ANSWERS_PATH = "/answers";
 
   /** The endpoints the kubelet and Prometheus read, which stay on the plain port. */
   private static final java.util.Set<String> OPEN = java.util.Set.of("/health", "/metrics");
 
   private final HttpServer server;
+  /**
+   * Every answer to a peer's {@code /peer/active-site}, by the site the peer named: each renews
+   * that peer's lease unless its view fences it. Made with the server, so its up time bounds every
+   * answer this process gave.
+   */
+  private final AnswerLog answers = new AnswerLog();
   /** The HTTPS server when a certificate is mounted; null otherwise. */
   private final HttpServer https;
 
@@ -78,11 +91,25 @@ final class SidecarHttpServer implements AutoCloseable {
             exchange -> send(exchange, 200, JSON, pingBody)),
         TopologyClient.PEER_ACTIVE_SITE_PATH, authenticated(token, exchange -> {
           var current = view.get();
+          String asker = HttpReplies.parameter(exchange.getRequestURI().getRawQuery(), "site");
+          // Logged before it is sent: an answer the asker may have counted is never missing from the log.
+          answers.answered(asker, current.map(ActiveSiteView::activeSite).orElse(null),
+              current.map(ActiveSiteView::observedAt).orElse(null));
           if (current.isPresent()) {
             send(exchange, 200, JSON, current.get().toJson());
           } else {
             send(exchange, 204, null, null);
           }
+        }),
+        ANSWERS_PATH, authenticated(token, exchange -> {
+          String asked = HttpReplies.parameter(exchange.getRequestURI().getRawQuery(), "site");
+          if (asked == null || asked.isBlank()) {
+            send(exchange, 400, "text/plain", "the site query parameter is required\n");
+            return;
+          }
+          var current = view.get();
+          send(exchange, 200, JSON, Wire.write(answers.read(asked, current.map(ActiveSiteView::activeSite).orElse(null),
+              current.map(ActiveSiteView::observedAt).orElse(null))));
         }));
     // The one route that is not a GET; every other path keeps answering 405 to anything but GET.
     Map<String, Handler> posts = Map.of(

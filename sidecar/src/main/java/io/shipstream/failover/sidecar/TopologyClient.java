@@ -80,6 +80,7 @@ final class TopologyClient {
   private final URI watcherUrl;
   private final List<URI> peerUrls;
   private final String query;
+  private final String peerQuery;
   private final SharedToken token;
 
   /** Told of each request that failed in TLS; never null. */
@@ -94,8 +95,12 @@ final class TopologyClient {
     this.clock = clock;
     this.watcherUrl = config.watcherUrl();
     this.peerUrls = config.peerUrls();
+    // Every request names this sidecar's site: the watcher and the peers log their answers by it
+    // (each renews this sidecar's lease), which a failover reads to learn when the lease was last renewed.
+    String site = URLEncoder.encode(config.site(), StandardCharsets.UTF_8);
     this.query = "?namespace=" + URLEncoder.encode(config.namespace(), StandardCharsets.UTF_8)
-        + "&group=" + URLEncoder.encode(config.group(), StandardCharsets.UTF_8);
+        + "&group=" + URLEncoder.encode(config.group(), StandardCharsets.UTF_8) + "&site=" + site;
+    this.peerQuery = "?site=" + site;
     this.token = config.token();
     // HTTP/1.1: no h2c upgrade dance on every new connection, and redirects are not followed, so
     // the token is never sent anywhere but the configured endpoints. Each request's own timeout,
@@ -170,10 +175,11 @@ final class TopologyClient {
   /**
    * Asks the watcher alone for a view it reads from the API server now ({@code fresh=true}), not
    * from its informer's cache, which can lag the failover record written just before a promotion.
-   * {@code site} tells the watcher which sidecar asks, so that it can look at that sidecar's fence.
+   * The query's {@code site} tells the watcher which sidecar asks, so that it can look at that
+   * sidecar's fence.
    */
-  Fresh askFresh(String site, Duration timeout) {
-    String freshQuery = query + "&fresh=true&site=" + URLEncoder.encode(site, StandardCharsets.UTF_8);
+  Fresh askFresh(Duration timeout) {
+    String freshQuery = query + "&fresh=true";
     CompletableFuture<Fresh> answer = askWatcher(freshQuery, timeout);
     try {
       return answer.get(timeout.plusMillis(200).toMillis(), TimeUnit.MILLISECONDS);
@@ -203,7 +209,7 @@ final class TopologyClient {
   }
 
   private CompletableFuture<Reply> askPeer(URI peer, Duration timeout) {
-    return get(Endpoints.resolve(peer, PEER_ACTIVE_SITE_PATH), timeout).thenCompose(response -> {
+    return get(Endpoints.resolve(peer, PEER_ACTIVE_SITE_PATH + peerQuery), timeout).thenCompose(response -> {
       switch (response.statusCode()) {
         case 200:
           try {

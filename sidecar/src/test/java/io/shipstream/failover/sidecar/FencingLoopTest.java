@@ -52,7 +52,7 @@ class FencingLoopTest {
     assertThat(loop.status().boot()).isEqualTo(Boot.DONE);
     assertThat(loop.status().view()).contains(new ActiveSiteView("iad", T0));
     assertThat(loop.status().viewSource()).isEqualTo("watcher");
-    assertThat(watcher.paths).allMatch(path -> path.equals("/active-site?namespace=shop&group=orders"));
+    assertThat(watcher.paths).allMatch(path -> path.equals("/active-site?namespace=shop&group=orders&site=iad"));
   }
 
   @Test
@@ -349,7 +349,7 @@ class FencingLoopTest {
       assertThat(link.problem()).isNull();
       assertThat(link.lastContact()).contains(clock.instant());
     });
-    assertThat(peer.paths).contains("/peer/active-site", "/peer/ping");
+    assertThat(peer.paths).contains("/peer/active-site?site=iad", "/peer/ping");
 
     // Once the old peer is gone too, the lease runs out.
     peer.close();

@@ -9,6 +9,8 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.sidecar.FencingDecision.MysqlState;
+import io.shipstream.failover.wire.AnswersReply;
+import io.shipstream.failover.wire.Wire;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -58,6 +60,34 @@ class SidecarHttpTest {
     HttpResponse<String> view = get("/peer/active-site", "Bearer " + Configs.TOKEN);
     assertThat(view.statusCode()).isEqualTo(200);
     assertThat(ActiveSiteView.parse(view.body().getBytes()).activeSite()).isEqualTo("iad");
+  }
+
+  @Test
+  void everyPeerAnswerIsLoggedByTheSiteThePeerNamesAndAnswersReadsThemBack() throws Exception {
+    sidecar = start(watcher.url(), new FakeLocalMysql(MysqlState.READ_ONLY));
+    awaitTrue(() -> sidecar.status().view().isPresent());
+    assertThat(watcher.lastQuery()).as("the sidecar names its own site to the watcher").endsWith("&site=iad");
+
+    assertThat(get("/peer/active-site?site=pdx", "Bearer " + Configs.TOKEN).statusCode()).isEqualTo(200);
+    assertThat(get("/peer/active-site", "Bearer " + Configs.TOKEN).statusCode()).isEqualTo(200);
+    assertThat(get("/peer/active-site?site=pdx", "Bearer wrong-token").statusCode()).isEqualTo(403);
+
+    HttpResponse<String> reply = get("/answers?site=pdx", "Bearer " + Configs.TOKEN);
+    assertThat(reply.statusCode()).isEqualTo(200);
+    AnswersReply answers = Wire.read(reply.body(), AnswersReply.class);
+    assertThat(answers.site()).isEqualTo("pdx");
+    assertThat(answers.answers()).as("the refused request is no answer").hasSize(1);
+    assertThat(answers.answers().get(0).activeSite()).isEqualTo("iad");
+    assertThat(answers.answersComplete()).isTrue();
+    assertThat(answers.unnamed()).as("the peer that named no site").hasSize(1);
+    assertThat(answers.view().activeSite()).isEqualTo("iad");
+    assertThat(answers.upMillis()).isPositive();
+    assertThat(Wire.read(get("/answers?site=dfw", "Bearer " + Configs.TOKEN).body(), AnswersReply.class).answers())
+        .isEmpty();
+
+    assertThat(get("/answers", "Bearer " + Configs.TOKEN).statusCode()).isEqualTo(400);
+    assertThat(get("/answers?site=pdx", null).statusCode()).isEqualTo(401);
+    assertThat(get("/answers?site=pdx", "Bearer wrong-token").statusCode()).isEqualTo(403);
   }
 
   @Test
