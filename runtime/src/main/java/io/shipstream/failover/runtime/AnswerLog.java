@@ -44,8 +44,18 @@ public final class AnswerLog {
 
   /** With {@code nanos} as the monotonic clock (tests). */
   public AnswerLog(LongSupplier nanos) {
+    this(nanos, nanos.getAsLong());
+  }
+
+  /**
+   * With {@code nanos} as the monotonic clock, counting the up time from {@code startedNanos}, a
+   * reading of {@code nanos} taken before this process could answer anyone: for a log made only
+   * once its first answer is given, so that its up time still bounds every answer the process
+   * gave (made with its own start, it would claim that none came before it).
+   */
+  public AnswerLog(LongSupplier nanos, long startedNanos) {
     this.nanos = nanos;
-    this.startedNanos = nanos.getAsLong();
+    this.startedNanos = startedNanos;
   }
 
   /**

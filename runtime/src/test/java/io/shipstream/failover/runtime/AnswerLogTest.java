@@ -31,6 +31,17 @@ class AnswerLogTest {
   }
 
   @Test
+  void aLogMadeLaterCountsItsUpTimeFromTheStartItIsGiven() {
+    long processStart = nanos.get();
+    advance(30_000);
+    AnswerLog late = new AnswerLog(nanos::get, processStart);
+    advance(2_000);
+    AnswersReply reply = late.read("iad", null, null);
+    assertThat(reply.upMillis()).isEqualTo(32_000);
+    assertThat(reply.answersComplete()).isTrue();
+  }
+
+  @Test
   void answersAreKeptPerAskerNewestFirstWithTheirAgeAndView() {
     log.answered("iad", "iad", SEEN);
     advance(5_000);

@@ -127,7 +127,7 @@ public final class WatcherApp implements AutoCloseable {
       // A sidecar that finds its server writable under a view naming another site asks for a view
       // read from the API server (the cache can lag the failover record a promotion follows), and
       // the leader looks at that sidecar's fence soon, for its Event.
-      server.securedHandler(ActiveSiteHandler.PATH, new ActiveSiteHandler(this::group, cache::watching,
+      ActiveSiteHandler activeSite = new ActiveSiteHandler(this::group, cache::watching,
           config.activeSiteToken(), Clock.systemUTC()).withCredentials(credentials).withFreshReads(
               ref -> Optional.ofNullable(kube.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace())
                   .withName(ref.name()).get()),
@@ -136,7 +136,11 @@ public final class WatcherApp implements AutoCloseable {
           // where this watcher watches (elsewhere a 404 is all it can say).
           .withTombstones(
               ref -> config.watchNamespaces().isEmpty() || config.watchNamespaces().contains(ref.namespace())
-                  ? new Tombstones(kube).read(ref) : Optional.empty()));
+                  ? new Tombstones(kube).read(ref) : Optional.empty());
+      server.securedHandler(ActiveSiteHandler.PATH, activeSite);
+      // What it answered each site's sidecar, for an emergency failover that asks when the old
+      // primary's lease was last renewed here: the same handler, its logs and its credentials.
+      server.securedHandler(ActiveSiteHandler.ANSWERS_PATH, activeSite);
     }
     return server.start();
   }

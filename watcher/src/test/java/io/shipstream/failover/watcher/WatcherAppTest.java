@@ -13,6 +13,8 @@ import io.shipstream.failover.model.crd.MysqlFailoverGroupStatus.WorkflowRef;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.testsupport.MockCluster;
+import io.shipstream.failover.wire.AnswersReply;
+import io.shipstream.failover.wire.Wire;
 import io.temporal.api.common.v1.WorkflowExecution;
 import io.temporal.api.enums.v1.WorkflowExecutionStatus;
 import io.temporal.api.workflowservice.v1.DescribeWorkflowExecutionRequest;
@@ -172,6 +174,28 @@ class WatcherAppTest {
 
     assertThat(withToken.statusCode()).isEqualTo(200);
     assertThat(withToken.body()).contains("\"activeSite\":\"iad\"");
+  }
+
+  /** The same handler serves /answers beside /active-site: its logs are the ones /active-site writes. */
+  @Test
+  void servesWhatItAnsweredEachSitesSidecar() throws Exception {
+    cluster.createGroup(ORDERS.name(), List.of(MockCluster.site("orders", "iad", "10.0.1.10"),
+        MockCluster.site("orders", "pdx", "10.0.2.10")));
+    cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty().withActiveSite("iad"));
+    String query = "?namespace=" + ORDERS.namespace() + "&group=" + ORDERS.name() + "&site=iad";
+    Http.await("the cache has the status", Duration.ofSeconds(10),
+        () -> app.group(ORDERS).map(g -> g.getStatus() != null && "iad".equals(g.getStatus().activeSite()))
+            .orElse(false));
+    assertThat(get(app.httpPort(), "/answers" + query).statusCode()).as("no token").isEqualTo(401);
+
+    assertThat(get(app.httpPort(), "/active-site" + query, "Authorization", "Bearer " + TOKEN).statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> answers = get(app.httpPort(), "/answers" + query, "Authorization", "Bearer " + TOKEN);
+
+    assertThat(answers.statusCode()).isEqualTo(200);
+    AnswersReply reply = Wire.read(answers.body(), AnswersReply.class);
+    assertThat(reply.answers()).extracting(AnswersReply.Answer::activeSite).containsExactly("iad");
+    assertThat(reply.view().activeSite()).isEqualTo("iad");
   }
 
   @Test

@@ -12,17 +12,20 @@ import io.shipstream.failover.model.topology.Adoption;
 import io.shipstream.failover.runtime.HttpReplies;
 import io.shipstream.failover.runtime.SharedToken;
 import io.shipstream.failover.wire.ActiveSiteAnswer;
+import io.shipstream.failover.wire.AnswersReply;
 import io.shipstream.failover.wire.ErrorAnswer;
 import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
@@ -73,10 +76,39 @@ import org.slf4j.LoggerFactory;
  *       the new primary's sidecar would fence it), the lookup fails, the status cannot be read, or
  *       it names a blank active site or only a failover target: the watcher is up but has nothing
  *       authoritative to say, and a sidecar treats that as no answer.
+ *   <li>Every 200 (an active view, "never active", "deleted"; fresh or from the cache) renews the
+ *       asker's lease unless its view fences it, so it is recorded in the group's {@link AnswerLogs}
+ *       before it is sent (an answer a sidecar holds is always in the log): the asker is {@code
+ *       &site=<site>} (without it, an unnamed asker), with the view's {@code activeSite} and {@code
+ *       observedAt} (both null for "never active" and "deleted"). Nothing else is recorded: a
+ *       sidecar counts no other status as contact.
+ * </ul>
+ *
+ * <p>{@code GET /answers?namespace=<ns>&group=<name>&site=<site>} ({@link #ANSWERS_PATH}, mounted
+ * with the same handler): what this watcher lately answered the sidecar of {@code site}, so that
+ * an emergency failover can learn when the old primary's lease was last renewed here.
+ *
+ * <ul>
+ *   <li>200 {@link AnswersReply}: {@link AnswerLogs#read}, the view being what {@code
+ *       /active-site} would answer from the cache right now (its active site, and now as the
+ *       {@code observedAt} it would stamp), or null when it would answer none: the cache is not
+ *       current, or the status cannot be read, has never named an active site, or names a blank
+ *       one. A reader takes a null view as one that may still renew. A group answered nothing yet
+ *       has an empty, complete log with the up time of the process, which bounds every answer it
+ *       gave.
+ *   <li>401, 403, 405 and the credential's 503 as {@code /active-site}; 400 unless each of the
+ *       three parameters is given once and not blank; a group not in the cache (a deleted one too)
+ *       is a 404 to the install's token (503 while the cache is not current: it may not be listed
+ *       yet) and a 403 to any other; 503 when the lookup fails.
  * </ul>
  */
 public final class ActiveSiteHandler implements HttpHandler {
   public static final String PATH = "/active-site";
+  /** Where the same handler serves {@code GET /answers}. */
+  public static final String ANSWERS_PATH = "/answers";
+  /** The parameters each request gives once; a second is ambiguous, so refused. */
+  private static final Set<String> ONCE = Set.of("namespace", "group");
+  private static final Set<String> ANSWERS_ONCE = Set.of("namespace", "group", "site");
   private static final Logger LOG = LoggerFactory.getLogger(ActiveSiteHandler.class);
 
   /** One response: status code and JSON body. */
@@ -96,6 +128,8 @@ public final class ActiveSiteHandler implements HttpHandler {
   private volatile BiConsumer<GroupRef, String> onFresh = (group, site) -> {};
   /** The tombstone of a deleted group; null: none is looked for, and an unknown group is a 404. */
   private volatile Function<GroupRef, Optional<Tombstones.Tombstone>> tombstones;
+  /** What this handler answered each group's sidecars; its own unless {@link #withAnswerLogs}. */
+  private volatile AnswerLogs answers = new AnswerLogs();
   /**
    * Tombstones found and confirmed, kept {@link #DELETED_KEPT}: every sidecar of a deleted group
    * asks every tick, and each answer would otherwise read the ConfigMap and the group again.
@@ -145,6 +179,15 @@ public final class ActiveSiteHandler implements HttpHandler {
     return this;
   }
 
+  /**
+   * Records the answers in {@code answers} (made before this handler answers anything, as its up
+   * time bounds them).
+   */
+  public ActiveSiteHandler withAnswerLogs(AnswerLogs answers) {
+    this.answers = Objects.requireNonNull(answers, "answers");
+    return this;
+  }
+
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
@@ -161,7 +204,8 @@ public final class ActiveSiteHandler implements HttpHandler {
   }
 
   Reply answer(String method, String path, String rawQuery, String authorization) {
-    if (!PATH.equals(path)) {
+    boolean answersPath = ANSWERS_PATH.equals(path);
+    if (!PATH.equals(path) && !answersPath) {
       return error(404, "not found");
     }
     if (!"GET".equals(method)) {
@@ -172,19 +216,27 @@ public final class ActiveSiteHandler implements HttpHandler {
     }
     Map<String, String> query;
     try {
-      query = parse(rawQuery);
+      query = parse(rawQuery, answersPath ? ANSWERS_ONCE : ONCE);
     } catch (IllegalArgumentException e) {
       return error(400, "the query string is not URL-encoded");
     }
     if (query == null) {
-      return error(400, "namespace and group must each be given once");
+      return error(400, answersPath ? "namespace, group and site must each be given once"
+          : "namespace and group must each be given once");
     }
     String namespace = query.get("namespace");
     String name = query.get("group");
-    if (namespace == null || namespace.isBlank() || name == null || name.isBlank()) {
+    String site = query.get("site");
+    if (answersPath && (blank(namespace) || blank(name) || blank(site))) {
+      return error(400, "namespace, group and site are required query parameters");
+    }
+    if (blank(namespace) || blank(name)) {
       return error(400, "namespace and group are required query parameters");
     }
     GroupRef ref = new GroupRef(namespace, name);
+    if (answersPath) {
+      return answers(ref, site, authorization);
+    }
     if (!ready.getAsBoolean()) {
       return error(503, "the watcher is not watching the groups right now (not yet listed, or its watch is being "
           + "re-established): its view may be stale");
@@ -207,12 +259,9 @@ public final class ActiveSiteHandler implements HttpHandler {
         return error(503, "whether the group was deleted cannot be read right now");
       }
       if (tombstone.isEmpty()) {
-        // Only a holder of the install's token learns that a group does not exist; anyone else gets
-        // the refusal a group of that name would give, so a token cannot probe for group names.
-        return token != null && token.matches(authorization) ? error(404, "no MysqlFailoverGroup " + ref)
-            : error(403, "this credential is not " + ref + "'s");
+        return unknown(ref, authorization, true);
       }
-      return new Reply(200, Wire.write(ActiveSiteAnswer.deleted(tombstone.get().deletedAt(), clock.instant())));
+      return answered(ref, site, ActiveSiteAnswer.deleted(tombstone.get().deletedAt(), clock.instant()));
     } else {
       deleted.remove(ref);
     }
@@ -237,8 +286,7 @@ public final class ActiveSiteHandler implements HttpHandler {
     body = withTiming(body, ref, group.get());
     if (fresh) {
       body = body.markedFresh();
-      String site = query.get("site");
-      if (site != null && !site.isBlank()) {
+      if (!blank(site)) {
         try {
           onFresh.accept(ref, site);
         } catch (RuntimeException e) {
@@ -246,7 +294,65 @@ public final class ActiveSiteHandler implements HttpHandler {
         }
       }
     }
+    return answered(ref, site, body);
+  }
+
+  /** The 200 of {@code body} to {@code asker}'s sidecar, recorded before anyone can hold it. */
+  private Reply answered(GroupRef ref, String asker, ActiveSiteAnswer body) {
+    answers.answered(ref, asker, body.activeSite(), body.observedAt() == null || body.activeSite() == null ? null
+        : Instant.parse(body.observedAt()));
     return new Reply(200, Wire.write(body));
+  }
+
+  /** {@code GET /answers}, its parameters checked. */
+  private Reply answers(GroupRef ref, String site, String authorization) {
+    boolean current = ready.getAsBoolean();
+    Optional<MysqlFailoverGroup> group;
+    try {
+      group = lookup.apply(ref);
+    } catch (RuntimeException e) {
+      LOG.warn("cannot look up {} for /answers: {}", ref, e.toString());
+      return error(503, "the group cannot be read right now");
+    }
+    if (group.isEmpty()) {
+      return unknown(ref, authorization, current);
+    }
+    Reply refused = authorize(ref, group.get(), authorization);
+    if (refused != null) {
+      return refused;
+    }
+    String view = current ? activeSite(group.get()) : null;
+    return new Reply(200, Wire.write(answers.read(ref, site, view, view == null ? null : clock.instant())));
+  }
+
+  /**
+   * The site {@code /active-site} answers as active from this group as cached; null when it
+   * answers none (a status it cannot read, never active, a blank active site).
+   */
+  private static String activeSite(MysqlFailoverGroup group) {
+    if (group.statusUnreadable()) {
+      return null;
+    }
+    MysqlFailoverGroupStatus status = group.getStatus();
+    return Adoption.neverActive(status) || blank(status.activeSite()) ? null : status.activeSite();
+  }
+
+  /**
+   * The refusal for a group this watcher does not have: only a holder of the install's token learns
+   * that it does not exist (while the cache is {@code current}; otherwise it may not be listed yet);
+   * anyone else gets the refusal a group of that name would give, so a token cannot probe for names.
+   */
+  private Reply unknown(GroupRef ref, String authorization, boolean current) {
+    if (token == null || !token.matches(authorization)) {
+      return error(403, "this credential is not " + ref + "'s");
+    }
+    return current ? error(404, "no MysqlFailoverGroup " + ref)
+        : error(503, "the watcher is not watching the groups right now (not yet listed, or its watch is being "
+            + "re-established): whether " + ref + " exists cannot be told");
+  }
+
+  private static boolean blank(String value) {
+    return value == null || value.isBlank();
   }
 
   /** Null when {@code authorization} carries the group's credential; otherwise the refusal. */
@@ -311,8 +417,8 @@ public final class ActiveSiteHandler implements HttpHandler {
     return tombstone;
   }
 
-  /** The query's parameters, or null when one of the two is given twice (ambiguous, so refused). */
-  private static Map<String, String> parse(String rawQuery) {
+  /** The query's parameters, or null when one of {@code once} is given twice (ambiguous, so refused). */
+  private static Map<String, String> parse(String rawQuery, Set<String> once) {
     Map<String, String> params = new HashMap<>();
     if (rawQuery == null || rawQuery.isEmpty()) {
       return params;
@@ -321,7 +427,7 @@ public final class ActiveSiteHandler implements HttpHandler {
       int eq = pair.indexOf('=');
       String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
       String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-      if ((key.equals("namespace") || key.equals("group")) && params.put(key, value) != null) {
+      if (once.contains(key) && params.put(key, value) != null) {
         return null;
       }
       if (key.equals("fresh") || key.equals("site")) {
