@@ -1,25 +1,18 @@
 package io.shipstream.failover.dev;
 
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.stub.StreamObserver;
 import io.temporal.api.enums.v1.IndexedValueType;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesResponse;
-import io.temporal.api.operatorservice.v1.CreateNexusEndpointRequest;
-import io.temporal.api.operatorservice.v1.CreateNexusEndpointResponse;
-import io.temporal.api.operatorservice.v1.DeleteNexusEndpointRequest;
-import io.temporal.api.operatorservice.v1.DeleteNexusEndpointResponse;
-import io.temporal.api.operatorservice.v1.GetNexusEndpointRequest;
-import io.temporal.api.operatorservice.v1.GetNexusEndpointResponse;
-import io.temporal.api.operatorservice.v1.ListNexusEndpointsRequest;
-import io.temporal.api.operatorservice.v1.ListNexusEndpointsResponse;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesResponse;
 import io.temporal.api.operatorservice.v1.OperatorServiceGrpc;
 import io.temporal.api.operatorservice.v1.RemoveSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.RemoveSearchAttributesResponse;
-import io.temporal.api.operatorservice.v1.UpdateNexusEndpointRequest;
-import io.temporal.api.operatorservice.v1.UpdateNexusEndpointResponse;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -28,14 +21,34 @@ import java.util.concurrent.ConcurrentMap;
  * answers UNIMPLEMENTED): every call goes to the test server's own service, and the listing
  * answers what that service accepted, per namespace. Without it the watcher could not tell whether
  * the failover attributes are registered, and every group said {@code SearchAttributesRegistered=
- * Unknown/CannotList} on the playground although they were.
+ * Unknown/CannotList} on the playground although they were. {@link #around} binds it in the test
+ * server's place: the test server's own handlers serve every call but the three of the search
+ * attributes, so whatever it implements (its Nexus endpoints) stays served as it serves it.
  */
 final class DevOperatorService extends OperatorServiceGrpc.OperatorServiceImplBase {
+  /** The calls this service takes: adding and removing pass on to the test server and are noted, listing is its own. */
+  private static final Set<String> OWN = Set.of(OperatorServiceGrpc.getAddSearchAttributesMethod().getFullMethodName(),
+      OperatorServiceGrpc.getRemoveSearchAttributesMethod().getFullMethodName(),
+      OperatorServiceGrpc.getListSearchAttributesMethod().getFullMethodName());
+
   private final OperatorServiceGrpc.OperatorServiceImplBase delegate;
   private final ConcurrentMap<String, ConcurrentMap<String, IndexedValueType>> registered = new ConcurrentHashMap<>();
 
-  DevOperatorService(OperatorServiceGrpc.OperatorServiceImplBase delegate) {
+  private DevOperatorService(OperatorServiceGrpc.OperatorServiceImplBase delegate) {
     this.delegate = delegate;
+  }
+
+  /** What the dev server binds for {@code testServer}: its own handlers, but this service's for {@link #OWN}. */
+  static ServerServiceDefinition around(OperatorServiceGrpc.OperatorServiceImplBase testServer) {
+    ServerServiceDefinition own = new DevOperatorService(testServer).bindService();
+    ServerServiceDefinition theirs = testServer.bindService();
+    ServerServiceDefinition.Builder served = ServerServiceDefinition.builder(theirs.getServiceDescriptor());
+    for (ServerMethodDefinition<?, ?> method : theirs.getMethods()) {
+      String name = method.getMethodDescriptor().getFullMethodName();
+      ServerMethodDefinition<?, ?> handler = OWN.contains(name) ? own.getMethod(name) : method;
+      served.addMethod(handler);
+    }
+    return served.build();
   }
 
   @Override
@@ -59,35 +72,6 @@ final class DevOperatorService extends OperatorServiceGrpc.OperatorServiceImplBa
     response.onNext(ListSearchAttributesResponse.newBuilder()
         .putAllCustomAttributes(Map.copyOf(namespace(request.getNamespace()))).build());
     response.onCompleted();
-  }
-
-  @Override
-  public void getNexusEndpoint(GetNexusEndpointRequest request, StreamObserver<GetNexusEndpointResponse> response) {
-    delegate.getNexusEndpoint(request, response);
-  }
-
-  @Override
-  public void createNexusEndpoint(CreateNexusEndpointRequest request,
-      StreamObserver<CreateNexusEndpointResponse> response) {
-    delegate.createNexusEndpoint(request, response);
-  }
-
-  @Override
-  public void updateNexusEndpoint(UpdateNexusEndpointRequest request,
-      StreamObserver<UpdateNexusEndpointResponse> response) {
-    delegate.updateNexusEndpoint(request, response);
-  }
-
-  @Override
-  public void deleteNexusEndpoint(DeleteNexusEndpointRequest request,
-      StreamObserver<DeleteNexusEndpointResponse> response) {
-    delegate.deleteNexusEndpoint(request, response);
-  }
-
-  @Override
-  public void listNexusEndpoints(ListNexusEndpointsRequest request,
-      StreamObserver<ListNexusEndpointsResponse> response) {
-    delegate.listNexusEndpoints(request, response);
   }
 
   private ConcurrentMap<String, IndexedValueType> namespace(String namespace) {

@@ -58,7 +58,7 @@ public final class DevTemporalServer implements AutoCloseable {
     StickyQueues sticky = new StickyQueues();
     services.getServices().forEach(service -> builder.addService(
         service instanceof OperatorServiceGrpc.OperatorServiceImplBase operator
-            ? new DevOperatorService(operator).bindService() : io.grpc.ServerInterceptors.intercept(service, sticky)));
+            ? DevOperatorService.around(operator) : io.grpc.ServerInterceptors.intercept(service, sticky)));
     // A real frontend answers gRPC's health check, which a worker process's /readyz asks
     // (WorkflowServiceStubs.healthCheck); the test server does not serve it.
     io.grpc.protobuf.services.HealthStatusManager health = new io.grpc.protobuf.services.HealthStatusManager();

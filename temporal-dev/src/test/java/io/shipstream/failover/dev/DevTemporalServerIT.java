@@ -1,12 +1,22 @@
 package io.shipstream.failover.dev;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.shipstream.failover.model.topology.GroupConditions;
 import io.shipstream.failover.watcher.RegisteredSearchAttributes;
 import io.shipstream.failover.workflows.SearchAttributes;
 import io.temporal.api.enums.v1.IndexedValueType;
+import io.temporal.api.nexus.v1.Endpoint;
+import io.temporal.api.nexus.v1.EndpointSpec;
+import io.temporal.api.nexus.v1.EndpointTarget;
 import io.temporal.api.operatorservice.v1.AddSearchAttributesRequest;
+import io.temporal.api.operatorservice.v1.CreateNexusEndpointRequest;
+import io.temporal.api.operatorservice.v1.GetNexusEndpointRequest;
+import io.temporal.api.operatorservice.v1.ListClustersRequest;
+import io.temporal.api.operatorservice.v1.ListNexusEndpointsRequest;
 import io.temporal.api.operatorservice.v1.ListSearchAttributesRequest;
 import io.temporal.api.operatorservice.v1.RemoveSearchAttributesRequest;
 import io.temporal.api.taskqueue.v1.TaskQueue;
@@ -42,8 +52,7 @@ class DevTemporalServerIT {
       GroupConditions.SearchAttributeCheck check = RegisteredSearchAttributes.of(client).check();
       assertThat(check).as("listed, nothing missing").isEqualTo(GroupConditions.SearchAttributeCheck.listed(Set.of()));
 
-      OperatorServiceStubs operator = OperatorServiceStubs.newServiceStubs(OperatorServiceStubsOptions.newBuilder()
-          .setChannel(server.stubs().getRawChannel()).validateAndBuildWithDefaults());
+      OperatorServiceStubs operator = operator(server);
       ListSearchAttributesRequest list = ListSearchAttributesRequest.newBuilder().setNamespace("default").build();
       assertThat(operator.blockingStub().listSearchAttributes(list).getCustomAttributesMap())
           .containsEntry(SearchAttributes.GROUP.getName(), IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD)
@@ -61,6 +70,35 @@ class DevTemporalServerIT {
       assertThat(RegisteredSearchAttributes.of(client).check())
           .isEqualTo(GroupConditions.SearchAttributeCheck.listed(Set.of(SearchAttributes.PHASE.getName())));
     }
+  }
+
+  /**
+   * Every other operator call is the test server's own: a Nexus endpoint created through the dev
+   * server is found there, and a call the test server does not implement still answers UNIMPLEMENTED.
+   */
+  @Test
+  void everyOtherOperatorCallIsTheTestServersOwn() {
+    try (DevTemporalServer server = DevTemporalServer.start(0)) {
+      OperatorServiceStubs operator = operator(server);
+      EndpointSpec spec = EndpointSpec.newBuilder().setName("orders-hooks").setTarget(EndpointTarget.newBuilder()
+          .setWorker(EndpointTarget.Worker.newBuilder().setNamespace("default").setTaskQueue("nexus"))).build();
+      Endpoint created = operator.blockingStub().createNexusEndpoint(CreateNexusEndpointRequest.newBuilder()
+          .setSpec(spec).build()).getEndpoint();
+
+      assertThat(operator.blockingStub().getNexusEndpoint(GetNexusEndpointRequest.newBuilder()
+          .setId(created.getId()).build()).getEndpoint().getSpec()).isEqualTo(spec);
+      assertThat(operator.blockingStub().listNexusEndpoints(ListNexusEndpointsRequest.newBuilder()
+          .setName("orders-hooks").build()).getEndpointsList()).extracting(Endpoint::getId)
+          .containsExactly(created.getId());
+      assertThatThrownBy(() -> operator.blockingStub().listClusters(ListClustersRequest.getDefaultInstance()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNIMPLEMENTED));
+    }
+  }
+
+  private static OperatorServiceStubs operator(DevTemporalServer server) {
+    return OperatorServiceStubs.newServiceStubs(OperatorServiceStubsOptions.newBuilder()
+        .setChannel(server.stubs().getRawChannel()).validateAndBuildWithDefaults());
   }
 
   /**

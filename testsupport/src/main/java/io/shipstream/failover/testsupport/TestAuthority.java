@@ -47,13 +47,11 @@ public final class TestAuthority {
   /** A CA: its certificate in {@link #certFile} signs whatever {@link #issue} makes. */
   public static final class Authority {
     private final KeyPair keys;
-    private final X509Certificate cert;
     private final X500Name name;
     private final Path certFile;
 
-    private Authority(KeyPair keys, X509Certificate cert, X500Name name, Path certFile) {
+    private Authority(KeyPair keys, X500Name name, Path certFile) {
       this.keys = keys;
-      this.cert = cert;
       this.name = name;
       this.certFile = certFile;
     }
@@ -208,7 +206,7 @@ public final class TestAuthority {
       Path file = dir.resolve(cn + ".crt");
       Files.createDirectories(dir);
       write(file, pem(cert));
-      return new Authority(keys, cert, name, file);
+      return new Authority(keys, name, file);
     } catch (GeneralSecurityException | org.bouncycastle.operator.OperatorCreationException e) {
       throw new IllegalStateException(e);
     } catch (IOException e) {

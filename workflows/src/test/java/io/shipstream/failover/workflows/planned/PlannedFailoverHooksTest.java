@@ -21,12 +21,16 @@ class PlannedFailoverHooksTest extends PlannedRigTest {
         () -> "iad read-only " + mysql.server("iad").readOnly + ", fences " + mysql.callsTo("fence").size();
   }
 
+  /** A failover to pdx with {@link #hooks}, the {@code phase} hook answering {@code status} to every call. */
+  private PlannedFailoverStatus requestWithHookAnswering(String phase, int status, String timeout) {
+    hooks(timeout);
+    rig.hooks.statusByPhase.put(phase, status);
+    return rig.request("pdx");
+  }
+
   @Test
   void aPreHookAnswering500VetoesTheFailoverBeforeAnythingIsFenced() {
-    hooks("5s");
-    rig.hooks.statusByPhase.put("pre", 500);
-
-    PlannedFailoverStatus result = rig.request("pdx");
+    PlannedFailoverStatus result = requestWithHookAnswering("pre", 500, "5s");
 
     assertThat(result.phase()).isEqualTo("Failed");
     assertThat(result.reason()).isEqualTo("PreFailoverHookVetoed");
@@ -99,10 +103,7 @@ class PlannedFailoverHooksTest extends PlannedRigTest {
 
   @Test
   void aFailingPostHookIsOnlyAWarning() {
-    hooks("2s");
-    rig.hooks.statusByPhase.put("post", 503);
-
-    PlannedFailoverStatus result = rig.request("pdx");
+    PlannedFailoverStatus result = requestWithHookAnswering("post", 503, "2s");
 
     assertThat(result.phase()).isEqualTo("Succeeded");
     assertThat(k8s.status.plannedFailover().phase()).isEqualTo("Succeeded");
