@@ -30,8 +30,8 @@ public final class TcpProxy implements AutoCloseable {
   /** What the proxy does with traffic now. */
   public enum Mode { FORWARD, REFUSE, BLACKHOLE, DROP }
 
-  private final String targetHost;
-  private final int targetPort;
+  /** Where new connections go: changed by {@link #retarget}, as a Service's endpoint is. */
+  private volatile InetSocketAddress target;
   private final ServerSocket listener;
   private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
     Thread thread = new Thread(runnable, "tcp-proxy");
@@ -44,8 +44,7 @@ public final class TcpProxy implements AutoCloseable {
   private volatile boolean closed;
 
   private TcpProxy(String targetHost, int targetPort, ServerSocket listener) {
-    this.targetHost = targetHost;
-    this.targetPort = targetPort;
+    this.target = InetSocketAddress.createUnresolved(targetHost, targetPort);
     this.listener = listener;
   }
 
@@ -115,6 +114,16 @@ public final class TcpProxy implements AutoCloseable {
     mode = Mode.DROP;
   }
 
+  /**
+   * Sends new connections to {@code host:port} from now on and closes the open ones (with a reset,
+   * so their clients reconnect there), as when the endpoint behind a Service changes; the mode is
+   * kept (a dropping link stays dark).
+   */
+  public void retarget(String host, int port) {
+    target = InetSocketAddress.createUnresolved(host, port);
+    closeAll();
+  }
+
   /** Forwards again. Connections held in the black hole are closed so clients reconnect. */
   public void heal() {
     mode = Mode.FORWARD;
@@ -153,7 +162,8 @@ public final class TcpProxy implements AutoCloseable {
         // The handshake's round trip.
         java.util.concurrent.TimeUnit.NANOSECONDS.sleep(2 * delay);
       }
-      upstream.connect(new InetSocketAddress(targetHost, targetPort), 5_000);
+      InetSocketAddress to = target;
+      upstream.connect(new InetSocketAddress(to.getHostString(), to.getPort()), 5_000);
       upstream.setTcpNoDelay(true);
       client.setTcpNoDelay(true);
     } catch (IOException | InterruptedException e) {

@@ -107,6 +107,32 @@ class TcpProxyTest {
     }
   }
 
+  @Test
+  void retargetSendsNewConnectionsToTheOtherServerAndResetsTheOpenOnes() throws IOException {
+    try (ServerSocket other = new ServerSocket(0, 16, InetAddress.getLoopbackAddress())) {
+      Thread acceptor = new Thread(() -> {
+        try (Socket s = other.accept();
+            BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+            PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8)) {
+          out.println("other " + in.readLine());
+        } catch (IOException ignored) {
+          // The test ended.
+        }
+      });
+      acceptor.setDaemon(true);
+      acceptor.start();
+      try (Socket s = connect()) {
+        assertThat(roundTrip(s, "hello")).isEqualTo("hello");
+        proxy.retarget("127.0.0.1", other.getLocalPort());
+        assertThatThrownBy(() -> roundTrip(s, "still there?")).isInstanceOf(IOException.class);
+      }
+      try (Socket s = connect()) {
+        assertThat(roundTrip(s, "hello")).isEqualTo("other hello");
+      }
+      assertThat(proxy.mode()).isEqualTo(TcpProxy.Mode.FORWARD);
+    }
+  }
+
   private Socket connect() throws IOException {
     Socket s = new Socket(proxy.host(), proxy.port());
     s.setSoTimeout(5_000);
