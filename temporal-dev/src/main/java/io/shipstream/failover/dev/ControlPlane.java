@@ -227,9 +227,11 @@ public final class ControlPlane implements AutoCloseable {
    * A second watcher and a second worker, a replica of the control plane as a second pod of each
    * would be, whose links to Temporal and to the API server are {@code temporalTarget} and {@code
    * apiUrl} (a region's proxies: cutting them cuts this replica off). The watcher campaigns for the
-   * same Lease as {@code watcher-<name>} and serves its own port (the sidecars ask the stack's
-   * watcher); the worker polls the same queue as {@code worker-<name>}, with {@code interceptors}
-   * of its own. Stopped with the stack if not before.
+   * same Lease as {@code watcher-<name>} and serves its own port ({@link Replica#httpAddress}; the
+   * sidecars ask the stack's watcher unless {@link RegionNetwork#routeWatcher} sends one here); the
+   * worker polls the same queue as {@code worker-<name>}, with {@code interceptors} of its own, and
+   * is left out when {@code interceptors} is null (a watcher replica alone). Stopped with the stack
+   * if not before.
    */
   public synchronized Replica startReplica(String name, String temporalTarget, java.net.URI apiUrl,
       List<WorkerInterceptor> interceptors) {
@@ -238,11 +240,12 @@ public final class ControlPlane implements AutoCloseable {
     return replica;
   }
 
-  /** A watcher and a worker beside the stack's own ({@link #startReplica}). */
+  /** A watcher and (unless left out) a worker beside the stack's own ({@link #startReplica}). */
   public final class Replica implements AutoCloseable {
     private final String name;
     private final WorkflowServiceStubs stubs;
     private final io.fabric8.kubernetes.client.KubernetesClient api;
+    /** Null when left out. */
     private final WorkerFactory replicaWorker;
     private final WatcherApp replicaWatcher;
 
@@ -253,7 +256,7 @@ public final class ControlPlane implements AutoCloseable {
       this.api = apiClientAt(apiUrl);
       WorkerFactory startedWorker = null;
       try {
-        startedWorker = newWorker(stubs, api, interceptors, "worker-" + name);
+        startedWorker = interceptors == null ? null : newWorker(stubs, api, interceptors, "worker-" + name);
         this.replicaWorker = startedWorker;
         this.replicaWatcher = WatcherApp.start(watcherConfig(FreePorts.next(), "watcher-" + name), api,
             WorkflowClient.newInstance(stubs));
@@ -275,6 +278,11 @@ public final class ControlPlane implements AutoCloseable {
       return replicaWatcher.isLeader();
     }
 
+    /** Where this watcher serves its probes, /active-site and /answers. */
+    public InetSocketAddress httpAddress() {
+      return replicaWatcher.httpAddress();
+    }
+
     /**
      * Stops the watcher (releasing the Lease when it can still reach the API server), then the
      * worker, then their connections.
@@ -285,8 +293,10 @@ public final class ControlPlane implements AutoCloseable {
         replicas.remove(this);
       }
       replicaWatcher.close();
-      replicaWorker.shutdownNow();
-      replicaWorker.awaitTermination(10, TimeUnit.SECONDS);
+      if (replicaWorker != null) {
+        replicaWorker.shutdownNow();
+        replicaWorker.awaitTermination(10, TimeUnit.SECONDS);
+      }
       stubs.shutdownNow();
       api.close();
     }

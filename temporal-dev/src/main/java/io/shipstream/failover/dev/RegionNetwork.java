@@ -3,6 +3,7 @@ package io.shipstream.failover.dev;
 import io.shipstream.failover.model.crd.SiteSpec;
 import io.shipstream.failover.testsupport.DatabaseServer;
 import io.shipstream.failover.testsupport.TcpProxy;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +22,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * <ul>
  *   <li>the control plane to each server (the spec's {@code mysql} endpoint points at the proxy),
  *   <li>each replica to its source ({@link #replicate}),
- *   <li>the sidecars to the watcher, to each other, and the worker to them ({@link SidecarMesh#links}),
+ *   <li>the sidecars to the watcher, to each other, and the worker to them ({@link SidecarMesh#links}); a
+ *       sidecar sent to a watcher replica placed in a region ({@link #routeWatcher}) reaches it
+ *       through a link of that pair of regions, never cut when both ends are in one region,
  *   <li>an application's writer in one region to a server in another ({@link #jdbcUrl}).
  * </ul>
  *
@@ -137,6 +140,36 @@ public final class RegionNetwork implements AutoCloseable {
   public void unlink(TcpProxy proxy) {
     links.removeIf(l -> l.proxy() == proxy);
     proxy.close();
+  }
+
+  /**
+   * Sends the sidecar of {@code site} to the watcher at {@code watcher} in {@code region} (a
+   * {@link ControlPlane.Replica} placed there) instead of the stack's, as a Service in front of
+   * every watcher replica does when that replica is the one it reaches: the sidecar keeps its
+   * URL, the link behind it changes its far end ({@link TcpProxy#retarget}) and its regions, so
+   * that it is cut only when one of them goes dark. {@link #routeWatcherHome} undoes it.
+   */
+  public void routeWatcher(String site, String region, InetSocketAddress watcher) {
+    route(site, region, "sidecar " + site + " -> watcher in " + region, watcher.getHostString(), watcher.getPort());
+  }
+
+  /** Sends the sidecar of {@code site} to the stack's own watcher again, in the control plane's region. */
+  public void routeWatcherHome(String site) {
+    route(site, controlPlaneRegion, "sidecar " + site + " -> " + SidecarMesh.CONTROL_PLANE, FailoverStack.LOOPBACK,
+        stack.controlPlane().watcherPort());
+  }
+
+  private void route(String site, String region, String what, String host, int port) {
+    TcpProxy proxy = stack.sidecars().orElseThrow(() -> new IllegalStateException("the stack runs no sidecars"))
+        .watcherLink(site);
+    links.replaceAll(l -> l.proxy() == proxy ? new Link(regionOf(site), region, what, proxy) : l);
+    proxy.retarget(host, port);
+    boolean cut = !region.equals(regionOf(site)) && (dark.contains(region) || dark.contains(regionOf(site)));
+    if (cut) {
+      proxy.drop();
+    } else if (proxy.mode() != TcpProxy.Mode.FORWARD) {
+      proxy.heal();
+    }
   }
 
   /** Forwards again on every link of {@code region} whose other end is not dark. */

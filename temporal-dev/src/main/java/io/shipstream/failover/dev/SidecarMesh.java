@@ -277,6 +277,12 @@ public final class SidecarMesh implements AutoCloseable {
     return all;
   }
 
+  /** The link the site's sidecar asks the watcher through: its WATCHER_URL points at it. */
+  TcpProxy watcherLink(String site) {
+    port(site);
+    return links.get(site).get(WATCHER);
+  }
+
   /** Booted, and the last tick heard from the watcher and every peer. */
   public boolean steady(String site) {
     return steady(statusJson(site));
