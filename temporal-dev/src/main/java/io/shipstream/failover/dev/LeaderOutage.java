@@ -4,11 +4,9 @@ import com.google.protobuf.util.Timestamps;
 import io.shipstream.failover.dev.faults.WritableWatch;
 import io.shipstream.failover.model.crd.PlannedFailoverStatus;
 import io.shipstream.failover.testsupport.DatabaseCluster;
-import io.shipstream.failover.testsupport.TcpProxy;
 import io.shipstream.failover.testsupport.WriteLoad;
 import io.temporal.api.enums.v1.EventType;
 import io.temporal.api.history.v1.HistoryEvent;
-import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -92,12 +90,12 @@ public final class LeaderOutage {
     String region = network.regionOf(bystander);
     long base = regions.nextIds();
     // The region is lit again before the replica goes: its close releases the Lease if it can.
-    try (Placed placed = placeLeader(region)) {
+    try (RegionReplica placed = placeLeader(region)) {
       return switchoverWhileDark(placed, region, from, to, base);
     }
   }
 
-  private SwitchoverRun switchoverWhileDark(Placed placed, String region, String from, String to, long base) {
+  private SwitchoverRun switchoverWhileDark(RegionReplica placed, String region, String from, String to, long base) {
     Leaders leaders = null;
     try (WriteLoad writer = WriteLoad.start(() -> network.routedJdbcUrl(RegionStack.CONTROL_PLANE_REGION),
         Duration.ofMillis(5), base);
@@ -156,7 +154,7 @@ public final class LeaderOutage {
    */
   public RegionStack.DarkRun leaderAndPrimaryRegionDark(Takeover[] takeover) {
     String region = network.regionOf(stack.api().resource().getStatus().activeSite());
-    try (Placed placed = placeLeader(region)) {
+    try (RegionReplica placed = placeLeader(region)) {
       Leaders leaders = Leaders.watch(stack.controlPlane(), placed.replica());
       long before = System.nanoTime();
       RegionStack.DarkRun run;
@@ -171,7 +169,7 @@ public final class LeaderOutage {
     }
   }
 
-  private Takeover takeover(String region, long darkAt, long workFrom, Leaders leaders, Placed placed) {
+  private Takeover takeover(String region, long darkAt, long workFrom, Leaders leaders, RegionReplica placed) {
     return new Takeover(region, since(leaders.otherLedAt(), darkAt), since(leaders.replicaStoppedAt(), darkAt),
         darkAt < 0 ? -1 : placed.attempts().since(darkAt), regions.attempts().since(workFrom),
         stuck(stack.controlPlane().client().fetchHistory(stack.api().ref().workflowId()).getEvents(),
@@ -247,45 +245,18 @@ public final class LeaderOutage {
    * (its close releases the Lease), the new one takes the Lease, and the stack's own comes back
    * as the standby.
    */
-  private Placed placeLeader(String region) {
+  private RegionReplica placeLeader(String region) {
     ControlPlane control = stack.controlPlane();
-    URI api = URI.create(stack.api().client().getConfiguration().getMasterUrl());
-    String[] temporal = control.temporalTarget().split(":");
-    TcpProxy apiLink = network.linkToControlPlane(region, "watcher and worker in " + region + " -> API server",
-        api.getHost(), api.getPort());
-    TcpProxy temporalLink = network.linkToControlPlane(region, "watcher and worker in " + region + " -> Temporal",
-        temporal[0], Integer.parseInt(temporal[1]));
-    ActivityAttempts attempts = new ActivityAttempts();
-    ControlPlane.Replica replica = null;
+    RegionReplica placed = RegionReplica.place(regions, region, true);
     try {
-      replica = control.startReplica(region, temporalLink.host() + ":" + temporalLink.port(),
-          apiLink.httpUrl(), List.of(regions.timeline(), attempts));
       control.killWatcher();
-      RegionStack.await(replica::watcherLeads, "the watcher in " + region + " leading");
+      RegionStack.await(placed.replica()::watcherLeads, "the watcher in " + region + " leading");
       control.startWatcher();
-      return new Placed(replica, attempts, () -> {
-        network.unlink(apiLink);
-        network.unlink(temporalLink);
-      });
+      return placed;
     } catch (RuntimeException e) {
       control.startWatcher();
-      if (replica != null) {
-        replica.close();
-      }
-      network.unlink(apiLink);
-      network.unlink(temporalLink);
+      placed.close();
       throw e;
-    }
-  }
-
-  /** A replica placed in a region, its attempts, its links; closing it leaves the stack as it was. */
-  private record Placed(ControlPlane.Replica replica, ActivityAttempts attempts, Runnable unlink)
-      implements AutoCloseable {
-    @Override
-    public void close() {
-      replica.close();
-      // The replica's links go with it, so that the next drill's darkening finds none of them.
-      unlink.run();
     }
   }
 
