@@ -6,6 +6,9 @@ public enum RegionDrill {
       + " promote only once its lease has fenced it; its in-region writer's writes fail from then on"),
   PRIMARY_DARK_SEMI_SYNC("region-primary-dark-semi-sync", "as region-primary-dark with semi-sync required (timeout"
       + " past lease + peer check): nothing the isolated primary acknowledged is lost"),
+  PRIMARY_DARK_WATCHER_INSIDE("region-primary-dark-watcher-inside", "as region-primary-dark with a watcher replica"
+      + " (not the leader) in the primary's region that its sidecar asks, as a Service may route it: cut off from the"
+      + " API server with the region, that watcher must not renew the isolated primary's lease (issue 33)"),
   LEADER_DARK("region-leader-dark", "the region holding the watcher leader and a worker (the dr site's) goes dark,"
       + " the primary elsewhere: the other watcher takes the Lease, nothing fails over, and a switchover requested"
       + " then completes on the other worker"),

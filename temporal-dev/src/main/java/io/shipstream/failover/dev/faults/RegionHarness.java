@@ -3,7 +3,9 @@ package io.shipstream.failover.dev.faults;
 import io.shipstream.failover.dev.LeaderOutage;
 import io.shipstream.failover.dev.RegionStack;
 import io.shipstream.failover.dev.RegionStack.DarkRun;
+import io.shipstream.failover.dev.WatcherInsideOutage;
 import io.shipstream.failover.dev.faults.CaseResult.Check;
+import io.shipstream.failover.runtime.AnswerLog;
 import io.shipstream.failover.testsupport.Flavor;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,6 +46,7 @@ public final class RegionHarness implements AutoCloseable {
       String outcome = switch (drill) {
         case PRIMARY_DARK -> judge(dark(false, false), false, false, checks);
         case PRIMARY_DARK_SEMI_SYNC -> judge(dark(true, false), true, false, checks);
+        case PRIMARY_DARK_WATCHER_INSIDE -> watcherInside(checks);
         case COMES_BACK -> judge(dark(false, true), false, true, checks);
         case LEADER_DARK -> leaderDark(checks);
         case LEADER_AND_PRIMARY_DARK -> leaderAndPrimaryDark(checks);
@@ -95,6 +98,22 @@ public final class RegionHarness implements AutoCloseable {
       checks.add(new Check("returned", held, r.returned()));
     }
     return r.outcome();
+  }
+
+  /**
+   * The primary's region goes dark with a watcher replica inside that its sidecar asks: judged as
+   * the first drill (the isolated primary must fence itself by lease, so before the promotion),
+   * and the sidecar must have reached that replica after the cut, or the drill was only the first
+   * one again.
+   */
+  private String watcherInside(List<Check> checks) {
+    WatcherInsideOutage.Run r = new WatcherInsideOutage(stack).primaryRegionDark();
+    String outcome = judge(r.dark(), false, false, checks);
+    checks.add(new Check("inside-reached", r.answersAfterCut() > 0, "the watcher in " + r.region() + " answered "
+        + r.dark().from() + "'s sidecar " + r.answersAfterCut() + " times after the cut (of the last "
+        + AnswerLog.PER_ASKER + " it keeps), the last " + ms(r.lastAnswerMs()) + " after it"
+        + (r.lastNamed() == null ? "" : ", naming " + r.lastNamed())));
+    return outcome;
   }
 
   /**
