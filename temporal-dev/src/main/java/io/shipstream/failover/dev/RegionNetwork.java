@@ -56,6 +56,8 @@ public final class RegionNetwork implements AutoCloseable {
   private final Set<String> dark = ConcurrentHashMap.newKeySet();
   /** When each dark region went dark (System.nanoTime). */
   private final Map<String, Long> darkSince = new ConcurrentHashMap<>();
+  /** When each region that was dark was last lit again (System.nanoTime). */
+  private final Map<String, Long> litAgain = new ConcurrentHashMap<>();
 
   private RegionNetwork(FailoverStack stack, Map<String, String> regionOfSite, String controlPlaneRegion) {
     this.stack = stack;
@@ -122,6 +124,11 @@ public final class RegionNetwork implements AutoCloseable {
     return darkSince.getOrDefault(region, -1L);
   }
 
+  /** The System.nanoTime at which {@code region}, dark before, was last lit again; -1 if it never was. */
+  public long litAgain(String region) {
+    return litAgain.getOrDefault(region, -1L);
+  }
+
   /**
    * A link from {@code region} to an endpoint of the control plane's region ({@code host:port}:
    * Temporal's frontend, the API server), for a watcher or worker placed in {@code region}; dark
@@ -174,7 +181,9 @@ public final class RegionNetwork implements AutoCloseable {
 
   /** Forwards again on every link of {@code region} whose other end is not dark. */
   public void restore(String region) {
-    dark.remove(region);
+    if (dark.remove(region)) {
+      litAgain.put(region, System.nanoTime());
+    }
     for (Link l : links) {
       boolean touches = l.fromRegion().equals(region) || l.toRegion().equals(region);
       if (touches && !dark.contains(l.fromRegion()) && !dark.contains(l.toRegion())) {

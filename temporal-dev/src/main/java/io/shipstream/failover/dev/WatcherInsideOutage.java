@@ -1,6 +1,7 @@
 package io.shipstream.failover.dev;
 
 import io.shipstream.failover.model.GroupRef;
+import io.shipstream.failover.model.crd.MysqlFailoverGroupSpec;
 import io.shipstream.failover.wire.AnswersReply;
 import io.shipstream.failover.wire.Wire;
 import java.io.IOException;
@@ -37,12 +38,14 @@ public final class WatcherInsideOutage {
 
   /**
    * One run: the outage ({@code dark}) and what the watcher inside answered the old primary's
-   * sidecar (it had before the cut, or the run would have stopped): {@code answersAfterCut} how many of the answers it still holds came after the cut (it keeps
-   * the last {@value io.shipstream.failover.runtime.AnswerLog#PER_ASKER}), {@code lastAnswerMs}
-   * the last one's time from the cut (-1: none after it) and the site it named ({@code lastNamed}).
+   * sidecar while the region was dark, the {@code litMs} from the cut (it had answered it before
+   * the cut, or the run would have stopped): {@code answersWhileDark} how many of the answers it
+   * still holds came then (it keeps the last {@value io.shipstream.failover.runtime.AnswerLog#PER_ASKER}),
+   * {@code lastAnswerMs} the last one's time from the cut (-1: none) and the site it named ({@code
+   * lastNamed}).
    */
-  public record Run(RegionStack.DarkRun dark, String region, int answersAfterCut,
-      double lastAnswerMs, String lastNamed) {}
+  public record Run(RegionStack.DarkRun dark, String region, int answersWhileDark, double litMs, double lastAnswerMs,
+      String lastNamed) {}
 
   private final RegionStack regions;
   private final FailoverStack stack;
@@ -55,14 +58,24 @@ public final class WatcherInsideOutage {
   }
 
   /**
-   * Places a watcher replica in the primary's region, sends the primary's sidecar to it, waits
-   * until it answered that sidecar, then darkens the region ({@link RegionStack#primaryRegionDark},
-   * without the return). The sidecar is sent back to the stack's watcher and the replica stopped
+   * Puts the group on the install's shared token, places a watcher replica in the primary's
+   * region, sends the primary's sidecar to it, waits until it answered that sidecar, then darkens
+   * the region ({@link RegionStack#primaryRegionDark}, without the return). The sidecar is sent
+   * back to the stack's watcher, the replica stopped and the group's own credential named again
    * before this returns.
    */
   public Run primaryRegionDark() {
     String from = stack.api().resource().getStatus().activeSite();
     String region = network.regionOf(from);
+    MysqlFailoverGroupSpec.SidecarSpec own = stack.api().resource().getSpec().sidecar();
+    // On the install's shared token (the same value the sidecars hold), before the replica lists
+    // the group. With a credential of its own, the replica reads the group's Secret from the API
+    // server for /active-site every SidecarCredentials.TTL (5 s); once that read hangs on the
+    // dropped link, no answer reaches the sidecar and it fences by lease: safe by an accident of
+    // the credential check, which the shared token does not have (and the drill would not show
+    // what the watcher's answers alone do).
+    stack.api().editSpec(s -> GroupSpecs.withSidecar(s, new MysqlFailoverGroupSpec.SidecarSpec(own.leaseTimeout(),
+        own.peerCheckInterval(), null)));
     try (RegionReplica placed = RegionReplica.place(regions, region, false)) {
       InetSocketAddress inside = placed.replica().httpAddress();
       network.routeWatcher(from, region, inside);
@@ -71,25 +84,28 @@ public final class WatcherInsideOutage {
             + " asking the watcher in " + region);
         RegionStack.DarkRun run = regions.primaryRegionDark(false);
         long darkAt = network.darkSince(region);
+        double litMs = (network.litAgain(region) - darkAt) / 1e6;
         long readAt = System.nanoTime();
         AnswersReply reply = answers(inside, from);
-        int afterCut = 0;
+        int whileDark = 0;
         double last = -1;
         String named = null;
         for (AnswersReply.Answer a : reply.answers()) {
           double fromCut = (readAt - darkAt) / 1e6 - a.agoMillis();
-          if (fromCut >= 0) {
-            afterCut++;
+          if (fromCut >= 0 && fromCut < litMs) {
+            whileDark++;
             if (fromCut > last) {
               last = fromCut;
               named = a.activeSite();
             }
           }
         }
-        return new Run(run, region, afterCut, last, named);
+        return new Run(run, region, whileDark, litMs, last, named);
       } finally {
         network.routeWatcherHome(from);
       }
+    } finally {
+      stack.api().editSpec(s -> GroupSpecs.withSidecar(s, own));
     }
   }
 

@@ -109,10 +109,10 @@ public final class RegionHarness implements AutoCloseable {
   private String watcherInside(List<Check> checks) {
     WatcherInsideOutage.Run r = new WatcherInsideOutage(stack).primaryRegionDark();
     String outcome = judge(r.dark(), false, false, checks);
-    checks.add(new Check("inside-reached", r.answersAfterCut() > 0, "the watcher in " + r.region() + " answered "
-        + r.dark().from() + "'s sidecar " + r.answersAfterCut() + " times after the cut (of the last "
-        + AnswerLog.PER_ASKER + " it keeps), the last " + ms(r.lastAnswerMs()) + " after it"
-        + (r.lastNamed() == null ? "" : ", naming " + r.lastNamed())));
+    checks.add(new Check("inside-reached", r.answersWhileDark() > 0, "the watcher in " + r.region() + " answered "
+        + r.dark().from() + "'s sidecar " + r.answersWhileDark() + " times in the " + ms(r.litMs())
+        + " the region was dark (of the last " + AnswerLog.PER_ASKER + " it keeps), the last " + ms(r.lastAnswerMs())
+        + " after the cut" + (r.lastNamed() == null ? "" : " naming " + r.lastNamed())));
     return outcome;
   }
 
