@@ -116,11 +116,7 @@ class GroupCacheTest {
   @Test
   void whileItsWatchIsCutItIsNotCurrentAndAfterwardsItSeesWhatChangedMeanwhile() throws Exception {
     createOrders();
-    proxy = TcpProxy.start("127.0.0.1", java.net.URI.create(cluster.client().getConfiguration().getMasterUrl())
-        .getPort());
-    proxied = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.client().getConfiguration())
-        .withMasterUrl(proxy.httpUrl().toString()).build()).build();
-    cache = GroupCache.start(proxied, List.of());
+    cache = proxiedCache();
     cache.addHandler(changes);
     assertThat(cache.watching()).isTrue();
 
@@ -147,11 +143,7 @@ class GroupCacheTest {
   @Test
   void aCacheCutOffSilentlyIsStaleWithinTheLimitThoughItsInformerStillSaysItWatches() throws Exception {
     createOrders();
-    proxy = TcpProxy.start("127.0.0.1", java.net.URI.create(cluster.client().getConfiguration().getMasterUrl())
-        .getPort());
-    proxied = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.client().getConfiguration())
-        .withMasterUrl(proxy.httpUrl().toString()).build()).build();
-    cache = GroupCache.start(proxied, List.of());
+    cache = proxiedCache();
     await("confirmed against the API server", Duration.ofSeconds(10),
         () -> cache.staleness().compareTo(GroupCache.CHECK_INTERVAL.multipliedBy(4)) < 0);
 
@@ -216,6 +208,15 @@ class GroupCacheTest {
     await("the change made meanwhile is seen and handed on", Duration.ofSeconds(10),
         () -> changes.changed.contains(ORDERS) && cache.get(ORDERS).map(MysqlFailoverGroup::getStatus)
             .map(MysqlFailoverGroupStatus::activeSite).filter("pdx"::equals).isPresent());
+  }
+
+  /** A cache whose every request to the API server goes through {@link #proxy}, to be cut. */
+  private GroupCache proxiedCache() {
+    proxy = TcpProxy.start("127.0.0.1", java.net.URI.create(cluster.client().getConfiguration().getMasterUrl())
+        .getPort());
+    proxied = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.client().getConfiguration())
+        .withMasterUrl(proxy.httpUrl().toString()).build()).build();
+    return GroupCache.start(proxied, List.of());
   }
 
   private void createOrders() {
