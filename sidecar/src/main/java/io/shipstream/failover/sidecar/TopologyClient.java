@@ -199,7 +199,8 @@ final class TopologyClient {
       }
       try {
         WatcherAnswer answer = WatcherAnswer.parse(response.body());
-        return new Fresh(Reply.watcher(watcherUrl, clock.instant(), answer),
+        // The contact counts as of the watcher's last confirmation of its cache, not its answer.
+        return new Fresh(Reply.watcher(watcherUrl, clock.instant().minus(answer.stale()), answer),
             answer.fresh() ? answer.view() : Optional.empty());
       } catch (IllegalArgumentException e) {
         return new Fresh(Reply.failed(watcherUrl, "watcher sent an unreadable view: " + e.getMessage()),

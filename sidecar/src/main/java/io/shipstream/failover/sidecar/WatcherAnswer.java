@@ -17,12 +17,16 @@ import java.util.Optional;
  * answers from its cache and does not say so. {@code groupDeletedAt} is the watcher's word that the
  * group was deleted ({@code "groupDeleted":true,"deletedAt":..}, from the tombstone its finalizer
  * wrote): never inferred from a 404, which a broken informer or an unwatched namespace gives too.
+ * {@code stale} is how long before the answer the watcher last confirmed its cache against the API
+ * server ({@code staleMillis}; zero from a watcher that does not say): the contact counts as of
+ * then, so a watcher replica cut off from the API server, which keeps answering from a cache it
+ * cannot know is stale, stops keeping this sidecar's lease.
  */
 record WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optional<Timing> timing, boolean fresh,
-    Optional<Instant> groupDeletedAt) {
+    Optional<Instant> groupDeletedAt, Duration stale) {
 
   WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optional<Timing> timing, boolean fresh) {
-    this(view, neverActive, timing, fresh, Optional.empty());
+    this(view, neverActive, timing, fresh, Optional.empty(), Duration.ZERO);
   }
 
   /**
@@ -39,14 +43,17 @@ record WatcherAnswer(Optional<ActiveSiteView> view, boolean neverActive, Optiona
         : Optional.of(new Timing(Duration.ofMillis(answer.leaseTimeoutMillis()),
             Duration.ofMillis(answer.peerCheckIntervalMillis())));
     boolean fresh = answer.saysFresh();
+    // Positive whole milliseconds, or none (anything else reads as null): a contact as of now.
+    Duration stale = answer.staleMillis() == null ? Duration.ZERO : Duration.ofMillis(answer.staleMillis());
     if (answer.saysDeleted() && answer.activeSite() == null) {
-      return new WatcherAnswer(Optional.empty(), false, timing, fresh, Optional.of(deletedAt(answer.deletedAt())));
+      return new WatcherAnswer(Optional.empty(), false, timing, fresh, Optional.of(deletedAt(answer.deletedAt())),
+          stale);
     }
     if (answer.saysNeverActive() && answer.activeSite() == null) {
-      return new WatcherAnswer(Optional.empty(), true, timing, fresh);
+      return new WatcherAnswer(Optional.empty(), true, timing, fresh, Optional.empty(), stale);
     }
     return new WatcherAnswer(Optional.of(ActiveSiteView.of(answer.activeSite(), answer.observedAt(),
-        answer.fencedSites())), false, timing, fresh);
+        answer.fencedSites())), false, timing, fresh, Optional.empty(), stale);
   }
 
   private static Instant deletedAt(String at) {

@@ -22,7 +22,6 @@ final class FakeWatcher implements AutoCloseable {
   private final int port;
   private final AtomicInteger answered = new AtomicInteger();
   private volatile String activeSite;
-  private volatile String lastQuery;
   private HttpServer server;
 
   FakeWatcher(SharedToken token, String activeSite) {
@@ -34,11 +33,6 @@ final class FakeWatcher implements AutoCloseable {
 
   void activeSite(String site) {
     this.activeSite = site;
-  }
-
-  /** The raw query of the last request, answered or not. */
-  String lastQuery() {
-    return lastQuery;
   }
 
   int answered() {
@@ -75,7 +69,6 @@ final class FakeWatcher implements AutoCloseable {
     }
     created.createContext("/active-site", exchange -> {
       try (exchange) {
-        lastQuery = exchange.getRequestURI().getRawQuery();
         if (!token.matches(exchange.getRequestHeaders().getFirst("Authorization"))) {
           send(exchange, 401, "{\"error\":\"unauthorized\"}");
           return;

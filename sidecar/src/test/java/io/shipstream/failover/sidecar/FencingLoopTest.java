@@ -358,6 +358,37 @@ class FencingLoopTest {
     assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
   }
 
+  /**
+   * A watcher replica cut off from the API server keeps answering from its cache, which it cannot
+   * confirm; it says how stale the cache is, and the contact counts as of then: the lease runs out
+   * a lease after the watcher's last confirmation, however often it answers.
+   */
+  @Test
+  void aWatcherWhoseCacheIsStaleKeepsTheLeaseOnlyAsOfItsLastConfirmation() {
+    watcher.respond("/active-site", 200, view("iad", T0));
+    FakeLocalMysql mysql = new FakeLocalMysql(MysqlState.WRITABLE);
+    FencingLoop loop = loop("iad", watcher.url(), List.of(), mysql);
+    loop.tick();
+    Instant confirmed = clock.instant();
+
+    int ticksToExpiry = (int) (LEASE.toMillis() / INTERVAL.toMillis());
+    for (int i = 1; i <= ticksToExpiry; i++) {
+      clock.advance(INTERVAL);
+      long stale = Duration.between(confirmed, clock.instant()).toMillis();
+      watcher.respond("/active-site", 200, withStaleness(view("iad", T0), stale));
+      loop.tick();
+    }
+    assertThat(mysql.calls).as("a lease after the last confirmation, not yet past it").isEmpty();
+    assertThat(loop.status().lastWatcherContact()).contains(confirmed);
+
+    clock.advance(Duration.ofMillis(1));
+    watcher.respond("/active-site", 200, withStaleness(view("iad", T0),
+        Duration.between(confirmed, clock.instant()).toMillis()));
+    loop.tick();
+    assertThat(mysql.calls).containsExactly("fence");
+    assertThat(loop.status().lastAction()).isEqualTo(Action.FENCE_RULE2);
+  }
+
   @Test
   void refusedTokensAndErrorPagesDoNotHoldTheLease() {
     watcher.respond("/active-site", 200, view("iad", T0));
@@ -681,6 +712,11 @@ class FencingLoopTest {
 
   private static String view(String site, Instant at) {
     return new ActiveSiteView(site, at).toJson();
+  }
+
+  /** {@code json}, an answer of the watcher's, from a cache last confirmed {@code millis} before it. */
+  private static String withStaleness(String json, long millis) {
+    return json.substring(0, json.lastIndexOf('}')) + ",\"staleMillis\":" + millis + "}";
   }
 
   /** {@code json}, an answer of the watcher's, marked as read from the API server for this request. */

@@ -66,7 +66,7 @@ class SidecarWireCompatibilityTest {
 
       WatcherAnswer deleted = WatcherAnswer.parse(Golden.bytes(release, "active-site-deleted.json"));
       assertThat(deleted).as(release).isEqualTo(new WatcherAnswer(Optional.empty(), false, Optional.empty(), false,
-          Optional.of(Instant.parse("2026-12-02T09:59:00Z"))));
+          Optional.of(Instant.parse("2026-12-02T09:59:00Z")), Duration.ZERO));
     }
   }
 

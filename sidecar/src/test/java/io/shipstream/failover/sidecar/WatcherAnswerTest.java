@@ -29,6 +29,17 @@ class WatcherAnswerTest {
   }
 
   @Test
+  void theStalenessOfTheWatchersCacheIsReadAndNoneIsNone() {
+    String view = "{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\"";
+    assertThat(parse(view + ",\"staleMillis\":7250}").stale()).isEqualTo(Duration.ofMillis(7250));
+    assertThat(parse(view + ",\"neverActive\":null,\"staleMillis\":3}").stale()).isEqualTo(Duration.ofMillis(3));
+    assertThat(parse(view + "}").stale()).as("a 0.1.0 watcher").isZero();
+    assertThat(parse(view + ",\"staleMillis\":-5}").stale()).isZero();
+    assertThat(parse("{\"activeSite\":null,\"neverActive\":true,\"observedAt\":\"2025-03-01T10:00:00Z\","
+        + "\"staleMillis\":900}").stale()).isEqualTo(Duration.ofMillis(900));
+  }
+
+  @Test
   void halfATimingOrAnythingButWholeMillisecondsIsNone() {
     String view = "{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00Z\",";
     assertThat(parse(view + "\"leaseTimeoutMillis\":20000}").timing()).isEmpty();

@@ -37,17 +37,41 @@ import org.slf4j.LoggerFactory;
  * retry) is replaced by a new one after a backoff; until the new one has listed, the old one's
  * store keeps answering, and {@link #watching()} is false, which the watcher reports as not
  * ready and {@code /active-site} as 503.
+ *
+ * <p>An informer does not notice a watch whose packets are dropped (a partition, a region gone
+ * dark): measured, it still said it was watching 240 s after its link to the API server went
+ * silent, while the groups' statuses changed without it. So the cache is checked against the API
+ * server itself: every {@link #CHECK_INTERVAL} each scope's groups are listed, and the cache is
+ * confirmed as of that list's start when it holds every listed group at the listed
+ * resourceVersion or a later one. {@link #staleness()} is the time since the oldest scope's last
+ * confirmation: what the cache may lack. {@code /active-site} tells the sidecars (a sidecar
+ * counts the contact as of then, so a watcher cut off from the API server stops keeping leases
+ * within a check of the cut, even where the sidecar still reaches it), and past {@link
+ * #STALE_LIMIT} the cache is not {@link #watching()} at all: not ready, and 503 to the sidecars,
+ * which also covers 0.1.0's sidecars that do not read the staleness.
  */
 final class GroupCache implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(GroupCache.class);
   private static final long RESYNC_MILLIS = 60_000;
   static final Duration FIRST_RESTART = Duration.ofSeconds(1);
   static final Duration MAX_RESTART = Duration.ofSeconds(30);
+  /** How often each scope's groups are listed to confirm the cache ({@link #staleness()}). */
+  static final Duration CHECK_INTERVAL = Duration.ofMillis(500);
+  /**
+   * Beyond this since its last confirmation the cache is not {@link #watching()}: a list that
+   * takes longer is a slow API server, which the sidecars' leases (20 s by default) ride out on
+   * their peers.
+   */
+  static final Duration STALE_LIMIT = Duration.ofSeconds(5);
 
   /** One watched scope (all namespaces, or one namespace) and the informer that currently watches it. */
   private final class Scope {
     final String name;
     final Supplier<SharedIndexInformer<GenericKubernetesResource>> create;
+    /** The scope's groups as the API server lists them now. */
+    final Supplier<List<GenericKubernetesResource>> list;
+    /** {@link System#nanoTime} at the start of the last list the serving store was found to hold. */
+    volatile long confirmedNanos = System.nanoTime();
     /** The informer whose store answers: the current one once it has listed, the one before until then. */
     volatile SharedIndexInformer<GenericKubernetesResource> serving;
     volatile SharedIndexInformer<GenericKubernetesResource> current;
@@ -55,9 +79,11 @@ final class GroupCache implements AutoCloseable {
     int restarts;
     boolean restartDue;
 
-    Scope(String name, Supplier<SharedIndexInformer<GenericKubernetesResource>> create) {
+    Scope(String name, Supplier<SharedIndexInformer<GenericKubernetesResource>> create,
+        Supplier<List<GenericKubernetesResource>> list) {
       this.name = name;
       this.create = create;
+      this.list = list;
     }
   }
 
@@ -74,6 +100,14 @@ final class GroupCache implements AutoCloseable {
     t.setDaemon(true);
     return t;
   });
+  /** Lists the scopes for {@link #staleness()}; a list that hangs holds the next one back, and the staleness grows. */
+  private final ScheduledExecutorService checker = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "group-cache-check");
+    t.setDaemon(true);
+    return t;
+  });
+  /** Whether the last check said the cache was past {@link #STALE_LIMIT}, for one log line a change. */
+  private boolean reportedStale;
   private volatile boolean closed;
 
   private GroupCache(GroupReader reader, Runnable onRestart) {
@@ -93,11 +127,11 @@ final class GroupCache implements AutoCloseable {
     GroupCache cache = new GroupCache(new GroupReader(kube.getKubernetesSerialization()), onRestart);
     if (namespaces.isEmpty()) {
       cache.scopes.add(cache.new Scope("all namespaces", () -> resources.inAnyNamespace()
-          .runnableInformer(RESYNC_MILLIS)));
+          .runnableInformer(RESYNC_MILLIS), () -> resources.inAnyNamespace().list().getItems()));
     } else {
       for (String ns : namespaces) {
         cache.scopes.add(cache.new Scope("namespace " + ns, () -> resources.inNamespace(ns)
-            .runnableInformer(RESYNC_MILLIS)));
+            .runnableInformer(RESYNC_MILLIS), () -> resources.inNamespace(ns).list().getItems()));
       }
     }
     try {
@@ -112,6 +146,8 @@ final class GroupCache implements AutoCloseable {
       cache.close();
       throw e;
     }
+    cache.checker.scheduleWithFixedDelay(cache::check, CHECK_INTERVAL.toMillis(), CHECK_INTERVAL.toMillis(),
+        TimeUnit.MILLISECONDS);
     return cache;
   }
 
@@ -127,7 +163,76 @@ final class GroupCache implements AutoCloseable {
    */
   boolean watching() {
     return !closed && scopes.stream().allMatch(s -> s.current == s.serving && s.current.hasSynced()
-        && s.current.isWatching());
+        && s.current.isWatching()) && staleness().compareTo(STALE_LIMIT) <= 0;
+  }
+
+  /**
+   * How long since the cache was last confirmed against the API server (the oldest scope's): a
+   * status written since may be missing from it.
+   */
+  Duration staleness() {
+    long now = System.nanoTime();
+    long oldest = scopes.stream().mapToLong(s -> s.confirmedNanos).min().orElse(now);
+    return Duration.ofNanos(Math.max(0, now - oldest));
+  }
+
+  /** Lists every scope and confirms the cache as of each list's start that it holds. */
+  private void check() {
+    for (Scope scope : scopes) {
+      if (closed) {
+        return;
+      }
+      long started = System.nanoTime();
+      try {
+        if (holds(scope.serving, scope.list.get())) {
+          scope.confirmedNanos = started;
+        }
+      } catch (RuntimeException e) {
+        log.debug("the check of the MysqlFailoverGroup cache on {} failed: {}", scope.name, e.toString());
+      }
+    }
+    boolean stale = staleness().compareTo(STALE_LIMIT) > 0;
+    if (stale != reportedStale) {
+      reportedStale = stale;
+      if (stale) {
+        log.warn("the MysqlFailoverGroup cache has not been confirmed against the API server for over {} ms (it "
+            + "cannot be listed, or the informer has fallen behind): the watcher is not ready and /active-site "
+            + "answers 503 until it is", STALE_LIMIT.toMillis());
+      } else {
+        log.info("the MysqlFailoverGroup cache is confirmed against the API server again");
+      }
+    }
+  }
+
+  /** Whether {@code informer}'s store holds every listed group at its listed resourceVersion or a later one. */
+  static boolean holds(SharedIndexInformer<GenericKubernetesResource> informer,
+      List<GenericKubernetesResource> listed) {
+    for (GenericKubernetesResource item : listed) {
+      GenericKubernetesResource cached = informer.getStore().get(item);
+      if (cached == null || !atLeast(cached.getMetadata().getResourceVersion(),
+          item.getMetadata().getResourceVersion())) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Whether resourceVersion {@code cached} is {@code listed} or later. They are opaque to clients,
+   * but etcd's are its revision numbers: compared as numbers where both are, else only equal counts.
+   */
+  static boolean atLeast(String cached, String listed) {
+    if (cached == null || listed == null) {
+      return false;
+    }
+    if (cached.equals(listed)) {
+      return true;
+    }
+    try {
+      return Long.parseLong(cached) >= Long.parseLong(listed);
+    } catch (NumberFormatException e) {
+      return false;
+    }
   }
 
   Optional<MysqlFailoverGroup> get(GroupRef ref) {
@@ -278,6 +383,7 @@ final class GroupCache implements AutoCloseable {
       closed = true;
     }
     restarter.shutdownNow();
+    checker.shutdownNow();
     for (Scope scope : scopes) {
       if (scope.current != null) {
         scope.current.stop();

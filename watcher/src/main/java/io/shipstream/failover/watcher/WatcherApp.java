@@ -132,6 +132,9 @@ public final class WatcherApp implements AutoCloseable {
               ref -> Optional.ofNullable(kube.resources(MysqlFailoverGroup.class).inNamespace(ref.namespace())
                   .withName(ref.name()).get()),
               duties::checkSoon)
+          // Each answer from the cache says how long since the cache was confirmed against the API
+          // server: a replica cut off from it stops keeping the sidecars' leases within a check.
+          .withStaleness(cache::staleness)
           // A group gone from the cache is reported deleted only on its finalizer's tombstone, read
           // where this watcher watches (elsewhere a 404 is all it can say).
           .withTombstones(

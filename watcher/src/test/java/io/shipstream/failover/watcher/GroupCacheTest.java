@@ -17,6 +17,7 @@ import io.shipstream.failover.watcher.groups.GroupChanges;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
@@ -115,11 +116,7 @@ class GroupCacheTest {
   @Test
   void whileItsWatchIsCutItIsNotCurrentAndAfterwardsItSeesWhatChangedMeanwhile() throws Exception {
     createOrders();
-    proxy = TcpProxy.start("127.0.0.1", java.net.URI.create(cluster.client().getConfiguration().getMasterUrl())
-        .getPort());
-    proxied = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.client().getConfiguration())
-        .withMasterUrl(proxy.httpUrl().toString()).build()).build();
-    cache = GroupCache.start(proxied, List.of());
+    cache = proxiedCache();
     cache.addHandler(changes);
     assertThat(cache.watching()).isTrue();
 
@@ -135,6 +132,61 @@ class GroupCacheTest {
     await("the change made meanwhile is seen and handed on", Duration.ofSeconds(10),
         () -> changes.changed.contains(ORDERS) && cache.get(ORDERS).map(MysqlFailoverGroup::getStatus)
             .map(MysqlFailoverGroupStatus::activeSite).filter("pdx"::equals).isPresent());
+  }
+
+  /**
+   * An informer does not notice a watch whose packets are dropped (a partition): it goes on saying
+   * it watches while the statuses change without it. The list that checks the cache does not
+   * answer either, so within the limit the cache is no longer current, and once the API server is
+   * back it is confirmed again.
+   */
+  @Test
+  void aCacheCutOffSilentlyIsStaleWithinTheLimitThoughItsInformerStillSaysItWatches() throws Exception {
+    createOrders();
+    cache = proxiedCache();
+    await("confirmed against the API server", Duration.ofSeconds(10),
+        () -> cache.staleness().compareTo(GroupCache.CHECK_INTERVAL.multipliedBy(4)) < 0);
+
+    proxy.drop();
+    cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty().withActiveSite("pdx"));
+    await("stale past the limit", GroupCache.STALE_LIMIT.plusSeconds(10), () -> !cache.watching());
+    assertThat(cache.staleness()).isGreaterThan(GroupCache.STALE_LIMIT);
+    assertThat(cache.informers()).as("the informers have not noticed").allMatch(i -> i.isWatching());
+    assertThat(cache.get(ORDERS).map(MysqlFailoverGroup::getStatus).map(MysqlFailoverGroupStatus::activeSite))
+        .as("what it would still answer").isNotEqualTo(Optional.of("pdx"));
+
+    proxy.heal();
+    await("current again", Duration.ofSeconds(40), cache::watching);
+    await("with the change", Duration.ofSeconds(10), () -> cache.get(ORDERS).map(MysqlFailoverGroup::getStatus)
+        .map(MysqlFailoverGroupStatus::activeSite).filter("pdx"::equals).isPresent());
+  }
+
+  /** Status writes one after another do not keep the check from confirming the cache. */
+  @Test
+  void aCacheThatFollowsAStreamOfWritesStaysConfirmed() throws Exception {
+    createOrders();
+    cache = GroupCache.start(cluster.client(), List.of());
+    long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+    Duration worst = Duration.ZERO;
+    int i = 0;
+    while (System.nanoTime() < end) {
+      cluster.setStatus(ORDERS, MysqlFailoverGroupStatus.empty().withActiveSite(i++ % 2 == 0 ? "pdx" : "iad"));
+      Duration stale = cache.staleness();
+      worst = stale.compareTo(worst) > 0 ? stale : worst;
+      assertThat(cache.watching()).isTrue();
+      Thread.sleep(20);
+    }
+    assertThat(worst).as("after %d writes", i).isLessThan(GroupCache.STALE_LIMIT);
+  }
+
+  @Test
+  void aResourceVersionIsAtLeastAnotherAsANumberOrWhenEqual() {
+    assertThat(GroupCache.atLeast("120", "120")).isTrue();
+    assertThat(GroupCache.atLeast("121", "120")).isTrue();
+    assertThat(GroupCache.atLeast("99", "120")).isFalse();
+    assertThat(GroupCache.atLeast("abc", "abc")).isTrue();
+    assertThat(GroupCache.atLeast("abd", "abc")).as("opaque and different: not known to be later").isFalse();
+    assertThat(GroupCache.atLeast(null, "1")).isFalse();
   }
 
   @Test
@@ -156,6 +208,15 @@ class GroupCacheTest {
     await("the change made meanwhile is seen and handed on", Duration.ofSeconds(10),
         () -> changes.changed.contains(ORDERS) && cache.get(ORDERS).map(MysqlFailoverGroup::getStatus)
             .map(MysqlFailoverGroupStatus::activeSite).filter("pdx"::equals).isPresent());
+  }
+
+  /** A cache whose every request to the API server goes through {@link #proxy}, to be cut. */
+  private GroupCache proxiedCache() {
+    proxy = TcpProxy.start("127.0.0.1", java.net.URI.create(cluster.client().getConfiguration().getMasterUrl())
+        .getPort());
+    proxied = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.client().getConfiguration())
+        .withMasterUrl(proxy.httpUrl().toString()).build()).build();
+    return GroupCache.start(proxied, List.of());
   }
 
   private void createOrders() {

@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
@@ -30,6 +31,7 @@ import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,6 +130,8 @@ public final class ActiveSiteHandler implements HttpHandler {
   private volatile BiConsumer<GroupRef, String> onFresh = (group, site) -> {};
   /** The tombstone of a deleted group; null: none is looked for, and an unknown group is a 404. */
   private volatile Function<GroupRef, Optional<Tombstones.Tombstone>> tombstones;
+  /** How long since the cache was confirmed against the API server; null: not said. */
+  private volatile Supplier<Duration> staleness;
   /** What this handler answered each group's sidecars; its own unless {@link #withAnswerLogs}. */
   private volatile AnswerLogs answers = new AnswerLogs();
   /**
@@ -135,7 +139,7 @@ public final class ActiveSiteHandler implements HttpHandler {
    * asks every tick, and each answer would otherwise read the ConfigMap and the group again.
    */
   private final Map<GroupRef, Confirmed> deleted = new java.util.concurrent.ConcurrentHashMap<>();
-  static final java.time.Duration DELETED_KEPT = java.time.Duration.ofSeconds(10);
+  static final Duration DELETED_KEPT = Duration.ofSeconds(10);
 
   private record Confirmed(Tombstones.Tombstone tombstone, java.time.Instant at) {}
 
@@ -176,6 +180,15 @@ public final class ActiveSiteHandler implements HttpHandler {
    */
   public ActiveSiteHandler withTombstones(Function<GroupRef, Optional<Tombstones.Tombstone>> tombstones) {
     this.tombstones = Objects.requireNonNull(tombstones, "tombstones");
+    return this;
+  }
+
+  /**
+   * Tells the sidecars, in each answer from the cache ({@code staleMillis}), how long since the
+   * cache was last confirmed against the API server: they count the contact as of then.
+   */
+  public ActiveSiteHandler withStaleness(Supplier<Duration> staleness) {
+    this.staleness = Objects.requireNonNull(staleness, "staleness");
     return this;
   }
 
@@ -284,6 +297,10 @@ public final class ActiveSiteHandler implements HttpHandler {
       body = ActiveSiteAnswer.active(status.activeSite(), fenced, clock.instant());
     }
     body = withTiming(body, ref, group.get());
+    Supplier<Duration> stale = staleness;
+    if (!fresh && stale != null) {
+      body = body.withStaleness(stale.get().toMillis());
+    }
     if (fresh) {
       body = body.markedFresh();
       if (!blank(site)) {

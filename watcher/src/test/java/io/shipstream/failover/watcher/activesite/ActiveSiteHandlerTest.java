@@ -147,6 +147,25 @@ class ActiveSiteHandlerTest {
     assertThat(asked).containsExactly("shop/orders dfw");
   }
 
+  /**
+   * Every answer from the cache says how long since the cache was confirmed against the API
+   * server; a fresh answer, read from the API server for the request, does not need to.
+   */
+  @Test
+  void anAnswerFromTheCacheSaysHowStaleTheCacheIsAndAFreshOneDoesNot() throws Exception {
+    createGroup("shop", "orders", "iad");
+    server.removeContext(ActiveSiteHandler.PATH);
+    server.createContext(ActiveSiteHandler.PATH, new ActiveSiteHandler(ref -> lookup.apply(ref), synced::get,
+        SharedToken.of(TOKEN), Clock.fixed(NOW, ZoneOffset.UTC)).withFreshReads(ref -> lookup.apply(ref),
+            (ref, site) -> {})
+        .withStaleness(() -> java.time.Duration.ofMillis(1_250)));
+
+    assertThat(get("/active-site?namespace=shop&group=orders&site=iad", BEARER).body())
+        .isEqualTo("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00.250Z\",\"staleMillis\":1250}");
+    assertThat(get("/active-site?namespace=shop&group=orders&fresh=true&site=iad", BEARER).body())
+        .isEqualTo("{\"activeSite\":\"iad\",\"observedAt\":\"2025-03-01T10:00:00.250Z\",\"fresh\":true}");
+  }
+
   @Test
   void withoutFreshReadsAFreshRequestIsAnsweredFromTheCacheWithoutTheMark() throws Exception {
     createGroup("shop", "orders", "iad");
