@@ -85,13 +85,20 @@ public final class WatcherInsideOutage {
         RegionStack.DarkRun run = regions.primaryRegionDark(false);
         long darkAt = network.darkSince(region);
         double litMs = (network.litAgain(region) - darkAt) / 1e6;
-        long readAt = System.nanoTime();
-        AnswersReply reply = answers(inside, from);
+        // Read once the region is lit again: until the replica has confirmed its cache again it
+        // may answer 503, so the read is retried.
+        long[] readAt = new long[1];
+        AnswersReply[] reply = new AnswersReply[1];
+        RegionStack.await(() -> {
+          readAt[0] = System.nanoTime();
+          reply[0] = answers(inside, from);
+          return true;
+        }, "the watcher in " + region + " answering /answers");
         int whileDark = 0;
         double last = -1;
         String named = null;
-        for (AnswersReply.Answer a : reply.answers()) {
-          double fromCut = (readAt - darkAt) / 1e6 - a.agoMillis();
+        for (AnswersReply.Answer a : reply[0].answers()) {
+          double fromCut = (readAt[0] - darkAt) / 1e6 - a.agoMillis();
           if (fromCut >= 0 && fromCut < litMs) {
             whileDark++;
             if (fromCut > last) {
