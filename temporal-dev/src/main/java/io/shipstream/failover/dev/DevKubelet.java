@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.shipstream.failover.kube.SidecarProbes;
 import io.shipstream.failover.model.SidecarLiveness;
+import io.shipstream.failover.runtime.DaemonThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -59,11 +60,7 @@ public final class DevKubelet implements AutoCloseable {
 
   private final KubernetesClient kube;
   private final String namespace;
-  private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-    Thread thread = new Thread(runnable, "dev-kubelet");
-    thread.setDaemon(true);
-    return thread;
-  });
+  private final ExecutorService threads = Executors.newCachedThreadPool(DaemonThreads.named("dev-kubelet"));
   private final List<Restart> restarts = new CopyOnWriteArrayList<>();
   /** The sites whose startup probe has passed since their last start: their liveness probe runs. */
   private final Set<String> started = ConcurrentHashMap.newKeySet();
