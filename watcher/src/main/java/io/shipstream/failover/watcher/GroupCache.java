@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.shipstream.failover.model.GroupRef;
 import io.shipstream.failover.model.crd.MysqlFailoverGroup;
+import io.shipstream.failover.runtime.DaemonThreads;
 import io.shipstream.failover.watcher.groups.GroupChanges;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -95,17 +96,11 @@ final class GroupCache implements AutoCloseable {
   private final Runnable onRestart;
   private final Map<String, Read> reads = new ConcurrentHashMap<>();
   private final List<Adapter> handlers = new CopyOnWriteArrayList<>();
-  private final ScheduledExecutorService restarter = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "group-informer-restart");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService restarter =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("group-informer-restart"));
   /** Lists the scopes for {@link #staleness()}; a list that hangs holds the next one back, and the staleness grows. */
-  private final ScheduledExecutorService checker = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "group-cache-check");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService checker =
+      Executors.newSingleThreadScheduledExecutor(DaemonThreads.named("group-cache-check"));
   /** Whether the last check said the cache was past {@link #STALE_LIMIT}, for one log line a change. */
   private boolean reportedStale;
   private volatile boolean closed;
