@@ -159,6 +159,97 @@ public final class ControlPlaneTls {
   }
 
   /**
+   * A client context that verifies the server's certificate with the CA (the JDK's roots without
+   * one) and its name against {@code name} rather than the URL's host: for reaching each replica of
+   * a Service at its pod's address, while its certificate names the Service. The name must be one
+   * of the certificate's DNS names, exactly (no wildcards). One context per name, kept.
+   */
+  public SSLContext clientContextFor(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("a name to verify the servers' certificates against is required");
+    }
+    return named.computeIfAbsent(name.toLowerCase(java.util.Locale.ROOT), n -> {
+      X509ExtendedTrustManager base;
+      if (ca == null) {
+        try {
+          TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+          factory.init((KeyStore) null);
+          base = (X509ExtendedTrustManager) factory.getTrustManagers()[0];
+        } catch (GeneralSecurityException e) {
+          throw new IllegalStateException("the JDK has no default trust manager", e);
+        }
+      } else {
+        base = new TrustManager(new Reloading<>(List.of(ca), ControlPlaneTls::loadTrust, "CA"));
+      }
+      SSLContext context = context(null, new NamedTrust(base, n));
+      limitResumption(context.getClientSessionContext());
+      return context;
+    });
+  }
+
+  private final java.util.concurrent.ConcurrentMap<String, SSLContext> named =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
+  /** Checks the chain with the CA, then the server's name against a fixed one; trusts no client. */
+  private static final class NamedTrust extends X509ExtendedTrustManager {
+    private final X509ExtendedTrustManager base;
+    private final String name;
+
+    NamedTrust(X509ExtendedTrustManager base, String name) {
+      this.base = base;
+      this.name = name;
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      checkServerTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      checkServerTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+      base.checkServerTrusted(chain, authType);
+      java.util.Collection<List<?>> names = chain[0].getSubjectAlternativeNames();
+      if (names != null) {
+        for (List<?> entry : names) {
+          if (Integer.valueOf(2).equals(entry.get(0)) && name.equalsIgnoreCase(String.valueOf(entry.get(1)))) {
+            return;
+          }
+        }
+      }
+      throw new CertificateException("the server's certificate does not name " + name);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+        throws CertificateException {
+      checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+        throws CertificateException {
+      checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+      throw new CertificateException("a client context trusts no client");
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+      return base.getAcceptedIssuers();
+    }
+  }
+
+  /**
    * A resumed TLS session skips the certificate check, so sessions live a few minutes, not the
    * JDK's day: a renewed or expired certificate, or a rotated CA, holds for every connection within
    * {@link #SESSION_SECONDS} even between peers that keep resuming (a reload also forgets the

@@ -163,4 +163,33 @@ class ControlPlaneTlsTest {
     TestAuthority.replace(Files.writeString(dir.resolve("blank"), "\n"), file);
     assertThat(token.matches("Bearer new")).as("an empty file keeps the last good token").isTrue();
   }
+
+  /** A new client each time, verifying the server's certificate against {@code name} whatever the URL's host. */
+  private static HttpResponse<String> getAs(ControlPlaneTls tls, String name, String url) throws Exception {
+    HttpClient client = HttpClient.newBuilder().sslContext(tls.clientContextFor(name))
+        .connectTimeout(Duration.ofSeconds(5)).build();
+    return client.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void aReplicaReachedAtItsPodAddressIsVerifiedAgainstTheServiceNameItsCertificateCarries() throws Exception {
+    TestAuthority.Authority ca = TestAuthority.authority(dir, "ca");
+    TestAuthority.Issued cert = ca.issue(dir, "watcher", "bloodraven-watcher.ops.svc");
+    int port = serve(ControlPlaneTls.of(cert.certFile(), cert.keyFile(), null));
+    ControlPlaneTls client = ControlPlaneTls.of(null, null, ca.certFile());
+    String url = "https://127.0.0.1:" + port + "/";
+
+    assertThat(getAs(client, "bloodraven-watcher.ops.svc", url).body()).isEqualTo("ok");
+    assertThat(getAs(client, "BLOODRAVEN-WATCHER.ops.svc", url).statusCode()).as("DNS names ignore case")
+        .isEqualTo(200);
+    // Not the name it carries; the URL's host, which it does not carry, is not checked either way.
+    assertThatThrownBy(() -> getAs(client, "bloodraven-watcher.other.svc", url)).isInstanceOf(IOException.class);
+    assertThat(problem(client, url)).as("the usual client checks the URL's host").isPresent();
+    // Another CA's certificate for the right name.
+    TestAuthority.Authority stranger = TestAuthority.authority(dir, "stranger");
+    assertThatThrownBy(() -> getAs(ControlPlaneTls.of(null, null, stranger.certFile()), "bloodraven-watcher.ops.svc",
+        url)).isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> client.clientContextFor(" ")).isInstanceOf(IllegalArgumentException.class);
+  }
 }

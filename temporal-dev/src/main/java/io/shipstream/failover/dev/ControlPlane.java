@@ -122,7 +122,8 @@ public final class ControlPlane implements AutoCloseable {
     WorkerFactory factory = WorkerFactory.newInstance(WorkflowClient.newInstance(stubs, clientOptions.build()),
         factoryOptions.build());
     Registrations.register(factory, TaskQueues.FAILOVER, workerOptions.build(), api, Clock.systemUTC(),
-        SharedToken.of(FailoverStack.SIDECAR_TOKEN));
+        SharedToken.of(FailoverStack.SIDECAR_TOKEN), io.shipstream.failover.runtime.ControlPlaneTls.none(),
+        this::watcherReplicas);
     factory.start();
     return factory;
   }
@@ -337,6 +338,31 @@ public final class ControlPlane implements AutoCloseable {
     monitorHeld = false;
     topologyMonitor = true;
     startWatcher();
+  }
+
+  private final java.net.http.HttpClient answersClient = java.net.http.HttpClient.newBuilder()
+      .connectTimeout(Duration.ofSeconds(1)).build();
+
+  /**
+   * The watchers that run now, the stack's own and every replica, each at its own port: what the
+   * worker lists as the chart's worker lists the watcher's pods (WATCHER_POD_SELECTOR). A watcher
+   * that was killed is not listed, as a deleted pod is not.
+   */
+  synchronized io.shipstream.failover.activities.sidecar.WatcherReplicas.Listing watcherReplicas() {
+    List<io.shipstream.failover.activities.sidecar.WatcherReplicas.Replica> all = new java.util.ArrayList<>();
+    if (watcher != null) {
+      all.add(replica("watcher-0", watcher.httpAddress()));
+    }
+    for (Replica r : replicas) {
+      all.add(replica("watcher-" + r.name(), r.httpAddress()));
+    }
+    return new io.shipstream.failover.activities.sidecar.WatcherReplicas.Listing(all, answersClient);
+  }
+
+  private static io.shipstream.failover.activities.sidecar.WatcherReplicas.Replica replica(String name,
+      InetSocketAddress address) {
+    return new io.shipstream.failover.activities.sidecar.WatcherReplicas.Replica(name,
+        "http://" + address.getHostString() + ":" + address.getPort());
   }
 
   /** Where the watcher's HTTP port listens (its probes and /active-site), while it runs. */

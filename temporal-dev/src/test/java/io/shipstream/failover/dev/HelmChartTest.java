@@ -120,6 +120,8 @@ class HelmChartTest {
       "core/nodes list", // RoutingRepair: NodeTaints.apply; GroupFinalizer: NodeTaints.removeEverywhere
       "core/nodes get", // RoutingRepair, GroupFinalizer: NodeTaints.reconcile
       "core/nodes patch"); // RoutingRepair, GroupFinalizer: NodeTaints.reconcile
+  static final List<String> WORKER_IN_RELEASE_NAMESPACE = List.of(
+      "core/pods list"); // PodWatcherReplicas: the watcher's pods, each read at its own address
   static final List<String> WATCHER_IN_RELEASE_NAMESPACE = List.of(
       // Leader election, fabric8 LeaseLock: created once, then read and renewed by merge patch.
       "coordination.k8s.io/leases create",
@@ -208,7 +210,7 @@ class HelmChartTest {
   @Test
   void defaultValuesRenderTheTwoProcessesTheirBudgetsAndNothingOptional() {
     assertThat(kinds(defaults)).containsExactlyInAnyOrderEntriesOf(Map.of(
-        "ServiceAccount", 2L, "ClusterRole", 2L, "ClusterRoleBinding", 2L, "Role", 1L, "RoleBinding", 1L,
+        "ServiceAccount", 2L, "ClusterRole", 2L, "ClusterRoleBinding", 2L, "Role", 2L, "RoleBinding", 2L,
         "Service", 2L, "Deployment", 2L, "PodDisruptionBudget", 2L));
     assertThat(deployment(defaults, "worker").getSpec().getReplicas()).isEqualTo(2);
     assertThat(deployment(defaults, "watcher").getSpec().getReplicas()).isEqualTo(2);
@@ -238,7 +240,7 @@ class HelmChartTest {
   void nonDefaultValuesAddMonitoringBudgetsPoliciesTheTokenAndPerNamespaceRoles() {
     assertThat(kinds(nonDefaults)).containsExactlyInAnyOrderEntriesOf(Map.ofEntries(
         Map.entry("ServiceAccount", 2L), Map.entry("ClusterRole", 2L), Map.entry("ClusterRoleBinding", 2L),
-        Map.entry("Role", 5L), Map.entry("RoleBinding", 5L), Map.entry("Service", 2L), Map.entry("Deployment", 2L),
+        Map.entry("Role", 6L), Map.entry("RoleBinding", 6L), Map.entry("Service", 2L), Map.entry("Deployment", 2L),
         Map.entry("Secret", 1L), Map.entry("ServiceMonitor", 1L), Map.entry("PodDisruptionBudget", 2L),
         Map.entry("NetworkPolicy", 2L)));
     var monitor = (GenericKubernetesResource) only(nonDefaults, "ServiceMonitor");
@@ -248,7 +250,10 @@ class HelmChartTest {
         .allSatisfy(pdb -> assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1));
     NetworkPolicy watcherPolicy = of(nonDefaults, NetworkPolicy.class).stream()
         .filter(p -> p.getMetadata().getName().endsWith("-watcher")).findFirst().orElseThrow();
-    assertThat(watcherPolicy.getSpec().getIngress().get(0).getFrom()).hasSize(2);
+    // The two lists given, and the worker's pods, which read each watcher's /answers.
+    assertThat(watcherPolicy.getSpec().getIngress().get(0).getFrom()).hasSize(3);
+    assertThat(watcherPolicy.getSpec().getIngress().get(0).getFrom().get(2).getPodSelector().getMatchLabels())
+        .containsEntry("app.kubernetes.io/component", "worker");
 
     Map<String, String> worker = env(deployment(nonDefaults, "worker"));
     assertThat(worker).containsEntry("TEMPORAL_TLS", "true")
@@ -417,6 +422,24 @@ class HelmChartTest {
    * verify the sidecars with the CA of the Secret, and cert-manager issues it when asked, with the
    * CA chain users expect, or from an issuer they name.
    */
+  /**
+   * The worker lists exactly the watcher Deployment's pods, in the release namespace, over https
+   * with the Service's name only when the control plane's TLS is on.
+   */
+  @Test
+  void theWorkerIsToldWhereEveryWatcherPodIs(@TempDir Path pod) throws IOException {
+    for (List<HasMetadata> rendering : List.of(defaults, nonDefaults)) {
+      WorkerConfig config = WorkerConfig.from(podEnv(deployment(rendering, "worker"), pod), new String[0]);
+      assertThat(io.shipstream.failover.activities.sidecar.PodWatcherReplicas.labels(config.watcherPods().selector()))
+          .isEqualTo(deployment(rendering, "watcher").getSpec().getSelector().getMatchLabels());
+      assertThat(config.watcherPods().namespace()).isEqualTo(NAMESPACE);
+      assertThat(config.watcherPods().tlsName()).as("plain http without the control plane's TLS").isNull();
+    }
+    List<HasMetadata> tls = parse(template().set("controlPlaneTls.enabled", "true").call());
+    assertThat(env(deployment(tls, "worker"))).containsEntry("WATCHER_TLS_NAME",
+        RELEASE + "-watcher." + NAMESPACE + ".svc");
+  }
+
   @Test
   void controlPlaneTlsAddsAnHttpsPortAndCertManagerIssuesItsCertificate() throws IOException {
     List<HasMetadata> own = parse(template().set("controlPlaneTls.enabled", "true")
@@ -455,6 +478,9 @@ class HelmChartTest {
         .isEqualTo("PKCS8");
     assertThat(certificate.<List<String>>get("spec", "dnsNames")).contains(RELEASE + "-watcher",
         RELEASE + "-watcher." + NAMESPACE + ".svc");
+    // The worker reads each watcher pod at its address, verifying the name the certificate carries.
+    assertThat(certificate.<List<String>>get("spec", "dnsNames"))
+        .contains(env(deployment(issued, "worker")).get("WATCHER_TLS_NAME"));
     assertThat(certificate.<String>get("spec", "issuerRef", "name")).isEqualTo(RELEASE + "-control-plane-ca");
 
     List<HasMetadata> external = parse(template().set("controlPlaneTls.enabled", "true")
@@ -473,7 +499,7 @@ class HelmChartTest {
   @Test
   void rbacGrantsExactlyTheCallsOfTheCodeInEveryNamespace() {
     assertThat(permissions(defaults, "worker")).isEqualTo(Map.of(
-        "*", set(WORKER_IN_GROUP_NAMESPACES, WORKER_CLUSTER_WIDE)));
+        "*", set(WORKER_IN_GROUP_NAMESPACES, WORKER_CLUSTER_WIDE), NAMESPACE, set(WORKER_IN_RELEASE_NAMESPACE)));
     assertThat(permissions(defaults, "watcher")).isEqualTo(Map.of(
         "*", set(WATCHER_IN_GROUP_NAMESPACES, WATCHER_CLUSTER_WIDE), NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));
   }
@@ -482,7 +508,7 @@ class HelmChartTest {
   void rbacWithWatchNamespacesIsARolePerNamespacePlusTheNodes() {
     assertThat(permissions(nonDefaults, "worker")).isEqualTo(Map.of(
         "*", set(WORKER_CLUSTER_WIDE), "shop", set(WORKER_IN_GROUP_NAMESPACES),
-        "billing", set(WORKER_IN_GROUP_NAMESPACES)));
+        "billing", set(WORKER_IN_GROUP_NAMESPACES), NAMESPACE, set(WORKER_IN_RELEASE_NAMESPACE)));
     assertThat(permissions(nonDefaults, "watcher")).isEqualTo(Map.of(
         "*", set(WATCHER_CLUSTER_WIDE), "shop", set(WATCHER_IN_GROUP_NAMESPACES),
         "billing", set(WATCHER_IN_GROUP_NAMESPACES), NAMESPACE, set(WATCHER_IN_RELEASE_NAMESPACE)));

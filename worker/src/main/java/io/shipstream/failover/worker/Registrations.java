@@ -7,7 +7,9 @@ import io.shipstream.failover.activities.dryrun.DryRunActivitiesImpl;
 import io.shipstream.failover.activities.hooks.HookActivitiesImpl;
 import io.shipstream.failover.activities.kubernetes.KubernetesActivitiesImpl;
 import io.shipstream.failover.activities.mysql.MysqlActivitiesImpl;
+import io.shipstream.failover.activities.sidecar.PodWatcherReplicas;
 import io.shipstream.failover.activities.sidecar.SidecarActivitiesImpl;
+import io.shipstream.failover.activities.sidecar.WatcherReplicas;
 import io.shipstream.failover.kube.SecretCredentialsProvider;
 import io.shipstream.failover.kube.SidecarCredentials;
 import io.shipstream.failover.runtime.ControlPlaneTls;
@@ -39,19 +41,27 @@ public final class Registrations {
    * sidecarToken} (null: none) is what the sidecar activity presents to the sidecars.
    */
   public static List<Object> activities(KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
-    return activities(kubernetes, clock, sidecarToken, ControlPlaneTls.none(), null);
+    return activities(kubernetes, clock, sidecarToken, ControlPlaneTls.none(), WatcherReplicas.UNKNOWN, null);
   }
 
   private static List<Object> activities(KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken,
-      ControlPlaneTls sidecarTls, String connectionsQueue) {
+      ControlPlaneTls sidecarTls, WatcherReplicas watchers, String connectionsQueue) {
     return List.of(
         new MysqlActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), clock, connectionsQueue),
         new KubernetesActivitiesImpl(kubernetes, clock),
         new DragonflyActivitiesImpl(StoreConnections.warmedUp(), clock),
         // Each group's sidecars are asked with that group's credential; the shared token for a group naming none.
-        new SidecarActivitiesImpl(clock, sidecarToken, new SidecarCredentials(kubernetes, clock), sidecarTls),
+        new SidecarActivitiesImpl(clock, sidecarToken, new SidecarCredentials(kubernetes, clock), sidecarTls,
+            watchers),
         new HookActivitiesImpl(kubernetes),
         new DryRunActivitiesImpl(new SecretCredentialsProvider(kubernetes, clock), kubernetes));
+  }
+
+  /** The watcher's replicas as {@code config} places them, on {@code kubernetes}; unknown when it does not. */
+  public static WatcherReplicas watcherReplicas(WorkerConfig config, KubernetesClient kubernetes) {
+    WorkerConfig.WatcherPods pods = config.watcherPods();
+    return pods == null ? WatcherReplicas.UNKNOWN
+        : new PodWatcherReplicas(kubernetes, pods.namespace(), pods.selector(), config.sidecarTls(), pods.tlsName());
   }
 
   /**
@@ -62,14 +72,19 @@ public final class Registrations {
    */
   public static Worker register(WorkerFactory factory, String taskQueue, WorkerOptions options,
       KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken) {
-    return register(factory, taskQueue, options, kubernetes, clock, sidecarToken, ControlPlaneTls.none());
+    return register(factory, taskQueue, options, kubernetes, clock, sidecarToken, ControlPlaneTls.none(),
+        WatcherReplicas.UNKNOWN);
   }
 
-  /** {@link #register} whose sidecar calls verify https URLs with {@code sidecarTls}'s CA. */
+  /**
+   * {@link #register} whose sidecar calls verify https URLs with {@code sidecarTls}'s CA, reading
+   * the watcher's replicas at {@code watchers} for the last renewal of an old primary's lease.
+   */
   public static Worker register(WorkerFactory factory, String taskQueue, WorkerOptions options,
-      KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken, ControlPlaneTls sidecarTls) {
+      KubernetesClient kubernetes, Clock clock, SharedToken sidecarToken, ControlPlaneTls sidecarTls,
+      WatcherReplicas watchers) {
     String own = ownQueue(taskQueue);
-    List<Object> activities = activities(kubernetes, clock, sidecarToken, sidecarTls, own);
+    List<Object> activities = activities(kubernetes, clock, sidecarToken, sidecarTls, watchers, own);
     Worker worker = factory.newWorker(taskQueue, options);
     worker.registerWorkflowImplementationTypes(WORKFLOWS.toArray(Class<?>[]::new));
     worker.registerActivitiesImplementations(activities.toArray());

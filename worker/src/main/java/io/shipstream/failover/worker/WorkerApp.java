@@ -80,7 +80,8 @@ public final class WorkerApp implements AutoCloseable {
       SearchAttributeRegistration.register(stubs, config.namespace());
       WorkerFactory factory = WorkerFactory.newInstance(client);
       Registrations.register(factory, config.taskQueue(), WorkerOptions.getDefaultInstance(), kubernetes,
-          Clock.systemUTC(), config.sidecarToken(), config.sidecarTls());
+          Clock.systemUTC(), config.sidecarToken(), config.sidecarTls(),
+          Registrations.watcherReplicas(config, kubernetes));
       started.add(() -> {
         // A factory that never started has nothing to stop, and stopping it would call Temporal.
         if (factory.isStarted()) {

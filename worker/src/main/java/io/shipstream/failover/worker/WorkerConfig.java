@@ -37,6 +37,10 @@ import java.util.Map;
  *     environment only), which the sidecar activity presents to {@code POST /tick} and {@code GET
  *     /status}; null when unset, which {@link WorkerApp#main} refuses (embedders without sidecars
  *     may leave it out)
+ * @param sidecarTls the CA the sidecars' and the watcher's https URLs are verified with
+ * @param watcherPods where the watcher's replicas are (WATCHER_POD_SELECTOR, WATCHER_NAMESPACE,
+ *     WATCHER_TLS_NAME), read by an emergency failover to count its wait for an unconfirmed old
+ *     primary from its lease's last renewal; null when unset, and the wait counts from the naming
  */
 public record WorkerConfig(
     String temporalAddress,
@@ -52,7 +56,11 @@ public record WorkerConfig(
     Duration shutdownTimeout,
     String logFormat,
     SharedToken sidecarToken,
-    ControlPlaneTls sidecarTls) {
+    ControlPlaneTls sidecarTls,
+    WatcherPods watcherPods) {
+
+  /** The watcher's pods: a label selector (equality only), their namespace, and the name their certificate carries (null: http). */
+  public record WatcherPods(String selector, String namespace, String tlsName) {}
 
   public WorkerConfig {
     sidecarTls = sidecarTls == null ? ControlPlaneTls.none() : sidecarTls;
@@ -65,6 +73,9 @@ public record WorkerConfig(
   static final String HTTP_PORT = "HTTP_PORT";
   static final String METRICS_REPORT_INTERVAL = "METRICS_REPORT_INTERVAL";
   static final String SHUTDOWN_TIMEOUT = "SHUTDOWN_TIMEOUT";
+  static final String WATCHER_POD_SELECTOR = "WATCHER_POD_SELECTOR";
+  static final String WATCHER_NAMESPACE = "WATCHER_NAMESPACE";
+  static final String WATCHER_TLS_NAME = "WATCHER_TLS_NAME";
 
   private static final List<Setting> SETTINGS = settings();
 
@@ -77,6 +88,9 @@ public record WorkerConfig(
     s.add(Setting.of(SHUTDOWN_TIMEOUT, "30s"));
     s.addAll(SharedToken.SETTINGS);
     s.add(Setting.of(SIDECAR_CA, null));
+    s.add(Setting.of(WATCHER_POD_SELECTOR, null));
+    s.add(Setting.of(WATCHER_NAMESPACE, null));
+    s.add(Setting.of(WATCHER_TLS_NAME, null));
     s.add(Logging.LOG_FORMAT_SETTING);
     return List.copyOf(s);
   }
@@ -108,10 +122,24 @@ public record WorkerConfig(
         r.error(SIDECAR_CA + ": " + e.getMessage());
       }
     }
+    WatcherPods watcherPods = null;
+    String selector = r.get(WATCHER_POD_SELECTOR);
+    if (selector != null && !selector.isBlank()) {
+      try {
+        io.shipstream.failover.activities.sidecar.PodWatcherReplicas.labels(selector);
+      } catch (IllegalArgumentException e) {
+        r.error(WATCHER_POD_SELECTOR + ": " + e.getMessage());
+      }
+      String namespace = r.get(WATCHER_NAMESPACE);
+      if (namespace == null || namespace.isBlank()) {
+        r.error(WATCHER_NAMESPACE + " is required with " + WATCHER_POD_SELECTOR);
+      }
+      watcherPods = new WatcherPods(selector, namespace, r.get(WATCHER_TLS_NAME));
+    }
     r.check();
     return new WorkerConfig(temporal.address(), temporal.namespace(), taskQueue, temporal.tls(), temporal.tlsCert(),
         temporal.tlsKey(), temporal.tlsCa(), temporal.apiKey(), httpPort, interval, shutdown, logFormat, token,
-        sidecarTls);
+        sidecarTls, watcherPods);
   }
 
   private static Duration positive(String value) {
@@ -144,6 +172,7 @@ public record WorkerConfig(
         + ", apiKey=" + (apiKey == null ? "unset" : "****") + ", httpPort=" + httpPort
         + ", metricsReportInterval=" + (metricsReportInterval == null ? null : Durations.format(metricsReportInterval))
         + ", shutdownTimeout=" + (shutdownTimeout == null ? null : Durations.format(shutdownTimeout))
-        + ", logFormat=" + logFormat + ", sidecarToken=" + (sidecarToken == null ? "unset" : "****") + "]";
+        + ", logFormat=" + logFormat + ", sidecarToken=" + (sidecarToken == null ? "unset" : "****")
+        + ", watcherPods=" + watcherPods + "]";
   }
 }

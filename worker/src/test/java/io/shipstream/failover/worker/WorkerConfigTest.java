@@ -65,6 +65,20 @@ class WorkerConfigTest {
   }
 
   @Test
+  void theWatcherPodsAreReadWhenASelectorAndTheirNamespaceAreGiven() {
+    assertThat(WorkerConfig.defaultConfig().watcherPods()).as("unset: the wait counts from the naming").isNull();
+    WorkerConfig c = WorkerConfig.from(Map.of("WATCHER_POD_SELECTOR", "app=failover,component=watcher",
+        "WATCHER_NAMESPACE", "ops", "WATCHER_TLS_NAME", "failover-watcher.ops.svc"), NO_FLAGS);
+
+    assertThat(c.watcherPods()).isEqualTo(
+        new WorkerConfig.WatcherPods("app=failover,component=watcher", "ops", "failover-watcher.ops.svc"));
+    assertThatThrownBy(() -> WorkerConfig.from(Map.of("WATCHER_POD_SELECTOR", "app!=failover"), NO_FLAGS))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("WATCHER_POD_SELECTOR: 'app!=failover' is not key=value")
+        .hasMessageContaining("WATCHER_NAMESPACE is required with WATCHER_POD_SELECTOR");
+  }
+
+  @Test
   void everyBadSettingIsReportedInOneError() {
     Map<String, String> env = Map.of(
         "HTTP_PORT", "http",

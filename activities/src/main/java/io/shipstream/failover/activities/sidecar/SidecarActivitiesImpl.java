@@ -32,6 +32,7 @@ public final class SidecarActivitiesImpl implements SidecarActivities {
   private final SidecarClient client;
   private final Clock clock;
   private final Heartbeat heartbeat;
+  private final LeaseRenewers renewers;
 
   /** @param token the sidecars' shared token; null sends none, and every answer says so */
   public SidecarActivitiesImpl(Clock clock, SharedToken token) {
@@ -44,17 +45,28 @@ public final class SidecarActivitiesImpl implements SidecarActivities {
    * verified with {@code tls}'s CA.
    */
   public SidecarActivitiesImpl(Clock clock, SharedToken shared, SidecarCredentials credentials, ControlPlaneTls tls) {
-    this(clock, new SidecarClient(() -> groupToken(credentials, shared), tls), Heartbeat.temporal());
+    this(clock, shared, credentials, tls, WatcherReplicas.UNKNOWN);
+  }
+
+  /** As above, reading the watcher's replicas at {@code watchers} for {@link #lastRenewal}. */
+  public SidecarActivitiesImpl(Clock clock, SharedToken shared, SidecarCredentials credentials, ControlPlaneTls tls,
+      WatcherReplicas watchers) {
+    this(clock, new SidecarClient(() -> groupToken(credentials, shared), tls), Heartbeat.temporal(), watchers);
   }
 
   SidecarActivitiesImpl(Clock clock, SharedToken token, Heartbeat heartbeat) {
-    this(clock, new SidecarClient(token), heartbeat);
+    this(clock, token, heartbeat, WatcherReplicas.UNKNOWN);
   }
 
-  private SidecarActivitiesImpl(Clock clock, SidecarClient client, Heartbeat heartbeat) {
+  SidecarActivitiesImpl(Clock clock, SharedToken token, Heartbeat heartbeat, WatcherReplicas watchers) {
+    this(clock, new SidecarClient(token), heartbeat, watchers);
+  }
+
+  private SidecarActivitiesImpl(Clock clock, SidecarClient client, Heartbeat heartbeat, WatcherReplicas watchers) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.heartbeat = Objects.requireNonNull(heartbeat, "heartbeat");
     this.client = client;
+    this.renewers = new LeaseRenewers(client.statusClient(), watchers, clock, heartbeat);
   }
 
   /**
@@ -123,6 +135,27 @@ public final class SidecarActivitiesImpl implements SidecarActivities {
         Thread.currentThread().interrupt();
         return unconfirmed(last, "interrupted", started);
       }
+    }
+  }
+
+  @Override
+  public Renewal lastRenewal(RenewalAsk ask) {
+    SharedToken token;
+    try {
+      token = client.token();
+    } catch (SidecarCredentials.UnavailableException e) {
+      return Renewal.unknown("the group's sidecar credential cannot be read: " + e.getMessage(), 0);
+    }
+    try {
+      Renewal renewal = renewers.lastRenewal(ask, token);
+      log.info("the lease of {}'s sidecar: {} ({} renewer(s) read)", ask.oldSite(),
+          renewal.anchored() ? "last renewed " + renewal.agoMillis() + " ms ago by " + renewal.basis()
+              : "last renewal not known: " + renewal.basis(),
+          renewal.renewersRead());
+      return renewal;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return Renewal.unknown("interrupted", 0);
     }
   }
 

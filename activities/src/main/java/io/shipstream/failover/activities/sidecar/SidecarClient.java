@@ -64,6 +64,16 @@ final class SidecarClient {
     return parse(client.send(base.toString(), "/status", false, authorization(token)), token != null);
   }
 
+  /** The client itself, for the sidecars' other endpoints ({@code GET /answers}). */
+  SidecarStatusClient statusClient() {
+    return client;
+  }
+
+  /** The credential of the group asked about; null: none. */
+  SharedToken token() {
+    return tokens.get();
+  }
+
   private static String authorization(SharedToken token) {
     return token == null ? null : token.authorization();
   }

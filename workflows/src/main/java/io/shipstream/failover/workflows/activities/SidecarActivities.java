@@ -3,6 +3,7 @@ package io.shipstream.failover.workflows.activities;
 import io.temporal.activity.ActivityInterface;
 import io.temporal.activity.ActivityMethod;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -61,4 +62,38 @@ public interface SidecarActivities {
 
   /** Whether the sidecar confirmed; otherwise why not, as last seen. */
   record Confirmation(boolean confirmed, Snapshot last, String problem, long waitedMillis) {}
+
+  /**
+   * When the lease of {@code ask.oldSite()}'s sidecar was last renewed, from the answer logs ({@code
+   * GET /answers}) of every process that renews it: the sidecars at {@code ask.peerUrls()} and
+   * every replica of the watcher the worker can list ({@code LastRenewal} decides from them). Read
+   * again every half second until every one answers with a view that fences the old primary, or
+   * until {@code ask.deadline()}, an absolute time. Never throws for a renewer that cannot be read:
+   * the answer then has no anchor and says why, and the failover keeps its wait counted from the
+   * naming.
+   */
+  @ActivityMethod
+  Renewal lastRenewal(RenewalAsk ask);
+
+  /**
+   * What {@link #lastRenewal} reads: the group, the old primary's site, the site named active in
+   * its place at {@code namedAt} (the workflow's clock), the base URLs of the other sites' sidecars.
+   */
+  record RenewalAsk(String namespace, String group, String oldSite, String target, Instant namedAt,
+      List<String> peerUrls, Instant deadline) {}
+
+  /**
+   * The last renewal, as how long before this answer was given ({@code agoMillis}, so no clock but
+   * the worker's own measures it), with the renewer that gave it and why; or, {@code agoMillis}
+   * null, why none is known ({@code basis}).
+   */
+  record Renewal(Long agoMillis, String renewer, String basis, int renewersRead) {
+    public static Renewal unknown(String why, int renewersRead) {
+      return new Renewal(null, null, why, renewersRead);
+    }
+
+    public boolean anchored() {
+      return agoMillis != null;
+    }
+  }
 }

@@ -1,10 +1,13 @@
 package io.shipstream.failover.workflows.emergency;
 
+import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus.OldPrimaryWait;
 import io.shipstream.failover.model.topology.GuardRestart;
 import io.shipstream.failover.workflows.activities.KubernetesActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities;
 import io.shipstream.failover.workflows.activities.SidecarActivities.Confirmation;
+import io.shipstream.failover.workflows.activities.SidecarActivities.Renewal;
+import io.shipstream.failover.workflows.activities.SidecarActivities.RenewalAsk;
 import io.shipstream.failover.workflows.common.ActivityStubs;
 import io.shipstream.failover.workflows.common.FailoverRun;
 import io.shipstream.failover.workflows.common.Failures;
@@ -17,6 +20,7 @@ import io.temporal.workflow.Promise;
 import io.temporal.workflow.Workflow;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
@@ -34,11 +38,29 @@ final class OldPrimaryGate {
    * of the two ({@link GuardRestart#boundAsReleased}).
    */
   static final String WAIT_ADDS_LEASE_AND_RESTART = "old-primary-wait-adds-lease-and-restart";
+  /**
+   * The change id of reading when the old primary's lease was last renewed ({@link
+   * SidecarActivities#lastRenewal}) and counting the wait from then when that is before the
+   * naming; without its marker (a failover started by 0.1.0 or 0.2.x) the wait counts from the
+   * naming.
+   */
+  static final String WAIT_FROM_LAST_RENEWAL = "old-primary-wait-from-last-renewal";
   private final EmergencyPlan plan;
   private final Route route;
   private final Instant namedAt;
+  /**
+   * Whence the lease counts: the naming, or the old primary's last renewal (plus a request's
+   * timeout) once that is read and earlier.
+   */
+  private Instant leaseFrom;
   /** The lease's deadline, pushed back when the sidecar reports running with a longer lease. */
   private Instant leaseDeadline;
+  /** The read of the lease's last renewal; null when not read (no sidecar, or a run that predates it). */
+  private Promise<Renewal> renewal;
+  /** What the read said, once taken into the wait; null before. */
+  private Renewal renewalRead;
+  /** The workflow's time when the read's result reached it, which is no earlier than the read's end. */
+  private Instant renewalReadAt;
   /** The sidecar's answer: the first ask's, then the second's, if it was asked again. */
   private Promise<Confirmation> answer;
   /** The old primary's pods' liveness probe, read beside the first ask. */
@@ -56,6 +78,7 @@ final class OldPrimaryGate {
     this.plan = plan;
     this.route = route;
     this.namedAt = namedAt;
+    this.leaseFrom = namedAt;
     this.leaseDeadline = leaseDeadline;
     this.warn = warn;
     this.inform = inform;
@@ -75,9 +98,36 @@ final class OldPrimaryGate {
     if (route == Route.ASK_SIDECAR) {
       gate.probe = Async.function(k8s::sidecarProbe, plan.group(), plan.failed());
       gate.ask(OldPrimaryProof.askDeadline(leaseDeadline));
+      if (Workflow.getVersion(WAIT_FROM_LAST_RENEWAL, Workflow.DEFAULT_VERSION, 1) == 1) {
+        gate.readLastRenewal();
+      }
     }
     return gate;
   }
+
+  /**
+   * Starts reading when the old primary's lease was last renewed, from every process that renews
+   * it: the other sites' sidecars (its peers) and the watcher's replicas. They take up the new view
+   * within a tick of the naming, so the read is given two peer-check intervals and 2 s more.
+   */
+  private void readLastRenewal() {
+    Duration budget = plan.config().peerCheckInterval().multipliedBy(2).plus(RENEWAL_READ_SLACK);
+    List<String> peers = plan.config().sites().stream()
+        .filter(s -> !s.name().equals(plan.failed().name()))
+        .map(OldPrimaryProof::sidecarUrl)
+        .filter(url -> url != null)
+        .toList();
+    SidecarActivities reader = ActivityStubs.sidecarWait(budget,
+        "read when the lease of " + plan.failed().name() + "'s sidecar was last renewed");
+    renewal = Async.function(reader::lastRenewal, new RenewalAsk(plan.group().namespace(), plan.group().name(),
+        plan.failed().name(), plan.target().name(), namedAt, peers, namedAt.plus(budget))).thenApply(r -> {
+          renewalReadAt = FailoverRun.now();
+          return r;
+        });
+  }
+
+  /** Beyond two peer-check intervals, for the read of the last renewal. */
+  static final Duration RENEWAL_READ_SLACK = Duration.ofSeconds(2);
 
   /** Asks the sidecar until {@code askDeadline}; the answer replaces any earlier one. */
   private void ask(Instant askDeadline) {
@@ -100,7 +150,7 @@ final class OldPrimaryGate {
     String message = OldPrimaryProof.confirmedMessage(proof, site, target, last, bound);
     switch (proof) {
       case NO_SIDECAR -> warn.accept(Events.OLD_PRIMARY_NOT_GUARDED, message);
-      case LEASE_EXPIRED -> warn.accept(Events.OLD_PRIMARY_LEASE_EXPIRED, message);
+      case LEASE_EXPIRED -> warn.accept(Events.OLD_PRIMARY_LEASE_EXPIRED, message + renewalSentence());
       default -> inform.accept(Events.OLD_PRIMARY_FENCE_CONFIRMED, message);
     }
     return proof;
@@ -124,11 +174,21 @@ final class OldPrimaryGate {
       return proof;
     }
     readBound();
+    if (renewal != null) {
+      // The read ends within its budget, long before the bound: wait for it (or the sidecar) first.
+      Workflow.await(OldPrimaryProof.remaining(FailoverRun.now(), deadline()),
+          () -> renewal.isCompleted() || answer.isCompleted());
+      proof = settle();
+      if (proof != null) {
+        return proof;
+      }
+      takeLastRenewal();
+    }
     Instant deadline = deadline();
     show.accept(new OldPrimaryWait(Duration.between(namedAt, deadline).toMillis() / 1000.0, deadline.toString(),
-        bound.reading().name(), bound.basis()));
+        bound.reading().name(), bound.basis() + renewalSentence()));
     warn.accept(Events.OLD_PRIMARY_LEASE_WAIT, OldPrimaryProof.waitMessage(site,
-        OldPrimaryProof.remaining(FailoverRun.now(), deadline), deadline, peek(), bound));
+        OldPrimaryProof.remaining(FailoverRun.now(), deadline), deadline, peek(), bound) + renewalSentence());
     Workflow.await(OldPrimaryProof.remaining(FailoverRun.now(), deadline), answer::isCompleted);
     proof = OldPrimaryProof.settle(peek(), false);
     if (proof != null) {
@@ -151,6 +211,46 @@ final class OldPrimaryGate {
     extendToReportedLease();
     Workflow.sleep(OldPrimaryProof.remaining(FailoverRun.now(), deadline()));
     return Proof.LEASE_EXPIRED;
+  }
+
+  /**
+   * Counts the lease from the old primary's last renewal when the read found one before the naming:
+   * its sidecar counted that contact when the answer reached it, at most a request's timeout ({@link
+   * SidecarLiveness#MAX_REQUEST_TIMEOUT}) later. The read's age is measured by the worker and laid
+   * on the workflow's clock at the read's completion, which is no earlier than the read's end, so
+   * the renewal is never placed earlier than it was. A read without an anchor, or a failed one,
+   * leaves the lease counted from the naming; a failover 0.1.0 started never reads.
+   */
+  private void takeLastRenewal() {
+    if (!renewal.isCompleted()) {
+      return;
+    }
+    try {
+      renewalRead = renewal.get();
+    } catch (ActivityFailure e) {
+      renewalRead = Renewal.unknown("the read failed: " + Failures.rootMessage(e), 0);
+    }
+    if (!renewalRead.anchored() || released) {
+      return;
+    }
+    Instant counted = renewalReadAt.minusMillis(renewalRead.agoMillis()).plus(SidecarLiveness.MAX_REQUEST_TIMEOUT);
+    if (counted.isBefore(leaseFrom)) {
+      leaseFrom = counted;
+      leaseDeadline = OldPrimaryProof.leaseDeadline(leaseFrom, plan.config());
+      extendToReportedLease();
+    }
+  }
+
+  /** For the Events and the status: whence the wait counts, when the last renewal was read. */
+  private String renewalSentence() {
+    if (renewalRead == null) {
+      return "";
+    }
+    if (renewalRead.anchored() && leaseFrom.isBefore(namedAt)) {
+      return "; the lease counted from its last renewal, " + Duration.between(leaseFrom, namedAt).toMillis()
+          + " ms before the naming (" + renewalRead.basis() + ")";
+    }
+    return "; the lease counted from the naming (its last renewal: " + renewalRead.basis() + ")";
   }
 
   /**
@@ -199,7 +299,7 @@ final class OldPrimaryGate {
   private void extendToReportedLease() {
     Confirmation last = peek();
     if (last != null && last.last() != null) {
-      leaseDeadline = OldPrimaryProof.leaseDeadline(namedAt, plan.config(), last.last());
+      leaseDeadline = OldPrimaryProof.leaseDeadline(leaseFrom, plan.config(), last.last());
     }
   }
 

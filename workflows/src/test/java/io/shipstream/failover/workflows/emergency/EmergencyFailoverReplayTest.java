@@ -21,7 +21,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * the new code. A change that breaks one of these is a change of the runbook's commands: it goes
  * behind {@code Workflow.getVersion}, keeping the recorded path, and gets histories of its own;
  * the stored ones are never re-recorded to make such a change pass. They were recorded by
- * {@link #freshHistoriesReplayDeterministically} with {@code -Dhistory.dir=src/test/resources/histories}.
+ * {@link #freshHistoriesReplayDeterministically} with {@code -Dhistory.dir=src/test/resources/histories},
+ * which writes only the histories not stored yet: each stands for the code that recorded it
+ * ({@code emergency-wait-from-last-renewal} is the first with {@link OldPrimaryGate#WAIT_FROM_LAST_RENEWAL}).
  */
 class EmergencyFailoverReplayTest {
   /** A liveness probe every second, two failures, 1 s timeout and 1 s of termination grace. */
@@ -30,7 +32,7 @@ class EmergencyFailoverReplayTest {
   @ParameterizedTest
   @ValueSource(strings = {"emergency-succeeded", "emergency-data-loss", "emergency-rejected",
       "emergency-cancelled", "emergency-catch-up", "emergency-primary-answered", "emergency-sidecar-confirmed",
-      "emergency-lease-expired", "emergency-hung-sidecar-wait"})
+      "emergency-lease-expired", "emergency-hung-sidecar-wait", "emergency-wait-from-last-renewal"})
   void storedHistoryReplays(String name) throws Exception {
     WorkflowReplayer.replayWorkflowExecutionFromResource("histories/" + name + ".json",
         EmergencyFailoverWorkflowImpl.class);
@@ -127,6 +129,16 @@ class EmergencyFailoverReplayTest {
       rig.k8s.sidecarProbe = GuardRestart.Reading.probed("mysql-iad-0", HUNG_SIDECAR_PROBE);
       rig.run("pdx", "0-1-100");
       replayAndMaybeStore(rig.client, "emergency-hung-sidecar-wait");
+
+      // The same, but the lease's last renewal is read (OldPrimaryGate.WAIT_FROM_LAST_RENEWAL): it
+      // was renewed last 6 s before the read, so the wait counts from then.
+      rig.k8s.status = rig.k8s.status.withActiveSite("iad");
+      rig.mysql.server("pdx").readOnly = true;
+      rig.sidecar.renewal = new io.shipstream.failover.workflows.activities.SidecarActivities.Renewal(6000L,
+          "the sidecar at http://pdx.sidecar:8080", "an answer to iad", 3);
+      rig.run("pdx", "0-1-100");
+      assertThat(rig.k8s.eventReasons()).contains("OldPrimaryLeaseExpired");
+      replayAndMaybeStore(rig.client, "emergency-wait-from-last-renewal");
     }
   }
 
@@ -134,7 +146,8 @@ class EmergencyFailoverReplayTest {
     WorkflowExecutionHistory history = client.fetchHistory(EmergencyRig.GROUP.workflowId());
     WorkflowReplayer.replayWorkflowExecution(history, EmergencyFailoverWorkflowImpl.class);
     String dir = System.getProperty("history.dir");
-    if (dir != null) {
+    // A stored history is never written again: it stands for the runs that code started.
+    if (dir != null && !Files.exists(Path.of(dir, name + ".json"))) {
       Files.writeString(Path.of(dir, name + ".json"), history.toJson(true));
     }
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.shipstream.failover.model.SidecarLiveness;
 import io.shipstream.failover.model.crd.EmergencyFailoverStatus;
 import io.shipstream.failover.model.topology.GuardRestart;
+import io.shipstream.failover.workflows.activities.SidecarActivities.Renewal;
 import io.shipstream.failover.workflows.fakes.FakeKubernetes;
 import java.time.Duration;
 import java.time.Instant;
@@ -109,12 +110,60 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
     assertThat(Duration.between(namedAt(), promotedAt.get())).isGreaterThanOrEqualTo(bound);
     assertThat(result.oldPrimaryWait().basis()).isEqualTo("PROBED");
     assertThat(result.oldPrimaryWait().seconds()).isEqualTo(bound.toMillis() / 1000.0);
-    assertThat(result.oldPrimaryWait().detail()).contains("mysql-iad-0's liveness probe");
+    assertThat(result.oldPrimaryWait().detail()).contains("mysql-iad-0's liveness probe")
+        .endsWith("; the lease counted from the naming (its last renewal: this fake reads no renewer)");
     assertThat(event("OldPrimaryLeaseWait").message()).contains("a hung sidecar to be restarted")
         .contains("mysql-iad-0's liveness probe: /health fails after 10.5 s, then 2 x 1 s");
     assertThat(event("OldPrimaryLeaseExpired").message()).contains("at boot if it hung");
     // Asked again once the first ask gave up at the lease's deadline: a restarted sidecar can confirm.
     assertThat(sidecar.calls).hasSizeGreaterThanOrEqualTo(2);
+  }
+
+  @Test
+  void aLeaseLastRenewedBeforeTheNamingIsWaitedOutFromThatRenewal() {
+    sidecar.confirmAfter = null;
+    k8s.sidecarProbe = GuardRestart.Reading.probed("mysql-iad-0", PROBE);
+    // Last renewed 6 s before the read, which the fake answers at once after the naming: its
+    // sidecar counted that contact at most 2 s (a request's timeout) later, so the lease counts
+    // from about 4 s before the naming.
+    sidecar.renewal = new Renewal(6000L, "the sidecar at http://pdx.sidecar:8080", "an answer to iad", 3);
+    Duration fromTheNaming = Duration.ofMillis(2500)
+        .plus(SidecarLiveness.restartAndFenceBound(PROBE, Duration.ofMillis(500))).plusSeconds(1);
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(sidecar.renewalAsks).singleElement().satisfies(ask -> {
+      assertThat(ask.oldSite()).isEqualTo("iad");
+      assertThat(ask.target()).isEqualTo("pdx");
+      assertThat(ask.namespace()).isEqualTo(EmergencyRig.GROUP.namespace());
+      assertThat(ask.group()).isEqualTo(EmergencyRig.GROUP.name());
+      assertThat(ask.peerUrls()).as("every other site's sidecar").containsExactly("http://pdx.sidecar:8080",
+          "http://dr.sidecar:8080");
+      // Two peer-check intervals and 2 s: the renewers take the new view up within a tick.
+      assertThat(Duration.between(ask.namedAt(), ask.deadline())).isEqualTo(Duration.ofSeconds(3));
+    });
+    Duration waited = Duration.between(namedAt(), promotedAt.get());
+    assertThat(waited).as("about 4 s shorter than counted from the naming")
+        .isLessThan(fromTheNaming.minusSeconds(3)).isGreaterThan(fromTheNaming.minusSeconds(6));
+    assertThat(result.oldPrimaryWait().seconds()).isLessThan(fromTheNaming.minusSeconds(3).toMillis() / 1000.0);
+    assertThat(result.oldPrimaryWait().detail()).contains("; the lease counted from its last renewal, ")
+        .contains("ms before the naming (an answer to iad)");
+    assertThat(event("OldPrimaryLeaseWait").message()).contains("the lease counted from its last renewal");
+    assertThat(event("OldPrimaryLeaseExpired").message()).contains("the lease counted from its last renewal");
+  }
+
+  @Test
+  void aLastRenewalAfterTheNamingDoesNotLengthenTheWait() {
+    sidecar.confirmAfter = null;
+    sidecar.renewal = new Renewal(0L, "watcher watcher-0", "an answer to iad", 2);
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    // A contact 0 ms ago counts up to 2 s later: after the naming, so the naming stands.
+    assertThat(result.oldPrimaryWait().seconds()).isEqualTo(3.5);
+    assertThat(result.oldPrimaryWait().detail()).endsWith("; the lease counted from the naming (its last renewal: "
+        + "an answer to iad)");
   }
 
   @Test

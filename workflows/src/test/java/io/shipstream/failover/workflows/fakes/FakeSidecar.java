@@ -52,6 +52,17 @@ public final class FakeSidecar implements SidecarActivities {
         null, Duration.between(started, confirmedAt).toMillis());
   }
 
+  /** What {@link #lastRenewal} answers: by default that no renewer could be read. */
+  public volatile Renewal renewal = Renewal.unknown("this fake reads no renewer", 0);
+  /** Every read of the last renewal asked for. */
+  public final List<RenewalAsk> renewalAsks = new CopyOnWriteArrayList<>();
+
+  @Override
+  public Renewal lastRenewal(RenewalAsk ask) {
+    renewalAsks.add(ask);
+    return renewal;
+  }
+
   private static void sleepUntil(Instant until) {
     long millis = Duration.between(Instant.now(), until).toMillis();
     if (millis > 0) {
