@@ -88,6 +88,8 @@ public final class RegionOutageBenchmark {
             runs.stream().map(DarkRun::firstNewWriteMs).toList())
         + BenchmarkTable.row("dark -> the isolated primary read-only (ms)",
             runs.stream().map(DarkRun::fenceMs).toList())
+        + BenchmarkTable.row("the old primary's wait counted from its lease's last renewal, before the naming (ms)",
+            runs.stream().map(DarkRun::anchoredMs).toList())
         + BenchmarkTable.row("acknowledged writes lost (not on the new primary)",
             runs.stream().map(r -> (double) r.lost()).toList())
         + BenchmarkTable.row("commits in doubt (on the old primary only, never acknowledged)",

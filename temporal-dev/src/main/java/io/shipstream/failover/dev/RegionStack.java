@@ -88,7 +88,19 @@ public final class RegionStack implements AutoCloseable {
   public record DarkRun(String from, String to, String outcome, double fenceMs, double firstNewWriteMs,
       long insideAckedAfterFence, long acknowledged, long lost, long unaccounted, long inDoubt, int most,
       int waitingForAck,
-      String watchDetail, String returned, EmergencyFailoverBenchmark.Breakdown breakdown) {}
+      String watchDetail, String returned, EmergencyFailoverBenchmark.Breakdown breakdown, String oldPrimaryWait) {
+    private static final java.util.regex.Pattern ANCHORED =
+        java.util.regex.Pattern.compile("the lease counted from its last renewal, (\\d+) ms before the naming");
+
+    /**
+     * How long before the naming the wait for the old primary counted from (its lease's last
+     * renewal, read from every renewer); -1 when it counted from the naming or was not shown.
+     */
+    public double anchoredMs() {
+      java.util.regex.Matcher m = oldPrimaryWait == null ? null : ANCHORED.matcher(oldPrimaryWait);
+      return m != null && m.find() ? Double.parseDouble(m.group(1)) : -1;
+    }
+  }
 
   private final FailoverStack stack;
   private final RegionNetwork network;
@@ -249,7 +261,8 @@ public final class RegionStack implements AutoCloseable {
               : seen.answers() + " answers" + (seen.closestHandOver() == null ? ""
                   : "; " + seen.closestHandOver()),
           returned, breakdown(timeline.after(darkAtMs), darkAtMs,
-              since(connected, darkAt), since(firstNew, darkAt)));
+              since(connected, darkAt), since(firstNew, darkAt)),
+          e.oldPrimaryWait() == null ? null : e.oldPrimaryWait().detail());
     } finally {
       network.restore(dark);
     }

@@ -71,6 +71,14 @@ public final class RegionHarness implements AutoCloseable {
 
   /** The invariants of an outage of the primary's region, added to {@code checks}; returns the outcome. */
   private String judge(DarkRun r, boolean semiSync, boolean comeBack, List<Check> checks) {
+    return judge(r, semiSync, comeBack, true, checks);
+  }
+
+  /**
+   * As above; {@code anchorExpected}: every renewer of the old primary's lease is outside the dark
+   * region, so the failover must have read its last renewal.
+   */
+  private String judge(DarkRun r, boolean semiSync, boolean comeBack, boolean anchorExpected, List<Check> checks) {
     Duration lease = knobs.sidecar().leaseTimeout();
     Duration bound = lease.plus(knobs.sidecar().peerCheckInterval());
     checks.add(new Check("one-writable", r.most() <= 1, r.watchDetail()));
@@ -78,6 +86,14 @@ public final class RegionHarness implements AutoCloseable {
         r.outcome() + "; first write on " + r.to() + " " + ms(r.firstNewWriteMs()) + " after dark"));
     checks.add(new Check("self-fenced", r.fenceMs() >= 0, r.from() + " read-only " + ms(r.fenceMs())
         + " after dark (lease + peer check " + bound.toMillis() + " ms)"));
+    if (anchorExpected) {
+      // Every renewer outside the dark region answers: the wait counts from the lease's last
+      // renewal, about the cut, rather than from the naming that comes detection later.
+      checks.add(new Check("wait-from-renewal", r.anchoredMs() > 0, r.anchoredMs() > 0
+          ? "the wait for " + r.from() + " counted from its lease's last renewal, " + ms(r.anchoredMs())
+              + " before the naming"
+          : "the wait counted from the naming: " + r.oldPrimaryWait()));
+    }
     checks.add(new Check("inside-writes-end", r.insideAckedAfterFence() == 0, r.insideAckedAfterFence()
         + " writes the in-region writer sent after the fence was acknowledged"));
     if (semiSync) {
@@ -108,7 +124,9 @@ public final class RegionHarness implements AutoCloseable {
    */
   private String watcherInside(List<Check> checks) {
     WatcherInsideOutage.Run r = new WatcherInsideOutage(stack).primaryRegionDark();
-    String outcome = judge(r.dark(), false, false, checks);
+    // The replica inside answers from a cache it cannot confirm: no view that fences the old
+    // primary, so no last renewal can be read and the wait counts from the naming.
+    String outcome = judge(r.dark(), false, false, false, checks);
     checks.add(new Check("inside-reached", r.answersWhileDark() > 0, "the watcher in " + r.region() + " answered "
         + r.dark().from() + "'s sidecar " + r.answersWhileDark() + " times in the " + ms(r.litMs())
         + " the region was dark (of the last " + AnswerLog.PER_ASKER + " it keeps), the last " + ms(r.lastAnswerMs())
@@ -138,7 +156,9 @@ public final class RegionHarness implements AutoCloseable {
    */
   private String leaderAndPrimaryDark(List<Check> checks) {
     LeaderOutage.Takeover[] takeover = new LeaderOutage.Takeover[1];
-    String outcome = judge(new LeaderOutage(stack).leaderAndPrimaryRegionDark(takeover), false, true, checks);
+    // The leading watcher went dark with the primary and answers from a cache it cannot confirm:
+    // no last renewal can be read, and the wait counts from the naming.
+    String outcome = judge(new LeaderOutage(stack).leaderAndPrimaryRegionDark(takeover), false, true, false, checks);
     takeover(takeover[0], checks);
     return outcome;
   }
