@@ -167,6 +167,21 @@ class OldPrimaryGuardTest extends EmergencyRigTest {
   }
 
   @Test
+  void aReadOfTheLastRenewalThatFailsLeavesTheWaitCountedFromTheNaming() {
+    sidecar.confirmAfter = null;
+    sidecar.renewal = null;
+
+    EmergencyFailoverStatus result = rig.run("pdx", "0-1-100");
+
+    assertThat(result.phase()).isEqualTo("Succeeded");
+    assertThat(sidecar.renewalAsks).as("asked, and retried").hasSizeGreaterThanOrEqualTo(2);
+    assertThat(Duration.between(namedAt(), promotedAt.get())).isGreaterThanOrEqualTo(Duration.ofMillis(3500));
+    assertThat(result.oldPrimaryWait().seconds()).isEqualTo(3.5);
+    assertThat(result.oldPrimaryWait().detail()).contains("the lease counted from the naming (its last renewal: "
+        + "the read failed: the renewers' logs cannot be read)");
+  }
+
+  @Test
   void aSidecarRestartedByItsProbeThatConfirmsItsBootFenceEndsTheWaitBeforeTheBound() {
     sidecar.confirmAfter = null;
     k8s.sidecarProbe = GuardRestart.Reading.probed("mysql-iad-0", PROBE);

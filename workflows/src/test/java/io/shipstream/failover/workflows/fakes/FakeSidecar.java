@@ -52,7 +52,7 @@ public final class FakeSidecar implements SidecarActivities {
         null, Duration.between(started, confirmedAt).toMillis());
   }
 
-  /** What {@link #lastRenewal} answers: by default that no renewer could be read. */
+  /** What {@link #lastRenewal} answers: by default that no renewer could be read; null, it fails. */
   public volatile Renewal renewal = Renewal.unknown("this fake reads no renewer", 0);
   /** Every read of the last renewal asked for. */
   public final List<RenewalAsk> renewalAsks = new CopyOnWriteArrayList<>();
@@ -60,7 +60,11 @@ public final class FakeSidecar implements SidecarActivities {
   @Override
   public Renewal lastRenewal(RenewalAsk ask) {
     renewalAsks.add(ask);
-    return renewal;
+    Renewal answer = renewal;
+    if (answer == null) {
+      throw new IllegalStateException("the renewers' logs cannot be read");
+    }
+    return answer;
   }
 
   private static void sleepUntil(Instant until) {
