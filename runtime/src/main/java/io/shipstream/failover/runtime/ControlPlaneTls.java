@@ -149,7 +149,7 @@ public final class ControlPlaneTls {
         }
       } else {
         Reloading<X509ExtendedTrustManager> trust = new Reloading<>(List.of(ca), ControlPlaneTls::loadTrust, "CA");
-        SSLContext context = context(null, new TrustManager(trust));
+        SSLContext context = context(null, new TrustManager(trust::get));
         limitResumption(context.getClientSessionContext());
         trust.onChange = () -> forget(context.getClientSessionContext());
         client = context;
@@ -169,17 +169,18 @@ public final class ControlPlaneTls {
       throw new IllegalArgumentException("a name to verify the servers' certificates against is required");
     }
     return named.computeIfAbsent(name.toLowerCase(java.util.Locale.ROOT), n -> {
-      X509ExtendedTrustManager base;
+      java.util.function.Supplier<X509ExtendedTrustManager> base;
       if (ca == null) {
         try {
           TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
           factory.init((KeyStore) null);
-          base = (X509ExtendedTrustManager) factory.getTrustManagers()[0];
+          X509ExtendedTrustManager roots = (X509ExtendedTrustManager) factory.getTrustManagers()[0];
+          base = () -> roots;
         } catch (GeneralSecurityException e) {
           throw new IllegalStateException("the JDK has no default trust manager", e);
         }
       } else {
-        base = new TrustManager(new Reloading<>(List.of(ca), ControlPlaneTls::loadTrust, "CA"));
+        base = new Reloading<>(List.of(ca), ControlPlaneTls::loadTrust, "CA")::get;
       }
       SSLContext context = context(null, new NamedTrust(base, n));
       limitResumption(context.getClientSessionContext());
@@ -190,12 +191,16 @@ public final class ControlPlaneTls {
   private final java.util.concurrent.ConcurrentMap<String, SSLContext> named =
       new java.util.concurrent.ConcurrentHashMap<>();
 
-  /** Checks the chain with the CA, then the server's name against a fixed one; trusts no client. */
-  private static final class NamedTrust extends X509ExtendedTrustManager {
-    private final X509ExtendedTrustManager base;
+  /**
+   * Checks the chain with the CA, then the server's name against a fixed one rather than the host
+   * it was reached at; a client context, so the client checks it inherits are never asked.
+   */
+  private static final class NamedTrust extends TrustManager {
+    private final java.util.function.Supplier<X509ExtendedTrustManager> base;
     private final String name;
 
-    NamedTrust(X509ExtendedTrustManager base, String name) {
+    NamedTrust(java.util.function.Supplier<X509ExtendedTrustManager> base, String name) {
+      super(base);
       this.base = base;
       this.name = name;
     }
@@ -214,7 +219,7 @@ public final class ControlPlaneTls {
 
     @Override
     public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-      base.checkServerTrusted(chain, authType);
+      base.get().checkServerTrusted(chain, authType);
       java.util.Collection<List<?>> names = chain[0].getSubjectAlternativeNames();
       if (names != null) {
         for (List<?> entry : names) {
@@ -224,28 +229,6 @@ public final class ControlPlaneTls {
         }
       }
       throw new CertificateException("the server's certificate does not name " + name);
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
-        throws CertificateException {
-      checkClientTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
-        throws CertificateException {
-      checkClientTrusted(chain, authType);
-    }
-
-    @Override
-    public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
-      throw new CertificateException("a client context trusts no client");
-    }
-
-    @Override
-    public X509Certificate[] getAcceptedIssuers() {
-      return base.getAcceptedIssuers();
     }
   }
 
@@ -481,10 +464,10 @@ public final class ControlPlaneTls {
   }
 
   /** Delegates to the trust manager of the current CA file. */
-  private static final class TrustManager extends X509ExtendedTrustManager {
-    private final Reloading<X509ExtendedTrustManager> trust;
+  private static class TrustManager extends X509ExtendedTrustManager {
+    private final java.util.function.Supplier<X509ExtendedTrustManager> trust;
 
-    TrustManager(Reloading<X509ExtendedTrustManager> trust) {
+    TrustManager(java.util.function.Supplier<X509ExtendedTrustManager> trust) {
       this.trust = trust;
     }
 
