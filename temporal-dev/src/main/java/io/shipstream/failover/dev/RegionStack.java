@@ -89,17 +89,26 @@ public final class RegionStack implements AutoCloseable {
       long insideAckedAfterFence, long acknowledged, long lost, long unaccounted, long inDoubt, int most,
       int waitingForAck,
       String watchDetail, String returned, EmergencyFailoverBenchmark.Breakdown breakdown, String oldPrimaryWait) {
-    private static final java.util.regex.Pattern ANCHORED =
-        java.util.regex.Pattern.compile("the lease counted from its last renewal, (\\d+) ms before the naming");
-
     /**
      * How long before the naming the wait for the old primary counted from (its lease's last
      * renewal, read from every renewer); -1 when it counted from the naming or was not shown.
      */
     public double anchoredMs() {
-      java.util.regex.Matcher m = oldPrimaryWait == null ? null : ANCHORED.matcher(oldPrimaryWait);
-      return m != null && m.find() ? Double.parseDouble(m.group(1)) : -1;
+      return RegionStack.anchoredMs(oldPrimaryWait);
     }
+  }
+
+  private static final java.util.regex.Pattern ANCHORED =
+      java.util.regex.Pattern.compile("the lease counted from its last renewal, (\\d+) ms before the naming");
+
+  /**
+   * From {@code status.emergencyFailover.oldPrimaryWait.detail}: how long before the naming the
+   * wait for the old primary counted from (its lease's last renewal); -1 when it counted from the
+   * naming or {@code detail} is null.
+   */
+  public static double anchoredMs(String detail) {
+    java.util.regex.Matcher m = detail == null ? null : ANCHORED.matcher(detail);
+    return m != null && m.find() ? Double.parseDouble(m.group(1)) : -1;
   }
 
   private final FailoverStack stack;
