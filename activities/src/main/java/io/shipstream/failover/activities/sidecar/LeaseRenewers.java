@@ -102,8 +102,7 @@ final class LeaseRenewers {
       Instant receivedAt = clock.instant();
       return reading(renewer, Wire.read(SidecarStatusClient.body(response), AnswersReply.class), site, receivedAt);
     } catch (IOException | RuntimeException e) {
-      return Reading.unread(renewer,
-          e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+      return Reading.unread(renewer, SidecarClient.problem(e));
     }
   }
 

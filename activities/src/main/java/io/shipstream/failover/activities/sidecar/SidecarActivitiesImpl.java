@@ -113,7 +113,7 @@ public final class SidecarActivitiesImpl implements SidecarActivities {
       } catch (SidecarCredentials.UnavailableException e) {
         problem = "the group's sidecar credential cannot be read: " + e.getMessage();
       } catch (IOException | IllegalArgumentException e) {
-        problem = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        problem = SidecarClient.problem(e);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         return unconfirmed(last, "interrupted", started);

@@ -64,6 +64,11 @@ final class SidecarClient {
     return parse(client.send(base.toString(), "/status", false, authorization(token)), token != null);
   }
 
+  /** A failed request in a few words for an activity's answer: the exception's kind and its message. */
+  static String problem(Exception e) {
+    return e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+  }
+
   /** The client itself, for the sidecars' other endpoints ({@code GET /answers}). */
   SidecarStatusClient statusClient() {
     return client;
