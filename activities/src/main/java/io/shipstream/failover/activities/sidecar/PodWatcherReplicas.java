@@ -29,7 +29,7 @@ public final class PodWatcherReplicas implements WatcherReplicas {
   private static final java.util.regex.Pattern LABEL_KEY =
       java.util.regex.Pattern.compile("([a-z0-9]([a-z0-9.-]*[a-z0-9])?/)?[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?");
   private static final java.util.regex.Pattern LABEL_VALUE =
-      java.util.regex.Pattern.compile("([A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?)?");
+      java.util.regex.Pattern.compile("[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?");
 
   private final KubernetesClient kubernetes;
   private final String namespace;
@@ -62,11 +62,9 @@ public final class PodWatcherReplicas implements WatcherReplicas {
     Map<String, String> labels = new LinkedHashMap<>();
     for (String pair : selector.split(",")) {
       int eq = pair.indexOf('=');
-      if (eq <= 0 || eq == pair.length() - 1 || pair.indexOf('=', eq + 1) >= 0) {
-        throw new IllegalArgumentException("'" + pair.trim() + "' is not key=value (only equality selectors)");
-      }
-      String key = pair.substring(0, eq).trim();
-      String value = pair.substring(eq + 1).trim();
+      String key = eq < 0 ? "" : pair.substring(0, eq).trim();
+      String value = eq < 0 ? "" : pair.substring(eq + 1).trim();
+      // The patterns refuse an empty key or value and any further '=' or '!'.
       if (!LABEL_KEY.matcher(key).matches() || !LABEL_VALUE.matcher(value).matches()) {
         throw new IllegalArgumentException("'" + pair.trim() + "' is not key=value (only equality selectors)");
       }
